@@ -1,0 +1,141 @@
+/*
+ * cmd_report.c: `tilebench report [RUN|latest] [--db FILE] [--format text|json]
+ * [-o FILE]`, the report of one stored run. Opens the database read-only, so
+ * it works while a run is writing and never creates an empty database.
+ */
+#include <getopt.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "common/tb_common.h"
+#include "results/report.h"
+#include "results/store.h"
+
+#define DEFAULT_DB "tilebench-results.db"
+
+static void usage(FILE *f) {
+    fputs("usage: tilebench report [RUN|latest] [--db FILE] [--format text|json] [-o FILE]\n"
+          "\n"
+          "Writes the report of one stored run: its settings, meters, active idle power,\n"
+          "and per load level the score, mean watts, PPKW, QoS verdict and op latencies.\n"
+          "\n"
+          "  RUN                 run id as listed by `tilebench runs`, or `latest` (default)\n"
+          "  --db FILE           results database to read (default " DEFAULT_DB ");\n"
+          "                      opened read-only, so it is safe while a run is writing\n"
+          "  -f, --format FMT    text (a terminal summary) or json (the machine-readable\n"
+          "                      shape of design.md); default text, or json when -o ends in .json\n"
+          "  -o, --output FILE   write to FILE instead of stdout (replaced atomically; `-` is stdout)\n"
+          "  -h, --help          show this help\n"
+          "\n"
+          "A run whose writer died without finishing (kill -9, power loss) shows as\n"
+          "\"interrupted\". Exit status: 0 on success, 2 on a bad option, a missing or\n"
+          "unreadable database, an unknown run, or an unwritable output file.\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("tilebench report: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see tilebench report --help)\n", stderr);
+    return TB_EXIT_USAGE;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Writes the report to path through a temporary file renamed into place, so
+ * a reader never sees half a report and a failure leaves the old one. */
+static int write_to_file(tb_store *s, int64_t run_id, tb_report_format fmt, const char *path, char *err) {
+    size_t n = strlen(path) + 32;
+    char *tmp = xmalloc(n);
+    FILE *f;
+    int rc;
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (!f) {
+        tb_seterr(err, "write %s: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    rc = tb_report_write(s, run_id, fmt, f, err);
+    if (fclose(f) != 0 && rc == 0) {
+        tb_seterr(err, "write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        tb_seterr(err, "write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+int tb_cmd_report(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},     {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db = DEFAULT_DB, *which = "latest", *out = NULL, *format = NULL;
+    tb_report_format fmt = TB_REPORT_TEXT;
+    char err[TB_ERR_LEN];
+    tb_store *s = NULL;
+    int64_t run_id = 0;
+    int c, rc;
+
+#ifdef __GLIBC__
+    optind = 0; /* full re-initialisation: main may have used getopt already */
+#else
+    optind = 1;
+#endif
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'f': format = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return TB_EXIT_OK;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) which = argv[optind++];
+    if (optind < argc)
+        return usage_error("one run at a time (extra argument '%s'); use tilebench compare for several",
+                           argv[optind]);
+    if (!*db) return usage_error("--db needs a file name%s", "");
+    if (out && !*out) return usage_error("-o needs a file name%s", "");
+    if (format) {
+        if (tb_report_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
+    } else if (out && ends_with(out, ".json")) {
+        fmt = TB_REPORT_JSON;
+    }
+
+    if (tb_store_open_readonly(db, &s, err) != 0) {
+        fprintf(stderr, "tilebench report: %s\n", err);
+        if (access(db, F_OK) != 0)
+            fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
+        return TB_EXIT_USAGE;
+    }
+    if (tb_store_resolve_run(s, which, &run_id, err) != 0) {
+        fprintf(stderr, "tilebench report: %s\n", err);
+        tb_store_close(s);
+        return TB_EXIT_USAGE;
+    }
+    if (!out || strcmp(out, "-") == 0) rc = tb_report_write(s, run_id, fmt, stdout, err);
+    else rc = write_to_file(s, run_id, fmt, out, err);
+    tb_store_close(s);
+    if (rc != 0) {
+        fprintf(stderr, "tilebench report: %s\n", err);
+        return TB_EXIT_USAGE;
+    }
+    return TB_EXIT_OK;
+}

@@ -1,0 +1,198 @@
+/*
+ * cmd_run.c: `tilebench run`: parses options into tb_run_opts, installs the
+ * SIGINT/SIGTERM handler, and hands over to the coordinator.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "tiles/coordinator.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tilebench run [options]\n\n"
+            "Runs a sweep of load levels (tiles) against the SUT: active idle, then for each\n"
+            "level ramp-up, warm-up, steady-state phases and ramp-down, sampling power at 1 Hz.\n"
+            "With no [sut] section in the tile file, the embedded SUT (PostgreSQL, Redis) is\n"
+            "started on loopback and stopped at the end, also on SIGINT or failure.\n\n"
+            "  --tiles SPEC        load levels: 3, 1..4, 1,2,4,8 or auto (default 1..3)\n"
+            "  --max-tiles N       with --tiles auto: the most tiles to try (default 8)\n"
+            "  --config FILE       tile definition file (default: the shipped standard tile,\n"
+            "                      %s)\n"
+            "  --db FILE           results database (default tilebench-results.db)\n"
+            "  --label TEXT        a label for the run\n"
+            "  --meter URI         power meter, repeatable, summed (default auto):\n"
+            "                      estimate:?idle=W&max=W, auto\n"
+            "  --ramp-up DUR       override stage durations from the tile file; durations\n"
+            "  --warm-up DUR       take unit suffixes: 500ms, 30s, 5m, 1h\n"
+            "  --steady DUR\n"
+            "  --ramp-down DUR\n"
+            "  --phases N          steady-state phases per level\n"
+            "  --idle DUR          active idle measurement before the sweep (0 = skip)\n"
+            "  --repeat N          run the sweep N times (default 1)\n"
+            "  --preset NAME       demo (the tile file's stages) or compliant (VMmark-like:\n"
+            "                      30m ramp-up, 3 x 40m phases, 4m active idle)\n"
+            "  --report FILE       also write the report there (.json or .txt by extension)\n"
+            "  --threads N         load generator threads (default: online CPUs)\n"
+            "  --sut-dir DIR       run folder of the embedded SUT (default .tilebench/sut)\n"
+            "  --quiet             no progress output\n"
+            "  --help              this text\n\n"
+            "exit: 0 complete, 2 usage/configuration error, 3 aborted or interrupted\n",
+            tb_tiledef_default_path());
+}
+
+static int bad(const char *opt, const char *msg) {
+    fprintf(stderr, "tilebench run: %s: %s\n", opt, msg);
+    return TB_EXIT_USAGE;
+}
+
+int tb_cmd_run(int argc, char **argv) {
+    enum { O_TILES = 256, O_MAX_TILES, O_CONFIG, O_DB, O_LABEL, O_METER, O_RAMP_UP, O_WARM_UP, O_STEADY,
+           O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"tiles", required_argument, NULL, O_TILES},     {"max-tiles", required_argument, NULL, O_MAX_TILES},
+        {"config", required_argument, NULL, O_CONFIG},   {"db", required_argument, NULL, O_DB},
+        {"label", required_argument, NULL, O_LABEL},     {"meter", required_argument, NULL, O_METER},
+        {"ramp-up", required_argument, NULL, O_RAMP_UP}, {"warm-up", required_argument, NULL, O_WARM_UP},
+        {"steady", required_argument, NULL, O_STEADY},   {"ramp-down", required_argument, NULL, O_RAMP_DOWN},
+        {"phases", required_argument, NULL, O_PHASES},   {"idle", required_argument, NULL, O_IDLE},
+        {"repeat", required_argument, NULL, O_REPEAT},   {"preset", required_argument, NULL, O_PRESET},
+        {"report", required_argument, NULL, O_REPORT},   {"threads", required_argument, NULL, O_THREADS},
+        {"sut-dir", required_argument, NULL, O_SUT_DIR}, {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP},             {NULL, 0, NULL, 0}};
+    const char *tiles = "1..3", *config = NULL, *preset = "demo";
+    const char *dur_arg[5] = {NULL, NULL, NULL, NULL, NULL}; /* ramp_up warm_up steady ramp_down idle */
+    const char *phases_arg = NULL;
+    uint64_t max_tiles = 8, repeat = 1, threads = 0, v;
+    int max_tiles_given = 0, opt, rc;
+    char err[TB_ERR_LEN];
+    tb_run_opts o;
+    tb_tiledef def;
+    int64_t run_id;
+    struct sigaction sa;
+
+    memset(&o, 0, sizeof o);
+    o.db_path = "tilebench-results.db";
+    o.label = "";
+    o.sut_dir = ".tilebench/sut";
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (opt) {
+        case O_TILES: tiles = optarg; break;
+        case O_MAX_TILES:
+            if (tb_parse_u64(optarg, &max_tiles, err) != 0 || max_tiles < 1 || max_tiles > TB_MAX_LEVELS)
+                return bad("--max-tiles", "must be an integer 1..256");
+            max_tiles_given = 1;
+            break;
+        case O_CONFIG: config = optarg; break;
+        case O_DB: o.db_path = optarg; break;
+        case O_LABEL: o.label = optarg; break;
+        case O_METER:
+            if (o.n_meters >= TB_MAX_METERS) return bad("--meter", "too many meters (at most 16)");
+            o.meter_uris[o.n_meters++] = optarg;
+            break;
+        case O_RAMP_UP: dur_arg[0] = optarg; break;
+        case O_WARM_UP: dur_arg[1] = optarg; break;
+        case O_STEADY: dur_arg[2] = optarg; break;
+        case O_RAMP_DOWN: dur_arg[3] = optarg; break;
+        case O_IDLE: dur_arg[4] = optarg; break;
+        case O_PHASES: phases_arg = optarg; break;
+        case O_REPEAT:
+            if (tb_parse_u64(optarg, &repeat, err) != 0 || repeat < 1 || repeat > 100)
+                return bad("--repeat", "must be an integer 1..100");
+            break;
+        case O_PRESET:
+            if (strcmp(optarg, "demo") && strcmp(optarg, "compliant"))
+                return bad("--preset", "must be demo or compliant");
+            preset = optarg;
+            break;
+        case O_REPORT: o.report_path = optarg; break;
+        case O_THREADS:
+            if (tb_parse_u64(optarg, &threads, err) != 0 || threads < 1 || threads > 256)
+                return bad("--threads", "must be an integer 1..256");
+            break;
+        case O_SUT_DIR: o.sut_dir = optarg; break;
+        case O_QUIET: o.quiet = 1; break;
+        case O_HELP: usage(stdout); return TB_EXIT_OK;
+        default:
+            fprintf(stderr, "tilebench run: unknown or incomplete option '%s' (see tilebench run --help)\n",
+                    argv[optind - 1]);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tilebench run: unexpected argument '%s' (see tilebench run --help)\n", argv[optind]);
+        return TB_EXIT_USAGE;
+    }
+    if (tb_levels_parse(tiles, (int)max_tiles, &o.levels, err) != 0) return bad("--tiles", err);
+    if (max_tiles_given && !o.levels.is_auto) return bad("--max-tiles", "only applies to --tiles auto");
+
+    if (!config) config = tb_tiledef_default_path();
+    if (tb_tiledef_load(config, &def, err) != 0) {
+        fprintf(stderr, "tilebench run: %s\n", err);
+        return TB_EXIT_USAGE;
+    }
+    o.stages = def.stages;
+    if (strcmp(preset, "compliant") == 0) {
+        /* VMmark 2.x run rules: 30 min ramp-up, three 40 min phases; SPECpower: 240 s active idle */
+        o.stages.ramp_up_us = 30ull * 60 * 1000000;
+        o.stages.warm_up_us = 0;
+        o.stages.steady_us = 40ull * 60 * 1000000;
+        o.stages.phases = 3;
+        o.stages.ramp_down_us = 60ull * 1000000;
+        o.stages.idle_us = 240ull * 1000000;
+    }
+    {
+        static const char *names[5] = {"--ramp-up", "--warm-up", "--steady", "--ramp-down", "--idle"};
+        uint64_t *dst[5] = {&o.stages.ramp_up_us, &o.stages.warm_up_us, &o.stages.steady_us,
+                            &o.stages.ramp_down_us, &o.stages.idle_us};
+        for (int i = 0; i < 5; i++) {
+            if (!dur_arg[i]) continue;
+            if (tb_parse_duration_us(dur_arg[i], dst[i], err) != 0) {
+                tb_tiledef_free(&def);
+                return bad(names[i], err);
+            }
+        }
+        if (o.stages.steady_us < 1000000) {
+            tb_tiledef_free(&def);
+            return bad("--steady", "steady state must be at least 1s");
+        }
+    }
+    if (phases_arg) {
+        if (tb_parse_u64(phases_arg, &v, err) != 0 || v < 1 || v > 100) {
+            tb_tiledef_free(&def);
+            return bad("--phases", "must be an integer 1..100");
+        }
+        o.stages.phases = (int)v;
+    }
+    if (o.n_meters == 0) o.meter_uris[o.n_meters++] = "auto";
+    o.def = &def;
+    o.tile_spec = tiles;
+    o.repeat = (int)repeat;
+    o.threads = (int)threads;
+    o.preset = preset;
+    o.stop = &stop_flag;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    rc = tb_coordinator_run(&o, &run_id, err);
+    if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench run: %s\n", err);
+    tb_tiledef_free(&def);
+    return rc;
+}

@@ -1,0 +1,82 @@
+/*
+ * cmd_runs.c: `tilebench runs [--db FILE]`, the list of stored runs with
+ * their status, label, number of load levels and peak score and PPKW.
+ * Opens the database read-only.
+ */
+#include <getopt.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "common/tb_common.h"
+#include "results/report.h"
+#include "results/store.h"
+
+#define DEFAULT_DB "tilebench-results.db"
+
+static void usage(FILE *f) {
+    fputs("usage: tilebench runs [--db FILE]\n"
+          "\n"
+          "Lists the runs stored in a results database, oldest first: id, start time\n"
+          "(UTC), status, label, number of load levels measured, peak score and peak PPKW.\n"
+          "\n"
+          "  --db FILE    results database to read (default " DEFAULT_DB ");\n"
+          "               opened read-only, so it is safe while a run is writing\n"
+          "  -h, --help   show this help\n"
+          "\n"
+          "Status is running, complete, aborted or interrupted; a run whose writer died\n"
+          "without finishing (kill -9, power loss) shows as interrupted.\n"
+          "Exit status: 0 on success, 2 on a bad option or a missing or unreadable database.\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("tilebench runs: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see tilebench runs --help)\n", stderr);
+    return TB_EXIT_USAGE;
+}
+
+int tb_cmd_runs(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db = DEFAULT_DB;
+    char err[TB_ERR_LEN];
+    tb_store *s = NULL;
+    int c, rc;
+
+#ifdef __GLIBC__
+    optind = 0; /* full re-initialisation: main may have used getopt already */
+#else
+    optind = 1;
+#endif
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'h': usage(stdout); return TB_EXIT_OK;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!*db) return usage_error("--db needs a file name%s", "");
+
+    if (tb_store_open_readonly(db, &s, err) != 0) {
+        fprintf(stderr, "tilebench runs: %s\n", err);
+        if (access(db, F_OK) != 0)
+            fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
+        return TB_EXIT_USAGE;
+    }
+    rc = tb_report_list_runs(s, stdout, err);
+    tb_store_close(s);
+    if (rc != 0) {
+        fprintf(stderr, "tilebench runs: %s\n", err);
+        return TB_EXIT_USAGE;
+    }
+    return TB_EXIT_OK;
+}

@@ -1,0 +1,185 @@
+/*
+ * cmd_sut.c: `tilebench sut up|down|status`, the embedded SUT on loopback
+ * (tiles/sut.h). `up` starts PostgreSQL and Redis in a run folder, loads the
+ * OLTP data for N tiles and prints the endpoints and the path of sut.ini;
+ * `down` stops exactly the servers `up` started there; `status` prints one
+ * line per service.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "common/tb_common.h"
+#include "tiles/sut.h"
+
+#define SUT_DEFAULT_DIR ".tilebench/sut"
+#define SUT_DEFAULT_TILES 1
+
+static void sut_usage(FILE *f) {
+    fprintf(f,
+            "usage: tilebench sut up|down|status [--tiles N] [--dir DIR] [--pg-port P] [--redis-port P]\n"
+            "\n"
+            "The embedded system under test: PostgreSQL and Redis from the Debian packages,\n"
+            "started on 127.0.0.1 in a run folder, for `tilebench run` to load.\n"
+            "\n"
+            "  up      initdb (first time), start postgres and redis-server, wait until both\n"
+            "          answer, create the OLTP data of tiles 1..N (schemas tile1..tileN in\n"
+            "          database tilebench, recreated on every up) and write DIR/sut.ini with\n"
+            "          the endpoints ([sut] pg = <conninfo>, redis = 127.0.0.1:PORT).\n"
+            "  down    stop the servers `up` started in DIR (only those pids), keep data and logs.\n"
+            "  status  one line per service: name, up/down, pid, endpoint, log file.\n"
+            "\n"
+            "options:\n"
+            "  --dir DIR         run folder (default: " SUT_DEFAULT_DIR ", relative to the current folder)\n"
+            "  --tiles N         tiles to create OLTP data for (up only; default %d); `run` needs\n"
+            "                    at least as many as its largest load level\n"
+            "  --pg-port P       PostgreSQL port (up only; default 0 = any free port)\n"
+            "  --redis-port P    Redis port (up only; default 0 = any free port)\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "When run as root, PostgreSQL runs as the user postgres, which must be able to\n"
+            "enter DIR. Logs: DIR/pg.log, DIR/redis.log.\n"
+            "environment: TB_PG_BINDIR (folder with initdb and postgres; default: newest\n"
+            "  /usr/lib/postgresql/*/bin), TB_REDIS_SERVER (path of redis-server).\n"
+            "exit status: 0 ok; 2 usage or configuration error (bad option, port in use,\n"
+            "  server not installed); 3 a server failed to start, or status/down found a\n"
+            "  service down or no SUT in DIR.\n",
+            SUT_DEFAULT_TILES);
+}
+
+/* Parses an option value as an integer in [lo, hi]; errors name the option. */
+static int parse_opt_int(const char *opt, const char *val, long lo, long hi, int *out) {
+    char err[TB_ERR_LEN];
+    uint64_t v;
+    if (tb_parse_u64(val, &v, err) != 0) {
+        fprintf(stderr, "tilebench sut: --%s: %s\n", opt, err);
+        return -1;
+    }
+    if (v < (uint64_t)lo || v > (uint64_t)hi) {
+        fprintf(stderr, "tilebench sut: --%s: '%s': must be between %ld and %ld\n", opt, val, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int sut_cmd_up(const tb_sut_options *opt) {
+    char err[TB_ERR_LEN] = "", ini[2 * PATH_MAX + 16], abs[PATH_MAX], schemas[48];
+    tb_sut_endpoints ep;
+    uint64_t t0 = tb_now_us();
+    int rc;
+
+    printf("sut up: starting PostgreSQL and Redis in %s, OLTP data for %d tile%s...\n", opt->dir, opt->tiles,
+           opt->tiles == 1 ? "" : "s");
+    fflush(stdout);
+    rc = tb_sut_up(opt, &ep, err);
+    if (rc != 0) {
+        fprintf(stderr, "tilebench sut up: %s\n", err);
+        return rc == TB_SUT_EUSAGE ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
+    }
+    if (opt->tiles == 1) snprintf(schemas, sizeof schemas, "schema tile1");
+    else snprintf(schemas, sizeof schemas, "schemas tile1..tile%d", opt->tiles);
+    /* Absolute, so it can be pasted from any folder. */
+    if (opt->dir[0] != '/' && getcwd(abs, sizeof abs)) snprintf(ini, sizeof ini, "%s/%s/sut.ini", abs, opt->dir);
+    else snprintf(ini, sizeof ini, "%s/sut.ini", opt->dir);
+    printf("sut up: ready in %.1fs\n"
+           "  postgresql  %s\n"
+           "  redis       %s:%d\n"
+           "  oltp        %s\n"
+           "  endpoints   %s\n"
+           "stop with: tilebench sut down --dir %s\n",
+           (double)(tb_now_us() - t0) / 1e6, ep.pg_conninfo, ep.redis_host, ep.redis_port, schemas, ini,
+           opt->dir);
+    return TB_EXIT_OK;
+}
+
+static int sut_cmd_down(const char *dir) {
+    char err[TB_ERR_LEN] = "";
+    uint64_t t0 = tb_now_us();
+    if (tb_sut_down(dir, err) != 0) {
+        fprintf(stderr, "tilebench sut down: %s\n", err);
+        return TB_EXIT_ABORTED;
+    }
+    printf("sut down: stopped (%.1fs); data and logs kept in %s\n", (double)(tb_now_us() - t0) / 1e6, dir);
+    return TB_EXIT_OK;
+}
+
+static int sut_cmd_status(const char *dir) {
+    char err[TB_ERR_LEN] = "";
+    int down = tb_sut_status(dir, stdout, err);
+    if (down < 0) {
+        fprintf(stderr, "tilebench sut status: %s\n", err);
+        return TB_EXIT_ABORTED;
+    }
+    return down == 0 ? TB_EXIT_OK : TB_EXIT_ABORTED;
+}
+
+int tb_cmd_sut(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"tiles", required_argument, NULL, 't'},
+        {"dir", required_argument, NULL, 'd'},
+        {"pg-port", required_argument, NULL, 'p'},
+        {"redis-port", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    tb_sut_options opt = {SUT_DEFAULT_DIR, SUT_DEFAULT_TILES, 0, 0};
+    const char *up_only = NULL, *action;
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (parse_opt_int("tiles", optarg, 1, 1000, &opt.tiles) != 0) return TB_EXIT_USAGE;
+            up_only = "--tiles";
+            break;
+        case 'd':
+            if (!*optarg) {
+                fprintf(stderr, "tilebench sut: --dir: empty path\n");
+                return TB_EXIT_USAGE;
+            }
+            opt.dir = optarg;
+            break;
+        case 'p':
+            if (parse_opt_int("pg-port", optarg, 0, 65535, &opt.pg_port) != 0) return TB_EXIT_USAGE;
+            up_only = "--pg-port";
+            break;
+        case 'r':
+            if (parse_opt_int("redis-port", optarg, 0, 65535, &opt.redis_port) != 0) return TB_EXIT_USAGE;
+            up_only = "--redis-port";
+            break;
+        case 'h': sut_usage(stdout); return TB_EXIT_OK;
+        case ':':
+            fprintf(stderr, "tilebench sut: %s needs a value (see tilebench sut --help)\n", argv[optind - 1]);
+            return TB_EXIT_USAGE;
+        default:
+            fprintf(stderr, "tilebench sut: unknown option '%s' (see tilebench sut --help)\n", argv[optind - 1]);
+            return TB_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "tilebench sut: missing action: up, down or status (see tilebench sut --help)\n");
+        return TB_EXIT_USAGE;
+    }
+    if (optind + 1 < argc) {
+        fprintf(stderr, "tilebench sut: unexpected argument '%s'\n", argv[optind + 1]);
+        return TB_EXIT_USAGE;
+    }
+    action = argv[optind];
+    if (strcmp(action, "up") == 0) return sut_cmd_up(&opt);
+    if (strcmp(action, "down") != 0 && strcmp(action, "status") != 0) {
+        fprintf(stderr, "tilebench sut: unknown action '%s' (use up, down or status)\n", action);
+        return TB_EXIT_USAGE;
+    }
+    if (up_only) {
+        fprintf(stderr, "tilebench sut %s: %s only applies to `sut up`\n", action, up_only);
+        return TB_EXIT_USAGE;
+    }
+    return strcmp(action, "down") == 0 ? sut_cmd_down(opt.dir) : sut_cmd_status(opt.dir);
+}

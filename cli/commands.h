@@ -1,0 +1,14 @@
+/*
+ * commands.h: one function per subcommand, each in its own cli/cmd_*.c.
+ * Each parses its own options with getopt_long and returns a process exit
+ * code (TB_EXIT_*).
+ */
+#ifndef TB_CLI_COMMANDS_H
+#define TB_CLI_COMMANDS_H
+
+int tb_cmd_run(int argc, char **argv);
+int tb_cmd_sut(int argc, char **argv);
+int tb_cmd_runs(int argc, char **argv);
+int tb_cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * main.c: tilebench's entry point: dispatches to one subcommand per file
+ * (cli/cmd_*.c). Only subcommands that are built are listed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "common/tb_common.h"
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", tb_cmd_run, "sweep load levels against the SUT, measure power, score, store"},
+    {"sut", tb_cmd_sut, "start, stop or check the embedded SUT on loopback"},
+    {"runs", tb_cmd_runs, "list stored runs"},
+    {"report", tb_cmd_report, "print a run's report (text, json)"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "tilebench %s: a VMmark-style energy-efficiency benchmark\n"
+            "(tiles of OLTP and key-value load; score and performance per kW)\n\n"
+            "usage: tilebench COMMAND [options]   (tilebench COMMAND --help for its options)\n\n"
+            "commands:\n",
+            TB_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nexit codes: 0 ok, 1 validation failed, 2 usage or configuration error,\n"
+               "            3 run aborted or interrupted (measured data is kept)\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return TB_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return TB_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tilebench %s\n", TB_VERSION);
+        return TB_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "tilebench: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return TB_EXIT_USAGE;
+}

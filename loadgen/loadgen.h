@@ -1,0 +1,92 @@
+/*
+ * loadgen.h: how the coordinator drives load generators. The interface is a
+ * method table so that a remote-agent transport (agents on other hosts, fed
+ * over Redis streams) can implement it later beside the local one; the
+ * coordinator only ever sees tb_loadgen.
+ *
+ * The local implementation runs N worker threads, each with its own libevent
+ * event_base; users are spread round-robin over workers. Per-op statistics
+ * are kept per (tile, workload, op) and per steady-state phase, and merged
+ * across workers when the coordinator collects a phase.
+ */
+#ifndef TB_LOADGEN_LOADGEN_H
+#define TB_LOADGEN_LOADGEN_H
+
+#include <stdint.h>
+
+#include "loadgen/workload.h"
+#include "qos/hist.h"
+#include "tiles/sut.h"
+#include "tiles/tiledef.h"
+
+#define TB_MAX_PHASES 100
+
+/* Steady-state statistics of one op. */
+typedef struct tb_opstat {
+    uint64_t count;  /* successful ops (in the window) */
+    uint64_t errors; /* failed ops (in the window) */
+    uint64_t err_by_class[TB_OP_NSTATUS];
+    tb_hist *hist;     /* corrected latency (intended start -> end), µs; NULL until first record */
+    tb_hist *hist_unc; /* uncorrected latency (sent -> end), µs */
+} tb_opstat;
+
+/* Statistics of one interval for every (tile, workload, op). */
+typedef struct tb_lg_stats {
+    int tiles, n_workloads;
+    tb_opstat *cells; /* tiles * n_workloads * TB_MAX_OPS */
+} tb_lg_stats;
+
+/* Cell of tile (1-based), workload index w, op index op. */
+tb_opstat *tb_lg_cell(tb_lg_stats *s, int tile, int w, int op);
+tb_lg_stats *tb_lg_stats_new(int tiles, int n_workloads);
+/* Adds src into dst (same shape). */
+void tb_lg_stats_merge(tb_lg_stats *dst, const tb_lg_stats *src);
+void tb_lg_stats_free(tb_lg_stats *s); /* NULL is a no-op */
+
+/* The timeline of one load level, in monotonic µs. Phases are contiguous or
+ * not; an op counts toward phase p iff its intended start is in
+ * [phase_start, phase_end) and it ends before phase_end (Faban's rule). */
+typedef struct tb_level_plan {
+    int tiles;
+    uint64_t start_us;   /* ramp-up begins: users start staggered over ramp_up_us */
+    uint64_t ramp_up_us;
+    int n_phases;
+    uint64_t phase_start_us[TB_MAX_PHASES];
+    uint64_t phase_end_us[TB_MAX_PHASES];
+} tb_level_plan;
+
+typedef struct tb_loadgen_ops {
+    /* Creates the level's users and schedules them. Returns at once. */
+    int (*start_level)(void *self, const tb_level_plan *plan, char *err);
+    /* Phase p (0-based) statistics merged over workers; call after its end.
+     * *out caller frees with tb_lg_stats_free. */
+    int (*collect_phase)(void *self, int phase, tb_lg_stats **out, char *err);
+    /* Ops completed / failed so far in this level, any stage (for progress). */
+    void (*live)(void *self, uint64_t *ops, uint64_t *errors);
+    /* Stops and frees every user. *all gets counts over the whole level, every
+     * stage (count/errors only, no histograms); caller frees. */
+    int (*stop_level)(void *self, tb_lg_stats **all, char *err);
+    /* CPU seconds used by the load generator threads so far. */
+    double (*cpu_seconds)(void *self);
+    int (*threads)(void *self);
+    void (*close)(void *self);
+} tb_loadgen_ops;
+
+typedef struct tb_loadgen {
+    const tb_loadgen_ops *ops;
+    void *self;
+    const tb_tiledef *def;
+    const tb_workload_vt *vt[TB_MAX_WORKLOADS]; /* per workload of def */
+} tb_loadgen;
+
+/*
+ * Local load generator: `threads` worker threads (0 = number of online CPUs),
+ * workloads of def configured against ep. def and ep must outlive it.
+ * Returns 0 or -1 with err (a workload's configure error). Caller closes with
+ * tb_loadgen_close.
+ */
+int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out,
+                          char *err) TB_WUR;
+void tb_loadgen_close(tb_loadgen *lg); /* NULL is a no-op */
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * oltp.c: the OLTP workload, DVD Store 2-like orders on PostgreSQL through
+ * asynchronous libpq on the worker's event_base (one connection per user, as
+ * DS2's driver threads each hold one).
+ *
+ * One order (the metric op, counted for OPM) is: a login, or a new customer
+ * with new_customer_pct% chance; then browse_min..browse_max browses, each by
+ * category, actor or title with 1/3 chance; then a purchase of
+ * items_min..items_max items of quantity 1..quantity_max. Every decision takes
+ * its own random draw (DS3 reuses one draw for several; we do not). A purchase
+ * that finds too little stock changes nothing and is recorded as op
+ * "Rollback", not as an error (DS2 counts rollbacks the same way).
+ * Source: dvdstore/ds2 driver (ds2xdriver) order flow.
+ *
+ * Each step is one SQL statement in autocommit mode, so each is exactly one
+ * PostgreSQL transaction: the server's pg_stat_database.xact_commit can be
+ * checked against the client's counts of Login+NewCustomer+Browse+Purchase+Rollback.
+ */
+#include <event2/event.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loadgen/workload.h"
+#include "tiles/oltp_schema.h"
+
+enum { OP_ORDER = 0, OP_LOGIN, OP_NEWCUST, OP_BROWSE, OP_PURCHASE, OP_ROLLBACK, N_OPS };
+static const char *const op_names[N_OPS] = {"Order", "Login", "NewCustomer", "Browse", "Purchase", "Rollback"};
+
+enum { STEP_IDLE = 0, STEP_CONNECT, STEP_LOGIN, STEP_BROWSE, STEP_PURCHASE };
+
+typedef struct oltp_cfg {
+    char conninfo[600];
+    int new_customer_pct;
+    int browse_min, browse_max;
+    int items_min, items_max, quantity_max;
+} oltp_cfg;
+
+typedef struct oltp_user {
+    const oltp_cfg *cfg;
+    tb_user_ctx *u;
+    PGconn *conn;
+    struct event *sock_ev; /* connect polling (one-shot) or reading results (persistent) */
+    struct event *write_ev; /* flushing a query that did not fit the socket buffer */
+    struct event *defer_ev; /* completes an order outside op_start */
+    int step;
+    int sub_op;             /* op index recorded for the step in flight */
+    int browses_left;
+    int customerid;
+    uint64_t step_start_us;
+    tb_op_status defer_status;
+    PGresult *res;          /* first result of the statement in flight */
+    unsigned long seq;      /* new-customer counter, makes usernames unique */
+} oltp_user;
+
+static const char *const known_keys[] = {"new_customer_pct", "browse_min", "browse_max", "items_min",
+                                         "items_max", "quantity_max", NULL};
+
+static int get_int(const tb_workload_def *w, const char *key, int dflt, int lo, int hi, int *out, char *err) {
+    uint64_t v;
+    if (tb_wl_param_u64(w, key, (uint64_t)dflt, &v, err) != 0) return -1;
+    if (v < (uint64_t)lo || v > (uint64_t)hi) {
+        const tb_param *p = tb_tiledef_param(w, key);
+        tb_seterr(err, "%s:%d: [workload.%s] %s: must be between %d and %d", w->file, p ? p->line : w->line,
+                  w->name, key, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, void **out, char *err) {
+    oltp_cfg *c;
+    if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
+    if (!ep->pg_conninfo[0]) {
+        tb_seterr(err, "workload %s: the SUT has no PostgreSQL endpoint ([sut] pg = conninfo)", w->name);
+        return -1;
+    }
+    c = xcalloc(1, sizeof *c);
+    snprintf(c->conninfo, sizeof c->conninfo, "%s", ep->pg_conninfo);
+    if (get_int(w, "new_customer_pct", 20, 0, 100, &c->new_customer_pct, err) ||
+        get_int(w, "browse_min", 1, 0, 100, &c->browse_min, err) ||
+        get_int(w, "browse_max", 5, 0, 100, &c->browse_max, err) ||
+        get_int(w, "items_min", 1, 1, 100, &c->items_min, err) ||
+        get_int(w, "items_max", 9, 1, 100, &c->items_max, err) ||
+        get_int(w, "quantity_max", 3, 1, 1000, &c->quantity_max, err)) {
+        free(c);
+        return -1;
+    }
+    if (c->browse_max < c->browse_min || c->items_max < c->items_min) {
+        tb_seterr(err, "%s:%d: [workload.%s] browse_max/items_max must not be below browse_min/items_min", w->file,
+                  w->line, w->name);
+        free(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+static void oltp_cfg_free(void *cfg) { free(cfg); }
+
+static void *oltp_user_new(const void *cfg, tb_user_ctx *u) {
+    oltp_user *s = xcalloc(1, sizeof *s);
+    s->cfg = cfg;
+    s->u = u;
+    return s;
+}
+
+static int oltp_next_op(void *st) {
+    (void)st;
+    return OP_ORDER;
+}
+
+static void drop_conn(oltp_user *s) {
+    if (s->sock_ev) event_free(s->sock_ev);
+    if (s->write_ev) event_free(s->write_ev);
+    s->sock_ev = s->write_ev = NULL;
+    if (s->res) PQclear(s->res);
+    s->res = NULL;
+    if (s->conn) PQfinish(s->conn);
+    s->conn = NULL;
+}
+
+/* Ends the order with status st (OK or an error class). */
+static void order_done(oltp_user *s, tb_op_status st) {
+    s->step = STEP_IDLE;
+    tb_user_op_done(s->u, st);
+}
+
+static void on_defer(evutil_socket_t fd, short what, void *arg) {
+    oltp_user *s = arg;
+    (void)fd;
+    (void)what;
+    order_done(s, s->defer_status);
+}
+
+/* Completes the order on the next loop turn (never inside op_start). */
+static void order_done_later(oltp_user *s, tb_op_status st) {
+    struct timeval zero = {0, 0};
+    s->step = STEP_IDLE;
+    s->defer_status = st;
+    if (!s->defer_ev) s->defer_ev = evtimer_new(tb_user_base(s->u), on_defer, s);
+    evtimer_add(s->defer_ev, &zero);
+}
+
+static void fail_step(oltp_user *s, tb_op_status st) {
+    if (s->step >= STEP_LOGIN) tb_user_record(s->u, s->sub_op, s->step_start_us, tb_now_us(), st);
+    if (st == TB_OP_ERR_IO || st == TB_OP_ERR_CONNECT) drop_conn(s);
+    order_done_later(s, st);
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg);
+
+/* Sends one statement; its result arrives through on_read. */
+static void send_step(oltp_user *s, int step, int sub_op, const char *sql, int n, const char *const *vals) {
+    int r;
+    s->step = step;
+    s->sub_op = sub_op;
+    s->step_start_us = tb_now_us();
+    if (!PQsendQueryParams(s->conn, sql, n, NULL, vals, NULL, NULL, 0)) {
+        fail_step(s, TB_OP_ERR_IO);
+        return;
+    }
+    r = PQflush(s->conn);
+    if (r < 0) {
+        fail_step(s, TB_OP_ERR_IO);
+    } else if (r == 1) {
+        if (!s->write_ev) s->write_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_WRITE, on_write, s);
+        event_add(s->write_ev, NULL);
+    }
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg) {
+    oltp_user *s = arg;
+    int r;
+    (void)fd;
+    (void)what;
+    if (!s->conn) return;
+    r = PQflush(s->conn);
+    if (r < 0) fail_step(s, TB_OP_ERR_IO);
+    else if (r == 1) event_add(s->write_ev, NULL);
+}
+
+static void step_login(oltp_user *s) {
+    char a[64], b[64];
+    if (tb_user_rand_range(s->u, 1, 100) <= s->cfg->new_customer_pct) {
+        const char *v[4] = {"First", "Last", a, "password"};
+        snprintf(a, sizeof a, "nc%d_%d_%lu_%llu", tb_user_tile(s->u), tb_user_index(s->u), ++s->seq,
+                 (unsigned long long)(tb_user_rand(s->u) % 1000000000ull));
+        send_step(s, STEP_LOGIN, OP_NEWCUST, "SELECT new_customer($1,$2,$3,$4)", 4, v);
+    } else {
+        const char *v[2] = {b, "password"};
+        snprintf(b, sizeof b, "user%d", tb_user_rand_range(s->u, 1, TB_OLTP_CUSTOMERS));
+        send_step(s, STEP_LOGIN, OP_LOGIN, "SELECT login($1,$2)", 2, v);
+    }
+}
+
+static void step_browse(oltp_user *s) {
+    char a[64];
+    const char *v[1] = {a};
+    switch (tb_user_rand_range(s->u, 0, 2)) {
+    case 0:
+        snprintf(a, sizeof a, "%d", tb_user_rand_range(s->u, 1, TB_OLTP_CATEGORIES));
+        send_step(s, STEP_BROWSE, OP_BROWSE,
+                  "SELECT prod_id, title, actor, price FROM products WHERE category = $1 AND special = 1 "
+                  "LIMIT 10",
+                  1, v);
+        break;
+    case 1:
+        snprintf(a, sizeof a, "ACTOR %d", tb_user_rand_range(s->u, 1, TB_OLTP_ACTORS));
+        send_step(s, STEP_BROWSE, OP_BROWSE,
+                  "SELECT prod_id, title, actor, price FROM products WHERE actor = $1 LIMIT 10", 1, v);
+        break;
+    default:
+        snprintf(a, sizeof a, "TITLE %d", tb_user_rand_range(s->u, 1, TB_OLTP_TITLES));
+        send_step(s, STEP_BROWSE, OP_BROWSE,
+                  "SELECT prod_id, title, actor, price FROM products WHERE title = $1 LIMIT 10", 1, v);
+        break;
+    }
+}
+
+static void step_purchase(oltp_user *s) {
+    char cust[32], ids[1024], qty[512];
+    size_t li = 0, lq = 0;
+    int n = tb_user_rand_range(s->u, s->cfg->items_min, s->cfg->items_max);
+    const char *v[3] = {cust, ids, qty};
+    snprintf(cust, sizeof cust, "%d", s->customerid);
+    ids[li++] = '{';
+    qty[lq++] = '{';
+    for (int i = 0; i < n && li < sizeof ids - 16 && lq < sizeof qty - 8; i++) {
+        li += (size_t)snprintf(ids + li, sizeof ids - li, "%s%d", i ? "," : "",
+                               tb_user_rand_range(s->u, 1, TB_OLTP_PRODUCTS));
+        lq += (size_t)snprintf(qty + lq, sizeof qty - lq, "%s%d", i ? "," : "",
+                               tb_user_rand_range(s->u, 1, s->cfg->quantity_max));
+    }
+    snprintf(ids + li, sizeof ids - li, "}");
+    snprintf(qty + lq, sizeof qty - lq, "}");
+    send_step(s, STEP_PURCHASE, OP_PURCHASE, "SELECT purchase($1, $2::int[], $3::int[])", 3, v);
+}
+
+static void next_browse_or_purchase(oltp_user *s) {
+    if (s->browses_left > 0) {
+        s->browses_left--;
+        step_browse(s);
+    } else {
+        step_purchase(s);
+    }
+}
+
+/* A statement finished with result res (owned here). */
+static void on_step_result(oltp_user *s, PGresult *res) {
+    uint64_t end = tb_now_us();
+    ExecStatusType rs = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    if (rs != PGRES_TUPLES_OK && rs != PGRES_COMMAND_OK) {
+        tb_log(TB_LOG_DEBUG, "oltp tile %d user %d: %s", tb_user_tile(s->u), tb_user_index(s->u),
+               res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn));
+        if (res) PQclear(res);
+        fail_step(s, TB_OP_ERR_SERVER);
+        return;
+    }
+    switch (s->step) {
+    case STEP_LOGIN: {
+        int id = PQntuples(res) == 1 ? atoi(PQgetvalue(res, 0, 0)) : 0;
+        PQclear(res);
+        if (id <= 0) { /* a known user must log in; a new username must be new */
+            fail_step(s, TB_OP_ERR_CONTENT);
+            return;
+        }
+        tb_user_record(s->u, s->sub_op, s->step_start_us, end, TB_OP_OK);
+        s->customerid = id;
+        s->browses_left = tb_user_rand_range(s->u, s->cfg->browse_min, s->cfg->browse_max);
+        next_browse_or_purchase(s);
+        break;
+    }
+    case STEP_BROWSE:
+        PQclear(res);
+        tb_user_record(s->u, OP_BROWSE, s->step_start_us, end, TB_OP_OK);
+        next_browse_or_purchase(s);
+        break;
+    case STEP_PURCHASE: {
+        int orderid = PQntuples(res) == 1 ? atoi(PQgetvalue(res, 0, 0)) : -1;
+        PQclear(res);
+        if (orderid < 0) {
+            fail_step(s, TB_OP_ERR_CONTENT);
+            return;
+        }
+        tb_user_record(s->u, orderid == 0 ? OP_ROLLBACK : OP_PURCHASE, s->step_start_us, end, TB_OP_OK);
+        order_done(s, TB_OP_OK);
+        break;
+    }
+    default: /* a result with nothing in flight: protocol confusion */
+        PQclear(res);
+        drop_conn(s);
+        break;
+    }
+}
+
+static void on_read(evutil_socket_t fd, short what, void *arg) {
+    oltp_user *s = arg;
+    (void)fd;
+    (void)what;
+    if (!PQconsumeInput(s->conn)) {
+        if (s->step >= STEP_LOGIN) fail_step(s, TB_OP_ERR_IO);
+        else drop_conn(s); /* the server closed an idle connection */
+        return;
+    }
+    while (s->conn && !PQisBusy(s->conn)) {
+        PGresult *r = PQgetResult(s->conn);
+        if (!r) { /* statement complete */
+            PGresult *done = s->res;
+            s->res = NULL;
+            if (s->step < STEP_LOGIN) {
+                if (done) PQclear(done);
+                return;
+            }
+            on_step_result(s, done);
+            return; /* on_step_result may have sent the next statement */
+        }
+        if (!s->res) s->res = r;
+        else PQclear(r);
+    }
+}
+
+static void on_connect_poll(evutil_socket_t fd, short what, void *arg);
+
+static void arm_connect(oltp_user *s, PostgresPollingStatusType pr) {
+    short ev = pr == PGRES_POLLING_READING ? EV_READ : EV_WRITE;
+    if (s->sock_ev) event_free(s->sock_ev);
+    s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), ev, on_connect_poll, s);
+    event_add(s->sock_ev, NULL);
+}
+
+static void connected(oltp_user *s) {
+    if (s->sock_ev) event_free(s->sock_ev);
+    PQsetnonblocking(s->conn, 1);
+    s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_READ | EV_PERSIST, on_read, s);
+    event_add(s->sock_ev, NULL);
+    step_login(s);
+}
+
+static void on_connect_poll(evutil_socket_t fd, short what, void *arg) {
+    oltp_user *s = arg;
+    PostgresPollingStatusType pr = PQconnectPoll(s->conn);
+    (void)fd;
+    (void)what;
+    if (pr == PGRES_POLLING_OK) connected(s);
+    else if (pr == PGRES_POLLING_FAILED) {
+        tb_log(TB_LOG_DEBUG, "oltp connect: %s", PQerrorMessage(s->conn));
+        drop_conn(s);
+        order_done(s, TB_OP_ERR_CONNECT);
+    } else arm_connect(s, pr);
+}
+
+static void oltp_op_start(void *st, int op) {
+    oltp_user *s = st;
+    (void)op;
+    if (!s->conn) {
+        char opts[64];
+        const char *keys[] = {"dbname", "options", "application_name", NULL};
+        const char *vals[] = {s->cfg->conninfo, opts, "tilebench", NULL};
+        snprintf(opts, sizeof opts, "-csearch_path=tile%d", tb_user_tile(s->u));
+        s->conn = PQconnectStartParams(keys, vals, 1);
+        if (!s->conn || PQstatus(s->conn) == CONNECTION_BAD) {
+            drop_conn(s);
+            order_done_later(s, TB_OP_ERR_CONNECT);
+            return;
+        }
+        s->step = STEP_CONNECT;
+        arm_connect(s, PGRES_POLLING_WRITING);
+        return;
+    }
+    step_login(s);
+}
+
+static void oltp_op_cancel(void *st) {
+    oltp_user *s = st;
+    drop_conn(s);
+    if (s->defer_ev) evtimer_del(s->defer_ev);
+    s->step = STEP_IDLE;
+}
+
+static void oltp_user_free(void *st) {
+    oltp_user *s = st;
+    drop_conn(s);
+    if (s->defer_ev) event_free(s->defer_ev);
+    free(s);
+}
+
+const tb_workload_vt tb_oltp_workload = {
+    .kind = "oltp",
+    .n_ops = N_OPS,
+    .op_names = op_names,
+    .metric_mask = 1u << OP_ORDER,
+    .configure = oltp_configure,
+    .cfg_free = oltp_cfg_free,
+    .user_new = oltp_user_new,
+    .next_op = oltp_next_op,
+    .op_start = oltp_op_start,
+    .op_cancel = oltp_op_cancel,
+    .user_free = oltp_user_free,
+};

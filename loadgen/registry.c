@@ -1,0 +1,88 @@
+/*
+ * registry.c: the workload kinds compiled in, and the parameter helpers that
+ * workloads use to read their own keys from a tile definition.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "loadgen/workload.h"
+
+extern const tb_workload_vt tb_oltp_workload;
+extern const tb_workload_vt tb_kv_workload;
+
+static const tb_workload_vt *const kinds[] = {&tb_oltp_workload, &tb_kv_workload};
+
+const tb_workload_vt *tb_workload_find(const char *kind) {
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i]->kind, kind) == 0) return kinds[i];
+    return NULL;
+}
+
+const char *tb_workload_kinds(void) { return "oltp, kv"; }
+
+static const tb_param *param(const tb_workload_def *w, const char *key) {
+    return tb_tiledef_param(w, key);
+}
+
+int tb_wl_param_u64(const tb_workload_def *w, const char *key, uint64_t dflt, uint64_t *out, char *err) {
+    const tb_param *p = param(w, key);
+    char e[TB_ERR_LEN];
+    if (!p) {
+        *out = dflt;
+        return 0;
+    }
+    if (tb_parse_u64(p->value, out, e) != 0) {
+        tb_seterr(err, "%s:%d: [workload.%s] %s: %s", w->file, p->line, w->name, key, e);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_wl_param_double(const tb_workload_def *w, const char *key, double dflt, double *out, char *err) {
+    const tb_param *p = param(w, key);
+    char e[TB_ERR_LEN];
+    if (!p) {
+        *out = dflt;
+        return 0;
+    }
+    if (tb_parse_double(p->value, out, e) != 0) {
+        tb_seterr(err, "%s:%d: [workload.%s] %s: %s", w->file, p->line, w->name, key, e);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_wl_param_duration(const tb_workload_def *w, const char *key, uint64_t dflt_us, uint64_t *out_us,
+                         char *err) {
+    const tb_param *p = param(w, key);
+    char e[TB_ERR_LEN];
+    if (!p) {
+        *out_us = dflt_us;
+        return 0;
+    }
+    if (tb_parse_duration_us(p->value, out_us, e) != 0) {
+        tb_seterr(err, "%s:%d: [workload.%s] %s: %s", w->file, p->line, w->name, key, e);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_wl_check_keys(const tb_workload_def *w, const char *const *known, char *err) {
+    for (int i = 0; i < w->n_params; i++) {
+        int ok = 0;
+        for (int k = 0; known[k]; k++)
+            if (strcmp(known[k], w->params[i].key) == 0) ok = 1;
+        if (!ok) {
+            char list[512] = "";
+            for (int k = 0; known[k]; k++) {
+                if (k) strncat(list, ", ", sizeof list - strlen(list) - 1);
+                strncat(list, known[k], sizeof list - strlen(list) - 1);
+            }
+            tb_seterr(err, "%s:%d: [workload.%s] %s: unknown key (known: kind, users, think_time, cycle_time, "
+                           "think_dist, timeout, reference, unit, %s)",
+                      w->file, w->params[i].line, w->name, w->params[i].key, list);
+            return -1;
+        }
+    }
+    return 0;
+}

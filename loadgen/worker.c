@@ -1,0 +1,545 @@
+/*
+ * worker.c: the local load generator. N worker threads, one libevent
+ * event_base each (as wrk and memtier do), running closed-loop virtual users.
+ *
+ * Timing follows the intended-start rule: every op has a moment it was due
+ * (ramp-up offset, then previous end + think time, or previous due time +
+ * cycle time), its timer is armed for that moment, and latency is measured
+ * from it. A late event loop or a slow server therefore shows up as latency,
+ * never as silently missing samples (coordinated omission; wrk2, pgbench
+ * --rate). The uncorrected latency (from the actual send) is kept too.
+ *
+ * Statistics are kept per worker under a mutex that only the worker and, at
+ * phase ends, the coordinator take, so recording is uncontended.
+ */
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loadgen/loadgen.h"
+
+enum { CMD_NONE = 0, CMD_START, CMD_STOP, CMD_QUIT };
+
+typedef struct worker worker;
+typedef struct local_lg local_lg;
+
+struct tb_user_ctx {
+    worker *w;
+    int wl;    /* workload index in the tile definition */
+    int tile;  /* 1-based */
+    int index; /* user index within tile and workload */
+    uint64_t start_offset_us;
+    const tb_workload_vt *vt;
+    const tb_workload_def *def;
+    void *st;
+    struct event *timer;   /* fires at the intended start of the next op */
+    struct event *timeout; /* fires when the op in flight overruns */
+    uint64_t intended_us, sent_us;
+    int op;
+    int busy;
+    uint64_t rng[4];
+};
+
+struct worker {
+    local_lg *lg;
+    int id;
+    pthread_t th;
+    clockid_t cpu_clock;
+    int have_cpu_clock;
+    struct event_base *base;
+    struct event *cmd_ev;
+    pthread_mutex_t lock; /* guards cmd*, stats */
+    pthread_cond_t cond;
+    int cmd, cmd_done;
+    /* users of the current level */
+    tb_user_ctx **users;
+    int n_users;
+    /* statistics of the current level */
+    tb_level_plan plan;
+    tb_lg_stats *phase[TB_MAX_PHASES];
+    int collected[TB_MAX_PHASES];
+    tb_lg_stats *all;
+    atomic_uint_fast64_t ops_done, errors_done;
+};
+
+struct local_lg {
+    tb_loadgen pub;
+    const tb_sut_endpoints *ep;
+    void *cfg[TB_MAX_WORKLOADS];
+    int n_workers;
+    worker *workers;
+    tb_level_plan plan;
+    int level_running;
+};
+
+/* ---- statistics ---------------------------------------------------------- */
+
+tb_lg_stats *tb_lg_stats_new(int tiles, int n_workloads) {
+    tb_lg_stats *s = xcalloc(1, sizeof *s);
+    s->tiles = tiles;
+    s->n_workloads = n_workloads;
+    s->cells = xcalloc((size_t)tiles * (size_t)n_workloads * TB_MAX_OPS, sizeof *s->cells);
+    return s;
+}
+
+tb_opstat *tb_lg_cell(tb_lg_stats *s, int tile, int w, int op) {
+    return &s->cells[((size_t)(tile - 1) * (size_t)s->n_workloads + (size_t)w) * TB_MAX_OPS + (size_t)op];
+}
+
+void tb_lg_stats_merge(tb_lg_stats *dst, const tb_lg_stats *src) {
+    size_t n = (size_t)src->tiles * (size_t)src->n_workloads * TB_MAX_OPS;
+    for (size_t i = 0; i < n; i++) {
+        tb_opstat *d = &dst->cells[i];
+        const tb_opstat *s = &src->cells[i];
+        d->count += s->count;
+        d->errors += s->errors;
+        for (int k = 0; k < TB_OP_NSTATUS; k++) d->err_by_class[k] += s->err_by_class[k];
+        if (s->hist) {
+            if (!d->hist) d->hist = tb_hist_new();
+            tb_hist_merge(d->hist, s->hist);
+        }
+        if (s->hist_unc) {
+            if (!d->hist_unc) d->hist_unc = tb_hist_new();
+            tb_hist_merge(d->hist_unc, s->hist_unc);
+        }
+    }
+}
+
+void tb_lg_stats_free(tb_lg_stats *s) {
+    if (!s) return;
+    size_t n = (size_t)s->tiles * (size_t)s->n_workloads * TB_MAX_OPS;
+    for (size_t i = 0; i < n; i++) {
+        tb_hist_free(s->cells[i].hist);
+        tb_hist_free(s->cells[i].hist_unc);
+    }
+    free(s->cells);
+    free(s);
+}
+
+/* Records one finished op. intended_us is when it was due; Faban's rule
+ * decides which phase (if any) it belongs to. */
+static void record(tb_user_ctx *u, int op, uint64_t intended_us, uint64_t sent_us, uint64_t end_us,
+                   tb_op_status st) {
+    worker *w = u->w;
+    const tb_level_plan *pl = &w->plan;
+    pthread_mutex_lock(&w->lock);
+    if (w->all) {
+        tb_opstat *a = tb_lg_cell(w->all, u->tile, u->wl, op);
+        if (st == TB_OP_OK) a->count++;
+        else a->errors++;
+    }
+    for (int p = 0; p < pl->n_phases; p++) {
+        tb_opstat *c;
+        if (intended_us < pl->phase_start_us[p] || intended_us >= pl->phase_end_us[p]) continue;
+        if (end_us >= pl->phase_end_us[p] || w->collected[p]) break;
+        if (!w->phase[p]) w->phase[p] = tb_lg_stats_new(pl->tiles, w->lg->pub.def->n_workloads);
+        c = tb_lg_cell(w->phase[p], u->tile, u->wl, op);
+        if (st == TB_OP_OK) {
+            c->count++;
+            if (!c->hist) c->hist = tb_hist_new();
+            if (!c->hist_unc) c->hist_unc = tb_hist_new();
+            /* a timer may fire a hair before its due time: never record negative */
+            tb_hist_record(c->hist, end_us > intended_us ? end_us - intended_us : 0);
+            tb_hist_record(c->hist_unc, end_us > sent_us ? end_us - sent_us : 0);
+        } else {
+            c->errors++;
+            c->err_by_class[st]++;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&w->lock);
+    atomic_fetch_add(&w->ops_done, 1);
+    if (st != TB_OP_OK) atomic_fetch_add(&w->errors_done, 1);
+}
+
+/* ---- users --------------------------------------------------------------- */
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/* xoshiro256** (Blackman and Vigna, public domain algorithm). */
+uint64_t tb_user_rand(tb_user_ctx *u) {
+    uint64_t *s = u->rng;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double tb_user_rand01(tb_user_ctx *u) { return (double)(tb_user_rand(u) >> 11) * 0x1.0p-53; }
+
+int tb_user_rand_range(tb_user_ctx *u, int lo, int hi) {
+    if (hi <= lo) return lo;
+    return lo + (int)(tb_user_rand(u) % (uint64_t)(hi - lo + 1));
+}
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+struct event_base *tb_user_base(tb_user_ctx *u) { return u->w->base; }
+int tb_user_tile(const tb_user_ctx *u) { return u->tile; }
+int tb_user_index(const tb_user_ctx *u) { return u->index; }
+
+/* Think or cycle time draw in µs: uniform 0..2x mean (DS2), negative
+ * exponential truncated at 5x mean (Olio/Faban), or fixed. */
+static uint64_t draw_think(tb_user_ctx *u) {
+    double mean = (double)u->def->think_us;
+    const char *d = u->def->think_dist;
+    if (strcmp(d, "uniform") == 0) return (uint64_t)(tb_user_rand01(u) * 2.0 * mean);
+    if (strcmp(d, "negexp") == 0) {
+        double x = -mean * log(1.0 - tb_user_rand01(u));
+        return (uint64_t)(x > 5 * mean ? 5 * mean : x);
+    }
+    return (uint64_t)mean;
+}
+
+static void schedule(tb_user_ctx *u, uint64_t intended_us) {
+    uint64_t now = tb_now_us();
+    uint64_t d = intended_us > now ? intended_us - now : 0;
+    struct timeval tv = {.tv_sec = (time_t)(d / 1000000), .tv_usec = (suseconds_t)(d % 1000000)};
+    u->intended_us = intended_us;
+    evtimer_add(u->timer, &tv);
+}
+
+static void schedule_next(tb_user_ctx *u, uint64_t end_us) {
+    uint64_t think = draw_think(u);
+    schedule(u, u->def->cycle ? u->intended_us + think : end_us + think);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg) {
+    tb_user_ctx *u = arg;
+    uint64_t t = u->def->timeout_us;
+    struct timeval tv = {.tv_sec = (time_t)(t / 1000000), .tv_usec = (suseconds_t)(t % 1000000)};
+    (void)fd;
+    (void)what;
+    u->op = u->vt->next_op(u->st);
+    u->sent_us = tb_now_us();
+    u->busy = 1;
+    evtimer_add(u->timeout, &tv);
+    u->vt->op_start(u->st, u->op);
+}
+
+void tb_user_op_done(tb_user_ctx *u, tb_op_status st) {
+    uint64_t end = tb_now_us();
+    if (!u->busy) return; /* a late completion after a timeout: already counted */
+    u->busy = 0;
+    evtimer_del(u->timeout);
+    record(u, u->op, u->intended_us, u->sent_us, end, st);
+    schedule_next(u, end);
+}
+
+void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st) {
+    record(u, op, start_us, start_us, end_us, st);
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg) {
+    tb_user_ctx *u = arg;
+    uint64_t end = tb_now_us();
+    (void)fd;
+    (void)what;
+    if (!u->busy) return;
+    u->busy = 0;
+    u->vt->op_cancel(u->st);
+    record(u, u->op, u->intended_us, u->sent_us, end, TB_OP_ERR_TIMEOUT);
+    schedule_next(u, end);
+}
+
+static void user_free(tb_user_ctx *u) {
+    if (!u) return;
+    if (u->timer) event_free(u->timer);
+    if (u->timeout) event_free(u->timeout);
+    if (u->st) u->vt->user_free(u->st);
+    free(u);
+}
+
+/* ---- worker thread ------------------------------------------------------- */
+
+/* Builds this worker's share of the level's users: global user g goes to
+ * worker g % n, and starts at g/M of the ramp-up (staggered start). */
+static void start_users(worker *w) {
+    local_lg *lg = w->lg;
+    const tb_tiledef *def = lg->pub.def;
+    const tb_level_plan *pl = &w->plan;
+    int total = 0, g = 0;
+    for (int i = 0; i < def->n_workloads; i++) total += def->workloads[i].users * pl->tiles;
+    w->users = xcalloc((size_t)total / (size_t)lg->n_workers + 1, sizeof *w->users);
+    w->n_users = 0;
+    for (int t = 1; t <= pl->tiles; t++) {
+        for (int i = 0; i < def->n_workloads; i++) {
+            for (int k = 0; k < def->workloads[i].users; k++, g++) {
+                tb_user_ctx *u;
+                uint64_t seed;
+                if (g % lg->n_workers != w->id) continue;
+                u = xcalloc(1, sizeof *u);
+                u->w = w;
+                u->wl = i;
+                u->tile = t;
+                u->index = k;
+                u->vt = lg->pub.vt[i];
+                u->def = &def->workloads[i];
+                seed = ((uint64_t)t << 40) ^ ((uint64_t)i << 32) ^ (uint64_t)k ^ (uint64_t)pl->start_us;
+                for (int r = 0; r < 4; r++) u->rng[r] = splitmix(&seed);
+                u->timer = evtimer_new(w->base, on_timer, u);
+                u->timeout = evtimer_new(w->base, on_timeout, u);
+                u->start_offset_us = total > 0 ? pl->ramp_up_us * (uint64_t)g / (uint64_t)total : 0;
+                u->st = u->vt->user_new(lg->cfg[i], u);
+                w->users[w->n_users++] = u;
+                schedule(u, pl->start_us + u->start_offset_us);
+            }
+        }
+    }
+}
+
+static void stop_users(worker *w) {
+    for (int i = 0; i < w->n_users; i++) user_free(w->users[i]);
+    free(w->users);
+    w->users = NULL;
+    w->n_users = 0;
+}
+
+static void on_cmd(evutil_socket_t fd, short what, void *arg) {
+    worker *w = arg;
+    int cmd;
+    (void)fd;
+    (void)what;
+    pthread_mutex_lock(&w->lock);
+    cmd = w->cmd;
+    pthread_mutex_unlock(&w->lock);
+    if (cmd == CMD_START) start_users(w);
+    else if (cmd == CMD_STOP) stop_users(w);
+    else if (cmd == CMD_QUIT) {
+        stop_users(w);
+        event_base_loopbreak(w->base);
+    }
+    pthread_mutex_lock(&w->lock);
+    w->cmd = CMD_NONE;
+    w->cmd_done = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    return NULL;
+}
+
+/* Sends a command to a worker and waits until its thread has carried it out. */
+static void send_cmd(worker *w, int cmd) {
+    pthread_mutex_lock(&w->lock);
+    w->cmd = cmd;
+    w->cmd_done = 0;
+    pthread_mutex_unlock(&w->lock);
+    event_active(w->cmd_ev, EV_READ, 0);
+    pthread_mutex_lock(&w->lock);
+    while (!w->cmd_done) pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* ---- tb_loadgen methods -------------------------------------------------- */
+
+static int lg_start_level(void *self, const tb_level_plan *plan, char *err) {
+    local_lg *lg = self;
+    if (lg->level_running) {
+        tb_seterr(err, "load generator: a level is already running");
+        return -1;
+    }
+    if (plan->n_phases < 1 || plan->n_phases > TB_MAX_PHASES || plan->tiles < 1) {
+        tb_seterr(err, "load generator: bad level plan (tiles %d, phases %d)", plan->tiles, plan->n_phases);
+        return -1;
+    }
+    lg->plan = *plan;
+    for (int i = 0; i < lg->n_workers; i++) {
+        worker *w = &lg->workers[i];
+        pthread_mutex_lock(&w->lock);
+        w->plan = *plan;
+        memset(w->phase, 0, sizeof w->phase);
+        memset(w->collected, 0, sizeof w->collected);
+        w->all = tb_lg_stats_new(plan->tiles, lg->pub.def->n_workloads);
+        atomic_store(&w->ops_done, 0);
+        atomic_store(&w->errors_done, 0);
+        pthread_mutex_unlock(&w->lock);
+        send_cmd(w, CMD_START);
+    }
+    lg->level_running = 1;
+    return 0;
+}
+
+static int lg_collect_phase(void *self, int phase, tb_lg_stats **out, char *err) {
+    local_lg *lg = self;
+    tb_lg_stats *m;
+    if (!lg->level_running || phase < 0 || phase >= lg->plan.n_phases) {
+        tb_seterr(err, "load generator: no phase %d to collect", phase + 1);
+        return -1;
+    }
+    m = tb_lg_stats_new(lg->plan.tiles, lg->pub.def->n_workloads);
+    for (int i = 0; i < lg->n_workers; i++) {
+        worker *w = &lg->workers[i];
+        tb_lg_stats *s;
+        pthread_mutex_lock(&w->lock);
+        s = w->phase[phase];
+        w->phase[phase] = NULL;
+        w->collected[phase] = 1;
+        pthread_mutex_unlock(&w->lock);
+        if (s) tb_lg_stats_merge(m, s);
+        tb_lg_stats_free(s);
+    }
+    *out = m;
+    return 0;
+}
+
+static void lg_live(void *self, uint64_t *ops, uint64_t *errors) {
+    local_lg *lg = self;
+    *ops = *errors = 0;
+    for (int i = 0; i < lg->n_workers; i++) {
+        *ops += atomic_load(&lg->workers[i].ops_done);
+        *errors += atomic_load(&lg->workers[i].errors_done);
+    }
+}
+
+static int lg_stop_level(void *self, tb_lg_stats **all, char *err) {
+    local_lg *lg = self;
+    tb_lg_stats *m;
+    if (!lg->level_running) {
+        tb_seterr(err, "load generator: no level running");
+        return -1;
+    }
+    m = tb_lg_stats_new(lg->plan.tiles, lg->pub.def->n_workloads);
+    for (int i = 0; i < lg->n_workers; i++) {
+        worker *w = &lg->workers[i];
+        send_cmd(w, CMD_STOP);
+        pthread_mutex_lock(&w->lock);
+        tb_lg_stats_merge(m, w->all);
+        tb_lg_stats_free(w->all);
+        w->all = NULL;
+        for (int p = 0; p < TB_MAX_PHASES; p++) {
+            tb_lg_stats_free(w->phase[p]);
+            w->phase[p] = NULL;
+        }
+        pthread_mutex_unlock(&w->lock);
+    }
+    lg->level_running = 0;
+    if (all) *all = m;
+    else tb_lg_stats_free(m);
+    return 0;
+}
+
+static double lg_cpu_seconds(void *self) {
+    local_lg *lg = self;
+    double s = 0;
+    for (int i = 0; i < lg->n_workers; i++) {
+        struct timespec ts;
+        if (lg->workers[i].have_cpu_clock && clock_gettime(lg->workers[i].cpu_clock, &ts) == 0)
+            s += (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    }
+    return s;
+}
+
+static int lg_threads(void *self) { return ((local_lg *)self)->n_workers; }
+
+static void lg_close(void *self) {
+    local_lg *lg = self;
+    if (lg->level_running) lg_stop_level(lg, NULL, NULL);
+    for (int i = 0; i < lg->n_workers; i++) {
+        worker *w = &lg->workers[i];
+        if (!w->base) continue;
+        send_cmd(w, CMD_QUIT);
+        pthread_join(w->th, NULL);
+        event_free(w->cmd_ev);
+        event_base_free(w->base);
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
+    }
+    free(lg->workers);
+    for (int i = 0; i < lg->pub.def->n_workloads; i++)
+        if (lg->cfg[i]) lg->pub.vt[i]->cfg_free(lg->cfg[i]);
+    free(lg);
+}
+
+static const tb_loadgen_ops local_ops = {
+    .start_level = lg_start_level,
+    .collect_phase = lg_collect_phase,
+    .live = lg_live,
+    .stop_level = lg_stop_level,
+    .cpu_seconds = lg_cpu_seconds,
+    .threads = lg_threads,
+    .close = lg_close,
+};
+
+int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out,
+                          char *err) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    local_lg *lg;
+    pthread_once(&once, (void (*)(void))evthread_use_pthreads);
+    lg = xcalloc(1, sizeof *lg);
+    lg->pub.ops = &local_ops;
+    lg->pub.self = lg;
+    lg->pub.def = def;
+    lg->ep = ep;
+    for (int i = 0; i < def->n_workloads; i++) {
+        lg->pub.vt[i] = tb_workload_find(def->workloads[i].kind);
+        if (!lg->pub.vt[i]) {
+            tb_seterr(err, "workload %s: unknown kind '%s'", def->workloads[i].name, def->workloads[i].kind);
+            lg_close(lg);
+            return -1;
+        }
+        if (lg->pub.vt[i]->configure(&def->workloads[i], ep, &lg->cfg[i], err) != 0) {
+            lg_close(lg);
+            return -1;
+        }
+    }
+    if (threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (int)n : 1;
+    }
+    lg->n_workers = threads;
+    lg->workers = xcalloc((size_t)threads, sizeof *lg->workers);
+    for (int i = 0; i < threads; i++) {
+        worker *w = &lg->workers[i];
+        w->lg = lg;
+        w->id = i;
+        pthread_mutex_init(&w->lock, NULL);
+        pthread_cond_init(&w->cond, NULL);
+        {
+            /* precise timers: the default coarse monotonic clock (~4 ms) would blur intended starts */
+            struct event_config *cfg = event_config_new();
+            event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+            w->base = event_base_new_with_config(cfg);
+            event_config_free(cfg);
+        }
+        if (!w->base) {
+            tb_seterr(err, "load generator: event_base_new failed");
+            lg_close(lg);
+            return -1;
+        }
+        w->cmd_ev = event_new(w->base, -1, 0, on_cmd, w);
+        if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+            tb_seterr(err, "load generator: cannot start worker thread");
+            event_free(w->cmd_ev);
+            event_base_free(w->base);
+            w->base = NULL;
+            lg_close(lg);
+            return -1;
+        }
+        w->have_cpu_clock = pthread_getcpuclockid(w->th, &w->cpu_clock) == 0;
+    }
+    *out = &lg->pub;
+    return 0;
+}
+
+void tb_loadgen_close(tb_loadgen *lg) {
+    if (lg) lg->ops->close(lg->self);
+}

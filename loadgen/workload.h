@@ -1,0 +1,99 @@
+/*
+ * workload.h: what a workload (oltp, kv, later web and mail) implements, and
+ * the services the generic user driver (loadgen/worker.c) gives it.
+ *
+ * The driver owns timing: it decides when each user's next op is due (its
+ * intended start), measures latency from that moment (so a stalled server or
+ * a late event loop shows up as latency, not as fewer samples: no coordinated
+ * omission, as wrk2 and pgbench --rate), enforces op timeouts, and gates
+ * recording to steady state. The workload only knows its protocol: it picks
+ * the next op from its mix, runs it asynchronously on the worker's
+ * event_base, and reports completion.
+ */
+#ifndef TB_LOADGEN_WORKLOAD_H
+#define TB_LOADGEN_WORKLOAD_H
+
+#include <stdint.h>
+
+#include "common/tb_common.h"
+#include "tiles/sut.h"
+#include "tiles/tiledef.h"
+
+struct event_base;
+
+#define TB_MAX_OPS 16 /* ops per workload kind */
+
+/* How an op ended. Errors are counted by class. */
+typedef enum {
+    TB_OP_OK = 0,
+    TB_OP_ERR_CONNECT, /* could not connect */
+    TB_OP_ERR_IO,      /* connection lost, read/write failed */
+    TB_OP_ERR_TIMEOUT, /* no answer within the op timeout */
+    TB_OP_ERR_SERVER,  /* the server answered with an error */
+    TB_OP_ERR_CONTENT, /* the answer was not what was expected */
+    TB_OP_NSTATUS
+} tb_op_status;
+
+/* The driver's handle on one virtual user (opaque to the workload). */
+typedef struct tb_user_ctx tb_user_ctx;
+
+/* Reports that the op started by op_start finished. Call exactly once per
+ * op_start, from the worker thread, never from inside op_start itself
+ * (defer with a zero timer if the result is known immediately). */
+void tb_user_op_done(tb_user_ctx *u, tb_op_status st);
+
+/* Records a sub-step the workload timed itself (e.g. an order's Login),
+ * latency end-start in µs, uncorrected and corrected alike. */
+void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st);
+
+struct event_base *tb_user_base(tb_user_ctx *u);
+int tb_user_tile(const tb_user_ctx *u);  /* 1-based tile index */
+int tb_user_index(const tb_user_ctx *u); /* 0-based user index within its tile and workload */
+/* The user's own PRNG (xoshiro-style, seeded per user): each draw independent. */
+uint64_t tb_user_rand(tb_user_ctx *u);
+double tb_user_rand01(tb_user_ctx *u);             /* [0,1) */
+int tb_user_rand_range(tb_user_ctx *u, int lo, int hi); /* uniform in [lo,hi] */
+
+typedef struct tb_workload_vt {
+    const char *kind;                /* "oltp", "kv" */
+    int n_ops;
+    const char *const *op_names;     /* n_ops names, e.g. "Order", "Login" */
+    unsigned metric_mask;            /* bit i set: op i counts toward throughput */
+    /* Parses the workload's own keys from def->params (errors name file:line
+     * and key) and checks the SUT endpoints it needs. *cfg owned by caller,
+     * freed with cfg_free. 0 or -1 with err. */
+    int (*configure)(const tb_workload_def *def, const tb_sut_endpoints *ep, void **cfg, char *err);
+    void (*cfg_free)(void *cfg);
+    /* A new user's state. Connects lazily (first op). Never fails: problems
+     * surface as op errors. */
+    void *(*user_new)(const void *cfg, tb_user_ctx *u);
+    /* Picks the next primary op (index) from the workload's mix. */
+    int (*next_op)(void *st);
+    /* Starts op asynchronously; completion via tb_user_op_done. */
+    void (*op_start)(void *st, int op);
+    /* Abandons the op in flight (timeout): drop the connection so no late
+     * reply is mistaken for the next op's. Must not call tb_user_op_done. */
+    void (*op_cancel)(void *st);
+    /* Frees the state, closing connections, without calling back. */
+    void (*user_free)(void *st);
+} tb_workload_vt;
+
+/* The workload kinds compiled in; NULL when kind is unknown. */
+const tb_workload_vt *tb_workload_find(const char *kind);
+/* "oltp, kv": for error messages. */
+const char *tb_workload_kinds(void);
+
+/* Helpers for configure(): read a kind-specific key (dflt when absent) with
+ * "file:line: [workload.NAME] key: why" errors. 0 or -1. */
+int tb_wl_param_duration(const tb_workload_def *w, const char *key, uint64_t dflt_us, uint64_t *out_us,
+                         char *err) TB_WUR;
+int tb_wl_param_u64(const tb_workload_def *w, const char *key, uint64_t dflt, uint64_t *out,
+                    char *err) TB_WUR;
+int tb_wl_param_double(const tb_workload_def *w, const char *key, double dflt, double *out,
+                       char *err) TB_WUR;
+
+/* Rejects any kind-specific key not in the NULL-terminated known list:
+ * "file:line: [workload.oltp] colour: unknown key (known: a, b)". 0 or -1. */
+int tb_wl_check_keys(const tb_workload_def *w, const char *const *known, char *err) TB_WUR;
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * meter.c: the meter front end. Parses the scheme of a meter URI, picks the
+ * driver from one static table, wraps every driver's errors in the redacted
+ * URI, turns a driver failure into a MISSING sample so the poller keeps its
+ * cadence, and implements "auto" (best real source on this host, else the
+ * utilization estimate) and password redaction for anything that gets stored.
+ *
+ * Adding a meter = one driver file exporting a tb_meter_driver, plus one
+ * extern line and one entry in `drivers[]` below. Driver error messages are
+ * "what: why" without the URI (meter.c prefixes "meter '<redacted uri>': "),
+ * and must never echo a password.
+ */
+#include "powermeter/meter.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* One line per driver file. */
+extern const tb_meter_driver tb_meter_estimate_driver;
+
+/* The scheme table: tb_meter_open looks the URI scheme up here (case-insensitive). */
+static const tb_meter_driver *const drivers[] = {
+    &tb_meter_estimate_driver,
+};
+#define N_DRIVERS (sizeof drivers / sizeof drivers[0])
+
+/*
+ * What "auto" tries, best first, before falling back to the estimate. Real
+ * sources slot in here once their drivers exist, e.g. "rapl:" (needs root
+ * since CVE-2020-8694) and "ipmi:local" (DCMI via the in-band BMC). A probe
+ * whose open fails is skipped silently (logged at debug level).
+ */
+static const char *const auto_probes[] = {
+    /* "rapl:", "ipmi:local", */
+    NULL,
+};
+#define AUTO_FALLBACK_URI "estimate:"
+#define AUTO_FALLBACK_MODEL "estimate (auto: no real meter found)"
+
+struct tb_meter {
+    const tb_meter_driver *drv;
+    void *self;
+    tb_meter_info info;
+};
+
+static const tb_meter_driver *find_driver(const char *scheme, size_t len) {
+    size_t i;
+    for (i = 0; i < N_DRIVERS; i++) {
+        if (strlen(drivers[i]->scheme) == len && strncasecmp(drivers[i]->scheme, scheme, len) == 0)
+            return drivers[i];
+    }
+    return NULL;
+}
+
+/* "estimate, auto": for error messages. */
+static void known_schemes(char *buf, size_t len) {
+    size_t i, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < N_DRIVERS && used < len; i++) {
+        int k = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", drivers[i]->scheme);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
+    if (used < len) snprintf(buf + used, len - used, "%sauto", used ? ", " : "");
+}
+
+/*
+ * Opens uri with drv into m (m->info.uri already set). Driver errors come
+ * back as "meter '<redacted>': <driver's what: why>".
+ */
+static int open_with(tb_meter *m, const tb_meter_driver *drv, const char *uri, char *err) {
+    char derr[TB_ERR_LEN] = "";
+    m->drv = drv;
+    m->self = NULL;
+    if (drv->open(uri, &m->self, derr) != 0) {
+        tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "open failed");
+        return -1;
+    }
+    if (drv->identify && drv->identify(m->self, &m->info, derr) != 0) {
+        tb_seterr(err, "meter '%s': identify: %s", m->info.uri, derr[0] ? derr : "failed");
+        drv->close(m->self);
+        m->self = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int open_auto(tb_meter *m, char *err) {
+    const tb_meter_driver *drv;
+    size_t i;
+    for (i = 0; auto_probes[i]; i++) {
+        char perr[TB_ERR_LEN] = "";
+        const char *colon = strchr(auto_probes[i], ':');
+        drv = find_driver(auto_probes[i], colon ? (size_t)(colon - auto_probes[i]) : 0);
+        if (!drv) continue;
+        memset(&m->info, 0, sizeof m->info);
+        tb_meter_redact_uri(auto_probes[i], m->info.uri, sizeof m->info.uri);
+        if (open_with(m, drv, auto_probes[i], perr) == 0) {
+            tb_log(TB_LOG_INFO, "meter 'auto': using %s (%s)", m->info.uri, m->info.model);
+            return 0;
+        }
+        tb_log(TB_LOG_DEBUG, "meter 'auto': %s", perr);
+    }
+    drv = find_driver("estimate", strlen("estimate"));
+    if (!drv) {
+        tb_seterr(err, "meter 'auto': no real meter found and the estimate driver is missing");
+        return -1;
+    }
+    memset(&m->info, 0, sizeof m->info);
+    tb_meter_redact_uri(AUTO_FALLBACK_URI, m->info.uri, sizeof m->info.uri);
+    if (open_with(m, drv, AUTO_FALLBACK_URI, err) != 0) return -1;
+    snprintf(m->info.model, sizeof m->info.model, "%s", AUTO_FALLBACK_MODEL);
+    m->info.estimated = 1;
+    tb_log(TB_LOG_WARN, "meter 'auto': no real meter found; power is ESTIMATED from CPU utilization");
+    return 0;
+}
+
+int tb_meter_open(const char *uri, tb_meter **out, char *err) {
+    const tb_meter_driver *drv;
+    const char *colon;
+    char shown[256];
+    tb_meter *m;
+
+    *out = NULL;
+    if (!uri || !*uri) {
+        tb_seterr(err, "meter '': empty URI (examples: estimate:, auto)");
+        return -1;
+    }
+    tb_meter_redact_uri(uri, shown, sizeof shown);
+    m = xcalloc(1, sizeof *m);
+    if (strcasecmp(uri, "auto") == 0 || strcasecmp(uri, "auto:") == 0) {
+        if (open_auto(m, err) != 0) {
+            free(m);
+            return -1;
+        }
+        *out = m;
+        return 0;
+    }
+    colon = strchr(uri, ':');
+    if (!colon || colon == uri) {
+        char known[128];
+        known_schemes(known, sizeof known);
+        tb_seterr(err, "meter '%s': not a meter URI (expected scheme:..., known schemes: %s)", shown, known);
+        free(m);
+        return -1;
+    }
+    drv = find_driver(uri, (size_t)(colon - uri));
+    if (!drv) {
+        char known[128];
+        known_schemes(known, sizeof known);
+        tb_seterr(err, "meter '%s': unknown scheme '%.*s' (known: %s)", shown, (int)(colon - uri), uri, known);
+        free(m);
+        return -1;
+    }
+    memcpy(m->info.uri, shown, sizeof m->info.uri);
+    if (open_with(m, drv, uri, err) != 0) {
+        free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter **out, char *err) {
+    tb_meter *m;
+    *out = NULL;
+    if (!drv || !drv->open || !drv->sample || !drv->close) {
+        tb_seterr(err, "meter '%s': driver lacks open/sample/close", uri ? uri : "");
+        return -1;
+    }
+    m = xcalloc(1, sizeof *m);
+    tb_meter_redact_uri(uri ? uri : "", m->info.uri, sizeof m->info.uri);
+    if (open_with(m, drv, uri ? uri : "", err) != 0) {
+        free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+const tb_meter_info *tb_meter_get_info(const tb_meter *m) { return &m->info; }
+
+int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
+    char derr[TB_ERR_LEN] = "";
+    /* Prefill: drivers only overwrite what they know. */
+    s->mono_us = tb_now_us();
+    s->wall_us = tb_wall_us();
+    s->watts = s->volts = s->amps = s->pf = NAN;
+    s->flags = 0;
+    if (m->drv->sample(m->self, s, derr) != 0) {
+        /* Stamp the failure when it was noticed, not when it was asked for. */
+        s->mono_us = tb_now_us();
+        s->wall_us = tb_wall_us();
+        s->watts = s->volts = s->amps = s->pf = NAN;
+        s->flags = TB_SAMPLE_MISSING | (m->info.estimated ? TB_SAMPLE_ESTIMATED : 0u);
+        tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "sample failed");
+        return -1;
+    }
+    if (m->info.estimated) s->flags |= TB_SAMPLE_ESTIMATED;
+    return 0;
+}
+
+void tb_meter_close(tb_meter *m) {
+    if (!m) return;
+    if (m->drv && m->self) m->drv->close(m->self);
+    free(m);
+}
+
+/* Appends n bytes to out[len] at *pos, keeping room for the NUL; drops the excess. */
+static void put(char *out, size_t len, size_t *pos, const char *s, size_t n) {
+    size_t room = len - 1 - *pos;
+    if (n > room) n = room;
+    memcpy(out + *pos, s, n);
+    *pos += n;
+}
+
+/* Query keys whose values are secrets (compared case-insensitively). */
+static int is_secret_key(const char *k, size_t n) {
+    static const char *const keys[] = {"password", "passwd", "pass", "pwd"};
+    size_t i;
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strlen(keys[i]) == n && strncasecmp(keys[i], k, n) == 0) return 1;
+    return 0;
+}
+
+/*
+ * Redaction rules:
+ *  - "scheme://user:PASS@host..." -> "scheme://user:***@host...". The userinfo
+ *    ends at the last '@' before the first '/', '?' or '#' after "//", so an
+ *    unescaped '@' inside the password is still hidden. The user stays visible.
+ *  - Opaque form without "//" ("ipmi:user:PASS@host", or "user:PASS@host"):
+ *    the password starts after the second ':' when there are two or more
+ *    colons before the '@', else after the first.
+ *  - Query parameters password=, passwd=, pass=, pwd= (any case) -> key=***.
+ *  - Empty passwords are left as they are. Truncation only ever cuts.
+ */
+void tb_meter_redact_uri(const char *uri, char *out, size_t len) {
+    const char *auth, *auth_end, *at = NULL, *pw = NULL, *p, *q;
+    size_t pos = 0;
+    int opaque;
+
+    if (!out || len == 0) return;
+    out[0] = '\0';
+    if (!uri) return;
+
+    /* Locate the authority (or the opaque part) and its userinfo '@'. */
+    p = strstr(uri, "://");
+    q = uri + strcspn(uri, "?#");
+    opaque = !(p && p < q);
+    auth = opaque ? uri : p + 3;
+    auth_end = auth + strcspn(auth, "/?#");
+    for (p = auth; p < auth_end; p++)
+        if (*p == '@') at = p;
+    if (at) {
+        const char *c1 = NULL, *c2 = NULL;
+        for (p = auth; p < at; p++) {
+            if (*p != ':') continue;
+            if (!c1) c1 = p;
+            else if (!c2) c2 = p;
+        }
+        if (opaque && c2) pw = c2 + 1;
+        else if (c1) pw = c1 + 1;
+        if (pw == at) pw = NULL; /* empty password */
+    }
+
+    /* Copy up to the query, hiding the password span [pw, at). */
+    if (pw) {
+        put(out, len, &pos, uri, (size_t)(pw - uri));
+        put(out, len, &pos, "***", 3);
+        p = at;
+    } else {
+        p = uri;
+    }
+    q = p + strcspn(p, "?#");
+    put(out, len, &pos, p, (size_t)(q - p));
+    p = q;
+
+    /* Query: parameters separated by '&' (or ';'); stop at '#'. */
+    if (*p == '?') {
+        put(out, len, &pos, p, 1);
+        p++;
+        while (*p && *p != '#') {
+            size_t plen = strcspn(p, "&;#");
+            size_t klen = strcspn(p, "=&;#");
+            if (klen < plen && p[klen] == '=' && plen > klen + 1 && is_secret_key(p, klen)) {
+                put(out, len, &pos, p, klen + 1);
+                put(out, len, &pos, "***", 3);
+            } else {
+                put(out, len, &pos, p, plen);
+            }
+            p += plen;
+            if (*p == '&' || *p == ';') {
+                put(out, len, &pos, p, 1);
+                p++;
+            }
+        }
+    }
+    put(out, len, &pos, p, strlen(p)); /* fragment, if any */
+    out[pos] = '\0';
+}

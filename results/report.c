@@ -1,0 +1,753 @@
+/*
+ * report.c: renders a stored run as JSON (the contract of design.md) or as a
+ * terminal summary, and lists the runs of a database. Reads only.
+ *
+ * One model, two views: the run is read once, inside one read transaction
+ * (a consistent snapshot even while the coordinator is committing levels),
+ * into a jansson tree. JSON output is that tree; the text view walks the same
+ * tree, so both always agree. Strings reach JSON only through jansson, which
+ * escapes them; the text view replaces control characters so a label cannot
+ * drive the terminal.
+ */
+#include "results/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "qos/hist.h"
+
+/* Real numbers get 15 significant digits: every stored value round-trips
+ * (latencies are whole µs / 1000) without the 17-digit noise of %.17g. */
+#define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
+
+int tb_report_parse_format(const char *s, tb_report_format *out, char *err) {
+    if (s && strcmp(s, "text") == 0) *out = TB_REPORT_TEXT;
+    else if (s && strcmp(s, "json") == 0) *out = TB_REPORT_JSON;
+    else {
+        tb_seterr(err, "unknown report format '%s' (use text or json)", s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- reading columns into JSON ---------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid.
+ * Rejects overlong forms, surrogates and code points above U+10FFFF. */
+static size_t utf8_seq(const unsigned char *p, size_t n) {
+    unsigned c = p[0], cp;
+    size_t len, i;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
+    else return 0;
+    if (n < len) return 0;
+    for (i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return len;
+}
+
+/* A JSON string from arbitrary bytes: jansson insists on UTF-8, so bytes
+ * that are not (a label typed in Latin-1) become U+FFFD instead of failing
+ * the whole report. */
+static json_t *json_text(const char *s, size_t n) {
+    json_t *j = json_stringn(s, n);
+    char *buf;
+    size_t i = 0, o = 0;
+    if (j) return j;
+    buf = xmalloc(n * 3 + 1);
+    while (i < n) {
+        size_t len = utf8_seq((const unsigned char *)s + i, n - i);
+        if (len == 0) {
+            memcpy(buf + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(buf + o, s + i, len);
+            o += len;
+            i += len;
+        }
+    }
+    j = json_stringn(buf, o);
+    free(buf);
+    return j ? j : json_null();
+}
+
+static json_t *col_str(sqlite3_stmt *st, int i) {
+    const char *s;
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
+    s = (const char *)sqlite3_column_text(st, i);
+    return s ? json_text(s, (size_t)sqlite3_column_bytes(st, i)) : json_null();
+}
+
+static json_t *col_real(sqlite3_stmt *st, int i) {
+    double v;
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
+    v = sqlite3_column_double(st, i);
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *col_int(sqlite3_stmt *st, int i) {
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
+    return json_integer((json_int_t)sqlite3_column_int64(st, i));
+}
+
+static json_t *col_bool(sqlite3_stmt *st, int i) {
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
+    return json_boolean(sqlite3_column_int(st, i) != 0);
+}
+
+/* A stored JSON object text (host_json, settings_json) as a tree: {} when
+ * absent; {} and a warning when it does not parse, since a report is still
+ * worth having without it. */
+static json_t *col_object(sqlite3_stmt *st, int i, const char *name) {
+    json_error_t jerr;
+    json_t *j;
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    if (!s) return json_object();
+    j = json_loads(s, JSON_DECODE_ANY, &jerr);
+    if (!j || !json_is_object(j)) {
+        tb_log(TB_LOG_WARN, "stored %s is not a JSON object (%s); reporting {}", name, j ? "not an object" : jerr.text);
+        json_decref(j);
+        return json_object();
+    }
+    return j;
+}
+
+/* ---- the model ---------------------------------------------------------------- */
+
+/* What building the model needs besides the tree: the level row ids (for
+ * the text view's merged latency query), in the order of run.levels. */
+typedef struct model_extra {
+    int64_t *level_ids;
+    size_t n_levels;
+} model_extra;
+
+typedef struct read_ctx {
+    tb_store *s;
+    sqlite3 *db;
+    char *err;
+} read_ctx;
+
+static int prep(read_ctx *c, const char *sql, sqlite3_stmt **st) {
+    if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
+        tb_seterr(c->err, "report: query: %s", sqlite3_errmsg(c->db));
+        return -1;
+    }
+    return 0;
+}
+
+/* Steps st; 1 row, 0 done, -1 error (err set). */
+static int next_row(read_ctx *c, sqlite3_stmt *st) {
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) return 1;
+    if (rc == SQLITE_DONE) return 0;
+    tb_seterr(c->err, "report: read: %s", sqlite3_errmsg(c->db));
+    return -1;
+}
+
+/* run.meters; *estimated set when any meter is a model (estimate:). */
+static int add_meters(read_ctx *c, int64_t run_id, json_t *run, int *estimated) {
+    sqlite3_stmt *st = NULL;
+    json_t *arr = json_array();
+    int rc;
+    *estimated = 0;
+    json_object_set_new(run, "meters", arr);
+    if (prep(c, "SELECT uri, model, idn, estimated FROM meters WHERE run_id = ?1 ORDER BY idx", &st) != 0) return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((rc = next_row(c, st)) == 1) {
+        json_t *m = json_object();
+        json_object_set_new(m, "uri", col_str(st, 0));
+        json_object_set_new(m, "model", col_str(st, 1));
+        json_object_set_new(m, "idn", col_str(st, 2));
+        json_object_set_new(m, "estimated", col_bool(st, 3));
+        if (sqlite3_column_int(st, 3)) *estimated = 1;
+        json_array_append_new(arr, m);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int add_events(read_ctx *c, int64_t run_id, json_t *run) {
+    sqlite3_stmt *st = NULL;
+    json_t *arr = json_array();
+    int rc;
+    json_object_set_new(run, "events", arr);
+    if (prep(c, "SELECT at, kind, message FROM events WHERE run_id = ?1 ORDER BY id", &st) != 0) return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((rc = next_row(c, st)) == 1) {
+        json_t *e = json_object();
+        json_object_set_new(e, "at", col_str(st, 0));
+        json_object_set_new(e, "kind", col_str(st, 1));
+        json_object_set_new(e, "message", col_str(st, 2));
+        json_array_append_new(arr, e);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The statements run once per level, prepared once per report. */
+typedef struct level_stmts {
+    sqlite3_stmt *qos, *workloads, *ops;
+} level_stmts;
+
+static int add_level_qos(read_ctx *c, level_stmts *ls, int64_t level_id, json_t *lv) {
+    json_t *arr = json_array();
+    int rc;
+    json_object_set_new(lv, "qos", arr);
+    sqlite3_reset(ls->qos);
+    sqlite3_bind_int64(ls->qos, 1, level_id);
+    while ((rc = next_row(c, ls->qos)) == 1) {
+        json_t *q = json_object();
+        json_object_set_new(q, "rule", col_str(ls->qos, 0));
+        json_object_set_new(q, "observed", col_real(ls->qos, 1));
+        json_object_set_new(q, "limit", col_real(ls->qos, 2));
+        json_object_set_new(q, "pass", col_bool(ls->qos, 3));
+        json_object_set_new(q, "reason", col_str(ls->qos, 4));
+        json_array_append_new(arr, q);
+    }
+    return rc;
+}
+
+static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, json_t *w) {
+    static const char *const cols[] = {"name",   "count",  "errors", "count_all", "mean_ms", "p50_ms",
+                                       "p90_ms", "p95_ms", "p99_ms", "p999_ms",   "max_ms"};
+    json_t *arr = json_array();
+    int rc;
+    json_object_set_new(w, "operations", arr);
+    sqlite3_reset(ls->ops);
+    sqlite3_bind_int64(ls->ops, 1, workload_id);
+    while ((rc = next_row(c, ls->ops)) == 1) {
+        json_t *op = json_object();
+        size_t i;
+        json_object_set_new(op, cols[0], col_str(ls->ops, 0));
+        for (i = 1; i < 4; i++) json_object_set_new(op, cols[i], col_int(ls->ops, (int)i));
+        for (i = 4; i < sizeof cols / sizeof cols[0]; i++) json_object_set_new(op, cols[i], col_real(ls->ops, (int)i));
+        json_array_append_new(arr, op);
+    }
+    return rc;
+}
+
+static int add_level_workloads(read_ctx *c, level_stmts *ls, int64_t level_id, json_t *lv) {
+    json_t *arr = json_array();
+    int rc;
+    json_object_set_new(lv, "workloads", arr);
+    sqlite3_reset(ls->workloads);
+    sqlite3_bind_int64(ls->workloads, 1, level_id);
+    /* The ops query runs while this one is positioned on a row; both are
+     * plain reads of one snapshot, which SQLite allows. */
+    while ((rc = next_row(c, ls->workloads)) == 1) {
+        sqlite3_stmt *st = ls->workloads;
+        json_t *w = json_object();
+        json_object_set_new(w, "name", col_str(st, 1));
+        json_object_set_new(w, "tile", col_int(st, 2));
+        json_object_set_new(w, "ops", col_int(st, 3));
+        json_object_set_new(w, "errors", col_int(st, 4));
+        json_object_set_new(w, "throughput", col_real(st, 5));
+        json_object_set_new(w, "unit", col_str(st, 6));
+        json_object_set_new(w, "reference", col_real(st, 7));
+        json_object_set_new(w, "normalized", col_real(st, 8));
+        json_array_append_new(arr, w);
+        if (add_workload_ops(c, ls, sqlite3_column_int64(st, 0), w) != 0) return -1;
+    }
+    return rc;
+}
+
+/* Levels plus the run summaries computed over them: peak score and PPKW
+ * (max over level rows), and overall efficiency in score per kW, SPECpower's
+ * overall ssj_ops/watt carried over: sum of scores / sum of mean watts over
+ * the rows that have a power figure, x 1000; null when none has one. */
+static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex) {
+    sqlite3_stmt *st = NULL;
+    level_stmts ls = {NULL, NULL, NULL};
+    json_t *arr = json_array();
+    double peak_score = NAN, peak_ppkw = NAN, sum_score = 0, sum_watts = 0;
+    size_t cap = 0;
+    int rc = -1;
+    json_object_set_new(run, "levels", arr);
+    if (prep(c,
+             "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
+             " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz"
+             " FROM levels WHERE run_id = ?1 ORDER BY tiles, phase, id",
+             &st) != 0 ||
+        prep(c, "SELECT rule, observed, \"limit\", pass, reason FROM qos WHERE level_id = ?1 ORDER BY rowid",
+             &ls.qos) != 0 ||
+        prep(c,
+             "SELECT id, name, tile, ops, errors, throughput, unit, reference, normalized FROM workloads"
+             " WHERE level_id = ?1 ORDER BY tile, id",
+             &ls.workloads) != 0 ||
+        prep(c,
+             "SELECT name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, max_ms"
+             " FROM ops WHERE workload_id = ?1 ORDER BY rowid",
+             &ls.ops) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, run_id);
+    while ((rc = next_row(c, st)) == 1) {
+        json_t *lv = json_object(), *tel = json_object();
+        int64_t level_id = sqlite3_column_int64(st, 0);
+        int has_score = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        int has_watts = sqlite3_column_type(st, 4) != SQLITE_NULL;
+        double score = sqlite3_column_double(st, 3), watts = sqlite3_column_double(st, 4);
+        if (has_score && (isnan(peak_score) || score > peak_score)) peak_score = score;
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+            double ppkw = sqlite3_column_double(st, 5);
+            if (isnan(peak_ppkw) || ppkw > peak_ppkw) peak_ppkw = ppkw;
+        }
+        if (has_score && has_watts && watts > 0) {
+            sum_score += score;
+            sum_watts += watts;
+        }
+        json_object_set_new(lv, "tiles", col_int(st, 1));
+        json_object_set_new(lv, "phase", col_int(st, 2));
+        json_object_set_new(lv, "score", col_real(st, 3));
+        json_object_set_new(lv, "avg_watts", col_real(st, 4));
+        json_object_set_new(lv, "ppkw", col_real(st, 5));
+        json_object_set_new(lv, "qos_pass", col_bool(st, 6));
+        json_object_set_new(lv, "valid", col_bool(st, 7));
+        json_object_set_new(lv, "invalid_reason", col_str(st, 8));
+        json_object_set_new(lv, "steady_start", col_str(st, 9));
+        json_object_set_new(lv, "steady_end", col_str(st, 10));
+        json_object_set_new(lv, "steady_s", col_real(st, 11));
+        json_object_set_new(lv, "samples_total", col_int(st, 12));
+        json_object_set_new(lv, "samples_bad", col_int(st, 13));
+        json_object_set_new(tel, "cpu_util_pct", col_real(st, 14));
+        json_object_set_new(tel, "avg_freq_mhz", col_real(st, 15));
+        /* Not stored yet (schema v1): kept so readers can rely on the key. */
+        json_object_set_new(tel, "cstate_residency_pct", json_object());
+        json_array_append_new(arr, lv);
+        if (add_level_qos(c, &ls, level_id, lv) != 0) goto out;
+        json_object_set_new(lv, "telemetry", tel);
+        if (add_level_workloads(c, &ls, level_id, lv) != 0) goto out;
+        if (ex->n_levels == cap) {
+            cap = cap ? cap * 2 : 16;
+            ex->level_ids = xrealloc(ex->level_ids, cap * sizeof *ex->level_ids);
+        }
+        ex->level_ids[ex->n_levels++] = level_id;
+    }
+    if (rc != 0) goto out;
+    json_object_set_new(run, "peak_score", isnan(peak_score) ? json_null() : json_real(peak_score));
+    json_object_set_new(run, "peak_ppkw", isnan(peak_ppkw) ? json_null() : json_real(peak_ppkw));
+    json_object_set_new(run, "overall_efficiency",
+                        sum_watts > 0 ? json_real(sum_score / sum_watts * 1000.0) : json_null());
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ls.qos);
+    sqlite3_finalize(ls.workloads);
+    sqlite3_finalize(ls.ops);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Reads run_id into a {"run": {...}} tree (caller decrefs), or NULL with err.
+ * The caller holds the read transaction. Keys come in the order of design.md;
+ * extra keys (tile_name, tile_spec, config_text, events, steady_*, samples_*)
+ * follow the contract's "fields may be added". */
+static json_t *read_model(read_ctx *c, int64_t run_id, model_extra *ex) {
+    sqlite3_stmt *st = NULL;
+    json_t *root = NULL, *run;
+    int rc, estimated = 0;
+    if (prep(c,
+             "SELECT id, label, status, started_at, finished_at, tilebench_version, host_json, settings_json,"
+             " active_idle_watts, saturation_tiles, tile_name, tile_spec, config_text, writer_pid, writer_start"
+             " FROM runs WHERE id = ?1",
+             &st) != 0)
+        return NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+    rc = next_row(c, st);
+    if (rc <= 0) {
+        if (rc == 0) tb_seterr(c->err, "run %lld not found", (long long)run_id);
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    root = json_object();
+    run = json_object();
+    json_object_set_new(root, "run", run);
+    json_object_set_new(run, "id", col_int(st, 0));
+    json_object_set_new(run, "label", col_str(st, 1));
+    {
+        const char *stored = (const char *)sqlite3_column_text(st, 2);
+        const char *shown = tb_store_effective_status(stored, sqlite3_column_int64(st, 13), sqlite3_column_int64(st, 14));
+        json_object_set_new(run, "status", shown ? json_text(shown, strlen(shown)) : json_null());
+    }
+    json_object_set_new(run, "started_at", col_str(st, 3));
+    json_object_set_new(run, "finished_at", col_str(st, 4));
+    json_object_set_new(run, "tilebench_version", col_str(st, 5));
+    json_object_set_new(run, "tile_name", col_str(st, 10));
+    json_object_set_new(run, "tile_spec", col_str(st, 11));
+    json_object_set_new(run, "host", col_object(st, 6, "host_json"));
+    if (add_meters(c, run_id, run, &estimated) != 0) goto fail;
+    json_object_set_new(run, "active_idle_watts", col_real(st, 8));
+    json_object_set_new(run, "saturation_tiles", col_int(st, 9));
+    /* placeholders keep the contract's key order; add_levels sets them in place */
+    json_object_set_new(run, "peak_score", json_null());
+    json_object_set_new(run, "peak_ppkw", json_null());
+    json_object_set_new(run, "overall_efficiency", json_null());
+    json_object_set_new(run, "estimated_power", json_boolean(estimated));
+    json_object_set_new(run, "settings", col_object(st, 7, "settings_json"));
+    json_object_set_new(run, "config_text", col_str(st, 12));
+    if (add_levels(c, run_id, run, ex) != 0) goto fail;
+    if (add_events(c, run_id, run) != 0) goto fail;
+    sqlite3_finalize(st);
+    return root;
+fail:
+    sqlite3_finalize(st);
+    json_decref(root);
+    return NULL;
+}
+
+/* Opens a read transaction if none is open, so every query of one report
+ * sees the same snapshot. Returns 1 when it opened one (caller ends it). */
+static int read_begin(sqlite3 *db) {
+    if (!sqlite3_get_autocommit(db)) return 0;
+    return sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+static void read_end(sqlite3 *db, int opened) {
+    if (opened) (void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+}
+
+/* ---- text view ---------------------------------------------------------------- */
+
+/* Prints s with control characters (ESC, CR, ...) shown as '?', padded with
+ * spaces to `width` display columns (UTF-8 code points) when width > 0, and
+ * cut with "..." at `maxw` columns when maxw > 0. */
+static void put_safe(FILE *f, const char *s, int width, int maxw) {
+    int cols = 0;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    if (maxw > 3) {
+        int total = 0;
+        const unsigned char *q;
+        for (q = p; *q; q++)
+            if ((*q & 0xc0) != 0x80) total++;
+        if (total <= maxw) maxw = 0;
+        else maxw -= 3;
+    }
+    for (; *p; p++) {
+        int lead = (*p & 0xc0) != 0x80;
+        if (lead && maxw > 0 && cols == maxw) {
+            fputs("...", f);
+            cols += 3;
+            break;
+        }
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+        cols += lead;
+    }
+    for (; cols < width; cols++) fputc(' ', f);
+}
+
+static const char *jstr(const json_t *o, const char *key) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* Formats a number member with fmt into buf, or "-" when null/missing. */
+static const char *jnum(const json_t *o, const char *key, const char *fmt, char *buf, size_t len) {
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_number(v)) return "-";
+    snprintf(buf, len, fmt, json_number_value(v));
+    return buf;
+}
+
+static void text_header(FILE *f, const json_t *run) {
+    const json_t *host = json_object_get(run, "host"), *meters = json_object_get(run, "meters"), *m;
+    char b1[64];
+    size_t i;
+    fprintf(f, "tilebench run %lld\n", (long long)json_integer_value(json_object_get(run, "id")));
+    if (*jstr(run, "label")) {
+        fputs("  label        ", f);
+        put_safe(f, jstr(run, "label"), 0, 0);
+        fputc('\n', f);
+    }
+    fprintf(f, "  status       %s\n", jstr(run, "status"));
+    fputs("  tile         ", f);
+    put_safe(f, *jstr(run, "tile_name") ? jstr(run, "tile_name") : "-", 0, 0);
+    if (*jstr(run, "tile_spec")) {
+        fputs(", load levels ", f);
+        put_safe(f, jstr(run, "tile_spec"), 0, 0);
+    }
+    fputc('\n', f);
+    fprintf(f, "  started      %s\n", *jstr(run, "started_at") ? jstr(run, "started_at") : "-");
+    fprintf(f, "  finished     %s\n", *jstr(run, "finished_at") ? jstr(run, "finished_at") : "-");
+    fprintf(f, "  version      tilebench %s\n", jstr(run, "tilebench_version"));
+    if (json_object_size(host) > 0) {
+        const char *keys[] = {"hostname", "kernel", "cpu_model"};
+        int first = 1;
+        fputs("  host        ", f);
+        for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+            if (!*jstr(host, keys[i])) continue;
+            fputs(first ? " " : ", ", f);
+            put_safe(f, jstr(host, keys[i]), 0, 0);
+            first = 0;
+        }
+        if (json_is_integer(json_object_get(host, "cpus")))
+            fprintf(f, "%s%lld cpus", first ? " " : ", ", (long long)json_integer_value(json_object_get(host, "cpus")));
+        fputc('\n', f);
+    }
+    json_array_foreach(meters, i, m) {
+        fprintf(f, "  meter %-6zu ", i);
+        put_safe(f, jstr(m, "uri"), 0, 0);
+        if (*jstr(m, "model")) {
+            fputs("  ", f);
+            put_safe(f, jstr(m, "model"), 0, 0);
+        }
+        if (*jstr(m, "idn")) {
+            fputs("  ", f);
+            put_safe(f, jstr(m, "idn"), 0, 0);
+        }
+        if (json_is_true(json_object_get(m, "estimated"))) fputs("  (ESTIMATED)", f);
+        fputc('\n', f);
+    }
+    if (json_array_size(meters) == 0) fputs("  meters       none recorded\n", f);
+    if (json_is_true(json_object_get(run, "estimated_power"))) {
+        fputs("\n  *** ESTIMATED POWER: watts come from a model, not a power meter. ***\n"
+              "  *** Average watts, PPKW and efficiency below are estimates.      ***\n\n",
+              f);
+    }
+    fprintf(f, "  active idle  %s W\n", jnum(run, "active_idle_watts", "%.1f", b1, sizeof b1));
+    if (json_is_integer(json_object_get(run, "saturation_tiles"))) {
+        long long sat = (long long)json_integer_value(json_object_get(run, "saturation_tiles"));
+        fprintf(f, "  saturation   %lld tile%s (largest load level that passes QoS)\n", sat, sat == 1 ? "" : "s");
+    } else if (strcmp(jstr(run, "status"), TB_RUN_COMPLETE) == 0) {
+        fputs("  saturation   - (no load level passed QoS)\n", f);
+    } else {
+        fputs("  saturation   - (not determined: the run did not complete)\n", f);
+    }
+    fprintf(f, "  peak score   %s\n", jnum(run, "peak_score", "%.3f", b1, sizeof b1));
+    fprintf(f, "  peak PPKW    %s\n", jnum(run, "peak_ppkw", "%.2f", b1, sizeof b1));
+    fprintf(f, "  overall      %s score/kW (sum of scores / sum of mean W over levels)\n",
+            jnum(run, "overall_efficiency", "%.2f", b1, sizeof b1));
+}
+
+static void text_levels(FILE *f, const json_t *levels) {
+    const json_t *lv, *q;
+    size_t i, j;
+    int failures = 0;
+    char b1[32], b2[32], b3[32];
+    fputs("\nLoad levels\n", f);
+    if (json_array_size(levels) == 0) {
+        fputs("  (no load level stored)\n", f);
+        return;
+    }
+    fprintf(f, "  %5s %5s %10s %9s %10s  %-4s  %s\n", "tiles", "phase", "score", "avg W", "PPKW", "QoS", "valid");
+    json_array_foreach(levels, i, lv) {
+        fprintf(f, "  %5lld %5lld %10s %9s %10s  %-4s  ", (long long)json_integer_value(json_object_get(lv, "tiles")),
+                (long long)json_integer_value(json_object_get(lv, "phase")),
+                jnum(lv, "score", "%.3f", b1, sizeof b1), jnum(lv, "avg_watts", "%.1f", b2, sizeof b2),
+                jnum(lv, "ppkw", "%.2f", b3, sizeof b3), json_is_true(json_object_get(lv, "qos_pass")) ? "PASS" : "FAIL");
+        if (json_is_true(json_object_get(lv, "valid"))) fputs("yes", f);
+        else {
+            fputs("NO", f);
+            if (*jstr(lv, "invalid_reason")) {
+                fputs(": ", f);
+                put_safe(f, jstr(lv, "invalid_reason"), 0, 0);
+            }
+        }
+        fputc('\n', f);
+    }
+    json_array_foreach(levels, i, lv) {
+        json_array_foreach(json_object_get(lv, "qos"), j, q) {
+            if (json_is_true(json_object_get(q, "pass"))) continue;
+            if (!failures++) fputs("\nQoS failures\n", f);
+            fprintf(f, "  %lld tiles phase %lld: ", (long long)json_integer_value(json_object_get(lv, "tiles")),
+                    (long long)json_integer_value(json_object_get(lv, "phase")));
+            put_safe(f, jstr(q, "rule"), 0, 0);
+            if (*jstr(q, "reason")) {
+                fputs(": ", f);
+                put_safe(f, jstr(q, "reason"), 0, 0);
+            }
+            fputc('\n', f);
+        }
+    }
+}
+
+/* One op of one workload merged over the tiles of a level. */
+typedef struct op_group {
+    char *workload, *op;
+    uint64_t count, errors;
+    tb_hist *hist;
+} op_group;
+
+/* Latency per workload and op of one level, merging the tiles' histograms
+ * (a percentile of the union, not an average of percentiles). */
+static int text_latency_level(read_ctx *c, sqlite3_stmt *st, FILE *f, const json_t *lv, int64_t level_id) {
+    op_group *g = NULL;
+    size_t n = 0, cap = 0, i;
+    int rc;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, level_id);
+    while ((rc = next_row(c, st)) == 1) {
+        const char *w = (const char *)sqlite3_column_text(st, 0), *o = (const char *)sqlite3_column_text(st, 1);
+        const void *blob = sqlite3_column_blob(st, 4);
+        int blen = sqlite3_column_bytes(st, 4);
+        op_group *x = NULL;
+        w = w ? w : "";
+        o = o ? o : "";
+        for (i = 0; i < n; i++)
+            if (strcmp(g[i].workload, w) == 0 && strcmp(g[i].op, o) == 0) x = &g[i];
+        if (!x) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 16;
+                g = xrealloc(g, cap * sizeof *g);
+            }
+            x = &g[n++];
+            x->workload = xstrdup(w);
+            x->op = xstrdup(o);
+            x->count = x->errors = 0;
+            x->hist = tb_hist_new();
+        }
+        x->count += (uint64_t)sqlite3_column_int64(st, 2);
+        x->errors += (uint64_t)sqlite3_column_int64(st, 3);
+        if (blob && blen > 0) {
+            tb_hist *h = NULL;
+            char herr[TB_ERR_LEN];
+            if (tb_hist_decode(blob, (size_t)blen, &h, herr) == 0) {
+                tb_hist_merge(x->hist, h);
+                tb_hist_free(h);
+            } else {
+                tb_log(TB_LOG_WARN, "level %lld %s.%s: stored histogram unreadable: %s", (long long)level_id, w, o,
+                       herr);
+            }
+        }
+    }
+    if (rc == 0 && n > 0) {
+        fprintf(f, "  %lld tiles, phase %lld\n", (long long)json_integer_value(json_object_get(lv, "tiles")),
+                (long long)json_integer_value(json_object_get(lv, "phase")));
+        fprintf(f, "    %-10s %-16s %10s %8s %10s %10s %10s\n", "workload", "op", "count", "errors", "p50", "p95", "p99");
+        for (i = 0; i < n; i++) {
+            fputs("    ", f);
+            put_safe(f, g[i].workload, 10, 10);
+            fputc(' ', f);
+            put_safe(f, g[i].op, 16, 16);
+            fprintf(f, " %10llu %8llu", (unsigned long long)g[i].count, (unsigned long long)g[i].errors);
+            if (tb_hist_count(g[i].hist) == 0) fprintf(f, " %10s %10s %10s\n", "-", "-", "-");
+            else
+                fprintf(f, " %10.1f %10.1f %10.1f\n", (double)tb_hist_percentile(g[i].hist, 50) / 1000.0,
+                        (double)tb_hist_percentile(g[i].hist, 95) / 1000.0,
+                        (double)tb_hist_percentile(g[i].hist, 99) / 1000.0);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        free(g[i].workload);
+        free(g[i].op);
+        tb_hist_free(g[i].hist);
+    }
+    free(g);
+    return rc;
+}
+
+static int text_latency(read_ctx *c, FILE *f, const json_t *levels, const model_extra *ex) {
+    sqlite3_stmt *st = NULL;
+    size_t i;
+    int rc = 0;
+    if (ex->n_levels == 0) return 0;
+    if (prep(c,
+             "SELECT w.name, o.name, o.count, o.errors, o.hist FROM workloads w JOIN ops o ON o.workload_id = w.id"
+             " WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
+             &st) != 0)
+        return -1;
+    fputs("\nLatency in ms (corrected, from intended start; tiles merged)\n", f);
+    for (i = 0; i < ex->n_levels && rc == 0; i++)
+        rc = text_latency_level(c, st, f, json_array_get(levels, i), ex->level_ids[i]);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void text_events(FILE *f, const json_t *events) {
+    const json_t *e;
+    size_t i;
+    int shown = 0;
+    json_array_foreach(events, i, e) {
+        if (strcmp(jstr(e, "kind"), "info") == 0) continue;
+        if (!shown++) fputs("\nWarnings and errors\n", f);
+        fprintf(f, "  %s %s: ", jstr(e, "at"), jstr(e, "kind"));
+        put_safe(f, jstr(e, "message"), 0, 0);
+        fputc('\n', f);
+    }
+}
+
+static int write_text(read_ctx *c, const json_t *root, const model_extra *ex, FILE *f) {
+    const json_t *run = json_object_get(root, "run");
+    const json_t *levels = json_object_get(run, "levels");
+    text_header(f, run);
+    text_levels(f, levels);
+    if (text_latency(c, f, levels, ex) != 0) return -1;
+    text_events(f, json_object_get(run, "events"));
+    return 0;
+}
+
+/* ---- entry points ---------------------------------------------------------- */
+
+int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) {
+    read_ctx c = {s, tb_store_db(s), err};
+    model_extra ex = {NULL, 0};
+    json_t *root;
+    int rc = -1, opened = read_begin(c.db);
+    root = read_model(&c, run_id, &ex);
+    if (root) {
+        if (fmt == TB_REPORT_JSON) {
+            errno = 0;
+            rc = json_dumpf(root, f, JSON_FLAGS) == 0 && fputc('\n', f) != EOF ? 0 : -1;
+            if (rc != 0) tb_seterr(err, "write report: %s", errno ? strerror(errno) : "output error");
+        } else {
+            rc = write_text(&c, root, &ex, f);
+        }
+    }
+    read_end(c.db, opened);
+    if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+        tb_seterr(err, "write report: %s", strerror(errno));
+        rc = -1;
+    }
+    json_decref(root);
+    free(ex.level_ids);
+    return rc;
+}
+
+int tb_report_list_runs(tb_store *s, FILE *f, char *err) {
+    read_ctx c = {s, tb_store_db(s), err};
+    sqlite3_stmt *st = NULL;
+    int rc, n = 0, opened = read_begin(c.db);
+    if (prep(&c,
+             "SELECT r.id, r.started_at, r.status, r.writer_pid, r.writer_start, r.label,"
+             " (SELECT count(DISTINCT tiles) FROM levels WHERE run_id = r.id),"
+             " (SELECT max(score) FROM levels WHERE run_id = r.id),"
+             " (SELECT max(ppkw) FROM levels WHERE run_id = r.id)"
+             " FROM runs r ORDER BY r.id",
+             &st) != 0) {
+        read_end(c.db, opened);
+        return -1;
+    }
+    while ((rc = next_row(&c, st)) == 1) {
+        const char *started = (const char *)sqlite3_column_text(st, 1);
+        const char *status = tb_store_effective_status((const char *)sqlite3_column_text(st, 2),
+                                                       sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
+        char score[32] = "-", ppkw[32] = "-";
+        if (!n++)
+            fprintf(f, "%6s  %-20s  %-11s  %-30s  %6s  %10s  %10s\n", "id", "started", "status", "label", "levels",
+                    "peak score", "peak PPKW");
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL) snprintf(score, sizeof score, "%.3f", sqlite3_column_double(st, 7));
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL) snprintf(ppkw, sizeof ppkw, "%.2f", sqlite3_column_double(st, 8));
+        fprintf(f, "%6lld  %-20s  %-11s  ", (long long)sqlite3_column_int64(st, 0), started ? started : "-",
+                status ? status : "-");
+        put_safe(f, (const char *)sqlite3_column_text(st, 5), 30, 30);
+        fprintf(f, "  %6d  %10s  %10s\n", sqlite3_column_int(st, 6), score, ppkw);
+    }
+    sqlite3_finalize(st);
+    read_end(c.db, opened);
+    if (rc != 0) return -1;
+    if (n == 0) fputs("no runs yet\n", f);
+    if (fflush(f) != 0 || ferror(f)) {
+        tb_seterr(err, "write run list: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,786 @@
+/*
+ * store.c: the SQLite results store. The schema lives in an ordered array of
+ * migrations keyed on PRAGMA user_version; opening a database applies the
+ * missing ones, each in its own transaction. Every write (a run's start, active
+ * idle, one phase of a load level, an event, the end of a run) is one
+ * BEGIN IMMEDIATE .. COMMIT over cached prepared statements, so a crash, a
+ * SIGINT or a full disk never loses or half-writes a completed interval.
+ *
+ * Conventions of the stored data: wall-clock times are ISO 8601 UTC text,
+ * latencies are ms, power is W; a NaN (or "unknown", such as avg_watts -1) is
+ * stored as NULL so readers never have to guess at sentinels.
+ */
+#include "results/store.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+/*
+ * The migrations, in order: migrations[i] takes the schema from version i to
+ * i + 1. Never edit a shipped entry; append a new one and bump
+ * TB_STORE_SCHEMA_VERSION (and note the change in the README).
+ *
+ * Version 1. Notes on columns:
+ *  - runs.writer_pid / writer_start: the writing process and its start time
+ *    (/proc/PID/stat field 22, clock ticks since boot), so a reader can tell a
+ *    run that is still being written from one whose writer was killed.
+ *  - levels has no UNIQUE(run_id, tiles, phase): repeats of a level are rows too.
+ *  - qos."limit" is quoted because LIMIT is an SQL keyword.
+ *  - ops.hist / hist_uncorrected: tb_hist_encode BLOBs (corrected = from the
+ *    intended start), so any percentile can be computed later; the p*_ms
+ *    columns are precomputed from hist and NULL when count is 0.
+ *  - power_samples.level_id is NULL for active idle samples.
+ */
+static const char *const migrations[] = {
+    /* 0 -> 1 */
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  label TEXT NOT NULL DEFAULT '',"
+    "  status TEXT NOT NULL CHECK (status IN ('running','complete','interrupted','aborted')),"
+    "  tile_name TEXT,"
+    "  tile_spec TEXT,"
+    "  started_at TEXT NOT NULL,"
+    "  finished_at TEXT,"
+    "  tilebench_version TEXT NOT NULL,"
+    "  host_json TEXT,"
+    "  settings_json TEXT,"
+    "  config_text TEXT,"
+    "  active_idle_watts REAL,"
+    "  saturation_tiles INTEGER,"
+    "  writer_pid INTEGER,"
+    "  writer_start INTEGER"
+    ");"
+    "CREATE TABLE meters ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  uri TEXT NOT NULL,"
+    "  model TEXT,"
+    "  idn TEXT,"
+    "  estimated INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (run_id, idx)"
+    ");"
+    "CREATE TABLE levels ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  tiles INTEGER NOT NULL,"
+    "  phase INTEGER NOT NULL,"
+    "  steady_start TEXT,"
+    "  steady_end TEXT,"
+    "  steady_s REAL,"
+    "  score REAL,"
+    "  avg_watts REAL,"
+    "  ppkw REAL,"
+    "  qos_pass INTEGER NOT NULL,"
+    "  valid INTEGER NOT NULL,"
+    "  invalid_reason TEXT,"
+    "  samples_total INTEGER,"
+    "  samples_bad INTEGER,"
+    "  cpu_util_pct REAL,"
+    "  avg_freq_mhz REAL"
+    ");"
+    "CREATE INDEX levels_run ON levels(run_id, tiles, phase);"
+    "CREATE TABLE workloads ("
+    "  id INTEGER PRIMARY KEY,"
+    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  tile INTEGER NOT NULL,"
+    "  ops INTEGER,"
+    "  errors INTEGER,"
+    "  throughput REAL,"
+    "  unit TEXT,"
+    "  reference REAL,"
+    "  normalized REAL"
+    ");"
+    "CREATE INDEX workloads_level ON workloads(level_id);"
+    "CREATE TABLE ops ("
+    "  workload_id INTEGER NOT NULL REFERENCES workloads(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  count INTEGER,"
+    "  errors INTEGER,"
+    "  count_all INTEGER,"
+    "  mean_ms REAL,"
+    "  p50_ms REAL,"
+    "  p90_ms REAL,"
+    "  p95_ms REAL,"
+    "  p99_ms REAL,"
+    "  p999_ms REAL,"
+    "  max_ms REAL,"
+    "  hist BLOB,"
+    "  hist_uncorrected BLOB"
+    ");"
+    "CREATE INDEX ops_workload ON ops(workload_id);"
+    "CREATE TABLE power_samples ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  level_id INTEGER REFERENCES levels(id) ON DELETE CASCADE,"
+    "  meter_idx INTEGER NOT NULL,"
+    "  mono_us INTEGER NOT NULL,"
+    "  wall_us INTEGER NOT NULL,"
+    "  watts REAL,"
+    "  volts REAL,"
+    "  amps REAL,"
+    "  pf REAL,"
+    "  flags INTEGER NOT NULL DEFAULT 0"
+    ");"
+    "CREATE INDEX power_samples_run ON power_samples(run_id, level_id);"
+    "CREATE INDEX power_samples_level ON power_samples(level_id);"
+    "CREATE TABLE qos ("
+    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
+    "  rule TEXT NOT NULL,"
+    "  observed REAL,"
+    "  \"limit\" REAL,"
+    "  pass INTEGER NOT NULL,"
+    "  reason TEXT"
+    ");"
+    "CREATE INDEX qos_level ON qos(level_id);"
+    "CREATE TABLE events ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  at TEXT NOT NULL,"
+    "  kind TEXT NOT NULL CHECK (kind IN ('info','warning','error')),"
+    "  message TEXT NOT NULL"
+    ");"
+    "CREATE INDEX events_run ON events(run_id);",
+};
+
+#define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+_Static_assert(sizeof migrations / sizeof migrations[0] == TB_STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+/* The cached write statements, prepared once after migration. */
+enum {
+    ST_RUN,
+    ST_METER,
+    ST_IDLE,
+    ST_LEVEL,
+    ST_WORKLOAD,
+    ST_OP,
+    ST_SAMPLE,
+    ST_QOS,
+    ST_EVENT,
+    ST_FINISH,
+    ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_RUN] = "INSERT INTO runs (label, status, tile_name, tile_spec, started_at, tilebench_version,"
+               " host_json, settings_json, config_text, writer_pid, writer_start)"
+               " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
+    [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
+                 " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
+                 " cpu_util_pct, avg_freq_mhz)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    [ST_WORKLOAD] = "INSERT INTO workloads (level_id, name, tile, ops, errors, throughput, unit, reference,"
+                    " normalized) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_OP] = "INSERT INTO ops (workload_id, name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms,"
+              " p99_ms, p999_ms, max_ms, hist, hist_uncorrected)"
+              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
+                  " amps, pf, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_EVENT] = "INSERT INTO events (run_id, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
+    [ST_FINISH] = "UPDATE runs SET status = ?2, finished_at = ?3, saturation_tiles = ?4 WHERE id = ?1",
+};
+
+struct tb_store {
+    sqlite3 *db;
+    char *path; /* as given, for messages */
+    int readonly;
+    sqlite3_stmt *st[ST_COUNT]; /* NULL when read-only */
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+/* Fills err with "what: <sqlite message>", adding what a full disk means for
+ * the data, because "database or disk is full" alone leaves the user asking
+ * whether the run is lost. */
+static void set_db_err(tb_store *s, char *err, const char *what) {
+    int code = sqlite3_errcode(s->db);
+    const char *msg = sqlite3_errmsg(s->db);
+    if ((code & 0xff) == SQLITE_FULL)
+        tb_seterr(err, "%s: %s (no space left for %s; this interval was not written, earlier ones are intact)",
+                  what, msg, s->path);
+    else
+        tb_seterr(err, "%s: %s", what, msg);
+}
+
+static int exec_sql(tb_store *s, const char *sql) { return sqlite3_exec(s->db, sql, NULL, NULL, NULL); }
+
+/* Rolls back if a transaction is open (SQLite may already have rolled back
+ * by itself, e.g. after SQLITE_FULL). The caller saved the error first. */
+static void tx_rollback(tb_store *s) {
+    if (!sqlite3_get_autocommit(s->db)) (void)exec_sql(s, "ROLLBACK");
+}
+
+/* Runs a bound write statement to completion and resets it. SQLITE_OK or the
+ * error code (errmsg stays readable until the next call on the handle). */
+static int step_done(sqlite3_stmt *st) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* NaN and infinities are not numbers a reader can use: NULL. */
+static void bind_real(sqlite3_stmt *st, int i, double v) {
+    if (isfinite(v)) sqlite3_bind_double(st, i, v);
+    else sqlite3_bind_null(st, i);
+}
+
+/* Watts where a negative value means "unknown" (the -1 convention). */
+static void bind_watts(sqlite3_stmt *st, int i, double w) {
+    if (isfinite(w) && w >= 0) sqlite3_bind_double(st, i, w);
+    else sqlite3_bind_null(st, i);
+}
+
+/* Text; NULL pointer or "" (when empty_is_null) binds NULL. */
+static void bind_text(sqlite3_stmt *st, int i, const char *v, int empty_is_null) {
+    if (!v || (empty_is_null && !*v)) sqlite3_bind_null(st, i);
+    else sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v) {
+    sqlite3_bind_int64(st, i, v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+/* ISO 8601 UTC of a wall-clock µs time; NULL binding when unknown (<= 0). */
+static void bind_wall(sqlite3_stmt *st, int i, int64_t wall_us) {
+    char buf[32];
+    if (wall_us <= 0) {
+        sqlite3_bind_null(st, i);
+        return;
+    }
+    tb_format_wall(wall_us, buf, sizeof buf);
+    sqlite3_bind_text(st, i, buf, -1, SQLITE_TRANSIENT);
+}
+
+/* Field 22 (starttime) of /proc/PID/stat, and the state letter; -1 when
+ * unreadable (no /proc, process gone, another OS). */
+static int64_t proc_starttime(int64_t pid, char *state) {
+    char path[64], buf[1024];
+    FILE *f;
+    size_t n;
+    char *p, *save = NULL, *tok;
+    int field;
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    f = fopen(path, "r");
+    if (!f) return -1;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* comm (field 2) may hold spaces and parentheses: fields resume after the last ')' */
+    p = strrchr(buf, ')');
+    if (!p) return -1;
+    for (field = 3, tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+        if (field == 3 && state) *state = tok[0];
+        if (field == 22) return strtoll(tok, NULL, 10);
+    }
+    return -1;
+}
+
+const char *tb_store_effective_status(const char *stored, int64_t writer_pid, int64_t writer_start) {
+    char state = '?';
+    int64_t now_start;
+    if (!stored || strcmp(stored, TB_RUN_RUNNING) != 0 || writer_pid <= 0) return stored;
+    if (kill((pid_t)writer_pid, 0) != 0 && errno == ESRCH) return TB_RUN_INTERRUPTED;
+    now_start = proc_starttime(writer_pid, &state);
+    if (now_start >= 0) {
+        if (state == 'Z' || state == 'X') return TB_RUN_INTERRUPTED; /* died, not yet reaped */
+        if (writer_start > 0 && now_start != writer_start) return TB_RUN_INTERRUPTED; /* pid reused */
+    }
+    return stored;
+}
+
+/* ---- open, migrate, close ---------------------------------------------- */
+
+static int read_user_version(tb_store *s, int *version) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *version = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int check_not_newer(tb_store *s, int version, char *err) {
+    if (version > TB_STORE_SCHEMA_VERSION) {
+        tb_seterr(err, "open %s: schema version %d is newer than this tilebench %s knows (%d); use a newer tilebench",
+                  s->path, version, TB_VERSION, TB_STORE_SCHEMA_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
+/* Applies migrations[version..] one transaction each. BEGIN IMMEDIATE takes
+ * the write lock before re-reading the version, so two processes opening a
+ * new database at once do not both run the same migration. */
+static int migrate(tb_store *s, char *err) {
+    for (;;) {
+        int version = 0;
+        char what[96];
+        if (exec_sql(s, "BEGIN IMMEDIATE") != SQLITE_OK) {
+            set_db_err(s, err, "open: begin migration");
+            return -1;
+        }
+        if (read_user_version(s, &version) != SQLITE_OK) {
+            snprintf(what, sizeof what, "open %s", s->path);
+            set_db_err(s, err, what);
+            tx_rollback(s);
+            return -1;
+        }
+        if (check_not_newer(s, version, err) != 0) {
+            tx_rollback(s);
+            return -1;
+        }
+        if (version == N_MIGRATIONS) {
+            tx_rollback(s); /* nothing to do: end the read */
+            return 0;
+        }
+        snprintf(what, sizeof what, "migrate %s to schema version %d", s->path, version + 1);
+        if (exec_sql(s, migrations[version]) != SQLITE_OK) {
+            set_db_err(s, err, what);
+            tx_rollback(s);
+            return -1;
+        }
+        {
+            char pragma[48];
+            snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version + 1);
+            if (exec_sql(s, pragma) != SQLITE_OK || exec_sql(s, "COMMIT") != SQLITE_OK) {
+                set_db_err(s, err, what);
+                tx_rollback(s);
+                return -1;
+            }
+        }
+    }
+}
+
+/* Common part of both opens: handle, error codes, busy timeout. */
+static int open_handle(const char *path, int flags, tb_store **out, char *err) {
+    tb_store *s = xcalloc(1, sizeof *s);
+    s->path = xstrdup(path);
+    if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+        char what[300];
+        snprintf(what, sizeof what, "open %s", path);
+        if (s->db) set_db_err(s, err, what);
+        else tb_seterr(err, "open %s: out of memory", path);
+        tb_store_close(s);
+        return -1;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    /* A reader and the coordinator may meet on the lock: wait, don't fail. */
+    sqlite3_busy_timeout(s->db, 5000);
+    *out = s;
+    return 0;
+}
+
+int tb_store_open(const char *path, tb_store **out, char *err) {
+    tb_store *s = NULL;
+    int version = 0, i;
+    char what[300];
+    *out = NULL;
+    if (open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err) != 0) return -1;
+    snprintf(what, sizeof what, "open %s", path);
+    /* Refuse a newer schema before changing anything in the file. */
+    if (read_user_version(s, &version) != SQLITE_OK) {
+        set_db_err(s, err, what);
+        goto fail;
+    }
+    if (check_not_newer(s, version, err) != 0) goto fail;
+    {
+        /* WAL lets report/serve read while a run writes; NORMAL is durable
+         * per transaction in WAL except on power loss, which a benchmark
+         * interval survives as "interrupted" anyway. */
+        sqlite3_stmt *st = NULL;
+        int wal = 0;
+        if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW) {
+            const unsigned char *mode = sqlite3_column_text(st, 0);
+            wal = mode && strcmp((const char *)mode, "wal") == 0;
+        }
+        sqlite3_finalize(st);
+        if (!wal)
+            tb_log(TB_LOG_WARN, "%s: journal_mode=WAL not available here; readers will block while a run writes",
+                   path);
+    }
+    if (exec_sql(s, "PRAGMA synchronous=NORMAL") != SQLITE_OK || exec_sql(s, "PRAGMA foreign_keys=ON") != SQLITE_OK) {
+        set_db_err(s, err, what);
+        goto fail;
+    }
+    if (version < N_MIGRATIONS && migrate(s, err) != 0) goto fail;
+    for (i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
+            snprintf(what, sizeof what, "open %s: prepare", path);
+            set_db_err(s, err, what);
+            goto fail;
+        }
+    }
+    *out = s;
+    return 0;
+fail:
+    tb_store_close(s);
+    return -1;
+}
+
+int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
+    tb_store *s = NULL;
+    struct stat sb;
+    int version = 0;
+    *out = NULL;
+    /* sqlite3 says only "unable to open database file"; say which and why. */
+    if (stat(path, &sb) != 0) {
+        if (errno == ENOENT)
+            tb_seterr(err, "results database '%s' not found", path);
+        else
+            tb_seterr(err, "results database '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        tb_seterr(err, "results database '%s' is a directory", path);
+        return -1;
+    }
+    if (open_handle(path, SQLITE_OPEN_READONLY, &s, err) != 0) return -1;
+    s->readonly = 1;
+    if (read_user_version(s, &version) != SQLITE_OK) {
+        char what[300];
+        snprintf(what, sizeof what, "open %s", path);
+        set_db_err(s, err, what);
+        goto fail;
+    }
+    if (check_not_newer(s, version, err) != 0) goto fail;
+    if (version == 0) {
+        tb_seterr(err, "'%s' is not a tilebench results database (schema version 0)", path);
+        goto fail;
+    }
+    if (version < TB_STORE_SCHEMA_VERSION) {
+        tb_seterr(err, "open %s: schema version %d is older than this tilebench reads (%d); "
+                  "open it once for writing (e.g. tilebench run --db %s) to migrate it",
+                  path, version, TB_STORE_SCHEMA_VERSION, path);
+        goto fail;
+    }
+    *out = s;
+    return 0;
+fail:
+    tb_store_close(s);
+    return -1;
+}
+
+void tb_store_close(tb_store *s) {
+    int i;
+    if (!s) return;
+    for (i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
+    sqlite3_close(s->db);
+    free(s->path);
+    free(s);
+}
+
+struct sqlite3 *tb_store_db(tb_store *s) { return s->db; }
+
+/* ---- writes -------------------------------------------------------------- */
+
+static int check_writable(tb_store *s, const char *what, char *err) {
+    if (s->readonly) {
+        tb_seterr(err, "%s: %s was opened read-only", what, s->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts a write transaction; on failure fills err. */
+static int tx_begin(tb_store *s, const char *what, char *err) {
+    if (check_writable(s, what, err) != 0) return -1;
+    if (exec_sql(s, "BEGIN IMMEDIATE") != SQLITE_OK) {
+        set_db_err(s, err, what);
+        return -1;
+    }
+    return 0;
+}
+
+/* Commits; on failure records the error, then rolls back. */
+static int tx_commit(tb_store *s, const char *what, char *err) {
+    if (exec_sql(s, "COMMIT") != SQLITE_OK) {
+        set_db_err(s, err, what);
+        tx_rollback(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Records the current error, then rolls back: the message must be taken
+ * before ROLLBACK replaces it. Always returns -1. */
+static int tx_fail(tb_store *s, const char *what, char *err) {
+    set_db_err(s, err, what);
+    tx_rollback(s);
+    return -1;
+}
+
+/* Inserts samples (level_id <= 0 means active idle: NULL). */
+static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const tb_poll_sample *samples, int n) {
+    sqlite3_stmt *st = s->st[ST_SAMPLE];
+    int i, rc;
+    for (i = 0; i < n; i++) {
+        const tb_sample *x = &samples[i].s;
+        sqlite3_bind_int64(st, 1, run_id);
+        if (level_id > 0) sqlite3_bind_int64(st, 2, level_id);
+        else sqlite3_bind_null(st, 2);
+        sqlite3_bind_int(st, 3, samples[i].meter);
+        bind_u64(st, 4, x->mono_us);
+        sqlite3_bind_int64(st, 5, x->wall_us);
+        bind_real(st, 6, x->watts);
+        bind_real(st, 7, x->volts);
+        bind_real(st, 8, x->amps);
+        bind_real(st, 9, x->pf);
+        sqlite3_bind_int64(st, 10, (int64_t)x->flags);
+        if ((rc = step_done(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
+int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, char *err) {
+    const char *what = "store begin run";
+    sqlite3_stmt *st;
+    int64_t id, started = info->started_wall_us > 0 ? info->started_wall_us : tb_wall_us();
+    int64_t start_ticks = proc_starttime((int64_t)getpid(), NULL);
+    int i;
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_RUN];
+    bind_text(st, 1, info->label ? info->label : "", 0);
+    bind_text(st, 2, info->tile_name, 0);
+    bind_text(st, 3, info->tile_spec, 0);
+    bind_wall(st, 4, started);
+    bind_text(st, 5, TB_VERSION, 0);
+    bind_text(st, 6, info->host_json, 1);
+    bind_text(st, 7, info->settings_json, 1);
+    bind_text(st, 8, info->config_text, 0);
+    sqlite3_bind_int64(st, 9, (int64_t)getpid());
+    if (start_ticks > 0) sqlite3_bind_int64(st, 10, start_ticks);
+    else sqlite3_bind_null(st, 10);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    id = sqlite3_last_insert_rowid(s->db);
+    st = s->st[ST_METER];
+    for (i = 0; i < info->n_meters; i++) {
+        const tb_meter_info *m = &info->meters[i];
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int(st, 2, i);
+        bind_text(st, 3, m->uri, 0);
+        bind_text(st, 4, m->model, 1);
+        bind_text(st, 5, m->idn, 1);
+        sqlite3_bind_int(st, 6, m->estimated ? 1 : 0);
+        if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    }
+    if (tx_commit(s, what, err) != 0) return -1;
+    *run_id = id;
+    return 0;
+}
+
+int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_sample *samples, int n, char *err) {
+    char what[64];
+    sqlite3_stmt *st;
+    snprintf(what, sizeof what, "store put active idle of run %lld", (long long)run_id);
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_IDLE];
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_watts(st, 2, watts);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    if (sqlite3_changes(s->db) != 1) {
+        tx_rollback(s);
+        tb_seterr(err, "%s: run %lld not found in %s", what, (long long)run_id, s->path);
+        return -1;
+    }
+    if (insert_samples(s, run_id, 0, samples, n) != SQLITE_OK) return tx_fail(s, what, err);
+    return tx_commit(s, what, err);
+}
+
+/* Latency columns of one op: mean, p50, p90, p95, p99, p99.9, max in ms from
+ * the corrected histogram; NULL when nothing was counted. */
+static void bind_latency(sqlite3_stmt *st, int first, const tb_op_result *op) {
+    static const double pcts[] = {50, 90, 95, 99, 99.9};
+    const tb_hist *h = op->hist;
+    size_t i;
+    if (op->count == 0 || !h || tb_hist_count(h) == 0) {
+        for (i = 0; i < 7; i++) sqlite3_bind_null(st, first + (int)i);
+        return;
+    }
+    sqlite3_bind_double(st, first, tb_hist_mean(h) / 1000.0);
+    for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+        sqlite3_bind_double(st, first + 1 + (int)i, (double)tb_hist_percentile(h, pcts[i]) / 1000.0);
+    sqlite3_bind_double(st, first + 6, (double)tb_hist_max(h) / 1000.0);
+}
+
+/* Binds a histogram as a BLOB (NULL when absent). The encoded buffer is
+ * handed to SQLite, which frees it. */
+static void bind_hist(sqlite3_stmt *st, int i, const tb_hist *h) {
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (!h || tb_hist_encode(h, &buf, &len) != 0 || !buf) {
+        free(buf);
+        sqlite3_bind_null(st, i);
+        return;
+    }
+    sqlite3_bind_blob64(st, i, buf, len, free);
+}
+
+static int insert_workload(tb_store *s, int64_t level_id, const tb_workload_result *w) {
+    sqlite3_stmt *st = s->st[ST_WORKLOAD];
+    int64_t wid;
+    int i, rc;
+    sqlite3_bind_int64(st, 1, level_id);
+    bind_text(st, 2, w->name, 0);
+    sqlite3_bind_int(st, 3, w->tile);
+    bind_u64(st, 4, w->ops);
+    bind_u64(st, 5, w->errors);
+    bind_real(st, 6, w->throughput);
+    bind_text(st, 7, w->unit, 1);
+    bind_real(st, 8, w->reference);
+    bind_real(st, 9, w->normalized);
+    if ((rc = step_done(st)) != SQLITE_OK) return rc;
+    wid = sqlite3_last_insert_rowid(s->db);
+    st = s->st[ST_OP];
+    for (i = 0; i < w->n_ops; i++) {
+        const tb_op_result *op = &w->op_results[i];
+        sqlite3_bind_int64(st, 1, wid);
+        bind_text(st, 2, op->name, 0);
+        bind_u64(st, 3, op->count);
+        bind_u64(st, 4, op->errors);
+        bind_u64(st, 5, op->count_all);
+        bind_latency(st, 6, op);
+        bind_hist(st, 13, op->hist);
+        bind_hist(st, 14, op->hist_uncorrected);
+        if ((rc = step_done(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
+int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, char *err) {
+    char what[64];
+    sqlite3_stmt *st;
+    int64_t level_id;
+    int i, watts_known = isfinite(lr->avg_watts) && lr->avg_watts >= 0;
+    snprintf(what, sizeof what, "store put level %d phase %d", lr->tiles, lr->phase);
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_LEVEL];
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, lr->tiles);
+    sqlite3_bind_int(st, 3, lr->phase);
+    bind_wall(st, 4, lr->steady_start_wall_us);
+    bind_wall(st, 5, lr->steady_end_wall_us);
+    sqlite3_bind_double(st, 6, (double)lr->steady_us / 1e6);
+    bind_real(st, 7, lr->score);
+    bind_watts(st, 8, lr->avg_watts);
+    /* Without a power figure a PPKW (0 from tb_score_ppkw) would be a lie. */
+    if (watts_known) bind_real(st, 9, lr->ppkw);
+    else sqlite3_bind_null(st, 9);
+    sqlite3_bind_int(st, 10, lr->qos_pass ? 1 : 0);
+    sqlite3_bind_int(st, 11, lr->valid ? 1 : 0);
+    bind_text(st, 12, lr->invalid_reason, 1);
+    bind_u64(st, 13, lr->samples_total);
+    bind_u64(st, 14, lr->samples_bad);
+    bind_real(st, 15, lr->telemetry.cpu_util_pct);
+    bind_real(st, 16, lr->telemetry.avg_freq_mhz);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    level_id = sqlite3_last_insert_rowid(s->db);
+    for (i = 0; i < lr->n_workloads; i++)
+        if (insert_workload(s, level_id, &lr->workloads[i]) != SQLITE_OK) return tx_fail(s, what, err);
+    st = s->st[ST_QOS];
+    for (i = 0; i < lr->n_qos; i++) {
+        const tb_qos_result *q = &lr->qos[i];
+        sqlite3_bind_int64(st, 1, level_id);
+        bind_text(st, 2, q->rule, 0);
+        bind_real(st, 3, q->observed);
+        bind_real(st, 4, q->limit);
+        sqlite3_bind_int(st, 5, q->pass ? 1 : 0);
+        bind_text(st, 6, q->reason, 1);
+        if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    }
+    if (insert_samples(s, run_id, level_id, lr->samples, lr->n_samples) != SQLITE_OK) return tx_fail(s, what, err);
+    return tx_commit(s, what, err);
+}
+
+int tb_store_event(tb_store *s, int64_t run_id, const char *kind, const char *message, char *err) {
+    const char *what = "store event";
+    sqlite3_stmt *st;
+    if (!kind || (strcmp(kind, "info") != 0 && strcmp(kind, "warning") != 0 && strcmp(kind, "error") != 0)) {
+        tb_seterr(err, "%s: kind '%s' is not info, warning or error", what, kind ? kind : "(null)");
+        return -1;
+    }
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_EVENT];
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_wall(st, 2, tb_wall_us());
+    bind_text(st, 3, kind, 0);
+    bind_text(st, 4, message ? message : "", 0);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    return tx_commit(s, what, err);
+}
+
+int tb_store_finish_run(tb_store *s, int64_t run_id, const char *status, int saturation_tiles, char *err) {
+    char what[64];
+    sqlite3_stmt *st;
+    snprintf(what, sizeof what, "store finish run %lld", (long long)run_id);
+    if (!status || (strcmp(status, TB_RUN_RUNNING) != 0 && strcmp(status, TB_RUN_COMPLETE) != 0 &&
+                    strcmp(status, TB_RUN_INTERRUPTED) != 0 && strcmp(status, TB_RUN_ABORTED) != 0)) {
+        tb_seterr(err, "%s: unknown status '%s'", what, status ? status : "(null)");
+        return -1;
+    }
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_FINISH];
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_text(st, 2, status, 0);
+    bind_wall(st, 3, tb_wall_us());
+    if (saturation_tiles >= 0) sqlite3_bind_int(st, 4, saturation_tiles);
+    else sqlite3_bind_null(st, 4);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    if (sqlite3_changes(s->db) != 1) {
+        tx_rollback(s);
+        tb_seterr(err, "%s: run %lld not found in %s", what, (long long)run_id, s->path);
+        return -1;
+    }
+    return tx_commit(s, what, err);
+}
+
+/* ---- reads ----------------------------------------------------------------- */
+
+int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *err) {
+    sqlite3_stmt *st = NULL;
+    uint64_t id = 0;
+    int rc, latest = !which || strcmp(which, "latest") == 0;
+    char what[300];
+    snprintf(what, sizeof what, "resolve run in %s", s->path);
+    if (!latest && (tb_parse_u64(which, &id, NULL) != 0 || id == 0 || id > (uint64_t)INT64_MAX)) {
+        tb_seterr(err, "run '%s': not a run id (a positive number) or 'latest'", which);
+        return -1;
+    }
+    rc = sqlite3_prepare_v2(s->db, latest ? "SELECT max(id) FROM runs" : "SELECT id FROM runs WHERE id = ?1", -1,
+                            &st, NULL);
+    if (rc != SQLITE_OK) {
+        set_db_err(s, err, what);
+        return -1;
+    }
+    if (!latest) sqlite3_bind_int64(st, 1, (int64_t)id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *run_id = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return 0;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) set_db_err(s, err, what);
+    else if (latest) tb_seterr(err, "no runs in %s", s->path);
+    else tb_seterr(err, "run %llu not found in %s", (unsigned long long)id, s->path);
+    sqlite3_finalize(st);
+    return -1;
+}

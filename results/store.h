@@ -1,0 +1,138 @@
+/*
+ * store.h: the SQLite results store. Schema versioned with PRAGMA user_version
+ * and migrated forward on open; WAL journal so readers (report, serve) work
+ * while a run writes. Only the coordinator writes, and it commits each
+ * finished interval (active idle, each phase of each load level) in its own
+ * transaction, so a crash or SIGINT never loses a completed interval.
+ */
+#ifndef TB_RESULTS_STORE_H
+#define TB_RESULTS_STORE_H
+
+#include <stdint.h>
+
+#include "common/tb_common.h"
+#include "powermeter/meter.h"
+#include "powermeter/poller.h"
+#include "qos/hist.h"
+#include "qos/qos.h"
+
+#define TB_STORE_SCHEMA_VERSION 1
+
+typedef struct tb_store tb_store;
+
+/* Run status values stored in runs.status. */
+#define TB_RUN_RUNNING "running"
+#define TB_RUN_COMPLETE "complete"
+#define TB_RUN_INTERRUPTED "interrupted"
+#define TB_RUN_ABORTED "aborted"
+
+/* What is known about a run when it starts. Strings are copied. */
+typedef struct tb_run_info {
+    const char *label;       /* user label, may be "" */
+    const char *tile_name;   /* e.g. "standard" */
+    const char *tile_spec;   /* e.g. "1..2" */
+    const char *config_text; /* the effective tile file text (no passwords) */
+    const char *settings_json; /* effective stage settings as a JSON object text */
+    const char *host_json;   /* {"hostname","kernel","cpu_model","cpus",...} JSON object text */
+    int64_t started_wall_us;
+    int n_meters;
+    const tb_meter_info *meters; /* uri already redacted */
+} tb_run_info;
+
+/* One op of one workload of one tile, over one steady-state phase. */
+typedef struct tb_op_result {
+    char name[32];
+    uint64_t count;       /* successful ops that started and ended in steady state */
+    uint64_t errors;      /* failed ops in steady state */
+    uint64_t count_all;   /* every op completed during the whole load level, any stage */
+    const tb_hist *hist;  /* corrected latency (from intended start); may be NULL if count==0 */
+    const tb_hist *hist_uncorrected; /* from actual send */
+} tb_op_result;
+
+/* One workload instance (one tile) over one phase. */
+typedef struct tb_workload_result {
+    char name[32];    /* workload section name, e.g. "oltp" */
+    int tile;         /* 1-based tile index */
+    uint64_t ops;     /* metric ops completed in steady state */
+    uint64_t errors;  /* failed ops (all op kinds) in steady state */
+    double throughput;/* in `unit` */
+    char unit[16];    /* "OPM", "ops/s", ... */
+    double reference; /* reference throughput in `unit` */
+    double normalized;/* throughput / reference */
+    int n_ops;
+    tb_op_result *op_results; /* n_ops entries (named apart from the `ops` count above) */
+} tb_workload_result;
+
+/* Telemetry aggregate of a phase; NaN when not available. */
+typedef struct tb_telemetry {
+    double cpu_util_pct;
+    double avg_freq_mhz;
+} tb_telemetry;
+
+/* One phase of one load level: the unit of commit. */
+typedef struct tb_level_result {
+    int tiles;              /* load level */
+    int phase;              /* 1-based */
+    int64_t steady_start_wall_us, steady_end_wall_us;
+    uint64_t steady_us;     /* steady-state duration of this phase */
+    double score;
+    double avg_watts;       /* -1 when no valid samples */
+    double ppkw;
+    int qos_pass;
+    int valid;
+    char invalid_reason[512]; /* "" when valid; "; "-separated reasons otherwise */
+    uint64_t samples_total, samples_bad;
+    tb_telemetry telemetry;
+    int n_workloads;
+    tb_workload_result *workloads;
+    int n_qos;
+    tb_qos_result *qos;
+    int n_samples;          /* power samples inside steady state */
+    const tb_poll_sample *samples;
+} tb_level_result;
+
+/* Opens or creates the database at path, migrating it to the current schema.
+ * Returns 0 or -1 with err ("open results.db: unable to open database file"). */
+int tb_store_open(const char *path, tb_store **out, char *err) TB_WUR;
+void tb_store_close(tb_store *s); /* NULL is a no-op */
+
+/* Opens an existing database for reading only (report, runs, serve): never
+ * creates or migrates. Returns 0, or -1 with err: "results database 'x.db'
+ * not found", "'x.db' is not a tilebench results database", or a schema
+ * version other than TB_STORE_SCHEMA_VERSION (naming both). */
+int tb_store_open_readonly(const char *path, tb_store **out, char *err) TB_WUR;
+
+/*
+ * The status a reader should show: the stored one, except that a run still
+ * "running" whose writer process is gone (kill -9, power loss) reads as
+ * "interrupted". writer_pid and writer_start (the process start time from
+ * /proc/PID/stat, so a reused pid is not mistaken for the writer; <= 0 when
+ * unknown) come from the runs table. Returns a static string or `stored`.
+ */
+const char *tb_store_effective_status(const char *stored, int64_t writer_pid, int64_t writer_start);
+
+/* Inserts a run with status "running". *run_id gets its id. 0 or -1. */
+int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, char *err) TB_WUR;
+
+/* Stores active idle power (W, -1 when unknown) and its samples, one transaction. */
+int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_sample *samples, int n,
+                      char *err) TB_WUR;
+
+/* Stores one finished phase of a load level, all in one transaction. */
+int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, char *err) TB_WUR;
+
+/* Appends an event (kind: "info", "warning", "error") to the run's log. */
+int tb_store_event(tb_store *s, int64_t run_id, const char *kind, const char *message, char *err) TB_WUR;
+
+/* Sets the final status (one of TB_RUN_*), finished_at and saturation_tiles
+ * (-1 when none passed). */
+int tb_store_finish_run(tb_store *s, int64_t run_id, const char *status, int saturation_tiles,
+                        char *err) TB_WUR;
+
+/* Resolves "latest" or a decimal id to a run id. 0 or -1 with err ("no runs in results.db"). */
+int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *err) TB_WUR;
+
+/* The underlying handle, for the report module's read queries only. */
+struct sqlite3 *tb_store_db(tb_store *s);
+
+#endif

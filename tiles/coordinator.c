@@ -1,0 +1,603 @@
+/*
+ * coordinator.c: the sweep (see coordinator.h). Data flows one way: the
+ * load generator and the meter poller measure; this file turns each finished
+ * phase into a tb_level_result (QoS verdict, validity, score, PPKW) and
+ * hands it to the results store, then moves on.
+ */
+#include "tiles/coordinator.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loadgen/loadgen.h"
+#include "powermeter/meter.h"
+#include "powermeter/poller.h"
+#include "qos/qos.h"
+#include "results/report.h"
+#include "results/store.h"
+#include "scoring/score.h"
+#include "tiles/sut.h"
+
+/* Grace after a phase end before collecting it, so an op that ended just
+ * before the edge but was still being recorded is not lost. */
+#define COLLECT_GRACE_US 50000
+/* A load level is invalid when more than this share of power samples is bad (design.md). */
+#define MAX_BAD_SAMPLE_PCT 1.0
+/* The load generator is CPU-bound when it used >= 90% of its threads' capacity (issue 7). */
+#define CPU_BOUND_FRACTION 0.9
+
+typedef struct run_ctx {
+    const tb_run_opts *o;
+    tb_store *store;
+    int64_t run_id;
+    tb_meter *meters[TB_MAX_METERS];
+    tb_meter_info infos[TB_MAX_METERS];
+    tb_poller *poller;
+    tb_loadgen *lg;
+    tb_sut_endpoints ep;
+    int sut_started;
+    int is_tty;
+    int levels_done, levels_total;
+    uint64_t run_start_us;
+} run_ctx;
+
+static int stopped(const run_ctx *c) { return c->o->stop && *c->o->stop; }
+
+static const char *stage_names[] = {"ramp-up", "warm-up", "steady", "ramp-down", "active idle"};
+
+/* Progress line, once a second on a TTY: stage, level, time left, ops/s, W. */
+static void progress(run_ctx *c, int tiles, const char *stage, int phase, uint64_t stage_end_us, uint64_t *last_ops,
+                     uint64_t *last_t) {
+    uint64_t now = tb_now_us(), ops = 0, errs = 0;
+    double rate = 0, w;
+    char left[32];
+    if (!c->is_tty || c->o->quiet) return;
+    if (c->lg) c->lg->ops->live(c->lg->self, &ops, &errs);
+    if (*last_t && now > *last_t) rate = (double)(ops - *last_ops) * 1e6 / (double)(now - *last_t);
+    *last_ops = ops;
+    *last_t = now;
+    w = c->poller ? tb_poller_latest_watts(c->poller) : NAN;
+    tb_format_duration(stage_end_us > now ? (stage_end_us - now) / 1000000 * 1000000 : 0, left, sizeof left);
+    if (phase > 0)
+        printf("\r\033[K[level %d/%d: %d tiles] %s %d  %s left  %.0f ops/s  %llu errors  %.1f W", c->levels_done + 1,
+               c->levels_total, tiles, stage, phase, left, rate, (unsigned long long)errs, w);
+    else
+        printf("\r\033[K[level %d/%d: %d tiles] %s  %s left  %.0f ops/s  %llu errors  %.1f W", c->levels_done + 1,
+               c->levels_total, tiles, stage, left, rate, (unsigned long long)errs, w);
+    fflush(stdout);
+}
+
+/* Sleeps until the monotonic deadline, showing progress; returns -1 early
+ * when the run was interrupted. */
+static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *stage, int phase) {
+    uint64_t last_ops = 0, last_t = 0;
+    for (;;) {
+        uint64_t now = tb_now_us();
+        struct timespec ts;
+        uint64_t step;
+        if (stopped(c)) return -1;
+        if (now >= deadline_us) return 0;
+        progress(c, tiles, stage, phase, deadline_us, &last_ops, &last_t);
+        step = deadline_us - now;
+        if (step > 200000) step = 200000;
+        ts.tv_sec = (time_t)(step / 1000000);
+        ts.tv_nsec = (long)(step % 1000000) * 1000;
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void end_progress_line(run_ctx *c) {
+    if (c->is_tty && !c->o->quiet) {
+        printf("\r\033[K");
+        fflush(stdout);
+    }
+}
+
+/* Mean power over [t0,t1): per meter by the trapezoid rule, summed over
+ * meters (each is one SUT feed). Counts samples and bad samples. -1 when any
+ * meter has no valid sample. */
+static double window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sample **out_samples, int *out_n,
+                           uint64_t *total, uint64_t *bad) {
+    tb_poll_sample *ps = NULL;
+    int n = tb_poller_window(c->poller, t0, t1, &ps);
+    double sum = 0;
+    int missing_meter = 0;
+    tb_power_point *pts = xcalloc((size_t)n + 1, sizeof *pts);
+    *total = (uint64_t)n;
+    *bad = 0;
+    for (int i = 0; i < n; i++)
+        if (ps[i].s.flags & TB_SAMPLE_BAD) (*bad)++;
+    for (int m = 0; m < c->o->n_meters; m++) {
+        int k = 0;
+        double w;
+        for (int i = 0; i < n; i++) {
+            if (ps[i].meter != m) continue;
+            pts[k].t_us = ps[i].s.mono_us;
+            pts[k].watts = ps[i].s.watts;
+            pts[k].valid = !(ps[i].s.flags & TB_SAMPLE_BAD) && isfinite(ps[i].s.watts);
+            k++;
+        }
+        w = tb_score_mean_power_w(pts, k, t0, t1);
+        if (w < 0) missing_meter = 1;
+        else sum += w;
+    }
+    free(pts);
+    *out_samples = ps;
+    *out_n = n;
+    return missing_meter ? -1 : sum;
+}
+
+static double per_unit(const char *unit) { return strcmp(unit, "ops/s") == 0 ? 1.0 : 60.0; }
+
+static void append_reason(char *buf, size_t len, const char *msg) {
+    size_t l = strlen(buf);
+    snprintf(buf + l, len - l, "%s%s", l ? "; " : "", msg);
+}
+
+/* Turns one phase's statistics into a stored result. */
+static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all,
+                        double cpu_s, char *err) {
+    const tb_tiledef *def = c->o->def;
+    const tb_loadgen *lg = c->lg;
+    tb_level_result lr;
+    uint64_t t0 = pl->phase_start_us[p], t1 = pl->phase_end_us[p];
+    double steady_s = (double)(t1 - t0) / 1e6;
+    int nw = def->n_workloads, tiles = pl->tiles, rc;
+    tb_workload_result *wr = xcalloc((size_t)tiles * (size_t)nw, sizeof *wr);
+    tb_op_result *opr = xcalloc((size_t)tiles * (size_t)nw * TB_MAX_OPS, sizeof *opr);
+    double *tile_scores = xcalloc((size_t)tiles, sizeof *tile_scores);
+    double norm[TB_MAX_WORKLOADS];
+    tb_qos_input *qin = xcalloc((size_t)nw * TB_MAX_OPS, sizeof *qin);
+    tb_hist **merged = xcalloc((size_t)nw * TB_MAX_OPS, sizeof *merged);
+    tb_qos_result *qr = xcalloc((size_t)def->n_rules + 1, sizeof *qr);
+    tb_poll_sample *samples = NULL;
+    int n_samples = 0, nq = 0;
+    char msg[256];
+
+    memset(&lr, 0, sizeof lr);
+    lr.tiles = tiles;
+    lr.phase = p + 1;
+    lr.steady_us = t1 - t0;
+    lr.steady_end_wall_us = tb_wall_us() - (int64_t)(tb_now_us() - t1);
+    lr.steady_start_wall_us = lr.steady_end_wall_us - (int64_t)(t1 - t0);
+    lr.telemetry.cpu_util_pct = NAN;
+    lr.telemetry.avg_freq_mhz = NAN;
+
+    /* Throughput, normalization and tile scores (VMmark). */
+    for (int t = 1; t <= tiles; t++) {
+        for (int w = 0; w < nw; w++) {
+            const tb_workload_vt *vt = lg->vt[w];
+            tb_workload_result *r = &wr[(t - 1) * nw + w];
+            snprintf(r->name, sizeof r->name, "%s", def->workloads[w].name);
+            snprintf(r->unit, sizeof r->unit, "%s", def->workloads[w].unit);
+            r->tile = t;
+            r->reference = def->workloads[w].reference;
+            r->n_ops = vt->n_ops;
+            r->op_results = &opr[((t - 1) * nw + w) * TB_MAX_OPS];
+            r->ops = 0;
+            r->errors = 0;
+            for (int k = 0; k < vt->n_ops; k++) {
+                tb_opstat *os = tb_lg_cell(st, t, w, k);
+                tb_op_result *o = &opr[((t - 1) * nw + w) * TB_MAX_OPS + k];
+                snprintf(o->name, sizeof o->name, "%s", vt->op_names[k]);
+                o->count = os->count;
+                o->errors = os->errors;
+                o->count_all = all ? tb_lg_cell(all, t, w, k)->count : 0;
+                o->hist = os->hist;
+                o->hist_uncorrected = os->hist_unc;
+                if (vt->metric_mask & (1u << k)) r->ops += os->count;
+                r->errors += os->errors;
+            }
+            r->throughput = tb_score_rate_per_s(r->ops, t1 - t0) * per_unit(r->unit);
+            r->normalized = tb_score_normalize(r->throughput, r->reference);
+            norm[w] = r->normalized;
+        }
+        tile_scores[t - 1] = tb_score_geomean(norm, nw);
+    }
+    lr.score = tb_score_sum(tile_scores, tiles);
+
+    /* QoS over every tile's ops merged per (workload, op). */
+    for (int w = 0; w < nw; w++) {
+        const tb_workload_vt *vt = lg->vt[w];
+        for (int k = 0; k < vt->n_ops; k++) {
+            tb_qos_input *in = &qin[w * TB_MAX_OPS + k];
+            tb_hist *h = merged[w * TB_MAX_OPS + k] = tb_hist_new();
+            in->workload = def->workloads[w].name;
+            in->op = vt->op_names[k];
+            in->hist = h;
+            for (int t = 1; t <= tiles; t++) {
+                tb_opstat *os = tb_lg_cell(st, t, w, k);
+                in->ops += os->count;
+                in->errors += os->errors;
+                if (os->hist) tb_hist_merge(h, os->hist);
+            }
+        }
+    }
+    lr.qos_pass = 1;
+    for (int i = 0; i < def->n_rules; i++) {
+        /* inputs are laid out with gaps; compact them for tb_qos_eval */
+        tb_qos_input flat[TB_MAX_WORKLOADS * TB_MAX_OPS];
+        int nf = 0;
+        for (int w = 0; w < nw; w++)
+            for (int k = 0; k < lg->vt[w]->n_ops; k++) flat[nf++] = qin[w * TB_MAX_OPS + k];
+        if (!tb_qos_eval(&def->rules[i], flat, nf, &qr[nq])) lr.qos_pass = 0;
+        nq++;
+    }
+    lr.n_qos = nq;
+    lr.qos = qr;
+
+    /* Power and validity. */
+    lr.avg_watts = window_power(c, t0, t1, &samples, &n_samples, &lr.samples_total, &lr.samples_bad);
+    lr.samples = samples;
+    lr.n_samples = n_samples;
+    lr.ppkw = lr.avg_watts > 0 ? tb_score_ppkw(lr.score, lr.avg_watts) : 0;
+    lr.valid = 1;
+    if (lr.avg_watts < 0) {
+        lr.valid = 0;
+        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, "no valid power samples from a meter");
+    }
+    if (lr.samples_total > 0 && 100.0 * (double)lr.samples_bad / (double)lr.samples_total > MAX_BAD_SAMPLE_PCT) {
+        lr.valid = 0;
+        snprintf(msg, sizeof msg, "%.1f%% of power samples missing or invalid (limit %.0f%%)",
+                 100.0 * (double)lr.samples_bad / (double)lr.samples_total, MAX_BAD_SAMPLE_PCT);
+        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
+    }
+    {
+        uint64_t expected = (uint64_t)c->o->n_meters * (uint64_t)floor(steady_s);
+        if (lr.samples_total + (expected / 100) < expected) {
+            lr.valid = 0;
+            snprintf(msg, sizeof msg, "only %llu of %llu expected power samples",
+                     (unsigned long long)lr.samples_total, (unsigned long long)expected);
+            append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
+        }
+    }
+    if (cpu_s >= CPU_BOUND_FRACTION * steady_s * lg->ops->threads(lg->self)) {
+        lr.valid = 0;
+        snprintf(msg, sizeof msg, "load generator CPU-bound (%.0f%% of %d threads)",
+                 100.0 * cpu_s / (steady_s * lg->ops->threads(lg->self)), lg->ops->threads(lg->self));
+        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
+    }
+    lr.n_workloads = tiles * nw;
+    lr.workloads = wr;
+
+    rc = tb_store_put_level(c->store, c->run_id, &lr, err);
+    if (!c->o->quiet) {
+        end_progress_line(c);
+        printf("level %d tiles phase %d: score %.3f  %.1f W  PPKW %.2f  QoS %s  %s%s\n", tiles, p + 1, lr.score,
+               lr.avg_watts, lr.ppkw, lr.qos_pass ? "PASS" : "FAIL", lr.valid ? "valid" : "INVALID: ",
+               lr.valid ? "" : lr.invalid_reason);
+        for (int i = 0; i < nq; i++)
+            if (!qr[i].pass) printf("  QoS fail: %s: %s\n", qr[i].rule, qr[i].reason);
+        fflush(stdout);
+    }
+
+    for (int i = 0; i < nw * TB_MAX_OPS; i++) tb_hist_free(merged[i]);
+    free(merged);
+    free(qin);
+    free(qr);
+    free(samples);
+    free(tile_scores);
+    free(wr);
+    free(opr);
+    return rc == 0 ? (lr.qos_pass ? 1 : 0) : -1;
+}
+
+/* Runs one load level. Returns 1 when every phase passed QoS, 0 when one
+ * failed, -1 on error (err set), -2 when interrupted. */
+static int run_level(run_ctx *c, int tiles, char *err) {
+    const tb_stage_def *sd = &c->o->stages;
+    tb_level_plan pl;
+    int all_pass = 1;
+    uint64_t t;
+    memset(&pl, 0, sizeof pl);
+    pl.tiles = tiles;
+    pl.start_us = tb_now_us() + 200000; /* time to create the users before the first is due */
+    pl.ramp_up_us = sd->ramp_up_us;
+    pl.n_phases = sd->phases;
+    t = pl.start_us + sd->ramp_up_us + sd->warm_up_us;
+    for (int p = 0; p < sd->phases; p++) {
+        pl.phase_start_us[p] = t;
+        pl.phase_end_us[p] = t + sd->steady_us;
+        t += sd->steady_us;
+    }
+    if (!c->o->quiet && !c->is_tty) {
+        printf("level %d tiles: ramp-up %.0fs, warm-up %.0fs, %d x %.0fs steady, ramp-down %.0fs\n", tiles,
+               (double)sd->ramp_up_us / 1e6, (double)sd->warm_up_us / 1e6, sd->phases, (double)sd->steady_us / 1e6,
+               (double)sd->ramp_down_us / 1e6);
+        fflush(stdout);
+    }
+    if (c->lg->ops->start_level(c->lg->self, &pl, err) != 0) return -1;
+    if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0 ||
+        wait_until(c, pl.phase_start_us[0], tiles, stage_names[1], 0) != 0)
+        goto interrupted;
+    for (int p = 0; p < sd->phases; p++) {
+        tb_lg_stats *st = NULL, *all = NULL;
+        double cpu0 = c->lg->ops->cpu_seconds(c->lg->self), cpu1;
+        int r;
+        if (wait_until(c, pl.phase_end_us[p] + COLLECT_GRACE_US, tiles, stage_names[2], p + 1) != 0)
+            goto interrupted;
+        cpu1 = c->lg->ops->cpu_seconds(c->lg->self);
+        if (c->lg->ops->collect_phase(c->lg->self, p, &st, err) != 0) return -1;
+        if (p == sd->phases - 1) {
+            /* the last phase is stored with the whole level's op counts, after ramp-down */
+            if (wait_until(c, pl.phase_end_us[p] + sd->ramp_down_us, tiles, stage_names[3], 0) != 0) {
+                tb_lg_stats_free(st);
+                goto interrupted;
+            }
+            if (c->lg->ops->stop_level(c->lg->self, &all, err) != 0) {
+                tb_lg_stats_free(st);
+                return -1;
+            }
+        }
+        r = finish_phase(c, &pl, p, st, all, cpu1 - cpu0, err);
+        tb_lg_stats_free(st);
+        tb_lg_stats_free(all);
+        if (r < 0) return -1;
+        if (r == 0) all_pass = 0;
+    }
+    return all_pass;
+interrupted:
+    c->lg->ops->stop_level(c->lg->self, NULL, err);
+    return -2;
+}
+
+static json_t *host_info(void) {
+    json_t *h = json_object();
+    struct utsname u;
+    char host[256] = "", line[512];
+    FILE *f;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (gethostname(host, sizeof host - 1) == 0) json_object_set_new(h, "hostname", json_string(host));
+    if (uname(&u) == 0) {
+        json_object_set_new(h, "kernel", json_sprintf("%s %s", u.sysname, u.release));
+        json_object_set_new(h, "arch", json_string(u.machine));
+    }
+    json_object_set_new(h, "cpus", json_integer(ncpu));
+    if ((f = fopen("/proc/cpuinfo", "r"))) {
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (strncmp(line, "model name", 10) == 0 && colon) {
+                colon[strcspn(colon, "\n")] = '\0';
+                json_object_set_new(h, "cpu_model", json_string(colon + 2));
+                break;
+            }
+        }
+        fclose(f);
+    }
+    if ((f = fopen("/proc/meminfo", "r"))) {
+        unsigned long long kb;
+        if (fscanf(f, "MemTotal: %llu kB", &kb) == 1) json_object_set_new(h, "memory_mib", json_integer((json_int_t)(kb / 1024)));
+        fclose(f);
+    }
+    return h;
+}
+
+static json_t *settings(const tb_run_opts *o, const tb_sut_endpoints *ep, int embedded) {
+    json_t *s = json_object();
+    char buf[32];
+    json_object_set_new(s, "tile_file", json_string(o->def->path));
+    json_object_set_new(s, "tile_name", json_string(o->def->name));
+    json_object_set_new(s, "tiles", json_string(o->tile_spec));
+    json_object_set_new(s, "preset", json_string(o->preset));
+    tb_format_duration(o->stages.ramp_up_us, buf, sizeof buf);
+    json_object_set_new(s, "ramp_up", json_string(buf));
+    tb_format_duration(o->stages.warm_up_us, buf, sizeof buf);
+    json_object_set_new(s, "warm_up", json_string(buf));
+    tb_format_duration(o->stages.steady_us, buf, sizeof buf);
+    json_object_set_new(s, "steady", json_string(buf));
+    json_object_set_new(s, "phases", json_integer(o->stages.phases));
+    tb_format_duration(o->stages.ramp_down_us, buf, sizeof buf);
+    json_object_set_new(s, "ramp_down", json_string(buf));
+    tb_format_duration(o->stages.idle_us, buf, sizeof buf);
+    json_object_set_new(s, "idle", json_string(buf));
+    json_object_set_new(s, "repeat", json_integer(o->repeat));
+    json_object_set_new(s, "loadgen_threads", json_integer(o->threads));
+    json_object_set_new(s, "sut", json_string(embedded ? "embedded" : "external"));
+    json_object_set_new(s, "intended_start_timing", json_true());
+    (void)ep;
+    return s;
+}
+
+static void cleanup(run_ctx *c) {
+    char e[TB_ERR_LEN];
+    tb_loadgen_close(c->lg);
+    c->lg = NULL;
+    tb_poller_stop(c->poller);
+    c->poller = NULL;
+    for (int i = 0; i < c->o->n_meters; i++) tb_meter_close(c->meters[i]);
+    if (c->sut_started) {
+        if (tb_sut_down(c->o->sut_dir, e) != 0) tb_log(TB_LOG_WARN, "sut down: %s", e);
+        c->sut_started = 0;
+    }
+    tb_store_close(c->store);
+    c->store = NULL;
+}
+
+static void note(run_ctx *c, const char *kind, const char *msg) {
+    char e[TB_ERR_LEN];
+    if (c->store && c->run_id > 0 && tb_store_event(c->store, c->run_id, kind, msg, e) != 0)
+        tb_log(TB_LOG_WARN, "store event: %s", e);
+}
+
+int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
+    run_ctx c;
+    tb_run_info ri;
+    json_t *hj, *sj;
+    char *host_text, *set_text, e[TB_ERR_LEN];
+    int max_tiles = 0, saturation = -1, rc = TB_EXIT_OK, r;
+    const char *status = TB_RUN_COMPLETE;
+
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.run_id = -1;
+    *run_id = -1;
+    c.is_tty = isatty(STDOUT_FILENO);
+    for (int i = 0; i < o->levels.n; i++)
+        if (o->levels.tiles[i] > max_tiles) max_tiles = o->levels.tiles[i];
+    c.levels_total = o->levels.n * o->repeat;
+
+    /* Meters first: a bad URI is a configuration error, found before anything runs. */
+    for (int i = 0; i < o->n_meters; i++) {
+        if (tb_meter_open(o->meter_uris[i], &c.meters[i], err) != 0) {
+            cleanup(&c);
+            return TB_EXIT_USAGE;
+        }
+        c.infos[i] = *tb_meter_get_info(c.meters[i]);
+        if (c.infos[i].estimated)
+            tb_log(TB_LOG_WARN, "meter %s: ESTIMATED POWER (%s), not a measurement", c.infos[i].uri, c.infos[i].model);
+    }
+    if (tb_store_open(o->db_path, &c.store, err) != 0) {
+        cleanup(&c);
+        return TB_EXIT_USAGE;
+    }
+
+    hj = host_info();
+    sj = settings(o, &o->def->sut, !o->def->has_sut);
+    host_text = json_dumps(hj, JSON_COMPACT);
+    set_text = json_dumps(sj, JSON_COMPACT);
+    json_decref(hj);
+    json_decref(sj);
+    memset(&ri, 0, sizeof ri);
+    ri.label = o->label ? o->label : "";
+    ri.tile_name = o->def->name;
+    ri.tile_spec = o->tile_spec;
+    ri.config_text = o->def->text ? o->def->text : "";
+    ri.settings_json = set_text;
+    ri.host_json = host_text;
+    ri.started_wall_us = tb_wall_us();
+    ri.n_meters = o->n_meters;
+    ri.meters = c.infos;
+    r = tb_store_begin_run(c.store, &ri, &c.run_id, err);
+    free(host_text);
+    free(set_text);
+    if (r != 0) {
+        cleanup(&c);
+        return TB_EXIT_USAGE;
+    }
+    *run_id = c.run_id;
+    if (!o->quiet) printf("run %lld: %s, tiles %s, results in %s\n", (long long)c.run_id, o->def->name, o->tile_spec, o->db_path);
+
+    /* The SUT: the config's endpoints, or the embedded one started here. */
+    if (o->def->has_sut) {
+        c.ep = o->def->sut;
+    } else {
+        tb_sut_options so = {.dir = o->sut_dir, .tiles = max_tiles};
+        if (!o->quiet) {
+            printf("starting the embedded SUT in %s (%d tiles of data)...\n", o->sut_dir, max_tiles);
+            fflush(stdout);
+        }
+        r = tb_sut_up(&so, &c.ep, err);
+        if (r != 0) {
+            note(&c, "error", err);
+            if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+            cleanup(&c);
+            return r == TB_SUT_EUSAGE ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
+        }
+        c.sut_started = 1;
+    }
+    if (tb_loadgen_local_open(o->def, &c.ep, o->threads, &c.lg, err) != 0) {
+        note(&c, "error", err);
+        if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+        cleanup(&c);
+        return TB_EXIT_USAGE;
+    }
+    if (tb_poller_start(c.meters, o->n_meters, 1000000, &c.poller, err) != 0) {
+        note(&c, "error", err);
+        if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+        cleanup(&c);
+        return TB_EXIT_ABORTED;
+    }
+    c.run_start_us = tb_now_us();
+
+    /* Active idle: services up, no load (SPECpower). */
+    if (o->stages.idle_us > 0) {
+        uint64_t t0 = tb_now_us(), t1 = t0 + o->stages.idle_us, total, bad;
+        tb_poll_sample *ps = NULL;
+        int n = 0;
+        double w;
+        if (!o->quiet && !c.is_tty) {
+            printf("active idle: %.0fs\n", (double)o->stages.idle_us / 1e6);
+            fflush(stdout);
+        }
+        {
+            uint64_t a = 0, b = 0;
+            while (tb_now_us() < t1 && !stopped(&c)) {
+                if (c.is_tty && !o->quiet) {
+                    char left[32];
+                    uint64_t now = tb_now_us();
+                    tb_format_duration((t1 - now) / 1000000 * 1000000, left, sizeof left);
+                    printf("\r\033[Kactive idle  %s left  %.1f W", left, tb_poller_latest_watts(c.poller));
+                    fflush(stdout);
+                }
+                (void)a;
+                (void)b;
+                nanosleep(&(struct timespec){0, 200000000L}, NULL);
+            }
+        }
+        end_progress_line(&c);
+        if (!stopped(&c)) {
+            w = window_power(&c, t0, t1, &ps, &n, &total, &bad);
+            if (tb_store_put_idle(c.store, c.run_id, w, ps, n, err) != 0) {
+                free(ps);
+                rc = TB_EXIT_ABORTED;
+                status = TB_RUN_ABORTED;
+                goto done;
+            }
+            if (!o->quiet) printf("active idle: %.1f W\n", w);
+            free(ps);
+        }
+    }
+
+    for (int rep = 0; rep < o->repeat && !stopped(&c); rep++) {
+        for (int i = 0; i < o->levels.n && !stopped(&c); i++) {
+            int tiles = o->levels.tiles[i];
+            r = run_level(&c, tiles, err);
+            c.levels_done++;
+            if (r == -2) break;
+            if (r < 0) {
+                note(&c, "error", err);
+                rc = TB_EXIT_ABORTED;
+                status = TB_RUN_ABORTED;
+                goto done;
+            }
+            if (r == 1 && tiles > saturation) saturation = tiles;
+            if (r == 0 && o->levels.is_auto) {
+                snprintf(e, sizeof e, "auto: QoS failed at %d tiles; saturation is %d tiles", tiles, saturation);
+                note(&c, "info", e);
+                if (!o->quiet) printf("%s\n", e);
+                break;
+            }
+        }
+    }
+    if (stopped(&c)) {
+        end_progress_line(&c);
+        status = TB_RUN_INTERRUPTED;
+        rc = TB_EXIT_ABORTED;
+        tb_seterr(err, "interrupted: levels finished so far are stored; run marked interrupted");
+        note(&c, "warning", "interrupted by signal");
+    }
+done:
+    if (tb_store_finish_run(c.store, c.run_id, status, saturation, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+    if (o->report_path && c.store) {
+        FILE *f = fopen(o->report_path, "w");
+        tb_report_format fmt = TB_REPORT_TEXT;
+        const char *dot = strrchr(o->report_path, '.');
+        if (dot && tb_report_parse_format(dot + 1, &fmt, e) != 0) fmt = TB_REPORT_TEXT;
+        if (!f) tb_log(TB_LOG_ERROR, "report %s: %s", o->report_path, strerror(errno));
+        else {
+            if (tb_report_write(c.store, c.run_id, fmt, f, e) != 0) tb_log(TB_LOG_ERROR, "report: %s", e);
+            if (fclose(f) != 0) tb_log(TB_LOG_ERROR, "report %s: write failed", o->report_path);
+            else if (!o->quiet) printf("report: %s\n", o->report_path);
+        }
+    }
+    cleanup(&c);
+    if (!o->quiet) printf("run %lld %s\n", (long long)*run_id, status);
+    return rc;
+}

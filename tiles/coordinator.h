@@ -1,0 +1,46 @@
+/*
+ * coordinator.h: runs a sweep. For each load level: ramp-up (users start
+ * staggered), warm-up, N steady-state phases, ramp-down; meanwhile the meter
+ * poller samples power at 1 Hz. At each phase end it merges the load
+ * generators' statistics, evaluates QoS and validity, scores the phase
+ * (tiles/qos/scoring) and commits it to the results store. The coordinator
+ * is the only writer of the store.
+ */
+#ifndef TB_TILES_COORDINATOR_H
+#define TB_TILES_COORDINATOR_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "tiles/levels.h"
+#include "tiles/tiledef.h"
+
+#define TB_MAX_METERS 16
+
+typedef struct tb_run_opts {
+    const tb_tiledef *def;
+    tb_levels levels;
+    const char *tile_spec;    /* as given, for the record */
+    tb_stage_def stages;      /* effective stage durations */
+    int repeat;               /* sweeps to run (>= 1) */
+    const char *db_path;
+    const char *label;
+    int n_meters;
+    const char *meter_uris[TB_MAX_METERS];
+    const char *report_path;  /* NULL: none */
+    const char *sut_dir;      /* run folder for the embedded SUT */
+    int threads;              /* load generator threads, 0 = online CPUs */
+    int quiet;                /* no live progress */
+    const char *preset;       /* "demo" or "compliant" */
+    volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
+} tb_run_opts;
+
+/*
+ * Runs the sweep. Returns a process exit code: 0 complete; 2 configuration
+ * error found before anything was measured; 3 aborted or interrupted (what
+ * was measured is stored, and the run is marked). err says why when != 0.
+ * *run_id gets the stored run's id (or -1 when none was created).
+ */
+int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err);
+
+#endif

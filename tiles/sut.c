@@ -1,0 +1,1170 @@
+/*
+ * sut.c: the embedded SUT. `sut up` starts PostgreSQL and redis-server from
+ * Debian's packages on 127.0.0.1 inside a run folder, waits until each one
+ * answers, loads the per-tile OLTP data and writes the endpoints to DIR/sut.ini.
+ * `sut down` stops exactly the processes `up` started, and nothing else.
+ *
+ * Layout of the run folder DIR:
+ *   pg/           PostgreSQL data directory (initdb; reused by the next `up`)
+ *   pg.log        initdb and server output
+ *   redis.conf    generated on every `up`
+ *   redis.log     redis-server log; redis.pid its own pid file
+ *   sut.state     the started processes: pid, start time and executable
+ *   sut.ini       [sut] pg = <conninfo>, redis = 127.0.0.1:PORT
+ *
+ * Servers are forked and exec'd directly (no pg_ctl, no daemonize), so the pid
+ * recorded is the server's own. A recorded pid is only ever signalled after
+ * /proc/PID/stat shows the same start time and /proc/PID/exe the same binary,
+ * so a pid reused by an unrelated process is never touched.
+ *
+ * PostgreSQL refuses to run as root; when tilebench runs as root, initdb and
+ * postgres run as Debian's "postgres" user, which then owns DIR/pg.
+ */
+#define _DEFAULT_SOURCE /* getgrouplist, setgroups: for dropping root in the child */
+#include "tiles/sut.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <hiredis/hiredis.h>
+#include <ini.h>
+#include <libpq-fe.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tiles/oltp_schema.h"
+
+#define SUT_HOST "127.0.0.1"
+#define SUT_PG_USER "tilebench" /* database superuser created by initdb */
+#define SUT_PG_DB "tilebench"
+#define SUT_OS_PG_USER "postgres" /* Debian's account for the server under root */
+#define SUT_START_TIMEOUT_US (30u * 1000000u)
+#define SUT_STOP_TIMEOUT_US (10u * 1000000u)
+#define SUT_POLL_US 20000u
+#define SUT_MAX_TILES 1000
+#define SUT_UNIX_PATH_MAX 107 /* sizeof(sun_path) - 1 on Linux */
+
+enum { SVC_PG = 0, SVC_REDIS = 1, SVC_N = 2 };
+static const char *const svc_names[SVC_N] = {"postgresql", "redis"};
+
+/* One started server, as recorded in DIR/sut.state. */
+typedef struct svc {
+    int present;
+    pid_t pid;
+    unsigned long long start_ticks; /* /proc/PID/stat field 22: identifies the process */
+    int port;
+    char exe[PATH_MAX]; /* resolved executable, compared with /proc/PID/exe */
+} svc;
+
+typedef struct sut_state {
+    svc s[SVC_N];
+    char sockdir[PATH_MAX]; /* a /tmp socket folder we made, "" when DIR/pg is used */
+} sut_state;
+
+/* The account servers run as: inactive when tilebench is not root. */
+typedef struct run_as {
+    int active;
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[64];
+    int ngroups;
+} run_as;
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void sleep_us(unsigned us) {
+    struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Copies src into dst (len bytes), truncating; always terminates. */
+static void copy_str(char *dst, size_t len, const char *src) {
+    size_t n = strlen(src);
+    if (len == 0) return;
+    if (n >= len) n = len - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Joins a and b with '/'; -1 when the result does not fit. */
+static int path_join(char *out, size_t len, const char *a, const char *b) {
+    int n = snprintf(out, len, "%s/%s", a, b);
+    return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+static int is_exec_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* mkdir -p with mode 0755 for every folder it creates (chmod'ed explicitly
+ * so a restrictive umask cannot hide the folder from the postgres user). */
+static int mkdir_p(const char *dir, char *err) {
+    char buf[PATH_MAX];
+    size_t i, len = strlen(dir);
+    if (len == 0 || len >= sizeof buf) {
+        tb_seterr(err, "--dir '%s': path is empty or too long", dir);
+        return -1;
+    }
+    memcpy(buf, dir, len + 1);
+    for (i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) == 0) {
+            if (chmod(buf, 0755) != 0) {
+                tb_seterr(err, "chmod %s: %s", buf, strerror(errno));
+                return -1;
+            }
+        } else if (errno != EEXIST) {
+            tb_seterr(err, "mkdir %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        buf[i] = saved;
+    }
+    return 0;
+}
+
+/* Last non-empty line of a log file (at most len-1 bytes), "" when none. */
+static void log_tail(const char *path, char *out, size_t len) {
+    char buf[4096];
+    ssize_t n;
+    off_t size;
+    int fd = open(path, O_RDONLY);
+    out[0] = '\0';
+    if (fd < 0) return;
+    size = lseek(fd, 0, SEEK_END);
+    if (size > (off_t)(sizeof buf - 1)) lseek(fd, size - (off_t)(sizeof buf - 1), SEEK_SET);
+    else lseek(fd, 0, SEEK_SET);
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return;
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ')) buf[--n] = '\0';
+    char *line = strrchr(buf, '\n');
+    copy_str(out, len, line ? line + 1 : buf);
+}
+
+/* ---- finding binaries --------------------------------------------------- */
+
+/* Directory of the PostgreSQL server binaries (initdb, postgres). The
+ * environment variable TB_PG_BINDIR wins; else the newest Debian cluster
+ * version under /usr/lib/postgresql; else the PATH. */
+static int find_pg_bindir(char *out, size_t len, char *err) {
+    static const char hint[] = "install the Debian package postgresql (or set TB_PG_BINDIR)";
+    char a[PATH_MAX], b[PATH_MAX];
+    const char *env = getenv("TB_PG_BINDIR");
+    if (env && *env) {
+        if (path_join(a, sizeof a, env, "initdb") == 0 && path_join(b, sizeof b, env, "postgres") == 0 &&
+            is_exec_file(a) && is_exec_file(b)) {
+            snprintf(out, len, "%s", env);
+            return 0;
+        }
+        tb_seterr(err, "PostgreSQL server binaries not found (looked in TB_PG_BINDIR=%s); %s", env, hint);
+        return -1;
+    }
+
+    long best = -1;
+    DIR *d = opendir("/usr/lib/postgresql");
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            char *end;
+            long v = strtol(de->d_name, &end, 10);
+            if (end == de->d_name || *end != '\0' || v <= best) continue;
+            snprintf(a, sizeof a, "/usr/lib/postgresql/%s/bin/initdb", de->d_name);
+            snprintf(b, sizeof b, "/usr/lib/postgresql/%s/bin/postgres", de->d_name);
+            if (is_exec_file(a) && is_exec_file(b)) best = v;
+        }
+        closedir(d);
+    }
+    if (best >= 0) {
+        snprintf(out, len, "/usr/lib/postgresql/%ld/bin", best);
+        return 0;
+    }
+
+    const char *path = getenv("PATH");
+    if (path) {
+        char *copy = xstrdup(path), *save = NULL, *p;
+        for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+            if (path_join(a, sizeof a, p, "initdb") == 0 && path_join(b, sizeof b, p, "postgres") == 0 &&
+                is_exec_file(a) && is_exec_file(b)) {
+                snprintf(out, len, "%s", p);
+                free(copy);
+                return 0;
+            }
+        }
+        free(copy);
+    }
+    tb_seterr(err, "PostgreSQL server binaries not found (looked in /usr/lib/postgresql/*/bin and PATH); %s", hint);
+    return -1;
+}
+
+/* Path of redis-server: TB_REDIS_SERVER, else the PATH, else /usr/bin, /usr/sbin. */
+static int find_redis(char *out, size_t len, char *err) {
+    char a[PATH_MAX];
+    const char *env = getenv("TB_REDIS_SERVER");
+    if (env && *env) {
+        if (is_exec_file(env)) {
+            snprintf(out, len, "%s", env);
+            return 0;
+        }
+        tb_seterr(err, "redis-server not found (TB_REDIS_SERVER=%s is not an executable file)", env);
+        return -1;
+    }
+    const char *path = getenv("PATH");
+    if (path) {
+        char *copy = xstrdup(path), *save = NULL, *p;
+        for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+            if (path_join(a, sizeof a, p, "redis-server") == 0 && is_exec_file(a)) {
+                snprintf(out, len, "%s", a);
+                free(copy);
+                return 0;
+            }
+        }
+        free(copy);
+    }
+    if (is_exec_file("/usr/bin/redis-server")) {
+        snprintf(out, len, "/usr/bin/redis-server");
+        return 0;
+    }
+    if (is_exec_file("/usr/sbin/redis-server")) {
+        snprintf(out, len, "/usr/sbin/redis-server");
+        return 0;
+    }
+    tb_seterr(err, "redis-server not found (looked in PATH, /usr/bin, /usr/sbin); install the Debian package redis-server");
+    return -1;
+}
+
+/* ---- ports -------------------------------------------------------------- */
+
+/*
+ * Binds 127.0.0.1:port (0 = any free port) with SO_REUSEADDR, as the servers
+ * do, so a port in TIME_WAIT counts as free but a listening one does not.
+ * Returns the bound socket (caller closes) and stores the port, or -1.
+ */
+static int port_probe(int port, const char *what, int *got, char *err) {
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof sa;
+    int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        tb_seterr(err, "socket: %s", strerror(errno));
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 1) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EADDRINUSE) tb_seterr(err, "port %d (%s) is already in use on " SUT_HOST, port, what);
+        else tb_seterr(err, "port %d (%s): bind " SUT_HOST ": %s", port, what, strerror(e));
+        return -1;
+    }
+    if (getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
+        tb_seterr(err, "getsockname: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    *got = ntohs(sa.sin_port);
+    return fd;
+}
+
+/* Picks or checks both ports; both probe sockets stay open until both are
+ * chosen so that two "any free port" picks cannot return the same port. */
+static int choose_ports(int pg_in, int redis_in, int *pg_out, int *redis_out, char *err) {
+    int fd1, fd2;
+    if (pg_in != 0 && pg_in == redis_in) {
+        tb_seterr(err, "postgresql and redis cannot share port %d", pg_in);
+        return -1;
+    }
+    fd1 = port_probe(pg_in, "postgresql", pg_out, err);
+    if (fd1 < 0) return -1;
+    fd2 = port_probe(redis_in, "redis", redis_out, err);
+    close(fd1);
+    if (fd2 < 0) return -1;
+    close(fd2);
+    return 0;
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+/* Looks up the account PostgreSQL runs as under root. */
+static int run_as_lookup(const char *user, run_as *ra, char *err) {
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    memset(ra, 0, sizeof *ra);
+    if (getpwnam_r(user, &pw, buf, sizeof buf, &res) != 0 || !res) {
+        tb_seterr(err, "running as root, but user '%s' does not exist (PostgreSQL refuses to run as root); "
+                       "install the Debian package postgresql", user);
+        return -1;
+    }
+    ra->active = 1;
+    ra->uid = pw.pw_uid;
+    ra->gid = pw.pw_gid;
+    ra->ngroups = (int)(sizeof ra->groups / sizeof ra->groups[0]);
+    if (getgrouplist(user, pw.pw_gid, ra->groups, &ra->ngroups) < 0) {
+        ra->groups[0] = pw.pw_gid; /* more than 64 groups: the primary one is enough */
+        ra->ngroups = 1;
+    }
+    return 0;
+}
+
+/* In a freshly forked child: drops root if asked. Only async-signal-safe calls. */
+static int child_drop(const run_as *ra) {
+    if (!ra || !ra->active) return 0;
+    if (setgroups((size_t)ra->ngroups, ra->groups) != 0) return -1;
+    if (setgid(ra->gid) != 0) return -1;
+    if (setuid(ra->uid) != 0) return -1;
+    return 0;
+}
+
+/*
+ * Forks and execs argv[0] in its own session (so a Ctrl-C aimed at tilebench
+ * does not hit the servers) with default signal handling, stdin from
+ * /dev/null, stdout and stderr to outfd, no other inherited descriptors, cwd /,
+ * and the identity ra. Returns the child's pid or -1 with err.
+ */
+static pid_t spawn(char *const argv[], const run_as *ra, int outfd, char *err) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM};
+    struct rlimit rl;
+    int maxfd = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) maxfd = (int)rl.rlim_cur;
+    if (maxfd > 65536) maxfd = 65536;
+
+    pid_t pid = fork();
+    if (pid < 0) {
+        tb_seterr(err, "fork for %s: %s", argv[0], strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        sigset_t none;
+        size_t i;
+        int fd;
+        for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        setsid();
+        fd = open("/dev/null", O_RDONLY);
+        if (fd >= 0 && fd != 0) {
+            dup2(fd, 0);
+            close(fd);
+        }
+        if (outfd >= 0) {
+            if (outfd != 1) dup2(outfd, 1);
+            if (outfd != 2) dup2(outfd, 2);
+        }
+        for (fd = 3; fd < maxfd; fd++) close(fd);
+        if (chdir("/") != 0 || child_drop(ra) != 0) {
+            static const char m[] = "tilebench: cannot switch to the server's user\n";
+            if (write(2, m, sizeof m - 1) < 0) _exit(126);
+            _exit(126);
+        }
+        execv(argv[0], argv);
+        {
+            static const char m[] = "tilebench: exec failed: ";
+            const char *why = strerror(errno);
+            if (write(2, m, sizeof m - 1) < 0 || write(2, argv[0], strlen(argv[0])) < 0 ||
+                write(2, ": ", 2) < 0 || write(2, why, strlen(why)) < 0 || write(2, "\n", 1) < 0)
+                _exit(127);
+        }
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Reads state letter and start time (clock ticks after boot) of a pid from
+ * /proc/PID/stat. -1 when the process does not exist. */
+static int proc_stat(pid_t pid, char *state, unsigned long long *start) {
+    char path[64], buf[1024];
+    ssize_t n;
+    int fd, field;
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    /* "pid (comm) S ppid ...": comm may hold spaces and parentheses. */
+    char *p = strrchr(buf, ')');
+    if (!p || p[1] != ' ') return -1;
+    p += 2;
+    *state = *p;
+    for (field = 3; field < 22 && p; field++) {
+        p = strchr(p, ' ');
+        if (p) p++;
+    }
+    if (!p) return -1;
+    *start = strtoull(p, NULL, 10);
+    return 0;
+}
+
+enum { ALIVE_GONE = 0, ALIVE_OURS = 1, ALIVE_REUSED = 2, ALIVE_UNKNOWN = -1 };
+
+/*
+ * Is the recorded service still the process we started?
+ *   ALIVE_OURS    yes, running
+ *   ALIVE_GONE    it exited (reaped here if it was our child)
+ *   ALIVE_REUSED  the pid now belongs to another process: ours is gone
+ *   ALIVE_UNKNOWN cannot tell (its executable is not readable), errno set
+ */
+static int svc_alive(const svc *s) {
+    char state = 0, exe[PATH_MAX];
+    unsigned long long start = 0;
+    char path[64];
+    ssize_t n;
+    int st;
+    pid_t w;
+
+    if (!s->present || s->pid <= 0) return ALIVE_GONE;
+    w = waitpid(s->pid, &st, WNOHANG);
+    if (w == s->pid) return ALIVE_GONE; /* our child, now reaped */
+    if (proc_stat(s->pid, &state, &start) != 0) return ALIVE_GONE;
+    if (start != s->start_ticks) return ALIVE_REUSED;
+    if (state == 'Z' || state == 'X') return ALIVE_GONE;
+    if (w == 0) return ALIVE_OURS; /* our own unreaped child: the pid cannot have been reused */
+    snprintf(path, sizeof path, "/proc/%ld/exe", (long)s->pid);
+    n = readlink(path, exe, sizeof exe - 1);
+    if (n < 0) return errno == ENOENT ? ALIVE_GONE : ALIVE_UNKNOWN;
+    exe[n] = '\0';
+    /* After a package upgrade the running image shows as "<path> (deleted)". */
+    static const char del[] = " (deleted)";
+    size_t el = strlen(exe);
+    if (el > sizeof del - 1 && strcmp(exe + el - (sizeof del - 1), del) == 0) exe[el - (sizeof del - 1)] = '\0';
+    return strcmp(exe, s->exe) == 0 ? ALIVE_OURS : ALIVE_REUSED;
+}
+
+/*
+ * Stops one service: first_sig, then up to SUT_STOP_TIMEOUT_US for it to
+ * exit, then SIGKILL. Identity is re-checked before every signal. For
+ * PostgreSQL first_sig is SIGINT, which is exactly what `pg_ctl stop -m fast`
+ * sends (disconnect clients, checkpoint, exit).
+ */
+static int svc_stop(const char *name, svc *s, int first_sig, char *err) {
+    uint64_t deadline;
+    int a = svc_alive(s), killed = 0;
+    if (a == ALIVE_UNKNOWN) {
+        tb_seterr(err, "%s pid %ld: cannot check that it is the process tilebench started: %s; not stopping it",
+                  name, (long)s->pid, strerror(errno));
+        return -1;
+    }
+    if (a != ALIVE_OURS) return 0;
+    if (kill(s->pid, first_sig) != 0 && errno != ESRCH) {
+        tb_seterr(err, "%s pid %ld: kill: %s", name, (long)s->pid, strerror(errno));
+        return -1;
+    }
+    deadline = tb_now_us() + SUT_STOP_TIMEOUT_US;
+    for (;;) {
+        sleep_us(SUT_POLL_US);
+        a = svc_alive(s);
+        if (a == ALIVE_GONE || a == ALIVE_REUSED) return 0;
+        if (tb_now_us() < deadline) continue;
+        if (killed) {
+            tb_seterr(err, "%s pid %ld: still running after SIGKILL", name, (long)s->pid);
+            return -1;
+        }
+        if (a == ALIVE_OURS) {
+            tb_log(TB_LOG_WARN, "%s pid %ld did not stop within %us; sending SIGKILL", name, (long)s->pid,
+                   SUT_STOP_TIMEOUT_US / 1000000u);
+            kill(s->pid, SIGKILL);
+        }
+        killed = 1;
+        deadline = tb_now_us() + 5u * 1000000u;
+    }
+}
+
+/* Records a freshly spawned child: pid, start time and the resolved binary. */
+static void svc_record(svc *s, pid_t pid, int port, const char *binary) {
+    char state;
+    memset(s, 0, sizeof *s);
+    s->present = 1;
+    s->pid = pid;
+    s->port = port;
+    if (proc_stat(pid, &state, &s->start_ticks) != 0) s->start_ticks = 0;
+    if (!realpath(binary, s->exe)) snprintf(s->exe, sizeof s->exe, "%s", binary);
+}
+
+/* ---- state file --------------------------------------------------------- */
+
+static int write_state(const char *dir, const sut_state *st, char *err) {
+    char path[PATH_MAX], tmp[PATH_MAX];
+    FILE *f;
+    int i;
+    if (path_join(path, sizeof path, dir, "sut.state") != 0 || path_join(tmp, sizeof tmp, dir, "sut.state.tmp") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    f = fopen(tmp, "w");
+    if (!f) {
+        tb_seterr(err, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# tilebench sut state: the servers `tilebench sut up` started in this folder.\n"
+               "# `tilebench sut down` stops exactly these (pid, start time and executable must match).\n"
+               "# service pid start_ticks port executable\n");
+    for (i = 0; i < SVC_N; i++)
+        if (st->s[i].present)
+            fprintf(f, "%s %ld %llu %d %s\n", svc_names[i], (long)st->s[i].pid, st->s[i].start_ticks, st->s[i].port,
+                    st->s[i].exe);
+    if (st->sockdir[0]) fprintf(f, "sockdir %s\n", st->sockdir);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* 0 = read, 1 = no state file, -1 = unreadable or malformed (err set). */
+static int read_state(const char *dir, sut_state *st, char *err) {
+    char path[PATH_MAX], line[PATH_MAX + 128];
+    FILE *f;
+    int lineno = 0;
+    memset(st, 0, sizeof *st);
+    if (path_join(path, sizeof path, dir, "sut.state") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT) return 1;
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char name[32];
+        long pid;
+        unsigned long long start;
+        int port, off = 0, i;
+        lineno++;
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0') continue;
+        if (strncmp(line, "sockdir ", 8) == 0) {
+            copy_str(st->sockdir, sizeof st->sockdir, line + 8);
+            continue;
+        }
+        if (sscanf(line, "%31s %ld %llu %d %n", name, &pid, &start, &port, &off) != 4 || off == 0 || pid <= 0) {
+            tb_seterr(err, "%s:%d: malformed line", path, lineno);
+            fclose(f);
+            return -1;
+        }
+        for (i = 0; i < SVC_N; i++)
+            if (strcmp(name, svc_names[i]) == 0) break;
+        if (i == SVC_N) {
+            tb_seterr(err, "%s:%d: unknown service '%s'", path, lineno, name);
+            fclose(f);
+            return -1;
+        }
+        st->s[i].present = 1;
+        st->s[i].pid = (pid_t)pid;
+        st->s[i].start_ticks = start;
+        st->s[i].port = port;
+        copy_str(st->s[i].exe, sizeof st->s[i].exe, line + off);
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Removes a /tmp socket folder made by up, with the files a killed postmaster leaves. */
+static void remove_sockdir(const char *sockdir, int port) {
+    char p[PATH_MAX];
+    if (!sockdir[0]) return;
+    snprintf(p, sizeof p, "%s/.s.PGSQL.%d", sockdir, port);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/.s.PGSQL.%d.lock", sockdir, port);
+    unlink(p);
+    rmdir(sockdir);
+}
+
+/* Stops every service in st, newest first. 0 or -1 with err (first failure). */
+static int stop_all(const sut_state *st_in, char *err) {
+    sut_state st = *st_in;
+    char e[TB_ERR_LEN] = "";
+    int rc = 0;
+    if (st.s[SVC_PG].present && svc_stop(svc_names[SVC_PG], &st.s[SVC_PG], SIGINT, e) != 0) {
+        tb_seterr(err, "%s", e);
+        rc = -1;
+    }
+    if (st.s[SVC_REDIS].present && svc_stop(svc_names[SVC_REDIS], &st.s[SVC_REDIS], SIGTERM, e) != 0) {
+        if (rc == 0) tb_seterr(err, "%s", e);
+        rc = -1;
+    }
+    if (rc == 0) remove_sockdir(st.sockdir, st.s[SVC_PG].port);
+    return rc;
+}
+
+/* ---- PostgreSQL --------------------------------------------------------- */
+
+static void pg_ping_conninfo(char *out, size_t len, int port) {
+    snprintf(out, len, "host=" SUT_HOST " port=%d dbname=postgres user=" SUT_PG_USER " connect_timeout=2", port);
+}
+
+/* Checks, as the server's account, that every folder on the way to dir can
+ * be entered; the child exits with the index of the first one that cannot. */
+static int check_traversable(const char *dir, const run_as *ra, char *err) {
+    pid_t pid;
+    int st;
+    size_t i, len = strlen(dir);
+    pid = fork();
+    if (pid < 0) {
+        tb_seterr(err, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        char buf[PATH_MAX];
+        int k = 0;
+        if (child_drop(ra) != 0) _exit(255);
+        memcpy(buf, dir, len + 1);
+        for (i = 1; i <= len; i++) {
+            if (buf[i] != '/' && buf[i] != '\0') continue;
+            k++;
+            char saved = buf[i];
+            buf[i] = '\0';
+            if (access(buf, X_OK) != 0) _exit(k > 250 ? 250 : k);
+            buf[i] = saved;
+        }
+        _exit(0);
+    }
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) == 255) {
+        tb_seterr(err, "cannot switch to user " SUT_OS_PG_USER " to check %s", dir);
+        return -1;
+    }
+    /* Rebuild the prefix that failed, for the message. */
+    char bad[PATH_MAX];
+    int k = 0, want = WEXITSTATUS(st);
+    snprintf(bad, sizeof bad, "%s", dir);
+    for (i = 1; i <= len; i++) {
+        if (bad[i] != '/' && bad[i] != '\0') continue;
+        if (++k == want) {
+            bad[i] = '\0';
+            break;
+        }
+    }
+    tb_seterr(err, "%s: user " SUT_OS_PG_USER " (PostgreSQL cannot run as root) cannot enter %s; "
+                   "chmod o+x it or choose another --dir", dir, bad);
+    return -1;
+}
+
+/* Runs initdb into datadir unless it already holds a cluster. */
+static int pg_initdb(const char *bindir, const char *datadir, const char *logpath, const run_as *ra,
+                     char *err) {
+    char pgver[PATH_MAX], initdb[PATH_MAX], dd[PATH_MAX + 8], tail[160];
+    struct stat sb;
+    int fd, st;
+    pid_t pid;
+
+    if (path_join(pgver, sizeof pgver, datadir, "PG_VERSION") != 0) {
+        tb_seterr(err, "%s: path too long", datadir);
+        return TB_SUT_EUSAGE;
+    }
+    if (stat(pgver, &sb) == 0) return 0; /* reuse: tb_oltp_load recreates the data anyway */
+    if (mkdir(datadir, 0700) != 0 && errno != EEXIST) {
+        tb_seterr(err, "mkdir %s: %s", datadir, strerror(errno));
+        return TB_SUT_EUSAGE;
+    }
+    if (ra->active && chown(datadir, ra->uid, ra->gid) != 0) {
+        tb_seterr(err, "chown %s to " SUT_OS_PG_USER ": %s", datadir, strerror(errno));
+        return TB_SUT_EUSAGE;
+    }
+    if (path_join(initdb, sizeof initdb, bindir, "initdb") != 0) {
+        tb_seterr(err, "%s: path too long", bindir);
+        return TB_SUT_EUSAGE;
+    }
+    snprintf(dd, sizeof dd, "--pgdata=%s", datadir);
+    /* C locale: identical sort order and plans on every host, whatever LANG says.
+     * --no-sync: the cluster is scratch space rebuilt by every `sut up`; the
+     * running server itself keeps fsync and synchronous_commit on. */
+    char *argv[] = {initdb, dd, "--username=" SUT_PG_USER, "--auth=trust", "--encoding=UTF8", "--locale=C",
+                    "--no-sync", NULL};
+    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        tb_seterr(err, "%s: %s", logpath, strerror(errno));
+        return TB_SUT_EUSAGE;
+    }
+    pid = spawn(argv, ra, fd, err);
+    close(fd);
+    if (pid < 0) return TB_SUT_ESTART;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    log_tail(logpath, tail, sizeof tail);
+    tb_seterr(err, "initdb failed (status %d), see %s: %s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, logpath, tail);
+    return TB_SUT_ESTART;
+}
+
+/* Starts the postmaster; settings go on its command line so that they win
+ * over whatever postgresql.conf of a reused data folder says. */
+static int pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, const char *logpath,
+                    const run_as *ra, svc *out, char *err) {
+    char postgres[PATH_MAX], c_port[32], c_sock[PATH_MAX + 32];
+    int fd;
+    pid_t pid;
+    if (path_join(postgres, sizeof postgres, bindir, "postgres") != 0) {
+        tb_seterr(err, "%s: path too long", bindir);
+        return TB_SUT_EUSAGE;
+    }
+    snprintf(c_port, sizeof c_port, "port=%d", port);
+    snprintf(c_sock, sizeof c_sock, "unix_socket_directories=%s", sockdir);
+    char *argv[] = {postgres, "-D", (char *)datadir, "-c", "listen_addresses=" SUT_HOST, "-c", c_port,
+                    "-c", c_sock, "-c", "max_connections=1000", "-c", "shared_buffers=128MB",
+                    "-c", "logging_collector=off", "-c", "log_destination=stderr", NULL};
+    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        tb_seterr(err, "%s: %s", logpath, strerror(errno));
+        return TB_SUT_EUSAGE;
+    }
+    pid = spawn(argv, ra, fd, err);
+    close(fd);
+    if (pid < 0) return TB_SUT_ESTART;
+    svc_record(out, pid, port, postgres);
+    return 0;
+}
+
+/*
+ * While a service starts: 0 when it still runs as ours, else TB_SUT_ESTART with
+ * err saying how it ended (exit status or signal) and the last line of its log.
+ */
+static int check_starting(const char *name, const svc *s, const char *logpath, char *err) {
+    char tail[160], how[48];
+    int st = 0;
+    pid_t w = waitpid(s->pid, &st, WNOHANG);
+    if (w == 0) return 0; /* our child, still running */
+    if (w == s->pid) {
+        if (WIFEXITED(st)) snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(st));
+        else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(st));
+        else snprintf(how, sizeof how, "wait status %d", st);
+    } else if (svc_alive(s) == ALIVE_OURS) {
+        return 0;
+    } else {
+        snprintf(how, sizeof how, "gone");
+    }
+    log_tail(logpath, tail, sizeof tail);
+    tb_seterr(err, "%s exited during startup (%s), see %s%s%s", name, how, logpath, tail[0] ? ": " : "", tail);
+    return TB_SUT_ESTART;
+}
+
+/* Waits until the postmaster accepts connections (PQping). */
+static int pg_wait(const svc *s, const char *logpath, uint64_t deadline, char *err) {
+    char ci[160];
+    pg_ping_conninfo(ci, sizeof ci, s->port);
+    for (;;) {
+        if (PQping(ci) == PQPING_OK) return 0;
+        if (check_starting("postgresql", s, logpath, err) != 0) return TB_SUT_ESTART;
+        if (tb_now_us() > deadline) {
+            tb_seterr(err, "postgresql on port %d did not answer within %us, see %s", s->port,
+                      SUT_START_TIMEOUT_US / 1000000u, logpath);
+            return TB_SUT_ESTART;
+        }
+        sleep_us(SUT_POLL_US);
+    }
+}
+
+/* Writes "what: <libpq message on one line>" into err. */
+static void set_pg_err(char *err, const char *what, const char *msg) {
+    char buf[TB_ERR_LEN];
+    size_t i, len;
+    snprintf(buf, sizeof buf, "%s", msg ? msg : "");
+    len = strlen(buf);
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) buf[--len] = '\0';
+    for (i = 0; i < len; i++)
+        if (buf[i] == '\n') buf[i] = ' ';
+    tb_seterr(err, "%s: %s", what, buf);
+}
+
+/* Creates database "tilebench" unless it exists. */
+static int pg_create_db(int port, char *err) {
+    char ci[160];
+    PGconn *c;
+    PGresult *r;
+    int rc = 0;
+    snprintf(ci, sizeof ci, "host=" SUT_HOST " port=%d dbname=postgres user=" SUT_PG_USER " connect_timeout=10",
+             port);
+    c = PQconnectdb(ci);
+    if (PQstatus(c) != CONNECTION_OK) {
+        set_pg_err(err, "postgresql: connect", PQerrorMessage(c));
+        PQfinish(c);
+        return -1;
+    }
+    r = PQexec(c, "SELECT 1 FROM pg_database WHERE datname = '" SUT_PG_DB "'");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        set_pg_err(err, "postgresql: list databases", PQerrorMessage(c));
+        rc = -1;
+    } else if (PQntuples(r) == 0) {
+        PQclear(r);
+        r = PQexec(c, "CREATE DATABASE " SUT_PG_DB);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            set_pg_err(err, "postgresql: create database " SUT_PG_DB, PQerrorMessage(c));
+            rc = -1;
+        }
+    }
+    PQclear(r);
+    PQfinish(c);
+    return rc;
+}
+
+/* ---- Redis -------------------------------------------------------------- */
+
+/* Writes s as a double-quoted redis.conf string. */
+static void conf_quoted(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int redis_write_conf(const char *dir, int port, char *err) {
+    char path[PATH_MAX], p[PATH_MAX];
+    FILE *f;
+    if (path_join(path, sizeof path, dir, "redis.conf") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    f = fopen(path, "w");
+    if (!f) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# Generated by `tilebench sut up` on every start; edits are overwritten.\n"
+               "# A benchmark cache: loopback only, no persistence.\n"
+               "bind " SUT_HOST "\nport %d\nprotected-mode no\ndaemonize no\n", port);
+    fputs("dir ", f);
+    conf_quoted(f, dir);
+    snprintf(p, sizeof p, "%s/redis.log", dir);
+    fputs("\nlogfile ", f);
+    conf_quoted(f, p);
+    snprintf(p, sizeof p, "%s/redis.pid", dir);
+    fputs("\npidfile ", f);
+    conf_quoted(f, p);
+    fputs("\nsave \"\"\nappendonly no\nmaxclients 10000\n", f);
+    if (fclose(f) != 0) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int redis_start(const char *binary, const char *dir, int port, const char *logpath, svc *out, char *err) {
+    char conf[PATH_MAX], bin[PATH_MAX];
+    int fd;
+    pid_t pid;
+    snprintf(conf, sizeof conf, "%s/redis.conf", dir);
+    snprintf(bin, sizeof bin, "%s", binary);
+    char *argv[] = {bin, conf, NULL};
+    /* Until it opens its logfile, redis reports config errors on stderr. */
+    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        tb_seterr(err, "%s: %s", logpath, strerror(errno));
+        return TB_SUT_EUSAGE;
+    }
+    pid = spawn(argv, NULL, fd, err);
+    close(fd);
+    if (pid < 0) return TB_SUT_ESTART;
+    svc_record(out, pid, port, binary);
+    return 0;
+}
+
+/* 1 when redis on port answers PING with PONG. */
+static int redis_ping(int port) {
+    struct timeval tv = {1, 0};
+    redisContext *c = redisConnectWithTimeout(SUT_HOST, port, tv);
+    int ok = 0;
+    if (c && !c->err) {
+        redisSetTimeout(c, tv);
+        redisReply *r = redisCommand(c, "PING");
+        ok = r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0;
+        if (r) freeReplyObject(r);
+    }
+    if (c) redisFree(c);
+    return ok;
+}
+
+static int redis_wait(const svc *s, const char *logpath, uint64_t deadline, char *err) {
+    for (;;) {
+        if (redis_ping(s->port)) return 0;
+        if (check_starting("redis", s, logpath, err) != 0) return TB_SUT_ESTART;
+        if (tb_now_us() > deadline) {
+            tb_seterr(err, "redis on port %d did not answer PING within %us, see %s", s->port,
+                      SUT_START_TIMEOUT_US / 1000000u, logpath);
+            return TB_SUT_ESTART;
+        }
+        sleep_us(SUT_POLL_US);
+    }
+}
+
+/* ---- sut.ini ------------------------------------------------------------ */
+
+static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, char *err) {
+    char path[PATH_MAX], tmp[PATH_MAX], when[32];
+    FILE *f;
+    if (path_join(path, sizeof path, dir, "sut.ini") != 0 || path_join(tmp, sizeof tmp, dir, "sut.ini.tmp") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    tb_format_wall(tb_wall_us(), when, sizeof when);
+    f = fopen(tmp, "w");
+    if (!f) {
+        tb_seterr(err, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f,
+            "; Endpoints of the embedded SUT, written by `tilebench sut up` (tilebench %s) at %s.\n"
+            "; Servers run from %s; stop them with: tilebench sut down --dir %s\n"
+            "; OLTP data: schemas tile1 to tile%d in database " SUT_PG_DB
+            " (search_path is not part of pg; each tile uses its own schema).\n"
+            "; This section can be copied into a tile config to target these servers.\n"
+            "[sut]\n"
+            "pg = %s\n"
+            "redis = %s:%d\n",
+            TB_VERSION, when, dir, dir, tiles, ep->pg_conninfo, ep->redis_host, ep->redis_port);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct ini_ctx {
+    tb_sut_endpoints *ep;
+    char err[TB_ERR_LEN];
+    int seen_pg, seen_redis;
+} ini_ctx;
+
+static int sut_ini_handler(void *user, const char *section, const char *name, const char *value) {
+    ini_ctx *c = user;
+    if (strcmp(section, "sut") != 0) return 1;
+    if (strcmp(name, "pg") == 0) {
+        if (strlen(value) >= sizeof c->ep->pg_conninfo) {
+            snprintf(c->err, sizeof c->err, "[sut] pg: conninfo longer than %zu bytes", sizeof c->ep->pg_conninfo - 1);
+            return 0;
+        }
+        snprintf(c->ep->pg_conninfo, sizeof c->ep->pg_conninfo, "%s", value);
+        c->seen_pg = 1;
+    } else if (strcmp(name, "redis") == 0) {
+        const char *colon = strrchr(value, ':');
+        char *end;
+        long port = colon ? strtol(colon + 1, &end, 10) : 0;
+        size_t hl = colon ? (size_t)(colon - value) : 0;
+        if (!colon || hl == 0 || hl >= sizeof c->ep->redis_host || *end != '\0' || port < 1 || port > 65535) {
+            snprintf(c->err, sizeof c->err, "[sut] redis = '%.64s': expected HOST:PORT", value);
+            return 0;
+        }
+        memcpy(c->ep->redis_host, value, hl);
+        c->ep->redis_host[hl] = '\0';
+        c->ep->redis_port = (int)port;
+        c->seen_redis = 1;
+    }
+    return 1;
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) {
+    char path[PATH_MAX];
+    ini_ctx c;
+    int rc;
+    memset(ep, 0, sizeof *ep);
+    memset(&c, 0, sizeof c);
+    c.ep = ep;
+    if (path_join(path, sizeof path, dir, "sut.ini") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    rc = ini_parse(path, sut_ini_handler, &c);
+    if (rc == -1) {
+        tb_seterr(err, "%s: %s (start the SUT with `tilebench sut up --dir %s`)", path, strerror(errno), dir);
+        return -1;
+    }
+    if (rc != 0) {
+        tb_seterr(err, "%s:%d: %s", path, rc, c.err[0] ? c.err : "syntax error");
+        return -1;
+    }
+    if (!c.seen_pg && !c.seen_redis) {
+        tb_seterr(err, "%s: no [sut] section with pg or redis", path);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
+    char pgbin[PATH_MAX], redisbin[PATH_MAX], dir[PATH_MAX], datadir[PATH_MAX], sockdir[PATH_MAX];
+    char pglog[PATH_MAX], redislog[PATH_MAX];
+    run_as ra;
+    sut_state st, old;
+    int pg_port = 0, redis_port = 0, rc, i;
+    uint64_t deadline;
+
+    memset(ep, 0, sizeof *ep);
+    memset(&st, 0, sizeof st);
+    memset(&ra, 0, sizeof ra);
+    if (!opt || !opt->dir || !*opt->dir) {
+        tb_seterr(err, "sut up: no run folder given");
+        return TB_SUT_EUSAGE;
+    }
+    if (opt->tiles < 1 || opt->tiles > SUT_MAX_TILES) {
+        tb_seterr(err, "sut up: tiles %d: must be 1..%d", opt->tiles, SUT_MAX_TILES);
+        return TB_SUT_EUSAGE;
+    }
+    if (opt->pg_port < 0 || opt->pg_port > 65535 || opt->redis_port < 0 || opt->redis_port > 65535) {
+        tb_seterr(err, "sut up: ports must be 0..65535 (0 = any free port)");
+        return TB_SUT_EUSAGE;
+    }
+
+    /* Everything that can be checked before starting anything. */
+    if (find_pg_bindir(pgbin, sizeof pgbin, err) != 0) return TB_SUT_EUSAGE;
+    if (find_redis(redisbin, sizeof redisbin, err) != 0) return TB_SUT_EUSAGE;
+    if (geteuid() == 0 && run_as_lookup(SUT_OS_PG_USER, &ra, err) != 0) return TB_SUT_EUSAGE;
+    if (mkdir_p(opt->dir, err) != 0) return TB_SUT_EUSAGE;
+    if (!realpath(opt->dir, dir)) {
+        tb_seterr(err, "%s: %s", opt->dir, strerror(errno));
+        return TB_SUT_EUSAGE;
+    }
+    if (strlen(dir) > PATH_MAX - 64) {
+        tb_seterr(err, "%s: path too long", dir);
+        return TB_SUT_EUSAGE;
+    }
+    rc = read_state(dir, &old, err);
+    if (rc < 0) return TB_SUT_EUSAGE;
+    if (rc == 0) {
+        for (i = 0; i < SVC_N; i++) {
+            int a = svc_alive(&old.s[i]);
+            if (a == ALIVE_OURS || a == ALIVE_UNKNOWN) {
+                tb_seterr(err, "a SUT is already running in %s (%s pid %ld); stop it with `tilebench sut down --dir %s`",
+                          dir, svc_names[i], (long)old.s[i].pid, dir);
+                return TB_SUT_EUSAGE;
+            }
+        }
+        remove_sockdir(old.sockdir, old.s[SVC_PG].port);
+    }
+    if (ra.active && check_traversable(dir, &ra, err) != 0) return TB_SUT_EUSAGE;
+    if (choose_ports(opt->pg_port, opt->redis_port, &pg_port, &redis_port, err) != 0) return TB_SUT_EUSAGE;
+
+    if (path_join(datadir, sizeof datadir, dir, "pg") != 0 || path_join(pglog, sizeof pglog, dir, "pg.log") != 0 ||
+        path_join(redislog, sizeof redislog, dir, "redis.log") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return TB_SUT_EUSAGE;
+    }
+    /* The socket path DIR/pg/.s.PGSQL.PORT.lock must fit in sun_path. */
+    if (strlen(datadir) + strlen("/.s.PGSQL.65535.lock") <= SUT_UNIX_PATH_MAX) {
+        snprintf(sockdir, sizeof sockdir, "%s", datadir);
+    } else {
+        snprintf(sockdir, sizeof sockdir, "/tmp/tilebench-pg-XXXXXX");
+        if (!mkdtemp(sockdir)) {
+            tb_seterr(err, "mkdtemp %s: %s", sockdir, strerror(errno));
+            return TB_SUT_EUSAGE;
+        }
+        if (ra.active && chown(sockdir, ra.uid, ra.gid) != 0) {
+            tb_seterr(err, "chown %s: %s", sockdir, strerror(errno));
+            rmdir(sockdir);
+            return TB_SUT_EUSAGE;
+        }
+        snprintf(st.sockdir, sizeof st.sockdir, "%s", sockdir);
+    }
+
+    /* Redis first: it starts while initdb runs. */
+    rc = redis_write_conf(dir, redis_port, err) != 0 ? TB_SUT_EUSAGE : 0;
+    if (rc == 0) rc = redis_start(redisbin, dir, redis_port, redislog, &st.s[SVC_REDIS], err);
+    if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
+    if (rc == 0) rc = pg_initdb(pgbin, datadir, pglog, &ra, err);
+    if (rc == 0) rc = pg_start(pgbin, datadir, sockdir, pg_port, pglog, &ra, &st.s[SVC_PG], err);
+    if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
+    deadline = tb_now_us() + SUT_START_TIMEOUT_US;
+    if (rc == 0) rc = pg_wait(&st.s[SVC_PG], pglog, deadline, err);
+    if (rc == 0) rc = redis_wait(&st.s[SVC_REDIS], redislog, deadline, err);
+    if (rc == 0) rc = pg_create_db(pg_port, err) != 0 ? TB_SUT_ESTART : 0;
+
+    snprintf(ep->pg_conninfo, sizeof ep->pg_conninfo,
+             "host=" SUT_HOST " port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER, pg_port);
+    snprintf(ep->redis_host, sizeof ep->redis_host, SUT_HOST);
+    ep->redis_port = redis_port;
+
+    for (i = 1; rc == 0 && i <= opt->tiles; i++) {
+        uint64_t t0 = tb_now_us();
+        if (tb_oltp_load(ep->pg_conninfo, i, err) != 0) rc = TB_SUT_ESTART;
+        else tb_log(TB_LOG_DEBUG, "oltp data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
+    }
+    if (rc == 0) rc = write_ini(dir, ep, opt->tiles, err) != 0 ? TB_SUT_ESTART : 0;
+    if (rc == 0) return 0;
+
+    /* Failure part-way: stop what this call started, keep the logs. */
+    {
+        char e2[TB_ERR_LEN];
+        char path[PATH_MAX];
+        if (stop_all(&st, e2) != 0) tb_log(TB_LOG_WARN, "sut up cleanup: %s", e2);
+        else if (path_join(path, sizeof path, dir, "sut.state") == 0) unlink(path);
+    }
+    memset(ep, 0, sizeof *ep);
+    return rc;
+}
+
+int tb_sut_down(const char *dir, char *err) {
+    sut_state st;
+    char path[PATH_MAX];
+    int rc = read_state(dir, &st, err);
+    if (rc == 1) return 0; /* nothing was started here (or it is already down) */
+    if (rc < 0) return -1;
+    if (stop_all(&st, err) != 0) return -1;
+    /* The endpoints are gone with the servers; data and logs stay for a look. */
+    if (path_join(path, sizeof path, dir, "sut.ini") == 0) unlink(path);
+    if (path_join(path, sizeof path, dir, "sut.state") == 0) unlink(path);
+    return 0;
+}
+
+int tb_sut_status(const char *dir, FILE *f, char *err) {
+    sut_state st;
+    int rc = read_state(dir, &st, err), down = 0, i;
+    if (rc == 1) {
+        tb_seterr(err, "no SUT in %s (no sut.state; start one with `tilebench sut up --dir %s`)", dir, dir);
+        return -1;
+    }
+    if (rc < 0) return -1;
+    for (i = 0; i < SVC_N; i++) {
+        const svc *s = &st.s[i];
+        const char *word = "down", *note = "";
+        char log[PATH_MAX];
+        if (!s->present) {
+            fprintf(f, "%-10s  down  (not started)\n", svc_names[i]);
+            down++;
+            continue;
+        }
+        snprintf(log, sizeof log, "%s/%s", dir, i == SVC_PG ? "pg.log" : "redis.log");
+        switch (svc_alive(s)) {
+        case ALIVE_OURS: {
+            char ci[160];
+            pg_ping_conninfo(ci, sizeof ci, s->port);
+            if (i == SVC_PG ? PQping(ci) == PQPING_OK : redis_ping(s->port)) word = "up";
+            else note = "  (running but not answering)";
+            break;
+        }
+        case ALIVE_UNKNOWN: note = "  (cannot inspect the process)"; break;
+        case ALIVE_REUSED: note = "  (exited; the pid now belongs to another process)"; break;
+        default: note = "  (exited)"; break;
+        }
+        if (strcmp(word, "up") != 0) down++;
+        fprintf(f, "%-10s  %-4s  pid %-7ld  " SUT_HOST ":%-5d  log %s%s\n", svc_names[i], word, (long)s->pid,
+                s->port, log, note);
+    }
+    return down;
+}

@@ -1,0 +1,55 @@
+/*
+ * sut.h: the embedded SUT for the standard tile: real servers from Debian's
+ * packages (PostgreSQL, Redis) started on loopback in a run folder, each with
+ * a pid file, waited on until it answers, and stopped exactly (only the pids
+ * it started). `sut up` also creates the per-tile OLTP data (tiles/oltp_schema.h).
+ * The endpoints are written to DIR/sut.ini as a [sut] section that a tile
+ * config can carry, so `run` can also target servers that were not started
+ * by tilebench.
+ */
+#ifndef TB_TILES_SUT_H
+#define TB_TILES_SUT_H
+
+#include <stdio.h>
+
+#include "common/tb_common.h"
+
+/* Where the SUT's services answer. Empty string / 0 = service not present. */
+typedef struct tb_sut_endpoints {
+    char pg_conninfo[512]; /* libpq conninfo without search_path, e.g.
+                              "host=127.0.0.1 port=40123 dbname=tilebench user=tilebench" */
+    char redis_host[128];
+    int redis_port;
+} tb_sut_endpoints;
+
+typedef struct tb_sut_options {
+    const char *dir; /* run folder; created if missing */
+    int tiles;       /* tiles to provision data for (>= 1) */
+    int pg_port;     /* 0 = pick a free loopback port */
+    int redis_port;  /* 0 = pick a free loopback port */
+} tb_sut_options;
+
+/*
+ * Starts PostgreSQL (initdb + pg_ctl, as user "postgres" when running as
+ * root) and redis-server on 127.0.0.1, waits until each answers, loads the
+ * OLTP data for opt->tiles tiles, and writes DIR/sut.ini. On any failure it
+ * stops whatever it had started. Returns 0, or:
+ *   TB_SUT_EUSAGE  (bad option, port already in use, binary not installed),
+ *   TB_SUT_ESTART  (a server failed to start or answer; err names it and
+ *                   points at its log file).
+ */
+enum { TB_SUT_EUSAGE = -2, TB_SUT_ESTART = -3 };
+int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) TB_WUR;
+
+/* Stops every server started in dir (by its pid file), waiting for exit.
+ * 0 when all are stopped (or none was running), -1 with err otherwise. */
+int tb_sut_down(const char *dir, char *err) TB_WUR;
+
+/* Prints one line per service: name, pid, endpoint, up/down. Returns the
+ * number of services down (0 = all up), or -1 with err when dir holds no SUT. */
+int tb_sut_status(const char *dir, FILE *f, char *err);
+
+/* Reads DIR/sut.ini (written by tb_sut_up) into ep. 0 or -1 with err. */
+int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) TB_WUR;
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * tiledef.c: parses a tile definition file with inih into a tb_tiledef and
+ * checks it: every value is typed, every unknown section or key is an error,
+ * and every error names file:line, the section and the key.
+ */
+#include "tiles/tiledef.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "loadgen/workload.h"
+
+typedef struct parse_state {
+    tb_tiledef *def;
+    FILE *f;
+    int line;       /* current line, counted by our reader */
+    char err[TB_ERR_LEN];
+    int failed;
+} parse_state;
+
+/* inih reader that counts lines, so the handler can say where a key is. */
+static char *counting_reader(char *str, int num, void *stream) {
+    parse_state *ps = stream;
+    char *r = fgets(str, num, ps->f);
+    if (r) ps->line++;
+    return r;
+}
+
+static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
+    snprintf(ps->err, sizeof ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->line, section, key, why);
+    ps->failed = 1;
+    return 0; /* tells inih to stop */
+}
+
+static tb_workload_def *find_workload(tb_tiledef *def, const char *name) {
+    for (int i = 0; i < def->n_workloads; i++)
+        if (strcmp(def->workloads[i].name, name) == 0) return &def->workloads[i];
+    return NULL;
+}
+
+static tb_workload_def *get_workload(parse_state *ps, const char *name) {
+    tb_tiledef *def = ps->def;
+    tb_workload_def *w = find_workload(def, name);
+    if (w) return w;
+    if (def->n_workloads >= TB_MAX_WORKLOADS) return NULL;
+    w = &def->workloads[def->n_workloads++];
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "%s", name);
+    snprintf(w->file, sizeof w->file, "%.255s", ps->def->path);
+    w->line = ps->line;
+    w->users = 1;
+    w->think_us = 1000000;
+    snprintf(w->think_dist, sizeof w->think_dist, "fixed");
+    snprintf(w->unit, sizeof w->unit, "ops/s");
+    w->timeout_us = 10000000;
+    return w;
+}
+
+static int set_stage(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_stage_def *st = &ps->def->stages;
+    char e[TB_ERR_LEN];
+    uint64_t *dst = NULL;
+    if (strcmp(key, "phases") == 0) {
+        uint64_t n;
+        if (tb_parse_u64(val, &n, e) != 0) return fail(ps, sec, key, e);
+        if (n < 1 || n > 100) return fail(ps, sec, key, "must be between 1 and 100");
+        st->phases = (int)n;
+        return 1;
+    }
+    if (strcmp(key, "ramp_up") == 0) dst = &st->ramp_up_us;
+    else if (strcmp(key, "warm_up") == 0) dst = &st->warm_up_us;
+    else if (strcmp(key, "steady") == 0) dst = &st->steady_us;
+    else if (strcmp(key, "ramp_down") == 0) dst = &st->ramp_down_us;
+    else if (strcmp(key, "idle") == 0) dst = &st->idle_us;
+    else return fail(ps, sec, key, "unknown key (known: ramp_up, warm_up, steady, phases, ramp_down, idle)");
+    if (tb_parse_duration_us(val, dst, e) != 0) return fail(ps, sec, key, e);
+    if (dst == &st->steady_us && *dst < 1000000) return fail(ps, sec, key, "steady state must be at least 1s");
+    return 1;
+}
+
+static int set_workload(parse_state *ps, const char *sec, const char *name, const char *key, const char *val) {
+    char e[TB_ERR_LEN];
+    tb_workload_def *w = get_workload(ps, name);
+    if (!w) return fail(ps, sec, key, "too many workloads");
+    if (strcmp(key, "kind") == 0) {
+        if (!tb_workload_find(val)) {
+            snprintf(e, sizeof e, "unknown workload kind '%s' (known: %s)", val, tb_workload_kinds());
+            return fail(ps, sec, key, e);
+        }
+        snprintf(w->kind, sizeof w->kind, "%s", val);
+    } else if (strcmp(key, "users") == 0) {
+        uint64_t n;
+        if (tb_parse_u64(val, &n, e) != 0) return fail(ps, sec, key, e);
+        if (n < 1 || n > 100000) return fail(ps, sec, key, "must be between 1 and 100000");
+        w->users = (int)n;
+    } else if (strcmp(key, "think_time") == 0 || strcmp(key, "cycle_time") == 0) {
+        if (tb_parse_duration_us(val, &w->think_us, e) != 0) return fail(ps, sec, key, e);
+        w->cycle = strcmp(key, "cycle_time") == 0;
+    } else if (strcmp(key, "think_dist") == 0) {
+        if (strcmp(val, "uniform") && strcmp(val, "negexp") && strcmp(val, "fixed"))
+            return fail(ps, sec, key, "must be uniform (0..2x mean), negexp or fixed");
+        snprintf(w->think_dist, sizeof w->think_dist, "%s", val);
+    } else if (strcmp(key, "timeout") == 0) {
+        if (tb_parse_duration_us(val, &w->timeout_us, e) != 0) return fail(ps, sec, key, e);
+        if (w->timeout_us == 0) return fail(ps, sec, key, "must be > 0");
+    } else if (strcmp(key, "reference") == 0) {
+        if (tb_parse_double(val, &w->reference, e) != 0) return fail(ps, sec, key, e);
+        if (w->reference <= 0) return fail(ps, sec, key, "must be > 0");
+    } else if (strcmp(key, "unit") == 0) {
+        if (strcmp(val, "OPM") && strcmp(val, "ops/s") && strcmp(val, "ops/min"))
+            return fail(ps, sec, key, "must be OPM, ops/min or ops/s");
+        snprintf(w->unit, sizeof w->unit, "%s", val);
+    } else {
+        tb_param *p;
+        if (w->n_params >= TB_MAX_PARAMS) return fail(ps, sec, key, "too many keys");
+        if (strlen(key) >= sizeof p->key || strlen(val) >= sizeof p->value)
+            return fail(ps, sec, key, "key or value too long");
+        p = &w->params[w->n_params++];
+        snprintf(p->key, sizeof p->key, "%s", key);
+        snprintf(p->value, sizeof p->value, "%s", val);
+        p->line = ps->line;
+    }
+    return 1;
+}
+
+/* [qos.W] keys: "<Op>.p<NN> = dur", "<Op>.mean = dur", "error_rate = pct". */
+static int add_rule(parse_state *ps, const char *sec, const char *wname, const char *key, const char *val) {
+    tb_tiledef *def = ps->def;
+    char e[TB_ERR_LEN];
+    tb_qos_rule *r;
+    const char *dot = strrchr(key, '.');
+    const char *what = dot ? dot + 1 : key;
+    if (def->n_rules >= TB_MAX_RULES) return fail(ps, sec, key, "too many rules");
+    r = &def->rules[def->n_rules];
+    memset(r, 0, sizeof *r);
+    snprintf(r->workload, sizeof r->workload, "%s", wname);
+    if (dot) {
+        size_t n = (size_t)(dot - key);
+        if (n == 0 || n >= sizeof r->op) return fail(ps, sec, key, "bad op name");
+        memcpy(r->op, key, n);
+        r->op[n] = '\0';
+    } else {
+        snprintf(r->op, sizeof r->op, "*");
+    }
+    {
+        const char *base = strrchr(def->path, '/');
+        snprintf(r->source, sizeof r->source, "%.80s:%d", base ? base + 1 : def->path, ps->line);
+    }
+    if (strcmp(what, "error_rate") == 0) {
+        r->kind = TB_QOS_ERROR_RATE;
+        if (tb_parse_double(val, &r->limit, e) != 0) return fail(ps, sec, key, e);
+        if (r->limit < 0 || r->limit > 100) return fail(ps, sec, key, "must be a percentage in [0,100]");
+    } else if (strcmp(what, "mean") == 0 || (what[0] == 'p' && what[1])) {
+        uint64_t us;
+        if (!dot) return fail(ps, sec, key, "latency rules are written <Op>.pNN or <Op>.mean");
+        if (strcmp(what, "mean") == 0) {
+            r->kind = TB_QOS_MEAN;
+        } else {
+            char *end;
+            r->kind = TB_QOS_PERCENTILE;
+            r->pct = strtod(what + 1, &end);
+            if (*end || r->pct <= 0 || r->pct > 100)
+                return fail(ps, sec, key, "percentile must be p1..p100 (p999 is not p99.9: write p99.9)");
+        }
+        if (tb_parse_duration_us(val, &us, e) != 0) return fail(ps, sec, key, e);
+        r->limit = (double)us / 1000.0;
+    } else {
+        return fail(ps, sec, key, "unknown rule (use <Op>.pNN, <Op>.mean or error_rate)");
+    }
+    def->n_rules++;
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *val) {
+    parse_state *ps = user;
+    tb_tiledef *def = ps->def;
+    char e[TB_ERR_LEN];
+    if (ps->failed) return 0;
+    if (strcmp(section, "tile") == 0) {
+        if (strcmp(key, "name") == 0) snprintf(def->name, sizeof def->name, "%s", val);
+        else if (strcmp(key, "version") == 0) {
+            uint64_t v;
+            if (tb_parse_u64(val, &v, e) != 0) return fail(ps, section, key, e);
+        } else return fail(ps, section, key, "unknown key (known: name, version)");
+        return 1;
+    }
+    if (strcmp(section, "stages") == 0) return set_stage(ps, section, key, val);
+    if (strncmp(section, "workload.", 9) == 0 && section[9])
+        return set_workload(ps, section, section + 9, key, val);
+    if (strncmp(section, "qos.", 4) == 0 && section[4]) return add_rule(ps, section, section + 4, key, val);
+    if (strcmp(section, "sut") == 0) {
+        def->has_sut = 1;
+        if (strcmp(key, "pg") == 0) {
+            if (strlen(val) >= sizeof def->sut.pg_conninfo) return fail(ps, section, key, "too long");
+            snprintf(def->sut.pg_conninfo, sizeof def->sut.pg_conninfo, "%s", val);
+        } else if (strcmp(key, "redis") == 0) {
+            const char *colon = strrchr(val, ':');
+            uint64_t port;
+            if (!colon || colon == val || (size_t)(colon - val) >= sizeof def->sut.redis_host)
+                return fail(ps, section, key, "must be HOST:PORT");
+            if (tb_parse_u64(colon + 1, &port, e) != 0 || port < 1 || port > 65535)
+                return fail(ps, section, key, "port must be 1..65535");
+            memcpy(def->sut.redis_host, val, (size_t)(colon - val));
+            def->sut.redis_host[colon - val] = '\0';
+            def->sut.redis_port = (int)port;
+        } else return fail(ps, section, key, "unknown key (known: pg, redis)");
+        return 1;
+    }
+    snprintf(e, sizeof e, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut)");
+    return fail(ps, section, key, e);
+}
+
+/* Checks that need the whole file: kinds set, rules refer to real ops. */
+static int check(tb_tiledef *def, char *err) {
+    if (def->n_workloads == 0) {
+        tb_seterr(err, "%s: no [workload.NAME] section: a tile needs at least one workload", def->path);
+        return -1;
+    }
+    for (int i = 0; i < def->n_workloads; i++) {
+        tb_workload_def *w = &def->workloads[i];
+        if (!w->kind[0]) {
+            tb_seterr(err, "%s:%d: [workload.%s] kind: missing (known: %s)", def->path, w->line, w->name,
+                      tb_workload_kinds());
+            return -1;
+        }
+        if (w->reference <= 0) {
+            tb_seterr(err, "%s:%d: [workload.%s] reference: missing (reference throughput per tile, in %s)",
+                      def->path, w->line, w->name, w->unit);
+            return -1;
+        }
+    }
+    for (int i = 0; i < def->n_rules; i++) {
+        tb_qos_rule *r = &def->rules[i];
+        tb_workload_def *w = find_workload(def, r->workload);
+        const tb_workload_vt *vt;
+        int found = 0;
+        if (!w) {
+            tb_seterr(err, "%s: [qos.%s]: no workload named '%s'", r->source, r->workload, r->workload);
+            return -1;
+        }
+        if (strcmp(r->op, "*") == 0) continue;
+        vt = tb_workload_find(w->kind);
+        for (int k = 0; vt && k < vt->n_ops; k++)
+            if (strcmp(vt->op_names[k], r->op) == 0) found = 1;
+        if (!found) {
+            char ops[256] = "";
+            for (int k = 0; vt && k < vt->n_ops; k++) {
+                if (k) strncat(ops, ", ", sizeof ops - strlen(ops) - 1);
+                strncat(ops, vt->op_names[k], sizeof ops - strlen(ops) - 1);
+            }
+            tb_seterr(err, "%s: [qos.%s] %s: no op '%s' in a %s workload (ops: %s)", r->source, r->workload,
+                      r->op, r->op, w->kind, ops);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static char *slurp(FILE *f) {
+    size_t cap = 4096, len = 0, n;
+    char *buf = xmalloc(cap);
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) buf = xrealloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
+    parse_state ps;
+    int rc;
+    memset(def, 0, sizeof *def);
+    memset(&ps, 0, sizeof ps);
+    snprintf(def->path, sizeof def->path, "%s", path);
+    snprintf(def->name, sizeof def->name, "unnamed");
+    def->stages.ramp_up_us = 5000000;
+    def->stages.warm_up_us = 5000000;
+    def->stages.steady_us = 20000000;
+    def->stages.ramp_down_us = 2000000;
+    def->stages.idle_us = 5000000;
+    def->stages.phases = 1;
+    ps.def = def;
+    ps.f = fopen(path, "r");
+    if (!ps.f) {
+        tb_seterr(err, "config %s: %s", path, strerror(errno));
+        return -1;
+    }
+    def->text = slurp(ps.f);
+    rewind(ps.f);
+    rc = ini_parse_stream(counting_reader, &ps, handler, &ps);
+    fclose(ps.f);
+    if (ps.failed) {
+        tb_seterr(err, "%s", ps.err);
+        tb_tiledef_free(def);
+        return -1;
+    }
+    if (rc != 0) {
+        tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", path, rc);
+        tb_tiledef_free(def);
+        return -1;
+    }
+    if (check(def, err) != 0) {
+        tb_tiledef_free(def);
+        return -1;
+    }
+    return 0;
+}
+
+void tb_tiledef_free(tb_tiledef *def) {
+    if (!def) return;
+    free(def->text);
+    def->text = NULL;
+}
+
+const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key) {
+    for (int i = 0; i < w->n_params; i++)
+        if (strcmp(w->params[i].key, key) == 0) return &w->params[i];
+    return NULL;
+}
+
+const char *tb_tiledef_default_path(void) {
+    const char *env = getenv("TB_TILE_FILE");
+    if (env && *env) return env;
+    if (access(TB_SOURCE_DIR "/tiles/standard.ini", R_OK) == 0) return TB_SOURCE_DIR "/tiles/standard.ini";
+    return TB_DATA_DIR "/standard.ini";
+}

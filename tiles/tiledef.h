@@ -1,0 +1,79 @@
+/*
+ * tiledef.h: the tile definition (an INI file parsed with inih). The standard
+ * tile ships as tiles/standard.ini; every default in it names its source.
+ * A tile file holds: [tile] name; [stages] durations; one [workload.NAME]
+ * section per workload (kind, users, think time, reference throughput, and
+ * kind-specific keys kept as raw key/values for the workload to parse);
+ * [qos.NAME] rules; and an optional [sut] section with endpoints of servers
+ * that are already running (without it, `run` starts the embedded SUT).
+ */
+#ifndef TB_TILES_TILEDEF_H
+#define TB_TILES_TILEDEF_H
+
+#include <stdint.h>
+
+#include "common/tb_common.h"
+#include "qos/qos.h"
+#include "tiles/sut.h"
+
+#define TB_MAX_WORKLOADS 8
+#define TB_MAX_PARAMS 32
+#define TB_MAX_RULES 64
+
+typedef struct tb_param {
+    char key[48];
+    char value[256];
+    int line; /* line in the tile file, for error messages */
+} tb_param;
+
+typedef struct tb_workload_def {
+    char name[32];     /* section suffix: [workload.oltp] -> "oltp" */
+    char file[256];    /* the tile file, for error messages */
+    char kind[16];     /* "oltp", "kv" */
+    int line;          /* line of the section header */
+    int users;         /* closed-loop users per tile */
+    uint64_t think_us; /* mean think (or cycle) time */
+    char think_dist[16]; /* "uniform" (0..2x mean, DS2), "negexp" (Olio), "fixed" */
+    double reference;  /* reference throughput per tile, in `unit` */
+    char unit[16];     /* "OPM" (per minute) or "ops/s" */
+    int cycle;         /* 1: think_us is a cycle time from intended start to the next (Olio);
+                          0: a think time after each op completes (DS2) */
+    uint64_t timeout_us; /* an op not done by then is an error (timeout) */
+    int n_params;      /* every other key, for the workload's own configure() */
+    tb_param params[TB_MAX_PARAMS];
+} tb_workload_def;
+
+typedef struct tb_stage_def {
+    uint64_t ramp_up_us, warm_up_us, steady_us, ramp_down_us, idle_us;
+    int phases;
+} tb_stage_def;
+
+typedef struct tb_tiledef {
+    char path[512];
+    char name[64];
+    tb_stage_def stages;
+    int n_workloads;
+    tb_workload_def workloads[TB_MAX_WORKLOADS];
+    int n_rules;
+    tb_qos_rule rules[TB_MAX_RULES];
+    int has_sut;            /* a [sut] section was given */
+    tb_sut_endpoints sut;
+    char *text;             /* the file's text, for the results store (caller frees via tb_tiledef_free) */
+} tb_tiledef;
+
+/*
+ * Parses the tile file at path into *def. Errors name file:line and the key:
+ * "tiles/x.ini:12: [workload.oltp] users: 'ten': not a non-negative integer".
+ * Returns 0 or -1 with err.
+ */
+int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
+void tb_tiledef_free(tb_tiledef *def);
+
+/* The workload's kind-specific value for key, or NULL. */
+const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key);
+
+/* Path of the shipped standard tile: $TB_TILE_FILE, else the source tree's
+ * tiles/standard.ini, else the installed share/tilebench/standard.ini. */
+const char *tb_tiledef_default_path(void);
+
+#endif
