@@ -1,6 +1,8 @@
 /*
  * report.h: report renderers over the results store. Reads only. The JSON
- * shape is the contract of design.md; text is a terminal summary.
+ * shape is the contract of design.md; text is a terminal summary; HTML is one
+ * self-contained page with inline SVG charts; CSV is one tidy row per level x
+ * phase x workload x tile x op, for pandas or R.
  */
 #ifndef TB_RESULTS_REPORT_H
 #define TB_RESULTS_REPORT_H
@@ -10,9 +12,9 @@
 
 #include "results/store.h"
 
-typedef enum { TB_REPORT_TEXT = 0, TB_REPORT_JSON } tb_report_format;
+typedef enum { TB_REPORT_TEXT = 0, TB_REPORT_JSON, TB_REPORT_HTML, TB_REPORT_CSV } tb_report_format;
 
-/* Parses "text" / "json". 0 or -1 with err naming the value. */
+/* Parses "text" / "json" / "html" / "csv". 0 or -1 with err naming the value. */
 int tb_report_parse_format(const char *s, tb_report_format *out, char *err) TB_WUR;
 
 /* Writes the report of run_id to f. 0 or -1 with err. */

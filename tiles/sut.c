@@ -171,7 +171,7 @@ static int find_pg_bindir(char *out, size_t len, char *err) {
     if (env && *env) {
         if (path_join(a, sizeof a, env, "initdb") == 0 && path_join(b, sizeof b, env, "postgres") == 0 &&
             is_exec_file(a) && is_exec_file(b)) {
-            snprintf(out, len, "%s", env);
+            copy_str(out, len, env);
             return 0;
         }
         tb_seterr(err, "PostgreSQL server binaries not found (looked in TB_PG_BINDIR=%s); %s", env, hint);
@@ -203,7 +203,7 @@ static int find_pg_bindir(char *out, size_t len, char *err) {
         for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
             if (path_join(a, sizeof a, p, "initdb") == 0 && path_join(b, sizeof b, p, "postgres") == 0 &&
                 is_exec_file(a) && is_exec_file(b)) {
-                snprintf(out, len, "%s", p);
+                copy_str(out, len, p);
                 free(copy);
                 return 0;
             }
@@ -220,7 +220,7 @@ static int find_redis(char *out, size_t len, char *err) {
     const char *env = getenv("TB_REDIS_SERVER");
     if (env && *env) {
         if (is_exec_file(env)) {
-            snprintf(out, len, "%s", env);
+            copy_str(out, len, env);
             return 0;
         }
         tb_seterr(err, "redis-server not found (TB_REDIS_SERVER=%s is not an executable file)", env);
@@ -231,7 +231,7 @@ static int find_redis(char *out, size_t len, char *err) {
         char *copy = xstrdup(path), *save = NULL, *p;
         for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
             if (path_join(a, sizeof a, p, "redis-server") == 0 && is_exec_file(a)) {
-                snprintf(out, len, "%s", a);
+                copy_str(out, len, a);
                 free(copy);
                 return 0;
             }
@@ -498,7 +498,7 @@ static void svc_record(svc *s, pid_t pid, int port, const char *binary) {
     s->pid = pid;
     s->port = port;
     if (proc_stat(pid, &state, &s->start_ticks) != 0) s->start_ticks = 0;
-    if (!realpath(binary, s->exe)) snprintf(s->exe, sizeof s->exe, "%s", binary);
+    if (!realpath(binary, s->exe)) copy_str(s->exe, sizeof s->exe, binary);
 }
 
 /* ---- state file --------------------------------------------------------- */
@@ -584,7 +584,7 @@ static int read_state(const char *dir, sut_state *st, char *err) {
 
 /* Removes a /tmp socket folder made by up, with the files a killed postmaster leaves. */
 static void remove_sockdir(const char *sockdir, int port) {
-    char p[PATH_MAX];
+    char p[PATH_MAX + 32];
     if (!sockdir[0]) return;
     snprintf(p, sizeof p, "%s/.s.PGSQL.%d", sockdir, port);
     unlink(p);
@@ -652,7 +652,7 @@ static int check_traversable(const char *dir, const run_as *ra, char *err) {
     /* Rebuild the prefix that failed, for the message. */
     char bad[PATH_MAX];
     int k = 0, want = WEXITSTATUS(st);
-    snprintf(bad, sizeof bad, "%s", dir);
+    copy_str(bad, sizeof bad, dir);
     for (i = 1; i <= len; i++) {
         if (bad[i] != '/' && bad[i] != '\0') continue;
         if (++k == want) {
@@ -668,7 +668,7 @@ static int check_traversable(const char *dir, const run_as *ra, char *err) {
 /* Runs initdb into datadir unless it already holds a cluster. */
 static int pg_initdb(const char *bindir, const char *datadir, const char *logpath, const run_as *ra,
                      char *err) {
-    char pgver[PATH_MAX], initdb[PATH_MAX], dd[PATH_MAX + 8], tail[160];
+    char pgver[PATH_MAX], initdb[PATH_MAX], dd[PATH_MAX + 16], tail[160];
     struct stat sb;
     int fd, st;
     pid_t pid;
@@ -783,7 +783,7 @@ static int pg_wait(const svc *s, const char *logpath, uint64_t deadline, char *e
 static void set_pg_err(char *err, const char *what, const char *msg) {
     char buf[TB_ERR_LEN];
     size_t i, len;
-    snprintf(buf, sizeof buf, "%s", msg ? msg : "");
+    copy_str(buf, sizeof buf, msg ? msg : "");
     len = strlen(buf);
     while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) buf[--len] = '\0';
     for (i = 0; i < len; i++)
@@ -851,12 +851,10 @@ static int redis_write_conf(const char *dir, int port, char *err) {
                "bind " SUT_HOST "\nport %d\nprotected-mode no\ndaemonize no\n", port);
     fputs("dir ", f);
     conf_quoted(f, dir);
-    snprintf(p, sizeof p, "%s/redis.log", dir);
     fputs("\nlogfile ", f);
-    conf_quoted(f, p);
-    snprintf(p, sizeof p, "%s/redis.pid", dir);
+    if (path_join(p, sizeof p, dir, "redis.log") == 0) conf_quoted(f, p);
     fputs("\npidfile ", f);
-    conf_quoted(f, p);
+    if (path_join(p, sizeof p, dir, "redis.pid") == 0) conf_quoted(f, p);
     fputs("\nsave \"\"\nappendonly no\nmaxclients 10000\n", f);
     if (fclose(f) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
@@ -869,8 +867,11 @@ static int redis_start(const char *binary, const char *dir, int port, const char
     char conf[PATH_MAX], bin[PATH_MAX];
     int fd;
     pid_t pid;
-    snprintf(conf, sizeof conf, "%s/redis.conf", dir);
-    snprintf(bin, sizeof bin, "%s", binary);
+    if (path_join(conf, sizeof conf, dir, "redis.conf") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return TB_SUT_EUSAGE;
+    }
+    copy_str(bin, sizeof bin, binary);
     char *argv[] = {bin, conf, NULL};
     /* Until it opens its logfile, redis reports config errors on stderr. */
     fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -960,7 +961,7 @@ static int sut_ini_handler(void *user, const char *section, const char *name, co
             snprintf(c->err, sizeof c->err, "[sut] pg: conninfo longer than %zu bytes", sizeof c->ep->pg_conninfo - 1);
             return 0;
         }
-        snprintf(c->ep->pg_conninfo, sizeof c->ep->pg_conninfo, "%s", value);
+        copy_str(c->ep->pg_conninfo, sizeof c->ep->pg_conninfo, value);
         c->seen_pg = 1;
     } else if (strcmp(name, "redis") == 0) {
         const char *colon = strrchr(value, ':');
@@ -1068,7 +1069,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     }
     /* The socket path DIR/pg/.s.PGSQL.PORT.lock must fit in sun_path. */
     if (strlen(datadir) + strlen("/.s.PGSQL.65535.lock") <= SUT_UNIX_PATH_MAX) {
-        snprintf(sockdir, sizeof sockdir, "%s", datadir);
+        copy_str(sockdir, sizeof sockdir, datadir);
     } else {
         snprintf(sockdir, sizeof sockdir, "/tmp/tilebench-pg-XXXXXX");
         if (!mkdtemp(sockdir)) {
@@ -1080,7 +1081,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
             rmdir(sockdir);
             return TB_SUT_EUSAGE;
         }
-        snprintf(st.sockdir, sizeof st.sockdir, "%s", sockdir);
+        copy_str(st.sockdir, sizeof st.sockdir, sockdir);
     }
 
     /* Redis first: it starts while initdb runs. */
@@ -1097,7 +1098,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
 
     snprintf(ep->pg_conninfo, sizeof ep->pg_conninfo,
              "host=" SUT_HOST " port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER, pg_port);
-    snprintf(ep->redis_host, sizeof ep->redis_host, SUT_HOST);
+    copy_str(ep->redis_host, sizeof ep->redis_host, SUT_HOST);
     ep->redis_port = redis_port;
 
     for (i = 1; rc == 0 && i <= opt->tiles; i++) {
@@ -1143,7 +1144,7 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
     for (i = 0; i < SVC_N; i++) {
         const svc *s = &st.s[i];
         const char *word = "down", *note = "";
-        char log[PATH_MAX];
+        char log[PATH_MAX + 16];
         if (!s->present) {
             fprintf(f, "%-10s  down  (not started)\n", svc_names[i]);
             down++;

@@ -133,7 +133,7 @@ static int add_rule(parse_state *ps, const char *sec, const char *wname, const c
     tb_tiledef *def = ps->def;
     char e[TB_ERR_LEN];
     tb_qos_rule *r;
-    const char *dot = strrchr(key, '.');
+    const char *dot = strchr(key, '.'); /* op names have no dots; p99.9 does */
     const char *what = dot ? dot + 1 : key;
     if (def->n_rules >= TB_MAX_RULES) return fail(ps, sec, key, "too many rules");
     r = &def->rules[def->n_rules];

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test_sweep.sh: a 2-level sweep against the embedded SUT's real PostgreSQL and
+# Redis with short stages. Checks the JSON report (2 levels, ops, watts, a QoS
+# verdict per level) and that the servers' own counters agree with what the
+# load generator says it did: pg_stat_database.xact_commit against the OLTP
+# statements (each is one transaction), and Redis INFO commandstats against
+# SET/GET counts. The only slack allowed is ops in flight when a level stops.
+source "$(dirname "$0")/lib.sh"
+
+"$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
+PG=$(sed -n 's/^pg = //p' "$T/sut/sut.ini")
+REDIS=$(sed -n 's/^redis = //p' "$T/sut/sut.ini")
+RHOST=${REDIS%:*}
+RPORT=${REDIS##*:}
+
+pg_commits() {
+    psql "$PG" -XAtc "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
+}
+redis_calls() { # cmd
+    redis-cli -h "$RHOST" -p "$RPORT" INFO commandstats | tr -d '\r' | sed -n "s/^cmdstat_$1:calls=\([0-9]*\),.*/\1/p" | grep . || echo 0
+}
+
+sleep 1
+pg_before=$(pg_commits)
+set_before=$(redis_calls set)
+get_before=$(redis_calls get)
+
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1..2 --ramp-up 2s --warm-up 1s --steady 6s --ramp-down 1s \
+    --idle 2s --db "$T/results.db" --label "it sweep" --quiet >"$T/run.log" 2>&1 || fail "run exited $?: $(cat "$T/run.log")"
+
+sleep 2 # backends flush their statistics when they exit
+pg_after=$(pg_commits)
+set_after=$(redis_calls set)
+get_after=$(redis_calls get)
+
+"$TILEBENCH" report latest --db "$T/results.db" --format json >"$T/report.json"
+J="$T/report.json"
+
+expect "run status" "$(jq -r .run.status "$J")" = complete
+expect "levels" "$(jq '.run.levels | length' "$J")" -eq 2
+expect "level tiles" "$(jq -c '[.run.levels[].tiles]' "$J")" = "[1,2]"
+for i in 0 1; do
+    expect "level $i ops" "$(jq "[.run.levels[$i].workloads[].ops] | add" "$J")" -gt 0
+    expect_true "level $i avg_watts" "$(jq ".run.levels[$i].avg_watts" "$J")" '. > 0'
+    expect_true "level $i score" "$(jq ".run.levels[$i].score" "$J")" '. > 0'
+    expect_true "level $i ppkw" "$(jq ".run.levels[$i].ppkw" "$J")" '. > 0'
+    expect "level $i verdict is a boolean" "$(jq ".run.levels[$i].qos_pass | type" "$J")" = '"boolean"'
+    expect "level $i QoS rules" "$(jq ".run.levels[$i].qos | length" "$J")" -ge 3
+    expect "level $i workload entries (2 per tile)" "$(jq ".run.levels[$i].workloads | length" "$J")" -eq $((2 * (i + 1)))
+done
+expect "estimated power flagged" "$(jq .run.estimated_power "$J")" = true
+expect "label" "$(jq -r .run.label "$J")" = "it sweep"
+
+# Server-side counters against client counts over whole levels (count_all).
+client_xacts=$(jq '[.run.levels[].workloads[] | select(.name=="oltp") | .operations[]
+                    | select(.name != "Order") | .count_all] | add' "$J")
+client_set=$(jq '[.run.levels[].workloads[] | select(.name=="kv") | .operations[] | select(.name=="SET") | .count_all] | add' "$J")
+client_get=$(jq '[.run.levels[].workloads[] | select(.name=="kv") | .operations[] | select(.name=="GET") | .count_all] | add' "$J")
+server_xacts=$((pg_after - pg_before))
+server_set=$((set_after - set_before))
+server_get=$((get_after - get_before))
+echo "postgres: server $server_xacts transactions, client $client_xacts statements"
+echo "redis: server SET $server_set GET $server_get, client SET $client_set GET $client_get"
+expect "client OLTP statements" "$client_xacts" -gt 100
+# PostgreSQL also counts one transaction per new session (its startup reads
+# the catalogs): 10 OLTP users at 1 tile + 20 at 2 tiles = 30 sessions, plus the
+# psql session of this test. Statements in flight when a level stops may have
+# committed without the client counting them: at most one per user (30).
+sessions=30
+diff=$((server_xacts - client_xacts))
+expect "pg xacts - client statements (>= sessions: every counted statement committed)" "$diff" -ge $sessions
+expect "pg xacts - client statements (<= sessions + in-flight + psql)" "$diff" -le $((sessions + 30 + 4))
+dset=$((server_set - client_set))
+dget=$((server_get - client_get))
+expect "redis SET calls - client SETs" "$dset" -ge 0
+expect "redis SET calls - client SETs (<= 15 kv users in flight)" "$dset" -le 15
+expect "redis GET calls - client GETs" "$dget" -ge 0
+expect "redis GET calls - client GETs (<= 15 kv users in flight)" "$dget" -le 15
+
+# The run listing knows it.
+"$TILEBENCH" runs --db "$T/results.db" | grep -q "complete" || fail "runs does not list the complete run"
+echo "PASS test_sweep"

@@ -1,0 +1,212 @@
+/*
+ * test_config.c: the tile file parser (tiles/tiledef.c), tile specs
+ * (tiles/levels.c) and duration/number parsing (common/tb_common.c),
+ * including the bad inputs the CLI must turn into exit 2 with a clear message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/tb_common.h"
+#include "tiles/levels.h"
+#include "tiles/tiledef.h"
+
+static void durations(void **state) {
+    uint64_t us;
+    char err[TB_ERR_LEN];
+    (void)state;
+    assert_int_equal(tb_parse_duration_us("500ms", &us, err), 0);
+    assert_int_equal(us, 500000);
+    assert_int_equal(tb_parse_duration_us("30s", &us, err), 0);
+    assert_int_equal(us, 30000000);
+    assert_int_equal(tb_parse_duration_us("5m", &us, err), 0);
+    assert_int_equal(us, 300000000);
+    assert_int_equal(tb_parse_duration_us("1.5s", &us, err), 0);
+    assert_int_equal(us, 1500000);
+    assert_int_equal(tb_parse_duration_us("2h", &us, err), 0);
+    assert_int_equal(us, 7200000000ull);
+    assert_int_equal(tb_parse_duration_us("250us", &us, err), 0);
+    assert_int_equal(us, 250);
+    assert_int_equal(tb_parse_duration_us("7", &us, err), 0);
+    assert_int_equal(us, 7000000);
+    assert_int_equal(tb_parse_duration_us("10x", &us, err), -1);
+    assert_non_null(strstr(err, "unknown unit 'x'"));
+    assert_int_equal(tb_parse_duration_us("-5s", &us, err), -1);
+    assert_non_null(strstr(err, "negative"));
+    assert_int_equal(tb_parse_duration_us("", &us, err), -1);
+    assert_int_equal(tb_parse_duration_us("s", &us, err), -1);
+    assert_int_equal(tb_parse_duration_us("nan", &us, err), -1);
+    assert_int_equal(tb_parse_duration_us("1e30s", &us, err), -1);
+}
+
+static void numbers(void **state) {
+    uint64_t v;
+    double d;
+    char err[TB_ERR_LEN];
+    (void)state;
+    assert_int_equal(tb_parse_u64("42", &v, err), 0);
+    assert_int_equal(v, 42);
+    assert_int_equal(tb_parse_u64("-1", &v, err), -1);
+    assert_int_equal(tb_parse_u64("4x", &v, err), -1);
+    assert_non_null(strstr(err, "'4x'"));
+    assert_int_equal(tb_parse_u64("99999999999999999999999", &v, err), -1);
+    assert_int_equal(tb_parse_double("2.5", &d, err), 0);
+    assert_true(d == 2.5);
+    assert_int_equal(tb_parse_double("inf", &d, err), -1);
+    assert_int_equal(tb_parse_double("1.0W", &d, err), -1);
+}
+
+static void tile_specs(void **state) {
+    tb_levels l;
+    char err[TB_ERR_LEN];
+    (void)state;
+    assert_int_equal(tb_levels_parse("3", 8, &l, err), 0);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.tiles[0], 3);
+    assert_int_equal(tb_levels_parse("1..4", 8, &l, err), 0);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.tiles[3], 4);
+    assert_int_equal(tb_levels_parse("1,2,4,8", 8, &l, err), 0);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.tiles[2], 4);
+    assert_int_equal(tb_levels_parse("auto", 5, &l, err), 0);
+    assert_int_equal(l.is_auto, 1);
+    assert_int_equal(l.n, 5);
+    assert_int_equal(tb_levels_parse("0", 8, &l, err), -1);
+    assert_non_null(strstr(err, "'0'"));
+    assert_non_null(strstr(err, ">= 1"));
+    assert_int_equal(tb_levels_parse("3..1", 8, &l, err), -1);
+    assert_non_null(strstr(err, "below start 3"));
+    assert_int_equal(tb_levels_parse("2,1", 8, &l, err), -1);
+    assert_int_equal(tb_levels_parse("1,,2", 8, &l, err), -1);
+    assert_int_equal(tb_levels_parse("", 8, &l, err), -1);
+    assert_int_equal(tb_levels_parse("x", 8, &l, err), -1);
+    assert_int_equal(tb_levels_parse("1..", 8, &l, err), -1);
+    assert_int_equal(tb_levels_parse("-1", 8, &l, err), -1);
+}
+
+/* Writes text to a temp file; returns its path (static buffer). */
+static const char *write_tmp(const char *text) {
+    static char path[64];
+    int fd;
+    snprintf(path, sizeof path, "/tmp/tb_test_cfg_XXXXXX");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void standard_tile_parses(void **state) {
+    tb_tiledef def;
+    char err[TB_ERR_LEN] = "";
+    char path[512];
+    (void)state;
+    snprintf(path, sizeof path, "%s/tiles/standard.ini", getenv("TB_SOURCE_DIR") ? getenv("TB_SOURCE_DIR") : TB_SOURCE_DIR);
+    if (tb_tiledef_load(path, &def, err) != 0) fail_msg("%s", err);
+    assert_string_equal(def.name, "standard");
+    assert_int_equal(def.n_workloads, 2);
+    assert_string_equal(def.workloads[0].name, "oltp");
+    assert_string_equal(def.workloads[0].kind, "oltp");
+    assert_int_equal(def.workloads[0].users, 10);
+    assert_int_equal(def.workloads[0].think_us, 1000000);
+    assert_string_equal(def.workloads[0].think_dist, "uniform");
+    assert_string_equal(def.workloads[0].unit, "OPM");
+    assert_non_null(tb_tiledef_param(&def.workloads[0], "new_customer_pct"));
+    assert_true(def.n_rules >= 2);
+    assert_string_equal(def.rules[0].workload, "oltp");
+    assert_string_equal(def.rules[0].op, "Order");
+    assert_int_equal(def.rules[0].kind, TB_QOS_PERCENTILE);
+    assert_true(def.rules[0].pct == 95);
+    assert_true(def.rules[0].limit == 2000);
+    assert_int_equal(def.has_sut, 0);
+    assert_non_null(def.text);
+    tb_tiledef_free(&def);
+}
+
+static void sut_section_and_overrides(void **state) {
+    tb_tiledef def;
+    char err[TB_ERR_LEN] = "";
+    const char *p = write_tmp("[tile]\nname = t\n[stages]\nsteady = 90s\nphases = 3\n"
+                              "[workload.kv]\nkind = kv\nusers = 7\ncycle_time = 250ms\nreference = 10\n"
+                              "[qos.kv]\nGET.p99.9 = 5ms\nSET.mean = 2ms\nerror_rate = 1\n"
+                              "[sut]\npg = host=127.0.0.1 port=5 dbname=x\nredis = 127.0.0.1:6380\n");
+    (void)state;
+    if (tb_tiledef_load(p, &def, err) != 0) fail_msg("%s", err);
+    assert_int_equal(def.stages.steady_us, 90000000);
+    assert_int_equal(def.stages.phases, 3);
+    assert_int_equal(def.workloads[0].users, 7);
+    assert_int_equal(def.workloads[0].cycle, 1);
+    assert_int_equal(def.workloads[0].think_us, 250000);
+    assert_int_equal(def.n_rules, 3);
+    assert_true(def.rules[0].pct > 99.89 && def.rules[0].pct < 99.91);
+    assert_int_equal(def.rules[1].kind, TB_QOS_MEAN);
+    assert_int_equal(def.rules[2].kind, TB_QOS_ERROR_RATE);
+    assert_string_equal(def.rules[2].op, "*");
+    assert_int_equal(def.has_sut, 1);
+    assert_string_equal(def.sut.redis_host, "127.0.0.1");
+    assert_int_equal(def.sut.redis_port, 6380);
+    assert_string_equal(def.sut.pg_conninfo, "host=127.0.0.1 port=5 dbname=x");
+    tb_tiledef_free(&def);
+    unlink(p);
+}
+
+/* Each bad file must fail with a message naming line and key. */
+static void bad_files(void **state) {
+    static const struct {
+        const char *text;
+        const char *want1, *want2;
+    } cases[] = {
+        {"[workload.kv]\nkind = kv\nusers = ten\nreference = 1\n", ":3:", "users: 'ten'"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nsteady = 10x\n", ":5:", "steady: '10x'"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nramp_up = -1s\n", ":5:", "negative"},
+        {"[workload.kv]\nkind = mystery\n", ":2:", "unknown workload kind 'mystery'"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[qos.kv]\nFOO.p90 = 1s\n", "qos.kv", "no op 'FOO'"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[qos.web]\nX.p90 = 1s\n", "qos.web", "no workload named 'web'"},
+        {"[workload.kv]\nkind = kv\n", "reference", "missing"},
+        {"[tile]\nname = x\n", "no [workload.NAME]", ""},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[bogus]\nx = 1\n", ":5:", "unknown section"},
+        {"[workload.kv]\nkind = kv\nreference = 1\nthis line has no equals\n", ":4:", "syntax error"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = nohostport\n", ":5:", "HOST:PORT"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nphases = 0\n", ":5:", "phases"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_tiledef def;
+        char err[TB_ERR_LEN] = "";
+        const char *p = write_tmp(cases[i].text);
+        int rc = tb_tiledef_load(p, &def, err);
+        unlink(p);
+        if (rc == 0) fail_msg("case %zu parsed but should fail", i);
+        if (!strstr(err, cases[i].want1) || !strstr(err, cases[i].want2))
+            fail_msg("case %zu: message '%s' lacks '%s' / '%s'", i, err, cases[i].want1, cases[i].want2);
+        if (!strstr(err, p) && strncmp(cases[i].want1, "qos", 3) != 0)
+            fail_msg("case %zu: message '%s' does not name the file", i, err);
+    }
+}
+
+static void unreadable_file(void **state) {
+    tb_tiledef def;
+    char err[TB_ERR_LEN] = "";
+    (void)state;
+    assert_int_equal(tb_tiledef_load("/nonexistent/tile.ini", &def, err), -1);
+    assert_non_null(strstr(err, "/nonexistent/tile.ini"));
+    assert_non_null(strstr(err, "No such file"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(durations),         cmocka_unit_test(numbers),
+        cmocka_unit_test(tile_specs),        cmocka_unit_test(standard_tile_parses),
+        cmocka_unit_test(sut_section_and_overrides), cmocka_unit_test(bad_files),
+        cmocka_unit_test(unreadable_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
