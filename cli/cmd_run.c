@@ -44,7 +44,8 @@ static void usage(FILE *f) {
             "                      30m ramp-up, 3 x 40m phases, 4m active idle)\n"
             "  --report FILE       also write the report there (.json or .txt by extension)\n"
             "  --threads N         load generator threads (default: online CPUs)\n"
-            "  --sut-dir DIR       run folder of the embedded SUT (default .tilebench/sut)\n"
+            "  --sut-dir DIR       run folder of the embedded SUT (default: a new temporary\n"
+            "                      folder in $TMPDIR or /tmp, removed after a clean stop)\n"
             "  --quiet             no progress output\n"
             "  --help              this text\n\n"
             "exit: 0 complete, 2 usage/configuration error, 3 aborted or interrupted\n",
@@ -84,7 +85,6 @@ int tb_cmd_run(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     o.db_path = "tilebench-results.db";
     o.label = "";
-    o.sut_dir = ".tilebench/sut";
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {

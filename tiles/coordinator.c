@@ -4,6 +4,7 @@
  * phase into a tb_level_result (QoS verdict, validity, score, PPKW) and
  * hands it to the results store, then moves on.
  */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "tiles/coordinator.h"
 
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +46,8 @@ typedef struct run_ctx {
     tb_loadgen *lg;
     tb_sut_endpoints ep;
     int sut_started;
+    char sut_dir[512];   /* the embedded SUT's run folder */
+    int sut_dir_temp;    /* we made it: remove it after a clean stop */
     int is_tty;
     int levels_done, levels_total;
     uint64_t run_start_us;
@@ -405,6 +410,13 @@ static json_t *settings(const tb_run_opts *o, const tb_sut_endpoints *ep, int em
     return s;
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
 static void cleanup(run_ctx *c) {
     char e[TB_ERR_LEN];
     tb_loadgen_close(c->lg);
@@ -413,7 +425,12 @@ static void cleanup(run_ctx *c) {
     c->poller = NULL;
     for (int i = 0; i < c->o->n_meters; i++) tb_meter_close(c->meters[i]);
     if (c->sut_started) {
-        if (tb_sut_down(c->o->sut_dir, e) != 0) tb_log(TB_LOG_WARN, "sut down: %s", e);
+        if (tb_sut_down(c->sut_dir, e) != 0) {
+            tb_log(TB_LOG_WARN, "sut down: %s (logs kept in %s)", e, c->sut_dir);
+        } else if (c->sut_dir_temp) {
+            if (nftw(c->sut_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+                tb_log(TB_LOG_WARN, "remove %s: %s", c->sut_dir, strerror(errno));
+        }
         c->sut_started = 0;
     }
     tb_store_close(c->store);
@@ -488,12 +505,29 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     if (o->def->has_sut) {
         c.ep = o->def->sut;
     } else {
-        tb_sut_options so = {.dir = o->sut_dir, .tiles = max_tiles};
+        tb_sut_options so = {.tiles = max_tiles};
+        if (o->sut_dir) {
+            snprintf(c.sut_dir, sizeof c.sut_dir, "%s", o->sut_dir);
+        } else {
+            const char *tmp = getenv("TMPDIR");
+            snprintf(c.sut_dir, sizeof c.sut_dir, "%s/tilebench-sut.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+            if (!mkdtemp(c.sut_dir)) {
+                tb_seterr(err, "temporary SUT folder %s: %s", c.sut_dir, strerror(errno));
+                note(&c, "error", err);
+                if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+                cleanup(&c);
+                return TB_EXIT_ABORTED;
+            }
+            chmod(c.sut_dir, 0755); /* PostgreSQL runs as user postgres and must enter it */
+            c.sut_dir_temp = 1;
+        }
+        so.dir = c.sut_dir;
         if (!o->quiet) {
-            printf("starting the embedded SUT in %s (%d tiles of data)...\n", o->sut_dir, max_tiles);
+            printf("starting the embedded SUT in %s (%d tiles of data)...\n", c.sut_dir, max_tiles);
             fflush(stdout);
         }
         r = tb_sut_up(&so, &c.ep, err);
+        if (r != 0 && c.sut_dir_temp) rmdir(c.sut_dir); /* best effort: empty after a failed start */
         if (r != 0) {
             note(&c, "error", err);
             if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);

@@ -28,7 +28,8 @@ typedef struct tb_run_opts {
     int n_meters;
     const char *meter_uris[TB_MAX_METERS];
     const char *report_path;  /* NULL: none */
-    const char *sut_dir;      /* run folder for the embedded SUT */
+    const char *sut_dir;      /* run folder for the embedded SUT; NULL = a new temporary
+                                 folder, removed after a clean stop */
     int threads;              /* load generator threads, 0 = online CPUs */
     int quiet;                /* no live progress */
     const char *preset;       /* "demo" or "compliant" */
