@@ -16,7 +16,9 @@
 #include "common/tb_common.h"
 #include "tiles/sut.h"
 
-#define SUT_DEFAULT_DIR ".tilebench/sut"
+/* In /tmp, not the current folder: PostgreSQL runs as user postgres, which
+ * cannot enter /root or most home folders. */
+#define SUT_DEFAULT_DIR "/tmp/tilebench-sut"
 #define SUT_DEFAULT_TILES 1
 
 static void sut_usage(FILE *f) {
@@ -34,7 +36,7 @@ static void sut_usage(FILE *f) {
             "  status  one line per service: name, up/down, pid, endpoint, log file.\n"
             "\n"
             "options:\n"
-            "  --dir DIR         run folder (default: " SUT_DEFAULT_DIR ", relative to the current folder)\n"
+            "  --dir DIR         run folder (default: " SUT_DEFAULT_DIR ")\n"
             "  --tiles N         tiles to create OLTP data for (up only; default %d); `run` needs\n"
             "                    at least as many as its largest load level\n"
             "  --pg-port P       PostgreSQL port (up only; default 0 = any free port)\n"
