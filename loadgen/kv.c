@@ -33,8 +33,6 @@ typedef struct kv_user {
     int connected;
     int dropping;  /* we are freeing ac: its callbacks must not report */
     int inflight;
-    struct event *defer_ev;
-    tb_op_status defer_status;
 } kv_user;
 
 static const char *const known_keys[] = {"set_pct", "keyspace", "value_size", NULL};
@@ -88,20 +86,6 @@ static int kv_next_op(void *st) {
     return tb_user_rand_range(s->u, 1, 100) <= s->cfg->set_pct ? OP_SET : OP_GET;
 }
 
-static void on_defer(evutil_socket_t fd, short what, void *arg) {
-    kv_user *s = arg;
-    (void)fd;
-    (void)what;
-    tb_user_op_done(s->u, s->defer_status);
-}
-
-static void done_later(kv_user *s, tb_op_status st) {
-    struct timeval zero = {0, 0};
-    s->defer_status = st;
-    if (!s->defer_ev) s->defer_ev = evtimer_new(tb_user_base(s->u), on_defer, s);
-    evtimer_add(s->defer_ev, &zero);
-}
-
 static void on_connect(const redisAsyncContext *ac, int status) {
     kv_user *s = ac->data;
     if (status == REDIS_OK) s->connected = 1;
@@ -150,7 +134,7 @@ static void kv_op_start(void *st, int op) {
                    s->ac ? s->ac->errstr : "out of memory");
             if (s->ac) redisAsyncFree(s->ac);
             s->ac = NULL;
-            done_later(s, TB_OP_ERR_CONNECT);
+            tb_user_op_done_soon(s->u, TB_OP_ERR_CONNECT);
             return;
         }
         s->ac->data = s;
@@ -168,20 +152,18 @@ static void kv_op_start(void *st, int op) {
     if (rc != REDIS_OK) {
         s->inflight = 0;
         drop(s);
-        done_later(s, TB_OP_ERR_IO);
+        tb_user_op_done_soon(s->u, TB_OP_ERR_IO);
     }
 }
 
 static void kv_op_cancel(void *st) {
     kv_user *s = st;
     drop(s);
-    if (s->defer_ev) evtimer_del(s->defer_ev);
 }
 
 static void kv_user_free(void *st) {
     kv_user *s = st;
     drop(s);
-    if (s->defer_ev) event_free(s->defer_ev);
     free(s);
 }
 

@@ -43,13 +43,11 @@ typedef struct oltp_user {
     PGconn *conn;
     struct event *sock_ev; /* connect polling (one-shot) or reading results (persistent) */
     struct event *write_ev; /* flushing a query that did not fit the socket buffer */
-    struct event *defer_ev; /* completes an order outside op_start */
     int step;
     int sub_op;             /* op index recorded for the step in flight */
     int browses_left;
     int customerid;
     uint64_t step_start_us;
-    tb_op_status defer_status;
     PGresult *res;          /* first result of the statement in flight */
     unsigned long seq;      /* new-customer counter, makes usernames unique */
 } oltp_user;
@@ -128,20 +126,10 @@ static void order_done(oltp_user *s, tb_op_status st) {
     tb_user_op_done(s->u, st);
 }
 
-static void on_defer(evutil_socket_t fd, short what, void *arg) {
-    oltp_user *s = arg;
-    (void)fd;
-    (void)what;
-    order_done(s, s->defer_status);
-}
-
 /* Completes the order on the next loop turn (never inside op_start). */
 static void order_done_later(oltp_user *s, tb_op_status st) {
-    struct timeval zero = {0, 0};
     s->step = STEP_IDLE;
-    s->defer_status = st;
-    if (!s->defer_ev) s->defer_ev = evtimer_new(tb_user_base(s->u), on_defer, s);
-    evtimer_add(s->defer_ev, &zero);
+    tb_user_op_done_soon(s->u, st);
 }
 
 static void fail_step(oltp_user *s, tb_op_status st) {
@@ -376,14 +364,12 @@ static void oltp_op_start(void *st, int op) {
 static void oltp_op_cancel(void *st) {
     oltp_user *s = st;
     drop_conn(s);
-    if (s->defer_ev) evtimer_del(s->defer_ev);
     s->step = STEP_IDLE;
 }
 
 static void oltp_user_free(void *st) {
     oltp_user *s = st;
     drop_conn(s);
-    if (s->defer_ev) event_free(s->defer_ev);
     free(s);
 }
 

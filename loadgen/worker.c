@@ -40,6 +40,8 @@ struct tb_user_ctx {
     void *st;
     struct event *timer;   /* fires at the intended start of the next op */
     struct event *timeout; /* fires when the op in flight overruns */
+    struct event *soon;    /* completes an op on the next loop turn */
+    tb_op_status soon_status;
     uint64_t intended_us, sent_us;
     int op;
     int busy;
@@ -241,6 +243,19 @@ void tb_user_op_done(tb_user_ctx *u, tb_op_status st) {
     schedule_next(u, end);
 }
 
+static void on_soon(evutil_socket_t fd, short what, void *arg) {
+    tb_user_ctx *u = arg;
+    (void)fd;
+    (void)what;
+    tb_user_op_done(u, u->soon_status);
+}
+
+void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st) {
+    static const struct timeval zero = {0, 0};
+    u->soon_status = st;
+    evtimer_add(u->soon, &zero);
+}
+
 void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st) {
     record(u, op, start_us, start_us, end_us, st);
 }
@@ -252,6 +267,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg) {
     (void)what;
     if (!u->busy) return;
     u->busy = 0;
+    evtimer_del(u->soon);
     u->vt->op_cancel(u->st);
     record(u, u->op, u->intended_us, u->sent_us, end, TB_OP_ERR_TIMEOUT);
     schedule_next(u, end);
@@ -261,6 +277,7 @@ static void user_free(tb_user_ctx *u) {
     if (!u) return;
     if (u->timer) event_free(u->timer);
     if (u->timeout) event_free(u->timeout);
+    if (u->soon) event_free(u->soon);
     if (u->st) u->vt->user_free(u->st);
     free(u);
 }
@@ -294,6 +311,7 @@ static void start_users(worker *w) {
                 for (int r = 0; r < 4; r++) u->rng[r] = splitmix(&seed);
                 u->timer = evtimer_new(w->base, on_timer, u);
                 u->timeout = evtimer_new(w->base, on_timeout, u);
+                u->soon = evtimer_new(w->base, on_soon, u);
                 u->start_offset_us = total > 0 ? pl->ramp_up_us * (uint64_t)g / (uint64_t)total : 0;
                 u->st = u->vt->user_new(lg->cfg[i], u);
                 w->users[w->n_users++] = u;

@@ -42,6 +42,11 @@ typedef struct tb_user_ctx tb_user_ctx;
  * (defer with a zero timer if the result is known immediately). */
 void tb_user_op_done(tb_user_ctx *u, tb_op_status st);
 
+/* Like tb_user_op_done, but on the next turn of the event loop: for results
+ * known at once (a failed connect), including from inside op_start. A
+ * timeout or op_cancel in between drops it. */
+void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st);
+
 /* Records a sub-step the workload timed itself (e.g. an order's Login),
  * latency end-start in µs, uncorrected and corrected alike. */
 void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st);

@@ -466,9 +466,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
             cleanup(&c);
             return TB_EXIT_USAGE;
         }
-        c.infos[i] = *tb_meter_get_info(c.meters[i]);
-        if (c.infos[i].estimated)
-            tb_log(TB_LOG_WARN, "meter %s: ESTIMATED POWER (%s), not a measurement", c.infos[i].uri, c.infos[i].model);
+        c.infos[i] = *tb_meter_get_info(c.meters[i]); /* the meter itself warns when it is an estimate */
     }
     if (tb_store_open(o->db_path, &c.store, err) != 0) {
         cleanup(&c);
