@@ -1,7 +1,8 @@
 /*
- * cmd_report.c: `tilebench report [RUN|latest] [--db FILE] [--format text|json]
- * [-o FILE]`, the report of one stored run. Opens the database read-only, so
- * it works while a run is writing and never creates an empty database.
+ * cmd_report.c: `tilebench report [RUN|latest] [--db FILE]
+ * [--format text|html|json|csv] [-o FILE]`, the report of one stored run.
+ * Opens the database read-only, so it works while a run is writing and never
+ * creates an empty database.
  */
 #include <getopt.h>
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -19,7 +21,7 @@
 #define DEFAULT_DB "tilebench-results.db"
 
 static void usage(FILE *f) {
-    fputs("usage: tilebench report [RUN|latest] [--db FILE] [--format text|json] [-o FILE]\n"
+    fputs("usage: tilebench report [RUN|latest] [--db FILE] [--format text|html|json|csv] [-o FILE]\n"
           "\n"
           "Writes the report of one stored run: its settings, meters, active idle power,\n"
           "and per load level the score, mean watts, PPKW, QoS verdict and op latencies.\n"
@@ -27,8 +29,13 @@ static void usage(FILE *f) {
           "  RUN                 run id as listed by `tilebench runs`, or `latest` (default)\n"
           "  --db FILE           results database to read (default " DEFAULT_DB ");\n"
           "                      opened read-only, so it is safe while a run is writing\n"
-          "  -f, --format FMT    text (a terminal summary) or json (the machine-readable\n"
-          "                      shape of design.md); default text, or json when -o ends in .json\n"
+          "  -f, --format FMT    text    a terminal summary (default)\n"
+          "                      html    one self-contained page: SVG charts, tables, no JavaScript\n"
+          "                      json    the machine-readable shape of design.md\n"
+          "                      csv     tidy rows (level x phase x workload x tile x op) for\n"
+          "                              pandas or R; units in the column names\n"
+          "                      without --format, -o picks it by extension: .html/.htm, .json,\n"
+          "                      .csv; anything else is text\n"
           "  -o, --output FILE   write to FILE instead of stdout (replaced atomically; `-` is stdout)\n"
           "  -h, --help          show this help\n"
           "\n"
@@ -45,9 +52,10 @@ static int usage_error(const char *fmt, const char *arg) {
     return TB_EXIT_USAGE;
 }
 
+/* Case-insensitive, so "REPORT.HTML" picks HTML too. */
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
 /* Writes the report to path through a temporary file renamed into place, so
@@ -115,8 +123,10 @@ int tb_cmd_report(int argc, char **argv) {
     if (out && !*out) return usage_error("-o needs a file name%s", "");
     if (format) {
         if (tb_report_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
-    } else if (out && ends_with(out, ".json")) {
-        fmt = TB_REPORT_JSON;
+    } else if (out) {
+        if (ends_with(out, ".json")) fmt = TB_REPORT_JSON;
+        else if (ends_with(out, ".html") || ends_with(out, ".htm")) fmt = TB_REPORT_HTML;
+        else if (ends_with(out, ".csv")) fmt = TB_REPORT_CSV;
     }
 
     if (tb_store_open_readonly(db, &s, err) != 0) {

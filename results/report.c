@@ -1,11 +1,13 @@
 /*
  * report.c: renders a stored run as JSON (the contract of design.md) or as a
- * terminal summary, and lists the runs of a database. Reads only.
+ * terminal summary, hands the same model to the HTML and CSV renderers
+ * (report_html.c, report_csv.c, through report_data.h), and lists the runs of
+ * a database. Reads only.
  *
- * One model, two views: the run is read once, inside one read transaction
+ * One model, four views: the run is read once, inside one read transaction
  * (a consistent snapshot even while the coordinator is committing levels),
- * into a jansson tree. JSON output is that tree; the text view walks the same
- * tree, so both always agree. Strings reach JSON only through jansson, which
+ * into a jansson tree. JSON output is that tree; the text, HTML and CSV views
+ * walk the same tree, so all of them always agree. Strings reach JSON only through jansson, which
  * escapes them; the text view replaces control characters so a label cannot
  * drive the terminal.
  */
@@ -21,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "qos/hist.h"
+#include "results/report_data.h"
 
 /* Real numbers get 15 significant digits: every stored value round-trips
  * (latencies are whole µs / 1000) without the 17-digit noise of %.17g. */
@@ -29,8 +32,10 @@
 int tb_report_parse_format(const char *s, tb_report_format *out, char *err) {
     if (s && strcmp(s, "text") == 0) *out = TB_REPORT_TEXT;
     else if (s && strcmp(s, "json") == 0) *out = TB_REPORT_JSON;
+    else if (s && strcmp(s, "html") == 0) *out = TB_REPORT_HTML;
+    else if (s && strcmp(s, "csv") == 0) *out = TB_REPORT_CSV;
     else {
-        tb_seterr(err, "unknown report format '%s' (use text or json)", s ? s : "");
+        tb_seterr(err, "unknown report format '%s' (use text, json, html or csv)", s ? s : "");
         return -1;
     }
     return 0;
@@ -570,26 +575,46 @@ static void text_levels(FILE *f, const json_t *levels) {
     }
 }
 
-/* One op of one workload merged over the tiles of a level. */
-typedef struct op_group {
-    char *workload, *op;
-    uint64_t count, errors;
-    tb_hist *hist;
-} op_group;
+/* ---- merged latency of one level (text and HTML views) ------------------- */
 
-/* Latency per workload and op of one level, merging the tiles' histograms
- * (a percentile of the union, not an average of percentiles). */
-static int text_latency_level(read_ctx *c, sqlite3_stmt *st, FILE *f, const json_t *lv, int64_t level_id) {
-    op_group *g = NULL;
+void tb_report_op_groups_free(tb_report_op_group *g, size_t n) {
+    size_t i;
+    if (!g) return;
+    for (i = 0; i < n; i++) {
+        free(g[i].workload);
+        free(g[i].op);
+        tb_hist_free(g[i].hist);
+    }
+    free(g);
+}
+
+int tb_report_level_ops(tb_report_data *d, size_t level_index, tb_report_op_group **out, size_t *n_out, char *err) {
+    read_ctx c = {NULL, d->db, err};
+    tb_report_op_group *g = NULL;
     size_t n = 0, cap = 0, i;
+    sqlite3_stmt *st;
+    int64_t level_id;
     int rc;
+    *out = NULL;
+    *n_out = 0;
+    if (level_index >= d->n_levels) {
+        tb_seterr(err, "report: level %zu of %zu", level_index, d->n_levels);
+        return -1;
+    }
+    level_id = d->level_ids[level_index];
+    if (!d->ops_st && prep(&c,
+                           "SELECT w.name, o.name, o.count, o.errors, o.hist FROM workloads w"
+                           " JOIN ops o ON o.workload_id = w.id WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
+                           &d->ops_st) != 0)
+        return -1;
+    st = d->ops_st;
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, level_id);
-    while ((rc = next_row(c, st)) == 1) {
+    while ((rc = next_row(&c, st)) == 1) {
         const char *w = (const char *)sqlite3_column_text(st, 0), *o = (const char *)sqlite3_column_text(st, 1);
         const void *blob = sqlite3_column_blob(st, 4);
         int blen = sqlite3_column_bytes(st, 4);
-        op_group *x = NULL;
+        tb_report_op_group *x = NULL;
         w = w ? w : "";
         o = o ? o : "";
         for (i = 0; i < n; i++)
@@ -619,7 +644,21 @@ static int text_latency_level(read_ctx *c, sqlite3_stmt *st, FILE *f, const json
             }
         }
     }
-    if (rc == 0 && n > 0) {
+    if (rc != 0) {
+        tb_report_op_groups_free(g, n);
+        return -1;
+    }
+    *out = g;
+    *n_out = n;
+    return 0;
+}
+
+/* Latency per workload and op of one level, tiles merged. */
+static int text_latency_level(tb_report_data *d, size_t li, FILE *f, const json_t *lv, char *err) {
+    tb_report_op_group *g = NULL;
+    size_t n = 0, i;
+    if (tb_report_level_ops(d, li, &g, &n, err) != 0) return -1;
+    if (n > 0) {
         fprintf(f, "  %lld tiles, phase %lld\n", (long long)json_integer_value(json_object_get(lv, "tiles")),
                 (long long)json_integer_value(json_object_get(lv, "phase")));
         fprintf(f, "    %-10s %-16s %10s %8s %10s %10s %10s\n", "workload", "op", "count", "errors", "p50", "p95", "p99");
@@ -636,29 +675,16 @@ static int text_latency_level(read_ctx *c, sqlite3_stmt *st, FILE *f, const json
                         (double)tb_hist_percentile(g[i].hist, 99) / 1000.0);
         }
     }
-    for (i = 0; i < n; i++) {
-        free(g[i].workload);
-        free(g[i].op);
-        tb_hist_free(g[i].hist);
-    }
-    free(g);
-    return rc;
+    tb_report_op_groups_free(g, n);
+    return 0;
 }
 
-static int text_latency(read_ctx *c, FILE *f, const json_t *levels, const model_extra *ex) {
-    sqlite3_stmt *st = NULL;
+static int text_latency(tb_report_data *d, FILE *f, const json_t *levels, char *err) {
     size_t i;
     int rc = 0;
-    if (ex->n_levels == 0) return 0;
-    if (prep(c,
-             "SELECT w.name, o.name, o.count, o.errors, o.hist FROM workloads w JOIN ops o ON o.workload_id = w.id"
-             " WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
-             &st) != 0)
-        return -1;
+    if (d->n_levels == 0) return 0;
     fputs("\nLatency in ms (corrected, from intended start; tiles merged)\n", f);
-    for (i = 0; i < ex->n_levels && rc == 0; i++)
-        rc = text_latency_level(c, st, f, json_array_get(levels, i), ex->level_ids[i]);
-    sqlite3_finalize(st);
+    for (i = 0; i < d->n_levels && rc == 0; i++) rc = text_latency_level(d, i, f, json_array_get(levels, i), err);
     return rc;
 }
 
@@ -675,13 +701,12 @@ static void text_events(FILE *f, const json_t *events) {
     }
 }
 
-static int write_text(read_ctx *c, const json_t *root, const model_extra *ex, FILE *f) {
-    const json_t *run = json_object_get(root, "run");
-    const json_t *levels = json_object_get(run, "levels");
-    text_header(f, run);
+static int write_text(tb_report_data *d, FILE *f, char *err) {
+    const json_t *levels = json_object_get(d->run, "levels");
+    text_header(f, d->run);
     text_levels(f, levels);
-    if (text_latency(c, f, levels, ex) != 0) return -1;
-    text_events(f, json_object_get(run, "events"));
+    if (text_latency(d, f, levels, err) != 0) return -1;
+    text_events(f, json_object_get(d->run, "events"));
     return 0;
 }
 
@@ -694,13 +719,19 @@ int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, 
     int rc = -1, opened = read_begin(c.db);
     root = read_model(&c, run_id, &ex);
     if (root) {
-        if (fmt == TB_REPORT_JSON) {
+        tb_report_data d = {json_object_get(root, "run"), ex.level_ids, ex.n_levels, c.db, NULL};
+        switch (fmt) {
+        case TB_REPORT_JSON:
             errno = 0;
             rc = json_dumpf(root, f, JSON_FLAGS) == 0 && fputc('\n', f) != EOF ? 0 : -1;
             if (rc != 0) tb_seterr(err, "write report: %s", errno ? strerror(errno) : "output error");
-        } else {
-            rc = write_text(&c, root, &ex, f);
+            break;
+        case TB_REPORT_HTML: rc = tb_report_write_html(&d, f, err); break;
+        case TB_REPORT_CSV: rc = tb_report_write_csv(&d, f, err); break;
+        case TB_REPORT_TEXT:
+        default: rc = write_text(&d, f, err); break;
         }
+        sqlite3_finalize(d.ops_st);
     }
     read_end(c.db, opened);
     if (rc == 0 && (fflush(f) != 0 || ferror(f))) {

@@ -1,0 +1,1214 @@
+/*
+ * report_html.c: the HTML report of a run. One self-contained file a lab
+ * engineer can mail or attach to a publication: inline CSS, charts drawn here
+ * as inline SVG, no JavaScript and nothing fetched (a Content-Security-Policy
+ * says so, in case escaping ever failed). Reads the same model as the JSON
+ * report (report_data.h), plus the stored latency histograms for percentiles
+ * the JSON does not carry.
+ *
+ * Order of the page: what a reader must not miss first (estimated power,
+ * an interrupted or aborted run, invalid levels, logged warnings), then the
+ * headline numbers and the run's identity, charts, and the tables behind
+ * them. Every string that came from the user, the SUT or a meter goes
+ * through esc(); numbers are formatted here.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/report_data.h"
+#include "results/store.h"
+
+/* ---- small output helpers ------------------------------------------------------ */
+
+/* Writes s HTML-escaped (text and attribute values alike). Control
+ * characters other than tab and newline become U+FFFD: they are invalid in
+ * HTML and a label has no business carrying them. */
+static void esc(FILE *f, const char *s) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    for (; *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default:
+            if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) fputs("\xef\xbf\xbd", f);
+            else fputc(*p, f);
+        }
+    }
+}
+
+static const char *jstr(const json_t *o, const char *key) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* A number member, NaN when null or missing. */
+static double jnum(const json_t *o, const char *key) {
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static long long jint(const json_t *o, const char *key) {
+    return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/* Writes v with `dec` decimals, or an en dash when unknown. */
+static void put_num(FILE *f, double v, int dec) {
+    if (isfinite(v)) fprintf(f, "%.*f", dec, v);
+    else fputs("&ndash;", f);
+}
+
+/* Latency in ms: three decimals below 100 ms so sub-millisecond figures stay
+ * readable, one above (the precision of the QoS reasons). */
+static void put_ms(FILE *f, double ms) { put_num(f, ms, ms >= 100.0 ? 1 : 3); }
+
+/* A JSON scalar (host and settings values) as text, escaped. */
+static void put_scalar(FILE *f, const json_t *v) {
+    if (json_is_string(v)) esc(f, json_string_value(v));
+    else if (json_is_integer(v)) fprintf(f, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v)) fprintf(f, "%g", json_real_value(v));
+    else if (json_is_boolean(v)) fputs(json_is_true(v) ? "true" : "false", f);
+    else if (json_is_null(v)) fputs("&ndash;", f);
+    else {
+        char *s = json_dumps(v, JSON_COMPACT);
+        esc(f, s);
+        free(s);
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of the finite values among v[0..n) (reordered); NaN when none. */
+static double median(double *v, size_t n) {
+    size_t m = 0, i;
+    for (i = 0; i < n; i++)
+        if (isfinite(v[i])) v[m++] = v[i];
+    if (m == 0) return NAN;
+    qsort(v, m, sizeof *v, cmp_double);
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0;
+}
+
+/* ---- SVG charts --------------------------------------------------------------------
+ * A line chart over tiles: axes with nice ticks, a title, axis titles with
+ * units, series with markers whose <title> is the tooltip, dashed horizontal
+ * reference lines (active idle, QoS limits) and an optional vertical marker
+ * (saturation). Linear y from 0, or log y when the caller allows it and the
+ * values span more than LOG_SPREAD (latency next to a limit 400x higher).
+ */
+
+enum { MARK_OK = 0, MARK_FAIL = 1, MARK_INVALID = 2 };
+
+typedef struct chart_series {
+    const char *name;         /* legend text */
+    const char *color;
+    size_t n;
+    const double *x, *y;      /* y NaN: no point (the line breaks) */
+    const int *mark;          /* MARK_* bits per point; NULL: all MARK_OK */
+    const char *const *note;  /* tooltip suffix per point, or NULL */
+} chart_series;
+
+typedef struct chart_line {
+    double y;
+    const char *label; /* legend text */
+    const char *color;
+} chart_line;
+
+typedef struct chart {
+    const char *title;
+    const char *x_title, *y_title; /* axis titles, units included */
+    const char *y_unit;            /* unit in tooltips and value labels */
+    int y_dec;                     /* decimals in tooltips and value labels */
+    int log_ok;                    /* may use a log y axis */
+    double mark_x;                 /* vertical marker at this x, NaN for none */
+    const char *mark_label;
+    const chart_series *series;
+    size_t n_series;
+    const chart_line *lines;
+    size_t n_lines;
+} chart;
+
+#define CW 560.0      /* SVG width */
+#define PLOT_H 220.0  /* plot area height */
+#define ML 70.0       /* left margin: y tick labels and title */
+#define MR 20.0
+#define MT 40.0       /* title */
+#define MB 48.0       /* x tick labels and title */
+#define PADX 16.0     /* inner padding so edge points are not cut */
+#define LEG_ROW 18.0
+#define LOG_SPREAD 50.0
+#define MAX_TICKS 40 /* bounds the tick loops whatever the data */
+
+typedef struct axis {
+    double lo, hi, step;
+    int log;
+} axis;
+
+/* A "nice" step (1, 2, 2.5 or 5 x 10^k) giving about `target` intervals. */
+static double nice_step(double range, int target) {
+    double raw = range / target, mag, r, step;
+    if (!(raw > 0) || !isfinite(raw)) return 1;
+    mag = pow(10, floor(log10(raw)));
+    r = raw / mag;
+    step = mag * (r <= 1 ? 1 : r <= 2 ? 2 : r <= 2.5 ? 2.5 : r <= 5 ? 5 : 10);
+    return step > 0 && isfinite(step) ? step : range; /* denormal ranges */
+}
+
+/* Tick label: as many decimals as the step needs. */
+static void fmt_tick(char *buf, size_t len, double v, double step) {
+    int d = 0;
+    while (d < 6 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6) d++;
+    snprintf(buf, len, "%.*f", d, v);
+}
+
+static double axis_pos(const axis *a, double v, double p0, double p1) {
+    double t = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo)) : (v - a->lo) / (a->hi - a->lo);
+    return p0 + t * (p1 - p0);
+}
+
+static void y_axis_range(const chart *c, axis *a) {
+    double vmin = INFINITY, vmax = -INFINITY, pmin = INFINITY;
+    size_t i, j;
+    for (i = 0; i < c->n_series; i++)
+        for (j = 0; j < c->series[i].n; j++) {
+            double v = c->series[i].y[j];
+            if (!isfinite(v)) continue;
+            vmin = fmin(vmin, v);
+            vmax = fmax(vmax, v);
+            if (v > 0) pmin = fmin(pmin, v);
+        }
+    for (i = 0; i < c->n_lines; i++) {
+        if (!isfinite(c->lines[i].y)) continue;
+        vmin = fmin(vmin, c->lines[i].y);
+        vmax = fmax(vmax, c->lines[i].y);
+        if (c->lines[i].y > 0) pmin = fmin(pmin, c->lines[i].y);
+    }
+    a->log = c->log_ok && isfinite(pmin) && vmin > 0 && vmax / pmin > LOG_SPREAD;
+    if (a->log) {
+        a->lo = pow(10, floor(log10(pmin)));
+        a->hi = pow(10, ceil(log10(vmax)));
+        if (a->hi <= a->lo) a->hi = a->lo * 10;
+        a->step = 0;
+        return;
+    }
+    if (!isfinite(vmin)) vmin = 0, vmax = 1;
+    a->lo = vmin < 0 ? vmin : 0;
+    if (vmax <= a->lo) vmax = a->lo + 1;
+    a->step = nice_step(vmax - a->lo, 5);
+    a->lo = floor(a->lo / a->step) * a->step;
+    a->hi = ceil(vmax / a->step) * a->step;
+}
+
+static void x_axis_range(const chart *c, axis *a) {
+    double vmax = 1;
+    size_t i, j;
+    for (i = 0; i < c->n_series; i++)
+        for (j = 0; j < c->series[i].n; j++)
+            if (isfinite(c->series[i].x[j])) vmax = fmax(vmax, c->series[i].x[j]);
+    a->log = 0;
+    a->lo = 0;
+    a->step = fmax(1, ceil(nice_step(vmax, 8))); /* tiles are whole */
+    a->hi = ceil(vmax / a->step) * a->step;
+}
+
+/* Legend entries: series with at least one point, then reference lines. */
+typedef struct legend_item {
+    const char *text, *color;
+    int dashed;
+    double x, y;
+} legend_item;
+
+static int series_has_points(const chart_series *s) {
+    size_t i;
+    for (i = 0; i < s->n; i++)
+        if (isfinite(s->y[i])) return 1;
+    return 0;
+}
+
+/* Lays the legend out in rows under the x-axis title; returns the rows used. */
+static int legend_layout(const chart *c, legend_item *items, size_t *n_items, double top) {
+    double x = ML, y = top;
+    size_t i, n = 0;
+    int rows = 0;
+    for (i = 0; i < c->n_series + c->n_lines; i++) {
+        legend_item *it = &items[n];
+        double w;
+        if (i < c->n_series) {
+            if (!series_has_points(&c->series[i])) continue;
+            it->text = c->series[i].name;
+            it->color = c->series[i].color;
+            it->dashed = 0;
+        } else {
+            it->text = c->lines[i - c->n_series].label;
+            it->color = c->lines[i - c->n_series].color;
+            it->dashed = 1;
+        }
+        w = 30 + 6.3 * (double)strlen(it->text) + 14;
+        if (rows == 0) rows = 1;
+        else if (x + w > CW - MR && x > ML) {
+            x = ML;
+            y += LEG_ROW;
+            rows++;
+        }
+        it->x = x;
+        it->y = y;
+        x += w;
+        n++;
+    }
+    *n_items = n;
+    return rows;
+}
+
+static void svg_grid(FILE *f, const axis *xa, const axis *ya, double x0, double x1, double y0, double y1) {
+    char buf[32];
+    double v;
+    int i, n;
+    if (ya->log) {
+        n = (int)lround(log10(ya->hi / ya->lo));
+        for (i = 0, v = ya->lo; i <= n && i <= MAX_TICKS; i++, v *= 10) {
+            double py = axis_pos(ya, v, y0, y1);
+            int k;
+            fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, py, x1, py);
+            fmt_tick(buf, sizeof buf, v, v);
+            fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", x0 - 6, py + 4, buf);
+            for (k = 2; k <= 9 && i < n; k++) {
+                double pm = axis_pos(ya, v * k, y0, y1);
+                fprintf(f, "<line class=\"grid minor\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, pm, x1,
+                        pm);
+            }
+        }
+    } else {
+        n = (int)lround((ya->hi - ya->lo) / ya->step);
+        for (i = 0; i <= n && i <= MAX_TICKS; i++) {
+            double py;
+            v = ya->lo + i * ya->step;
+            py = axis_pos(ya, v, y0, y1);
+            fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, py, x1, py);
+            fmt_tick(buf, sizeof buf, v, ya->step);
+            fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", x0 - 6, py + 4, buf);
+        }
+    }
+    n = (int)lround((xa->hi - xa->lo) / xa->step);
+    for (i = 0; i <= n && i <= MAX_TICKS; i++) {
+        double px;
+        v = xa->lo + i * xa->step;
+        px = axis_pos(xa, v, x0 + PADX, x1 - PADX);
+        fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, y0, px, y0 + 5);
+        fmt_tick(buf, sizeof buf, v, xa->step);
+        fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", px, y0 + 18, buf);
+    }
+    fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y0, x1, y0);
+    fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y0, x0, y1);
+}
+
+/* One series: the line through consecutive points, markers with tooltips,
+ * and value labels when the chart has a single series (readable in print). */
+static void svg_series(FILE *f, const chart *c, const chart_series *s, const axis *xa, const axis *ya, double x0,
+                       double x1, double y0, double y1) {
+    size_t i;
+    int pen = 0;
+    fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", s->color);
+    for (i = 0; i < s->n; i++) {
+        if (!isfinite(s->y[i]) || (ya->log && s->y[i] <= 0)) {
+            pen = 0;
+            continue;
+        }
+        fprintf(f, "%s%.1f %.1f ", pen ? "L" : "M", axis_pos(xa, s->x[i], x0 + PADX, x1 - PADX),
+                axis_pos(ya, s->y[i], y0, y1));
+        pen = 1;
+    }
+    fputs("\"/>\n", f);
+    for (i = 0; i < s->n; i++) {
+        int m = s->mark ? s->mark[i] : MARK_OK;
+        double px, py;
+        if (!isfinite(s->y[i]) || (ya->log && s->y[i] <= 0)) continue;
+        px = axis_pos(xa, s->x[i], x0 + PADX, x1 - PADX);
+        py = axis_pos(ya, s->y[i], y0, y1);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"%s><title>",
+                px, py, m == MARK_OK ? s->color : "#fff", (m & MARK_FAIL) ? "#dc2626" : s->color,
+                (m & MARK_INVALID) ? " stroke-dasharray=\"2 2\"" : "");
+        esc(f, s->name);
+        fprintf(f, ": %.*f%s%s at %g tile%s", c->y_dec, s->y[i], *c->y_unit ? " " : "", c->y_unit, s->x[i],
+                s->x[i] == 1 ? "" : "s");
+        if (s->note && s->note[i] && *s->note[i]) {
+            fputs(" (", f);
+            esc(f, s->note[i]);
+            fputc(')', f);
+        }
+        fputs("</title></circle>", f);
+        if (c->n_series == 1)
+            fprintf(f, "<text class=\"vl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>", px, py - 9,
+                    c->y_dec, s->y[i]);
+        fputc('\n', f);
+    }
+}
+
+/* Writes chart c as an inline <svg>. */
+static void svg_chart(FILE *f, const chart *c) {
+    legend_item *items = xmalloc((c->n_series + c->n_lines + 1) * sizeof *items);
+    size_t n_items = 0, i;
+    axis xa, ya;
+    double x0 = ML, x1 = CW - MR, y1 = MT, y0 = MT + PLOT_H, h;
+    int rows;
+    x_axis_range(c, &xa);
+    y_axis_range(c, &ya);
+    rows = legend_layout(c, items, &n_items, y0 + MB + 4);
+    h = y0 + MB + rows * LEG_ROW + 6;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CW, h);
+    fputs("<text class=\"ct\" x=\"8\" y=\"22\">", f);
+    esc(f, c->title);
+    fputs("</text>\n", f);
+    svg_grid(f, &xa, &ya, x0, x1, y0, y1);
+    fprintf(f, "\n<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (x0 + x1) / 2, y0 + 38);
+    esc(f, c->x_title);
+    fprintf(f, "</text><text class=\"at\" transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">",
+            (y0 + y1) / 2);
+    esc(f, c->y_title);
+    if (ya.log) fputs(", log scale", f);
+    fputs("</text>\n", f);
+    for (i = 0; i < c->n_lines; i++) {
+        double py;
+        if (!isfinite(c->lines[i].y) || (ya.log && c->lines[i].y <= 0)) continue;
+        py = axis_pos(&ya, c->lines[i].y, y0, y1);
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\""
+                " stroke-dasharray=\"6 4\"><title>",
+                x0, py, x1, py, c->lines[i].color);
+        esc(f, c->lines[i].label);
+        fputs("</title></line>\n", f);
+    }
+    if (isfinite(c->mark_x) && c->mark_x >= xa.lo && c->mark_x <= xa.hi) {
+        double px = axis_pos(&xa, c->mark_x, x0 + PADX, x1 - PADX);
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#6b7280\" stroke-dasharray=\"2 3\"/>"
+                "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+                px, y0, px, y1, px - 4, y0 - 6);
+        esc(f, c->mark_label);
+        fputs("</text>\n", f);
+    }
+    for (i = 0; i < c->n_series; i++) svg_series(f, c, &c->series[i], &xa, &ya, x0, x1, y0, y1);
+    for (i = 0; i < n_items; i++) {
+        const legend_item *it = &items[i];
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>", it->x,
+                it->y - 4, it->x + 24, it->y - 4, it->color, it->dashed ? " stroke-dasharray=\"6 4\"" : "");
+        if (!it->dashed)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>", it->x + 12, it->y - 4, it->color);
+        fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">", it->x + 30, it->y);
+        esc(f, it->text);
+        fputs("</text>\n", f);
+    }
+    fputs("</svg>\n", f);
+    free(items);
+}
+
+/* ---- the page's model: points per load level ------------------------------------- */
+
+/* One load level (a tiles value) over its stored rows: its phases, and
+ * repeats if any. Rows of run.levels come ordered by tiles. */
+typedef struct level_point {
+    double tiles;
+    size_t first, n; /* rows [first, first + n) of run.levels */
+    int mark;        /* MARK_* over its rows */
+    char note[96];   /* tooltip suffix */
+} level_point;
+
+/* An op's latency series: one value per level row. */
+typedef struct lat_series {
+    const char *workload, *op; /* borrowed from the op groups */
+    double pct;                /* the percentile plotted: its rule's, else 95 */
+    const char *rule;          /* the percentile rule's name, NULL when none */
+    double limit_ms;           /* that rule's limit, NaN when none */
+    double *row;               /* per level row, NaN when not measured */
+} lat_series;
+
+typedef struct page {
+    FILE *f;
+    const json_t *run, *levels;
+    size_t n_rows;
+    tb_report_op_group **groups; /* per level row */
+    size_t *n_groups;
+    level_point *pts;
+    size_t n_pts;
+    int any_median; /* some point is a median of several rows */
+    lat_series *lat;
+    size_t n_lat;
+} page;
+
+static const char *const palette[] = {"#2563eb", "#059669", "#d97706", "#7c3aed",
+                                      "#0891b2", "#db2777", "#65a30d", "#475569"};
+#define N_PALETTE (sizeof palette / sizeof palette[0])
+
+static void build_points(page *p) {
+    size_t i;
+    p->pts = xcalloc(p->n_rows ? p->n_rows : 1, sizeof *p->pts);
+    for (i = 0; i < p->n_rows; i++) {
+        const json_t *lv = json_array_get(p->levels, i);
+        double tiles = (double)jint(lv, "tiles");
+        level_point *pt = p->n_pts ? &p->pts[p->n_pts - 1] : NULL;
+        if (!pt || pt->tiles != tiles) {
+            pt = &p->pts[p->n_pts++];
+            pt->tiles = tiles;
+            pt->first = i;
+        }
+        pt->n++;
+        if (!json_is_true(json_object_get(lv, "qos_pass"))) pt->mark |= MARK_FAIL;
+        if (!json_is_true(json_object_get(lv, "valid"))) pt->mark |= MARK_INVALID;
+    }
+    for (i = 0; i < p->n_pts; i++) {
+        level_point *pt = &p->pts[i];
+        int len = 0;
+        if (pt->n > 1) {
+            len = snprintf(pt->note, sizeof pt->note, "median of %zu phases", pt->n);
+            p->any_median = 1;
+        }
+        if (pt->mark & MARK_FAIL)
+            len += snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sQoS FAIL", len ? "; " : "");
+        if (pt->mark & MARK_INVALID)
+            snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sinvalid", len ? "; " : "");
+    }
+}
+
+/* Median over a point's rows of a level member ("score", "ppkw", ...). */
+static double point_median(const page *p, const level_point *pt, const char *key) {
+    double *v = xmalloc(pt->n * sizeof *v), m;
+    size_t i;
+    for (i = 0; i < pt->n; i++) v[i] = jnum(json_array_get(p->levels, pt->first + i), key);
+    m = median(v, pt->n);
+    free(v);
+    return m;
+}
+
+/* Whether rule names a percentile of workload.op ("oltp.Order p95 <= 2000
+ * ms", as tb_qos_rule_name writes it); *pct gets the percentile. */
+static int rule_is_percentile_of(const char *rule, const char *workload, const char *op, double *pct) {
+    size_t wl = strlen(workload), ol = strlen(op);
+    char *end;
+    if (strncmp(rule, workload, wl) != 0 || rule[wl] != '.' || strncmp(rule + wl + 1, op, ol) != 0) return 0;
+    rule += wl + 1 + ol;
+    if (strncmp(rule, " p", 2) != 0) return 0;
+    *pct = strtod(rule + 2, &end);
+    return end != rule + 2 && strncmp(end, " <=", 3) == 0 && *pct > 0 && *pct <= 100;
+}
+
+/* The first percentile rule of workload.op in any level, for s. */
+static void find_rule(const page *p, lat_series *s) {
+    const json_t *lv, *q;
+    size_t i, j;
+    s->pct = 95;
+    s->rule = NULL;
+    s->limit_ms = NAN;
+    json_array_foreach(p->levels, i, lv) {
+        json_array_foreach(json_object_get(lv, "qos"), j, q) {
+            double pct;
+            if (!rule_is_percentile_of(jstr(q, "rule"), s->workload, s->op, &pct)) continue;
+            s->pct = pct;
+            s->rule = jstr(q, "rule");
+            s->limit_ms = jnum(q, "limit");
+            return;
+        }
+    }
+}
+
+static void build_latency(page *p) {
+    size_t cap = 0, r, g, k;
+    for (r = 0; r < p->n_rows; r++) {
+        for (g = 0; g < p->n_groups[r]; g++) {
+            const tb_report_op_group *og = &p->groups[r][g];
+            lat_series *s = NULL;
+            for (k = 0; k < p->n_lat && !s; k++)
+                if (strcmp(p->lat[k].workload, og->workload) == 0 && strcmp(p->lat[k].op, og->op) == 0) s = &p->lat[k];
+            if (!s) {
+                if (p->n_lat == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    p->lat = xrealloc(p->lat, cap * sizeof *p->lat);
+                }
+                s = &p->lat[p->n_lat++];
+                s->workload = og->workload;
+                s->op = og->op;
+                s->row = xmalloc(p->n_rows * sizeof *s->row);
+                for (k = 0; k < p->n_rows; k++) s->row[k] = NAN;
+                find_rule(p, s);
+            }
+            if (tb_hist_count(og->hist) > 0) s->row[r] = (double)tb_hist_percentile(og->hist, s->pct) / 1000.0;
+        }
+    }
+}
+
+/* Median over a point's rows of an op's latency. */
+static double lat_point_median(const lat_series *l, const level_point *pt) {
+    double *v = xmalloc(pt->n * sizeof *v), m;
+    memcpy(v, l->row + pt->first, pt->n * sizeof *v);
+    m = median(v, pt->n);
+    free(v);
+    return m;
+}
+
+/* Whether rule `name` failed on level row r. */
+static int rule_failed(const page *p, size_t r, const char *name) {
+    const json_t *q;
+    size_t j;
+    json_array_foreach(json_object_get(json_array_get(p->levels, r), "qos"), j, q)
+        if (strcmp(jstr(q, "rule"), name) == 0) return !json_is_true(json_object_get(q, "pass"));
+    return 0;
+}
+
+/* ---- sections ------------------------------------------------------------------------ */
+
+static const char css[] =
+    "*{box-sizing:border-box}"
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2933;"
+    "background:#f3f5f8;margin:0}"
+    "main{max-width:1200px;margin:0 auto;padding:12px 24px 48px}"
+    "h1{font-size:22px;margin:10px 0 4px}h1 .lbl{font-weight:400}"
+    "h2{font-size:17px;margin:28px 0 8px;padding-bottom:4px;border-bottom:2px solid #d5dbe3}"
+    "h3{font-size:14px;margin:16px 0 6px}"
+    "nav{font-size:13px;color:#52606d;margin-bottom:8px}nav a{color:#2563eb;margin-right:12px}"
+    ".badge{display:inline-block;padding:2px 10px;border-radius:12px;font-size:13px;font-weight:700;"
+    "vertical-align:middle;text-transform:uppercase;letter-spacing:.04em}"
+    ".st-complete{background:#d1fae5;color:#065f46}.st-running{background:#dbeafe;color:#1e40af}"
+    ".st-interrupted,.st-aborted{background:#b91c1c;color:#fff}"
+    ".banner{padding:12px 16px;border-radius:6px;margin:10px 0;font-size:15px}"
+    ".banner b{font-size:20px;letter-spacing:.04em;display:block}"
+    ".b-est{background:#b91c1c;color:#fff}.b-stop{background:#7c2d12;color:#fff}.b-run{background:#1e40af;color:#fff}"
+    ".warn{background:#fff7ed;border:1px solid #f59e0b;border-left:6px solid #f59e0b;border-radius:6px;"
+    "padding:8px 14px;margin:10px 0}.warn ul{margin:4px 0;padding-left:20px}"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(160px,1fr));gap:10px;margin:12px 0}"
+    ".card{background:#fff;border:1px solid #d5dbe3;border-radius:6px;padding:10px 14px}"
+    ".card .k{font-size:12px;color:#52606d;text-transform:uppercase;letter-spacing:.04em}"
+    ".card .v{font-size:24px;font-weight:700}.card .u{font-size:12px;color:#52606d}"
+    ".est{color:#b91c1c;font-weight:700;font-size:11px;text-transform:uppercase}"
+    "table{border-collapse:collapse;background:#fff;width:100%;margin:4px 0 8px;font-size:13px}"
+    "th,td{padding:4px 8px;border-bottom:1px solid #e4e7eb;text-align:left;vertical-align:top}"
+    "th{background:#eef1f5;font-weight:600;white-space:nowrap}"
+    ".n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    "table.kv th{width:150px;background:#fff;color:#52606d;font-weight:400}"
+    "tr.bad td{background:#fef2f2}tr.grp td{border-top:2px solid #9aa5b1}"
+    ".pass{color:#047857;font-weight:700}.fail{color:#b91c1c;font-weight:700}"
+    ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:12px}"
+    "figure{margin:0;background:#fff;border:1px solid #d5dbe3;border-radius:6px;padding:6px 6px 2px}"
+    "figcaption{font-size:12px;color:#52606d;padding:0 8px 6px}"
+    "svg{width:100%;height:auto;display:block}"
+    "svg text{font-family:inherit}.ct{font-size:15px;font-weight:600;fill:#1f2933}"
+    ".tk{font-size:11px;fill:#52606d}.at{font-size:12px;fill:#3e4c59}.lg{font-size:11px;fill:#3e4c59}"
+    ".vl{font-size:10px;fill:#3e4c59}"
+    ".grid{stroke:#e4e7eb}.minor{stroke:#f1f3f5}.ax{stroke:#9aa5b1}"
+    ".note{font-size:12px;color:#52606d}"
+    "code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}"
+    "pre{background:#fff;border:1px solid #d5dbe3;border-radius:6px;padding:10px;overflow:auto;max-height:520px}"
+    "details summary{cursor:pointer;font-weight:600;margin:6px 0}"
+    "footer{margin-top:32px;font-size:12px;color:#52606d}";
+
+static void html_head(page *p) {
+    FILE *f = p->f;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+          "<meta name=\"generator\" content=\"tilebench ",
+          f);
+    esc(f, jstr(p->run, "tilebench_version"));
+    fprintf(f, "\">\n<title>tilebench run %lld", jint(p->run, "id"));
+    if (*jstr(p->run, "label")) {
+        fputs(": ", f);
+        esc(f, jstr(p->run, "label"));
+    }
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", css);
+}
+
+/* Title line, then the banners a reader must not miss. */
+static void html_banners(page *p) {
+    FILE *f = p->f;
+    const char *status = jstr(p->run, "status");
+    const json_t *m;
+    size_t i;
+    fprintf(f, "<h1>tilebench run %lld", jint(p->run, "id"));
+    if (*jstr(p->run, "label")) {
+        fputs(": <span class=\"lbl\">", f);
+        esc(f, jstr(p->run, "label"));
+        fputs("</span>", f);
+    }
+    fputs(" <span class=\"badge st-", f);
+    esc(f, status);
+    fputs("\">", f);
+    esc(f, *status ? status : "unknown");
+    fputs("</span></h1>\n", f);
+    fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>"
+          "<a href=\"#qos\">QoS</a><a href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
+          "<a href=\"#meters\">meters</a><a href=\"#events\">events</a><a href=\"#config\">configuration</a></nav>\n",
+          f);
+    if (json_is_true(json_object_get(p->run, "estimated_power"))) {
+        int n = 0;
+        fputs("<div class=\"banner b-est\" id=\"estimated\"><b>ESTIMATED POWER</b>Watts come from a model, not a "
+              "power meter",
+              f);
+        json_array_foreach(json_object_get(p->run, "meters"), i, m) {
+            if (!json_is_true(json_object_get(m, "estimated"))) continue;
+            fputs(n++ ? "; " : ": ", f);
+            esc(f, *jstr(m, "model") ? jstr(m, "model") : jstr(m, "uri"));
+        }
+        fputs(". Average watts, PPKW, active idle and efficiency in this report are estimates: do not compare "
+              "them with metered results or publish them as measurements.</div>\n",
+              f);
+    }
+    if (strcmp(status, TB_RUN_INTERRUPTED) == 0)
+        fputs("<div class=\"banner b-stop\"><b>RUN INTERRUPTED</b>The run stopped before it completed (signal, or its "
+              "writer process died). Only the load levels completed before that are shown; saturation is not "
+              "determined.</div>\n",
+              f);
+    else if (strcmp(status, TB_RUN_ABORTED) == 0)
+        fputs("<div class=\"banner b-stop\"><b>RUN ABORTED</b>tilebench stopped the run (for example, the SUT could "
+              "not be reached or a meter was lost beyond tolerance; see the events). Everything measured up to then "
+              "is shown.</div>\n",
+              f);
+    else if (strcmp(status, TB_RUN_RUNNING) == 0)
+        fputs("<div class=\"banner b-run\"><b>RUN IN PROGRESS</b>This is a snapshot: more load levels may follow."
+              "</div>\n",
+              f);
+}
+
+/* Invalid levels with their reasons, and the warnings and errors logged. */
+static void html_warnings(page *p) {
+    FILE *f = p->f;
+    const json_t *lv, *e;
+    size_t i;
+    int n = 0;
+    json_array_foreach(p->levels, i, lv) {
+        if (json_is_true(json_object_get(lv, "valid"))) continue;
+        if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
+        fprintf(f, "<li><b>%lld tile%s, phase %lld is invalid</b>: ", jint(lv, "tiles"),
+                jint(lv, "tiles") == 1 ? "" : "s", jint(lv, "phase"));
+        esc(f, *jstr(lv, "invalid_reason") ? jstr(lv, "invalid_reason") : "no reason stored");
+        fputs("</li>\n", f);
+    }
+    json_array_foreach(json_object_get(p->run, "events"), i, e) {
+        if (strcmp(jstr(e, "kind"), "info") == 0) continue;
+        if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
+        fputs("<li>", f);
+        esc(f, jstr(e, "kind"));
+        fputs(" at ", f);
+        esc(f, jstr(e, "at"));
+        fputs(": ", f);
+        esc(f, jstr(e, "message"));
+        fputs("</li>\n", f);
+    }
+    if (n) fputs("</ul></div>\n", f);
+}
+
+static void card(FILE *f, const char *key, double v, int dec, const char *unit, int estimated, const char *note) {
+    fprintf(f, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v\">", key);
+    put_num(f, v, dec);
+    fprintf(f, "</div><div class=\"u\">%s", unit);
+    if (estimated) fputs(" <span class=\"est\">estimated</span>", f);
+    if (note) fprintf(f, "<br>%s", note);
+    fputs("</div></div>\n", f);
+}
+
+static void html_summary(page *p) {
+    FILE *f = p->f;
+    const json_t *sat = json_object_get(p->run, "saturation_tiles");
+    int est = json_is_true(json_object_get(p->run, "estimated_power"));
+    fputs("<h2 id=\"summary\">Summary</h2>\n<div class=\"cards\">\n", f);
+    fputs("<div class=\"card\"><div class=\"k\">Saturation</div><div class=\"v\">", f);
+    if (json_is_integer(sat))
+        fprintf(f, "%lld tile%s</div><div class=\"u\">largest load level that passes QoS",
+                (long long)json_integer_value(sat), json_integer_value(sat) == 1 ? "" : "s");
+    else if (strcmp(jstr(p->run, "status"), TB_RUN_COMPLETE) == 0)
+        fputs("none</div><div class=\"u\">no load level passed QoS", f);
+    else
+        fputs("&ndash;</div><div class=\"u\">not determined: the run did not complete", f);
+    fputs("</div></div>\n", f);
+    card(f, "Peak score", jnum(p->run, "peak_score"), 3, "sum of tile scores", 0, NULL);
+    card(f, "Peak PPKW", jnum(p->run, "peak_ppkw"), 2, "score per kW", est, NULL);
+    card(f, "Overall efficiency", jnum(p->run, "overall_efficiency"), 2, "score per kW", est,
+         "&Sigma; scores / &Sigma; mean kW over levels");
+    card(f, "Active idle", jnum(p->run, "active_idle_watts"), 1, "W", est, NULL);
+    fputs("</div>\n", f);
+}
+
+/* "key=value, ..." of a JSON object (host, settings). */
+static void put_object_inline(FILE *f, const json_t *o) {
+    const char *key;
+    const json_t *v;
+    int first = 1;
+    json_object_foreach((json_t *)o, key, v) {
+        if (!first) fputs(", ", f);
+        first = 0;
+        fputs("<code>", f);
+        esc(f, key);
+        fputs("</code>=", f);
+        put_scalar(f, v);
+    }
+    if (first) fputs("&ndash;", f);
+}
+
+static void kv_row(FILE *f, const char *key, const char *value) {
+    fprintf(f, "<tr><th>%s</th><td>", key);
+    esc(f, *value ? value : "\xe2\x80\x93");
+    fputs("</td></tr>\n", f);
+}
+
+static void html_run(page *p) {
+    FILE *f = p->f;
+    char buf[64];
+    fputs("<h2 id=\"run\">Run</h2>\n<table class=\"kv\">\n", f);
+    snprintf(buf, sizeof buf, "%lld", jint(p->run, "id"));
+    kv_row(f, "run id", buf);
+    kv_row(f, "label", jstr(p->run, "label"));
+    kv_row(f, "status", jstr(p->run, "status"));
+    kv_row(f, "started", jstr(p->run, "started_at"));
+    kv_row(f, "finished", jstr(p->run, "finished_at"));
+    snprintf(buf, sizeof buf, "tilebench %s", jstr(p->run, "tilebench_version"));
+    kv_row(f, "version", buf);
+    fputs("<tr><th>host</th><td>", f);
+    put_object_inline(f, json_object_get(p->run, "host"));
+    fputs("</td></tr>\n<tr><th>tile</th><td>", f);
+    esc(f, *jstr(p->run, "tile_name") ? jstr(p->run, "tile_name") : "\xe2\x80\x93");
+    fputs(", load levels <code>", f);
+    esc(f, jstr(p->run, "tile_spec"));
+    fputs("</code></td></tr>\n<tr><th>settings</th><td>", f);
+    put_object_inline(f, json_object_get(p->run, "settings"));
+    fputs("</td></tr>\n</table>\n", f);
+}
+
+/* Score, PPKW and power against tiles, then latency per workload. */
+static void figure(FILE *f, const chart *c, const char *caption) {
+    fputs("<figure>", f);
+    svg_chart(f, c);
+    fprintf(f, "<figcaption>%s</figcaption></figure>\n", caption);
+}
+
+/* The latency chart of the workload of p->lat[first]: one series per op of
+ * that workload (p->lat[first..]), its rule's limit as a dashed line. */
+static void latency_chart(page *p, size_t first, const double *x) {
+    size_t n = p->n_pts, cap = p->n_lat - first, ns = 0, nl = 0, k, j, r;
+    const char *workload = p->lat[first].workload;
+    chart_series *ss = xcalloc(cap, sizeof *ss);
+    chart_line *ls = xcalloc(cap, sizeof *ls);
+    char(*names)[96] = xcalloc(cap, sizeof *names), (*lnames)[160] = xcalloc(cap, sizeof *lnames);
+    char(*lops)[128] = xcalloc(cap, sizeof *lops);
+    double *lpct = xcalloc(cap, sizeof *lpct);
+    char(*notes)[64] = xcalloc(cap * n, sizeof *notes), title[96];
+    const char **note_ptrs = xcalloc(cap * n, sizeof *note_ptrs);
+    double *ys = xmalloc(cap * n * sizeof *ys);
+    int *marks = xcalloc(cap * n, sizeof *marks);
+    for (k = first; k < p->n_lat; k++) {
+        const lat_series *l = &p->lat[k];
+        const char *color = palette[ns % N_PALETTE];
+        if (strcmp(l->workload, workload) != 0) continue;
+        for (j = 0; j < n; j++) {
+            const level_point *pt = &p->pts[j];
+            size_t at = ns * n + j;
+            int len = 0;
+            ys[at] = lat_point_median(l, pt);
+            for (r = pt->first; l->rule && r < pt->first + pt->n; r++)
+                if (rule_failed(p, r, l->rule)) marks[at] = MARK_FAIL;
+            if (pt->n > 1) len = snprintf(notes[at], sizeof notes[at], "median of %zu phases", pt->n);
+            if (marks[at])
+                snprintf(notes[at] + len, sizeof notes[at] - (size_t)len, "%sQoS rule failed", len ? "; " : "");
+            note_ptrs[at] = notes[at];
+        }
+        snprintf(names[ns], sizeof names[ns], "%s p%g", l->op, l->pct);
+        ss[ns] = (chart_series){names[ns], color, n, x, ys + ns * n, marks + ns * n, note_ptrs + ns * n};
+        if (l->rule && series_has_points(&ss[ns])) {
+            /* Ops under the same limit share one line, drawn neutral, so two
+             * coloured dashed lines do not blend into a third colour. */
+            for (j = 0; j < nl && !(ls[j].y == l->limit_ms && lpct[j] == l->pct); j++)
+                ;
+            if (j == nl) {
+                snprintf(lops[nl], sizeof lops[nl], "%s", l->op);
+                ls[nl] = (chart_line){l->limit_ms, lnames[nl], color};
+                lpct[nl++] = l->pct;
+            } else {
+                size_t used = strlen(lops[j]);
+                snprintf(lops[j] + used, sizeof lops[j] - used, ", %s", l->op);
+                ls[j].color = "#475569";
+            }
+        }
+        ns++;
+    }
+    for (j = 0; j < nl; j++) snprintf(lnames[j], sizeof lnames[j], "%s limit p%g %g ms", lops[j], lpct[j], ls[j].y);
+    snprintf(title, sizeof title, "%s latency against tiles", workload);
+    {
+        chart c = {title, "load level (tiles)", "latency (ms)", "ms", 3, 1, NAN, NULL, ss, ns, ls, nl};
+        figure(p->f, &c,
+               "Per op, tiles merged, from intended start (corrected for coordinated omission): p95, or the "
+               "percentile of the op's QoS rule. Dashed: the QoS limit. Red ring: that rule failed.");
+    }
+    free(ss);
+    free(ls);
+    free(names);
+    free(lnames);
+    free(lops);
+    free(lpct);
+    free(notes);
+    free(note_ptrs);
+    free(ys);
+    free(marks);
+}
+
+/* Score, PPKW and power against tiles, then latency per workload. */
+static void html_charts(page *p) {
+    FILE *f = p->f;
+    size_t i, k, n = p->n_pts;
+    double *x, *score, *ppkw, *watts;
+    int *mark;
+    const char **notes;
+    double sat = json_is_integer(json_object_get(p->run, "saturation_tiles")) ? (double)jint(p->run, "saturation_tiles")
+                                                                               : NAN;
+    int est = json_is_true(json_object_get(p->run, "estimated_power"));
+    char idle_label[64];
+    fputs("<h2 id=\"charts\">Charts</h2>\n", f);
+    if (n == 0) {
+        fputs("<p class=\"note\">No load level stored: nothing to plot.</p>\n", f);
+        return;
+    }
+    x = xmalloc(n * sizeof *x);
+    score = xmalloc(n * sizeof *score);
+    ppkw = xmalloc(n * sizeof *ppkw);
+    watts = xmalloc(n * sizeof *watts);
+    mark = xmalloc(n * sizeof *mark);
+    notes = xmalloc(n * sizeof *notes);
+    for (i = 0; i < n; i++) {
+        x[i] = p->pts[i].tiles;
+        score[i] = point_median(p, &p->pts[i], "score");
+        ppkw[i] = point_median(p, &p->pts[i], "ppkw");
+        watts[i] = point_median(p, &p->pts[i], "avg_watts");
+        mark[i] = p->pts[i].mark;
+        notes[i] = p->pts[i].note;
+    }
+    fputs("<div class=\"charts\">\n", f);
+    {
+        chart_series s = {"score", palette[0], n, x, score, mark, notes};
+        chart c = {"Score against tiles", "load level (tiles)", "score (sum of tile scores)", "", 3, 0, sat,
+                   "saturation", &s, 1, NULL, 0};
+        figure(f, &c, "Score = sum over tiles of the geometric mean of normalized throughputs. Dotted line: "
+                      "saturation.");
+    }
+    {
+        chart_series s = {"PPKW", palette[1], n, x, ppkw, mark, notes};
+        chart c = {est ? "PPKW against tiles (ESTIMATED power)" : "PPKW against tiles", "load level (tiles)",
+                   "PPKW (score per kW)", "", 2, 0, sat, "saturation", &s, 1, NULL, 0};
+        figure(f, &c, "Performance per kW: score &divide; mean SUT power in kW over steady state.");
+    }
+    {
+        chart_series s = {"mean power", palette[2], n, x, watts, mark, notes};
+        chart_line idle = {jnum(p->run, "active_idle_watts"), idle_label, "#475569"};
+        chart c = {est ? "Mean power against tiles (ESTIMATED)" : "Mean power against tiles", "load level (tiles)",
+                   "mean SUT power (W)", "W", 1, 0, NAN, NULL, &s, 1, &idle, 1};
+        snprintf(idle_label, sizeof idle_label, "active idle %.1f W", idle.y);
+        figure(f, &c, "Mean power over steady state (energy &divide; time, summed over meters). Dashed: active "
+                      "idle, measured before the sweep.");
+    }
+    for (i = 0; i < p->n_lat; i++) {
+        int seen = 0;
+        for (k = 0; k < i; k++) seen |= strcmp(p->lat[k].workload, p->lat[i].workload) == 0;
+        if (!seen) latency_chart(p, i, x);
+    }
+    fputs("</div>\n<p class=\"note\">One point per load level", f);
+    if (p->any_median)
+        fputs("; <b>where a level ran several phases, the point is the median phase value</b> (VMmark)", f);
+    fputs(". Hover a point for its value. Hollow marker with a red ring: the level failed QoS; dashed ring: the level "
+          "is invalid.</p>\n",
+          f);
+    free(x);
+    free(score);
+    free(ppkw);
+    free(watts);
+    free(mark);
+    free(notes);
+}
+
+/* ---- tables ---------------------------------------------------------------------------- */
+
+/* Opens a table with its header row. cols is "|"-separated; a leading '#'
+ * marks a numeric column (right-aligned). */
+static void table_open(FILE *f, const char *cols) {
+    const char *c = cols;
+    fputs("<table>\n<tr>", f);
+    while (*c) {
+        size_t n = strcspn(c, "|");
+        int num = *c == '#';
+        fprintf(f, "<th%s>%.*s</th>", num ? " class=\"n\"" : "", (int)(n - (size_t)num), c + num);
+        c += n + (c[n] == '|');
+    }
+    fputs("</tr>\n", f);
+}
+
+/* Opens a row: class "bad" (tinted) when bad, plus an extra class if any. */
+static void row_open(FILE *f, int bad, const char *extra) {
+    if (!bad && !extra) fputs("<tr>", f);
+    else fprintf(f, "<tr class=\"%s%s%s\">", extra ? extra : "", extra && bad ? " " : "", bad ? "bad" : "");
+}
+
+static void td_text(FILE *f, const char *s) {
+    fputs("<td>", f);
+    esc(f, s);
+    fputs("</td>", f);
+}
+
+static void td_num(FILE *f, double v, int dec) {
+    fputs("<td class=\"n\">", f);
+    put_num(f, v, dec);
+    fputs("</td>", f);
+}
+
+static void td_ms(FILE *f, double ms) {
+    fputs("<td class=\"n\">", f);
+    put_ms(f, ms);
+    fputs("</td>", f);
+}
+
+/* A verdict cell: PASS/FAIL, yes/NO, "-" when unknown; detail (escaped)
+ * follows after a colon. */
+static void td_verdict(FILE *f, const json_t *v, const char *yes, const char *no, const char *detail) {
+    fputs("<td>", f);
+    if (json_is_boolean(v))
+        fprintf(f, "<span class=\"%s\">%s</span>", json_is_true(v) ? "pass" : "fail", json_is_true(v) ? yes : no);
+    else fputs("&ndash;", f);
+    if (detail && *detail) {
+        fputs(": ", f);
+        esc(f, detail);
+    }
+    fputs("</td>", f);
+}
+
+/* A level's tiles and phase, the first cells of most tables. */
+static void td_level(FILE *f, const json_t *lv) {
+    fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>", jint(lv, "tiles"), jint(lv, "phase"));
+}
+
+/* Section heading; when empty, a note instead and 0 (the caller stops). */
+static int section(FILE *f, const char *id, const char *title, int empty, const char *empty_note) {
+    fprintf(f, "<h2 id=\"%s\">%s</h2>\n", id, title);
+    if (empty) fprintf(f, "<p class=\"note\">%s</p>\n", empty_note);
+    return !empty;
+}
+
+static void html_levels(page *p) {
+    FILE *f = p->f;
+    const json_t *lv;
+    size_t i;
+    if (!section(f, "levels", "Load levels", p->n_rows == 0, "No load level stored.")) return;
+    table_open(f, "#tiles|#phase|#steady (s)|#score|#avg W|#PPKW|QoS|valid|#bad / total samples|#CPU util %|#freq MHz");
+    json_array_foreach(p->levels, i, lv) {
+        const json_t *tel = json_object_get(lv, "telemetry");
+        row_open(f, !json_is_true(json_object_get(lv, "qos_pass")) || !json_is_true(json_object_get(lv, "valid")),
+                 "level");
+        td_level(f, lv);
+        td_num(f, jnum(lv, "steady_s"), 1);
+        td_num(f, jnum(lv, "score"), 3);
+        td_num(f, jnum(lv, "avg_watts"), 1);
+        td_num(f, jnum(lv, "ppkw"), 2);
+        td_verdict(f, json_object_get(lv, "qos_pass"), "PASS", "FAIL", NULL);
+        td_verdict(f, json_object_get(lv, "valid"), "yes", "NO", jstr(lv, "invalid_reason"));
+        fputs("<td class=\"n\">", f);
+        put_num(f, jnum(lv, "samples_bad"), 0);
+        fputs(" / ", f);
+        put_num(f, jnum(lv, "samples_total"), 0);
+        fputs("</td>", f);
+        td_num(f, jnum(tel, "cpu_util_pct"), 1);
+        td_num(f, jnum(tel, "avg_freq_mhz"), 0);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+static void html_qos(page *p) {
+    FILE *f = p->f;
+    const json_t *lv, *q;
+    size_t i, j, n = 0;
+    json_array_foreach(p->levels, i, lv) n += json_array_size(json_object_get(lv, "qos"));
+    if (!section(f, "qos", "QoS rules per level", n == 0, "No QoS rule was evaluated.")) return;
+    table_open(f, "#tiles|#phase|rule|#observed|#limit|verdict|reason");
+    json_array_foreach(p->levels, i, lv) {
+        json_array_foreach(json_object_get(lv, "qos"), j, q) {
+            row_open(f, !json_is_true(json_object_get(q, "pass")), NULL);
+            td_level(f, lv);
+            td_text(f, jstr(q, "rule"));
+            td_ms(f, jnum(q, "observed"));
+            td_ms(f, jnum(q, "limit"));
+            td_verdict(f, json_object_get(q, "pass"), "PASS", "FAIL", NULL);
+            td_text(f, jstr(q, "reason"));
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error rates."
+          "</p>\n",
+          f);
+}
+
+static const double lat_pcts[] = {25, 50, 75, 90, 95, 99, 99.9, 99.99};
+#define N_LAT_PCTS (sizeof lat_pcts / sizeof lat_pcts[0])
+
+static void html_latency(page *p) {
+    FILE *f = p->f;
+    size_t r, g, k, n = 0;
+    for (r = 0; r < p->n_rows; r++) n += p->n_groups[r];
+    if (!section(f, "latency", "Latency percentiles", n == 0, "No op latency stored.")) return;
+    fputs("<p class=\"note\">In ms, per op and load level, tiles merged, from the stored histograms; <b>from intended "
+          "start (corrected for coordinated omission)</b>: an op is timed from when it was due, not when it was sent."
+          "</p>\n",
+          f);
+    table_open(f, "#tiles|#phase|workload|op|#count|#errors|#min|#mean|#p25|#p50|#p75|#p90|#p95|#p99|#p99.9|#p99.99"
+                  "|#max");
+    for (r = 0; r < p->n_rows; r++) {
+        for (g = 0; g < p->n_groups[r]; g++) {
+            const tb_report_op_group *og = &p->groups[r][g];
+            int has = tb_hist_count(og->hist) > 0;
+            row_open(f, 0, g == 0 && r > 0 ? "grp" : NULL);
+            td_level(f, json_array_get(p->levels, r));
+            td_text(f, og->workload);
+            td_text(f, og->op);
+            td_num(f, (double)og->count, 0);
+            td_num(f, (double)og->errors, 0);
+            td_ms(f, has ? (double)tb_hist_min(og->hist) / 1000.0 : NAN);
+            td_ms(f, has ? tb_hist_mean(og->hist) / 1000.0 : NAN);
+            for (k = 0; k < N_LAT_PCTS; k++)
+                td_ms(f, has ? (double)tb_hist_percentile(og->hist, lat_pcts[k]) / 1000.0 : NAN);
+            td_ms(f, has ? (double)tb_hist_max(og->hist) / 1000.0 : NAN);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+}
+
+static void html_workloads(page *p) {
+    FILE *f = p->f;
+    const json_t *lv, *w;
+    size_t i, j, n = 0;
+    json_array_foreach(p->levels, i, lv) n += json_array_size(json_object_get(lv, "workloads"));
+    if (!section(f, "workloads", "Workloads per tile", n == 0, "No workload results stored.")) return;
+    table_open(f, "#tiles|#phase|#tile|workload|#ops|#errors|#throughput|unit|#reference|#normalized");
+    json_array_foreach(p->levels, i, lv) {
+        json_array_foreach(json_object_get(lv, "workloads"), j, w) {
+            row_open(f, 0, NULL);
+            td_level(f, lv);
+            td_num(f, jnum(w, "tile"), 0);
+            td_text(f, jstr(w, "name"));
+            td_num(f, jnum(w, "ops"), 0);
+            td_num(f, jnum(w, "errors"), 0);
+            td_num(f, jnum(w, "throughput"), 2);
+            td_text(f, jstr(w, "unit"));
+            td_num(f, jnum(w, "reference"), 2);
+            td_num(f, jnum(w, "normalized"), 3);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+}
+
+static void html_meters(page *p) {
+    FILE *f = p->f;
+    const json_t *meters = json_object_get(p->run, "meters"), *m;
+    size_t i;
+    if (!section(f, "meters", "Meters", json_array_size(meters) == 0, "No meter recorded.")) return;
+    table_open(f, "##|URI|model|IDN|estimated");
+    json_array_foreach(meters, i, m) {
+        int est = json_is_true(json_object_get(m, "estimated"));
+        row_open(f, est, NULL);
+        td_num(f, (double)i, 0);
+        fputs("<td><code>", f);
+        esc(f, jstr(m, "uri"));
+        fputs("</code></td>", f);
+        td_text(f, jstr(m, "model"));
+        td_text(f, jstr(m, "idn"));
+        fputs(est ? "<td class=\"fail\">ESTIMATED</td></tr>\n" : "<td>no (measured)</td></tr>\n", f);
+    }
+    fputs("</table>\n<p class=\"note\">URIs are stored with passwords removed.</p>\n", f);
+}
+
+static void html_events(page *p) {
+    FILE *f = p->f;
+    const json_t *events = json_object_get(p->run, "events"), *e;
+    size_t i;
+    if (!section(f, "events", "Events", json_array_size(events) == 0, "No event logged.")) return;
+    table_open(f, "time (UTC)|kind|message");
+    json_array_foreach(events, i, e) {
+        row_open(f, strcmp(jstr(e, "kind"), "info") != 0, NULL);
+        td_text(f, jstr(e, "at"));
+        td_text(f, jstr(e, "kind"));
+        td_text(f, jstr(e, "message"));
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+static void html_config(page *p) {
+    FILE *f = p->f;
+    fputs("<h2 id=\"config\">Configuration</h2>\n<p class=\"note\">The effective settings are listed under "
+          "<a href=\"#run\">Run</a>. The tile definition below is the file text the run used, passwords removed."
+          "</p>\n",
+          f);
+    fputs("<details><summary>Tile definition", f);
+    if (*jstr(p->run, "tile_name")) {
+        fputs(" (", f);
+        esc(f, jstr(p->run, "tile_name"));
+        fputc(')', f);
+    }
+    fputs(": the effective file text</summary>\n<pre>", f);
+    esc(f, *jstr(p->run, "config_text") ? jstr(p->run, "config_text") : "(not stored)");
+    fputs("</pre></details>\n", f);
+}
+
+/* ---- entry point -------------------------------------------------------------------- */
+
+static void page_free(page *p) {
+    size_t i;
+    for (i = 0; i < p->n_rows; i++) tb_report_op_groups_free(p->groups[i], p->n_groups[i]);
+    for (i = 0; i < p->n_lat; i++) free(p->lat[i].row);
+    free(p->lat);
+    free(p->groups);
+    free(p->n_groups);
+    free(p->pts);
+}
+
+int tb_report_write_html(tb_report_data *d, FILE *f, char *err) {
+    page p;
+    size_t i;
+    memset(&p, 0, sizeof p);
+    p.f = f;
+    p.run = d->run;
+    p.levels = json_object_get(d->run, "levels");
+    p.n_rows = json_array_size(p.levels);
+    if (p.n_rows != d->n_levels) {
+        tb_seterr(err, "report: %zu levels in the model, %zu row ids", p.n_rows, d->n_levels);
+        return -1;
+    }
+    /* Read everything before writing anything: a failed read leaves no half page. */
+    p.groups = xcalloc(p.n_rows ? p.n_rows : 1, sizeof *p.groups);
+    p.n_groups = xcalloc(p.n_rows ? p.n_rows : 1, sizeof *p.n_groups);
+    for (i = 0; i < p.n_rows; i++) {
+        if (tb_report_level_ops(d, i, &p.groups[i], &p.n_groups[i], err) != 0) {
+            page_free(&p);
+            return -1;
+        }
+    }
+    build_points(&p);
+    build_latency(&p);
+
+    html_head(&p);
+    html_banners(&p);
+    html_warnings(&p);
+    html_summary(&p);
+    html_run(&p);
+    html_charts(&p);
+    html_levels(&p);
+    html_qos(&p);
+    html_latency(&p);
+    html_workloads(&p);
+    html_meters(&p);
+    html_events(&p);
+    html_config(&p);
+    fputs("<footer>Generated by tilebench ", f);
+    esc(f, jstr(d->run, "tilebench_version"));
+    fputs(". Units: power in W (mean over steady state), PPKW in score per kW, latency in ms. Only ops that started "
+          "and finished inside steady state count.</footer>\n</main>\n</body>\n</html>\n",
+          f);
+    page_free(&p);
+    return 0;
+}
