@@ -10,5 +10,6 @@ int tb_cmd_run(int argc, char **argv);
 int tb_cmd_sut(int argc, char **argv);
 int tb_cmd_runs(int argc, char **argv);
 int tb_cmd_report(int argc, char **argv);
+int tb_cmd_validate(int argc, char **argv);
 
 #endif

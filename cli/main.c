@@ -18,7 +18,8 @@ static const command commands[] = {
     {"run", tb_cmd_run, "sweep load levels against the SUT, measure power, score, store"},
     {"sut", tb_cmd_sut, "start, stop or check the embedded SUT on loopback"},
     {"runs", tb_cmd_runs, "list stored runs"},
-    {"report", tb_cmd_report, "print a run's report (text, json)"},
+    {"report", tb_cmd_report, "print a run's report (text, json, csv, html)"},
+    {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test_qos_verdicts.sh: QoS verdicts end to end against a real Redis. A tile
+# with an impossible p90 limit fails every level with that rule named,
+# `--tiles auto` stops at the first failing level, and `validate` exits 1; a
+# tile with generous limits validates with exit 0.
+source "$(dirname "$0")/lib.sh"
+
+"$TILEBENCH" sut up --tiles 3 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+tile() { # $1 = qos lines
+    printf '[tile]\nname = kvonly\n[workload.kv]\nkind = kv\nusers = 3\nthink_time = 50ms\nthink_dist = uniform\nreference = 55\nunit = ops/s\n[qos.kv]\n%b\n' "$1"
+    cat "$T/sut/sut.ini"
+}
+tile 'GET.p90 = 1us\nerror_rate = 0.5' >"$T/impossible.ini"
+tile 'GET.p99 = 10s\nSET.p99 = 10s\nerror_rate = 5' >"$T/easy.ini"
+STAGES=(--ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 0 --quiet)
+
+# impossible limit, auto: the first level fails and the climb stops there
+"$TILEBENCH" run --config "$T/impossible.ini" --tiles auto --max-tiles 3 "${STAGES[@]}" --db "$T/r.db" \
+    >"$T/run1.log" 2>&1 || fail "run exited $?: $(cat "$T/run1.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r1.json"
+expect "auto levels measured" "$(jq '.run.levels | length' "$T/r1.json")" -eq 1
+expect "level 1 verdict" "$(jq '.run.levels[0].qos_pass' "$T/r1.json")" = false
+expect "failing rule named" "$(jq -r '[.run.levels[0].qos[] | select(.pass == false) | .rule] | join(",")' "$T/r1.json")" = "kv.GET p90 <= 0.001 ms"
+expect "saturation (none passed)" "$(jq '.run.saturation_tiles' "$T/r1.json")" = null
+rc=0
+"$TILEBENCH" validate --db "$T/r.db" >"$T/v1.out" 2>&1 || rc=$?
+expect "validate exit on a failing run" "$rc" -eq 1
+grep -q "QoS FAIL  kv.GET p90" "$T/v1.out" || fail "validate does not name the failing rule: $(cat "$T/v1.out")"
+echo "ok: validate names the rule: $(grep 'QoS FAIL' "$T/v1.out")"
+
+# generous limits: both levels pass, validate exits 0, per level too
+"$TILEBENCH" run --config "$T/easy.ini" --tiles 1..2 "${STAGES[@]}" --db "$T/r.db" >"$T/run2.log" 2>&1 ||
+    fail "run exited $?: $(cat "$T/run2.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r2.json"
+expect "levels" "$(jq '.run.levels | length' "$T/r2.json")" -eq 2
+expect "all pass" "$(jq '[.run.levels[].qos_pass] | all' "$T/r2.json")" = true
+expect "saturation" "$(jq '.run.saturation_tiles' "$T/r2.json")" -eq 2
+rc=0; "$TILEBENCH" validate latest --db "$T/r.db" >"$T/v2.out" 2>&1 || rc=$?
+expect "validate exit on a passing run" "$rc" -eq 0
+rc=0; "$TILEBENCH" validate latest --db "$T/r.db" --tiles 2 >/dev/null 2>&1 || rc=$?
+expect "validate --tiles 2" "$rc" -eq 0
+rc=0; "$TILEBENCH" validate 1 --db "$T/r.db" --tiles 1 >/dev/null 2>&1 || rc=$?
+expect "validate run 1 --tiles 1 (failed)" "$rc" -eq 1
+rc=0; "$TILEBENCH" validate latest --db "$T/r.db" --tiles 5 >"$T/v3.out" 2>&1 || rc=$?
+expect "validate --tiles 5 (no such level)" "$rc" -eq 2
+grep -q "no load level with 5 tiles" "$T/v3.out" || fail "unclear message: $(cat "$T/v3.out")"
+echo "PASS test_qos_verdicts"
