@@ -1,13 +1,19 @@
 /*
  * kv.c: the kv workload, SET/GET of small values on Redis through hiredis's
- * asynchronous API and its libevent adapter, one connection per user (as
- * redis-benchmark's clients). This is the seed study's Redis test
- * (redis-benchmark -t set -d 1) in closed-loop form; keys are uniform over
- * the tile's key space "t<tile>:k<n>", so tiles never share keys.
+ * asynchronous API and its libevent adapter: one connection per user (as
+ * redis-benchmark's clients), each attached to its worker's event base. This
+ * is the seed study's Redis test (redis-benchmark -t set -d 1).
+ *
+ * Keys are "t<tile>:k<n>", so tiles never share keys; n follows key_pattern:
+ * uniform, zipf (skewed, theta zipf_theta) or sequential (each user walks the
+ * key space from its own offset). With pipeline = P, one op sends P commands
+ * of the same kind at once and each reply is recorded as one op, timed from
+ * the batch's intended start (redis-benchmark -P).
  */
 #include <hiredis/adapters/libevent.h>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +23,8 @@
 enum { OP_SET = 0, OP_GET, N_OPS };
 static const char *const op_names[N_OPS] = {"SET", "GET"};
 
+enum { KEYS_UNIFORM = 0, KEYS_ZIPF, KEYS_SEQUENTIAL };
+
 typedef struct kv_cfg {
     char host[128];
     int port;
@@ -24,6 +32,11 @@ typedef struct kv_cfg {
     uint64_t keyspace;
     size_t value_size;
     char *value;
+    int pattern;
+    int pipeline;
+    /* Zipf constants (Gray et al., "Quickly Generating Billion-Record
+     * Synthetic Databases", SIGMOD 1994), computed once per configuration */
+    double theta, zeta_n, alpha, eta;
 } kv_cfg;
 
 typedef struct kv_user {
@@ -32,10 +45,39 @@ typedef struct kv_user {
     redisAsyncContext *ac;
     int connected;
     int dropping;  /* we are freeing ac: its callbacks must not report */
-    int inflight;
+    int inflight;   /* replies still due for the batch in flight */
+    int op;         /* kind of the batch in flight */
+    uint64_t seq;   /* next key for the sequential pattern */
 } kv_user;
 
-static const char *const known_keys[] = {"set_pct", "keyspace", "value_size", NULL};
+static const char *const known_keys[] = {"set_pct", "keyspace", "value_size", "key_pattern", "zipf_theta",
+                                         "pipeline", NULL};
+
+static double zeta(uint64_t n, double theta) {
+    double z = 0;
+    for (uint64_t i = 1; i <= n; i++) z += 1.0 / pow((double)i, theta);
+    return z;
+}
+
+/* Zipf rank in [1, n] from a uniform u in [0,1) (Gray et al. 1994). */
+static uint64_t zipf_rank(const kv_cfg *c, double u) {
+    double uz = u * c->zeta_n;
+    uint64_t r;
+    if (uz < 1.0) return 1;
+    if (uz < 1.0 + pow(0.5, c->theta)) return 2;
+    r = 1 + (uint64_t)((double)c->keyspace * pow(c->eta * u - c->eta + 1.0, c->alpha));
+    return r > c->keyspace ? c->keyspace : r;
+}
+
+/* Scatters ranks over the key space so hot keys are not neighbours
+ * (splitmix64 finalizer; the hottest key is still one fixed key). */
+static uint64_t scatter(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
 
 static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, void **out, char *err) {
     kv_cfg *c;
@@ -59,6 +101,45 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
         free(c);
         return -1;
     }
+    {
+        const tb_param *p = tb_tiledef_param(w, "key_pattern");
+        uint64_t pipe;
+        const char *pat = p ? p->value : "uniform";
+        if (strcmp(pat, "uniform") == 0) c->pattern = KEYS_UNIFORM;
+        else if (strcmp(pat, "zipf") == 0) c->pattern = KEYS_ZIPF;
+        else if (strcmp(pat, "sequential") == 0) c->pattern = KEYS_SEQUENTIAL;
+        else {
+            tb_seterr(err, "%s:%d: [workload.%s] key_pattern: '%s': use uniform, zipf or sequential", w->file,
+                      p->line, w->name, pat);
+            free(c);
+            return -1;
+        }
+        /* YCSB's default Zipf constant is 0.99 */
+        if (tb_wl_param_double(w, "zipf_theta", 0.99, &c->theta, err) != 0 ||
+            tb_wl_param_u64(w, "pipeline", 1, &pipe, err) != 0) {
+            free(c);
+            return -1;
+        }
+        if (c->theta <= 0 || c->theta >= 1 || pipe < 1 || pipe > 1000) {
+            tb_seterr(err, "%s:%d: [workload.%s]: zipf_theta must be in (0,1), pipeline 1..1000", w->file, w->line,
+                      w->name);
+            free(c);
+            return -1;
+        }
+        if (c->pattern == KEYS_ZIPF && c->keyspace > 100000000) {
+            tb_seterr(err, "%s:%d: [workload.%s] keyspace: at most 100000000 keys with key_pattern = zipf", w->file,
+                      w->line, w->name);
+            free(c);
+            return -1;
+        }
+        c->pipeline = (int)pipe;
+        if (c->pattern == KEYS_ZIPF) {
+            double zeta2 = zeta(2, c->theta);
+            c->zeta_n = zeta(c->keyspace, c->theta);
+            c->alpha = 1.0 / (1.0 - c->theta);
+            c->eta = (1.0 - pow(2.0 / (double)c->keyspace, 1.0 - c->theta)) / (1.0 - zeta2 / c->zeta_n);
+        }
+    }
     c->set_pct = (int)pct;
     c->value_size = (size_t)vs;
     c->value = xmalloc(c->value_size + 1);
@@ -78,7 +159,17 @@ static void *kv_user_new(const void *cfg, tb_user_ctx *u) {
     kv_user *s = xcalloc(1, sizeof *s);
     s->cfg = cfg;
     s->u = u;
+    s->seq = scatter((uint64_t)tb_user_index(u) + 1) % s->cfg->keyspace; /* users start apart */
     return s;
+}
+
+static uint64_t next_key(kv_user *s) {
+    const kv_cfg *c = s->cfg;
+    switch (c->pattern) {
+    case KEYS_ZIPF: return scatter(zipf_rank(c, tb_user_rand01(s->u))) % c->keyspace;
+    case KEYS_SEQUENTIAL: return s->seq++ % c->keyspace;
+    default: return tb_user_rand(s->u) % c->keyspace;
+    }
 }
 
 static int kv_next_op(void *st) {
@@ -103,13 +194,15 @@ static void on_reply(redisAsyncContext *ac, void *r, void *priv) {
     redisReply *reply = r;
     tb_op_status st = TB_OP_OK;
     (void)ac;
-    if (s->dropping || !s->inflight) return;
-    s->inflight = 0;
+    if (s->dropping || s->inflight <= 0) return;
     if (!reply) st = s->connected ? TB_OP_ERR_IO : TB_OP_ERR_CONNECT;
     else if (reply->type == REDIS_REPLY_ERROR) st = TB_OP_ERR_SERVER;
     else if (reply->type != REDIS_REPLY_STATUS && reply->type != REDIS_REPLY_STRING && reply->type != REDIS_REPLY_NIL)
         st = TB_OP_ERR_CONTENT;
-    tb_user_op_done(s->u, st);
+    if (--s->inflight > 0) /* an earlier reply of a pipelined batch */
+        tb_user_record(s->u, s->op, tb_user_intended_us(s->u), tb_now_us(), st);
+    else
+        tb_user_op_done(s->u, st);
 }
 
 static void drop(kv_user *s) {
@@ -142,13 +235,16 @@ static void kv_op_start(void *st, int op) {
         redisAsyncSetConnectCallback(s->ac, on_connect);
         redisAsyncSetDisconnectCallback(s->ac, on_disconnect);
     }
-    snprintf(key, sizeof key, "t%d:k%llu", tb_user_tile(s->u),
-             (unsigned long long)(tb_user_rand(s->u) % s->cfg->keyspace));
-    s->inflight = 1;
-    if (op == OP_SET)
-        rc = redisAsyncCommand(s->ac, on_reply, s, "SET %s %b", key, s->cfg->value, s->cfg->value_size);
-    else
-        rc = redisAsyncCommand(s->ac, on_reply, s, "GET %s", key);
+    s->op = op;
+    rc = REDIS_OK;
+    for (int i = 0; i < s->cfg->pipeline && rc == REDIS_OK; i++) {
+        snprintf(key, sizeof key, "t%d:k%llu", tb_user_tile(s->u), (unsigned long long)next_key(s));
+        if (op == OP_SET)
+            rc = redisAsyncCommand(s->ac, on_reply, s, "SET %s %b", key, s->cfg->value, s->cfg->value_size);
+        else
+            rc = redisAsyncCommand(s->ac, on_reply, s, "GET %s", key);
+        if (rc == REDIS_OK) s->inflight++;
+    }
     if (rc != REDIS_OK) {
         s->inflight = 0;
         drop(s);

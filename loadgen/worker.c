@@ -68,7 +68,14 @@ struct worker {
     int collected[TB_MAX_PHASES];
     tb_lg_stats *all;
     atomic_uint_fast64_t ops_done, errors_done;
+    /* loop-stall probe: a ticker whose lateness is the loop's stall */
+    struct event *ticker;
+    uint64_t tick_due_us;
+    tb_hist *stall_hist; /* guarded by lock */
 };
+
+/* Ticker period of the stall probe. */
+#define STALL_TICK_US 5000
 
 struct local_lg {
     tb_loadgen pub;
@@ -192,6 +199,7 @@ static uint64_t splitmix(uint64_t *x) {
 }
 
 struct event_base *tb_user_base(tb_user_ctx *u) { return u->w->base; }
+uint64_t tb_user_intended_us(const tb_user_ctx *u) { return u->intended_us; }
 int tb_user_tile(const tb_user_ctx *u) { return u->tile; }
 int tb_user_index(const tb_user_ctx *u) { return u->index; }
 
@@ -210,9 +218,17 @@ static uint64_t draw_think(tb_user_ctx *u) {
 
 static void schedule(tb_user_ctx *u, uint64_t intended_us) {
     uint64_t now = tb_now_us();
-    uint64_t d = intended_us > now ? intended_us - now : 0;
-    struct timeval tv = {.tv_sec = (time_t)(d / 1000000), .tv_usec = (suseconds_t)(d % 1000000)};
+    uint64_t d;
+    struct timeval tv;
     u->intended_us = intended_us;
+    if (intended_us <= now) {
+        /* already due (zero think time, or running late): skip the timer heap */
+        event_active(u->timer, EV_TIMEOUT, 1);
+        return;
+    }
+    d = intended_us - now;
+    tv.tv_sec = (time_t)(d / 1000000);
+    tv.tv_usec = (suseconds_t)(d % 1000000);
     evtimer_add(u->timer, &tv);
 }
 
@@ -349,6 +365,17 @@ static void on_cmd(evutil_socket_t fd, short what, void *arg) {
     pthread_mutex_unlock(&w->lock);
 }
 
+static void on_tick(evutil_socket_t fd, short what, void *arg) {
+    worker *w = arg;
+    uint64_t now = tb_now_us();
+    (void)fd;
+    (void)what;
+    pthread_mutex_lock(&w->lock);
+    tb_hist_record(w->stall_hist, now > w->tick_due_us ? now - w->tick_due_us : 0);
+    pthread_mutex_unlock(&w->lock);
+    w->tick_due_us = now + STALL_TICK_US;
+}
+
 static void *worker_main(void *arg) {
     worker *w = arg;
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
@@ -387,6 +414,7 @@ static int lg_start_level(void *self, const tb_level_plan *plan, char *err) {
         memset(w->phase, 0, sizeof w->phase);
         memset(w->collected, 0, sizeof w->collected);
         w->all = tb_lg_stats_new(plan->tiles, lg->pub.def->n_workloads);
+        tb_hist_reset(w->stall_hist);
         atomic_store(&w->ops_done, 0);
         atomic_store(&w->errors_done, 0);
         pthread_mutex_unlock(&w->lock);
@@ -466,6 +494,19 @@ static double lg_cpu_seconds(void *self) {
     return s;
 }
 
+static void lg_stalls(void *self, uint64_t *max_us, uint64_t *p99_us) {
+    local_lg *lg = self;
+    tb_hist *all = tb_hist_new();
+    for (int i = 0; i < lg->n_workers; i++) {
+        pthread_mutex_lock(&lg->workers[i].lock);
+        tb_hist_merge(all, lg->workers[i].stall_hist);
+        pthread_mutex_unlock(&lg->workers[i].lock);
+    }
+    *max_us = tb_hist_max(all);
+    *p99_us = tb_hist_percentile(all, 99);
+    tb_hist_free(all);
+}
+
 static int lg_threads(void *self) { return ((local_lg *)self)->n_workers; }
 
 static void lg_close(void *self) {
@@ -476,6 +517,8 @@ static void lg_close(void *self) {
         if (!w->base) continue;
         send_cmd(w, CMD_QUIT);
         pthread_join(w->th, NULL);
+        event_free(w->ticker);
+        tb_hist_free(w->stall_hist);
         event_free(w->cmd_ev);
         event_base_free(w->base);
         pthread_mutex_destroy(&w->lock);
@@ -492,6 +535,7 @@ static const tb_loadgen_ops local_ops = {
     .collect_phase = lg_collect_phase,
     .live = lg_live,
     .stop_level = lg_stop_level,
+    .stalls = lg_stalls,
     .cpu_seconds = lg_cpu_seconds,
     .threads = lg_threads,
     .close = lg_close,
@@ -544,8 +588,17 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
             return -1;
         }
         w->cmd_ev = event_new(w->base, -1, 0, on_cmd, w);
+        w->stall_hist = tb_hist_new();
+        w->ticker = event_new(w->base, -1, EV_PERSIST, on_tick, w);
+        {
+            struct timeval tv = {0, STALL_TICK_US};
+            w->tick_due_us = tb_now_us() + STALL_TICK_US;
+            event_add(w->ticker, &tv);
+        }
         if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
             tb_seterr(err, "load generator: cannot start worker thread");
+            event_free(w->ticker);
+            tb_hist_free(w->stall_hist);
             event_free(w->cmd_ev);
             event_base_free(w->base);
             w->base = NULL;

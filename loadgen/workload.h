@@ -52,6 +52,9 @@ void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st);
 void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st);
 
 struct event_base *tb_user_base(tb_user_ctx *u);
+/* When the op in flight was due (monotonic µs): the start for tb_user_record
+ * of extra results of one op, e.g. each reply of a pipelined batch. */
+uint64_t tb_user_intended_us(const tb_user_ctx *u);
 int tb_user_tile(const tb_user_ctx *u);  /* 1-based tile index */
 int tb_user_index(const tb_user_ctx *u); /* 0-based user index within its tile and workload */
 /* The user's own PRNG (xoshiro-style, seeded per user): each draw independent. */

@@ -53,6 +53,8 @@ typedef struct run_ctx {
     uint64_t run_start_us;
 } run_ctx;
 
+static void note(run_ctx *c, const char *kind, const char *msg);
+
 static int stopped(const run_ctx *c) { return c->o->stop && *c->o->stop; }
 
 static const char *stage_names[] = {"ramp-up", "warm-up", "steady", "ramp-down", "active idle"};
@@ -342,6 +344,19 @@ static int run_level(run_ctx *c, int tiles, char *err) {
             }
         }
         r = finish_phase(c, &pl, p, st, all, cpu1 - cpu0, err);
+        if (r >= 0) {
+            /* the load generator's own health, for the reader to judge the numbers */
+            uint64_t smax, sp99;
+            char msg[256];
+            c->lg->ops->stalls(c->lg->self, &smax, &sp99);
+            snprintf(msg, sizeof msg,
+                     "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms; CPU %.0f%% of %d threads",
+                     tiles, p + 1, (double)smax / 1000.0, (double)sp99 / 1000.0,
+                     100.0 * (cpu1 - cpu0) / ((double)sd->steady_us / 1e6 * c->lg->ops->threads(c->lg->self)),
+                     c->lg->ops->threads(c->lg->self));
+            note(c, "info", msg);
+            if (!c->o->quiet) printf("  %s\n", msg + strcspn(msg, ":") + 2);
+        }
         tb_lg_stats_free(st);
         tb_lg_stats_free(all);
         if (r < 0) return -1;
