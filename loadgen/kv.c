@@ -172,6 +172,44 @@ static uint64_t next_key(kv_user *s) {
     }
 }
 
+/* Appends "$<len>\r\n<bytes>\r\n" (a RESP bulk string) at p; returns the end. */
+static char *put_bulk(char *p, const char *b, size_t n) {
+    p += sprintf(p, "$%zu\r\n", n);
+    memcpy(p, b, n);
+    p += n;
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+static void on_reply(redisAsyncContext *ac, void *r, void *priv);
+
+/*
+ * Builds one SET or GET in Redis's wire format (RESP) on the stack (on the
+ * heap for large values), so the hot path neither parses a format string
+ * nor allocates as redisAsyncCommand would; hiredis copies the bytes into its
+ * output buffer.
+ */
+static int send_cmd(kv_user *s, int op, uint64_t key_n) {
+    char stack[2048], key[48], *buf, *p;
+    size_t klen = (size_t)snprintf(key, sizeof key, "t%d:k%llu", tb_user_tile(s->u), (unsigned long long)key_n);
+    size_t need = 64 + klen + s->cfg->value_size;
+    int rc;
+    buf = need <= sizeof stack ? stack : xmalloc(need);
+    p = buf;
+    if (op == OP_SET) {
+        memcpy(p, "*3\r\n$3\r\nSET\r\n", 13);
+        p = put_bulk(p + 13, key, klen);
+        p = put_bulk(p, s->cfg->value, s->cfg->value_size);
+    } else {
+        memcpy(p, "*2\r\n$3\r\nGET\r\n", 13);
+        p = put_bulk(p + 13, key, klen);
+    }
+    rc = redisAsyncFormattedCommand(s->ac, on_reply, s, buf, (size_t)(p - buf));
+    if (buf != stack) free(buf);
+    return rc;
+}
+
 static int kv_next_op(void *st) {
     kv_user *s = st;
     return tb_user_rand_range(s->u, 1, 100) <= s->cfg->set_pct ? OP_SET : OP_GET;
@@ -218,7 +256,6 @@ static void drop(kv_user *s) {
 
 static void kv_op_start(void *st, int op) {
     kv_user *s = st;
-    char key[64];
     int rc;
     if (!s->ac) {
         s->ac = redisAsyncConnect(s->cfg->host, s->cfg->port);
@@ -238,11 +275,7 @@ static void kv_op_start(void *st, int op) {
     s->op = op;
     rc = REDIS_OK;
     for (int i = 0; i < s->cfg->pipeline && rc == REDIS_OK; i++) {
-        snprintf(key, sizeof key, "t%d:k%llu", tb_user_tile(s->u), (unsigned long long)next_key(s));
-        if (op == OP_SET)
-            rc = redisAsyncCommand(s->ac, on_reply, s, "SET %s %b", key, s->cfg->value, s->cfg->value_size);
-        else
-            rc = redisAsyncCommand(s->ac, on_reply, s, "GET %s", key);
+        rc = send_cmd(s, op, next_key(s));
         if (rc == REDIS_OK) s->inflight++;
     }
     if (rc != REDIS_OK) {

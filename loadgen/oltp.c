@@ -15,6 +15,9 @@
  * Each step is one SQL statement in autocommit mode, so each is exactly one
  * PostgreSQL transaction: the server's pg_stat_database.xact_commit can be
  * checked against the client's counts of Login+NewCustomer+Browse+Purchase+Rollback.
+ *
+ * `mode = point` replaces the order with one primary-key lookup per op
+ * (op "Point"): a fast, cheap target for load-generator scale tests.
  */
 #include <event2/event.h>
 #include <libpq-fe.h>
@@ -25,16 +28,18 @@
 #include "loadgen/workload.h"
 #include "tiles/oltp_schema.h"
 
-enum { OP_ORDER = 0, OP_LOGIN, OP_NEWCUST, OP_BROWSE, OP_PURCHASE, OP_ROLLBACK, N_OPS };
-static const char *const op_names[N_OPS] = {"Order", "Login", "NewCustomer", "Browse", "Purchase", "Rollback"};
+enum { OP_ORDER = 0, OP_LOGIN, OP_NEWCUST, OP_BROWSE, OP_PURCHASE, OP_ROLLBACK, OP_POINT, N_OPS };
+static const char *const op_names[N_OPS] = {"Order",    "Login",    "NewCustomer", "Browse",
+                                            "Purchase", "Rollback", "Point"};
 
-enum { STEP_IDLE = 0, STEP_CONNECT, STEP_LOGIN, STEP_BROWSE, STEP_PURCHASE };
+enum { STEP_IDLE = 0, STEP_CONNECT, STEP_LOGIN, STEP_BROWSE, STEP_PURCHASE, STEP_POINT };
 
 typedef struct oltp_cfg {
     char conninfo[600];
     int new_customer_pct;
     int browse_min, browse_max;
     int items_min, items_max, quantity_max;
+    int point; /* mode = point: one primary-key lookup per op (a fast target for scale tests) */
 } oltp_cfg;
 
 typedef struct oltp_user {
@@ -52,7 +57,7 @@ typedef struct oltp_user {
     unsigned long seq;      /* new-customer counter, makes usernames unique */
 } oltp_user;
 
-static const char *const known_keys[] = {"new_customer_pct", "browse_min", "browse_max", "items_min",
+static const char *const known_keys[] = {"mode", "new_customer_pct", "browse_min", "browse_max", "items_min",
                                          "items_max", "quantity_max", NULL};
 
 static int get_int(const tb_workload_def *w, const char *key, int dflt, int lo, int hi, int *out, char *err) {
@@ -77,6 +82,16 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     }
     c = xcalloc(1, sizeof *c);
     snprintf(c->conninfo, sizeof c->conninfo, "%s", ep->pg_conninfo);
+    {
+        const tb_param *m = tb_tiledef_param(w, "mode");
+        if (m && strcmp(m->value, "point") == 0) c->point = 1;
+        else if (m && strcmp(m->value, "order") != 0) {
+            tb_seterr(err, "%s:%d: [workload.%s] mode: '%s': use order (DVD Store orders) or point (one lookup)",
+                      w->file, m->line, w->name, m->value);
+            free(c);
+            return -1;
+        }
+    }
     if (get_int(w, "new_customer_pct", 20, 0, 100, &c->new_customer_pct, err) ||
         get_int(w, "browse_min", 1, 0, 100, &c->browse_min, err) ||
         get_int(w, "browse_max", 5, 0, 100, &c->browse_max, err) ||
@@ -106,8 +121,8 @@ static void *oltp_user_new(const void *cfg, tb_user_ctx *u) {
 }
 
 static int oltp_next_op(void *st) {
-    (void)st;
-    return OP_ORDER;
+    oltp_user *s = st;
+    return s->cfg->point ? OP_POINT : OP_ORDER;
 }
 
 static void drop_conn(oltp_user *s) {
@@ -133,7 +148,9 @@ static void order_done_later(oltp_user *s, tb_op_status st) {
 }
 
 static void fail_step(oltp_user *s, tb_op_status st) {
-    if (s->step >= STEP_LOGIN) tb_user_record(s->u, s->sub_op, s->step_start_us, tb_now_us(), st);
+    /* a failed step of an order is recorded itself; a point lookup is the op */
+    if (s->step >= STEP_LOGIN && s->step != STEP_POINT)
+        tb_user_record(s->u, s->sub_op, s->step_start_us, tb_now_us(), st);
     if (st == TB_OP_ERR_IO || st == TB_OP_ERR_CONNECT) drop_conn(s);
     order_done_later(s, st);
 }
@@ -227,6 +244,19 @@ static void step_purchase(oltp_user *s) {
     send_step(s, STEP_PURCHASE, OP_PURCHASE, "SELECT purchase($1, $2::int[], $3::int[])", 3, v);
 }
 
+static void step_point(oltp_user *s) {
+    char a[32];
+    const char *v[1] = {a};
+    snprintf(a, sizeof a, "%d", tb_user_rand_range(s->u, 1, TB_OLTP_PRODUCTS));
+    send_step(s, STEP_POINT, OP_POINT, "SELECT title, price FROM products WHERE prod_id = $1", 1, v);
+}
+
+/* The first statement of the op in flight, once connected. */
+static void first_step(oltp_user *s) {
+    if (s->cfg->point) step_point(s);
+    else step_login(s);
+}
+
 static void next_browse_or_purchase(oltp_user *s) {
     if (s->browses_left > 0) {
         s->browses_left--;
@@ -259,6 +289,13 @@ static void on_step_result(oltp_user *s, PGresult *res) {
         s->customerid = id;
         s->browses_left = tb_user_rand_range(s->u, s->cfg->browse_min, s->cfg->browse_max);
         next_browse_or_purchase(s);
+        break;
+    }
+    case STEP_POINT: {
+        int rows = PQntuples(res);
+        PQclear(res);
+        s->step = STEP_IDLE;
+        tb_user_op_done(s->u, rows == 1 ? TB_OP_OK : TB_OP_ERR_CONTENT);
         break;
     }
     case STEP_BROWSE:
@@ -324,7 +361,7 @@ static void connected(oltp_user *s) {
     PQsetnonblocking(s->conn, 1);
     s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_READ | EV_PERSIST, on_read, s);
     event_add(s->sock_ev, NULL);
-    step_login(s);
+    first_step(s);
 }
 
 static void on_connect_poll(evutil_socket_t fd, short what, void *arg) {
@@ -358,7 +395,7 @@ static void oltp_op_start(void *st, int op) {
         arm_connect(s, PGRES_POLLING_WRITING);
         return;
     }
-    step_login(s);
+    first_step(s);
 }
 
 static void oltp_op_cancel(void *st) {
@@ -377,7 +414,7 @@ const tb_workload_vt tb_oltp_workload = {
     .kind = "oltp",
     .n_ops = N_OPS,
     .op_names = op_names,
-    .metric_mask = 1u << OP_ORDER,
+    .metric_mask = (1u << OP_ORDER) | (1u << OP_POINT),
     .configure = oltp_configure,
     .cfg_free = oltp_cfg_free,
     .user_new = oltp_user_new,

@@ -500,6 +500,7 @@ static void lg_stalls(void *self, uint64_t *max_us, uint64_t *p99_us) {
     for (int i = 0; i < lg->n_workers; i++) {
         pthread_mutex_lock(&lg->workers[i].lock);
         tb_hist_merge(all, lg->workers[i].stall_hist);
+        tb_hist_reset(lg->workers[i].stall_hist);
         pthread_mutex_unlock(&lg->workers[i].lock);
     }
     *max_us = tb_hist_max(all);

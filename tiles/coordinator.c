@@ -327,10 +327,13 @@ static int run_level(run_ctx *c, int tiles, char *err) {
     for (int p = 0; p < sd->phases; p++) {
         tb_lg_stats *st = NULL, *all = NULL;
         double cpu0 = c->lg->ops->cpu_seconds(c->lg->self), cpu1;
+        uint64_t smax, sp99;
         int r;
+        c->lg->ops->stalls(c->lg->self, &smax, &sp99); /* start the phase's stall record afresh */
         if (wait_until(c, pl.phase_end_us[p] + COLLECT_GRACE_US, tiles, stage_names[2], p + 1) != 0)
             goto interrupted;
         cpu1 = c->lg->ops->cpu_seconds(c->lg->self);
+        c->lg->ops->stalls(c->lg->self, &smax, &sp99);
         if (c->lg->ops->collect_phase(c->lg->self, p, &st, err) != 0) return -1;
         if (p == sd->phases - 1) {
             /* the last phase is stored with the whole level's op counts, after ramp-down */
@@ -345,15 +348,14 @@ static int run_level(run_ctx *c, int tiles, char *err) {
         }
         r = finish_phase(c, &pl, p, st, all, cpu1 - cpu0, err);
         if (r >= 0) {
-            /* the load generator's own health, for the reader to judge the numbers */
-            uint64_t smax, sp99;
+            /* the load generator's own health over the phase, for the reader to judge the numbers */
             char msg[256];
-            c->lg->ops->stalls(c->lg->self, &smax, &sp99);
             snprintf(msg, sizeof msg,
-                     "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms; CPU %.0f%% of %d threads",
+                     "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms; CPU %.0f%% of %d "
+                     "threads; meter poller max lateness %.1f ms",
                      tiles, p + 1, (double)smax / 1000.0, (double)sp99 / 1000.0,
                      100.0 * (cpu1 - cpu0) / ((double)sd->steady_us / 1e6 * c->lg->ops->threads(c->lg->self)),
-                     c->lg->ops->threads(c->lg->self));
+                     c->lg->ops->threads(c->lg->self), (double)tb_poller_max_jitter_us(c->poller) / 1000.0);
             note(c, "info", msg);
             if (!c->o->quiet) printf("  %s\n", msg + strcspn(msg, ":") + 2);
         }
