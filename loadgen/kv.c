@@ -217,7 +217,15 @@ static int kv_next_op(void *st) {
 
 static void on_connect(const redisAsyncContext *ac, int status) {
     kv_user *s = ac->data;
-    if (status == REDIS_OK) s->connected = 1;
+    if (status == REDIS_OK) {
+        s->connected = 1;
+    } else {
+        /* hiredis frees a context whose connect failed without calling the
+         * disconnect callback (it was never connected): forget it here, or
+         * the next op would use freed memory (found by test_kv's restart) */
+        s->ac = NULL;
+        s->connected = 0;
+    }
 }
 
 static void on_disconnect(const redisAsyncContext *ac, int status) {
