@@ -1,12 +1,21 @@
 /*
- * qos.c: evaluates one QoS rule (percentile, mean or error rate) against the
- * per-op figures of a load level and explains the verdict in one line. Rule
- * limits are ms or %, histogram values are µs. Pure computation, no I/O.
+ * qos.c: evaluates QoS rules (percentile, mean, share within a limit, mix
+ * deviation, error rate, throughput vs reference) against the figures of a
+ * load level or of one of its tiles, explains each verdict in one line, and
+ * parses the rule syntax of the tile file. Rule limits are ms, % or
+ * percentage points; histogram values are µs. Pure computation, no I/O.
  */
 #include "qos/qos.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Slack for the comparisons of computed shares (%, pp) against a limit, so
+ * that 100 * 95 / 100 vs 95 is not decided by the last bit of a double. */
+#define SHARE_EPS 1e-9
 
 /* A number without trailing zeros: 3000 -> "3000", 0.5 -> "0.5", 99.9 ->
  * "99.9" (3 decimals at most; %g would switch to exponents). */
@@ -16,17 +25,16 @@ static void fmt_num(double v, char *buf, size_t len) {
     dot = strchr(buf, '.');
     if (!dot) return;
     end = buf + strlen(buf) - 1;
-    while (end > dot && *end == '0') *end-- = '\0';
+    while (end > dot && *end == '0')
+        *end-- = '\0';
     if (end == dot) *end = '\0';
 }
 
 /* Observed latency in ms: one decimal from 100 ms up ("4213.0"), three below
  * ("1.800") so sub-millisecond figures stay readable. */
-static void fmt_ms(double v, char *buf, size_t len) {
-    snprintf(buf, len, v >= 100.0 ? "%.1f" : "%.3f", v);
-}
+static void fmt_ms(double v, char *buf, size_t len) { snprintf(buf, len, v >= 100.0 ? "%.1f" : "%.3f", v); }
 
-/* "p90", "p99.9", "mean" or "error rate" into buf. */
+/* "p90", "p99.9", "mean", "error rate", ... into buf. */
 static void kind_label(const tb_qos_rule *r, char *buf, size_t len) {
     char num[32];
     switch (r->kind) {
@@ -34,12 +42,14 @@ static void kind_label(const tb_qos_rule *r, char *buf, size_t len) {
         fmt_num(r->pct, num, sizeof num);
         snprintf(buf, len, "p%s", num);
         return;
-    case TB_QOS_MEAN:
-        snprintf(buf, len, "mean");
+    case TB_QOS_MEAN: snprintf(buf, len, "mean"); return;
+    case TB_QOS_ERROR_RATE: snprintf(buf, len, "error rate"); return;
+    case TB_QOS_WITHIN:
+        fmt_num(r->within_ms, num, sizeof num);
+        snprintf(buf, len, "within %s ms", num);
         return;
-    case TB_QOS_ERROR_RATE:
-        snprintf(buf, len, "error rate");
-        return;
+    case TB_QOS_MIX: snprintf(buf, len, "mix deviation"); return;
+    case TB_QOS_THROUGHPUT: snprintf(buf, len, "throughput"); return;
     }
     snprintf(buf, len, "kind %d", (int)r->kind);
 }
@@ -48,14 +58,24 @@ void tb_qos_rule_name(const tb_qos_rule *r, char *buf, size_t len) {
     char label[48], lim[32];
     fmt_num(r->limit, lim, sizeof lim);
     kind_label(r, label, sizeof label);
-    if (r->kind == TB_QOS_ERROR_RATE)
-        snprintf(buf, len, "%s.%s %s < %s%%", r->workload, r->op, label, lim);
-    else
-        snprintf(buf, len, "%s.%s %s <= %s ms", r->workload, r->op, label, lim);
+    switch (r->kind) {
+    case TB_QOS_ERROR_RATE: snprintf(buf, len, "%s.%s %s < %s%%", r->workload, r->op, label, lim); return;
+    case TB_QOS_WITHIN: snprintf(buf, len, "%s.%s %s >= %s%%", r->workload, r->op, label, lim); return;
+    case TB_QOS_MIX: snprintf(buf, len, "%s.%s %s <= %s pp", r->workload, r->op, label, lim); return;
+    case TB_QOS_THROUGHPUT: snprintf(buf, len, "%s.%s %s >= %s%% of reference", r->workload, r->op, label, lim); return;
+    default: snprintf(buf, len, "%s.%s %s <= %s ms", r->workload, r->op, label, lim); return;
+    }
 }
 
-static int input_matches(const tb_qos_rule *r, const tb_qos_input *in) {
-    if (!in->workload || !in->op || strcmp(in->workload, r->workload) != 0) return 0;
+/* tile 0 selects every input; t >= 1 only that tile's. */
+static int tile_selected(int in_tile, int tile) { return tile == 0 || in_tile == tile; }
+
+static int workload_matches(const tb_qos_rule *r, const char *workload) {
+    return workload && strcmp(workload, r->workload) == 0;
+}
+
+static int input_matches(const tb_qos_rule *r, const tb_qos_input *in, int tile) {
+    if (!in->op || !workload_matches(r, in->workload) || !tile_selected(in->tile, tile)) return 0;
     return strcmp(r->op, "*") == 0 || strcmp(in->op, r->op) == 0;
 }
 
@@ -64,13 +84,12 @@ static int finish(tb_qos_result *out, int pass) {
     return pass;
 }
 
-static int eval_error_rate(const tb_qos_rule *r, const tb_qos_input *in, int n_in,
-                           tb_qos_result *out) {
+static int eval_error_rate(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
     uint64_t ops = 0, errors = 0;
     char lim[32];
     int i;
     for (i = 0; i < n_in; i++) {
-        if (!input_matches(r, &in[i])) continue;
+        if (!input_matches(r, &in[i], tile)) continue;
         ops += in[i].ops;
         errors += in[i].errors;
     }
@@ -81,71 +100,378 @@ static int eval_error_rate(const tb_qos_rule *r, const tb_qos_input *in, int n_i
         return finish(out, 1);
     }
     out->observed = (double)errors / (double)(ops + errors) * 100.0;
-    snprintf(out->reason, sizeof out->reason, "error rate %.3f%% %s %s%% (%llu of %llu ops)",
-             out->observed, out->observed < r->limit ? "<" : ">=", lim,
-             (unsigned long long)errors, (unsigned long long)(ops + errors));
+    snprintf(out->reason, sizeof out->reason, "error rate %.3f%% %s %s%% (%llu of %llu ops)", out->observed,
+             out->observed < r->limit ? "<" : ">=", lim, (unsigned long long)errors,
+             (unsigned long long)(ops + errors));
     return finish(out, out->observed < r->limit);
 }
 
-static int eval_latency(const tb_qos_rule *r, const tb_qos_input *in, int n_in,
-                        tb_qos_result *out) {
+/*
+ * The latencies of every matching input as one histogram, or NULL when no
+ * matching input has any. Merges (into *owned, which the caller frees) only
+ * when several inputs match ("*", or one op per tile); otherwise returns the
+ * input's own histogram untouched.
+ */
+static const tb_hist *matching_hist(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_hist **owned) {
     const tb_hist *single = NULL;
-    tb_hist *merged = NULL;
+    int i;
+    *owned = NULL;
+    for (i = 0; i < n_in; i++) {
+        if (!input_matches(r, &in[i], tile) || !in[i].hist || tb_hist_count(in[i].hist) == 0) continue;
+        if (!single) {
+            single = in[i].hist;
+            continue;
+        }
+        if (!*owned) {
+            *owned = tb_hist_new();
+            tb_hist_merge(*owned, single);
+        }
+        tb_hist_merge(*owned, in[i].hist);
+    }
+    return *owned ? *owned : single;
+}
+
+static int eval_latency(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+    const tb_hist *h;
+    tb_hist *merged;
     char label[48], lim[32], obs[32];
-    int i, pass;
+    int pass;
 
     if (r->kind == TB_QOS_PERCENTILE && !(r->pct >= 0.0 && r->pct <= 100.0)) {
         out->observed = 0.0;
         snprintf(out->reason, sizeof out->reason, "bad percentile %g (use 0..100)", r->pct);
         return finish(out, 0);
     }
-    /* Merge only when several inputs match ("*" or one op per tile). */
-    for (i = 0; i < n_in; i++) {
-        if (!input_matches(r, &in[i]) || !in[i].hist || tb_hist_count(in[i].hist) == 0)
-            continue;
-        if (!single) {
-            single = in[i].hist;
-            continue;
-        }
-        if (!merged) {
-            merged = tb_hist_new();
-            tb_hist_merge(merged, single);
-        }
-        tb_hist_merge(merged, in[i].hist);
-    }
-    if (merged) single = merged;
-    if (!single) {
+    h = matching_hist(r, in, n_in, tile, &merged);
+    if (!h) {
         out->observed = 0.0;
         snprintf(out->reason, sizeof out->reason, "no ops");
         return finish(out, 0);
     }
     if (r->kind == TB_QOS_PERCENTILE)
-        out->observed = (double)tb_hist_percentile(single, r->pct) / 1000.0;
+        out->observed = (double)tb_hist_percentile(h, r->pct) / 1000.0;
     else
-        out->observed = tb_hist_mean(single) / 1000.0;
+        out->observed = tb_hist_mean(h) / 1000.0;
     tb_hist_free(merged);
 
     pass = out->observed <= r->limit;
     kind_label(r, label, sizeof label);
     fmt_num(r->limit, lim, sizeof lim);
     fmt_ms(out->observed, obs, sizeof obs);
-    snprintf(out->reason, sizeof out->reason, "%s %s ms %s %s ms", label, obs,
-             pass ? "<=" : ">", lim);
+    snprintf(out->reason, sizeof out->reason, "%s %s ms %s %s ms", label, obs, pass ? "<=" : ">", lim);
     return finish(out, pass);
 }
 
-int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_result *out) {
+/* Weathervane: the share of ops whose latency is within within_ms. */
+static int eval_within(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+    const tb_hist *h;
+    tb_hist *merged;
+    char lim[32], lat[32];
+    uint64_t limit_us, count, below;
+    double us;
+    int pass;
+
+    fmt_num(r->limit, lim, sizeof lim);
+    fmt_num(r->within_ms, lat, sizeof lat);
+    if (!(r->within_ms >= 0.0)) {
+        out->observed = 0.0;
+        snprintf(out->reason, sizeof out->reason, "bad latency limit %g ms", r->within_ms);
+        return finish(out, 0);
+    }
+    h = matching_hist(r, in, n_in, tile, &merged);
+    if (!h) {
+        out->observed = 0.0;
+        snprintf(out->reason, sizeof out->reason, "no ops");
+        return finish(out, 0);
+    }
+    us = r->within_ms * 1000.0;
+    limit_us = us >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(us);
+    count = tb_hist_count(h);
+    /* Back to a count, so that observed is 100 * below / count rounded once:
+     * 99 of 100 then gives exactly the double 99, equal to a limit of 99. */
+    below = (uint64_t)llround(tb_hist_fraction_below(h, limit_us) * (double)count);
+    tb_hist_free(merged);
+    out->observed = 100.0 * (double)below / (double)count;
+    pass = out->observed >= r->limit - SHARE_EPS;
+    snprintf(out->reason, sizeof out->reason, "%.3f%% within %s ms %s %s%% (%llu of %llu ops)", out->observed, lat,
+             pass ? ">=" : "<", lim, (unsigned long long)below, (unsigned long long)count);
+    return finish(out, pass);
+}
+
+/* An input that takes part in the mix of the rule's workload. */
+static int mix_input(const tb_qos_rule *r, const tb_qos_input *in, int tile) {
+    return in->has_mix_target && in->op && workload_matches(r, in->workload) && tile_selected(in->tile, tile);
+}
+
+/* Faban: share of each op among the workload's mix ops vs its target share. */
+static int eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+    int all = strcmp(r->op, "*") == 0;
+    int *first = xmalloc((size_t)(n_in > 0 ? n_in : 1) * sizeof *first); /* one input per op name */
+    int nd = 0, worst = -1, d, i, pass;
+    uint64_t total = 0;
+    double worst_dev = -1.0, worst_share = 0.0;
+    char lim[32], tgt[32];
+
+    for (i = 0; i < n_in; i++) {
+        if (!mix_input(r, &in[i], tile)) continue;
+        total += in[i].ops;
+        for (d = 0; d < nd; d++)
+            if (strcmp(in[first[d]].op, in[i].op) == 0) break;
+        if (d == nd) first[nd++] = i;
+    }
+    for (d = 0; d < nd; d++) {
+        const tb_qos_input *op = &in[first[d]];
+        uint64_t cnt = 0;
+        double share, dev;
+        if (!all && strcmp(op->op, r->op) != 0) continue;
+        for (i = first[d]; i < n_in; i++)
+            if (mix_input(r, &in[i], tile) && strcmp(in[i].op, op->op) == 0) cnt += in[i].ops;
+        share = total > 0 ? 100.0 * (double)cnt / (double)total : 0.0;
+        dev = fabs(share - op->mix_target_pct);
+        if (dev > worst_dev) {
+            worst_dev = dev;
+            worst_share = share;
+            worst = first[d];
+        }
+    }
+    free(first);
+
+    out->observed = 0.0;
+    if (worst < 0) { /* no mix op at all, or the named op is not one */
+        if (all)
+            snprintf(out->reason, sizeof out->reason, "no mix target for %s", r->workload);
+        else
+            snprintf(out->reason, sizeof out->reason, "no mix target for %s.%s", r->workload, r->op);
+        return finish(out, 0);
+    }
+    if (total == 0) {
+        snprintf(out->reason, sizeof out->reason, "no ops");
+        return finish(out, 0);
+    }
+    out->observed = worst_dev;
+    pass = worst_dev <= r->limit + SHARE_EPS;
+    fmt_num(r->limit, lim, sizeof lim);
+    fmt_num(in[worst].mix_target_pct, tgt, sizeof tgt);
+    snprintf(out->reason, sizeof out->reason, "%s share %.3f%% (target %s%%): %.3f pp %s %s pp", in[worst].op,
+             worst_share, tgt, worst_dev, pass ? "<=" : ">", lim);
+    return finish(out, pass);
+}
+
+static int eval_throughput(const tb_qos_rule *r, const tb_qos_wl_input *w, int n_w, int tile, tb_qos_result *out) {
+    double thr = 0.0, ref = 0.0;
+    char lim[32], a[32], b[32];
+    int i, n = 0, pass;
+    for (i = 0; i < n_w; i++) {
+        if (!workload_matches(r, w[i].workload) || !tile_selected(w[i].tile, tile)) continue;
+        thr += w[i].throughput;
+        ref += w[i].reference;
+        n++;
+    }
+    out->observed = 0.0;
+    if (n == 0) {
+        snprintf(out->reason, sizeof out->reason, "no throughput for %s", r->workload);
+        return finish(out, 0);
+    }
+    if (!(ref > 0.0)) {
+        snprintf(out->reason, sizeof out->reason, "no reference throughput for %s", r->workload);
+        return finish(out, 0);
+    }
+    out->observed = 100.0 * thr / ref;
+    pass = out->observed >= r->limit - SHARE_EPS;
+    fmt_num(r->limit, lim, sizeof lim);
+    fmt_num(thr, a, sizeof a);
+    fmt_num(ref, b, sizeof b);
+    snprintf(out->reason, sizeof out->reason, "throughput %.3f%% of reference %s %s%% (%s of %s)", out->observed,
+             pass ? ">=" : "<", lim, a, b);
+    return finish(out, pass);
+}
+
+int tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in, int tile, tb_qos_result *out) {
+    const tb_qos_input *ops = in ? in->ops : NULL;
+    const tb_qos_wl_input *wls = in ? in->workloads : NULL;
+    int n_ops = ops && in->n_ops > 0 ? in->n_ops : 0;
+    int n_wls = wls && in->n_workloads > 0 ? in->n_workloads : 0;
+
     memset(out, 0, sizeof *out);
     tb_qos_rule_name(r, out->rule, sizeof out->rule);
     out->limit = r->limit;
-    if (!in) n_in = 0;
     switch (r->kind) {
     case TB_QOS_PERCENTILE:
-    case TB_QOS_MEAN:
-        return eval_latency(r, in, n_in, out);
-    case TB_QOS_ERROR_RATE:
-        return eval_error_rate(r, in, n_in, out);
+    case TB_QOS_MEAN: return eval_latency(r, ops, n_ops, tile, out);
+    case TB_QOS_ERROR_RATE: return eval_error_rate(r, ops, n_ops, tile, out);
+    case TB_QOS_WITHIN: return eval_within(r, ops, n_ops, tile, out);
+    case TB_QOS_MIX: return eval_mix(r, ops, n_ops, tile, out);
+    case TB_QOS_THROUGHPUT: return eval_throughput(r, wls, n_wls, tile, out);
     }
     snprintf(out->reason, sizeof out->reason, "unknown rule kind %d", (int)r->kind);
     return finish(out, 0);
+}
+
+int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_result *out) {
+    tb_qos_inputs set;
+    memset(&set, 0, sizeof set);
+    set.ops = in;
+    set.n_ops = in ? n_in : 0;
+    return tb_qos_eval_inputs(r, &set, 0, out);
+}
+
+int tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile, tb_qos_result *out) {
+    int i, pass = 1;
+    for (i = 0; i < n_rules; i++)
+        if (!tb_qos_eval_inputs(&rules[i], in, tile, &out[i])) pass = 0;
+    return pass;
+}
+
+/* ---- the rule syntax of [qos.NAME] ------------------------------------- */
+
+/* Copies s without surrounding blanks into buf (cap len); -1 when too long. */
+static int trim_copy(const char *s, size_t n, char *buf, size_t len) {
+    while (n > 0 && isspace((unsigned char)*s))
+        s++, n--;
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n >= len) return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return 0;
+}
+
+/* A number with an optional unit suffix ("%" or "pp") into *out, within
+ * [lo, hi] (lo exclusive when lo_open). Fills why on error. */
+static int parse_share(const char *s, size_t n, const char *suffix, double lo, int lo_open, double hi, const char *what,
+                       double *out, char *why) {
+    char buf[64];
+    size_t sl = strlen(suffix);
+    if (trim_copy(s, n, buf, sizeof buf) != 0) {
+        tb_seterr(why, "'%.*s': not a number", 40, s);
+        return -1;
+    }
+    n = strlen(buf);
+    if (n > sl && strcmp(buf + n - sl, suffix) == 0) { /* "0.5%", "0.5 %" */
+        n -= sl;
+        while (n > 0 && isspace((unsigned char)buf[n - 1]))
+            n--;
+        buf[n] = '\0';
+    }
+    if (tb_parse_double(buf, out, why) != 0) return -1;
+    if ((lo_open ? !(*out > lo) : !(*out >= lo)) || !(*out <= hi)) {
+        char a[32], b[32];
+        fmt_num(lo, a, sizeof a);
+        fmt_num(hi, b, sizeof b);
+        if (hi > 1e300)
+            tb_seterr(why, "'%s': %s must be greater than %s", buf, what, a);
+        else
+            tb_seterr(why, "'%s': %s must be in %s%s,%s]", buf, what, lo_open ? "(" : "[", a, b);
+        return -1;
+    }
+    return 0;
+}
+
+/* A latency limit in ms from a duration with unit suffix. */
+static int parse_latency_ms(const char *s, size_t n, double *ms, char *why) {
+    char buf[64];
+    uint64_t us;
+    if (trim_copy(s, n, buf, sizeof buf) != 0) {
+        tb_seterr(why, "'%.*s': not a duration (examples: 500ms, 30s, 5m)", 40, s);
+        return -1;
+    }
+    if (tb_parse_duration_us(buf, &us, why) != 0) return -1;
+    *ms = (double)us / 1000.0;
+    return 0;
+}
+
+/* "90", "99.9": digits with at most one inner '.', value in (0, 100]. */
+static int parse_percentile(const char *s, double *pct) {
+    const char *p = s;
+    int digits = 0, dots = 0;
+    for (; *p; p++) {
+        if (isdigit((unsigned char)*p))
+            digits++;
+        else if (*p == '.' && digits > 0 && dots == 0 && p[1])
+            dots++;
+        else
+            return -1;
+    }
+    if (digits == 0) return -1;
+    *pct = strtod(s, NULL);
+    return *pct > 0.0 && *pct <= 100.0 ? 0 : -1;
+}
+
+int tb_qos_parse_rule(const char *workload, const char *key, const char *value, tb_qos_rule *out, char *err) {
+    char why[TB_ERR_LEN];
+    const char *dot, *what;
+    const char *v = value ? value : "";
+    size_t vl = strlen(v);
+
+    memset(out, 0, sizeof *out);
+    if (!workload) workload = "";
+    if (!key) key = "";
+    if (!*workload || strlen(workload) >= sizeof out->workload) {
+        tb_seterr(err, "[qos.%.40s]: workload name must be 1..%d characters", workload, (int)sizeof out->workload - 1);
+        return -1;
+    }
+    snprintf(out->workload, sizeof out->workload, "%s", workload);
+    dot = strchr(key, '.'); /* op names have no dots; p99.9 does */
+    what = dot ? dot + 1 : key;
+    if (dot) {
+        size_t n = (size_t)(dot - key);
+        if (n == 0 || n >= sizeof out->op) {
+            tb_seterr(err, "[qos.%s] %.60s: bad op name (1..%d characters before the '.')", workload, key,
+                      (int)sizeof out->op - 1);
+            return -1;
+        }
+        memcpy(out->op, key, n);
+        out->op[n] = '\0';
+    } else {
+        snprintf(out->op, sizeof out->op, "*");
+    }
+
+    if (strcmp(what, "error_rate") == 0) {
+        out->kind = TB_QOS_ERROR_RATE;
+        if (parse_share(v, vl, "%", 0, 0, 100, "error rate", &out->limit, why) != 0) goto bad;
+    } else if (strcmp(what, "mix_deviation") == 0) {
+        out->kind = TB_QOS_MIX;
+        if (parse_share(v, vl, "pp", 0, 0, 100, "mix deviation (percentage points)", &out->limit, why) != 0) goto bad;
+    } else if (strcmp(what, "throughput") == 0) {
+        out->kind = TB_QOS_THROUGHPUT;
+        if (dot) {
+            tb_seterr(why, "throughput is a rule of the whole workload: write throughput = PCT");
+            goto bad;
+        }
+        if (parse_share(v, vl, "%", 0, 1, HUGE_VAL, "throughput (% of reference)", &out->limit, why) != 0) goto bad;
+    } else if (strcmp(what, "mean") == 0 || strcmp(what, "within") == 0 || (what[0] == 'p' && what[1])) {
+        if (!dot) {
+            tb_seterr(why, "latency rules are written <Op>.pNN, <Op>.mean or <Op>.within");
+            goto bad;
+        }
+        if (strcmp(what, "mean") == 0) {
+            out->kind = TB_QOS_MEAN;
+            if (parse_latency_ms(v, vl, &out->limit, why) != 0) goto bad;
+        } else if (strcmp(what, "within") == 0) {
+            const char *at = strchr(v, '@');
+            out->kind = TB_QOS_WITHIN;
+            if (!at) {
+                tb_seterr(why, "'%.60s': write DUR@PCT, e.g. 2s@99 (99%% of ops within 2 s)", v);
+                goto bad;
+            }
+            if (parse_latency_ms(v, (size_t)(at - v), &out->within_ms, why) != 0) goto bad;
+            if (parse_share(at + 1, strlen(at + 1), "%", 0, 1, 100, "share within the limit", &out->limit, why) != 0)
+                goto bad;
+        } else {
+            out->kind = TB_QOS_PERCENTILE;
+            if (parse_percentile(what + 1, &out->pct) != 0) {
+                tb_seterr(why, "percentile must be p1..p100 (p999 is not p99.9: write p99.9)");
+                goto bad;
+            }
+            if (parse_latency_ms(v, vl, &out->limit, why) != 0) goto bad;
+        }
+    } else {
+        tb_seterr(why, "unknown rule (use <Op>.pNN, <Op>.mean, <Op>.within, error_rate, mix_deviation or "
+                       "throughput)");
+        goto bad;
+    }
+    return 0;
+bad:
+    tb_seterr(err, "[qos.%s] %.60s: %s", workload, key, why);
+    return -1;
 }

@@ -1,63 +1,179 @@
 /*
- * qos.h: QoS rules and their evaluation. A rule limits one workload's op
- * (percentile, mean, or error rate); evaluating all rules of a load level gives
- * its verdict: pass iff every rule passes, with one line per rule saying
- * observed vs limit. Pure computation: no I/O.
+ * qos.h: QoS rules and their evaluation. A rule limits one workload or one of
+ * its ops: a latency percentile, a mean latency, the share of ops within a
+ * latency limit, the deviation of the op mix from its target, the error rate,
+ * or the throughput as a share of the reference. Evaluating all rules over the
+ * figures of a load level (or of one tile of it) gives a verdict: pass iff
+ * every rule passes, with one line per rule saying observed vs limit.
+ * Also parses the rule syntax of a tile file's [qos.NAME] sections.
+ * Pure computation: no I/O.
  */
 #ifndef TB_QOS_QOS_H
 #define TB_QOS_QOS_H
 
 #include <stdint.h>
 
+#include "common/tb_common.h"
 #include "qos/hist.h"
 
 typedef enum {
-    TB_QOS_PERCENTILE = 0, /* value at pct <= limit (ms) */
+    TB_QOS_PERCENTILE = 0, /* value at pct <= limit (ms); source: Faban max90th, Olio UIDriver */
     TB_QOS_MEAN,           /* mean latency <= limit (ms) */
-    TB_QOS_ERROR_RATE      /* errors / (ops + errors) * 100 < limit (%) */
+    TB_QOS_ERROR_RATE,     /* errors / (ops + errors) * 100 < limit (%); source: Weathervane */
+    TB_QOS_WITHIN,         /* % of ops with latency <= within_ms, >= limit (%); source: Weathervane
+                              "99% of operations under the response-time limit" */
+    TB_QOS_MIX,            /* worst 100 * |actual share - target share| <= limit (percentage
+                              points); source: Faban driver Metrics, <mix allowedDeviation> */
+    TB_QOS_THROUGHPUT      /* 100 * achieved / reference >= limit (%) */
 } tb_qos_kind;
 
 typedef struct tb_qos_rule {
     char workload[32]; /* workload section name, e.g. "oltp" */
-    char op[32];       /* op name, e.g. "Order"; "*" = all ops of the workload (error rate) */
+    char op[32];       /* op name, e.g. "Order"; "*" = all ops of the workload (error rate, mix,
+                          and always for throughput) */
     tb_qos_kind kind;
-    double pct;        /* percentile for TB_QOS_PERCENTILE, e.g. 90 */
-    double limit;      /* ms for latency kinds, percent for error rate */
-    char source[96];   /* where the limit comes from, e.g. "Olio UIDriver max90th" */
+    double pct;       /* percentile for TB_QOS_PERCENTILE, e.g. 90 */
+    double limit;     /* PERCENTILE, MEAN: ms; ERROR_RATE, WITHIN, THROUGHPUT: %; MIX: pp */
+    char source[96];  /* where the limit comes from, e.g. "Olio UIDriver max90th" */
+    double within_ms; /* TB_QOS_WITHIN only: the latency limit in ms (limit holds the
+                         required share in %); 0 for the other kinds */
 } tb_qos_rule;
 
-/* Observed figures of one op over one steady-state phase, merged over tiles. */
+/*
+ * Observed figures of one op over one steady-state phase: either of one tile
+ * (tile = 1..N) or already merged over tiles (tile = 0). Fields after `errors`
+ * are optional: a zeroed struct means "no tile, no mix target".
+ */
 typedef struct tb_qos_input {
     const char *workload;
     const char *op;
-    const tb_hist *hist; /* corrected (intended-start) latencies */
-    uint64_t ops;        /* successful ops */
-    uint64_t errors;     /* failed ops */
+    const tb_hist *hist;   /* corrected (intended-start) latencies */
+    uint64_t ops;          /* successful ops */
+    uint64_t errors;       /* failed ops */
+    int tile;              /* 1..N: figures of that tile only; 0: not tile-specific */
+    int has_mix_target;    /* 1: this op is part of the workload's mix, target below */
+    double mix_target_pct; /* target share of this op among the workload's mix ops, in %
+                              (the targets of a workload's ops should add up to 100) */
 } tb_qos_input;
 
+/*
+ * Throughput of one workload over one steady-state phase, for
+ * TB_QOS_THROUGHPUT: one tile's (tile = 1..N) or summed over tiles (tile = 0).
+ */
+typedef struct tb_qos_wl_input {
+    const char *workload;
+    int tile;          /* 1..N, or 0 when not tile-specific */
+    double throughput; /* achieved, in the workload's unit (e.g. OPM) */
+    double reference;  /* reference throughput of the same tiles, same unit: one tile's
+                          reference for a per-tile entry, reference x tiles for a summed one */
+} tb_qos_wl_input;
+
+/* Everything rules are evaluated over: per-op figures and per-workload
+ * throughputs. Either array may be NULL with its count 0. Not owned. */
+typedef struct tb_qos_inputs {
+    const tb_qos_input *ops;
+    int n_ops;
+    const tb_qos_wl_input *workloads;
+    int n_workloads;
+} tb_qos_inputs;
+
 typedef struct tb_qos_result {
-    char rule[96];   /* "oltp.Order p90 <= 3000 ms" */
-    double observed; /* ms or % */
-    double limit;
-    int pass;        /* 1 pass, 0 fail */
-    char reason[160];/* on fail: "p90 4213.0 ms > 3000 ms"; "no ops" when nothing was measured */
+    char rule[96];    /* "oltp.Order p90 <= 3000 ms" */
+    double observed;  /* ms, %, or pp: the unit of limit */
+    double limit;     /* the rule's limit (for WITHIN the required %, not the latency) */
+    int pass;         /* 1 pass, 0 fail */
+    char reason[160]; /* on fail: "p90 4213.0 ms > 3000 ms"; "no ops" when nothing was measured */
 } tb_qos_result;
 
 /* Human name of a rule into buf (truncated to len), e.g.
  * "oltp.Order p90 <= 3000 ms", "web.Login mean <= 500 ms",
- * "web.* error rate < 0.5%". */
+ * "web.* error rate < 0.5%", "web.HomePage within 2000 ms >= 99%",
+ * "web.* mix deviation <= 2 pp", "oltp.* throughput >= 95% of reference". */
 void tb_qos_rule_name(const tb_qos_rule *r, char *buf, size_t len);
 
 /*
- * Evaluates one rule against the inputs (matched by workload and op; "*"
+ * Evaluates one rule against per-op inputs (matched by workload and op; "*"
  * merges all ops of the workload; several matching inputs, e.g. one per tile,
- * are merged too). A latency rule with zero matching ops (no matching input,
- * or only NULL/empty histograms) fails with reason "no ops". An error-rate
- * rule with zero ops and zero errors passes with observed 0. out->reason is
- * filled on pass as well ("p90 812.0 ms <= 1000 ms"); observed latencies are
- * ms, rates %. Returns pass (1) or fail (0), filling *out. in may be NULL when
- * n_in is 0.
+ * are merged too; the tile field is ignored). A latency rule with zero
+ * matching ops (no matching input, or only NULL/empty histograms) fails with
+ * reason "no ops". An error-rate rule with zero ops and zero errors passes
+ * with observed 0. out->reason is filled on pass as well ("p90 812.0 ms <=
+ * 1000 ms"); observed latencies are ms, rates %. Returns pass (1) or fail (0),
+ * filling *out. in may be NULL when n_in is 0. A TB_QOS_THROUGHPUT rule has
+ * no per-workload input here and fails ("no throughput for oltp"): use
+ * tb_qos_eval_inputs for it.
+ * Same as tb_qos_eval_inputs(r, {in, n_in, NULL, 0}, 0, out).
  */
 int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_result *out);
+
+/*
+ * Evaluates one rule over in (NULL = no inputs) and fills *out; returns pass
+ * (1) or fail (0).
+ *
+ * tile selects the inputs: 0 takes every input whatever its tile field (the
+ * level verdict: per-tile entries of one op are merged, histograms added,
+ * counts and throughputs summed); t >= 1 takes only inputs whose tile == t
+ * (a per-tile verdict; tile-0 inputs are left out).
+ *
+ * Per kind, beyond tb_qos_eval:
+ * - WITHIN: observed = 100 * share of the merged histogram's values <=
+ *   within_ms (tb_hist_fraction_below: exact below 2048 µs, 0.1% buckets
+ *   above); pass iff observed >= limit. No ops: fail "no ops".
+ * - MIX: per workload, the mix ops are the matching-workload inputs with
+ *   has_mix_target set (others are ignored); the inputs of one op name are
+ *   summed and the first one's target counts. share = 100 * successful ops of
+ *   the op / successful ops of all mix ops (Faban counts successes only).
+ *   observed = the largest |share - target| in percentage points over the
+ *   mix ops (op "*"), or that op's own deviation (a named op); ties go to the
+ *   first op in input order; pass iff observed <= limit; the reason names the
+ *   op ("HomePage share 27.100% (target 25%): 2.100 pp > 2 pp"). Give an input
+ *   for every op of the mix, even one that ran 0 times: an absent op cannot
+ *   count as deviating. Fails with "no mix target for web" when no input
+ *   carries a target, and "no ops" when the mix ops ran 0 times.
+ * - THROUGHPUT: observed = 100 * sum(throughput) / sum(reference) over the
+ *   selected tb_qos_wl_input entries of the workload (rule op is ignored);
+ *   pass iff observed >= limit. Fails with "no throughput for oltp" when no
+ *   entry matches and "no reference throughput" when the references sum to 0.
+ *
+ * WITHIN, MIX and THROUGHPUT compare with 1e-9 slack (% or pp), so float
+ * rounding of a share exactly at the limit never flips the verdict.
+ *
+ * How the coordinator calls it: build one array of per-tile inputs (one
+ * tb_qos_input per tile x workload x op with tile = t, and one
+ * tb_qos_wl_input per tile x workload with that tile's throughput and one
+ * tile's reference), then call tb_qos_verdict with tile = 0 for the level
+ * verdict and with tile = 1..N for each tile's verdict. VMmark counts a run as
+ * compliant only when every workload of every tile meets its QoS, so the
+ * strict level verdict is: level pass AND every tile pass.
+ */
+int tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in, int tile, tb_qos_result *out);
+
+/*
+ * Evaluates rules[0..n_rules-1] over in for tile (0 = whole level, t >= 1 =
+ * tile t only; see tb_qos_eval_inputs) into out[0..n_rules-1] (caller's
+ * array of n_rules). Returns 1 when every rule passes (also when n_rules is
+ * 0), else 0.
+ */
+int tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile, tb_qos_result *out);
+
+/*
+ * Parses one key = value line of a [qos.WORKLOAD] section into *out:
+ *   <Op>.pNN = DUR         percentile limit, NN in (0,100], e.g. p90, p99.9
+ *   <Op>.mean = DUR        mean latency limit
+ *   <Op>.within = DUR@PCT  at least PCT% of ops within DUR, e.g. "2s@99"
+ *   [<Op>.]error_rate = PCT    error rate below PCT% (op "*" without <Op>)
+ *   [<Op>.]mix_deviation = PP  mix deviation at most PP percentage points
+ *   throughput = PCT       throughput at least PCT% of reference (workload only)
+ * DUR takes unit suffixes (tb_parse_duration_us: "500ms", "2s"; bare = s)
+ * and becomes ms. PCT is a number, optionally followed by '%': in [0,100]
+ * for error_rate, (0,100] for within, > 0 for throughput. PP is in [0,100],
+ * optionally followed by "pp". Blanks around '@' are allowed. Op names are
+ * the text before the first '.', 1..31 characters.
+ * out->source is left empty for the caller (e.g. "standard.ini:57").
+ * Returns 0, or -1 with err (TB_ERR_LEN) = "[qos.web] Login.p999: percentile
+ * must be p1..p100 (p999 is not p99.9: write p99.9)", i.e. section, key and
+ * why; the caller prefixes "file:line: ". *out is unspecified on error.
+ */
+int tb_qos_parse_rule(const char *workload, const char *key, const char *value, tb_qos_rule *out, char *err) TB_WUR;
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * sut.c: the embedded SUT. `sut up` starts PostgreSQL and redis-server from
- * Debian's packages on 127.0.0.1 inside a run folder, waits until each one
- * answers, loads the per-tile OLTP data and writes the endpoints to DIR/sut.ini.
+ * sut.c: the embedded SUT. `sut up` starts PostgreSQL, redis-server and
+ * Dovecot from Debian's packages on 127.0.0.1 inside a run folder, waits until
+ * each one answers, loads the per-tile OLTP data and writes the endpoints to
+ * DIR/sut.ini.
  * `sut down` stops exactly the processes `up` started, and nothing else.
  *
  * Layout of the run folder DIR:
@@ -9,8 +10,21 @@
  *   pg.log        initdb and server output
  *   redis.conf    generated on every `up`
  *   redis.log     redis-server log; redis.pid its own pid file
+ *   dovecot.conf  generated on every `up` (IMAP + LMTP, static passdb)
+ *   dovecot.log   Dovecot's log (every process logs through the master)
+ *   dovecot/      Dovecot's base_dir (sockets, master.pid) and state_dir
+ *   mail/USER/    the maildirs, owned by "nobody"; emptied by every `up`
+ *   mail.secret   the mail users' one password (mode 0600)
  *   sut.state     the started processes: pid, start time and executable
- *   sut.ini       [sut] pg = <conninfo>, redis = 127.0.0.1:PORT
+ *   sut.ini       [sut] pg = <conninfo>, redis = HOST:PORT, imap = HOST:PORT,
+ *                 lmtp = HOST:PORT, mail_user, mail_domain, mail_password_file
+ *
+ * Mail delivery: the load generator speaks LMTP straight to Dovecot (no
+ * Postfix in front). LMTP is what an MTA would hand the message to anyway,
+ * the client is the same code as for SMTP (LHLO instead of EHLO, one reply
+ * per recipient after DATA), and one server less keeps `sut up` fast and the
+ * measured work on the mailbox store, which is what the tile's mail workload
+ * is about. A real MTA can still be benchmarked: [sut] smtp = HOST:PORT.
  *
  * Servers are forked and exec'd directly (no pg_ctl, no daemonize), so the pid
  * recorded is the server's own. A recorded pid is only ever signalled after
@@ -21,11 +35,13 @@
  * postgres run as Debian's "postgres" user, which then owns DIR/pg.
  */
 #define _DEFAULT_SOURCE /* getgrouplist, setgroups: for dropping root in the child */
+#define _XOPEN_SOURCE 700 /* nftw: emptying the maildirs */
 #include "tiles/sut.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <hiredis/hiredis.h>
 #include <ini.h>
@@ -57,8 +73,18 @@
 #define SUT_MAX_TILES 1000
 #define SUT_UNIX_PATH_MAX 107 /* sizeof(sun_path) - 1 on Linux */
 
-enum { SVC_PG = 0, SVC_REDIS = 1, SVC_N = 2 };
-static const char *const svc_names[SVC_N] = {"postgresql", "redis"};
+enum { SVC_PG = 0, SVC_REDIS = 1, SVC_DOVECOT = 2, SVC_N = 3 };
+static const char *const svc_names[SVC_N] = {"postgresql", "redis", "dovecot"};
+
+/* Mail users of the embedded Dovecot: the account that owns the maildirs
+ * (mail users may not be root) and the recipient domain. */
+#define SUT_MAIL_OWNER "nobody"
+#define SUT_MAIL_GROUP "nogroup"
+#define SUT_MAIL_DOMAIN "tilebench.test"
+#define SUT_MAIL_USER_PATTERN "tile%t-user%u"
+/* Longest socket name Dovecot 2.3 creates under base_dir
+ * ("replication-notify-fifo", "token-login/tokenlogin") plus its slash. */
+#define SUT_DOVECOT_SOCK_NAME_MAX 24
 
 /* One started server, as recorded in DIR/sut.state. */
 typedef struct svc {
@@ -72,6 +98,8 @@ typedef struct svc {
 typedef struct sut_state {
     svc s[SVC_N];
     char sockdir[PATH_MAX]; /* a /tmp socket folder we made, "" when DIR/pg is used */
+    char dovecot_base[PATH_MAX]; /* a /tmp base_dir we made, "" when DIR/dovecot is used */
+    int lmtp_port;               /* Dovecot's second port, for status */
 } sut_state;
 
 /* The account servers run as: inactive when tilebench is not root. */
@@ -250,6 +278,39 @@ static int find_redis(char *out, size_t len, char *err) {
     return -1;
 }
 
+/* Path of the dovecot master: TB_DOVECOT, else /usr/sbin/dovecot, else the PATH. */
+static int find_dovecot(char *out, size_t len, char *err) {
+    char a[PATH_MAX];
+    const char *env = getenv("TB_DOVECOT");
+    const char *path = getenv("PATH");
+    if (env && *env) {
+        if (is_exec_file(env)) {
+            copy_str(out, len, env);
+            return 0;
+        }
+        tb_seterr(err, "dovecot not found (TB_DOVECOT=%s is not an executable file)", env);
+        return -1;
+    }
+    if (is_exec_file("/usr/sbin/dovecot")) {
+        snprintf(out, len, "/usr/sbin/dovecot");
+        return 0;
+    }
+    if (path) {
+        char *copy = xstrdup(path), *save = NULL, *p;
+        for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+            if (path_join(a, sizeof a, p, "dovecot") == 0 && is_exec_file(a)) {
+                copy_str(out, len, a);
+                free(copy);
+                return 0;
+            }
+        }
+        free(copy);
+    }
+    tb_seterr(err, "dovecot not found (looked in /usr/sbin and PATH); install the Debian packages dovecot-imapd "
+                   "and dovecot-lmtpd (or set TB_DOVECOT)");
+    return -1;
+}
+
 /* ---- ports -------------------------------------------------------------- */
 
 /*
@@ -286,21 +347,23 @@ static int port_probe(int port, const char *what, int *got, char *err) {
     return fd;
 }
 
-/* Picks or checks both ports; both probe sockets stay open until both are
- * chosen so that two "any free port" picks cannot return the same port. */
-static int choose_ports(int pg_in, int redis_in, int *pg_out, int *redis_out, char *err) {
-    int fd1, fd2;
-    if (pg_in != 0 && pg_in == redis_in) {
-        tb_seterr(err, "postgresql and redis cannot share port %d", pg_in);
-        return -1;
+/* Picks or checks n ports (in[i] = 0: any free one). Every probe socket stays
+ * open until all are chosen, so two "any free port" picks never collide. */
+static int choose_ports(int n, const int *in, const char *const *what, int *out, char *err) {
+    int fds[8], i, j, rc = 0;
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++)
+            if (in[i] != 0 && in[i] == in[j]) {
+                tb_seterr(err, "%s and %s cannot share port %d", what[i], what[j], in[i]);
+                return -1;
+            }
+    for (i = 0; i < n && rc == 0; i++) {
+        fds[i] = port_probe(in[i], what[i], &out[i], err);
+        if (fds[i] < 0) rc = -1;
     }
-    fd1 = port_probe(pg_in, "postgresql", pg_out, err);
-    if (fd1 < 0) return -1;
-    fd2 = port_probe(redis_in, "redis", redis_out, err);
-    close(fd1);
-    if (fd2 < 0) return -1;
-    close(fd2);
-    return 0;
+    for (j = 0; j < i; j++)
+        if (fds[j] >= 0) close(fds[j]);
+    return rc;
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -524,6 +587,8 @@ static int write_state(const char *dir, const sut_state *st, char *err) {
             fprintf(f, "%s %ld %llu %d %s\n", svc_names[i], (long)st->s[i].pid, st->s[i].start_ticks, st->s[i].port,
                     st->s[i].exe);
     if (st->sockdir[0]) fprintf(f, "sockdir %s\n", st->sockdir);
+    if (st->dovecot_base[0]) fprintf(f, "dovecot_base %s\n", st->dovecot_base);
+    if (st->lmtp_port > 0) fprintf(f, "lmtp_port %d\n", st->lmtp_port);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         unlink(tmp);
@@ -560,6 +625,14 @@ static int read_state(const char *dir, sut_state *st, char *err) {
             copy_str(st->sockdir, sizeof st->sockdir, line + 8);
             continue;
         }
+        if (strncmp(line, "dovecot_base ", 13) == 0) {
+            copy_str(st->dovecot_base, sizeof st->dovecot_base, line + 13);
+            continue;
+        }
+        if (strncmp(line, "lmtp_port ", 10) == 0) {
+            st->lmtp_port = atoi(line + 10);
+            continue;
+        }
         if (sscanf(line, "%31s %ld %llu %d %n", name, &pid, &start, &port, &off) != 4 || off == 0 || pid <= 0) {
             tb_seterr(err, "%s:%d: malformed line", path, lineno);
             fclose(f);
@@ -593,13 +666,32 @@ static void remove_sockdir(const char *sockdir, int port) {
     rmdir(sockdir);
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* rm -rf path (no symlinks followed); "" is a no-op. 0 or -1 with errno. */
+static int remove_tree(const char *path) {
+    struct stat sb;
+    if (!path[0] || lstat(path, &sb) != 0) return 0;
+    return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Stops every service in st, newest first. 0 or -1 with err (first failure). */
 static int stop_all(const sut_state *st_in, char *err) {
     sut_state st = *st_in;
     char e[TB_ERR_LEN] = "";
     int rc = 0;
-    if (st.s[SVC_PG].present && svc_stop(svc_names[SVC_PG], &st.s[SVC_PG], SIGINT, e) != 0) {
+    /* SIGTERM to the dovecot master stops its children too (imap, lmtp, auth). */
+    if (st.s[SVC_DOVECOT].present && svc_stop(svc_names[SVC_DOVECOT], &st.s[SVC_DOVECOT], SIGTERM, e) != 0) {
         tb_seterr(err, "%s", e);
+        rc = -1;
+    }
+    if (st.s[SVC_PG].present && svc_stop(svc_names[SVC_PG], &st.s[SVC_PG], SIGINT, e) != 0) {
+        if (rc == 0) tb_seterr(err, "%s", e);
         rc = -1;
     }
     if (st.s[SVC_REDIS].present && svc_stop(svc_names[SVC_REDIS], &st.s[SVC_REDIS], SIGTERM, e) != 0) {
@@ -607,6 +699,7 @@ static int stop_all(const sut_state *st_in, char *err) {
         rc = -1;
     }
     if (rc == 0) remove_sockdir(st.sockdir, st.s[SVC_PG].port);
+    if (rc == 0) remove_tree(st.dovecot_base);
     return rc;
 }
 
@@ -914,6 +1007,273 @@ static int redis_wait(const svc *s, const char *logpath, uint64_t deadline, char
     }
 }
 
+/* ---- Dovecot ------------------------------------------------------------ */
+
+/*
+ * 1 when a server on 127.0.0.1:port greets with a line starting with prefix
+ * ("* OK" for IMAP, "220" for LMTP) within a second, else 0.
+ */
+static int mail_greets(int port, const char *prefix) {
+    struct sockaddr_in sa;
+    struct timeval tv = {1, 0};
+    char buf[256];
+    size_t got = 0;
+    int ok = 0, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        while (got < sizeof buf - 1 && !memchr(buf, '\n', got)) {
+            ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        ok = got >= strlen(prefix) && memcmp(buf, prefix, strlen(prefix)) == 0;
+    }
+    close(fd);
+    return ok;
+}
+
+/* A fresh random password for the mail users: 32 hex digits from /dev/urandom. */
+static int mail_password_new(char *out, size_t len, char *err) {
+    unsigned char raw[16];
+    size_t got = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        tb_seterr(err, "/dev/urandom: %s", strerror(errno));
+        return -1;
+    }
+    while (got < sizeof raw) {
+        ssize_t n = read(fd, raw + got, sizeof raw - got);
+        if (n <= 0) {
+            tb_seterr(err, "/dev/urandom: %s", n < 0 ? strerror(errno) : "short read");
+            close(fd);
+            return -1;
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    if (len < 2 * sizeof raw + 1) {
+        tb_seterr(err, "mail password buffer too small");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof raw; i++) snprintf(out + 2 * i, 3, "%02x", raw[i]);
+    return 0;
+}
+
+/* Writes DIR/mail.secret (mode 0600): the password, one line. */
+static int mail_secret_write(const char *dir, const char *password, char *err) {
+    char path[PATH_MAX];
+    int fd;
+    size_t n = strlen(password);
+    if (path_join(path, sizeof path, dir, "mail.secret") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    unlink(path);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, password, n) != (ssize_t)n || write(fd, "\n", 1) != 1) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if (close(fd) != 0) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The owner of the maildirs: nobody/nogroup under root (mail users may not be
+ * root: "userdb returned 0 as uid"), else the current user. */
+typedef struct mail_owner {
+    uid_t uid;
+    gid_t gid;
+    char user[64], group[64]; /* for default_internal_user and friends when not root */
+} mail_owner;
+
+static int mail_owner_lookup(mail_owner *mo, char *err) {
+    struct passwd pw, *pr = NULL;
+    struct group gr, *grp = NULL;
+    char buf[4096];
+    memset(mo, 0, sizeof *mo);
+    if (geteuid() == 0) {
+        if (getpwnam_r(SUT_MAIL_OWNER, &pw, buf, sizeof buf, &pr) != 0 || !pr) {
+            tb_seterr(err, "user '" SUT_MAIL_OWNER "' does not exist (it owns the embedded Dovecot's maildirs)");
+            return -1;
+        }
+        mo->uid = pw.pw_uid;
+        if (getgrnam_r(SUT_MAIL_GROUP, &gr, buf, sizeof buf, &grp) != 0 || !grp) {
+            tb_seterr(err, "group '" SUT_MAIL_GROUP "' does not exist (it owns the embedded Dovecot's maildirs)");
+            return -1;
+        }
+        mo->gid = gr.gr_gid;
+        copy_str(mo->user, sizeof mo->user, SUT_MAIL_OWNER);
+        copy_str(mo->group, sizeof mo->group, SUT_MAIL_GROUP);
+        return 0;
+    }
+    /* Not root: Dovecot runs every process as us (untested beyond a start). */
+    mo->uid = geteuid();
+    mo->gid = getegid();
+    if (getpwuid_r(mo->uid, &pw, buf, sizeof buf, &pr) != 0 || !pr) {
+        tb_seterr(err, "cannot find the name of uid %ld for Dovecot's users", (long)mo->uid);
+        return -1;
+    }
+    copy_str(mo->user, sizeof mo->user, pw.pw_name);
+    if (getgrgid_r(mo->gid, &gr, buf, sizeof buf, &grp) != 0 || !grp) {
+        tb_seterr(err, "cannot find the name of gid %ld for Dovecot's users", (long)mo->gid);
+        return -1;
+    }
+    copy_str(mo->group, sizeof mo->group, gr.gr_name);
+    return 0;
+}
+
+/* Empties DIR/mail (every `up` starts with empty mailboxes, as the OLTP data
+ * is reloaded) and hands it to the mail owner. */
+static int mail_dir_reset(const char *dir, const mail_owner *mo, char *err) {
+    char path[PATH_MAX];
+    if (path_join(path, sizeof path, dir, "mail") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    if (remove_tree(path) != 0) {
+        tb_seterr(err, "removing %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (mkdir(path, 0755) != 0 || chmod(path, 0755) != 0) {
+        tb_seterr(err, "mkdir %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (chown(path, mo->uid, mo->gid) != 0) {
+        tb_seterr(err, "chown %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Writes DIR/dovecot.conf: the recipe of notes/dovecot.md (checked on Debian
+ * 12 with Dovecot 2.3.19). Values are written unquoted: dir comes from
+ * realpath and is checked for characters that would need quoting.
+ */
+static int dovecot_write_conf(const char *dir, const char *base, int imap_port, int lmtp_port,
+                              const char *password, const mail_owner *mo, char *err) {
+    char path[PATH_MAX];
+    FILE *f;
+    int root = geteuid() == 0;
+    if (path_join(path, sizeof path, dir, "dovecot.conf") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    unlink(path); /* it holds the password: recreate with 0600 */
+    {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 || !(f = fdopen(fd, "w"))) {
+            tb_seterr(err, "%s: %s", path, strerror(errno));
+            if (fd >= 0) close(fd);
+            return -1;
+        }
+    }
+    fprintf(f,
+            "# Generated by `tilebench sut up` on every start; edits are overwritten.\n"
+            "# The embedded mail server: IMAP and LMTP on loopback, no TLS, one static\n"
+            "# password for every user, maildirs in the run folder (notes/dovecot.md).\n"
+            "base_dir = %s\n"
+            "state_dir = %s/dovecot/state\n"
+            "log_path = %s/dovecot.log\n"
+            "instance_name = tilebench-%d\n"
+            "protocols = imap lmtp\n"
+            "listen = " SUT_HOST "\n"
+            "ssl = no\n"
+            "disable_plaintext_auth = no\n"
+            "auth_mechanisms = plain login\n"
+            "# RCPT TO:<tile1-user1@" SUT_MAIL_DOMAIN "> and LOGIN tile1-user1 are the same user\n"
+            "auth_username_format = %%Ln\n"
+            "mail_location = maildir:%s/mail/%%u\n"
+            "passdb {\n  driver = static\n  args = password=%s\n}\n"
+            "userdb {\n  driver = static\n  args = uid=%ld gid=%ld home=%s/mail/%%u\n}\n"
+            "default_internal_user = %s\n"
+            "default_internal_group = %s\n"
+            "default_login_user = %s\n"
+            "# A benchmark opens many sessions from one address: lift the per-user and\n"
+            "# per-process limits that protect a public server.\n"
+            "default_process_limit = 2000\n"
+            "default_client_limit = 8000\n"
+            "mail_max_userip_connections = 100\n"
+            "service imap-login {\n"
+            "  inet_listener imap {\n    address = " SUT_HOST "\n    port = %d\n  }\n"
+            "  inet_listener imaps {\n    port = 0\n  }\n"
+            "  # high-performance mode: login processes serve many connections\n"
+            "  service_count = 0\n"
+            "  process_min_avail = 1\n"
+            "}\n"
+            "service lmtp {\n"
+            "  inet_listener lmtp {\n    address = " SUT_HOST "\n    port = %d\n  }\n"
+            "}\n"
+            "protocol lmtp {\n  postmaster_address = postmaster@" SUT_MAIL_DOMAIN "\n}\n",
+            base, dir, dir, imap_port, dir, password, (long)mo->uid, (long)mo->gid, dir,
+            root ? "dovecot" : mo->user, root ? "dovecot" : mo->group, root ? "dovenull" : mo->user, imap_port,
+            lmtp_port);
+    if (fclose(f) != 0) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts the dovecot master in the foreground (-F), so the pid recorded is
+ * the master's own; it forks its imap, lmtp and auth processes itself. */
+static int dovecot_start(const char *binary, const char *dir, int imap_port, const char *logpath, svc *out,
+                         char *err) {
+    char conf[PATH_MAX], bin[PATH_MAX];
+    int fd;
+    pid_t pid;
+    if (path_join(conf, sizeof conf, dir, "dovecot.conf") != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return TB_SUT_EUSAGE;
+    }
+    copy_str(bin, sizeof bin, binary);
+    char *argv[] = {bin, "-F", "-c", conf, NULL};
+    /* Until it opens log_path, dovecot reports config errors on stderr. */
+    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        tb_seterr(err, "%s: %s", logpath, strerror(errno));
+        return TB_SUT_EUSAGE;
+    }
+    pid = spawn(argv, NULL, fd, err);
+    close(fd);
+    if (pid < 0) return TB_SUT_ESTART;
+    svc_record(out, pid, imap_port, binary);
+    return 0;
+}
+
+/* Waits until IMAP greets with "* OK" and LMTP with "220". */
+static int dovecot_wait(const svc *s, int lmtp_port, const char *logpath, uint64_t deadline, char *err) {
+    for (;;) {
+        if (mail_greets(s->port, "* OK") && mail_greets(lmtp_port, "220")) return 0;
+        if (check_starting("dovecot", s, logpath, err) != 0) return TB_SUT_ESTART;
+        if (tb_now_us() > deadline) {
+            tb_seterr(err, "dovecot on ports %d (imap) and %d (lmtp) did not greet within %us, see %s", s->port,
+                      lmtp_port, SUT_START_TIMEOUT_US / 1000000u, logpath);
+            return TB_SUT_ESTART;
+        }
+        sleep_us(SUT_POLL_US);
+    }
+}
+
+/* Characters that would need quoting in dovecot.conf or break the recipe. */
+static int conf_safe_path(const char *p) {
+    for (; *p; p++)
+        if (*p == ' ' || *p == '"' || *p == '\\' || *p == '#' || *p == '%' || *p == '$' || *p == '{' || *p == '}' ||
+            *p == '\n' || *p == '=')
+            return 0;
+    return 1;
+}
+
 /* ---- sut.ini ------------------------------------------------------------ */
 
 static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, char *err) {
@@ -934,11 +1294,20 @@ static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, cha
             "; Servers run from %s; stop them with: tilebench sut down --dir %s\n"
             "; OLTP data: schemas tile1 to tile%d in database " SUT_PG_DB
             " (search_path is not part of pg; each tile uses its own schema).\n"
+            "; Mail: Dovecot IMAP, and LMTP delivery straight into it (no MTA in front).\n"
+            "; Users are mail_user with %%t = tile, %%u = user (1-based), any number of them;\n"
+            "; the password is in mail_password_file, so this text (which a run stores) holds none.\n"
             "; This section can be copied into a tile config to target these servers.\n"
             "[sut]\n"
             "pg = %s\n"
-            "redis = %s:%d\n",
-            TB_VERSION, when, dir, dir, tiles, ep->pg_conninfo, ep->redis_host, ep->redis_port);
+            "redis = %s:%d\n"
+            "imap = %s:%d\n"
+            "lmtp = %s:%d\n"
+            "mail_user = %s\n"
+            "mail_domain = %s\n"
+            "mail_password_file = %s/mail.secret\n",
+            TB_VERSION, when, dir, dir, tiles, ep->pg_conninfo, ep->redis_host, ep->redis_port, ep->imap_host,
+            ep->imap_port, ep->lmtp_host, ep->lmtp_port, ep->mail_user, ep->mail_domain, dir);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         unlink(tmp);
@@ -950,8 +1319,41 @@ static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, cha
 typedef struct ini_ctx {
     tb_sut_endpoints *ep;
     char err[TB_ERR_LEN];
-    int seen_pg, seen_redis;
+    int seen_pg, seen_redis, seen_imap;
 } ini_ctx;
+
+/* "HOST:PORT" into host (len bytes) and port; -1 when malformed. */
+static int split_hostport(const char *value, char *host, size_t len, int *port) {
+    const char *colon = strrchr(value, ':');
+    char *end;
+    long p = colon ? strtol(colon + 1, &end, 10) : 0;
+    size_t hl = colon ? (size_t)(colon - value) : 0;
+    if (!colon || hl == 0 || hl >= len || colon[1] == '\0' || *end != '\0' || p < 1 || p > 65535) return -1;
+    memcpy(host, value, hl);
+    host[hl] = '\0';
+    *port = (int)p;
+    return 0;
+}
+
+int tb_sut_read_password_file(const char *path, char *out, size_t len, char *err) {
+    char buf[256];
+    size_t n;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
+    fclose(f);
+    n = strcspn(buf, "\r\n");
+    buf[n] = '\0';
+    if (n == 0 || n >= len) {
+        tb_seterr(err, "%s: %s", path, n == 0 ? "empty (expected the password on its first line)" : "password too long");
+        return -1;
+    }
+    memcpy(out, buf, n + 1);
+    return 0;
+}
 
 static int sut_ini_handler(void *user, const char *section, const char *name, const char *value) {
     ini_ctx *c = user;
@@ -976,6 +1378,36 @@ static int sut_ini_handler(void *user, const char *section, const char *name, co
         c->ep->redis_host[hl] = '\0';
         c->ep->redis_port = (int)port;
         c->seen_redis = 1;
+    } else if (strcmp(name, "imap") == 0 || strcmp(name, "lmtp") == 0 || strcmp(name, "smtp") == 0) {
+        tb_sut_endpoints *ep = c->ep;
+        int bad = name[0] == 'i'   ? split_hostport(value, ep->imap_host, sizeof ep->imap_host, &ep->imap_port)
+                  : name[0] == 'l' ? split_hostport(value, ep->lmtp_host, sizeof ep->lmtp_host, &ep->lmtp_port)
+                                   : split_hostport(value, ep->smtp_host, sizeof ep->smtp_host, &ep->smtp_port);
+        if (bad) {
+            snprintf(c->err, sizeof c->err, "[sut] %s = '%.64s': expected HOST:PORT", name, value);
+            return 0;
+        }
+        if (name[0] == 'i') c->seen_imap = 1;
+    } else if (strcmp(name, "mail_user") == 0 || strcmp(name, "mail_domain") == 0) {
+        char *dst = name[5] == 'u' ? c->ep->mail_user : c->ep->mail_domain;
+        size_t cap = name[5] == 'u' ? sizeof c->ep->mail_user : sizeof c->ep->mail_domain;
+        if (strlen(value) >= cap) {
+            snprintf(c->err, sizeof c->err, "[sut] %s: longer than %zu bytes", name, cap - 1);
+            return 0;
+        }
+        copy_str(dst, cap, value);
+    } else if (strcmp(name, "mail_password") == 0) {
+        if (strlen(value) >= sizeof c->ep->mail_password) {
+            snprintf(c->err, sizeof c->err, "[sut] mail_password: too long");
+            return 0;
+        }
+        copy_str(c->ep->mail_password, sizeof c->ep->mail_password, value);
+    } else if (strcmp(name, "mail_password_file") == 0) {
+        char e[TB_ERR_LEN];
+        if (tb_sut_read_password_file(value, c->ep->mail_password, sizeof c->ep->mail_password, e) != 0) {
+            snprintf(c->err, sizeof c->err, "[sut] mail_password_file: %.200s", e);
+            return 0;
+        }
     }
     return 1;
 }
@@ -1002,8 +1434,8 @@ int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) {
         tb_seterr(err, "%s:%d: %s", path, rc, c.err[0] ? c.err : "syntax error");
         return -1;
     }
-    if (!c.seen_pg && !c.seen_redis) {
-        tb_seterr(err, "%s: no [sut] section with pg or redis", path);
+    if (!c.seen_pg && !c.seen_redis && !c.seen_imap) {
+        tb_seterr(err, "%s: no [sut] section with pg, redis or imap", path);
         return -1;
     }
     return 0;
@@ -1011,10 +1443,14 @@ int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) {
 
 int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     char pgbin[PATH_MAX], redisbin[PATH_MAX], dir[PATH_MAX], datadir[PATH_MAX], sockdir[PATH_MAX];
-    char pglog[PATH_MAX], redislog[PATH_MAX];
+    char pglog[PATH_MAX], redislog[PATH_MAX], dovecotbin[PATH_MAX], dovecotlog[PATH_MAX], dcbase[PATH_MAX];
+    char password[64];
+    static const char *const port_names[4] = {"postgresql", "redis", "imap", "lmtp"};
+    int ports_in[4], ports[4];
     run_as ra;
+    mail_owner mo;
     sut_state st, old;
-    int pg_port = 0, redis_port = 0, rc, i;
+    int pg_port = 0, redis_port = 0, imap_port = 0, lmtp_port = 0, rc, i;
     uint64_t deadline;
 
     memset(ep, 0, sizeof *ep);
@@ -1036,7 +1472,9 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     /* Everything that can be checked before starting anything. */
     if (find_pg_bindir(pgbin, sizeof pgbin, err) != 0) return TB_SUT_EUSAGE;
     if (find_redis(redisbin, sizeof redisbin, err) != 0) return TB_SUT_EUSAGE;
+    if (find_dovecot(dovecotbin, sizeof dovecotbin, err) != 0) return TB_SUT_EUSAGE;
     if (geteuid() == 0 && run_as_lookup(SUT_OS_PG_USER, &ra, err) != 0) return TB_SUT_EUSAGE;
+    if (mail_owner_lookup(&mo, err) != 0) return TB_SUT_EUSAGE;
     if (mkdir_p(opt->dir, err) != 0) return TB_SUT_EUSAGE;
     if (!realpath(opt->dir, dir)) {
         tb_seterr(err, "%s: %s", opt->dir, strerror(errno));
@@ -1044,6 +1482,11 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     }
     if (strlen(dir) > PATH_MAX - 64) {
         tb_seterr(err, "%s: path too long", dir);
+        return TB_SUT_EUSAGE;
+    }
+    if (!conf_safe_path(dir)) {
+        tb_seterr(err, "%s: the run folder's path may not hold spaces or any of \"\\#%%$={} "
+                       "(it goes into dovecot.conf unquoted)", dir);
         return TB_SUT_EUSAGE;
     }
     rc = read_state(dir, &old, err);
@@ -1058,15 +1501,43 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
             }
         }
         remove_sockdir(old.sockdir, old.s[SVC_PG].port);
+        remove_tree(old.dovecot_base);
     }
     if (ra.active && check_traversable(dir, &ra, err) != 0) return TB_SUT_EUSAGE;
-    if (choose_ports(opt->pg_port, opt->redis_port, &pg_port, &redis_port, err) != 0) return TB_SUT_EUSAGE;
+    ports_in[0] = opt->pg_port;
+    ports_in[1] = opt->redis_port;
+    ports_in[2] = 0; /* any free port */
+    ports_in[3] = 0;
+    if (choose_ports(4, ports_in, port_names, ports, err) != 0) return TB_SUT_EUSAGE;
+    pg_port = ports[0];
+    redis_port = ports[1];
+    imap_port = ports[2];
+    lmtp_port = ports[3];
 
     if (path_join(datadir, sizeof datadir, dir, "pg") != 0 || path_join(pglog, sizeof pglog, dir, "pg.log") != 0 ||
-        path_join(redislog, sizeof redislog, dir, "redis.log") != 0) {
+        path_join(redislog, sizeof redislog, dir, "redis.log") != 0 ||
+        path_join(dovecotlog, sizeof dovecotlog, dir, "dovecot.log") != 0 ||
+        path_join(dcbase, sizeof dcbase, dir, "dovecot") != 0) {
         tb_seterr(err, "%s: path too long", dir);
         return TB_SUT_EUSAGE;
     }
+    if (mkdir_p(dcbase, err) != 0) return TB_SUT_EUSAGE;
+    /* Dovecot's sockets live in base_dir and must fit in sun_path. */
+    if (strlen(dcbase) + SUT_DOVECOT_SOCK_NAME_MAX > SUT_UNIX_PATH_MAX) {
+        snprintf(dcbase, sizeof dcbase, "/tmp/tilebench-dovecot-XXXXXX");
+        if (!mkdtemp(dcbase)) {
+            tb_seterr(err, "mkdtemp %s: %s", dcbase, strerror(errno));
+            return TB_SUT_EUSAGE;
+        }
+        chmod(dcbase, 0755);
+        copy_str(st.dovecot_base, sizeof st.dovecot_base, dcbase);
+    } else {
+        char sub[PATH_MAX];
+        snprintf(sub, sizeof sub, "%s/base", dcbase);
+        copy_str(dcbase, sizeof dcbase, sub);
+        if (mkdir_p(dcbase, err) != 0) return TB_SUT_EUSAGE;
+    }
+    st.lmtp_port = lmtp_port;
     /* The socket path DIR/pg/.s.PGSQL.PORT.lock must fit in sun_path. */
     if (strlen(datadir) + strlen("/.s.PGSQL.65535.lock") <= SUT_UNIX_PATH_MAX) {
         copy_str(sockdir, sizeof sockdir, datadir);
@@ -1088,18 +1559,34 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     rc = redis_write_conf(dir, redis_port, err) != 0 ? TB_SUT_EUSAGE : 0;
     if (rc == 0) rc = redis_start(redisbin, dir, redis_port, redislog, &st.s[SVC_REDIS], err);
     if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
+    /* Dovecot next, also while initdb runs. */
+    if (rc == 0) rc = mail_password_new(password, sizeof password, err) != 0 ? TB_SUT_ESTART : 0;
+    if (rc == 0) rc = mail_secret_write(dir, password, err) != 0 ? TB_SUT_EUSAGE : 0;
+    if (rc == 0) rc = mail_dir_reset(dir, &mo, err) != 0 ? TB_SUT_EUSAGE : 0;
+    if (rc == 0)
+        rc = dovecot_write_conf(dir, dcbase, imap_port, lmtp_port, password, &mo, err) != 0 ? TB_SUT_EUSAGE : 0;
+    if (rc == 0) rc = dovecot_start(dovecotbin, dir, imap_port, dovecotlog, &st.s[SVC_DOVECOT], err);
+    if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
     if (rc == 0) rc = pg_initdb(pgbin, datadir, pglog, &ra, err);
     if (rc == 0) rc = pg_start(pgbin, datadir, sockdir, pg_port, pglog, &ra, &st.s[SVC_PG], err);
     if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
     deadline = tb_now_us() + SUT_START_TIMEOUT_US;
     if (rc == 0) rc = pg_wait(&st.s[SVC_PG], pglog, deadline, err);
     if (rc == 0) rc = redis_wait(&st.s[SVC_REDIS], redislog, deadline, err);
+    if (rc == 0) rc = dovecot_wait(&st.s[SVC_DOVECOT], lmtp_port, dovecotlog, deadline, err);
     if (rc == 0) rc = pg_create_db(pg_port, err) != 0 ? TB_SUT_ESTART : 0;
 
     snprintf(ep->pg_conninfo, sizeof ep->pg_conninfo,
              "host=" SUT_HOST " port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER, pg_port);
     copy_str(ep->redis_host, sizeof ep->redis_host, SUT_HOST);
     ep->redis_port = redis_port;
+    copy_str(ep->imap_host, sizeof ep->imap_host, SUT_HOST);
+    ep->imap_port = imap_port;
+    copy_str(ep->lmtp_host, sizeof ep->lmtp_host, SUT_HOST);
+    ep->lmtp_port = lmtp_port;
+    copy_str(ep->mail_user, sizeof ep->mail_user, SUT_MAIL_USER_PATTERN);
+    copy_str(ep->mail_domain, sizeof ep->mail_domain, SUT_MAIL_DOMAIN);
+    copy_str(ep->mail_password, sizeof ep->mail_password, password);
 
     for (i = 1; rc == 0 && i <= opt->tiles; i++) {
         uint64_t t0 = tb_now_us();
@@ -1150,12 +1637,15 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
             down++;
             continue;
         }
-        snprintf(log, sizeof log, "%s/%s", dir, i == SVC_PG ? "pg.log" : "redis.log");
+        snprintf(log, sizeof log, "%s/%s", dir, i == SVC_PG ? "pg.log" : i == SVC_REDIS ? "redis.log" : "dovecot.log");
         switch (svc_alive(s)) {
         case ALIVE_OURS: {
             char ci[160];
             pg_ping_conninfo(ci, sizeof ci, s->port);
-            if (i == SVC_PG ? PQping(ci) == PQPING_OK : redis_ping(s->port)) word = "up";
+            if (i == SVC_PG      ? PQping(ci) == PQPING_OK
+                : i == SVC_REDIS ? redis_ping(s->port)
+                                 : mail_greets(s->port, "* OK") && (st.lmtp_port <= 0 || mail_greets(st.lmtp_port, "220")))
+                word = "up";
             else note = "  (running but not answering)";
             break;
         }
@@ -1168,4 +1658,24 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
                 s->port, log, note);
     }
     return down;
+}
+
+void tb_sut_mail_user(const char *pattern, int tile, int user, char *out, size_t len) {
+    size_t o = 0;
+    if (len == 0) return;
+    if (!pattern || !*pattern) pattern = SUT_MAIL_USER_PATTERN;
+    for (const char *p = pattern; *p && o + 1 < len; p++) {
+        char num[16];
+        const char *ins = NULL;
+        if (p[0] == '%' && p[1] == 't') ins = num, snprintf(num, sizeof num, "%d", tile);
+        else if (p[0] == '%' && p[1] == 'u') ins = num, snprintf(num, sizeof num, "%d", user);
+        else if (p[0] == '%' && p[1] == '%') ins = "%";
+        if (ins) {
+            p++;
+            for (; *ins && o + 1 < len; ins++) out[o++] = *ins;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = '\0';
 }

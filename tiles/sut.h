@@ -1,6 +1,6 @@
 /*
  * sut.h: the embedded SUT for the standard tile: real servers from Debian's
- * packages (PostgreSQL, Redis) started on loopback in a run folder, each with
+ * packages (PostgreSQL, Redis, Dovecot) started on loopback in a run folder, each with
  * a pid file, waited on until it answers, and stopped exactly (only the pids
  * it started). `sut up` also creates the per-tile OLTP data (tiles/oltp_schema.h).
  * The endpoints are written to DIR/sut.ini as a [sut] section that a tile
@@ -20,6 +20,24 @@ typedef struct tb_sut_endpoints {
                               "host=127.0.0.1 port=40123 dbname=tilebench user=tilebench" */
     char redis_host[128];
     int redis_port;
+    /* Mail. Delivery goes to LMTP (LHLO) when lmtp_port is set, else to SMTP
+     * (EHLO); the embedded SUT offers LMTP straight into Dovecot. */
+    char imap_host[128];
+    int imap_port;
+    char lmtp_host[128];
+    int lmtp_port;
+    char smtp_host[128];
+    int smtp_port;
+    /* Login name of user u (1-based) of tile t: "%t" and "%u" replaced;
+     * "" means the default "tile%t-user%u". */
+    char mail_user[64];
+    /* Recipient domain: RCPT TO:<login@mail_domain>; "" means bare logins. */
+    char mail_domain[128];
+    /* One password for every mail user (static passdb). Secret: never
+     * written to results or reports. sut.ini names a file holding it
+     * (mail_password_file) so that the tile text stored with a run carries
+     * no password. */
+    char mail_password[128];
 } tb_sut_endpoints;
 
 typedef struct tb_sut_options {
@@ -27,12 +45,16 @@ typedef struct tb_sut_options {
     int tiles;       /* tiles to provision data for (>= 1) */
     int pg_port;     /* 0 = pick a free loopback port */
     int redis_port;  /* 0 = pick a free loopback port */
+    /* Dovecot's IMAP and LMTP ports are always free loopback ports picked
+     * by up (no fields here yet: cli/cmd_sut.c initializes this positionally). */
 } tb_sut_options;
 
 /*
  * Starts PostgreSQL (initdb + pg_ctl, as user "postgres" when running as
- * root) and redis-server on 127.0.0.1, waits until each answers, loads the
- * OLTP data for opt->tiles tiles, and writes DIR/sut.ini. On any failure it
+ * root), redis-server and Dovecot (IMAP + LMTP; mail users tile<i>-user<j>
+ * with one generated password, empty maildirs under DIR/mail) on 127.0.0.1,
+ * waits until each answers, loads the OLTP data for opt->tiles tiles, and
+ * writes DIR/sut.ini. On any failure it
  * stops whatever it had started. Returns 0, or:
  *   TB_SUT_EUSAGE  (bad option, port already in use, binary not installed),
  *   TB_SUT_ESTART  (a server failed to start or answer; err names it and
@@ -51,5 +73,15 @@ int tb_sut_status(const char *dir, FILE *f, char *err);
 
 /* Reads DIR/sut.ini (written by tb_sut_up) into ep. 0 or -1 with err. */
 int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) TB_WUR;
+
+/* Reads a password from the first line of path (without its line end) into
+ * out (len bytes): the [sut] mail_password_file key. 0, or -1 with err when
+ * the file is unreadable, empty or the password does not fit. */
+int tb_sut_read_password_file(const char *path, char *out, size_t len, char *err) TB_WUR;
+
+/* Writes the login name of user (1-based) of tile (1-based) into out (len
+ * bytes): pattern with "%t" -> tile and "%u" -> user, "%%" -> "%"; an empty
+ * pattern means "tile%t-user%u". Example: tile 2, user 7 -> "tile2-user7". */
+void tb_sut_mail_user(const char *pattern, int tile, int user, char *out, size_t len);
 
 #endif

@@ -208,7 +208,37 @@ static int handler(void *user, const char *section, const char *key, const char 
             memcpy(def->sut.redis_host, val, (size_t)(colon - val));
             def->sut.redis_host[colon - val] = '\0';
             def->sut.redis_port = (int)port;
-        } else return fail(ps, section, key, "unknown key (known: pg, redis)");
+        } else if (strcmp(key, "imap") == 0 || strcmp(key, "lmtp") == 0 || strcmp(key, "smtp") == 0) {
+            /* mail endpoints: IMAP sessions, and delivery over LMTP (LHLO) or SMTP (EHLO) */
+            const char *colon = strrchr(val, ':');
+            char *host = key[0] == 'i' ? def->sut.imap_host : key[0] == 'l' ? def->sut.lmtp_host : def->sut.smtp_host;
+            int *portp = key[0] == 'i' ? &def->sut.imap_port : key[0] == 'l' ? &def->sut.lmtp_port : &def->sut.smtp_port;
+            uint64_t port;
+            if (!colon || colon == val || (size_t)(colon - val) >= sizeof def->sut.imap_host)
+                return fail(ps, section, key, "must be HOST:PORT");
+            if (tb_parse_u64(colon + 1, &port, e) != 0 || port < 1 || port > 65535)
+                return fail(ps, section, key, "port must be 1..65535");
+            memcpy(host, val, (size_t)(colon - val));
+            host[colon - val] = '\0';
+            *portp = (int)port;
+        } else if (strcmp(key, "mail_user") == 0) {
+            /* login pattern: %t = tile, %u = user (1-based) */
+            if (strlen(val) >= sizeof def->sut.mail_user) return fail(ps, section, key, "too long");
+            if (!strstr(val, "%u")) return fail(ps, section, key, "must contain %u (the user number), e.g. tile%t-user%u");
+            snprintf(def->sut.mail_user, sizeof def->sut.mail_user, "%s", val);
+        } else if (strcmp(key, "mail_domain") == 0) {
+            if (strlen(val) >= sizeof def->sut.mail_domain) return fail(ps, section, key, "too long");
+            snprintf(def->sut.mail_domain, sizeof def->sut.mail_domain, "%s", val);
+        } else if (strcmp(key, "mail_password") == 0) {
+            /* note: the tile text is stored with the run; mail_password_file keeps it out */
+            if (strlen(val) >= sizeof def->sut.mail_password) return fail(ps, section, key, "too long");
+            snprintf(def->sut.mail_password, sizeof def->sut.mail_password, "%s", val);
+        } else if (strcmp(key, "mail_password_file") == 0) {
+            if (tb_sut_read_password_file(val, def->sut.mail_password, sizeof def->sut.mail_password, e) != 0)
+                return fail(ps, section, key, e);
+        } else return fail(ps, section, key,
+                            "unknown key (known: pg, redis, imap, lmtp, smtp, mail_user, mail_domain, mail_password, "
+                            "mail_password_file)");
         return 1;
     }
     snprintf(e, sizeof e, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut)");

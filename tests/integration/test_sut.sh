@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_sut.sh: `tilebench sut up/status/down` against the real Debian servers.
-# Starts the embedded SUT (PostgreSQL + Redis) with 2 tiles in a temporary
+# Starts the embedded SUT (PostgreSQL + Redis + Dovecot) with 2 tiles in a temporary
 # folder on free loopback ports, checks the data and stored functions through
-# psql with the conninfo from sut.ini, checks Redis with redis-cli, checks the
+# psql with the conninfo from sut.ini, checks Redis with redis-cli, Dovecot's
+# IMAP and LMTP greetings and a LOGIN with the generated password, checks the
 # usage errors (port in use, PostgreSQL missing), then stops it and checks that
 # the processes and ports are gone. A SUT that cannot start fails the test.
 #
@@ -44,7 +45,7 @@ cleanup() {
     "$TILEBENCH" sut down --dir "$other" >/dev/null 2>&1 || true
     "$TILEBENCH" sut down --dir "$sut" >/dev/null 2>&1 || true
     if [[ $rc -ne 0 ]]; then
-        for log in "$sut/pg.log" "$sut/redis.log"; do
+        for log in "$sut/pg.log" "$sut/redis.log" "$sut/dovecot.log"; do
             [[ -f "$log" ]] && { echo "--- last lines of $log" >&2; tail -n 20 "$log" >&2; }
         done
     fi
@@ -70,13 +71,23 @@ redis_ep=$(sed -n 's/^redis = //p' "$ini")
 pg_port=$(sed -n 's/.*port=\([0-9]*\).*/\1/p' <<<"$conninfo")
 redis_port=${redis_ep##*:}
 expect_contains "conninfo" "host=127.0.0.1" "$conninfo"
+imap_ep=$(sed -n 's/^imap = //p' "$ini")
+lmtp_ep=$(sed -n 's/^lmtp = //p' "$ini")
+pwfile=$(sed -n 's/^mail_password_file = //p' "$ini")
+[[ "$imap_ep" =~ ^127\.0\.0\.1:[0-9]+$ ]] || fail "expected 'imap = 127.0.0.1:PORT' in $ini, got '$imap_ep'"
+[[ "$lmtp_ep" =~ ^127\.0\.0\.1:[0-9]+$ ]] || fail "expected 'lmtp = 127.0.0.1:PORT' in $ini, got '$lmtp_ep'"
+expect_eq "mail_user pattern" 'tile%t-user%u' "$(sed -n 's/^mail_user = //p' "$ini")"
+[[ -s "$pwfile" ]] || fail "expected mail_password_file '$pwfile' to hold the password"
+expect_eq "mail password file mode" 600 "$(stat -c %a "$pwfile")"
+imap_port=${imap_ep##*:}
+lmtp_port=${lmtp_ep##*:}
 
 # 2. status: one line per service, all up.
 status=$("$TILEBENCH" sut status --dir "$sut") || fail "sut status: expected exit 0 (all up), output: $status"
 echo "$status"
-expect_eq "services up" 2 "$(grep -cE '^(postgresql|redis) +up ' <<<"$status")"
+expect_eq "services up" 3 "$(grep -cE '^(postgresql|redis|dovecot) +up ' <<<"$status")"
 pids=$(awk '{for (i = 1; i < NF; i++) if ($i == "pid") print $(i + 1)}' <<<"$status")
-expect_eq "pids listed" 2 "$(wc -w <<<"$pids")"
+expect_eq "pids listed" 3 "$(wc -w <<<"$pids")"
 
 # 3. OLTP data and functions, through the endpoint in sut.ini.
 q() { psql -X -v ON_ERROR_STOP=1 -At "$conninfo" -c "$1"; }
@@ -108,6 +119,27 @@ expect_eq "orders after the short purchase" 1 "$(q 'SELECT count(*) FROM tile1.o
 # 4. Redis answers.
 expect_eq "redis PING" PONG "$(redis-cli -h 127.0.0.1 -p "$redis_port" PING)"
 
+# 4b. Dovecot: greetings, a login with the generated password, and a wrong one.
+imap_login() { # user password -> the tagged reply line
+    local line
+    exec 5<>"/dev/tcp/127.0.0.1/$imap_port"
+    IFS= read -r -t 5 line <&5 || true
+    [[ "$line" == "* OK"* ]] || fail "IMAP greeting: expected '* OK ...', got '$line'"
+    printf 'a1 LOGIN "%s" "%s"\r\na2 LOGOUT\r\n' "$1" "$2" >&5
+    while IFS= read -r -t 5 line <&5; do
+        if [[ "$line" == a1\ * ]]; then echo "${line%$'\r'}"; break; fi
+    done
+    exec 5<&-
+}
+expect_contains "IMAP LOGIN tile2-user7 with the generated password" "a1 OK" "$(imap_login tile2-user7 "$(cat "$pwfile")")"
+expect_contains "IMAP LOGIN with a wrong password" "a1 NO" "$(imap_login tile1-user1 wrong)"
+exec 5<>"/dev/tcp/127.0.0.1/$lmtp_port"
+IFS= read -r -t 5 line <&5 || true
+exec 5<&-
+expect_contains "LMTP greeting" "220 " "$line"
+[[ -d "$sut/mail" ]] || fail "expected the maildir root $sut/mail"
+expect_eq "maildir root owner" "nobody" "$(stat -c %U "$sut/mail")"
+
 # 5. Usage errors exit 2 and say why.
 set +e
 out=$("$TILEBENCH" sut up --dir "$other" --pg-port "$pg_port" 2>&1)
@@ -132,12 +164,12 @@ for pid in $pids; do
     [[ -z "$state" || "$state" == Z* ]] || fail "after down: expected pid $pid to be gone, it is '$state'"
 done
 echo "ok: pids $(echo $pids) gone"
-for port in "$pg_port" "$redis_port"; do
+for port in "$pg_port" "$redis_port" "$imap_port" "$lmtp_port"; do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
         fail "after down: expected port $port to be closed, it accepts connections"
     fi
 done
-echo "ok: ports $pg_port and $redis_port closed"
+echo "ok: ports $pg_port, $redis_port, $imap_port and $lmtp_port closed"
 set +e
 "$TILEBENCH" sut status --dir "$sut" >/dev/null 2>&1
 rc=$?

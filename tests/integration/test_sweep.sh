@@ -47,7 +47,7 @@ for i in 0 1; do
     expect_true "level $i ppkw" "$(jq ".run.levels[$i].ppkw" "$J")" '. > 0'
     expect "level $i verdict is a boolean" "$(jq ".run.levels[$i].qos_pass | type" "$J")" = '"boolean"'
     expect "level $i QoS rules" "$(jq ".run.levels[$i].qos | length" "$J")" -ge 3
-    expect "level $i workload entries (2 per tile)" "$(jq ".run.levels[$i].workloads | length" "$J")" -eq $((2 * (i + 1)))
+    expect "level $i workload entries (3 per tile: oltp, kv, mail)" "$(jq ".run.levels[$i].workloads | length" "$J")" -eq $((3 * (i + 1)))
 done
 expect "estimated power flagged" "$(jq .run.estimated_power "$J")" = true
 expect "label" "$(jq -r .run.label "$J")" = "it sweep"

@@ -1,6 +1,8 @@
 /*
  * test_qos.c: unit tests of QoS rule naming and evaluation (qos/qos.c) against
- * hand-computed expectations. Latencies are chosen below 2048 µs (where the
+ * hand-computed expectations: percentile, mean, error rate, share within a
+ * limit, mix deviation, throughput vs reference, and level vs per-tile
+ * verdicts. Latencies are chosen below 2048 µs (where the
  * histogram is exact) or on bucket edges, so every observed value is known.
  */
 #include <stdarg.h>
@@ -14,8 +16,11 @@
 
 #include "qos/qos.h"
 
-static tb_qos_rule make_rule(const char *wl, const char *op, tb_qos_kind kind, double pct,
-                             double limit) {
+/* One op's figures; the optional fields (tile, mix target) stay 0. */
+#define IN(wl_, op_, hist_, ops_, errors_)                                                                             \
+    ((tb_qos_input){.workload = (wl_), .op = (op_), .hist = (hist_), .ops = (ops_), .errors = (errors_)})
+
+static tb_qos_rule make_rule(const char *wl, const char *op, tb_qos_kind kind, double pct, double limit) {
     tb_qos_rule r;
     memset(&r, 0, sizeof r);
     strcpy(r.workload, wl);
@@ -41,13 +46,16 @@ static int setup(void **state) {
     f.login = tb_hist_new();
     f.oltp = tb_hist_new();
     f.empty = tb_hist_new();
-    for (i = 1; i <= 100; i++) tb_hist_record(f.home, (uint64_t)i * 20);
-    for (i = 0; i < 10; i++) tb_hist_record(f.login, 3000);
-    for (i = 0; i < 50; i++) tb_hist_record(f.oltp, 1000000);
-    f.in[0] = (tb_qos_input){"web", "HomePage", f.home, 600, 2};
-    f.in[1] = (tb_qos_input){"web", "Login", f.login, 395, 3};
-    f.in[2] = (tb_qos_input){"oltp", "HomePage", f.oltp, 50, 100};
-    f.in[3] = (tb_qos_input){"mail", "FETCH", f.empty, 0, 0};
+    for (i = 1; i <= 100; i++)
+        tb_hist_record(f.home, (uint64_t)i * 20);
+    for (i = 0; i < 10; i++)
+        tb_hist_record(f.login, 3000);
+    for (i = 0; i < 50; i++)
+        tb_hist_record(f.oltp, 1000000);
+    f.in[0] = IN("web", "HomePage", f.home, 600, 2);
+    f.in[1] = IN("web", "Login", f.login, 395, 3);
+    f.in[2] = IN("oltp", "HomePage", f.oltp, 50, 100);
+    f.in[3] = IN("mail", "FETCH", f.empty, 0, 0);
     *state = &f;
     return 0;
 }
@@ -127,13 +135,15 @@ static void test_percentile_all_ops(void **state) {
 /* The same op reported once per tile is merged, as one histogram would be. */
 static void test_same_op_several_tiles(void **state) {
     tb_hist *t1 = tb_hist_new(), *t2 = tb_hist_new();
-    tb_qos_input in[2] = {{"web", "HomePage", t1, 50, 0}, {"web", "HomePage", t2, 50, 0}};
+    tb_qos_input in[2] = {IN("web", "HomePage", t1, 50, 0), IN("web", "HomePage", t2, 50, 0)};
     tb_qos_rule r = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 50, 1);
     tb_qos_result res;
     int i;
     (void)state;
-    for (i = 0; i < 50; i++) tb_hist_record(t1, 100); /* tile 1: 0.1 ms */
-    for (i = 0; i < 50; i++) tb_hist_record(t2, 900); /* tile 2: 0.9 ms */
+    for (i = 0; i < 50; i++)
+        tb_hist_record(t1, 100); /* tile 1: 0.1 ms */
+    for (i = 0; i < 50; i++)
+        tb_hist_record(t2, 900); /* tile 2: 0.9 ms */
     assert_int_equal(tb_qos_eval(&r, in, 2, &res), 1);
     assert_true(res.observed == 0.1); /* rank 50 of 100 */
     r.pct = 51;                       /* rank 51 */
@@ -186,8 +196,8 @@ static void test_error_rate(void **state) {
 static void test_no_ops(void **state) {
     fixture *f = *state;
     tb_qos_result res;
-    tb_qos_input only_errors = {"kv", "GET", NULL, 0, 5};
-    tb_qos_input null_hist = {"kv", "SET", NULL, 10, 0};
+    tb_qos_input only_errors = IN("kv", "GET", NULL, 0, 5);
+    tb_qos_input null_hist = IN("kv", "SET", NULL, 10, 0);
     /* no matching input at all */
     tb_qos_rule r = make_rule("kv", "GET", TB_QOS_PERCENTILE, 99, 1);
     assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
@@ -229,6 +239,294 @@ static void test_bad_rule(void **state) {
     assert_string_equal(res.reason, "unknown rule kind 42");
 }
 
+/* A mix op of one tile: successes, and the target share in %. */
+static tb_qos_input mix_in(const char *wl, const char *op, uint64_t ops, double target, int tile) {
+    tb_qos_input in = IN(wl, op, NULL, ops, 0);
+    in.has_mix_target = 1;
+    in.mix_target_pct = target;
+    in.tile = tile;
+    return in;
+}
+
+static void test_rule_names_new_kinds(void **state) {
+    char buf[96];
+    tb_qos_rule r = make_rule("web", "HomePage", TB_QOS_WITHIN, 0, 99);
+    (void)state;
+    r.within_ms = 2000;
+    tb_qos_rule_name(&r, buf, sizeof buf);
+    assert_string_equal(buf, "web.HomePage within 2000 ms >= 99%");
+    r.within_ms = 0.25;
+    r.limit = 99.5;
+    tb_qos_rule_name(&r, buf, sizeof buf);
+    assert_string_equal(buf, "web.HomePage within 0.25 ms >= 99.5%");
+    r = make_rule("web", "*", TB_QOS_MIX, 0, 2);
+    tb_qos_rule_name(&r, buf, sizeof buf);
+    assert_string_equal(buf, "web.* mix deviation <= 2 pp");
+    r = make_rule("oltp", "*", TB_QOS_THROUGHPUT, 0, 95);
+    tb_qos_rule_name(&r, buf, sizeof buf);
+    assert_string_equal(buf, "oltp.* throughput >= 95% of reference");
+}
+
+/* web.HomePage is 20, 40, ..., 2000 µs: 50 of 100 are <= 1 ms. */
+static void test_within(void **state) {
+    fixture *f = *state;
+    tb_qos_result res;
+    tb_qos_rule r = make_rule("web", "HomePage", TB_QOS_WITHIN, 0, 50);
+    r.within_ms = 1;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 1); /* 50% >= 50%: at the limit passes */
+    assert_true(res.observed == 50.0);
+    assert_true(res.limit == 50.0);
+    assert_string_equal(res.rule, "web.HomePage within 1 ms >= 50%");
+    assert_string_equal(res.reason, "50.000% within 1 ms >= 50% (50 of 100 ops)");
+    r.limit = 50.5;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
+    assert_string_equal(res.reason, "50.000% within 1 ms < 50.5% (50 of 100 ops)");
+    /* 0.5 ms: 20..500 µs = 25 values */
+    r.within_ms = 0.5;
+    r.limit = 25;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 1);
+    assert_true(res.observed == 25.0);
+    /* "*" merges Login's 10 x 3 ms: within 2 ms 100 of 110; within 3 ms all */
+    r = make_rule("web", "*", TB_QOS_WITHIN, 0, 90);
+    r.within_ms = 2;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 1);
+    assert_true(fabs(res.observed - 10000.0 / 110.0) < 1e-12);
+    r.limit = 91;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
+    r.within_ms = 3;
+    r.limit = 100;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 1);
+    assert_true(res.observed == 100.0);
+    /* 99 of 100 is exactly 99 (no 98.99999 from fraction * 100) */
+    {
+        tb_hist *h = tb_hist_new();
+        tb_qos_input one = IN("kv", "GET", h, 100, 0);
+        int i;
+        for (i = 0; i < 99; i++)
+            tb_hist_record(h, 100);
+        tb_hist_record(h, 5000);
+        r = make_rule("kv", "GET", TB_QOS_WITHIN, 0, 99);
+        r.within_ms = 1;
+        assert_int_equal(tb_qos_eval(&r, &one, 1, &res), 1);
+        assert_true(res.observed == 99.0);
+        r.limit = 99.9; /* 99.9% would need 999 of 1000 */
+        assert_int_equal(tb_qos_eval(&r, &one, 1, &res), 0);
+        tb_hist_free(h);
+    }
+}
+
+static void test_within_edges(void **state) {
+    fixture *f = *state;
+    tb_qos_result res;
+    tb_qos_rule r = make_rule("kv", "GET", TB_QOS_WITHIN, 0, 99);
+    r.within_ms = 1;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0); /* no such op */
+    assert_string_equal(res.reason, "no ops");
+    assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), 0);
+    assert_string_equal(res.reason, "no ops");
+    r = make_rule("mail", "FETCH", TB_QOS_WITHIN, 0, 99); /* empty histogram */
+    r.within_ms = 1;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
+    assert_string_equal(res.reason, "no ops");
+    r = make_rule("web", "HomePage", TB_QOS_WITHIN, 0, 50);
+    r.within_ms = -1;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
+    assert_string_equal(res.reason, "bad latency limit -1 ms");
+    r.within_ms = NAN;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
+    /* a limit of 0 ms: only values of 0 µs (recorded as the 1 µs bucket) */
+    r.within_ms = 0;
+    r.limit = 1;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
+    assert_true(res.observed == 0.0);
+}
+
+/*
+ * Faban mix. Targets A 50%, B 30%, C 20%.
+ * tile 1: A 300, B 100, C 100 (500): 60/20/20 -> deviations 10/10/0, worst A (tie, first)
+ * tile 2: A 180, B 190, C 130 (500): 36/38/26 -> 14/8/6, worst A
+ * level:  A 480, B 290, C 230 (1000): 48/29/23 -> 2/1/3, worst C
+ */
+typedef struct mix_fixture {
+    tb_qos_input in[9];
+} mix_fixture;
+
+static void fill_mix(mix_fixture *m) {
+    m->in[0] = mix_in("web", "A", 300, 50, 1);
+    m->in[1] = mix_in("web", "B", 100, 30, 1);
+    m->in[2] = mix_in("web", "C", 100, 20, 1);
+    m->in[3] = mix_in("web", "A", 180, 50, 2);
+    m->in[4] = mix_in("web", "B", 190, 30, 2);
+    m->in[5] = mix_in("web", "C", 130, 20, 2);
+    /* not part of the mix: no target (a sub-op), and another workload */
+    m->in[6] = IN("web", "Login", NULL, 100000, 0);
+    m->in[7] = mix_in("oltp", "A", 5000, 1, 1);
+    m->in[8] = IN("web", "A", NULL, 0, 400); /* errors only: Faban's mix counts successes */
+    m->in[8].has_mix_target = 1;
+    m->in[8].mix_target_pct = 50;
+}
+
+static void test_mix(void **state) {
+    mix_fixture m;
+    tb_qos_inputs set = {m.in, 9, NULL, 0};
+    tb_qos_result res;
+    tb_qos_rule r = make_rule("web", "*", TB_QOS_MIX, 0, 3);
+    (void)state;
+    fill_mix(&m);
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 1); /* 3 pp <= 3 pp */
+    assert_true(fabs(res.observed - 3.0) < 1e-12);
+    assert_true(res.limit == 3.0);
+    assert_string_equal(res.rule, "web.* mix deviation <= 3 pp");
+    assert_string_equal(res.reason, "C share 23.000% (target 20%): 3.000 pp <= 3 pp");
+    r.limit = 2;
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 0);
+    assert_string_equal(res.reason, "C share 23.000% (target 20%): 3.000 pp > 2 pp");
+    /* tb_qos_eval takes every input too */
+    assert_int_equal(tb_qos_eval(&r, m.in, 9, &res), 0);
+    assert_true(fabs(res.observed - 3.0) < 1e-12);
+    /* per tile */
+    r.limit = 12;
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 1, &res), 1);
+    assert_true(fabs(res.observed - 10.0) < 1e-12);
+    assert_string_equal(res.reason, "A share 60.000% (target 50%): 10.000 pp <= 12 pp");
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 2, &res), 0);
+    assert_true(fabs(res.observed - 14.0) < 1e-12);
+    assert_string_equal(res.reason, "A share 36.000% (target 50%): 14.000 pp > 12 pp");
+    /* one named op: B's own deviation at level, 29 vs 30 */
+    r = make_rule("web", "B", TB_QOS_MIX, 0, 1);
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 1);
+    assert_true(fabs(res.observed - 1.0) < 1e-12);
+    assert_string_equal(res.reason, "B share 29.000% (target 30%): 1.000 pp <= 1 pp");
+    /* ties go to the first op: tile 1 has A and B both 10 pp off */
+    r = make_rule("web", "*", TB_QOS_MIX, 0, 5);
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 1, &res), 0);
+    assert_non_null(strstr(res.reason, "A share"));
+}
+
+static void test_mix_edges(void **state) {
+    tb_qos_result res;
+    tb_qos_rule r = make_rule("web", "*", TB_QOS_MIX, 0, 2);
+    tb_qos_input none[3], zero[3], missing_op[3];
+    (void)state;
+    /* an op of the mix that never ran deviates by its whole target */
+    missing_op[0] = mix_in("web", "A", 500, 50, 0);
+    missing_op[1] = mix_in("web", "B", 500, 30, 0);
+    missing_op[2] = mix_in("web", "C", 0, 20, 0);
+    assert_int_equal(tb_qos_eval(&r, missing_op, 3, &res), 0);
+    assert_true(fabs(res.observed - 20.0) < 1e-12); /* B 50 vs 30 and C 0 vs 20: B first */
+    assert_string_equal(res.reason, "B share 50.000% (target 30%): 20.000 pp > 2 pp");
+    /* no input carries a target */
+    none[0] = IN("web", "A", NULL, 10, 0);
+    none[1] = IN("web", "B", NULL, 10, 0);
+    none[2] = IN("web", "C", NULL, 10, 0);
+    assert_int_equal(tb_qos_eval(&r, none, 3, &res), 0);
+    assert_string_equal(res.reason, "no mix target for web");
+    assert_true(res.observed == 0.0);
+    assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), 0);
+    assert_string_equal(res.reason, "no mix target for web");
+    /* the mix ops ran 0 times */
+    zero[0] = mix_in("web", "A", 0, 50, 0);
+    zero[1] = mix_in("web", "B", 0, 30, 0);
+    zero[2] = mix_in("web", "C", 0, 20, 0);
+    assert_int_equal(tb_qos_eval(&r, zero, 3, &res), 0);
+    assert_string_equal(res.reason, "no ops");
+    /* a named op outside the mix */
+    r = make_rule("web", "Login", TB_QOS_MIX, 0, 2);
+    assert_int_equal(tb_qos_eval(&r, missing_op, 3, &res), 0);
+    assert_string_equal(res.reason, "no mix target for web.Login");
+    /* a tile with no inputs */
+    {
+        tb_qos_inputs set = {missing_op, 3, NULL, 0};
+        r = make_rule("web", "*", TB_QOS_MIX, 0, 2);
+        assert_int_equal(tb_qos_eval_inputs(&r, &set, 7, &res), 0);
+        assert_string_equal(res.reason, "no mix target for web");
+    }
+}
+
+/* oltp: tile 1 950 of 1000 OPM, tile 2 900 of 1000 -> level 1850 / 2000 = 92.5%. */
+static void test_throughput(void **state) {
+    const tb_qos_wl_input wl[3] = {
+        {"oltp", 1, 950.0, 1000.0},
+        {"oltp", 2, 900.0, 1000.0},
+        {"web", 1, 10.0, 0.0},
+    };
+    tb_qos_inputs set = {NULL, 0, wl, 3};
+    tb_qos_result res;
+    tb_qos_rule r = make_rule("oltp", "*", TB_QOS_THROUGHPUT, 0, 90);
+    (void)state;
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 1);
+    assert_true(fabs(res.observed - 92.5) < 1e-12);
+    assert_string_equal(res.reason, "throughput 92.500% of reference >= 90% (1850 of 2000)");
+    r.limit = 95;
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 0);
+    assert_string_equal(res.reason, "throughput 92.500% of reference < 95% (1850 of 2000)");
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 1, &res), 1); /* 95% at the limit */
+    assert_true(res.observed == 95.0);
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 2, &res), 0);
+    assert_true(res.observed == 90.0);
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 3, &res), 0); /* no tile 3 */
+    assert_string_equal(res.reason, "no throughput for oltp");
+    /* no per-workload inputs through tb_qos_eval */
+    assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), 0);
+    assert_string_equal(res.reason, "no throughput for oltp");
+    assert_int_equal(tb_qos_eval_inputs(&r, NULL, 0, &res), 0);
+    assert_string_equal(res.reason, "no throughput for oltp");
+    /* a reference of 0 */
+    r = make_rule("web", "*", TB_QOS_THROUGHPUT, 0, 90);
+    assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 0);
+    assert_string_equal(res.reason, "no reference throughput for web");
+}
+
+/*
+ * Per-tile inputs, as the coordinator would lay them out. Tile 1 is fine;
+ * tile 2's HomePage is slow (3 ms) and its oltp falls short of the reference.
+ * Level: HomePage p50 over both tiles is 0.1 ms (rank 50 of 100) so the
+ * merged latency passes, but throughput 1800 / 2000 = 90% < 95% fails.
+ */
+static void test_verdict_level_and_tiles(void **state) {
+    tb_hist *h1 = tb_hist_new(), *h2 = tb_hist_new();
+    tb_qos_input ops[2] = {IN("web", "HomePage", h1, 50, 0), IN("web", "HomePage", h2, 50, 1)};
+    const tb_qos_wl_input wl[2] = {{"oltp", 1, 1000.0, 1000.0}, {"oltp", 2, 800.0, 1000.0}};
+    tb_qos_inputs set = {ops, 2, wl, 2};
+    tb_qos_rule rules[3];
+    tb_qos_result res[3];
+    int i;
+    (void)state;
+    for (i = 0; i < 50; i++)
+        tb_hist_record(h1, 100);
+    for (i = 0; i < 50; i++)
+        tb_hist_record(h2, 3000);
+    ops[0].tile = 1;
+    ops[1].tile = 2;
+    rules[0] = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 50, 1);
+    rules[1] = make_rule("web", "*", TB_QOS_ERROR_RATE, 0, 5);
+    rules[2] = make_rule("oltp", "*", TB_QOS_THROUGHPUT, 0, 95);
+
+    assert_int_equal(tb_qos_verdict(rules, 3, &set, 0, res), 0);
+    assert_int_equal(res[0].pass, 1);
+    assert_true(res[0].observed == 0.1);
+    assert_int_equal(res[1].pass, 1); /* 1 of 101 = 0.99% */
+    assert_int_equal(res[2].pass, 0);
+    assert_true(fabs(res[2].observed - 90.0) < 1e-12);
+
+    assert_int_equal(tb_qos_verdict(rules, 3, &set, 1, res), 1);
+    assert_true(res[0].observed == 0.1);
+    assert_true(res[1].observed == 0.0);
+    assert_true(res[2].observed == 100.0);
+
+    assert_int_equal(tb_qos_verdict(rules, 3, &set, 2, res), 0);
+    assert_int_equal(res[0].pass, 0);
+    assert_true(res[0].observed == 3.0);
+    assert_int_equal(res[1].pass, 1); /* 1 of 51 = 1.96% */
+    assert_true(fabs(res[1].observed - 100.0 / 51.0) < 1e-12);
+    assert_int_equal(res[2].pass, 0);
+    assert_true(res[2].observed == 80.0);
+
+    assert_int_equal(tb_qos_verdict(rules, 0, &set, 0, res), 1); /* no rules: pass */
+    tb_hist_free(h1);
+    tb_hist_free(h2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_names),
@@ -239,6 +537,13 @@ int main(void) {
         cmocka_unit_test(test_error_rate),
         cmocka_unit_test(test_no_ops),
         cmocka_unit_test(test_bad_rule),
+        cmocka_unit_test(test_rule_names_new_kinds),
+        cmocka_unit_test(test_within),
+        cmocka_unit_test(test_within_edges),
+        cmocka_unit_test(test_mix),
+        cmocka_unit_test(test_mix_edges),
+        cmocka_unit_test(test_throughput),
+        cmocka_unit_test(test_verdict_level_and_tiles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

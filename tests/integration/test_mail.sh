@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# test_mail.sh: the mail workload against the embedded SUT's real Dovecot.
+# Starts `tilebench sut up` (Dovecot IMAP + LMTP on free loopback ports), runs
+# a short 1..2 tile sweep with a tile file holding only the standard tile's
+# [workload.mail] and [qos.mail] sections plus sut.ini, and checks:
+#  - the report: every mail action ran, no errors;
+#  - the server agrees: the messages in the maildirs (new/ + cur/) equal
+#    Send + Append - Expunge as counted by the client, within the ops in
+#    flight when a level stops (at most one delivery and one IMAP action per
+#    user);
+#  - an independent IMAP client (Python's imaplib) finds the same number of
+#    messages over IMAP, and every one's body matches its X-Tilebench-Checksum;
+#  - Dovecot logged no error;
+#  - against a faulty peer (garbage replies, a connection closed mid-literal)
+#    the run completes and the errors are counted.
+source "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null || fail "python3 not found: it is the independent IMAP client of this test"
+
+"$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+INI="$T/sut/sut.ini"
+IMAP=$(sed -n 's/^imap = //p' "$INI")
+LMTP=$(sed -n 's/^lmtp = //p' "$INI")
+[[ "$IMAP" =~ ^127\.0\.0\.1:[0-9]+$ ]] || fail "expected 'imap = 127.0.0.1:PORT' in sut.ini, got '$IMAP'"
+[[ "$LMTP" =~ ^127\.0\.0\.1:[0-9]+$ ]] || fail "expected 'lmtp = 127.0.0.1:PORT' in sut.ini, got '$LMTP'"
+PWFILE=$(sed -n 's/^mail_password_file = //p' "$INI")
+[[ -s "$PWFILE" ]] || fail "mail_password_file '$PWFILE' is missing or empty"
+grep -q "$(cat "$PWFILE")" "$INI" && fail "sut.ini holds the mail password itself"
+echo "ok: dovecot imap $IMAP, lmtp $LMTP"
+
+{
+    printf '[tile]\nname = mail-it\n\n'
+    awk '/^\[/ { keep = ($0 == "[workload.mail]" || $0 == "[qos.mail]") } keep' "$TB_SOURCE_DIR/tiles/standard.ini"
+    cat "$INI"
+} >"$T/tile.ini"
+grep -q '^kind = mail' "$T/tile.ini" || fail "no [workload.mail] section found in tiles/standard.ini"
+USERS=$(awk '/^\[workload.mail\]/ { m = 1; next } /^\[/ { m = 0 } m && /^users *=/ { print $3 }' "$T/tile.ini")
+
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1..2 --ramp-up 2s --warm-up 1s --steady 8s --ramp-down 1s \
+    --idle 1s --db "$T/results.db" --label "it mail" --quiet >"$T/run.log" 2>&1 || fail "run exited $?: $(cat "$T/run.log")"
+"$TILEBENCH" report latest --db "$T/results.db" --format json >"$T/report.json"
+J="$T/report.json"
+
+expect "run status" "$(jq -r .run.status "$J")" = complete
+expect "levels" "$(jq '.run.levels | length' "$J")" -eq 2
+for i in 0 1; do
+    expect "level $i mail ops" "$(jq "[.run.levels[$i].workloads[] | select(.name==\"mail\") | .ops] | add" "$J")" -gt 0
+    expect "level $i mail errors" "$(jq "[.run.levels[$i].workloads[] | select(.name==\"mail\") | .errors] | add" "$J")" -eq 0
+    expect "level $i mail QoS rules" "$(jq "[.run.levels[$i].qos[] | select(.rule | startswith(\"mail.\"))] | length" "$J")" -ge 8
+done
+count_all() { # op
+    jq "[.run.levels[].workloads[] | select(.name==\"mail\") | .operations[] | select(.name==\"$1\") | .count_all] | add // 0" "$J"
+}
+errors_all() {
+    jq '[.run.levels[].workloads[] | select(.name=="mail") | .operations[].errors] | add // 0' "$J"
+}
+for op in Send Login Select FetchHeaders FetchBody Store Append Search; do
+    expect "client $op count over the run" "$(count_all $op)" -gt 0
+done
+expect "client mail errors in steady state" "$(errors_all)" -eq 0
+# Every user logs in once per level (sessions are 3 minutes): 1 tile + 2 tiles.
+expect "client logins = users x (1 + 2) tiles" "$(count_all Login)" -eq $((USERS * 3))
+
+sent=$(count_all Send)
+appended=$(count_all Append)
+expunged=$(count_all Expunge)
+client=$((sent + appended - expunged))
+sleep 1 # let an LMTP delivery that raced the level's end finish
+files=$(find "$T/sut/mail" -type f \( -path '*/new/*' -o -path '*/cur/*' \) | wc -l)
+echo "client: $sent sent + $appended appended - $expunged expunged = $client; maildirs hold $files"
+# In flight at a level's end, per user: one delivery (+1 on the server) and
+# one IMAP action (Append +1, Expunge -1). 2 tiles' users are the most at once.
+inflight=$((USERS * 2))
+expect "maildir messages - client count (>= -in-flight expunges)" "$((files - client))" -ge $((-inflight))
+expect "maildir messages - client count (<= in-flight sends + appends)" "$((files - client))" -le $((2 * inflight))
+
+# An independent IMAP client: per user, the count over IMAP and every body's checksum.
+python3 - "$IMAP" "$PWFILE" "$USERS" >"$T/imap-check.log" 2>&1 <<'EOF' || fail "IMAP check failed: $(cat "$T/imap-check.log")"
+import imaplib, re, sys
+host, port = sys.argv[1].rsplit(":", 1)
+password = open(sys.argv[2]).read().strip()
+users = int(sys.argv[3])
+
+def fnv1a64(b):
+    h = 0xcbf29ce484222325
+    for c in b:
+        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+total = good = 0
+for t in (1, 2):
+    for u in range(1, users + 1):
+        m = imaplib.IMAP4(host, int(port))
+        m.login("tile%d-user%d" % (t, u), password)
+        typ, data = m.select("INBOX", readonly=True)
+        n = int(data[0])
+        if n:
+            typ, data = m.fetch("1:*", "(BODY.PEEK[])")
+            for part in data:
+                if not isinstance(part, tuple):
+                    continue
+                msg = part[1]
+                total += 1
+                head, sep, body = msg.partition(b"\r\n\r\n")
+                found = re.search(rb"(?im)^X-Tilebench-Checksum: fnv1a64:([0-9a-f]{16})\r?$", head)
+                if sep and found and int(found.group(1), 16) == fnv1a64(body):
+                    good += 1
+                else:
+                    print("bad message for tile%d-user%d: %r" % (t, u, msg[:200]))
+        m.logout()
+print("imap: %d messages, %d with a matching checksum" % (total, good))
+sys.exit(0 if total == good else 1)
+EOF
+cat "$T/imap-check.log"
+imap_total=$(sed -n 's/^imap: \([0-9]*\) messages.*/\1/p' "$T/imap-check.log")
+expect "messages over IMAP = messages in the maildirs" "$imap_total" -eq "$files"
+expect "messages over IMAP" "$imap_total" -gt 0
+
+errs=$(grep -cE ' (Error|Panic|Fatal): ' "$T/sut/dovecot.log" || true)
+expect "dovecot log errors" "$errs" -eq 0
+
+# Faults: a server that answers garbage, and one that closes in the middle of
+# a literal. A small Python peer plays both (fault injection: Dovecot never
+# misbehaves on purpose): IMAP on one port (greets, LOGIN/SELECT OK, then each
+# UID FETCH gets a FETCH whose {5000} literal is cut after 3 bytes, and the
+# connection closed), garbage to every LMTP connection on another. The run
+# must finish, and count the errors as errors.
+cat >"$T/faulty.py" <<'PYEOF'
+import socket, sys, threading
+def imap(c):
+    f = c.makefile("rb")
+    c.sendall(b"* OK faulty ready\r\n")
+    for line in f:
+        parts = line.split()
+        if len(parts) < 2:
+            break
+        tag, cmd = parts[0], parts[1].upper()
+        if cmd == b"LOGIN":
+            c.sendall(tag + b" OK logged in\r\n")
+        elif cmd == b"SELECT":
+            c.sendall(b"* 1 EXISTS\r\n" + tag + b" OK selected\r\n")
+        elif cmd == b"UID" and parts[2].upper() == b"SEARCH":
+            c.sendall(b"* SEARCH 1\r\n" + tag + b" OK done\r\n")
+        elif cmd == b"UID" and parts[2].upper() == b"FETCH":
+            c.sendall(b"* 1 FETCH (UID 1 BODY[] {5000}\r\nabc")
+            break
+        else:
+            c.sendall(b"* garbage \x01\x02 {x}\r\n" + tag + b" MAYBE\r\n")
+    c.close()
+def lmtp(c):
+    c.sendall(b"garbage, not a reply\r\n")
+    c.close()
+def serve(sock, fn):
+    while True:
+        c, _ = sock.accept()
+        threading.Thread(target=fn, args=(c,), daemon=True).start()
+socks = []
+for fn in (imap, lmtp):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    socks.append((s, fn))
+print(socks[0][0].getsockname()[1], socks[1][0].getsockname()[1], flush=True)
+threading.Thread(target=serve, args=socks[1], daemon=True).start()
+serve(*socks[0])
+PYEOF
+python3 "$T/faulty.py" >"$T/faulty.ports" 2>"$T/faulty.log" &
+FAULTY=$!
+trap 'kill $FAULTY 2>/dev/null || true; cleanup_dir' EXIT
+for _ in $(seq 50); do [[ -s "$T/faulty.ports" ]] && break; sleep 0.1; done
+read -r FIMAP FLMTP <"$T/faulty.ports" || fail "the faulty peer did not start: $(cat "$T/faulty.log")"
+cat >"$T/faulty.ini" <<INIEOF
+[tile]
+name = mail-faults
+[workload.mail]
+kind = mail
+users = 4
+cycle_time = 200ms
+send_interval = 300ms
+session_length = 1m
+mix = FetchBody=1
+timeout = 2s
+unit = ops/min
+reference = 100
+[qos.mail]
+error_rate = 0.5
+[sut]
+imap = 127.0.0.1:$FIMAP
+lmtp = 127.0.0.1:$FLMTP
+mail_password = x
+INIEOF
+set +e
+"$TILEBENCH" run --config "$T/faulty.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 4s --ramp-down 1s \
+    --idle 1s --db "$T/faulty.db" --quiet >"$T/faulty-run.log" 2>&1
+rc=$?
+set -e
+kill $FAULTY 2>/dev/null || true
+[[ $rc -le 1 ]] || fail "run against the faulty peer exited $rc (crash or abort): $(tail -5 "$T/faulty-run.log")"
+"$TILEBENCH" report latest --db "$T/faulty.db" --format json >"$T/faulty.json"
+ferr() { jq "[.run.levels[].workloads[] | select(.name==\"mail\") | .operations[] | select(.name==\"$1\") | .errors] | add // 0" "$T/faulty.json"; }
+expect "faulty run status" "$(jq -r .run.status "$T/faulty.json")" = complete
+expect "Send errors against a garbage LMTP server" "$(ferr Send)" -gt 0
+expect "FetchBody errors when the server closes mid-literal" "$(ferr FetchBody)" -gt 0
+expect "faulty run fails QoS (error rate)" "$(jq '.run.levels[0].qos_pass' "$T/faulty.json")" = false
+echo "PASS test_mail"
