@@ -42,7 +42,10 @@ static void usage(FILE *f) {
             "  --repeat N          run the sweep N times (default 1)\n"
             "  --preset NAME       demo (the tile file's stages) or compliant (VMmark-like:\n"
             "                      30m ramp-up, 3 x 40m phases, 4m active idle)\n"
-            "  --report FILE       also write the report there (.json or .txt by extension)\n"
+            "  --report FILE       also write the report there (.html, .json, .csv, else text)\n"
+            "  --calibrate         run 1 tile and store each workload's throughput as the\n"
+            "                      reference for this tile definition; later runs of the\n"
+            "                      same definition normalize against it and say so\n"
             "  --threads N         load generator threads (default: online CPUs)\n"
             "  --sut-dir DIR       run folder of the embedded SUT (default: a new temporary\n"
             "                      folder in $TMPDIR or /tmp, removed after a clean stop)\n"
@@ -59,7 +62,8 @@ static int bad(const char *opt, const char *msg) {
 
 int tb_cmd_run(int argc, char **argv) {
     enum { O_TILES = 256, O_MAX_TILES, O_CONFIG, O_DB, O_LABEL, O_METER, O_RAMP_UP, O_WARM_UP, O_STEADY,
-           O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP };
+           O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP,
+           O_CALIBRATE };
     static const struct option longopts[] = {
         {"tiles", required_argument, NULL, O_TILES},     {"max-tiles", required_argument, NULL, O_MAX_TILES},
         {"config", required_argument, NULL, O_CONFIG},   {"db", required_argument, NULL, O_DB},
@@ -70,8 +74,9 @@ int tb_cmd_run(int argc, char **argv) {
         {"repeat", required_argument, NULL, O_REPEAT},   {"preset", required_argument, NULL, O_PRESET},
         {"report", required_argument, NULL, O_REPORT},   {"threads", required_argument, NULL, O_THREADS},
         {"sut-dir", required_argument, NULL, O_SUT_DIR}, {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},             {NULL, 0, NULL, 0}};
-    const char *tiles = "1..3", *config = NULL, *preset = "demo";
+        {"help", no_argument, NULL, O_HELP},             {"calibrate", no_argument, NULL, O_CALIBRATE},
+        {NULL, 0, NULL, 0}};
+    const char *tiles = NULL, *config = NULL, *preset = "demo";
     const char *dur_arg[5] = {NULL, NULL, NULL, NULL, NULL}; /* ramp_up warm_up steady ramp_down idle */
     const char *phases_arg = NULL;
     uint64_t max_tiles = 8, repeat = 1, threads = 0, v;
@@ -124,6 +129,7 @@ int tb_cmd_run(int argc, char **argv) {
             break;
         case O_SUT_DIR: o.sut_dir = optarg; break;
         case O_QUIET: o.quiet = 1; break;
+        case O_CALIBRATE: o.calibrate = 1; break;
         case O_HELP: usage(stdout); return TB_EXIT_OK;
         default:
             fprintf(stderr, "tilebench run: unknown or incomplete option '%s' (see tilebench run --help)\n",
@@ -135,6 +141,9 @@ int tb_cmd_run(int argc, char **argv) {
         fprintf(stderr, "tilebench run: unexpected argument '%s' (see tilebench run --help)\n", argv[optind]);
         return TB_EXIT_USAGE;
     }
+    if (o.calibrate && tiles && strcmp(tiles, "1") != 0)
+        return bad("--calibrate", "measures one tile: drop --tiles or give --tiles 1");
+    if (!tiles) tiles = o.calibrate ? "1" : "1..3";
     if (tb_levels_parse(tiles, (int)max_tiles, &o.levels, err) != 0) return bad("--tiles", err);
     if (max_tiles_given && !o.levels.is_auto) return bad("--max-tiles", "only applies to --tiles auto");
 

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"runs", tb_cmd_runs, "list stored runs"},
     {"report", tb_cmd_report, "print a run's report (text, json, csv, html)"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
+    {"meter", tb_cmd_meter, "probe a power meter, or run the meter emulator"},
 };
 
 static void usage(FILE *f) {

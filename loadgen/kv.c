@@ -304,6 +304,12 @@ static void kv_user_free(void *st) {
     free(s);
 }
 
+/* SET is set_pct% of the ops, GET the rest. */
+static double kv_mix_target_pct(const void *cfg, int op) {
+    const kv_cfg *c = cfg;
+    return op == OP_SET ? c->set_pct : 100.0 - c->set_pct;
+}
+
 const tb_workload_vt tb_kv_workload = {
     .kind = "kv",
     .n_ops = N_OPS,
@@ -316,4 +322,5 @@ const tb_workload_vt tb_kv_workload = {
     .op_start = kv_op_start,
     .op_cancel = kv_op_cancel,
     .user_free = kv_user_free,
+    .mix_target_pct = kv_mix_target_pct,
 };

@@ -81,6 +81,7 @@ typedef struct tb_loadgen {
     void *self;
     const tb_tiledef *def;
     const tb_workload_vt *vt[TB_MAX_WORKLOADS]; /* per workload of def */
+    const void *cfg[TB_MAX_WORKLOADS];          /* what each vt->configure made (for mix targets) */
 } tb_loadgen;
 
 /*

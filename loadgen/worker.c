@@ -563,6 +563,7 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
             lg_close(lg);
             return -1;
         }
+        lg->pub.cfg[i] = lg->cfg[i];
     }
     if (threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);

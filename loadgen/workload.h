@@ -84,6 +84,10 @@ typedef struct tb_workload_vt {
     void (*op_cancel)(void *st);
     /* Frees the state, closing connections, without calling back. */
     void (*user_free)(void *st);
+    /* Optional (NULL = no mix rule possible): op's target share in % of the
+     * workload's primary ops, from its configuration, for Faban's mix
+     * deviation rule; -1 when op is not part of the mix. */
+    double (*mix_target_pct)(const void *cfg, int op);
 } tb_workload_vt;
 
 /* The workload kinds compiled in; NULL when kind is unknown. */

@@ -20,21 +20,27 @@
 
 /* One line per driver file. */
 extern const tb_meter_driver tb_meter_estimate_driver;
+extern const tb_meter_driver tb_meter_wt310_driver, tb_meter_wt210_driver, tb_meter_yokoserial_driver; /* yokogawa.c */
+extern const tb_meter_driver tb_meter_ptd_driver;  /* ptd.c */
+extern const tb_meter_driver tb_meter_rapl_driver; /* rapl.c */
+extern const tb_meter_driver tb_meter_ipmi_driver; /* ipmi.c */
 
 /* The scheme table: tb_meter_open looks the URI scheme up here (case-insensitive). */
 static const tb_meter_driver *const drivers[] = {
-    &tb_meter_estimate_driver,
+    &tb_meter_estimate_driver, &tb_meter_wt310_driver, &tb_meter_wt210_driver, &tb_meter_yokoserial_driver,
+    &tb_meter_ptd_driver,      &tb_meter_rapl_driver,  &tb_meter_ipmi_driver,
 };
 #define N_DRIVERS (sizeof drivers / sizeof drivers[0])
 
 /*
- * What "auto" tries, best first, before falling back to the estimate. Real
- * sources slot in here once their drivers exist, e.g. "rapl:" (needs root
- * since CVE-2020-8694) and "ipmi:local" (DCMI via the in-band BMC). A probe
- * whose open fails is skipped silently (logged at debug level).
+ * What "auto" tries, best first, before falling back to the estimate: RAPL
+ * (host counters; needs root since CVE-2020-8694), then the in-band BMC
+ * (DCMI power reading through /dev/ipmi0). A probe whose open fails is
+ * skipped, its reason logged at info level, so "auto" says why it fell back.
  */
 static const char *const auto_probes[] = {
-    /* "rapl:", "ipmi:local", */
+    "rapl:",
+    "ipmi:local",
     NULL,
 };
 #define AUTO_FALLBACK_URI "estimate:"
@@ -102,7 +108,7 @@ static int open_auto(tb_meter *m, char *err) {
             tb_log(TB_LOG_INFO, "meter 'auto': using %s (%s)", m->info.uri, m->info.model);
             return 0;
         }
-        tb_log(TB_LOG_DEBUG, "meter 'auto': %s", perr);
+        tb_log(TB_LOG_INFO, "meter 'auto': skipped %s", perr);
     }
     drv = find_driver("estimate", strlen("estimate"));
     if (!drv) {
@@ -183,18 +189,26 @@ int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter *
 
 const tb_meter_info *tb_meter_get_info(const tb_meter *m) { return &m->info; }
 
+int tb_meter_scheme_known(const char *uri) {
+    const char *colon;
+    if (!uri) return 0;
+    if (strcasecmp(uri, "auto") == 0 || strcasecmp(uri, "auto:") == 0) return 1;
+    colon = strchr(uri, ':');
+    return colon && colon > uri && find_driver(uri, (size_t)(colon - uri)) != NULL;
+}
+
 int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
     char derr[TB_ERR_LEN] = "";
     /* Prefill: drivers only overwrite what they know. */
     s->mono_us = tb_now_us();
     s->wall_us = tb_wall_us();
-    s->watts = s->volts = s->amps = s->pf = NAN;
+    s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
     s->flags = 0;
     if (m->drv->sample(m->self, s, derr) != 0) {
         /* Stamp the failure when it was noticed, not when it was asked for. */
         s->mono_us = tb_now_us();
         s->wall_us = tb_wall_us();
-        s->watts = s->volts = s->amps = s->pf = NAN;
+        s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
         s->flags = TB_SAMPLE_MISSING | (m->info.estimated ? TB_SAMPLE_ESTIMATED : 0u);
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "sample failed");
         return -1;

@@ -17,6 +17,10 @@
 #define TB_SAMPLE_MISSING 0x02u   /* no reply in time */
 #define TB_SAMPLE_OVERRANGE 0x04u /* over range (e.g. Yokogawa 9.9E+37) */
 #define TB_SAMPLE_ESTIMATED 0x08u /* a model, not a measurement */
+/* A warning, not BAD: the meter was auto-ranging when the sample was taken
+ * (SPECpower: no auto-ranging during measurement; design.md makes it a level
+ * warning). */
+#define TB_SAMPLE_AUTORANGE 0x10u
 #define TB_SAMPLE_BAD (TB_SAMPLE_INVALID | TB_SAMPLE_MISSING | TB_SAMPLE_OVERRANGE)
 
 typedef struct tb_sample {
@@ -24,14 +28,33 @@ typedef struct tb_sample {
     int64_t wall_us;  /* CLOCK_REALTIME when taken */
     double watts;     /* W; NaN when unknown */
     double volts, amps, pf; /* NaN when the meter does not report them */
+    double uncertainty_pct; /* the meter's own uncertainty of this W, %; NaN unknown (PTD) */
     unsigned flags;
 } tb_sample;
 
+/* How a meter input range is set: tb_meter_info.volt_mode / amp_mode. */
+enum { TB_RANGE_UNKNOWN = 0, TB_RANGE_FIXED = 1, TB_RANGE_AUTO = 2 };
+
+/*
+ * What a meter says about itself at open, for the report (design.md: "the
+ * report states the meter model, *IDN?, ranges and uncertainty"). Every
+ * numeric field is 0 when the meter does not tell (a zero range, rate or
+ * window is meaningless, so 0 cannot be mistaken for a reading).
+ */
 typedef struct tb_meter_info {
     char uri[256];    /* redacted: passwords replaced with "***" */
     char model[64];   /* e.g. "estimate", "WT310" */
     char idn[128];    /* *IDN? or equivalent; "" when none */
     int estimated;    /* 1 when watts come from a model, not a meter */
+    char serial[64];  /* instrument serial number (3rd *IDN? field); "" unknown */
+    char firmware[64]; /* firmware version (4th *IDN? field); "" unknown */
+    char driver[64];  /* how it is read, e.g. "ptd 1.9.2 (YokogawaWT310)"; "" none */
+    double volt_range_v; /* voltage range read back from the meter, V; 0 unknown */
+    double amp_range_a;  /* current range read back, A; 0 unknown */
+    int volt_mode, amp_mode; /* TB_RANGE_*: fixed or auto-ranging, as read back */
+    double crest_factor;     /* 3 or 6 on Yokogawa; 0 unknown */
+    unsigned update_ms;      /* the meter's own update/sample interval, ms; 0 unknown */
+    unsigned avg_window_ms;  /* averaging window of one reading (IPMI DCMI), ms; 0 unknown */
 } tb_meter_info;
 
 typedef struct tb_meter tb_meter;
@@ -49,8 +72,12 @@ typedef struct tb_meter_driver {
 } tb_meter_driver;
 
 /*
- * Opens a meter by URI: "estimate:?idle=W&max=W", or "auto" (the best real
- * source on this host; falls back to estimate: and then says so in its info).
+ * Opens a meter by URI (design.md): "wt310://HOST:PORT", "wt210://HOST:PORT",
+ * "yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600", "ptd://HOST:8888",
+ * "ipmi://USER:PASS@HOST[:PORT]?method=dcmi|sensor&sensor=NAME", "ipmi:local",
+ * "rapl:", "estimate:?idle=W&max=W", or "auto" (rapl:, then ipmi:local, else
+ * estimate: and then says so in its info). Each driver file documents its
+ * parameters.
  * Returns 0, or -1 with err naming the URI ("meter 'foo:': unknown scheme").
  * Caller closes with tb_meter_close.
  */
@@ -63,6 +90,9 @@ int tb_meter_open(const char *uri, tb_meter **out, char *err) TB_WUR;
  */
 int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter **out, char *err) TB_WUR;
 const tb_meter_info *tb_meter_get_info(const tb_meter *m);
+/* 1 when uri names a registered scheme (or "auto"), else 0: lets the CLI
+ * tell a usage error (exit 2) from a meter that cannot be reached. */
+int tb_meter_scheme_known(const char *uri);
 /*
  * One sample, 0 on success (the sample may still be flagged, e.g. INVALID).
  * On driver error returns -1 with err ("meter '<uri>': why") and fills *s as

@@ -83,6 +83,8 @@ typedef struct tb_qos_result {
     double limit;     /* the rule's limit (for WITHIN the required %, not the latency) */
     int pass;         /* 1 pass, 0 fail */
     char reason[160]; /* on fail: "p90 4213.0 ms > 3000 ms"; "no ops" when nothing was measured */
+    int tile;         /* whose verdict: 0 = the load level's (all tiles merged), N = tile N's alone
+                         (set by the caller of tb_qos_verdict) */
 } tb_qos_result;
 
 /* Human name of a rule into buf (truncated to len), e.g.

@@ -24,6 +24,7 @@
 
 #include "qos/hist.h"
 #include "results/report_data.h"
+#include "scoring/score.h"
 
 /* Real numbers get 15 significant digits: every stored value round-trips
  * (latencies are whole µs / 1000) without the 17-digit noise of %.17g. */
@@ -207,22 +208,134 @@ typedef struct level_stmts {
     sqlite3_stmt *qos, *workloads, *ops;
 } level_stmts;
 
+/* "qos": the level's rules (all tiles merged); "tile_qos": each tile's own
+ * verdict on the same rules, with a "tile" key (VMmark: every tile must pass). */
 static int add_level_qos(read_ctx *c, level_stmts *ls, int64_t level_id, json_t *lv) {
-    json_t *arr = json_array();
+    json_t *arr = json_array(), *tiles = json_array();
     int rc;
     json_object_set_new(lv, "qos", arr);
+    json_object_set_new(lv, "tile_qos", tiles);
     sqlite3_reset(ls->qos);
     sqlite3_bind_int64(ls->qos, 1, level_id);
     while ((rc = next_row(c, ls->qos)) == 1) {
         json_t *q = json_object();
+        int tile = sqlite3_column_int(ls->qos, 5);
+        if (tile > 0) json_object_set_new(q, "tile", json_integer(tile));
         json_object_set_new(q, "rule", col_str(ls->qos, 0));
         json_object_set_new(q, "observed", col_real(ls->qos, 1));
         json_object_set_new(q, "limit", col_real(ls->qos, 2));
         json_object_set_new(q, "pass", col_bool(ls->qos, 3));
         json_object_set_new(q, "reason", col_str(ls->qos, 4));
-        json_array_append_new(arr, q);
+        json_array_append_new(tile > 0 ? tiles : arr, q);
     }
     return rc;
+}
+
+/* One stored phase row, for the per-level summary. */
+typedef struct phase_row {
+    int repeat, tiles, phase, qos_pass, valid;
+    double score, watts, ppkw; /* NaN when unknown */
+} phase_row;
+
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *stats_json(const double *v, int n) {
+    tb_score_stats st;
+    json_t *o = json_object();
+    tb_score_repeat_stats(v, n, &st);
+    json_object_set_new(o, "mean", st.n > 0 ? json_real(st.mean) : json_null());
+    json_object_set_new(o, "min", st.n > 0 ? json_real(st.min) : json_null());
+    json_object_set_new(o, "max", st.n > 0 ? json_real(st.max) : json_null());
+    return o;
+}
+
+/*
+ * "summary": one entry per load level (tiles). Within each repeat the level's
+ * figures are those of its median phase (VMmark; the lower median for an
+ * even count, so they come from one real phase); across repeats, mean, min
+ * and max. A level passes QoS / is valid only when all its phases in all
+ * repeats do. Also sets peak_score, peak_ppkw (over these means) and
+ * overall_efficiency: SPECpower's sum of performance / sum of power with
+ * active idle counted as zero-score power, in score per kW.
+ */
+static void add_summary(json_t *run, const phase_row *rows, int n) {
+    json_t *arr = json_array();
+    double *lvl_score = xcalloc((size_t)n + 1, sizeof(double)), *lvl_watts = xcalloc((size_t)n + 1, sizeof(double));
+    double peak_score = NAN, peak_ppkw = NAN, idle = NAN;
+    int n_lvl = 0;
+    json_t *idle_j = json_object_get(run, "active_idle_watts");
+    if (json_is_number(idle_j)) idle = json_number_value(idle_j);
+    for (int i = 0; i < n; i++) {
+        int tiles = rows[i].tiles, seen = 0, qos = 1, valid = 1, reps = 0, phases = 0;
+        double sc[256], w[256], pk[256];
+        for (int j = 0; j < i; j++)
+            if (rows[j].tiles == tiles) seen = 1;
+        if (seen) continue;
+        /* each repeat of this level: its median phase */
+        for (int rep = 1; rep <= 1000 && reps < 256; rep++) {
+            double ph[256];
+            int idx[256], k = 0, any = 0;
+            for (int j = 0; j < n && k < 256; j++) {
+                if (rows[j].tiles != tiles || rows[j].repeat != rep) continue;
+                any = 1;
+                idx[k] = j;
+                ph[k++] = rows[j].score;
+                if (!rows[j].qos_pass) qos = 0;
+                if (!rows[j].valid) valid = 0;
+            }
+            if (!any) {
+                int later = 0;
+                for (int j = 0; j < n; j++)
+                    if (rows[j].tiles == tiles && rows[j].repeat > rep) later = 1;
+                if (!later) break;
+                continue;
+            }
+            if (k > phases) phases = k;
+            {
+                int m = idx[tb_score_median_index(ph, k)];
+                sc[reps] = rows[m].score;
+                w[reps] = rows[m].watts;
+                pk[reps] = rows[m].ppkw;
+                reps++;
+            }
+        }
+        {
+            json_t *o = json_object(), *js = stats_json(sc, reps), *jw = stats_json(w, reps),
+                   *jp = stats_json(pk, reps);
+            json_object_set_new(o, "tiles", json_integer(tiles));
+            json_object_set_new(o, "phases", json_integer(phases));
+            json_object_set_new(o, "repeats", json_integer(reps));
+            json_object_set_new(o, "qos_pass", json_boolean(qos));
+            json_object_set_new(o, "valid", json_boolean(valid));
+            json_object_set_new(o, "score", js);
+            json_object_set_new(o, "avg_watts", jw);
+            json_object_set_new(o, "ppkw", jp);
+            if (json_is_number(json_object_get(js, "mean"))) {
+                double m = json_number_value(json_object_get(js, "mean"));
+                if (isnan(peak_score) || m > peak_score) peak_score = m;
+                lvl_score[n_lvl] = m;
+                lvl_watts[n_lvl] = json_is_number(json_object_get(jw, "mean"))
+                                       ? json_number_value(json_object_get(jw, "mean"))
+                                       : NAN;
+                n_lvl++;
+            }
+            if (json_is_number(json_object_get(jp, "mean"))) {
+                double m = json_number_value(json_object_get(jp, "mean"));
+                if (isnan(peak_ppkw) || m > peak_ppkw) peak_ppkw = m;
+            }
+            json_array_append_new(arr, o);
+        }
+    }
+    json_object_set_new(run, "summary", arr);
+    json_object_set_new(run, "peak_score", num_or_null(peak_score));
+    json_object_set_new(run, "peak_ppkw", num_or_null(peak_ppkw));
+    {
+        tb_score_efficiency d;
+        double eff = tb_score_overall_efficiency(lvl_score, lvl_watts, n_lvl, isfinite(idle) ? idle : -1, &d);
+        json_object_set_new(run, "overall_efficiency", d.levels_used > 0 ? json_real(eff) : json_null());
+    }
+    free(lvl_score);
+    free(lvl_watts);
 }
 
 static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, json_t *w) {
@@ -269,24 +382,22 @@ static int add_level_workloads(read_ctx *c, level_stmts *ls, int64_t level_id, j
     return rc;
 }
 
-/* Levels plus the run summaries computed over them: peak score and PPKW
- * (max over level rows), and overall efficiency in score per kW, SPECpower's
- * overall ssj_ops/watt carried over: sum of scores / sum of mean watts over
- * the rows that have a power figure, x 1000; null when none has one. */
+/* Levels (one entry per phase row), then the per-level summary and the run
+ * figures computed over it (add_summary). */
 static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex) {
     sqlite3_stmt *st = NULL;
     level_stmts ls = {NULL, NULL, NULL};
     json_t *arr = json_array();
-    double peak_score = NAN, peak_ppkw = NAN, sum_score = 0, sum_watts = 0;
+    phase_row *rows = NULL;
     size_t cap = 0;
     int rc = -1;
     json_object_set_new(run, "levels", arr);
     if (prep(c,
              "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
-             " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz"
-             " FROM levels WHERE run_id = ?1 ORDER BY tiles, phase, id",
+             " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat"
+             " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, phase, id",
              &st) != 0 ||
-        prep(c, "SELECT rule, observed, \"limit\", pass, reason FROM qos WHERE level_id = ?1 ORDER BY rowid",
+        prep(c, "SELECT rule, observed, \"limit\", pass, reason, tile FROM qos WHERE level_id = ?1 ORDER BY rowid",
              &ls.qos) != 0 ||
         prep(c,
              "SELECT id, name, tile, ops, errors, throughput, unit, reference, normalized FROM workloads"
@@ -301,20 +412,24 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
     while ((rc = next_row(c, st)) == 1) {
         json_t *lv = json_object(), *tel = json_object();
         int64_t level_id = sqlite3_column_int64(st, 0);
-        int has_score = sqlite3_column_type(st, 3) != SQLITE_NULL;
-        int has_watts = sqlite3_column_type(st, 4) != SQLITE_NULL;
-        double score = sqlite3_column_double(st, 3), watts = sqlite3_column_double(st, 4);
-        if (has_score && (isnan(peak_score) || score > peak_score)) peak_score = score;
-        if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
-            double ppkw = sqlite3_column_double(st, 5);
-            if (isnan(peak_ppkw) || ppkw > peak_ppkw) peak_ppkw = ppkw;
+        phase_row *r;
+        if (ex->n_levels == cap) {
+            cap = cap ? cap * 2 : 16;
+            ex->level_ids = xrealloc(ex->level_ids, cap * sizeof *ex->level_ids);
+            rows = xrealloc(rows, cap * sizeof *rows);
         }
-        if (has_score && has_watts && watts > 0) {
-            sum_score += score;
-            sum_watts += watts;
-        }
+        r = &rows[ex->n_levels];
+        r->tiles = sqlite3_column_int(st, 1);
+        r->phase = sqlite3_column_int(st, 2);
+        r->repeat = sqlite3_column_int(st, 16);
+        r->score = sqlite3_column_type(st, 3) != SQLITE_NULL ? sqlite3_column_double(st, 3) : NAN;
+        r->watts = sqlite3_column_type(st, 4) != SQLITE_NULL ? sqlite3_column_double(st, 4) : NAN;
+        r->ppkw = sqlite3_column_type(st, 5) != SQLITE_NULL ? sqlite3_column_double(st, 5) : NAN;
+        r->qos_pass = sqlite3_column_int(st, 6);
+        r->valid = sqlite3_column_int(st, 7);
         json_object_set_new(lv, "tiles", col_int(st, 1));
         json_object_set_new(lv, "phase", col_int(st, 2));
+        json_object_set_new(lv, "repeat", col_int(st, 16));
         json_object_set_new(lv, "score", col_real(st, 3));
         json_object_set_new(lv, "avg_watts", col_real(st, 4));
         json_object_set_new(lv, "ppkw", col_real(st, 5));
@@ -328,24 +443,18 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
         json_object_set_new(lv, "samples_bad", col_int(st, 13));
         json_object_set_new(tel, "cpu_util_pct", col_real(st, 14));
         json_object_set_new(tel, "avg_freq_mhz", col_real(st, 15));
-        /* Not stored yet (schema v1): kept so readers can rely on the key. */
+        /* Not stored yet: kept so readers can rely on the key. */
         json_object_set_new(tel, "cstate_residency_pct", json_object());
         json_array_append_new(arr, lv);
         if (add_level_qos(c, &ls, level_id, lv) != 0) goto out;
         json_object_set_new(lv, "telemetry", tel);
+        ex->level_ids[ex->n_levels++] = level_id; /* counted before the reads that can fail */
         if (add_level_workloads(c, &ls, level_id, lv) != 0) goto out;
-        if (ex->n_levels == cap) {
-            cap = cap ? cap * 2 : 16;
-            ex->level_ids = xrealloc(ex->level_ids, cap * sizeof *ex->level_ids);
-        }
-        ex->level_ids[ex->n_levels++] = level_id;
     }
     if (rc != 0) goto out;
-    json_object_set_new(run, "peak_score", isnan(peak_score) ? json_null() : json_real(peak_score));
-    json_object_set_new(run, "peak_ppkw", isnan(peak_ppkw) ? json_null() : json_real(peak_ppkw));
-    json_object_set_new(run, "overall_efficiency",
-                        sum_watts > 0 ? json_real(sum_score / sum_watts * 1000.0) : json_null());
+    add_summary(run, rows, (int)ex->n_levels);
 out:
+    free(rows);
     sqlite3_finalize(st);
     sqlite3_finalize(ls.qos);
     sqlite3_finalize(ls.workloads);

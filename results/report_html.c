@@ -85,14 +85,16 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Median of the finite values among v[0..n) (reordered); NaN when none. */
+/* Median of the finite values among v[0..n) (reordered); NaN when none. For
+ * an even count the lower of the middle two, as the JSON summary
+ * (tb_score_median), so the value is one real phase's. */
 static double median(double *v, size_t n) {
     size_t m = 0, i;
     for (i = 0; i < n; i++)
         if (isfinite(v[i])) v[m++] = v[i];
     if (m == 0) return NAN;
     qsort(v, m, sizeof *v, cmp_double);
-    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0;
+    return v[(m - 1) / 2];
 }
 
 /* ---- SVG charts --------------------------------------------------------------------

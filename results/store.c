@@ -149,6 +149,20 @@ static const char *const migrations[] = {
     "  message TEXT NOT NULL"
     ");"
     "CREATE INDEX events_run ON events(run_id);",
+    /* 1 -> 2: repeats, per-tile QoS verdicts, calibrations */
+    "ALTER TABLE levels ADD COLUMN repeat INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE qos ADD COLUMN tile INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE calibrations ("
+    "  id INTEGER PRIMARY KEY,"
+    "  tile_name TEXT NOT NULL,"
+    "  def_hash TEXT NOT NULL,"
+    "  workload TEXT NOT NULL,"
+    "  reference REAL NOT NULL,"
+    "  unit TEXT NOT NULL,"
+    "  run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,"
+    "  created_at TEXT NOT NULL"
+    ");"
+    "CREATE INDEX calibrations_key ON calibrations(tile_name, def_hash, workload);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -167,6 +181,7 @@ enum {
     ST_QOS,
     ST_EVENT,
     ST_FINISH,
+    ST_CALIB,
     ST_COUNT
 };
 
@@ -178,8 +193,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
-                 " cpu_util_pct, avg_freq_mhz)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 " cpu_util_pct, avg_freq_mhz, repeat)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [ST_WORKLOAD] = "INSERT INTO workloads (level_id, name, tile, ops, errors, throughput, unit, reference,"
                     " normalized) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_OP] = "INSERT INTO ops (workload_id, name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms,"
@@ -187,10 +202,12 @@ static const char *const stmt_sql[ST_COUNT] = {
               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
                   " amps, pf, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason)"
-               " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_EVENT] = "INSERT INTO events (run_id, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
     [ST_FINISH] = "UPDATE runs SET status = ?2, finished_at = ?3, saturation_tiles = ?4 WHERE id = ?1",
+    [ST_CALIB] = "INSERT INTO calibrations (tile_name, def_hash, workload, reference, unit, run_id, created_at)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
 struct tb_store {
@@ -692,6 +709,7 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     bind_u64(st, 14, lr->samples_bad);
     bind_real(st, 15, lr->telemetry.cpu_util_pct);
     bind_real(st, 16, lr->telemetry.avg_freq_mhz);
+    sqlite3_bind_int(st, 17, lr->repeat > 0 ? lr->repeat : 1);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     level_id = sqlite3_last_insert_rowid(s->db);
     for (i = 0; i < lr->n_workloads; i++)
@@ -705,6 +723,7 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
         bind_real(st, 4, q->limit);
         sqlite3_bind_int(st, 5, q->pass ? 1 : 0);
         bind_text(st, 6, q->reason, 1);
+        sqlite3_bind_int(st, 7, q->tile);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
     if (insert_samples(s, run_id, level_id, lr->samples, lr->n_samples) != SQLITE_OK) return tx_fail(s, what, err);
@@ -751,6 +770,57 @@ int tb_store_finish_run(tb_store *s, int64_t run_id, const char *status, int sat
         return -1;
     }
     return tx_commit(s, what, err);
+}
+
+int tb_store_put_calibration(tb_store *s, int64_t run_id, const char *tile_name, const char *def_hash,
+                             const char *workload, double reference, const char *unit, char *err) {
+    char what[96];
+    sqlite3_stmt *st;
+    snprintf(what, sizeof what, "store calibration of %s", workload);
+    if (!(reference > 0) || !isfinite(reference)) {
+        tb_seterr(err, "%s: reference %g is not a positive throughput", what, reference);
+        return -1;
+    }
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_CALIB];
+    bind_text(st, 1, tile_name, 0);
+    bind_text(st, 2, def_hash, 0);
+    bind_text(st, 3, workload, 0);
+    sqlite3_bind_double(st, 4, reference);
+    bind_text(st, 5, unit, 0);
+    sqlite3_bind_int64(st, 6, run_id);
+    bind_wall(st, 7, tb_wall_us());
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    return tx_commit(s, what, err);
+}
+
+int tb_store_get_calibration(tb_store *s, const char *tile_name, const char *def_hash, const char *workload,
+                             double *reference, int64_t *run_id, char *created_at, char *err) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT reference, run_id, created_at FROM calibrations WHERE tile_name = ?1 AND"
+                                " def_hash = ?2 AND workload = ?3 ORDER BY id DESC LIMIT 1",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        tb_seterr(err, "read calibration: %s", sqlite3_errmsg(s->db));
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, tile_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, def_hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *at = (const char *)sqlite3_column_text(st, 2);
+        *reference = sqlite3_column_double(st, 0);
+        *run_id = sqlite3_column_int64(st, 1);
+        snprintf(created_at, 32, "%s", at ? at : "");
+        sqlite3_finalize(st);
+        return 0;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE) return 1;
+    tb_seterr(err, "read calibration: %s", sqlite3_errmsg(s->db));
+    return -1;
 }
 
 /* ---- reads ----------------------------------------------------------------- */

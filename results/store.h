@@ -16,7 +16,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 1
+#define TB_STORE_SCHEMA_VERSION 2
 
 typedef struct tb_store tb_store;
 
@@ -73,6 +73,7 @@ typedef struct tb_telemetry {
 typedef struct tb_level_result {
     int tiles;              /* load level */
     int phase;              /* 1-based */
+    int repeat;             /* 1-based repeat of the sweep (--repeat N); 0 is stored as 1 */
     int64_t steady_start_wall_us, steady_end_wall_us;
     uint64_t steady_us;     /* steady-state duration of this phase */
     double score;
@@ -86,7 +87,7 @@ typedef struct tb_level_result {
     int n_workloads;
     tb_workload_result *workloads;
     int n_qos;
-    tb_qos_result *qos;
+    tb_qos_result *qos;     /* the level's rules (tile 0) and each tile's (tile N), any order */
     int n_samples;          /* power samples inside steady state */
     const tb_poll_sample *samples;
 } tb_level_result;
@@ -128,6 +129,21 @@ int tb_store_event(tb_store *s, int64_t run_id, const char *kind, const char *me
  * (-1 when none passed). */
 int tb_store_finish_run(tb_store *s, int64_t run_id, const char *status, int saturation_tiles,
                         char *err) TB_WUR;
+
+/*
+ * Calibration: the reference throughput one tile delivered when the SUT kept
+ * up (`run --calibrate`), per workload of a tile definition. The definition is
+ * named by tile_name plus def_hash (a digest of its workload sections, so a
+ * changed tile never uses a stale reference). Stored in one transaction.
+ */
+int tb_store_put_calibration(tb_store *s, int64_t run_id, const char *tile_name, const char *def_hash,
+                             const char *workload, double reference, const char *unit, char *err) TB_WUR;
+
+/* The newest calibration of (tile_name, def_hash, workload): 0 with *reference,
+ * *run_id and created_at (ISO 8601, >= 32 bytes) filled; 1 when there is none;
+ * -1 with err on a database error. */
+int tb_store_get_calibration(tb_store *s, const char *tile_name, const char *def_hash, const char *workload,
+                             double *reference, int64_t *run_id, char *created_at, char *err) TB_WUR;
 
 /* Resolves "latest" or a decimal id to a run id. 0 or -1 with err ("no runs in results.db"). */
 int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *err) TB_WUR;

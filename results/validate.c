@@ -16,14 +16,19 @@ static int fail_db(sqlite3 *db, const char *what, char *err) {
 static int print_failed_rules(sqlite3 *db, int64_t level_id, FILE *f, char *err) {
     sqlite3_stmt *st;
     int rc;
-    if (sqlite3_prepare_v2(db, "SELECT rule, observed, \"limit\", reason FROM qos WHERE level_id = ? AND pass = 0",
+    if (sqlite3_prepare_v2(db,
+                           "SELECT rule, observed, \"limit\", reason, tile FROM qos WHERE level_id = ? AND pass = 0"
+                           " ORDER BY tile, rowid",
                            -1, &st, NULL) != SQLITE_OK)
         return fail_db(db, "read qos", err);
     sqlite3_bind_int64(st, 1, level_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *rule = (const char *)sqlite3_column_text(st, 0);
         const char *reason = (const char *)sqlite3_column_text(st, 3);
-        fprintf(f, "    QoS FAIL  %s: observed %.3f, limit %.3f", rule ? rule : "?", sqlite3_column_double(st, 1),
+        int tile = sqlite3_column_int(st, 4);
+        if (tile > 0) fprintf(f, "    QoS FAIL  tile %d: ", tile);
+        else fputs("    QoS FAIL  ", f);
+        fprintf(f, "%s: observed %.3f, limit %.3f", rule ? rule : "?", sqlite3_column_double(st, 1),
                 sqlite3_column_double(st, 2));
         if (reason && *reason) fprintf(f, " (%s)", reason);
         fputc('\n', f);

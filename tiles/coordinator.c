@@ -50,6 +50,11 @@ typedef struct run_ctx {
     int sut_dir_temp;    /* we made it: remove it after a clean stop */
     int is_tty;
     int levels_done, levels_total;
+    int repeat;                              /* 1-based repeat of the sweep in progress */
+    double reference[TB_MAX_WORKLOADS];      /* per workload: the tile file's, or a calibration's */
+    char def_hash[17];                       /* digest of the workload sections (calibration key) */
+    int n_calib;                             /* calibration: phases of tile 1 measured so far */
+    double calib[TB_MAX_PHASES][TB_MAX_WORKLOADS]; /* calibration: throughput per phase and workload */
     uint64_t run_start_us;
 } run_ctx;
 
@@ -161,9 +166,9 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     tb_op_result *opr = xcalloc((size_t)tiles * (size_t)nw * TB_MAX_OPS, sizeof *opr);
     double *tile_scores = xcalloc((size_t)tiles, sizeof *tile_scores);
     double norm[TB_MAX_WORKLOADS];
-    tb_qos_input *qin = xcalloc((size_t)nw * TB_MAX_OPS, sizeof *qin);
-    tb_hist **merged = xcalloc((size_t)nw * TB_MAX_OPS, sizeof *merged);
-    tb_qos_result *qr = xcalloc((size_t)def->n_rules + 1, sizeof *qr);
+    tb_qos_input *qin = xcalloc((size_t)tiles * (size_t)nw * TB_MAX_OPS, sizeof *qin);
+    tb_qos_wl_input *wlin = xcalloc((size_t)tiles * (size_t)nw, sizeof *wlin);
+    tb_qos_result *qr = xcalloc((size_t)def->n_rules * ((size_t)tiles + 1) + 1, sizeof *qr);
     tb_poll_sample *samples = NULL;
     int n_samples = 0, nq = 0;
     char msg[256];
@@ -171,6 +176,7 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     memset(&lr, 0, sizeof lr);
     lr.tiles = tiles;
     lr.phase = p + 1;
+    lr.repeat = c->repeat;
     lr.steady_us = t1 - t0;
     lr.steady_end_wall_us = tb_wall_us() - (int64_t)(tb_now_us() - t1);
     lr.steady_start_wall_us = lr.steady_end_wall_us - (int64_t)(t1 - t0);
@@ -185,7 +191,7 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
             snprintf(r->name, sizeof r->name, "%s", def->workloads[w].name);
             snprintf(r->unit, sizeof r->unit, "%s", def->workloads[w].unit);
             r->tile = t;
-            r->reference = def->workloads[w].reference;
+            r->reference = c->reference[w];
             r->n_ops = vt->n_ops;
             r->op_results = &opr[((t - 1) * nw + w) * TB_MAX_OPS];
             r->ops = 0;
@@ -207,35 +213,53 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
             norm[w] = r->normalized;
         }
         tile_scores[t - 1] = tb_score_geomean(norm, nw);
+        if (c->o->calibrate && t == 1 && c->n_calib < TB_MAX_PHASES) {
+            for (int w = 0; w < nw; w++) c->calib[c->n_calib][w] = wr[w].throughput;
+            c->n_calib++;
+        }
     }
     lr.score = tb_score_sum(tile_scores, tiles);
 
-    /* QoS over every tile's ops merged per (workload, op). */
-    for (int w = 0; w < nw; w++) {
-        const tb_workload_vt *vt = lg->vt[w];
-        for (int k = 0; k < vt->n_ops; k++) {
-            tb_qos_input *in = &qin[w * TB_MAX_OPS + k];
-            tb_hist *h = merged[w * TB_MAX_OPS + k] = tb_hist_new();
-            in->workload = def->workloads[w].name;
-            in->op = vt->op_names[k];
-            in->hist = h;
-            for (int t = 1; t <= tiles; t++) {
-                tb_opstat *os = tb_lg_cell(st, t, w, k);
-                in->ops += os->count;
-                in->errors += os->errors;
-                if (os->hist) tb_hist_merge(h, os->hist);
+    /* QoS: the level's verdict over all tiles merged, and each tile's own
+     * (VMmark: every tile must meet QoS), from one array of per-tile inputs. */
+    {
+        int nin = 0, nwl = 0, nr = def->n_rules;
+        tb_qos_inputs in;
+        for (int t = 1; t <= tiles; t++) {
+            for (int w = 0; w < nw; w++) {
+                const tb_workload_vt *vt = lg->vt[w];
+                tb_workload_result *r = &wr[(t - 1) * nw + w];
+                for (int k = 0; k < vt->n_ops; k++) {
+                    tb_opstat *os = tb_lg_cell(st, t, w, k);
+                    tb_qos_input *q = &qin[nin++];
+                    double target = vt->mix_target_pct ? vt->mix_target_pct(lg->cfg[w], k) : -1;
+                    q->workload = def->workloads[w].name;
+                    q->op = vt->op_names[k];
+                    q->hist = os->hist;
+                    q->ops = os->count;
+                    q->errors = os->errors;
+                    q->tile = t;
+                    q->has_mix_target = target >= 0;
+                    q->mix_target_pct = target >= 0 ? target : 0;
+                }
+                wlin[nwl].workload = def->workloads[w].name;
+                wlin[nwl].tile = t;
+                wlin[nwl].throughput = r->throughput;
+                wlin[nwl].reference = r->reference;
+                nwl++;
             }
         }
-    }
-    lr.qos_pass = 1;
-    for (int i = 0; i < def->n_rules; i++) {
-        /* inputs are laid out with gaps; compact them for tb_qos_eval */
-        tb_qos_input flat[TB_MAX_WORKLOADS * TB_MAX_OPS];
-        int nf = 0;
-        for (int w = 0; w < nw; w++)
-            for (int k = 0; k < lg->vt[w]->n_ops; k++) flat[nf++] = qin[w * TB_MAX_OPS + k];
-        if (!tb_qos_eval(&def->rules[i], flat, nf, &qr[nq])) lr.qos_pass = 0;
-        nq++;
+        in.ops = qin;
+        in.n_ops = nin;
+        in.workloads = wlin;
+        in.n_workloads = nwl;
+        lr.qos_pass = tb_qos_verdict(def->rules, nr, &in, 0, qr);
+        nq = nr;
+        for (int t = 1; t <= tiles; t++) {
+            if (!tb_qos_verdict(def->rules, nr, &in, t, qr + nq)) lr.qos_pass = 0;
+            for (int i = 0; i < nr; i++) qr[nq + i].tile = t;
+            nq += nr;
+        }
     }
     lr.n_qos = nq;
     lr.qos = qr;
@@ -281,13 +305,15 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
                lr.avg_watts, lr.ppkw, lr.qos_pass ? "PASS" : "FAIL", lr.valid ? "valid" : "INVALID: ",
                lr.valid ? "" : lr.invalid_reason);
         for (int i = 0; i < nq; i++)
-            if (!qr[i].pass) printf("  QoS fail: %s: %s\n", qr[i].rule, qr[i].reason);
+            if (!qr[i].pass) {
+                if (qr[i].tile) printf("  QoS fail, tile %d: %s: %s\n", qr[i].tile, qr[i].rule, qr[i].reason);
+                else printf("  QoS fail: %s: %s\n", qr[i].rule, qr[i].reason);
+            }
         fflush(stdout);
     }
 
-    for (int i = 0; i < nw * TB_MAX_OPS; i++) tb_hist_free(merged[i]);
-    free(merged);
     free(qin);
+    free(wlin);
     free(qr);
     free(samples);
     free(tile_scores);
@@ -299,6 +325,7 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
 /* Runs one load level. Returns 1 when every phase passed QoS, 0 when one
  * failed, -1 on error (err set), -2 when interrupted. */
 static int run_level(run_ctx *c, int tiles, char *err) {
+    /* c->repeat says which repeat of the sweep this level belongs to */
     const tb_stage_def *sd = &c->o->stages;
     tb_level_plan pl;
     int all_pass = 1;
@@ -401,9 +428,11 @@ static json_t *host_info(void) {
     return h;
 }
 
-static json_t *settings(const tb_run_opts *o, const tb_sut_endpoints *ep, int embedded) {
+static json_t *settings(const tb_run_opts *o, const tb_sut_endpoints *ep, int embedded, json_t *refs) {
     json_t *s = json_object();
     char buf[32];
+    json_object_set_new(s, "reference_source", refs);
+    json_object_set_new(s, "calibrate", json_boolean(o->calibrate));
     json_object_set_new(s, "tile_file", json_string(o->def->path));
     json_object_set_new(s, "tile_name", json_string(o->def->name));
     json_object_set_new(s, "tiles", json_string(o->tile_spec));
@@ -490,8 +519,31 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         return TB_EXIT_USAGE;
     }
 
-    hj = host_info();
-    sj = settings(o, &o->def->sut, !o->def->has_sut);
+    /* References: the tile file's, unless a calibration of this very tile
+     * definition exists (and this run is not itself a calibration). */
+    tb_tiledef_workload_hash(o->def, c.def_hash);
+    {
+        json_t *refs = json_object();
+        for (int w = 0; w < o->def->n_workloads; w++) {
+            const tb_workload_def *wd = &o->def->workloads[w];
+            double ref;
+            int64_t cal_run;
+            char at[32], src[128];
+            c.reference[w] = wd->reference;
+            snprintf(src, sizeof src, "tile file: %g %s", wd->reference, wd->unit);
+            r = o->calibrate ? 1
+                             : tb_store_get_calibration(c.store, o->def->name, c.def_hash, wd->name, &ref, &cal_run, at, e);
+            if (r < 0) tb_log(TB_LOG_WARN, "%s (using the tile file's reference)", e);
+            if (r == 0) {
+                c.reference[w] = ref;
+                snprintf(src, sizeof src, "calibration run %lld (%s): %.4g %s", (long long)cal_run, at, ref, wd->unit);
+                if (!o->quiet) printf("%s: reference from %s\n", wd->name, src);
+            }
+            json_object_set_new(refs, wd->name, json_string(src));
+        }
+        hj = host_info();
+        sj = settings(o, &o->def->sut, !o->def->has_sut, refs);
+    }
     host_text = json_dumps(hj, JSON_COMPACT);
     set_text = json_dumps(sj, JSON_COMPACT);
     json_decref(hj);
@@ -605,6 +657,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     }
 
     for (int rep = 0; rep < o->repeat && !stopped(&c); rep++) {
+        c.repeat = rep + 1;
         for (int i = 0; i < o->levels.n && !stopped(&c); i++) {
             int tiles = o->levels.tiles[i];
             r = run_level(&c, tiles, err);
@@ -631,6 +684,25 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         rc = TB_EXIT_ABORTED;
         tb_seterr(err, "interrupted: levels finished so far are stored; run marked interrupted");
         note(&c, "warning", "interrupted by signal");
+    }
+    if (o->calibrate && strcmp(status, TB_RUN_COMPLETE) == 0) {
+        /* the median phase's 1-tile throughput of each workload becomes its reference */
+        for (int w = 0; w < o->def->n_workloads && c.n_calib > 0; w++) {
+            double v[TB_MAX_PHASES];
+            const tb_workload_def *wd = &o->def->workloads[w];
+            for (int p = 0; p < c.n_calib; p++) v[p] = c.calib[p][w];
+            double ref = tb_score_median(v, c.n_calib);
+            if (tb_store_put_calibration(c.store, c.run_id, o->def->name, c.def_hash, wd->name, ref, wd->unit, e) != 0) {
+                tb_log(TB_LOG_ERROR, "%s", e);
+                rc = TB_EXIT_ABORTED;
+                status = TB_RUN_ABORTED;
+                continue;
+            }
+            snprintf(e, sizeof e, "calibration: %s reference %.4g %s (tile file: %g) for tile %s [%s]", wd->name, ref,
+                     wd->unit, wd->reference, o->def->name, c.def_hash);
+            note(&c, "info", e);
+            if (!o->quiet) printf("%s\n", e);
+        }
     }
 done:
     if (tb_store_finish_run(c.store, c.run_id, status, saturation, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);

@@ -32,6 +32,7 @@ typedef struct tb_run_opts {
                                  folder, removed after a clean stop */
     int threads;              /* load generator threads, 0 = online CPUs */
     int quiet;                /* no live progress */
+    int calibrate;            /* store each workload's 1-tile throughput as its reference */
     const char *preset;       /* "demo" or "compliant" */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
 } tb_run_opts;

@@ -128,50 +128,20 @@ static int set_workload(parse_state *ps, const char *sec, const char *name, cons
     return 1;
 }
 
-/* [qos.W] keys: "<Op>.p<NN> = dur", "<Op>.mean = dur", "error_rate = pct". */
+/* [qos.W] keys: the rule syntax of qos/qos.h (tb_qos_parse_rule). */
 static int add_rule(parse_state *ps, const char *sec, const char *wname, const char *key, const char *val) {
     tb_tiledef *def = ps->def;
     char e[TB_ERR_LEN];
     tb_qos_rule *r;
-    const char *dot = strchr(key, '.'); /* op names have no dots; p99.9 does */
-    const char *what = dot ? dot + 1 : key;
+    const char *base = strrchr(def->path, '/');
     if (def->n_rules >= TB_MAX_RULES) return fail(ps, sec, key, "too many rules");
     r = &def->rules[def->n_rules];
-    memset(r, 0, sizeof *r);
-    snprintf(r->workload, sizeof r->workload, "%s", wname);
-    if (dot) {
-        size_t n = (size_t)(dot - key);
-        if (n == 0 || n >= sizeof r->op) return fail(ps, sec, key, "bad op name");
-        memcpy(r->op, key, n);
-        r->op[n] = '\0';
-    } else {
-        snprintf(r->op, sizeof r->op, "*");
+    if (tb_qos_parse_rule(wname, key, val, r, e) != 0) {
+        snprintf(ps->err, sizeof ps->err, "%.200s:%d: %s", def->path, ps->line, e);
+        ps->failed = 1;
+        return 0;
     }
-    {
-        const char *base = strrchr(def->path, '/');
-        snprintf(r->source, sizeof r->source, "%.80s:%d", base ? base + 1 : def->path, ps->line);
-    }
-    if (strcmp(what, "error_rate") == 0) {
-        r->kind = TB_QOS_ERROR_RATE;
-        if (tb_parse_double(val, &r->limit, e) != 0) return fail(ps, sec, key, e);
-        if (r->limit < 0 || r->limit > 100) return fail(ps, sec, key, "must be a percentage in [0,100]");
-    } else if (strcmp(what, "mean") == 0 || (what[0] == 'p' && what[1])) {
-        uint64_t us;
-        if (!dot) return fail(ps, sec, key, "latency rules are written <Op>.pNN or <Op>.mean");
-        if (strcmp(what, "mean") == 0) {
-            r->kind = TB_QOS_MEAN;
-        } else {
-            char *end;
-            r->kind = TB_QOS_PERCENTILE;
-            r->pct = strtod(what + 1, &end);
-            if (*end || r->pct <= 0 || r->pct > 100)
-                return fail(ps, sec, key, "percentile must be p1..p100 (p999 is not p99.9: write p99.9)");
-        }
-        if (tb_parse_duration_us(val, &us, e) != 0) return fail(ps, sec, key, e);
-        r->limit = (double)us / 1000.0;
-    } else {
-        return fail(ps, sec, key, "unknown rule (use <Op>.pNN, <Op>.mean or error_rate)");
-    }
+    snprintf(r->source, sizeof r->source, "%.80s:%d", base ? base + 1 : def->path, ps->line);
     def->n_rules++;
     return 1;
 }
@@ -359,4 +329,28 @@ const char *tb_tiledef_default_path(void) {
     if (env && *env) return env;
     if (access(TB_SOURCE_DIR "/tiles/standard.ini", R_OK) == 0) return TB_SOURCE_DIR "/tiles/standard.ini";
     return TB_DATA_DIR "/standard.ini";
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s) {
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ull;
+    }
+    return h ^ 0xff; /* a separator, so "ab"+"c" differs from "a"+"bc" */
+}
+
+void tb_tiledef_workload_hash(const tb_tiledef *def, char out[17]) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    char buf[160];
+    for (int i = 0; i < def->n_workloads; i++) {
+        const tb_workload_def *w = &def->workloads[i];
+        snprintf(buf, sizeof buf, "%s|%s|%d|%llu|%s|%d|%llu|%s", w->name, w->kind, w->users,
+                 (unsigned long long)w->think_us, w->think_dist, w->cycle, (unsigned long long)w->timeout_us, w->unit);
+        h = fnv1a(h, buf);
+        for (int k = 0; k < w->n_params; k++) {
+            h = fnv1a(h, w->params[k].key);
+            h = fnv1a(h, w->params[k].value);
+        }
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
 }

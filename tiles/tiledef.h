@@ -72,6 +72,13 @@ void tb_tiledef_free(tb_tiledef *def);
 /* The workload's kind-specific value for key, or NULL. */
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key);
 
+/* A digest (FNV-1a 64, 16 hex digits + NUL into out[17]) of what defines the
+ * load of the tile: every workload's name, kind, users, timing, timeout,
+ * unit and own keys. Stages, QoS rules, references and [sut] are left out, so
+ * a calibration stays valid across SUTs and stage lengths but not across a
+ * changed workload. */
+void tb_tiledef_workload_hash(const tb_tiledef *def, char out[17]);
+
 /* Path of the shipped standard tile: $TB_TILE_FILE, else the source tree's
  * tiles/standard.ini, else the installed share/tilebench/standard.ini. */
 const char *tb_tiledef_default_path(void);

@@ -44,4 +44,19 @@ expect "validate run 1 --tiles 1 (failed)" "$rc" -eq 1
 rc=0; "$TILEBENCH" validate latest --db "$T/r.db" --tiles 5 >"$T/v3.out" 2>&1 || rc=$?
 expect "validate --tiles 5 (no such level)" "$rc" -eq 2
 grep -q "no load level with 5 tiles" "$T/v3.out" || fail "unclear message: $(cat "$T/v3.out")"
+# --calibrate: one tile's throughput becomes the reference of this tile
+# definition; the next run normalizes against it and says where it came from
+rc=0; "$TILEBENCH" run --config "$T/easy.ini" --calibrate --tiles 2 --db "$T/r.db" >"$T/c0.out" 2>&1 || rc=$?
+expect "--calibrate with --tiles 2" "$rc" -eq 2
+"$TILEBENCH" run --config "$T/easy.ini" --calibrate "${STAGES[@]}" --db "$T/r.db" >"$T/cal.log" 2>&1 ||
+    fail "calibration run exited $?: $(cat "$T/cal.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/cal.json"
+cal_id=$(jq .run.id "$T/cal.json")
+cal_tput=$(jq '.run.levels[0].workloads[0].throughput' "$T/cal.json")
+jq -r '.run.events[].message' "$T/cal.json" | grep -q "calibration: kv reference" || fail "no calibration event"
+"$TILEBENCH" run --config "$T/easy.ini" --tiles 1 "${STAGES[@]}" --db "$T/r.db" >"$T/run3.log" 2>&1 ||
+    fail "run after calibration exited $?: $(cat "$T/run3.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r3.json"
+expect "reference source" "$(jq -r '.run.settings.reference_source.kv' "$T/r3.json" | cut -d' ' -f1-3)" = "calibration run $cal_id"
+expect_true "reference = calibrated throughput" "$(jq '.run.levels[0].workloads[0].reference' "$T/r3.json")" ". == $cal_tput"
 echo "PASS test_qos_verdicts"

@@ -1,0 +1,413 @@
+/*
+ * cmd_meter.c: `tilebench meter probe|sim`.
+ *   probe URI [--samples N] [--interval DUR]: opens a meter, prints what it
+ *     says about itself and N samples as a table with their flags, and a
+ *     summary line that scripts can parse.
+ *   sim [--listen ADDR:PORT] [--protocol wt310|wt210|ptd] [--watts W |
+ *     --trace FILE | --cpu IDLE:MAX] [--fault KIND:N]...: the meter emulator
+ *     (powermeter/meter_sim.h) for tests and demos, until SIGINT/SIGTERM;
+ *     SIGUSR1 prints its counters.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cli/commands.h"
+#include "common/tb_common.h"
+#include "powermeter/meter.h"
+#include "powermeter/meter_sim.h"
+
+#define PROBE_DEFAULT_SAMPLES 5
+
+static void usage(FILE *f) {
+    fputs("usage: tilebench meter probe URI [--samples N] [--interval DUR]\n"
+          "       tilebench meter sim [--listen ADDR:PORT] [--protocol wt310|wt210|ptd]\n"
+          "                           [--watts W | --trace FILE [--loop] | --cpu IDLE:MAX]\n"
+          "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
+          "                           [--fault KIND:N]... [--pty]\n"
+          "\n"
+          "probe: open the meter, print its identity (model, *IDN?, ranges, driver) and N\n"
+          "samples (default 5, one per --interval, default 1s) with their flags, then a line\n"
+          "  summary: samples=N replies=R ok=K invalid=I overrange=O missing=M autorange=A mean_w=W\n"
+          "  Meter URIs: wt310://HOST:PORT, wt210://HOST:PORT,\n"
+          "  yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600, ptd://HOST:8888,\n"
+          "  ipmi://USER:PASS@HOST[:PORT]?method=dcmi|sensor&sensor=NAME, ipmi:local, rapl:,\n"
+          "  estimate:?idle=W&max=W, auto.\n"
+          "\n"
+          "sim: a meter emulator on TCP (a real protocol peer for tests and demos).\n"
+          "  --listen ADDR:PORT  address (default 127.0.0.1:0 = any free port; the bound\n"
+          "                      port is printed as 'listening on ADDR:PORT')\n"
+          "  --protocol P        wt310 (:NUMeric), wt210 (:MEASure) or ptd (SPEC PTDaemon)\n"
+          "  --watts W           constant power (default 100 W)\n"
+          "  --trace FILE        power from a trace: lines 'seconds,watts' (step function\n"
+          "                      from the sim's start); --loop repeats it\n"
+          "  --cpu IDLE:MAX      power follows this host's CPU utilization (linear model)\n"
+          "  --volts V, --pf PF  voltage and power factor served (default 230 V, 0.95)\n"
+          "  --elements N        input elements 1..3; W is split evenly, SIGMA is the sum\n"
+          "  --interval DUR      PTD sample interval when Go asks for 0 (default 1s)\n"
+          "  --fault KIND:N      every Nth value request: nan, inf (over-range), garbage,\n"
+          "                      stall (no reply), disconnect, uncertainty (PTD: 1.5%)\n"
+          "  --pty               also serve on a pseudo-terminal (printed as 'pty PATH'),\n"
+          "                      for yokogawa+serial://\n"
+          "  Counters: send 'tb:count?' on a connection, or SIGUSR1 (printed on stdout).\n"
+          "\n"
+          "exit status: 0 ok; 2 usage error or unknown meter scheme; 3 the meter could\n"
+          "not be opened, or (probe) every sample was missing.\n",
+          f);
+}
+
+static int usage_error(const char *what) {
+    fprintf(stderr, "tilebench meter: %s (see tilebench meter --help)\n", what);
+    return TB_EXIT_USAGE;
+}
+
+static void reset_getopt(void) {
+#ifdef __GLIBC__
+    optind = 0;
+#else
+    optind = 1;
+#endif
+    opterr = 0;
+}
+
+static const char *range_mode(int mode) {
+    return mode == TB_RANGE_AUTO ? "auto" : mode == TB_RANGE_FIXED ? "fixed" : "?";
+}
+
+static void flags_text(unsigned f, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (f & TB_SAMPLE_MISSING) strncat(buf, "MISSING,", len - strlen(buf) - 1);
+    if (f & TB_SAMPLE_INVALID) strncat(buf, "INVALID,", len - strlen(buf) - 1);
+    if (f & TB_SAMPLE_OVERRANGE) strncat(buf, "OVERRANGE,", len - strlen(buf) - 1);
+    if (f & TB_SAMPLE_AUTORANGE) strncat(buf, "AUTORANGE,", len - strlen(buf) - 1);
+    if (f & TB_SAMPLE_ESTIMATED) strncat(buf, "ESTIMATED,", len - strlen(buf) - 1);
+    if (buf[0])
+        buf[strlen(buf) - 1] = '\0';
+    else
+        snprintf(buf, len, "ok");
+}
+
+static void print_num(double v, int width, int prec) {
+    if (isnan(v))
+        printf(" %*s", width, "-");
+    else
+        printf(" %*.*f", width, prec, v);
+}
+
+static int cmd_probe(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"samples", required_argument, NULL, 'n'},
+        {"interval", required_argument, NULL, 'i'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
+    uint64_t samples = PROBE_DEFAULT_SAMPLES, interval_us = 1000000u, next;
+    unsigned long long n_ok = 0, n_inv = 0, n_over = 0, n_miss = 0, n_auto = 0;
+    double sum_w = 0;
+    const tb_meter_info *info;
+    tb_meter *m = NULL;
+    const char *uri;
+    int c;
+
+    reset_getopt();
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (tb_parse_u64(optarg, &samples, err) != 0 || samples == 0 || samples > 1000000) {
+                snprintf(msg, sizeof msg, "--samples: '%s': expected an integer 1..1000000", optarg);
+                return usage_error(msg);
+            }
+            break;
+        case 'i':
+            if (tb_parse_duration_us(optarg, &interval_us, err) != 0) {
+                snprintf(msg, sizeof msg, "--interval: %s", err);
+                return usage_error(msg);
+            }
+            if (interval_us < 10000u) return usage_error("--interval: must be at least 10ms");
+            break;
+        case 'h': usage(stdout); return TB_EXIT_OK;
+        case ':': snprintf(msg, sizeof msg, "option '%s' needs a value", argv[optind - 1]); return usage_error(msg);
+        default: snprintf(msg, sizeof msg, "unknown option '%s'", argv[optind - 1]); return usage_error(msg);
+        }
+    }
+    if (optind + 1 != argc) return usage_error(optind >= argc ? "probe: missing URI" : "probe: one URI only");
+    uri = argv[optind];
+    if (tb_meter_open(uri, &m, err) != 0) {
+        fprintf(stderr, "tilebench meter probe: %s\n", err);
+        return tb_meter_scheme_known(uri) ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+    }
+    info = tb_meter_get_info(m);
+    printf("meter:     %s\n", info->uri);
+    printf("model:     %s\n", info->model);
+    printf("idn:       %s\n", info->idn[0] ? info->idn : "-");
+    if (info->serial[0] || info->firmware[0])
+        printf("serial:    %s  firmware: %s\n", info->serial[0] ? info->serial : "-",
+               info->firmware[0] ? info->firmware : "-");
+    if (info->driver[0]) printf("driver:    %s\n", info->driver);
+    if (info->volt_mode || info->amp_mode || info->volt_range_v > 0 || info->amp_range_a > 0)
+        printf("ranges:    %g V (%s), %g A (%s)\n", info->volt_range_v, range_mode(info->volt_mode), info->amp_range_a,
+               range_mode(info->amp_mode));
+    if (info->crest_factor > 0) printf("crest:     %g\n", info->crest_factor);
+    if (info->update_ms) printf("update:    %u ms\n", info->update_ms);
+    if (info->avg_window_ms) printf("window:    %u ms (the meter's own averaging)\n", info->avg_window_ms);
+    printf("estimated: %s\n", info->estimated ? "yes (ESTIMATED power, not a measurement)" : "no");
+    printf("\n%4s  %-24s %10s %9s %9s %7s %6s  %s\n", "#", "time (UTC)", "W", "V", "A", "PF", "unc%", "flags");
+    fflush(stdout);
+
+    next = tb_now_us();
+    for (uint64_t i = 0; i < samples; i++) {
+        tb_sample s;
+        char ts[32], fl[96], serr[TB_ERR_LEN] = "";
+        uint64_t now = tb_now_us();
+        if (next > now) {
+            struct timespec d = {(time_t)((next - now) / 1000000u), (long)(((next - now) % 1000000u) * 1000u)};
+            nanosleep(&d, NULL);
+        }
+        next += interval_us;
+        (void)tb_meter_sample(m, &s, serr);
+        tb_format_wall(s.wall_us, ts, sizeof ts);
+        flags_text(s.flags, fl, sizeof fl);
+        printf("%4llu  %-24s", (unsigned long long)(i + 1), ts);
+        print_num(s.watts, 10, 3);
+        print_num(s.volts, 9, 2);
+        print_num(s.amps, 9, 4);
+        print_num(s.pf, 7, 4);
+        print_num(s.uncertainty_pct, 6, 3);
+        printf("  %s%s%s\n", fl, serr[0] ? ": " : "", serr);
+        fflush(stdout);
+        if (s.flags & TB_SAMPLE_MISSING)
+            n_miss++;
+        else if (s.flags & TB_SAMPLE_OVERRANGE)
+            n_over++;
+        else if (s.flags & TB_SAMPLE_INVALID)
+            n_inv++;
+        else {
+            n_ok++;
+            sum_w += s.watts;
+        }
+        if (s.flags & TB_SAMPLE_AUTORANGE) n_auto++;
+    }
+    printf("summary: samples=%llu replies=%llu ok=%llu invalid=%llu overrange=%llu missing=%llu autorange=%llu "
+           "mean_w=%.3f\n",
+           (unsigned long long)samples, (unsigned long long)samples - n_miss, n_ok, n_inv, n_over, n_miss, n_auto,
+           n_ok ? sum_w / (double)n_ok : NAN);
+    tb_meter_close(m);
+    return n_miss == samples ? TB_EXIT_ABORTED : TB_EXIT_OK;
+}
+
+static volatile sig_atomic_t sim_stop, sim_dump;
+static void on_stop(int sig) {
+    (void)sig;
+    sim_stop = 1;
+}
+static void on_dump(int sig) {
+    (void)sig;
+    sim_dump = 1;
+}
+
+/* Parses a non-negative number with an optional unit suffix (e.g. "120W"). */
+static int parse_num(const char *opt, const char *val, const char *unit, double lo, double hi, double *out) {
+    char *end;
+    double v = strtod(val, &end);
+    char msg[TB_ERR_LEN];
+    if (end != val && unit && strcasecmp(end, unit) == 0) end += strlen(end);
+    if (end == val || *end || !isfinite(v) || v < lo || v > hi) {
+        snprintf(msg, sizeof msg, "%s: '%s': expected a number %g..%g%s%s", opt, val, lo, hi, unit ? " " : "",
+                 unit ? unit : "");
+        usage_error(msg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int cmd_sim(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"listen", required_argument, NULL, 'l'},   {"protocol", required_argument, NULL, 'p'},
+        {"watts", required_argument, NULL, 'w'},    {"trace", required_argument, NULL, 't'},
+        {"loop", no_argument, NULL, 'L'},           {"cpu", required_argument, NULL, 'c'},
+        {"volts", required_argument, NULL, 'v'},    {"pf", required_argument, NULL, 'f'},
+        {"elements", required_argument, NULL, 'e'}, {"interval", required_argument, NULL, 'i'},
+        {"fault", required_argument, NULL, 'F'},    {"pty", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    };
+    tb_msim_opts o;
+    tb_msim *sim = NULL;
+    tb_msim_counters k;
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64], cpu_uri[128] = "", line[512];
+    const char *listen_arg = NULL;
+    int c, have_watts = 0;
+    struct sigaction sa;
+
+    tb_msim_defaults(&o);
+    reset_getopt();
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': listen_arg = optarg; break;
+        case 'p':
+            if (strcasecmp(optarg, "wt310") == 0)
+                o.protocol = TB_MSIM_WT310;
+            else if (strcasecmp(optarg, "wt210") == 0)
+                o.protocol = TB_MSIM_WT210;
+            else if (strcasecmp(optarg, "ptd") == 0)
+                o.protocol = TB_MSIM_PTD;
+            else {
+                snprintf(msg, sizeof msg, "--protocol: '%s': expected wt310, wt210 or ptd", optarg);
+                return usage_error(msg);
+            }
+            break;
+        case 'w':
+            if (parse_num("--watts", optarg, "W", 0, 1e6, &o.watts) != 0) return TB_EXIT_USAGE;
+            have_watts = 1;
+            break;
+        case 't': o.trace = optarg; break;
+        case 'L': o.trace_loop = 1; break;
+        case 'c': {
+            const char *colon = strchr(optarg, ':');
+            double idle, max;
+            char a[64];
+            if (!colon || (size_t)(colon - optarg) >= sizeof a) {
+                snprintf(msg, sizeof msg, "--cpu: '%s': expected IDLE:MAX in W (e.g. 50:200)", optarg);
+                return usage_error(msg);
+            }
+            memcpy(a, optarg, (size_t)(colon - optarg));
+            a[colon - optarg] = '\0';
+            if (parse_num("--cpu IDLE", a, "W", 0, 1e6, &idle) != 0 ||
+                parse_num("--cpu MAX", colon + 1, "W", idle, 1e6, &max) != 0)
+                return TB_EXIT_USAGE;
+            snprintf(cpu_uri, sizeof cpu_uri, "estimate:?idle=%g&max=%g", idle, max);
+            o.cpu_model = cpu_uri;
+            break;
+        }
+        case 'v':
+            if (parse_num("--volts", optarg, "V", 1, 1000, &o.volts) != 0) return TB_EXIT_USAGE;
+            break;
+        case 'f':
+            if (parse_num("--pf", optarg, NULL, 0.01, 1, &o.pf) != 0) return TB_EXIT_USAGE;
+            break;
+        case 'e':
+            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3') {
+                snprintf(msg, sizeof msg, "--elements: '%s': expected 1, 2 or 3", optarg);
+                return usage_error(msg);
+            }
+            o.elements = optarg[0] - '0';
+            break;
+        case 'i':
+            if (tb_parse_duration_us(optarg, &o.ptd_interval_us, err) != 0 || o.ptd_interval_us < 10000u) {
+                snprintf(msg, sizeof msg, "--interval: '%s': expected a duration >= 10ms", optarg);
+                return usage_error(msg);
+            }
+            break;
+        case 'F':
+            if (o.nfaults == TB_MSIM_MAX_FAULTS) return usage_error("--fault: at most 8");
+            if (tb_msim_parse_fault(optarg, &o.faults[o.nfaults], err) != 0) {
+                snprintf(msg, sizeof msg, "--fault: %s", err);
+                return usage_error(msg);
+            }
+            o.nfaults++;
+            break;
+        case 'P': o.pty = 1; break;
+        case 'h': usage(stdout); return TB_EXIT_OK;
+        case ':': snprintf(msg, sizeof msg, "option '%s' needs a value", argv[optind - 1]); return usage_error(msg);
+        default: snprintf(msg, sizeof msg, "unknown option '%s'", argv[optind - 1]); return usage_error(msg);
+        }
+    }
+    if (optind != argc) {
+        snprintf(msg, sizeof msg, "sim: unexpected argument '%s'", argv[optind]);
+        return usage_error(msg);
+    }
+    if ((have_watts + (o.trace != NULL) + (o.cpu_model != NULL)) > 1)
+        return usage_error("--watts, --trace and --cpu contradict each other: give one");
+    if (o.trace_loop && !o.trace) return usage_error("--loop only applies to --trace");
+    for (int i = 0; i < o.nfaults; i++)
+        if (o.faults[i].kind == TB_MSIM_FAULT_UNCERTAINTY && o.protocol != TB_MSIM_PTD)
+            return usage_error("--fault uncertainty: only the ptd protocol reports uncertainty");
+    if (o.pty && o.protocol == TB_MSIM_PTD) return usage_error("--pty: PTDaemon is TCP only");
+    if (listen_arg) {
+        const char *colon = strrchr(listen_arg, ':');
+        size_t hl;
+        uint64_t port;
+        if (!colon || tb_parse_u64(colon + 1, &port, err) != 0 || port > 65535) {
+            snprintf(msg, sizeof msg, "--listen: '%s': expected ADDR:PORT (PORT 0 = any free port)", listen_arg);
+            return usage_error(msg);
+        }
+        hl = (size_t)(colon - listen_arg);
+        if (hl >= 2 && listen_arg[0] == '[' && listen_arg[hl - 1] == ']') {
+            listen_arg++;
+            hl -= 2;
+        }
+        if (hl == 0 || hl >= sizeof o.host) {
+            snprintf(msg, sizeof msg, "--listen: '%s': missing address", listen_arg);
+            return usage_error(msg);
+        }
+        memcpy(o.host, listen_arg, hl);
+        o.host[hl] = '\0';
+        snprintf(o.port, sizeof o.port, "%llu", (unsigned long long)port);
+    }
+    if (tb_msim_open(&o, &sim, err) != 0) {
+        fprintf(stderr, "tilebench meter sim: %s\n", err);
+        return strstr(err, "listen") ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = on_dump;
+    sigaction(SIGUSR1, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    printf("meter sim %s: %s", TB_VERSION,
+           o.protocol == TB_MSIM_PTD     ? "ptd"
+           : o.protocol == TB_MSIM_WT210 ? "wt210"
+                                         : "wt310");
+    if (o.trace)
+        printf(", trace %s%s", o.trace, o.trace_loop ? " (looped)" : "");
+    else if (o.cpu_model)
+        printf(", %s", o.cpu_model);
+    else
+        printf(", %g W", o.watts);
+    printf(", %g V, PF %g, %d element%s", o.volts, o.pf, o.elements, o.elements > 1 ? "s" : "");
+    for (int i = 0; i < o.nfaults; i++) {
+        static const char *const names[] = {"nan", "inf", "garbage", "stall", "disconnect", "uncertainty"};
+        printf("%s%s:%llu", i ? "," : ", faults ", names[o.faults[i].kind], (unsigned long long)o.faults[i].every);
+    }
+    printf("\n");
+    if (tb_msim_pty_path(sim)[0]) printf("pty %s\n", tb_msim_pty_path(sim));
+    if (strchr(o.host, ':'))
+        printf("listening on [%s]:%d\n", o.host, tb_msim_port(sim));
+    else
+        printf("listening on %s:%d\n", o.host, tb_msim_port(sim));
+    fflush(stdout);
+    if (tb_msim_run(sim, &sim_stop, &sim_dump, stdout, err) != 0) {
+        fprintf(stderr, "tilebench meter sim: %s\n", err);
+        tb_msim_close(sim);
+        return TB_EXIT_ABORTED;
+    }
+    tb_msim_get_counters(sim, &k);
+    tb_msim_format_counters(&k, line, sizeof line);
+    printf("counters: %s\n", line);
+    fflush(stdout);
+    tb_msim_close(sim);
+    return TB_EXIT_OK;
+}
+
+int tb_cmd_meter(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return TB_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return TB_EXIT_OK;
+    }
+    if (strcmp(argv[1], "probe") == 0) return cmd_probe(argc - 1, argv + 1);
+    if (strcmp(argv[1], "sim") == 0) return cmd_sim(argc - 1, argv + 1);
+    fprintf(stderr, "tilebench meter: unknown subcommand '%s' (probe or sim)\n", argv[1]);
+    return TB_EXIT_USAGE;
+}

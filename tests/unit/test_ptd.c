@@ -1,0 +1,160 @@
+/*
+ * test_ptd.c: unit tests of the SPEC PTDaemon reply parsers (ptd.h) on raw
+ * reply lines as PTDaemon sends them (examples from shared/notes/meters.md):
+ * Identify, RR, Watts, Uncertainty (and its old name Accuracy), RL headers
+ * and sample lines with -1 (error) and -2 (missed) markers, warnings,
+ * errors and garbage.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "powermeter/meter.h"
+#include "powermeter/ptd.h"
+
+static void test_classify(void **state) {
+    (void)state;
+    assert_int_equal(tb_ptd_classify("Hello, PTDaemon here!"), TB_PTD_LINE);
+    assert_int_equal(tb_ptd_classify("Watts,100.0,99,101,10,0,10"), TB_PTD_LINE);
+    assert_int_equal(tb_ptd_classify("Error: no measurement to stop"), TB_PTD_ERROR);
+    assert_int_equal(tb_ptd_classify("Invalid number of parameters"), TB_PTD_ERROR);
+    assert_int_equal(tb_ptd_classify("Unknown command"), TB_PTD_ERROR);
+    assert_int_equal(tb_ptd_classify("Invalid channel"), TB_PTD_ERROR);
+    assert_int_equal(tb_ptd_classify("Error in parameter"), TB_PTD_ERROR);
+    assert_int_equal(tb_ptd_classify("Meter busy"), TB_PTD_ERROR);
+    assert_int_equal(tb_ptd_classify("No data"), TB_PTD_ERROR);
+    assert_int_equal(tb_ptd_classify("WARNING: Uncertainty 1.45%, which is above 1.00% limit for the last sample!"),
+                     TB_PTD_UNCERT_WARN);
+    assert_int_equal(tb_ptd_classify("ERROR: Can't evaluate uncertainty of this sample!"), TB_PTD_UNCERT_WARN);
+}
+
+static void test_identify(void **state) {
+    tb_ptd_ident id;
+    (void)state;
+    assert_int_equal(tb_ptd_parse_identify("YokogawaWT330E,1000,1,1,1,1,0,0,1,version=1.9.2-abc,OS=Windows,"
+                                           "mode=power,1,1,1,0,0,no_cal_date,YOKOGAWA;WT333E;C3VD30030E;F1.04",
+                                           &id),
+                     0);
+    assert_string_equal(id.device, "YokogawaWT330E");
+    assert_int_equal(id.interval_ms, 1000);
+    assert_true(id.can_w && id.can_v && id.can_a && id.can_pf);
+    assert_string_equal(id.version, "1.9.2-abc");
+    assert_string_equal(id.mode, "power");
+    assert_string_equal(id.idn, "YOKOGAWA,WT333E,C3VD30030E,F1.04");
+    /* a temperature sensor: parses, mode says so, no IDN */
+    assert_int_equal(tb_ptd_parse_identify("PCsensor USB9097+DS18B20,5000,1,0,0,0,0,0,1,version=1.9.1,OS=W,"
+                                           "mode=temperature,0,0,1,0,0,no_cal_date,na",
+                                           &id),
+                     0);
+    assert_string_equal(id.mode, "temperature");
+    assert_string_equal(id.idn, "");
+    assert_int_equal(tb_ptd_parse_identify("garbage", &id), -1);
+    assert_int_equal(tb_ptd_parse_identify("Unknown command", &id), -1);
+    assert_int_equal(tb_ptd_parse_identify("Dev,abc", &id), -1);
+}
+
+static void test_ranges_watts_uncertainty(void **state) {
+    tb_ptd_ranges r;
+    tb_ptd_watts w;
+    tb_ptd_uncertainty u;
+    (void)state;
+    assert_int_equal(tb_ptd_parse_ranges("Ranges,0,20,0,300", &r), 0);
+    assert_int_equal(r.amp_auto, 0);
+    assert_true(r.amp_range_a == 20);
+    assert_true(r.volt_range_v == 300);
+    assert_int_equal(tb_ptd_parse_ranges("Ranges,1,-1,-1,-1", &r), 0);
+    assert_int_equal(r.amp_auto, 1);
+    assert_int_equal(r.volt_auto, -1);
+    assert_int_equal(tb_ptd_parse_ranges("Ranges,0,20", &r), -1);
+    assert_int_equal(tb_ptd_parse_ranges("Watts,1,2,3,4,5,6", &r), -1);
+
+    assert_int_equal(tb_ptd_parse_watts("Watts,215.5,210.0,220.25,60,1,59", &w), 0);
+    assert_true(w.avg_w == 215.5 && w.min_w == 210.0 && w.max_w == 220.25);
+    assert_true(w.samples == 60 && w.errors == 1 && w.valid == 59);
+    assert_int_equal(tb_ptd_parse_watts("Watts,215.5,210.0", &w), -1);
+    assert_int_equal(tb_ptd_parse_watts("Watts,x,1,2,3,4,5", &w), -1);
+
+    assert_int_equal(tb_ptd_parse_uncertainty("Uncertainty,0.002100,0.001900,0.015000,60,1,59,0", &u), 0);
+    assert_true(fabs(u.avg - 0.0021) < 1e-12 && fabs(u.max - 0.015) < 1e-12);
+    assert_true(u.total == 60 && u.invalid == 1 && u.valid == 59 && u.unknown == 0);
+    assert_int_equal(tb_ptd_parse_uncertainty("Accuracy,0.002,0.002,0.002,5,0,5,0", &u), 0); /* PTD < 1.4.3 */
+    assert_int_equal(tb_ptd_parse_uncertainty("Uncertainty,0.002,0.002", &u), -1);
+    assert_int_equal(tb_ptd_parse_uncertainty("Uncertainty,0.002,0.002,0.002,-5,0,5,0", &u), -1);
+}
+
+static void test_rl(void **state) {
+    unsigned n = 99;
+    double w, v, a, pf;
+    int64_t t;
+    (void)state;
+    assert_int_equal(tb_ptd_parse_rl_header("Last 1 sample", &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(tb_ptd_parse_rl_header("Last 12 samples", &n), 0);
+    assert_int_equal(n, 12);
+    assert_int_equal(tb_ptd_parse_rl_header("Last 0 samples", &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(tb_ptd_parse_rl_header("Last x samples", &n), -1);
+    assert_int_equal(tb_ptd_parse_rl_header("No data", &n), -1);
+
+    assert_int_equal(
+        tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.250,Watts,215.500000,Volts,230.1,Amps,0.98,PF,0.95", &w, &v,
+                               &a, &pf, &t),
+        0);
+    assert_true(w == 215.5 && fabs(v - 230.1) < 1e-12 && fabs(a - 0.98) < 1e-12 && pf == 0.95);
+    assert_true(t > 0 && t % 1000000 == 250000);
+    /* fields in another order, and one we do not know */
+    assert_int_equal(
+        tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,PF,0.9,Mark,x,Watts,100", &w, &v, &a, &pf, &t), 0);
+    assert_true(w == 100 && pf == 0.9 && isnan(v));
+    /* -1: the sample is an error; -2: missed */
+    assert_int_equal(tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Watts,-1.000000,Volts,-1,Amps,-1,PF,-1", &w,
+                                            &v, &a, &pf, &t),
+                     TB_SAMPLE_INVALID);
+    assert_true(isnan(w));
+    assert_int_equal(tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Watts,-2.000000,Volts,-2,Amps,-2,PF,-2", &w,
+                                            &v, &a, &pf, &t),
+                     TB_SAMPLE_MISSING);
+    /* V/A unknown while W is good: the sample stands */
+    assert_int_equal(
+        tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Watts,50,Volts,-1,Amps,-1", &w, &v, &a, &pf, &t), 0);
+    assert_true(w == 50 && isnan(v));
+    /* garbage */
+    assert_int_equal(tb_ptd_parse_rl_sample("T\x7fime,,,@@garbage4", &w, &v, &a, &pf, &t), TB_SAMPLE_INVALID);
+    assert_int_equal(tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Volts,230", &w, &v, &a, &pf, &t),
+                     TB_SAMPLE_INVALID); /* no watts at all */
+    assert_int_equal(tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Watts,NaN", &w, &v, &a, &pf, &t),
+                     TB_SAMPLE_INVALID);
+    assert_int_equal(tb_ptd_parse_rl_sample("", &w, &v, &a, &pf, &t), TB_SAMPLE_INVALID);
+}
+
+static void test_uri_errors(void **state) {
+    tb_meter *m = (tb_meter *)0x1;
+    char err[TB_ERR_LEN];
+    (void)state;
+    assert_int_equal(tb_meter_open("ptd://127.0.0.1:1?intervl=1s", &m, err), -1);
+    assert_non_null(strstr(err, "'intervl': unknown parameter"));
+    assert_int_equal(tb_meter_open("ptd://127.0.0.1:1?interval=0", &m, err), -1);
+    assert_non_null(strstr(err, "interval"));
+    assert_int_equal(tb_meter_open("ptd://127.0.0.1:1?volts=abc", &m, err), -1);
+    assert_non_null(strstr(err, "volts"));
+    /* a closed port: the connect error, with the port */
+    assert_int_equal(tb_meter_open("ptd://127.0.0.1:1", &m, err), -1);
+    assert_non_null(strstr(err, "connect 127.0.0.1:1"));
+    assert_null(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_identify),
+        cmocka_unit_test(test_ranges_watts_uncertainty),
+        cmocka_unit_test(test_rl),
+        cmocka_unit_test(test_uri_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
