@@ -579,10 +579,17 @@ static void imap_on_read(struct bufferevent *bev, void *arg) {
                 return;
             }
         } else {
-            /* the op may end here and the next one start later: drain first */
+            /* The op may end here, and even drop the connection with its
+             * buffers: work from a copy of the tagged line, drained first.
+             * (Regression: imap_tagged_after_drain, a use-after-free that
+             * AddressSanitizer caught in test_sweep's mail workload.) */
+            char stack[1024], *line = (size_t)n < sizeof stack ? stack : xmalloc((size_t)n + 1);
+            memcpy(line, data, (size_t)n);
+            line[n] = '\0';
             evbuffer_drain(in, (size_t)n);
             tb_imap_scan_reset(&mu->scan);
-            imap_tagged(mu, &r);
+            if (tb_imap_resp_parse(line, (size_t)n, &r, err) == 0) imap_tagged(mu, &r);
+            if (line != stack) free(line);
             continue;
         }
         if (!mu->bev) return;
