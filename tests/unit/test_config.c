@@ -194,6 +194,22 @@ static void bad_files(void **state) {
     }
 }
 
+/* Every shipped example tile parses. */
+static void examples_parse(void **state) {
+    static const char *const files[] = {"tiles/examples/redis-seed.ini"};
+    (void)state;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        tb_tiledef def;
+        char err[TB_ERR_LEN] = "", path[512];
+        snprintf(path, sizeof path, "%s/%s", getenv("TB_SOURCE_DIR") ? getenv("TB_SOURCE_DIR") : TB_SOURCE_DIR,
+                 files[i]);
+        if (tb_tiledef_load(path, &def, err) != 0) fail_msg("%s", err);
+        assert_int_equal(def.workloads[0].users, 1000);
+        assert_string_equal(tb_tiledef_param(&def.workloads[0], "value_size")->value, "1");
+        tb_tiledef_free(&def);
+    }
+}
+
 static void unreadable_file(void **state) {
     tb_tiledef def;
     char err[TB_ERR_LEN] = "";
@@ -208,7 +224,7 @@ int main(void) {
         cmocka_unit_test(durations),         cmocka_unit_test(numbers),
         cmocka_unit_test(tile_specs),        cmocka_unit_test(standard_tile_parses),
         cmocka_unit_test(sut_section_and_overrides), cmocka_unit_test(bad_files),
-        cmocka_unit_test(unreadable_file),
+        cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
