@@ -46,6 +46,11 @@ uint64_t tb_poller_max_jitter_us(tb_poller *p);
  */
 uint64_t tb_poller_skipped_ticks(tb_poller *p);
 
+/* Wake-up lateness of the ticks due at or after since_us (monotonic):
+ * nearest-rank p50 and p99 and the max, µs. Returns the number of ticks (0:
+ * all three are 0). */
+int tb_poller_jitter(tb_poller *p, uint64_t since_us, uint64_t *p50_us, uint64_t *p99_us, uint64_t *max_us);
+
 /* Stops and joins the thread, frees everything. NULL is a no-op. */
 void tb_poller_stop(tb_poller *p);
 

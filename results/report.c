@@ -170,14 +170,36 @@ static int add_meters(read_ctx *c, int64_t run_id, json_t *run, int *estimated) 
     int rc;
     *estimated = 0;
     json_object_set_new(run, "meters", arr);
-    if (prep(c, "SELECT uri, model, idn, estimated FROM meters WHERE run_id = ?1 ORDER BY idx", &st) != 0) return -1;
+    if (prep(c,
+             "SELECT uri, model, idn, estimated, serial, firmware, driver, volt_range_v, amp_range_a, volt_mode,"
+             " amp_mode, crest_factor, update_ms, avg_window_ms,"
+             " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.run_id = meters.run_id"
+             "  AND p.meter_idx = meters.idx),"
+             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+             "  AND (p.flags & 7) != 0)"
+             " FROM meters WHERE run_id = ?1 ORDER BY idx",
+             &st) != 0)
+        return -1;
     sqlite3_bind_int64(st, 1, run_id);
     while ((rc = next_row(c, st)) == 1) {
-        json_t *m = json_object();
+        json_t *m = json_object(), *r = json_object();
         json_object_set_new(m, "uri", col_str(st, 0));
         json_object_set_new(m, "model", col_str(st, 1));
         json_object_set_new(m, "idn", col_str(st, 2));
         json_object_set_new(m, "estimated", col_bool(st, 3));
+        json_object_set_new(m, "serial", col_str(st, 4));
+        json_object_set_new(m, "firmware", col_str(st, 5));
+        json_object_set_new(m, "driver", col_str(st, 6));
+        json_object_set_new(r, "volts", col_real(st, 7));
+        json_object_set_new(r, "amps", col_real(st, 8));
+        json_object_set_new(r, "volt_mode", col_str(st, 9));
+        json_object_set_new(r, "amp_mode", col_str(st, 10));
+        json_object_set_new(m, "ranges", r);
+        json_object_set_new(m, "crest_factor", col_real(st, 11));
+        json_object_set_new(m, "update_ms", col_int(st, 12));
+        json_object_set_new(m, "avg_window_ms", col_int(st, 13));
+        json_object_set_new(m, "max_uncertainty_pct", col_real(st, 14));
+        json_object_set_new(m, "invalid_samples", col_int(st, 15));
         if (sqlite3_column_int(st, 3)) *estimated = 1;
         json_array_append_new(arr, m);
     }

@@ -1109,9 +1109,12 @@ static void html_meters(page *p) {
     const json_t *meters = json_object_get(p->run, "meters"), *m;
     size_t i;
     if (!section(f, "meters", "Meters", json_array_size(meters) == 0, "No meter recorded.")) return;
-    table_open(f, "##|URI|model|IDN|estimated");
+    table_open(f, "##|URI|model|IDN|driver|V range|A range|crest factor|update ms|max uncertainty %|invalid "
+                  "samples|estimated");
     json_array_foreach(meters, i, m) {
         int est = json_is_true(json_object_get(m, "estimated"));
+        const json_t *r = json_object_get(m, "ranges");
+        char buf[64];
         row_open(f, est, NULL);
         td_num(f, (double)i, 0);
         fputs("<td><code>", f);
@@ -1119,9 +1122,22 @@ static void html_meters(page *p) {
         fputs("</code></td>", f);
         td_text(f, jstr(m, "model"));
         td_text(f, jstr(m, "idn"));
+        td_text(f, jstr(m, "driver"));
+        /* a range with its mode: "300 (fixed)", "20 (auto)"; blank when the meter does not say */
+        snprintf(buf, sizeof buf, "%.4g (%s)", jnum(r, "volts"), jstr(r, "volt_mode"));
+        td_text(f, isnan(jnum(r, "volts")) ? jstr(r, "volt_mode") : buf);
+        snprintf(buf, sizeof buf, "%.4g (%s)", jnum(r, "amps"), jstr(r, "amp_mode"));
+        td_text(f, isnan(jnum(r, "amps")) ? jstr(r, "amp_mode") : buf);
+        td_num(f, jnum(m, "crest_factor"), 0);
+        td_num(f, jnum(m, "update_ms"), 0);
+        td_num(f, jnum(m, "max_uncertainty_pct"), 3);
+        td_num(f, jnum(m, "invalid_samples"), 0);
         fputs(est ? "<td class=\"fail\">ESTIMATED</td></tr>\n" : "<td>no (measured)</td></tr>\n", f);
     }
-    fputs("</table>\n<p class=\"note\">URIs are stored with passwords removed.</p>\n", f);
+    fputs("</table>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
+          "the meter at the start of the run; auto-ranging during steady state is a validity warning "
+          "(SPECpower). Invalid samples: NaN, over-range, missing or above 1% uncertainty.</p>\n",
+          f);
 }
 
 static void html_events(page *p) {

@@ -162,7 +162,19 @@ static const char *const migrations[] = {
     "  run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,"
     "  created_at TEXT NOT NULL"
     ");"
-    "CREATE INDEX calibrations_key ON calibrations(tile_name, def_hash, workload);",
+    "CREATE INDEX calibrations_key ON calibrations(tile_name, def_hash, workload);"
+    /* what a meter says about itself (design.md: ranges and uncertainty in the report) */
+    "ALTER TABLE meters ADD COLUMN serial TEXT;"
+    "ALTER TABLE meters ADD COLUMN firmware TEXT;"
+    "ALTER TABLE meters ADD COLUMN driver TEXT;"
+    "ALTER TABLE meters ADD COLUMN volt_range_v REAL;"
+    "ALTER TABLE meters ADD COLUMN amp_range_a REAL;"
+    "ALTER TABLE meters ADD COLUMN volt_mode TEXT;"
+    "ALTER TABLE meters ADD COLUMN amp_mode TEXT;"
+    "ALTER TABLE meters ADD COLUMN crest_factor REAL;"
+    "ALTER TABLE meters ADD COLUMN update_ms INTEGER;"
+    "ALTER TABLE meters ADD COLUMN avg_window_ms INTEGER;"
+    "ALTER TABLE power_samples ADD COLUMN uncertainty_pct REAL;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -189,7 +201,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_RUN] = "INSERT INTO runs (label, status, tile_name, tile_spec, started_at, tilebench_version,"
                " host_json, settings_json, config_text, writer_pid, writer_start)"
                " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated, serial, firmware, driver,"
+                 " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
@@ -201,7 +215,7 @@ static const char *const stmt_sql[ST_COUNT] = {
               " p99_ms, p999_ms, max_ms, hist, hist_uncorrected)"
               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
-                  " amps, pf, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                  " amps, pf, flags, uncertainty_pct) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile)"
                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_EVENT] = "INSERT INTO events (run_id, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
@@ -563,9 +577,14 @@ static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const t
         bind_real(st, 8, x->amps);
         bind_real(st, 9, x->pf);
         sqlite3_bind_int64(st, 10, (int64_t)x->flags);
+        bind_real(st, 11, x->uncertainty_pct);
         if ((rc = step_done(st)) != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
+}
+
+static const char *range_mode(int mode) {
+    return mode == TB_RANGE_AUTO ? "auto" : mode == TB_RANGE_FIXED ? "fixed" : "";
 }
 
 int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, char *err) {
@@ -598,6 +617,22 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
         bind_text(st, 4, m->model, 1);
         bind_text(st, 5, m->idn, 1);
         sqlite3_bind_int(st, 6, m->estimated ? 1 : 0);
+        bind_text(st, 7, m->serial, 1);
+        bind_text(st, 8, m->firmware, 1);
+        bind_text(st, 9, m->driver, 1);
+        /* 0 means "the meter did not say": stored as NULL, never as a reading */
+        if (m->volt_range_v > 0) sqlite3_bind_double(st, 10, m->volt_range_v);
+        else sqlite3_bind_null(st, 10);
+        if (m->amp_range_a > 0) sqlite3_bind_double(st, 11, m->amp_range_a);
+        else sqlite3_bind_null(st, 11);
+        bind_text(st, 12, range_mode(m->volt_mode), 1);
+        bind_text(st, 13, range_mode(m->amp_mode), 1);
+        if (m->crest_factor > 0) sqlite3_bind_double(st, 14, m->crest_factor);
+        else sqlite3_bind_null(st, 14);
+        if (m->update_ms > 0) sqlite3_bind_int64(st, 15, m->update_ms);
+        else sqlite3_bind_null(st, 15);
+        if (m->avg_window_ms > 0) sqlite3_bind_int64(st, 16, m->avg_window_ms);
+        else sqlite3_bind_null(st, 16);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
     if (tx_commit(s, what, err) != 0) return -1;

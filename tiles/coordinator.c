@@ -33,6 +33,8 @@
 #define COLLECT_GRACE_US 50000
 /* A load level is invalid when more than this share of power samples is bad (design.md). */
 #define MAX_BAD_SAMPLE_PCT 1.0
+/* A meter uncertainty above this invalidates a level (SPECpower run rules, design.md). */
+#define MAX_UNCERTAINTY_PCT 1.0
 /* The load generator is CPU-bound when it used >= 90% of its threads' capacity (issue 7). */
 #define CPU_BOUND_FRACTION 0.9
 
@@ -289,6 +291,28 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
             append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
         }
     }
+    {
+        /* SPECpower: a meter's uncertainty above 1% invalidates; auto-ranging
+         * during measurement is a warning */
+        double max_unc = 0;
+        int autorange = 0;
+        for (int i = 0; i < n_samples; i++) {
+            if (isfinite(samples[i].s.uncertainty_pct) && samples[i].s.uncertainty_pct > max_unc)
+                max_unc = samples[i].s.uncertainty_pct;
+            if (samples[i].s.flags & TB_SAMPLE_AUTORANGE) autorange++;
+        }
+        if (max_unc > MAX_UNCERTAINTY_PCT) {
+            lr.valid = 0;
+            snprintf(msg, sizeof msg, "meter uncertainty up to %.2f%% (limit %.0f%%)", max_unc, MAX_UNCERTAINTY_PCT);
+            append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
+        }
+        if (autorange > 0) {
+            snprintf(msg, sizeof msg, "%d tiles phase %d: %d power samples taken while the meter was auto-ranging",
+                     tiles, p + 1, autorange);
+            note(c, "warning", msg);
+            if (!c->o->quiet) printf("  warning: %s\n", msg);
+        }
+    }
     if (cpu_s >= CPU_BOUND_FRACTION * steady_s * lg->ops->threads(lg->self)) {
         lr.valid = 0;
         snprintf(msg, sizeof msg, "load generator CPU-bound (%.0f%% of %d threads)",
@@ -376,13 +400,16 @@ static int run_level(run_ctx *c, int tiles, char *err) {
         r = finish_phase(c, &pl, p, st, all, cpu1 - cpu0, err);
         if (r >= 0) {
             /* the load generator's own health over the phase, for the reader to judge the numbers */
-            char msg[256];
+            char msg[320];
+            uint64_t j50, j99, jmax;
+            tb_poller_jitter(c->poller, pl.phase_start_us[p], &j50, &j99, &jmax);
             snprintf(msg, sizeof msg,
                      "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms; CPU %.0f%% of %d "
-                     "threads; meter poller max lateness %.1f ms",
+                     "threads; meter poller lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms",
                      tiles, p + 1, (double)smax / 1000.0, (double)sp99 / 1000.0,
                      100.0 * (cpu1 - cpu0) / ((double)sd->steady_us / 1e6 * c->lg->ops->threads(c->lg->self)),
-                     c->lg->ops->threads(c->lg->self), (double)tb_poller_max_jitter_us(c->poller) / 1000.0);
+                     c->lg->ops->threads(c->lg->self), (double)j50 / 1000.0, (double)j99 / 1000.0,
+                     (double)jmax / 1000.0);
             note(c, "info", msg);
             if (!c->o->quiet) printf("  %s\n", msg + strcspn(msg, ":") + 2);
         }

@@ -254,6 +254,31 @@ static void test_poller_skips_ticks_after_stall_instead_of_bursting(void **state
     tb_meter_close(m);
 }
 
+/* tb_poller_jitter: one lateness per tick, ordered statistics, window by due time. */
+static void test_poller_jitter_stats(void **state) {
+    tb_meter *m = open_meter("estimate:");
+    tb_poller *p = NULL;
+    char err[TB_ERR_LEN] = "";
+    uint64_t t0 = tb_now_us(), p50, p99, max, mid;
+    int n, n_mid;
+    (void)state;
+    assert_int_equal(tb_poller_start(&m, 1, 20000, &p, err), 0);
+    sleep_us(200000);
+    mid = tb_now_us();
+    sleep_us(200000);
+    n = tb_poller_jitter(p, t0, &p50, &p99, &max);
+    n_mid = tb_poller_jitter(p, mid, &p50, &p99, &max);
+    /* at most one tick per 20 ms since t0 (the schedule cannot run ahead), and most of them */
+    assert_true(n >= 5 && n <= 21);
+    assert_true(n_mid >= 1 && n_mid < n);
+    assert_true(p50 <= p99 && p99 <= max);
+    assert_true(max <= tb_poller_max_jitter_us(p));
+    assert_int_equal(tb_poller_jitter(p, tb_now_us() + 10000000, &p50, &p99, &max), 0);
+    assert_true(p50 == 0 && p99 == 0 && max == 0);
+    tb_poller_stop(p);
+    tb_meter_close(m);
+}
+
 static void test_poller_bad_args(void **state) {
     tb_meter *m = NULL;
     tb_meter *none[1] = {NULL};
@@ -279,6 +304,7 @@ int main(void) {
         cmocka_unit_test(test_poller_missing_meter_makes_latest_nan),
         cmocka_unit_test(test_poller_skips_ticks_after_stall_instead_of_bursting),
         cmocka_unit_test(test_poller_bad_args),
+        cmocka_unit_test(test_poller_jitter_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
