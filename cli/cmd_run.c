@@ -27,6 +27,10 @@ static void usage(FILE *f) {
             "started on loopback and stopped at the end, also on SIGINT or failure.\n\n"
             "  --tiles SPEC        load levels: 3, 1..4, 1,2,4,8 or auto (default 1..3)\n"
             "  --max-tiles N       with --tiles auto: the most tiles to try (default 8)\n"
+            "  --auto-step N       with --tiles auto: climb 1, 1+N, 1+2N, ... (default 1)\n"
+            "  --auto-double       with --tiles auto: climb 1, 2, 4, 8, ...\n"
+            "  --bisect            with --tiles auto: after the first failing level, bisect\n"
+            "                      between it and the last passing one\n"
             "  --config FILE       tile definition file (default: the shipped standard tile,\n"
             "                      %s)\n"
             "  --db FILE           results database (default tilebench-results.db)\n"
@@ -63,7 +67,7 @@ static int bad(const char *opt, const char *msg) {
 int tb_cmd_run(int argc, char **argv) {
     enum { O_TILES = 256, O_MAX_TILES, O_CONFIG, O_DB, O_LABEL, O_METER, O_RAMP_UP, O_WARM_UP, O_STEADY,
            O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP,
-           O_CALIBRATE };
+           O_CALIBRATE, O_AUTO_STEP, O_AUTO_DOUBLE, O_BISECT };
     static const struct option longopts[] = {
         {"tiles", required_argument, NULL, O_TILES},     {"max-tiles", required_argument, NULL, O_MAX_TILES},
         {"config", required_argument, NULL, O_CONFIG},   {"db", required_argument, NULL, O_DB},
@@ -75,6 +79,8 @@ int tb_cmd_run(int argc, char **argv) {
         {"report", required_argument, NULL, O_REPORT},   {"threads", required_argument, NULL, O_THREADS},
         {"sut-dir", required_argument, NULL, O_SUT_DIR}, {"quiet", no_argument, NULL, O_QUIET},
         {"help", no_argument, NULL, O_HELP},             {"calibrate", no_argument, NULL, O_CALIBRATE},
+        {"auto-step", required_argument, NULL, O_AUTO_STEP}, {"auto-double", no_argument, NULL, O_AUTO_DOUBLE},
+        {"bisect", no_argument, NULL, O_BISECT},
         {NULL, 0, NULL, 0}};
     const char *tiles = NULL, *config = NULL, *preset = "demo";
     const char *dur_arg[5] = {NULL, NULL, NULL, NULL, NULL}; /* ramp_up warm_up steady ramp_down idle */
@@ -130,6 +136,13 @@ int tb_cmd_run(int argc, char **argv) {
         case O_SUT_DIR: o.sut_dir = optarg; break;
         case O_QUIET: o.quiet = 1; break;
         case O_CALIBRATE: o.calibrate = 1; break;
+        case O_AUTO_STEP:
+            if (tb_parse_u64(optarg, &v, err) != 0 || v < 1 || v > TB_MAX_LEVELS)
+                return bad("--auto-step", "must be an integer 1..256");
+            o.auto_step = (int)v;
+            break;
+        case O_AUTO_DOUBLE: o.auto_double = 1; break;
+        case O_BISECT: o.bisect = 1; break;
         case O_HELP: usage(stdout); return TB_EXIT_OK;
         default:
             fprintf(stderr, "tilebench run: unknown or incomplete option '%s' (see tilebench run --help)\n",
@@ -146,6 +159,10 @@ int tb_cmd_run(int argc, char **argv) {
     if (!tiles) tiles = o.calibrate ? "1" : "1..3";
     if (tb_levels_parse(tiles, (int)max_tiles, &o.levels, err) != 0) return bad("--tiles", err);
     if (max_tiles_given && !o.levels.is_auto) return bad("--max-tiles", "only applies to --tiles auto");
+    if ((o.auto_step || o.auto_double || o.bisect) && !o.levels.is_auto)
+        return bad(o.auto_step ? "--auto-step" : o.auto_double ? "--auto-double" : "--bisect",
+                   "only applies to --tiles auto");
+    if (o.auto_step && o.auto_double) return bad("--auto-step", "contradicts --auto-double: give one");
 
     if (!config) config = tb_tiledef_default_path();
     if (tb_tiledef_load(config, &def, err) != 0) {

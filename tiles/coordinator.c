@@ -25,6 +25,7 @@
 #include "qos/qos.h"
 #include "results/report.h"
 #include "results/store.h"
+#include "scoring/saturation.h"
 #include "scoring/score.h"
 #include "tiles/sut.h"
 
@@ -683,27 +684,68 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         }
     }
 
-    for (int rep = 0; rep < o->repeat && !stopped(&c); rep++) {
-        c.repeat = rep + 1;
-        for (int i = 0; i < o->levels.n && !stopped(&c); i++) {
-            int tiles = o->levels.tiles[i];
-            r = run_level(&c, tiles, err);
-            c.levels_done++;
-            if (r == -2) break;
-            if (r < 0) {
-                note(&c, "error", err);
-                rc = TB_EXIT_ABORTED;
-                status = TB_RUN_ABORTED;
-                goto done;
+    {
+        /* every level run so far, over all repeats: saturation comes from these */
+        int n_tried = 0, cap_tried = o->repeat * (o->levels.n + 16);
+        int *tried = xcalloc((size_t)cap_tried, sizeof *tried), *passed = xcalloc((size_t)cap_tried, sizeof *passed);
+        for (int rep = 0; rep < o->repeat && !stopped(&c); rep++) {
+            int rep_first = n_tried;
+            c.repeat = rep + 1;
+            for (int i = 0; !stopped(&c); i++) {
+                int tiles;
+                if (o->levels.is_auto) {
+                    /* climb (and optionally bisect) from this repeat's own verdicts */
+                    tb_saturation_opts so = {.max_tiles = o->levels.n, .step = o->auto_step,
+                                             .doubling = o->auto_double, .bisect = o->bisect};
+                    tb_saturation_step step;
+                    r = tb_saturation_next(tried + rep_first, passed + rep_first, n_tried - rep_first, &so, &step, e);
+                    if (r < 0) {
+                        tb_seterr(err, "auto: %s", e);
+                        rc = TB_EXIT_ABORTED;
+                        status = TB_RUN_ABORTED;
+                        break;
+                    }
+                    if (r == 0) {
+                        if (step.capped)
+                            snprintf(e, sizeof e, "auto: every level up to %d tiles passed QoS: the SUT did not "
+                                                  "saturate (saturation >= %d tiles)", o->levels.n, step.saturation);
+                        else
+                            snprintf(e, sizeof e, "auto: QoS failed at %d tiles; saturation is %d tiles",
+                                     step.first_fail, step.saturation);
+                        note(&c, "info", e);
+                        if (!o->quiet) printf("%s\n", e);
+                        break;
+                    }
+                    tiles = step.next_tiles;
+                } else {
+                    if (i >= o->levels.n) break;
+                    tiles = o->levels.tiles[i];
+                }
+                r = run_level(&c, tiles, err);
+                c.levels_done++;
+                if (r == -2) break;
+                if (r < 0) {
+                    note(&c, "error", err);
+                    rc = TB_EXIT_ABORTED;
+                    status = TB_RUN_ABORTED;
+                    break;
+                }
+                if (n_tried == cap_tried) {
+                    cap_tried *= 2;
+                    tried = xrealloc(tried, (size_t)cap_tried * sizeof *tried);
+                    passed = xrealloc(passed, (size_t)cap_tried * sizeof *passed);
+                }
+                tried[n_tried] = tiles;
+                passed[n_tried++] = r == 1;
             }
-            if (r == 1 && tiles > saturation) saturation = tiles;
-            if (r == 0 && o->levels.is_auto) {
-                snprintf(e, sizeof e, "auto: QoS failed at %d tiles; saturation is %d tiles", tiles, saturation);
-                note(&c, "info", e);
-                if (!o->quiet) printf("%s\n", e);
-                break;
-            }
+            if (rc != TB_EXIT_OK) break;
         }
+        /* VMmark: the largest level that passes QoS (in every repeat) */
+        saturation = tb_saturation_largest_pass(tried, passed, n_tried);
+        if (saturation == 0) saturation = -1;
+        free(tried);
+        free(passed);
+        if (rc != TB_EXIT_OK) goto done;
     }
     if (stopped(&c)) {
         end_progress_line(&c);

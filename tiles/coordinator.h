@@ -33,6 +33,9 @@ typedef struct tb_run_opts {
     int threads;              /* load generator threads, 0 = online CPUs */
     int quiet;                /* no live progress */
     int calibrate;            /* store each workload's 1-tile throughput as its reference */
+    int auto_step;            /* --tiles auto: climb by this many tiles (0 = 1) */
+    int auto_double;          /* --tiles auto: double the tiles at each step instead */
+    int bisect;               /* --tiles auto: bisect between the last pass and the first fail */
     const char *preset;       /* "demo" or "compliant" */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
 } tb_run_opts;
