@@ -48,6 +48,7 @@ typedef struct kv_user {
     int inflight;   /* replies still due for the batch in flight */
     int op;         /* kind of the batch in flight */
     uint64_t seq;   /* next key for the sequential pattern */
+    uint64_t backoff_us; /* reconnect back-off after a lost or refused connection */
 } kv_user;
 
 static const char *const known_keys[] = {"set_pct", "keyspace", "value_size", "key_pattern", "zipf_theta",
@@ -241,10 +242,18 @@ static void on_reply(redisAsyncContext *ac, void *r, void *priv) {
     tb_op_status st = TB_OP_OK;
     (void)ac;
     if (s->dropping || s->inflight <= 0) return;
-    if (!reply) st = s->connected ? TB_OP_ERR_IO : TB_OP_ERR_CONNECT;
-    else if (reply->type == REDIS_REPLY_ERROR) st = TB_OP_ERR_SERVER;
-    else if (reply->type != REDIS_REPLY_STATUS && reply->type != REDIS_REPLY_STRING && reply->type != REDIS_REPLY_NIL)
-        st = TB_OP_ERR_CONTENT;
+    if (!reply) {
+        st = s->connected ? TB_OP_ERR_IO : TB_OP_ERR_CONNECT;
+        /* back off before reconnecting: 100 ms doubling to 5 s (tilebench choice) */
+        s->backoff_us = s->backoff_us ? (s->backoff_us * 2 > 5000000 ? 5000000 : s->backoff_us * 2) : 100000;
+        tb_user_delay_next(s->u, s->backoff_us);
+    } else {
+        s->backoff_us = 0;
+        if (reply->type == REDIS_REPLY_ERROR) st = TB_OP_ERR_SERVER;
+        else if (reply->type != REDIS_REPLY_STATUS && reply->type != REDIS_REPLY_STRING &&
+                 reply->type != REDIS_REPLY_NIL)
+            st = TB_OP_ERR_CONTENT;
+    }
     if (--s->inflight > 0) /* an earlier reply of a pipelined batch */
         tb_user_record(s->u, s->op, tb_user_intended_us(s->u), tb_now_us(), st);
     else
@@ -304,6 +313,30 @@ static void kv_user_free(void *st) {
     free(s);
 }
 
+/* SUT-ready check: Redis answers PING within 5 s. */
+static int kv_probe(const void *cfg, int tiles, char *err) {
+    const kv_cfg *c = cfg;
+    struct timeval tv = {5, 0};
+    redisContext *rc = redisConnectWithTimeout(c->host, c->port, tv);
+    redisReply *r;
+    (void)tiles;
+    if (!rc || rc->err) {
+        tb_seterr(err, "kv: connect %s:%d: %s", c->host, c->port, rc ? rc->errstr : "out of memory");
+        if (rc) redisFree(rc);
+        return -1;
+    }
+    r = redisCommand(rc, "PING");
+    if (!r || r->type == REDIS_REPLY_ERROR) {
+        tb_seterr(err, "kv: %s:%d: PING: %s", c->host, c->port, r ? r->str : rc->errstr);
+        if (r) freeReplyObject(r);
+        redisFree(rc);
+        return -1;
+    }
+    freeReplyObject(r);
+    redisFree(rc);
+    return 0;
+}
+
 /* SET is set_pct% of the ops, GET the rest. */
 static double kv_mix_target_pct(const void *cfg, int op) {
     const kv_cfg *c = cfg;
@@ -323,4 +356,5 @@ const tb_workload_vt tb_kv_workload = {
     .op_cancel = kv_op_cancel,
     .user_free = kv_user_free,
     .mix_target_pct = kv_mix_target_pct,
+    .probe = kv_probe,
 };

@@ -28,11 +28,43 @@
 #include "loadgen/workload.h"
 #include "tiles/oltp_schema.h"
 
-enum { OP_ORDER = 0, OP_LOGIN, OP_NEWCUST, OP_BROWSE, OP_PURCHASE, OP_ROLLBACK, OP_POINT, N_OPS };
-static const char *const op_names[N_OPS] = {"Order",    "Login",    "NewCustomer", "Browse",
-                                            "Purchase", "Rollback", "Point"};
+enum {
+    OP_ORDER = 0,
+    OP_LOGIN,
+    OP_NEWCUST,
+    OP_BROWSE_CAT,
+    OP_BROWSE_ACTOR,
+    OP_BROWSE_TITLE,
+    OP_PURCHASE,
+    OP_ROLLBACK,
+    OP_POINT,
+    N_OPS
+};
+static const char *const op_names[N_OPS] = {"Order",       "Login",    "NewCustomer", "BrowseCategory", "BrowseActor",
+                                            "BrowseTitle", "Purchase", "Rollback",    "Point"};
 
-enum { STEP_IDLE = 0, STEP_CONNECT, STEP_LOGIN, STEP_BROWSE, STEP_PURCHASE, STEP_POINT };
+enum { STEP_IDLE = 0, STEP_CONNECT, STEP_PREPARE, STEP_LOGIN, STEP_BROWSE, STEP_PURCHASE, STEP_POINT };
+
+/* The statements, prepared once per connection (SQL-level PREPARE, all in one
+ * round trip) and run with PQsendQueryPrepared, as DS2's driver does with its
+ * stored procedures; each is one PostgreSQL transaction in autocommit. */
+enum { Q_LOGIN = 0, Q_NEWCUST, Q_BROWSE_CAT, Q_BROWSE_ACTOR, Q_BROWSE_TITLE, Q_PURCHASE, Q_POINT, N_Q };
+static const char *const q_names[N_Q] = {"tb_login",        "tb_new_customer", "tb_browse_category",
+                                         "tb_browse_actor", "tb_browse_title", "tb_purchase", "tb_point"};
+static const char prepare_sql[] =
+    "PREPARE tb_login(text, text) AS SELECT login($1, $2);"
+    "PREPARE tb_new_customer(text, text, text, text) AS SELECT new_customer($1, $2, $3, $4);"
+    "PREPARE tb_browse_category(int) AS SELECT prod_id, title, actor, price FROM products"
+    " WHERE category = $1 AND special = 1 LIMIT 10;"
+    "PREPARE tb_browse_actor(text) AS SELECT prod_id, title, actor, price FROM products WHERE actor = $1 LIMIT 10;"
+    "PREPARE tb_browse_title(text) AS SELECT prod_id, title, actor, price FROM products WHERE title = $1 LIMIT 10;"
+    "PREPARE tb_purchase(int, int[], int[]) AS SELECT purchase($1, $2, $3);"
+    "PREPARE tb_point(int) AS SELECT title, price FROM products WHERE prod_id = $1;";
+
+/* Reconnect back-off after a failed connect: doubling from 100 ms to 5 s
+ * (tilebench choice), reset by a successful connect. */
+#define BACKOFF_MIN_US 100000
+#define BACKOFF_MAX_US 5000000
 
 typedef struct oltp_cfg {
     char conninfo[600];
@@ -55,6 +87,7 @@ typedef struct oltp_user {
     uint64_t step_start_us;
     PGresult *res;          /* first result of the statement in flight */
     unsigned long seq;      /* new-customer counter, makes usernames unique */
+    uint64_t backoff_us;    /* current reconnect back-off; 0 after a good connect */
 } oltp_user;
 
 static const char *const known_keys[] = {"mode", "new_customer_pct", "browse_min", "browse_max", "items_min",
@@ -147,27 +180,42 @@ static void order_done_later(oltp_user *s, tb_op_status st) {
     tb_user_op_done_soon(s->u, st);
 }
 
+/* After a failed connect or a lost connection: wait longer before the next try. */
+static void back_off(oltp_user *s) {
+    s->backoff_us = s->backoff_us ? s->backoff_us * 2 : BACKOFF_MIN_US;
+    if (s->backoff_us > BACKOFF_MAX_US) s->backoff_us = BACKOFF_MAX_US;
+    tb_user_delay_next(s->u, s->backoff_us);
+}
+
 static void fail_step(oltp_user *s, tb_op_status st) {
     /* a failed step of an order is recorded itself; a point lookup is the op */
     if (s->step >= STEP_LOGIN && s->step != STEP_POINT)
         tb_user_record(s->u, s->sub_op, s->step_start_us, tb_now_us(), st);
-    if (st == TB_OP_ERR_IO || st == TB_OP_ERR_CONNECT) drop_conn(s);
+    if (st == TB_OP_ERR_IO || st == TB_OP_ERR_CONNECT || s->step == STEP_PREPARE) {
+        drop_conn(s); /* unusable: lost, or without its prepared statements */
+        back_off(s);
+    }
     order_done_later(s, st);
 }
 
 static void on_write(evutil_socket_t fd, short what, void *arg);
 
-/* Sends one statement; its result arrives through on_read. */
-static void send_step(oltp_user *s, int step, int sub_op, const char *sql, int n, const char *const *vals) {
-    int r;
+static void flush_out(oltp_user *s);
+
+/* Runs prepared statement q; its result arrives through on_read. */
+static void send_step(oltp_user *s, int step, int sub_op, int q, int n, const char *const *vals) {
     s->step = step;
     s->sub_op = sub_op;
     s->step_start_us = tb_now_us();
-    if (!PQsendQueryParams(s->conn, sql, n, NULL, vals, NULL, NULL, 0)) {
+    if (!PQsendQueryPrepared(s->conn, q_names[q], n, vals, NULL, NULL, 0)) {
         fail_step(s, TB_OP_ERR_IO);
         return;
     }
-    r = PQflush(s->conn);
+    flush_out(s);
+}
+
+static void flush_out(oltp_user *s) {
+    int r = PQflush(s->conn);
     if (r < 0) {
         fail_step(s, TB_OP_ERR_IO);
     } else if (r == 1) {
@@ -193,34 +241,29 @@ static void step_login(oltp_user *s) {
         const char *v[4] = {"First", "Last", a, "password"};
         snprintf(a, sizeof a, "nc%d_%d_%lu_%llu", tb_user_tile(s->u), tb_user_index(s->u), ++s->seq,
                  (unsigned long long)(tb_user_rand(s->u) % 1000000000ull));
-        send_step(s, STEP_LOGIN, OP_NEWCUST, "SELECT new_customer($1,$2,$3,$4)", 4, v);
+        send_step(s, STEP_LOGIN, OP_NEWCUST, Q_NEWCUST, 4, v);
     } else {
         const char *v[2] = {b, "password"};
         snprintf(b, sizeof b, "user%d", tb_user_rand_range(s->u, 1, TB_OLTP_CUSTOMERS));
-        send_step(s, STEP_LOGIN, OP_LOGIN, "SELECT login($1,$2)", 2, v);
+        send_step(s, STEP_LOGIN, OP_LOGIN, Q_LOGIN, 2, v);
     }
 }
 
 static void step_browse(oltp_user *s) {
     char a[64];
     const char *v[1] = {a};
-    switch (tb_user_rand_range(s->u, 0, 2)) {
+    switch (tb_user_rand_range(s->u, 0, 2)) { /* DS2: by category, actor or title, 1/3 each */
     case 0:
         snprintf(a, sizeof a, "%d", tb_user_rand_range(s->u, 1, TB_OLTP_CATEGORIES));
-        send_step(s, STEP_BROWSE, OP_BROWSE,
-                  "SELECT prod_id, title, actor, price FROM products WHERE category = $1 AND special = 1 "
-                  "LIMIT 10",
-                  1, v);
+        send_step(s, STEP_BROWSE, OP_BROWSE_CAT, Q_BROWSE_CAT, 1, v);
         break;
     case 1:
         snprintf(a, sizeof a, "ACTOR %d", tb_user_rand_range(s->u, 1, TB_OLTP_ACTORS));
-        send_step(s, STEP_BROWSE, OP_BROWSE,
-                  "SELECT prod_id, title, actor, price FROM products WHERE actor = $1 LIMIT 10", 1, v);
+        send_step(s, STEP_BROWSE, OP_BROWSE_ACTOR, Q_BROWSE_ACTOR, 1, v);
         break;
     default:
         snprintf(a, sizeof a, "TITLE %d", tb_user_rand_range(s->u, 1, TB_OLTP_TITLES));
-        send_step(s, STEP_BROWSE, OP_BROWSE,
-                  "SELECT prod_id, title, actor, price FROM products WHERE title = $1 LIMIT 10", 1, v);
+        send_step(s, STEP_BROWSE, OP_BROWSE_TITLE, Q_BROWSE_TITLE, 1, v);
         break;
     }
 }
@@ -241,14 +284,14 @@ static void step_purchase(oltp_user *s) {
     }
     snprintf(ids + li, sizeof ids - li, "}");
     snprintf(qty + lq, sizeof qty - lq, "}");
-    send_step(s, STEP_PURCHASE, OP_PURCHASE, "SELECT purchase($1, $2::int[], $3::int[])", 3, v);
+    send_step(s, STEP_PURCHASE, OP_PURCHASE, Q_PURCHASE, 3, v);
 }
 
 static void step_point(oltp_user *s) {
     char a[32];
     const char *v[1] = {a};
     snprintf(a, sizeof a, "%d", tb_user_rand_range(s->u, 1, TB_OLTP_PRODUCTS));
-    send_step(s, STEP_POINT, OP_POINT, "SELECT title, price FROM products WHERE prod_id = $1", 1, v);
+    send_step(s, STEP_POINT, OP_POINT, Q_POINT, 1, v);
 }
 
 /* The first statement of the op in flight, once connected. */
@@ -298,9 +341,14 @@ static void on_step_result(oltp_user *s, PGresult *res) {
         tb_user_op_done(s->u, rows == 1 ? TB_OP_OK : TB_OP_ERR_CONTENT);
         break;
     }
+    case STEP_PREPARE:
+        PQclear(res);
+        s->backoff_us = 0; /* connected and ready */
+        first_step(s);
+        break;
     case STEP_BROWSE:
         PQclear(res);
-        tb_user_record(s->u, OP_BROWSE, s->step_start_us, end, TB_OP_OK);
+        tb_user_record(s->u, s->sub_op, s->step_start_us, end, TB_OP_OK);
         next_browse_or_purchase(s);
         break;
     case STEP_PURCHASE: {
@@ -335,15 +383,22 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
         if (!r) { /* statement complete */
             PGresult *done = s->res;
             s->res = NULL;
-            if (s->step < STEP_LOGIN) {
+            if (s->step < STEP_PREPARE) {
                 if (done) PQclear(done);
                 return;
             }
             on_step_result(s, done);
             return; /* on_step_result may have sent the next statement */
         }
-        if (!s->res) s->res = r;
-        else PQclear(r);
+        /* keep the first result, or the first error among several (PREPARE x7) */
+        if (!s->res) {
+            s->res = r;
+        } else if (PQresultStatus(r) == PGRES_FATAL_ERROR && PQresultStatus(s->res) != PGRES_FATAL_ERROR) {
+            PQclear(s->res);
+            s->res = r;
+        } else {
+            PQclear(r);
+        }
     }
 }
 
@@ -361,7 +416,14 @@ static void connected(oltp_user *s) {
     PQsetnonblocking(s->conn, 1);
     s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_READ | EV_PERSIST, on_read, s);
     event_add(s->sock_ev, NULL);
-    first_step(s);
+    /* prepare every statement in one round trip, then run the op */
+    s->step = STEP_PREPARE;
+    s->step_start_us = tb_now_us();
+    if (!PQsendQuery(s->conn, prepare_sql)) {
+        fail_step(s, TB_OP_ERR_IO);
+        return;
+    }
+    flush_out(s);
 }
 
 static void on_connect_poll(evutil_socket_t fd, short what, void *arg) {
@@ -373,6 +435,7 @@ static void on_connect_poll(evutil_socket_t fd, short what, void *arg) {
     else if (pr == PGRES_POLLING_FAILED) {
         tb_log(TB_LOG_DEBUG, "oltp connect: %s", PQerrorMessage(s->conn));
         drop_conn(s);
+        back_off(s);
         order_done(s, TB_OP_ERR_CONNECT);
     } else arm_connect(s, pr);
 }
@@ -388,6 +451,7 @@ static void oltp_op_start(void *st, int op) {
         s->conn = PQconnectStartParams(keys, vals, 1);
         if (!s->conn || PQstatus(s->conn) == CONNECTION_BAD) {
             drop_conn(s);
+            back_off(s);
             order_done_later(s, TB_OP_ERR_CONNECT);
             return;
         }
@@ -410,11 +474,45 @@ static void oltp_user_free(void *st) {
     free(s);
 }
 
+/* SUT-ready check: one connection, and tiles 1..tiles each have their
+ * schema with its products loaded. */
+static int oltp_probe(const void *cfg, int tiles, char *err) {
+    const oltp_cfg *c = cfg;
+    const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
+    const char *vals[] = {c->conninfo, "tilebench-probe", "10", NULL};
+    PGconn *conn = PQconnectdbParams(keys, vals, 1);
+    int rc = 0;
+    if (PQstatus(conn) != CONNECTION_OK) {
+        char *msg = PQerrorMessage(conn);
+        size_t n = strlen(msg);
+        while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
+        tb_seterr(err, "oltp: connect %s: %s", c->conninfo, msg);
+        PQfinish(conn);
+        return -1;
+    }
+    for (int t = 1; t <= tiles && rc == 0; t++) {
+        char sql[96];
+        PGresult *r;
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM tile%d.products", t);
+        r = PQexec(conn, sql);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK || atoi(PQgetvalue(r, 0, 0)) != TB_OLTP_PRODUCTS) {
+            tb_seterr(err, "oltp: %s: tile %d has no OLTP data (schema tile%d with %d products); load it with "
+                           "`tilebench sut up --tiles %d` or point [sut] pg at a loaded server",
+                      c->conninfo, t, t, TB_OLTP_PRODUCTS, tiles);
+            rc = -1;
+        }
+        PQclear(r);
+    }
+    PQfinish(conn);
+    return rc;
+}
+
 const tb_workload_vt tb_oltp_workload = {
     .kind = "oltp",
     .n_ops = N_OPS,
     .op_names = op_names,
     .metric_mask = (1u << OP_ORDER) | (1u << OP_POINT),
+    .probe = oltp_probe,
     .configure = oltp_configure,
     .cfg_free = oltp_cfg_free,
     .user_new = oltp_user_new,

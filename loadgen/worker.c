@@ -43,6 +43,7 @@ struct tb_user_ctx {
     struct event *soon;    /* completes an op on the next loop turn */
     tb_op_status soon_status;
     uint64_t intended_us, sent_us;
+    uint64_t delay_us; /* extra wait before the next op (tb_user_delay_next) */
     int op;
     int busy;
     uint64_t rng[4];
@@ -233,9 +234,14 @@ static void schedule(tb_user_ctx *u, uint64_t intended_us) {
 }
 
 static void schedule_next(tb_user_ctx *u, uint64_t end_us) {
-    uint64_t think = draw_think(u);
-    schedule(u, u->def->cycle ? u->intended_us + think : end_us + think);
+    uint64_t think = draw_think(u) + u->delay_us;
+    /* a back-off restarts the cycle grid: missed cycles are not owed */
+    uint64_t base = u->def->cycle && !u->delay_us ? u->intended_us : end_us;
+    u->delay_us = 0;
+    schedule(u, base + think);
 }
+
+void tb_user_delay_next(tb_user_ctx *u, uint64_t us) { u->delay_us = us; }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg) {
     tb_user_ctx *u = arg;

@@ -47,6 +47,11 @@ void tb_user_op_done(tb_user_ctx *u, tb_op_status st);
  * timeout or op_cancel in between drops it. */
 void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st);
 
+/* Pushes the next op's intended start back by us on top of its think time:
+ * a back-off after failed connects, so a down server is not hammered. The
+ * extra wait is the workload's choice, so it is not counted as latency. */
+void tb_user_delay_next(tb_user_ctx *u, uint64_t us);
+
 /* Records a sub-step the workload timed itself (e.g. an order's Login),
  * latency end-start in µs, uncorrected and corrected alike. */
 void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st);
@@ -84,6 +89,11 @@ typedef struct tb_workload_vt {
     void (*op_cancel)(void *st);
     /* Frees the state, closing connections, without calling back. */
     void (*user_free)(void *st);
+    /* Optional: checks once, before a level starts, that the SUT answers and
+     * holds data for tiles 1..tiles (a "SUT ready" check). 0, or -1 with err
+     * naming the endpoint and why ("oltp: host=... : password authentication
+     * failed"). */
+    int (*probe)(const void *cfg, int tiles, char *err);
     /* Optional (NULL = no mix rule possible): op's target share in % of the
      * workload's primary ops, from its configuration, for Faban's mix
      * deviation rule; -1 when op is not part of the mix. */

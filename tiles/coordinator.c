@@ -637,6 +637,16 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         cleanup(&c);
         return TB_EXIT_USAGE;
     }
+    /* SUT ready: each workload's servers answer and hold data for every tile */
+    for (int w = 0; w < o->def->n_workloads; w++) {
+        const tb_workload_vt *vt = c.lg->vt[w];
+        if (vt->probe && vt->probe(c.lg->cfg[w], max_tiles, err) != 0) {
+            note(&c, "error", err);
+            if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+            cleanup(&c);
+            return TB_EXIT_ABORTED;
+        }
+    }
     if (tb_poller_start(c.meters, o->n_meters, 1000000, &c.poller, err) != 0) {
         note(&c, "error", err);
         if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);

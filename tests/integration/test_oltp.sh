@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# test_oltp.sh: the OLTP workload against a real PostgreSQL. The orders table
+# grows by exactly the purchases the driver counts (within the orders in
+# flight when the level stops), rolled-back purchases change nothing, and
+# pg_stat_database's rollbacks stay at zero; a PostgreSQL restart in the middle
+# of steady state is survived (users reconnect with back-off, errors are
+# counted, the run completes); a missing database or tile fails at start with
+# exit 3 and a clear message.
+source "$(dirname "$0")/lib.sh"
+
+"$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+PG=$(sed -n 's/^pg = //p' "$T/sut/sut.ini")
+q() { psql "$PG" -XAtc "$1"; }
+tile() { # extra lines...
+    printf '[tile]\nname = oltp\n[workload.oltp]\nkind = oltp\nusers = 5\nthink_time = 50ms\nthink_dist = uniform\n'
+    printf 'unit = OPM\nreference = 1000\ntimeout = 5s\n'
+    printf '%s\n' "$@"
+    cat "$T/sut/sut.ini"
+}
+tile >"$T/oltp.ini"
+RUN=(--tiles 1 --ramp-up 0 --warm-up 1s --ramp-down 0 --idle 0 --quiet --db "$T/r.db")
+sumop() { jq "[.run.levels[0].workloads[].operations[] | select(.name==\"$1\") | .$2] | add" "$T/r.json"; }
+
+# 1. orders grow by exactly the committed purchases; rollbacks change nothing
+orders0=$(q "SELECT count(*) FROM tile1.orders")
+rb0=$(q "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+"$TILEBENCH" run --config "$T/oltp.ini" --steady 4s "${RUN[@]}" >"$T/run1.log" 2>&1 || fail "run: $(cat "$T/run1.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
+sleep 1
+orders1=$(q "SELECT count(*) FROM tile1.orders")
+rb1=$(q "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+purchases=$(sumop Purchase count_all)
+rollbacks=$(sumop Rollback count_all)
+echo "orders +$((orders1 - orders0)), driver: $purchases purchases, $rollbacks rollbacks"
+expect "purchases" "$purchases" -gt 20
+expect "orders added - purchases counted (>= 0)" $((orders1 - orders0 - purchases)) -ge 0
+expect "orders added - purchases counted (<= 5 users in flight)" $((orders1 - orders0 - purchases)) -le 5
+expect "browse ops by kind" "$(jq '[.run.levels[0].workloads[].operations[] | select(.name | startswith("Browse")) | select(.count > 0)] | length' "$T/r.json")" -eq 3
+expect "errors" "$(jq '[.run.levels[0].workloads[].errors] | add' "$T/r.json")" -eq 0
+expect "server rollbacks (a short-stock purchase changes nothing and commits)" $((rb1 - rb0)) -eq 0
+
+# 2. a stock-out is a Rollback, not an error, and leaves the stock alone
+q "UPDATE tile1.inventory SET quan_in_stock = 0" >/dev/null
+"$TILEBENCH" run --config "$T/oltp.ini" --steady 2s "${RUN[@]}" >"$T/run2.log" 2>&1 || fail "run: $(cat "$T/run2.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
+expect "rollbacks when out of stock" "$(sumop Rollback count_all)" -gt 5
+expect "no purchase when out of stock" "$(sumop Purchase count_all)" -eq 0
+expect "stock untouched" "$(q "SELECT sum(quan_in_stock) FROM tile1.inventory")" -eq 0
+expect "no errors from rollbacks" "$(jq '[.run.levels[0].workloads[].errors] | add' "$T/r.json")" -eq 0
+q "UPDATE tile1.inventory SET quan_in_stock = 1000" >/dev/null
+
+# 3. PostgreSQL restarts in the middle of steady state
+"$TILEBENCH" run --config "$T/oltp.ini" --steady 10s "${RUN[@]}" >"$T/run3.log" 2>&1 &
+pid=$!
+sleep 4
+PM=$(head -1 "$T/sut/pg/postmaster.pid")
+mapfile -d '' CMD <"/proc/$PM/cmdline"
+kill -INT "$PM"
+for _ in $(seq 100); do kill -0 "$PM" 2>/dev/null || break; sleep 0.05; done
+sleep 1
+setsid runuser -u postgres -- "${CMD[@]}" >>"$T/pg-restart.log" 2>&1 </dev/null &
+# this postmaster is ours now, not `sut down`'s: stop it on the way out
+stop_restarted() {
+    local rc=$?
+    local pm
+    pm=$(head -1 "$T/sut/pg/postmaster.pid" 2>/dev/null || true)
+    if [ -n "$pm" ]; then
+        kill -INT "$pm" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$pm" 2>/dev/null || break; sleep 0.1; done
+    fi
+    (exit $rc)
+    cleanup_dir
+}
+trap stop_restarted EXIT
+for _ in $(seq 100); do q "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done
+wait $pid || fail "run exited $? across the restart: $(cat "$T/run3.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
+expect "status after the restart" "$(jq -r .run.status "$T/r.json")" = complete
+errors=$(jq '[.run.levels[0].workloads[].errors] | add' "$T/r.json")
+orders=$(sumop Order count)
+echo "restart level: $orders orders, $errors errors"
+expect "errors counted during the outage" "$errors" -gt 0
+expect "orders before and after the outage" "$orders" -gt 30
+# users back off (100 ms doubling) instead of hammering: a 1 s outage costs
+# each of the 5 users a handful of failed tries, not hundreds
+expect "failed tries bounded by back-off" "$errors" -le 100
+
+# 4. at start: a database that does not exist, and a tile without data -> exit 3, clear message
+sed 's/dbname=tilebench/dbname=nosuchdb/' "$T/oltp.ini" >"$T/nodb.ini"
+rc=0; "$TILEBENCH" run --config "$T/nodb.ini" --steady 2s "${RUN[@]}" >"$T/run4.log" 2>&1 || rc=$?
+expect "exit for a missing database" "$rc" -eq 3
+grep -q 'database "nosuchdb" does not exist' "$T/run4.log" || fail "unclear error: $(cat "$T/run4.log")"
+rc=0; timeout 60 "$TILEBENCH" run --config "$T/oltp.ini" --steady 2s --tiles 2 --ramp-up 0 --warm-up 0 --idle 0 \
+    --quiet --db "$T/r.db" >"$T/run5.log" 2>&1 || rc=$?
+expect "exit for a tile without data" "$rc" -eq 3
+grep -q "tile 2 has no OLTP data" "$T/run5.log" || fail "unclear error: $(cat "$T/run5.log")"
+echo "PASS test_oltp"
