@@ -1,18 +1,25 @@
 /*
  * oltp_schema.c: creates one tile's OLTP data set (DVD Store 2-like) in its own
- * PostgreSQL schema "tile<N>": tables, deterministic data from generate_series,
+ * PostgreSQL schema "tile<N>": tables, data streamed with COPY through libpq,
  * indexes, and the three stored functions the OLTP workload calls (login,
  * new_customer, purchase). Everything runs in one transaction, so a tile is
- * either fully loaded or left as it was.
+ * either fully loaded or left as it was; a tile already loaded with the same
+ * data version is left alone (`sut up` loads only what is missing).
  *
- * The data is a pure function of the row id, so every run on every host sees
- * the same rows and the same plans. Stock is finite (50..249 per product) and
- * never restocked: over a long run some purchases find too little stock and
- * return 0, which the workload counts as a rollback (DS2 behaviour).
+ * The data is deterministic: customers and products are pure functions of the
+ * row id, and the order history comes from a PRNG seeded with the tile
+ * number, so every run on every host sees the same rows and the same plans.
+ * Sizes are DVD Store 2 "small": 20,000 customers, 10,000 products, and
+ * 1,000 orders a month over 12 months of history. Stock is finite
+ * (50..249 per product) and never restocked: over a long run some purchases
+ * find too little stock and return 0, which the workload counts as a rollback
+ * (DS2 behaviour).
  */
 #include "tiles/oltp_schema.h"
 
 #include <libpq-fe.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +52,10 @@ static const char oltp_sql[] =
     "  price numeric(12,2) NOT NULL,\n"
     "  special smallint,\n"
     "  common_prod_id integer NOT NULL);\n"
-    "INSERT INTO products\n"
-    "  SELECT id, 1 + (id - 1) % 16, 'TITLE ' || (1 + (id * 13) % 1000),\n"
-    "         'ACTOR ' || (1 + (id * 7) % 200), 9.99 + (id % 20), (id % 100 < 5)::int,\n"
-    "         1 + (id * 31) % 10000\n"
-    "  FROM generate_series(1, 10000) AS id;\n"
-
     "CREATE TABLE inventory (\n"
     "  prod_id integer PRIMARY KEY,\n"
     "  quan_in_stock integer NOT NULL,\n"
     "  sales integer NOT NULL);\n"
-    "INSERT INTO inventory SELECT id, 50 + id % 200, 0 FROM generate_series(1, 10000) AS id;\n"
-
     /* First half US customers (region 1), second half international (region 2), as DS2. */
     "CREATE TABLE customers (\n"
     "  customerid serial PRIMARY KEY,\n"
@@ -76,22 +75,6 @@ static const char oltp_sql[] =
     "  age smallint,\n"
     "  income integer,\n"
     "  gender varchar(1));\n"
-    "INSERT INTO customers (customerid, firstname, lastname, address1, city, country, region,\n"
-    "    email, phone, creditcardtype, creditcard, creditcardexpiration, username, password,\n"
-    "    age, income, gender)\n"
-    "  SELECT i, 'FIRST' || i, 'LAST' || i, i || ' Main Street', 'CITY' || (1 + i % 1000),\n"
-    "         CASE WHEN i <= 10000 THEN 'US'\n"
-    "              ELSE (ARRAY['Australia','Canada','Chile','China','France','Germany','Japan',\n"
-    "                          'Russia','South Africa','UK'])[1 + i % 10] END,\n"
-    "         CASE WHEN i <= 10000 THEN 1 ELSE 2 END,\n"
-    "         'user' || i || '@example.com', lpad(((i * 7919) % 10000000000)::text, 10, '0'),\n"
-    "         1 + i % 5, lpad(((i::bigint * 104729) % 10000000000000000)::text, 16, '0'),\n"
-    "         (2030 + i % 5) || '/' || lpad((1 + i % 12)::text, 2, '0'),\n"
-    "         'user' || i, 'password', 18 + i % 73, 20000 * (1 + i % 5),\n"
-    "         CASE WHEN i % 2 = 0 THEN 'M' ELSE 'F' END\n"
-    "  FROM generate_series(1, 20000) AS i;\n"
-    "SELECT setval(pg_get_serial_sequence('@S@.customers', 'customerid'), 20000);\n"
-
     "CREATE TABLE orders (\n"
     "  orderid serial PRIMARY KEY,\n"
     "  orderdate date NOT NULL,\n"
@@ -117,6 +100,16 @@ static const char oltp_sql[] =
     "  quan_reordered integer,\n"
     "  date_expected date);\n"
 
+    ;
+
+/* Part 2, after the data is copied in: sequences, indexes, functions, the
+ * "loaded" mark, statistics, COMMIT. */
+static const char oltp_sql_post[] =
+    "SET LOCAL search_path = @S@;\n"
+    "SELECT setval(pg_get_serial_sequence('@S@.customers', 'customerid'), (SELECT max(customerid) FROM customers));\n"
+    "SELECT setval(pg_get_serial_sequence('@S@.orders', 'orderid'), (SELECT max(orderid) FROM orders));\n"
+    "CREATE TABLE tb_meta (k text PRIMARY KEY, v text NOT NULL);\n"
+    "INSERT INTO tb_meta VALUES ('loaded', '" TB_OLTP_DATA_VERSION "');\n"
     /* Indexes after the data: one sort per index instead of row-by-row maintenance. */
     "CREATE INDEX ix_prod_category ON products (category);\n"
     "CREATE INDEX ix_prod_actor ON products (actor);\n"
@@ -215,16 +208,16 @@ static const char oltp_sql[] =
     "ANALYZE categories, products, inventory, customers, orders, orderlines, cust_hist, reorder;\n"
     "COMMIT;\n";
 
-/* Returns oltp_sql with every "@S@" replaced by schema. Caller frees. */
-static char *expand_schema(const char *schema) {
+/* Returns sql with every "@S@" replaced by schema. Caller frees. */
+static char *expand_schema(const char *script, const char *schema) {
     static const char tok[] = "@S@";
     size_t slen = strlen(schema), n = 0, cap;
     const char *p, *q;
     char *out, *o;
-    for (p = oltp_sql; (q = strstr(p, tok)) != NULL; p = q + sizeof tok - 1) n++;
-    cap = sizeof oltp_sql + n * slen;
+    for (p = script; (q = strstr(p, tok)) != NULL; p = q + sizeof tok - 1) n++;
+    cap = strlen(script) + 1 + n * slen;
     out = o = xmalloc(cap);
-    for (p = oltp_sql; (q = strstr(p, tok)) != NULL; p = q + sizeof tok - 1) {
+    for (p = script; (q = strstr(p, tok)) != NULL; p = q + sizeof tok - 1) {
         memcpy(o, p, (size_t)(q - p));
         o += q - p;
         memcpy(o, schema, slen);
@@ -246,12 +239,171 @@ static void set_pq_err(char *err, int tile, const char *msg) {
     tb_seterr(err, "oltp load tile %d: %s", tile, buf);
 }
 
+/* ---- COPY ------------------------------------------------------------------- */
+
+/* A growing text buffer of COPY rows, sent in chunks. */
+typedef struct copybuf {
+    char *p;
+    size_t len, cap;
+} copybuf;
+
+static void cb_printf(copybuf *b, const char *fmt, ...) TB_PRINTF(2, 3);
+static void cb_printf(copybuf *b, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < b->cap - b->len) break;
+        b->cap = b->cap * 2 + (size_t)n + 64;
+        b->p = xrealloc(b->p, b->cap);
+    }
+    b->len += (size_t)n;
+}
+
+/* Streams b to the server as the data of `COPY table (cols) FROM STDIN`. */
+static int copy_in(PGconn *conn, int tile, const char *table_cols, const copybuf *b, char *err) {
+    char sql[640];
+    PGresult *res;
+    size_t off = 0;
+    snprintf(sql, sizeof sql, "COPY %s FROM STDIN", table_cols);
+    res = PQexec(conn, sql);
+    if (PQresultStatus(res) != PGRES_COPY_IN) {
+        set_pq_err(err, tile, PQerrorMessage(conn));
+        PQclear(res);
+        return -1;
+    }
+    PQclear(res);
+    while (off < b->len) {
+        size_t n = b->len - off > 65536 ? 65536 : b->len - off;
+        if (PQputCopyData(conn, b->p + off, (int)n) != 1) {
+            set_pq_err(err, tile, PQerrorMessage(conn));
+            return -1;
+        }
+        off += n;
+    }
+    if (PQputCopyEnd(conn, NULL) != 1) {
+        set_pq_err(err, tile, PQerrorMessage(conn));
+        return -1;
+    }
+    res = PQgetResult(conn);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        set_pq_err(err, tile, PQerrorMessage(conn));
+        PQclear(res);
+        return -1;
+    }
+    PQclear(res);
+    while ((res = PQgetResult(conn)) != NULL) PQclear(res);
+    return 0;
+}
+
+/* splitmix64 (Vigna): the seeded generator of the order history. */
+static uint64_t next_rand(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int rand_range(uint64_t *x, int lo, int hi) { return lo + (int)(next_rand(x) % (uint64_t)(hi - lo + 1)); }
+
+static const char *const countries[10] = {"Australia", "Canada", "Chile",  "China", "France",
+                                          "Germany",   "Japan",  "Russia", "South Africa", "UK"};
+
+static void gen_products(copybuf *b) {
+    for (int id = 1; id <= TB_OLTP_PRODUCTS; id++)
+        cb_printf(b, "%d\t%d\tTITLE %d\tACTOR %d\t%d.99\t%d\t%d\n", id, 1 + (id - 1) % TB_OLTP_CATEGORIES,
+                  1 + (id * 13) % TB_OLTP_TITLES, 1 + (id * 7) % TB_OLTP_ACTORS, 9 + id % 20, id % 100 < 5,
+                  1 + (id * 31) % TB_OLTP_PRODUCTS);
+}
+
+static void gen_inventory(copybuf *b) {
+    for (int id = 1; id <= TB_OLTP_PRODUCTS; id++) cb_printf(b, "%d\t%d\t0\n", id, 50 + id % 200);
+}
+
+/* First half US customers (region 1), second half international (region 2), as DS2. */
+static void gen_customers(copybuf *b) {
+    for (long i = 1; i <= TB_OLTP_CUSTOMERS; i++) {
+        int us = i <= TB_OLTP_CUSTOMERS / 2;
+        cb_printf(b,
+                  "%ld\tFIRST%ld\tLAST%ld\t%ld Main Street\tCITY%ld\t%s\t%d\tuser%ld@example.com\t%010lld\t%ld\t"
+                  "%016lld\t%ld/%02ld\tuser%ld\tpassword\t%ld\t%ld\t%s\n",
+                  i, i, i, i, 1 + i % 1000, us ? "US" : countries[i % 10], us ? 1 : 2, i,
+                  (long long)((i * 7919) % 10000000000LL), 1 + i % 5, (long long)((i * 104729LL) % 10000000000000000LL),
+                  2030 + i % 5, 1 + i % 12, i, 18 + i % 73, 20000 * (1 + i % 5), i % 2 == 0 ? "M" : "F");
+    }
+}
+
+/* DS2 small: 1,000 orders a month for a year, 1..9 lines (average 5) of
+ * quantity 1..3; each line also goes to cust_hist. Prices match products. */
+static void gen_history(int tile, copybuf *orders, copybuf *lines, copybuf *hist) {
+    uint64_t x = 0x74696c6500000000ull + (uint64_t)tile; /* seed: "tile" and N */
+    int orderid = 0;
+    for (int month = 1; month <= 12; month++) {
+        for (int k = 0; k < TB_OLTP_ORDERS_PER_MONTH; k++) {
+            int cust = rand_range(&x, 1, TB_OLTP_CUSTOMERS), day = rand_range(&x, 1, 28);
+            int n = rand_range(&x, 1, 9);
+            long net_cents = 0;
+            orderid++;
+            for (int l = 1; l <= n; l++) {
+                int prod = rand_range(&x, 1, TB_OLTP_PRODUCTS), q = rand_range(&x, 1, 3);
+                net_cents += (long)q * ((9 + prod % 20) * 100 + 99);
+                cb_printf(lines, "%d\t%d\t%d\t%d\t2025-%02d-%02d\n", l, orderid, prod, q, month, day);
+                cb_printf(hist, "%d\t%d\t%d\n", cust, orderid, prod);
+            }
+            {
+                long tax = (net_cents * 825 + 5000) / 10000; /* 8.25%, rounded to a cent (DS2) */
+                cb_printf(orders, "%d\t2025-%02d-%02d\t%d\t%ld.%02ld\t%ld.%02ld\t%ld.%02ld\n", orderid, month, day,
+                          cust, net_cents / 100, net_cents % 100, tax / 100, tax % 100, (net_cents + tax) / 100,
+                          (net_cents + tax) % 100);
+            }
+        }
+    }
+}
+
+/* 1 when tile's schema holds data of this version, 0 when not (or absent). */
+static int already_loaded(PGconn *conn, int tile) {
+    char sql[96];
+    PGresult *res;
+    int yes;
+    snprintf(sql, sizeof sql, "SELECT v FROM tile%d.tb_meta WHERE k = 'loaded'", tile);
+    res = PQexec(conn, sql);
+    yes = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+          strcmp(PQgetvalue(res, 0, 0), TB_OLTP_DATA_VERSION) == 0;
+    PQclear(res);
+    return yes;
+}
+
+static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, char *err) {
+    char *sql = expand_schema(script, schema);
+    /* One simple-query string: the server runs it statement by statement and
+     * stops at the first error, leaving the explicit transaction aborted. */
+    PGresult *res = PQexec(conn, sql);
+    int rc = 0;
+    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) {
+        set_pq_err(err, tile, PQerrorMessage(conn));
+        rc = -1;
+    }
+    PQclear(res);
+    free(sql);
+    return rc;
+}
+
 int tb_oltp_load(const char *conninfo, int tile, char *err) {
-    char schema[32];
-    char *sql;
+    char schema[32], tc[512];
     PGconn *conn;
     PGresult *res;
+    copybuf b[6];
     int rc = 0;
+    static const char *const tables[6] = {
+        "products (prod_id, category, title, actor, price, special, common_prod_id)",
+        "inventory (prod_id, quan_in_stock, sales)",
+        "customers (customerid, firstname, lastname, address1, city, country, region, email, phone, "
+        "creditcardtype, creditcard, creditcardexpiration, username, password, age, income, gender)",
+        "orders (orderid, orderdate, customerid, netamount, tax, totalamount)",
+        "orderlines (orderlineid, orderid, prod_id, quantity, orderdate)",
+        "cust_hist (customerid, orderid, prod_id)"};
 
     if (tile < 1) {
         tb_seterr(err, "oltp load tile %d: tile numbers start at 1", tile);
@@ -266,18 +418,27 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
     /* Drop/create chatter ("schema does not exist, skipping") is not for the user. */
     res = PQexec(conn, "SET client_min_messages = warning");
     PQclear(res);
-
-    snprintf(schema, sizeof schema, "tile%d", tile);
-    sql = expand_schema(schema);
-    /* One simple-query string: the server runs it statement by statement and
-     * stops at the first error, leaving the explicit transaction aborted. */
-    res = PQexec(conn, sql);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        rc = -1;
+    if (already_loaded(conn, tile)) {
+        PQfinish(conn);
+        return 0;
     }
-    PQclear(res);
-    free(sql);
+    snprintf(schema, sizeof schema, "tile%d", tile);
+    memset(b, 0, sizeof b);
+    gen_products(&b[0]);
+    gen_inventory(&b[1]);
+    gen_customers(&b[2]);
+    gen_history(tile, &b[3], &b[4], &b[5]);
+    rc = exec_script(conn, tile, oltp_sql, schema, err);
+    for (int i = 0; i < 6 && rc == 0; i++) {
+        snprintf(tc, sizeof tc, "%s.%s", schema, tables[i]);
+        rc = copy_in(conn, tile, tc, &b[i], err);
+    }
+    if (rc == 0) rc = exec_script(conn, tile, oltp_sql_post, schema, err);
+    if (rc != 0) {
+        res = PQexec(conn, "ROLLBACK");
+        PQclear(res);
+    }
+    for (int i = 0; i < 6; i++) free(b[i].p);
     PQfinish(conn);
     return rc;
 }

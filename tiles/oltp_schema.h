@@ -14,6 +14,9 @@
  * Browse queries are plain SQL (see loadgen/oltp.c).
  * Customers are username 'user<i>' / password 'password' for i in 1..20000;
  * products 1..10000, category = 1 + (id-1) % 16; actor 'ACTOR <n>'; title 'TITLE <n>'.
+ * Order history: 12 months x 1,000 orders from a PRNG seeded with the tile.
+ * Loaded with COPY; a tile whose tb_meta says it holds this data version is
+ * skipped, so reloading an existing SUT costs nothing.
  */
 #ifndef TB_TILES_OLTP_SCHEMA_H
 #define TB_TILES_OLTP_SCHEMA_H
@@ -25,9 +28,13 @@
 #define TB_OLTP_CATEGORIES 16
 #define TB_OLTP_ACTORS 200  /* distinct actor names */
 #define TB_OLTP_TITLES 1000 /* distinct title words */
+#define TB_OLTP_ORDERS_PER_MONTH 1000 /* DS2 small; 12 months of history are loaded */
+/* Bumped whenever the generated data changes, so `sut up` reloads old tiles. */
+#define TB_OLTP_DATA_VERSION "2"
 
 /* Creates schema tile<tile> with tables, indexes, functions and data over the
- * given libpq conninfo; idempotent (drops and recreates the schema).
+ * given libpq conninfo, unless it already holds TB_OLTP_DATA_VERSION data
+ * (then it returns 0 at once); otherwise drops and recreates the schema.
  * Returns 0 or -1 with err carrying PQerrorMessage in "what: why" form. */
 int tb_oltp_load(const char *conninfo, int tile, char *err) TB_WUR;
 

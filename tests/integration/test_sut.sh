@@ -96,6 +96,13 @@ expect_eq "tile2 customers" 20000 "$(q 'SELECT count(*) FROM tile2.customers')"
 expect_eq "tile1 products" 10000 "$(q 'SELECT count(*) FROM tile1.products')"
 expect_eq "tile2 products" 10000 "$(q 'SELECT count(*) FROM tile2.products')"
 expect_eq "tile1 categories" 16 "$(q 'SELECT count(DISTINCT category) FROM tile1.products')"
+# DS2 small order history: 12 months x 1,000 orders, 1..9 lines each; each tile's own draw
+expect_eq "tile1 history orders" 12000 "$(q 'SELECT count(*) FROM tile1.orders')"
+expect_eq "tile2 history orders" 12000 "$(q 'SELECT count(*) FROM tile2.orders')"
+expect_eq "history lines = cust_hist rows" "$(q 'SELECT count(*) FROM tile1.orderlines')" "$(q 'SELECT count(*) FROM tile1.cust_hist')"
+[ "$(q 'SELECT sum(totalamount) FROM tile1.orders')" != "$(q 'SELECT sum(totalamount) FROM tile2.orders')" ] ||
+    fail "tiles 1 and 2 have the same order history: the seed is not per tile"
+echo "ok: order history differs between tiles"
 expect_eq "login user42" 42 "$(q "SELECT tile1.login('user42', 'password')")"
 expect_eq "login with a wrong password" 0 "$(q "SELECT tile1.login('user42', 'nope')")"
 expect_eq "new_customer with a taken username" 0 "$(q "SELECT tile1.new_customer('A', 'B', 'user7', 'pw')")"
@@ -109,12 +116,12 @@ echo "ok: purchase returned orderid $orderid"
 expect_eq "stock after the purchase" "58,60,62,63" \
     "$(q 'SELECT string_agg(quan_in_stock::text, $$,$$ ORDER BY prod_id) FROM tile1.inventory WHERE prod_id IN (10, 11, 12, 13)')"
 expect_eq "orderlines of order $orderid" 2 "$(q "SELECT count(*) FROM tile1.orderlines WHERE orderid = $orderid")"
-expect_eq "tile2 orders untouched" 0 "$(q 'SELECT count(*) FROM tile2.orders')"
+expect_eq "tile2 orders untouched" 12000 "$(q 'SELECT count(*) FROM tile2.orders')"
 
 expect_eq "purchase beyond stock" 0 "$(q 'SELECT tile1.purchase(5, ARRAY[12, 13], ARRAY[1, 1000])')"
 expect_eq "stock after the short purchase" "58,60,62,63" \
     "$(q 'SELECT string_agg(quan_in_stock::text, $$,$$ ORDER BY prod_id) FROM tile1.inventory WHERE prod_id IN (10, 11, 12, 13)')"
-expect_eq "orders after the short purchase" 1 "$(q 'SELECT count(*) FROM tile1.orders')"
+expect_eq "orders after the short purchase" 12001 "$(q 'SELECT count(*) FROM tile1.orders')"
 
 # 4. Redis answers.
 expect_eq "redis PING" PONG "$(redis-cli -h 127.0.0.1 -p "$redis_port" PING)"
