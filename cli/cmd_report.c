@@ -117,7 +117,7 @@ int tb_cmd_report(int argc, char **argv) {
     }
     if (optind < argc) which = argv[optind++];
     if (optind < argc)
-        return usage_error("one run at a time (extra argument '%s'); use tilebench compare for several",
+        return usage_error("one run at a time (extra argument '%s')",
                            argv[optind]);
     if (!*db) return usage_error("--db needs a file name%s", "");
     if (out && !*out) return usage_error("-o needs a file name%s", "");

@@ -2,13 +2,17 @@
  * cmd_run.c: `tilebench run`: parses options into tb_run_opts, installs the
  * SIGINT/SIGTERM handler, and hands over to the coordinator.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "loadgen/loadgen.h"
 #include "tiles/coordinator.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -23,8 +27,9 @@ static void usage(FILE *f) {
             "usage: tilebench run [options]\n\n"
             "Runs a sweep of load levels (tiles) against the SUT: active idle, then for each\n"
             "level ramp-up, warm-up, steady-state phases and ramp-down, sampling power at 1 Hz.\n"
-            "With no [sut] section in the tile file, the embedded SUT (PostgreSQL, Redis) is\n"
-            "started on loopback and stopped at the end, also on SIGINT or failure.\n\n"
+            "With no [sut] section in the tile file, the embedded SUT (PostgreSQL, Redis,\n"
+            "Dovecot) is started on loopback and stopped at the end, also on SIGINT,\n"
+            "SIGTERM, SIGHUP or failure.\n\n"
             "  --tiles SPEC        load levels: 3, 1..4, 1,2,4,8 or auto (default 1..3)\n"
             "  --max-tiles N       with --tiles auto: the most tiles to try (default 8)\n"
             "  --auto-step N       with --tiles auto: climb 1, 1+N, 1+2N, ... (default 1)\n"
@@ -35,8 +40,10 @@ static void usage(FILE *f) {
             "                      %s)\n"
             "  --db FILE           results database (default tilebench-results.db)\n"
             "  --label TEXT        a label for the run\n"
-            "  --meter URI         power meter, repeatable, summed (default auto):\n"
-            "                      estimate:?idle=W&max=W, auto\n"
+            "  --meter URI         power meter, repeatable, summed (default auto): wt310://H:P,\n"
+            "                      wt210://H:P, yokogawa+serial:///dev/ttyUSB0?model=wt310,\n"
+            "                      ptd://H:8888, ipmi://USER:PASS@H?method=dcmi|sensor,\n"
+            "                      ipmi:local, rapl:, estimate:?idle=W&max=W, auto\n"
             "  --ramp-up DUR       override stage durations from the tile file; durations\n"
             "  --warm-up DUR       take unit suffixes: 500ms, 30s, 5m, 1h\n"
             "  --steady DUR\n"
@@ -57,6 +64,34 @@ static void usage(FILE *f) {
             "  --help              this text\n\n"
             "exit: 0 complete, 2 usage/configuration error, 3 aborted or interrupted\n",
             tb_tiledef_default_path());
+}
+
+/* Each user holds up to two connections (mail: IMAP and SMTP/LMTP): refuse a
+ * sweep that cannot get its sockets, after raising the soft limit as far as
+ * the hard one allows, instead of failing every connect. */
+static int check_fd_limit(const tb_tiledef *def, const tb_levels *lv, char *err) {
+    struct rlimit rl;
+    unsigned long long users = 0, need;
+    int max_tiles = 0;
+    for (int i = 0; i < lv->n; i++)
+        if (lv->tiles[i] > max_tiles) max_tiles = lv->tiles[i];
+    for (int w = 0; w < def->n_workloads; w++) users += (unsigned long long)def->workloads[w].users;
+    users *= (unsigned long long)max_tiles;
+    need = 2 * users + 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        snprintf(err, TB_ERR_LEN,
+                 "%llu users at %d tiles need about %llu open files, and the limit is %llu (raise it with ulimit -n, "
+                 "or run fewer tiles or users)",
+                 users, max_tiles, need, (unsigned long long)rl.rlim_cur);
+        return -1;
+    }
+    return 0;
 }
 
 static int bad(const char *opt, const char *msg) {
@@ -203,6 +238,28 @@ int tb_cmd_run(int argc, char **argv) {
         o.stages.phases = (int)v;
     }
     if (o.n_meters == 0) o.meter_uris[o.n_meters++] = "auto";
+    if (check_fd_limit(&def, &o.levels, err) != 0) {
+        tb_tiledef_free(&def);
+        return bad("--tiles", err);
+    }
+    /* A report that cannot be written should stop the run now, not after the sweep. */
+    if (o.report_path) {
+        int existed = access(o.report_path, F_OK) == 0;
+        FILE *rf = fopen(o.report_path, "a");
+        if (!rf) {
+            snprintf(err, sizeof err, "'%s': %s", o.report_path, strerror(errno));
+            tb_tiledef_free(&def);
+            return bad("--report", err);
+        }
+        fclose(rf);
+        if (!existed) remove(o.report_path);
+    }
+    /* Every workload's own keys are checked now, before any server starts. */
+    if (tb_loadgen_check(&def, err) != 0) {
+        fprintf(stderr, "tilebench run: %s\n", err);
+        tb_tiledef_free(&def);
+        return TB_EXIT_USAGE;
+    }
     o.def = &def;
     o.tile_spec = tiles;
     o.repeat = (int)repeat;
@@ -215,6 +272,7 @@ int tb_cmd_run(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: stop cleanly too */
     signal(SIGPIPE, SIG_IGN);
 
     rc = tb_coordinator_run(&o, &run_id, err);

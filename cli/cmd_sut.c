@@ -1,12 +1,13 @@
 /*
  * cmd_sut.c: `tilebench sut up|down|status`, the embedded SUT on loopback
- * (tiles/sut.h). `up` starts PostgreSQL and Redis in a run folder, loads the
+ * (tiles/sut.h). `up` starts PostgreSQL, Redis and Dovecot in a run folder, loads the
  * OLTP data for N tiles and prints the endpoints and the path of sut.ini;
  * `down` stops exactly the servers `up` started there; `status` prints one
  * line per service.
  */
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,15 @@ static void sut_usage(FILE *f) {
     fprintf(f,
             "usage: tilebench sut up|down|status [--tiles N] [--dir DIR] [--pg-port P] [--redis-port P]\n"
             "\n"
-            "The embedded system under test: PostgreSQL and Redis from the Debian packages,\n"
+            "The embedded system under test: PostgreSQL, Redis and Dovecot from Debian,\n"
             "started on 127.0.0.1 in a run folder, for `tilebench run` to load.\n"
             "\n"
-            "  up      initdb (first time), start postgres and redis-server, wait until both\n"
-            "          answer, create the OLTP data of tiles 1..N (schemas tile1..tileN in\n"
-            "          database tilebench, recreated on every up) and write DIR/sut.ini with\n"
-            "          the endpoints ([sut] pg = <conninfo>, redis = 127.0.0.1:PORT).\n"
+            "  up      initdb (first time), start postgres, redis-server and dovecot, wait\n"
+            "          until each answers, load the OLTP data of tiles 1..N that are missing\n"
+            "          (schemas tile1..tileN in database tilebench), empty the maildirs, and\n"
+            "          write DIR/sut.ini with the endpoints ([sut] pg = <conninfo>,\n"
+            "          redis = 127.0.0.1:PORT, imap, lmtp, mail_user, mail_password_file).\n"
+            "          DIR must be new, empty, or a folder an earlier `up` made.\n"
             "  down    stop the servers `up` started in DIR (only those pids), keep data and logs.\n"
             "  status  one line per service: name, up/down, pid, endpoint, log file.\n"
             "\n"
@@ -69,19 +72,41 @@ static int parse_opt_int(const char *opt, const char *val, long lo, long hi, int
     return 0;
 }
 
+static volatile sig_atomic_t up_interrupted;
+
+static void on_up_signal(int sig) { up_interrupted = sig; }
+
 static int sut_cmd_up(const tb_sut_options *opt) {
     char err[TB_ERR_LEN] = "", ini[2 * PATH_MAX + 16], abs[PATH_MAX], schemas[48];
     tb_sut_endpoints ep;
     uint64_t t0 = tb_now_us();
+    struct sigaction sa;
     int rc;
 
-    printf("sut up: starting PostgreSQL and Redis in %s, OLTP data for %d tile%s...\n", opt->dir, opt->tiles,
+    /* Ctrl-C, SIGTERM or a closed terminal during the start must not leave
+     * half-started servers behind: note the signal, finish starting (the
+     * servers run in their own sessions, so they do not see it), then stop
+     * everything and exit 3. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_up_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    printf("sut up: starting PostgreSQL, Redis and Dovecot in %s, OLTP data for %d tile%s...\n", opt->dir, opt->tiles,
            opt->tiles == 1 ? "" : "s");
     fflush(stdout);
     rc = tb_sut_up(opt, &ep, err);
     if (rc != 0) {
         fprintf(stderr, "tilebench sut up: %s\n", err);
         return rc == TB_SUT_EUSAGE ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
+    }
+    if (up_interrupted) {
+        fprintf(stderr, "tilebench sut up: interrupted by signal %d: stopping what was started\n", (int)up_interrupted);
+        if (tb_sut_down(opt->dir, err) != 0) fprintf(stderr, "tilebench sut up: %s\n", err);
+        return TB_EXIT_ABORTED;
     }
     if (opt->tiles == 1) snprintf(schemas, sizeof schemas, "schema tile1");
     else snprintf(schemas, sizeof schemas, "schemas tile1..tile%d", opt->tiles);

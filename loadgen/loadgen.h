@@ -94,4 +94,9 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
                           char *err) TB_WUR;
 void tb_loadgen_close(tb_loadgen *lg); /* NULL is a no-op */
 
+/* Checks every workload's own keys (its configure()) against stand-in
+ * endpoints, so a bad key is reported before any server starts.
+ * 0, or -1 with err (file:line, section, key). */
+int tb_loadgen_check(const tb_tiledef *def, char *err) TB_WUR;
+
 #endif

@@ -16,6 +16,15 @@
  *    as op Send through tb_user_record.
  * Every op is one action; the metric is actions per minute (all ops).
  *
+ * Send only: session_length = 0 means no IMAP at all. Each user then only
+ * delivers, and Send is the driver's op like any other: the workload's
+ * think_time or cycle_time paces it (think_time = 0 is a closed loop: the
+ * next message as soon as the last one was accepted), the driver's timeout
+ * applies, and latency counts from the intended start. send_interval, mix
+ * and fetch_headers have no meaning then and are rejected; the [sut] needs
+ * only an lmtp or smtp endpoint. bench/mail uses this to drive an MTA at
+ * full speed.
+ *
  * Messages carry a checksum header (mail_msg.h); FetchBody checks it and a
  * mismatch is TB_OP_ERR_CONTENT, as is any reply that is not IMAP/SMTP.
  * A NO/BAD/4xx/5xx is TB_OP_ERR_SERVER; a lost connection TB_OP_ERR_IO.
@@ -68,7 +77,8 @@ typedef struct mail_cfg {
     socklen_t imap_sa_len, dlv_sa_len;
     char imap_ep[160], dlv_ep[160]; /* "host:port", for messages */
     int lmtp;                       /* 1: LHLO, 0: EHLO */
-    int send;                       /* 0: no delivery endpoint and send_interval = 0 */
+    int send;                       /* own send timer: send_interval > 0 with IMAP sessions */
+    int send_only;                  /* session_length = 0: no IMAP; Send is the driver's op */
     char user_pattern[64], domain[128], password[128];
     int users; /* users per tile: recipients are drawn among them */
     uint64_t send_interval_us, session_us, timeout_us;
@@ -140,9 +150,12 @@ struct mail_user {
 
 /* ---- configuration ------------------------------------------------------ */
 
+/* session_length = 0 (send only) makes send_interval, mix and fetch_headers
+ * meaningless: see the file header. */
 static const char *const known_keys[] = {"send_interval",  "session_length",  "mix",
                                          "msg_size_min",   "msg_size_median", "msg_size_max",
                                          "msg_size_sigma", "fetch_headers",   NULL};
+static const char *const imap_only_keys[] = {"send_interval", "mix", "fetch_headers", NULL};
 
 static int resolve(const char *host, int port, struct sockaddr_storage *sa, socklen_t *len, char *err) {
     struct addrinfo hints, *res = NULL;
@@ -212,14 +225,6 @@ static int mail_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     const char *dhost;
     int dport;
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
-    if (!ep->imap_host[0] || ep->imap_port <= 0) {
-        tb_seterr(err, "workload %s: the SUT has no IMAP endpoint ([sut] imap = HOST:PORT)", w->name);
-        return -1;
-    }
-    if (!ep->mail_password[0]) {
-        tb_seterr(err, "workload %s: the SUT has no mail password ([sut] mail_password_file = FILE)", w->name);
-        return -1;
-    }
     c = xcalloc(1, sizeof *c);
     c->users = w->users;
     c->timeout_us = w->timeout_us;
@@ -247,30 +252,45 @@ static int mail_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
         goto fail;
     }
     c->headers_n = (int)hn;
-    if (c->session_us == 0) {
-        tb_seterr(err, "%s:%d: [workload.%s] session_length: must be > 0", w->file, w->line, w->name);
-        goto fail;
+    c->send_only = c->session_us == 0;
+    if (c->send_only) {
+        for (int k = 0; imap_only_keys[k]; k++) {
+            const tb_param *p = tb_tiledef_param(w, imap_only_keys[k]);
+            if (!p) continue;
+            tb_seterr(err,
+                      "%s:%d: [workload.%s] %s: not used with session_length = 0 (send only: think_time or "
+                      "cycle_time paces the sends)",
+                      w->file, p->line, w->name, imap_only_keys[k]);
+            goto fail;
+        }
+    } else {
+        if (!ep->imap_host[0] || ep->imap_port <= 0) {
+            tb_seterr(err, "workload %s: the SUT has no IMAP endpoint ([sut] imap = HOST:PORT)", w->name);
+            goto fail;
+        }
+        if (!ep->mail_password[0]) {
+            tb_seterr(err, "workload %s: the SUT has no mail password ([sut] mail_password_file = FILE)", w->name);
+            goto fail;
+        }
+        mix = tb_tiledef_param(w, "mix");
+        if (parse_mix(w, mix ? mix->value : "FetchHeaders=30 FetchBody=30 Store=15 Expunge=8 Append=7 Search=10",
+                      c->mix, &c->mix_total, err) != 0)
+            goto fail;
+        if (resolve(ep->imap_host, ep->imap_port, &c->imap_sa, &c->imap_sa_len, err) != 0) goto fail;
+        snprintf(c->imap_ep, sizeof c->imap_ep, "%s:%d", ep->imap_host, ep->imap_port);
     }
-    mix = tb_tiledef_param(w, "mix");
-    if (parse_mix(w, mix ? mix->value : "FetchHeaders=30 FetchBody=30 Store=15 Expunge=8 Append=7 Search=10", c->mix,
-                  &c->mix_total, err) != 0)
-        goto fail;
-    if (resolve(ep->imap_host, ep->imap_port, &c->imap_sa, &c->imap_sa_len, err) != 0) goto fail;
-    snprintf(c->imap_ep, sizeof c->imap_ep, "%s:%d", ep->imap_host, ep->imap_port);
     c->lmtp = ep->lmtp_port > 0;
     dhost = c->lmtp ? ep->lmtp_host : ep->smtp_host;
     dport = c->lmtp ? ep->lmtp_port : ep->smtp_port;
-    if (c->send_interval_us > 0) {
+    if (c->send_interval_us > 0 || c->send_only) {
         if (!dhost[0] || dport <= 0) {
-            tb_seterr(err,
-                      "workload %s: send_interval > 0 but the SUT has no delivery endpoint ([sut] lmtp or smtp = "
-                      "HOST:PORT)",
-                      w->name);
+            tb_seterr(err, "workload %s: %s but the SUT has no delivery endpoint ([sut] lmtp or smtp = HOST:PORT)",
+                      w->name, c->send_only ? "session_length = 0 (send only)" : "send_interval > 0");
             goto fail;
         }
         if (resolve(dhost, dport, &c->dlv_sa, &c->dlv_sa_len, err) != 0) goto fail;
         snprintf(c->dlv_ep, sizeof c->dlv_ep, "%s:%d", dhost, dport);
-        c->send = 1;
+        c->send = !c->send_only;
     }
     tb_mail_corpus_init(&c->corpus, MAIL_CORPUS_BYTES + (size_t)c->size_max, 0x7469);
     *out = c;
@@ -635,6 +655,10 @@ static void send_end(send_ctx *s, tb_op_status st) {
     s->busy = 0;
     if (s->timeout) evtimer_del(s->timeout);
     send_drop(s);
+    if (mu->cfg->send_only) {
+        tb_user_op_done(mu->u, st); /* the driver's op: it records and schedules */
+        return;
+    }
     tb_user_record(mu->u, OP_SEND, s->intended_us, now, st);
     send_schedule(s);
 }
@@ -750,9 +774,15 @@ static void send_start(send_ctx *s) {
     s->busy = 1;
     s->step = SS_GREETING;
     s->pipelined = 0;
-    evtimer_add(s->timeout, &tv);
+    if (s->timeout) evtimer_add(s->timeout, &tv); /* send only: the driver's timeout */
     s->bev = connect_to(mu, &mu->cfg->dlv_sa, mu->cfg->dlv_sa_len, send_on_read, send_on_event, s);
-    if (!s->bev) send_end(s, TB_OP_ERR_CONNECT); /* outside any driver callback: fine to record now */
+    if (s->bev) return;
+    if (mu->cfg->send_only) {
+        s->busy = 0; /* inside op_start: the driver's result must wait a loop turn */
+        tb_user_op_done_soon(mu->u, TB_OP_ERR_CONNECT);
+    } else {
+        send_end(s, TB_OP_ERR_CONNECT); /* outside any driver callback: fine to record now */
+    }
 }
 
 static void send_on_timer(evutil_socket_t fd, short what, void *arg) {
@@ -809,6 +839,7 @@ static int mail_next_op(void *st) {
     mail_user *mu = st;
     const mail_cfg *c = mu->cfg;
     int r, k;
+    if (c->send_only) return OP_SEND;
     if (!mu->logged_in) return OP_LOGIN;
     if (!mu->selected) return OP_SELECT;
     if (tb_now_us() >= mu->session_end_us) return OP_LOGOUT;
@@ -833,6 +864,10 @@ static void mail_op_start(void *st, int op) {
         s->timeout = evtimer_new(tb_user_base(mu->u), send_on_timeout, s);
         s->intended_us = tb_now_us();
         send_schedule(s);
+    }
+    if (op == OP_SEND) {
+        send_start(s); /* send only (session_length = 0): the driver's op */
+        return;
     }
     mu->op = op;
     mu->bad_content = 0;
@@ -877,6 +912,11 @@ static void mail_op_start(void *st, int op) {
 
 static void mail_op_cancel(void *st) {
     mail_user *mu = st;
+    if (mu->cfg->send_only) {
+        mu->snd.busy = 0; /* the driver timed the delivery out and records it */
+        send_drop(&mu->snd);
+        return;
+    }
     imap_drop(mu);
     mu->op = -1;
     if (mu->defer_ev) evtimer_del(mu->defer_ev);

@@ -248,8 +248,15 @@ void tb_user_delay_next(tb_user_ctx *u, uint64_t us) { u->delay_us = us; }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg) {
     tb_user_ctx *u = arg;
+    uint64_t now = tb_now_us();
     (void)fd;
     (void)what;
+    if (now + 50 < u->intended_us) {
+        /* libevent measured the delay from its cached loop time and woke a
+         * little early: wait for the rest, an op never starts before it is due */
+        schedule(u, u->intended_us);
+        return;
+    }
     u->op = u->vt->next_op(u->st);
     u->sent_us = tb_now_us();
     u->busy = 1;
@@ -627,4 +634,36 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
 
 void tb_loadgen_close(tb_loadgen *lg) {
     if (lg) lg->ops->close(lg->self);
+}
+
+int tb_loadgen_check(const tb_tiledef *def, char *err) {
+    /* stand-ins: configure() checks that an endpoint is present, not that it answers */
+    tb_sut_endpoints ep;
+    memset(&ep, 0, sizeof ep);
+    if (def->has_sut) ep = def->sut;
+    if (!ep.pg_conninfo[0]) snprintf(ep.pg_conninfo, sizeof ep.pg_conninfo, "host=127.0.0.1 dbname=check");
+    if (!ep.redis_host[0]) {
+        snprintf(ep.redis_host, sizeof ep.redis_host, "127.0.0.1");
+        ep.redis_port = 6379;
+    }
+    if (!ep.imap_host[0]) {
+        snprintf(ep.imap_host, sizeof ep.imap_host, "127.0.0.1");
+        ep.imap_port = 143;
+    }
+    if (!ep.lmtp_host[0] && !ep.smtp_host[0]) {
+        snprintf(ep.lmtp_host, sizeof ep.lmtp_host, "127.0.0.1");
+        ep.lmtp_port = 24;
+    }
+    if (!ep.mail_password[0]) snprintf(ep.mail_password, sizeof ep.mail_password, "x");
+    for (int i = 0; i < def->n_workloads; i++) {
+        const tb_workload_vt *vt = tb_workload_find(def->workloads[i].kind);
+        void *cfg = NULL;
+        if (!vt) {
+            tb_seterr(err, "workload %s: unknown kind '%s'", def->workloads[i].name, def->workloads[i].kind);
+            return -1;
+        }
+        if (vt->configure(&def->workloads[i], &ep, &cfg, err) != 0) return -1;
+        vt->cfg_free(cfg);
+    }
+    return 0;
 }

@@ -403,7 +403,13 @@ static int migrate(tb_store *s, char *err) {
 
 /* Common part of both opens: handle, error codes, busy timeout. */
 static int open_handle(const char *path, int flags, tb_store **out, char *err) {
-    tb_store *s = xcalloc(1, sizeof *s);
+    tb_store *s;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        tb_seterr(err, "results database '%s' is a directory", path);
+        return -1;
+    }
+    s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
     if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
         char what[300];
@@ -414,8 +420,10 @@ static int open_handle(const char *path, int flags, tb_store **out, char *err) {
         return -1;
     }
     sqlite3_extended_result_codes(s->db, 1);
-    /* A reader and the coordinator may meet on the lock: wait, don't fail. */
-    sqlite3_busy_timeout(s->db, 5000);
+    /* A reader and the coordinator may meet on the lock: wait, don't fail.
+     * The writer waits long (a phase just measured must not be lost to
+     * another program holding a write lock); readers give up sooner. */
+    sqlite3_busy_timeout(s->db, (flags & SQLITE_OPEN_READWRITE) ? 120000 : 5000);
     *out = s;
     return 0;
 }
@@ -433,6 +441,21 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
         goto fail;
     }
     if (check_not_newer(s, version, err) != 0) goto fail;
+    if (version == 0) {
+        /* a new file, or another program's database: never add our tables to the latter */
+        sqlite3_stmt *st = NULL;
+        int foreign = 0;
+        if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            foreign = sqlite3_column_int(st, 0) > 0;
+        sqlite3_finalize(st);
+        if (foreign) {
+            tb_seterr(err, "open %s: not a tilebench results database (it holds another program's tables); "
+                           "give --db a new file",
+                      path);
+            goto fail;
+        }
+    }
     {
         /* WAL lets report/serve read while a run writes; NORMAL is durable
          * per transaction in WAL except on power loss, which a benchmark

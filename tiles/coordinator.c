@@ -54,6 +54,9 @@ typedef struct run_ctx {
     int is_tty;
     int levels_done, levels_total;
     int repeat;                              /* 1-based repeat of the sweep in progress */
+    double idle_w;                           /* active idle, W; 0 when not measured */
+    double min_level_w;                      /* lowest phase mean power so far, W; 0 none */
+    int min_level_tiles;
     double reference[TB_MAX_WORKLOADS];      /* per workload: the tile file's, or a calibration's */
     char def_hash[17];                       /* digest of the workload sections (calibration key) */
     int n_calib;                             /* calibration: phases of tile 1 measured so far */
@@ -323,6 +326,10 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     lr.n_workloads = tiles * nw;
     lr.workloads = wr;
 
+    if (lr.avg_watts > 0 && (c->min_level_w == 0 || lr.avg_watts < c->min_level_w)) {
+        c->min_level_w = lr.avg_watts;
+        c->min_level_tiles = tiles;
+    }
     rc = tb_store_put_level(c->store, c->run_id, &lr, err);
     if (!c->o->quiet) {
         end_progress_line(c);
@@ -690,6 +697,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
                 goto done;
             }
             if (!o->quiet) printf("active idle: %.1f W\n", w);
+            c.idle_w = w > 0 ? w : 0;
             free(ps);
         }
     }
@@ -756,6 +764,17 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         free(tried);
         free(passed);
         if (rc != TB_EXIT_OK) goto done;
+    }
+    if (c.idle_w > 0 && c.min_level_w > 0 && c.min_level_w < c.idle_w) {
+        /* a loaded level below active idle means the power source saw other
+         * load (an estimate reads the whole host's CPU), not this benchmark */
+        snprintf(e, sizeof e,
+                 "active idle (%.1f W) is above the mean power under load (%.1f W at %d tiles): the power figures "
+                 "were disturbed by other activity on the host%s",
+                 c.idle_w, c.min_level_w, c.min_level_tiles,
+                 c.infos[0].estimated ? " (the estimate reads the whole host's CPU)" : "");
+        note(&c, "warning", e);
+        if (!o->quiet) printf("warning: %s\n", e);
     }
     if (stopped(&c)) {
         end_progress_line(&c);

@@ -674,6 +674,21 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 }
 
 /* rm -rf path (no symlinks followed); "" is a no-op. 0 or -1 with errno. */
+static int remove_tree(const char *path);
+
+/* Removes a /tmp/tilebench-dovecot-XXXXXX base we made, and nothing else: the
+ * path comes from DIR/sut.state, which must not be able to name any folder. */
+static void remove_dovecot_base(const char *path) {
+    static const char prefix[] = "/tmp/tilebench-dovecot-";
+    if (!path || !*path) return;
+    if (strncmp(path, prefix, sizeof prefix - 1) != 0 || strlen(path) != sizeof prefix - 1 + 6 ||
+        strchr(path + sizeof prefix - 1, '/')) {
+        tb_log(TB_LOG_WARN, "sut: not removing '%s' named in sut.state: not a folder tilebench makes", path);
+        return;
+    }
+    remove_tree(path);
+}
+
 static int remove_tree(const char *path) {
     struct stat sb;
     if (!path[0] || lstat(path, &sb) != 0) return 0;
@@ -699,7 +714,7 @@ static int stop_all(const sut_state *st_in, char *err) {
         rc = -1;
     }
     if (rc == 0) remove_sockdir(st.sockdir, st.s[SVC_PG].port);
-    if (rc == 0) remove_tree(st.dovecot_base);
+    if (rc == 0) remove_dovecot_base(st.dovecot_base);
     return rc;
 }
 
@@ -1441,6 +1456,48 @@ int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) {
     return 0;
 }
 
+#define SUT_MARKER ".tilebench-sut"
+
+/*
+ * Makes sure dir is ours to fill (and to empty: `up` empties DIR/mail and
+ * rewrites the config files): an empty folder is claimed with a marker file;
+ * a folder with the marker is ours; anything else is refused, so `--dir /var`
+ * can never wipe /var/mail. 0, or -1 with err.
+ */
+static int claim_dir(const char *dir, char *err) {
+    char marker[PATH_MAX];
+    DIR *d;
+    struct dirent *e;
+    int empty = 1;
+    FILE *f;
+    if (path_join(marker, sizeof marker, dir, SUT_MARKER) != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return -1;
+    }
+    if (access(marker, F_OK) == 0) return 0;
+    d = opendir(dir);
+    if (!d) {
+        tb_seterr(err, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) empty = 0;
+    closedir(d);
+    if (!empty) {
+        tb_seterr(err, "%s is not empty and is not a tilebench SUT folder (no %s in it): choose a new or empty "
+                       "folder, since `sut up` empties DIR/mail and rewrites its config files",
+                  dir, SUT_MARKER);
+        return -1;
+    }
+    f = fopen(marker, "w");
+    if (!f || fputs("This folder belongs to `tilebench sut`: it may empty and rewrite what is in it.\n", f) < 0 ||
+        fclose(f) != 0) {
+        tb_seterr(err, "%s: %s", marker, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     char pgbin[PATH_MAX], redisbin[PATH_MAX], dir[PATH_MAX], datadir[PATH_MAX], sockdir[PATH_MAX];
     char pglog[PATH_MAX], redislog[PATH_MAX], dovecotbin[PATH_MAX], dovecotlog[PATH_MAX], dcbase[PATH_MAX];
@@ -1489,6 +1546,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
                        "(it goes into dovecot.conf unquoted)", dir);
         return TB_SUT_EUSAGE;
     }
+    if (claim_dir(dir, err) != 0) return TB_SUT_EUSAGE;
     rc = read_state(dir, &old, err);
     if (rc < 0) return TB_SUT_EUSAGE;
     if (rc == 0) {
@@ -1501,7 +1559,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
             }
         }
         remove_sockdir(old.sockdir, old.s[SVC_PG].port);
-        remove_tree(old.dovecot_base);
+        remove_dovecot_base(old.dovecot_base);
     }
     if (ra.active && check_traversable(dir, &ra, err) != 0) return TB_SUT_EUSAGE;
     ports_in[0] = opt->pg_port;

@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "loadgen/workload.h"
+
+#define MAX_KEYS_SEEN 1024
 
 typedef struct parse_state {
     tb_tiledef *def;
@@ -21,7 +24,17 @@ typedef struct parse_state {
     int line;       /* current line, counted by our reader */
     char err[TB_ERR_LEN];
     int failed;
+    int n_seen;     /* "section\0key" hashes already seen: a repeated key is an error */
+    uint64_t seen[MAX_KEYS_SEEN];
 } parse_state;
+
+static uint64_t key_hash(const char *section, const char *key) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *p = section; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    h = (h ^ 0xff) * 0x100000001b3ull;
+    for (const char *p = key; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    return h;
+}
 
 /* inih reader that counts lines, so the handler can say where a key is. */
 static char *counting_reader(char *str, int num, void *stream) {
@@ -150,7 +163,14 @@ static int handler(void *user, const char *section, const char *key, const char 
     parse_state *ps = user;
     tb_tiledef *def = ps->def;
     char e[TB_ERR_LEN];
+    uint64_t h = key_hash(section, key);
     if (ps->failed) return 0;
+    /* a key given twice would silently take the last value (users = 10, then 20) */
+    for (int i = 0; i < ps->n_seen; i++)
+        if (ps->seen[i] == h) return fail(ps, section, key, "given twice in this section");
+    if (ps->n_seen < MAX_KEYS_SEEN) ps->seen[ps->n_seen++] = h;
+    if (strcmp(section, "tile") == 0 && strcmp(key, "name") == 0 && !*val)
+        return fail(ps, section, key, "must not be empty");
     if (strcmp(section, "tile") == 0) {
         if (strcmp(key, "name") == 0) snprintf(def->name, sizeof def->name, "%s", val);
         else if (strcmp(key, "version") == 0) {
@@ -290,6 +310,14 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
     if (!ps.f) {
         tb_seterr(err, "config %s: %s", path, strerror(errno));
         return -1;
+    }
+    {
+        struct stat sb;
+        if (fstat(fileno(ps.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            fclose(ps.f);
+            tb_seterr(err, "config %s: is a directory, not a tile file", path);
+            return -1;
+        }
     }
     def->text = slurp(ps.f);
     rewind(ps.f);

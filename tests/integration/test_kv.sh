@@ -11,8 +11,8 @@ REDIS=$(sed -n 's/^redis = //p' "$T/sut/sut.ini")
 RP=${REDIS##*:}
 rc() { redis-cli -h 127.0.0.1 -p "$RP" "$@"; }
 calls() { rc INFO commandstats | tr -d '\r' | sed -n "s/^cmdstat_$1:calls=\([0-9]*\),.*/\1/p" | grep . || echo 0; }
-tile() { # extra kv keys...
-    printf '[tile]\nname = kv\n[workload.kv]\nkind = kv\nusers = 4\nthink_time = 20ms\nthink_dist = uniform\nunit = ops/s\nreference = 1\ntimeout = 1s\n'
+tile() { # extra kv keys... (THINK: think time, default 20ms)
+    printf '[tile]\nname = kv\n[workload.kv]\nkind = kv\nusers = 4\nthink_time = %s\nthink_dist = uniform\nunit = ops/s\nreference = 1\ntimeout = 1s\n' "${THINK:-20ms}"
     printf '%s\n' "$@"
     cat "$T/sut/sut.ini"
 }
@@ -35,7 +35,7 @@ expect "no errors" "$(sum SET errors)" -eq 0
 
 # 2. Zipf versus uniform: distinct keys written out of ~N SETs over 100k keys
 distinct() { # pattern
-    tile "set_pct = 100" "key_pattern = $1" "keyspace = 100000" "think_time = 2ms" >"$T/$1.ini"
+    THINK=2ms tile "set_pct = 100" "key_pattern = $1" "keyspace = 100000" >"$T/$1.ini"
     rc FLUSHALL >/dev/null
     "$TILEBENCH" run --config "$T/$1.ini" "${RUN[@]}" >"$T/run-$1.log" 2>&1 || fail "run: $(cat "$T/run-$1.log")"
     "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"

@@ -119,6 +119,54 @@ expect "messages over IMAP" "$imap_total" -gt 0
 errs=$(grep -cE ' (Error|Panic|Fatal): ' "$T/sut/dovecot.log" || true)
 expect "dovecot log errors" "$errs" -eq 0
 
+# Send only (session_length = 0, what bench/mail uses): no IMAP at all, Send is
+# the driver's op in a closed loop (think_time = 0), and the [sut] needs only
+# the delivery endpoint. Every message the client counts is in a maildir; the
+# server may hold one more per user, accepted as the level stopped.
+SO_USERS=4
+cat >"$T/send-only.ini" <<INIEOF
+[tile]
+name = mail-send-only
+[workload.mail]
+kind = mail
+users = $SO_USERS
+think_time = 0
+think_dist = fixed
+session_length = 0
+timeout = 10s
+unit = ops/s
+reference = 1
+[sut]
+lmtp = $LMTP
+$(grep '^mail_domain = ' "$INI")
+INIEOF
+before=$(find "$T/sut/mail" -type f \( -path '*/new/*' -o -path '*/cur/*' \) | wc -l)
+"$TILEBENCH" run --config "$T/send-only.ini" --tiles 1 --ramp-up 0 --warm-up 1s --steady 3s --ramp-down 0 \
+    --idle 0 --db "$T/send-only.db" --quiet >"$T/send-only.log" 2>&1 || fail "send-only run exited $?: $(cat "$T/send-only.log")"
+"$TILEBENCH" report latest --db "$T/send-only.db" --format json >"$T/send-only.json"
+so() { jq "[.run.levels[].workloads[] | select(.name==\"mail\") | .operations[] | select(.name==\"$1\") | .$2] | add // 0" "$T/send-only.json"; }
+so_sent=$(so Send count_all)
+expect "send only: Send count" "$so_sent" -gt 0
+expect "send only: Send errors" "$(so Send errors)" -eq 0
+for op in Login Select FetchHeaders FetchBody Store Expunge Append Search Logout; do
+    expect "send only: no $op" "$(so $op count_all)" -eq 0
+done
+# a closed loop, not the 10 s default send_interval: loopback LMTP takes far more than 2 per user in 4 s
+expect "send only: closed loop (sends per user)" "$((so_sent / SO_USERS))" -gt 2
+sleep 1
+after=$(find "$T/sut/mail" -type f \( -path '*/new/*' -o -path '*/cur/*' \) | wc -l)
+expect "send only: delivered - client count (>= 0)" "$((after - before - so_sent))" -ge 0
+expect "send only: delivered - client count (<= users in flight)" "$((after - before - so_sent))" -le "$SO_USERS"
+# keys that only mean something with IMAP sessions are rejected, naming the key
+sed 's/^session_length = 0$/session_length = 0\nsend_interval = 1s/' "$T/send-only.ini" >"$T/send-only-bad.ini"
+if "$TILEBENCH" run --config "$T/send-only-bad.ini" --tiles 1 --ramp-up 0 --warm-up 0 --steady 1s --ramp-down 0 \
+    --idle 0 --db "$T/send-only-bad.db" --quiet >"$T/send-only-bad.log" 2>&1; then
+    fail "send_interval with session_length = 0 was accepted"
+fi
+grep -q 'send_interval: not used with session_length = 0' "$T/send-only-bad.log" ||
+    fail "send_interval with session_length = 0: unexpected message: $(cat "$T/send-only-bad.log")"
+echo "ok: send_interval with session_length = 0 rejected: $(grep -m1 'send_interval: not used' "$T/send-only-bad.log")"
+
 # Faults: a server that answers garbage, and one that closes in the middle of
 # a literal. A small Python peer plays both (fault injection: Dovecot never
 # misbehaves on purpose): IMAP on one port (greets, LOGIN/SELECT OK, then each
