@@ -67,7 +67,10 @@ static const char prepare_sql[] =
 #define BACKOFF_MAX_US 5000000
 
 typedef struct oltp_cfg {
-    char conninfo[600];
+    char conninfo[600];    /* every tile's server, unless overridden below */
+    int n_tile;            /* per-tile servers ([sut] pg.tileN) */
+    int tile_no[TB_SUT_MAX_PG_TILES];
+    char tile_conninfo[TB_SUT_MAX_PG_TILES][256];
     int new_customer_pct;
     int browse_min, browse_max;
     int items_min, items_max, quantity_max;
@@ -109,12 +112,18 @@ static int get_int(const tb_workload_def *w, const char *key, int dflt, int lo, 
 static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, void **out, char *err) {
     oltp_cfg *c;
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
-    if (!ep->pg_conninfo[0]) {
-        tb_seterr(err, "workload %s: the SUT has no PostgreSQL endpoint ([sut] pg = conninfo)", w->name);
+    if (!ep->pg_conninfo[0] && ep->n_pg_tile == 0) {
+        tb_seterr(err, "workload %s: the SUT has no PostgreSQL endpoint ([sut] pg = conninfo, or pg.tileN)",
+                  w->name);
         return -1;
     }
     c = xcalloc(1, sizeof *c);
     snprintf(c->conninfo, sizeof c->conninfo, "%s", ep->pg_conninfo);
+    c->n_tile = ep->n_pg_tile;
+    for (int i = 0; i < ep->n_pg_tile; i++) {
+        c->tile_no[i] = ep->pg_tile[i].tile;
+        snprintf(c->tile_conninfo[i], sizeof c->tile_conninfo[i], "%s", ep->pg_tile[i].conninfo);
+    }
     {
         const tb_param *m = tb_tiledef_param(w, "mode");
         if (m && strcmp(m->value, "point") == 0) c->point = 1;
@@ -145,6 +154,13 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
 }
 
 static void oltp_cfg_free(void *cfg) { free(cfg); }
+
+/* The conninfo of tile's server: its own ([sut] pg.tileN) or the shared one. */
+static const char *conninfo_for(const oltp_cfg *c, int tile) {
+    for (int i = 0; i < c->n_tile; i++)
+        if (c->tile_no[i] == tile) return c->tile_conninfo[i];
+    return c->conninfo;
+}
 
 static void *oltp_user_new(const void *cfg, tb_user_ctx *u) {
     oltp_user *s = xcalloc(1, sizeof *s);
@@ -446,7 +462,7 @@ static void oltp_op_start(void *st, int op) {
     if (!s->conn) {
         char opts[64];
         const char *keys[] = {"dbname", "options", "application_name", NULL};
-        const char *vals[] = {s->cfg->conninfo, opts, "tilebench", NULL};
+        const char *vals[] = {conninfo_for(s->cfg, tb_user_tile(s->u)), opts, "tilebench", NULL};
         snprintf(opts, sizeof opts, "-csearch_path=tile%d", tb_user_tile(s->u));
         s->conn = PQconnectStartParams(keys, vals, 1);
         if (!s->conn || PQstatus(s->conn) == CONNECTION_BAD) {
@@ -478,32 +494,38 @@ static void oltp_user_free(void *st) {
  * schema with its products loaded. */
 static int oltp_probe(const void *cfg, int tiles, char *err) {
     const oltp_cfg *c = cfg;
-    const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
-    const char *vals[] = {c->conninfo, "tilebench-probe", "10", NULL};
-    PGconn *conn = PQconnectdbParams(keys, vals, 1);
     int rc = 0;
-    if (PQstatus(conn) != CONNECTION_OK) {
-        char *msg = PQerrorMessage(conn);
-        size_t n = strlen(msg);
-        while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
-        tb_seterr(err, "oltp: connect %s: %s", c->conninfo, msg);
-        PQfinish(conn);
-        return -1;
-    }
     for (int t = 1; t <= tiles && rc == 0; t++) {
+        const char *ci = conninfo_for(c, t);
+        const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
+        const char *vals[] = {ci, "tilebench-probe", "10", NULL};
         char sql[96];
+        PGconn *conn;
         PGresult *r;
+        if (!*ci) {
+            tb_seterr(err, "oltp: tile %d has no PostgreSQL endpoint ([sut] pg = conninfo, or pg.tile%d)", t, t);
+            return -1;
+        }
+        conn = PQconnectdbParams(keys, vals, 1);
+        if (PQstatus(conn) != CONNECTION_OK) {
+            char *msg = PQerrorMessage(conn);
+            size_t n = strlen(msg);
+            while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
+            tb_seterr(err, "oltp: tile %d: connect %s: %s", t, ci, msg);
+            PQfinish(conn);
+            return -1;
+        }
         snprintf(sql, sizeof sql, "SELECT count(*) FROM tile%d.products", t);
         r = PQexec(conn, sql);
         if (PQresultStatus(r) != PGRES_TUPLES_OK || atoi(PQgetvalue(r, 0, 0)) != TB_OLTP_PRODUCTS) {
             tb_seterr(err, "oltp: %s: tile %d has no OLTP data (schema tile%d with %d products); load it with "
                            "`tilebench sut up --tiles %d` or point [sut] pg at a loaded server",
-                      c->conninfo, t, t, TB_OLTP_PRODUCTS, tiles);
+                      ci, t, t, TB_OLTP_PRODUCTS, tiles);
             rc = -1;
         }
         PQclear(r);
+        PQfinish(conn);
     }
-    PQfinish(conn);
     return rc;
 }
 

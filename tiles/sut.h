@@ -15,9 +15,18 @@
 #include "common/tb_common.h"
 
 /* Where the SUT's services answer. Empty string / 0 = service not present. */
+#define TB_SUT_MAX_PG_TILES 64
+
 typedef struct tb_sut_endpoints {
     char pg_conninfo[512]; /* libpq conninfo without search_path, e.g.
                               "host=127.0.0.1 port=40123 dbname=tilebench user=tilebench" */
+    /* Per-tile overrides ([sut] pg.tile2 = conninfo): that tile's OLTP data
+     * lives on another server or database. Tiles not listed use pg_conninfo. */
+    int n_pg_tile;
+    struct {
+        int tile;
+        char conninfo[256];
+    } pg_tile[TB_SUT_MAX_PG_TILES];
     char redis_host[128];
     int redis_port;
     /* Mail. Delivery goes to LMTP (LHLO) when lmtp_port is set, else to SMTP

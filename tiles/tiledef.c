@@ -188,6 +188,16 @@ static int handler(void *user, const char *section, const char *key, const char 
         if (strcmp(key, "pg") == 0) {
             if (strlen(val) >= sizeof def->sut.pg_conninfo) return fail(ps, section, key, "too long");
             snprintf(def->sut.pg_conninfo, sizeof def->sut.pg_conninfo, "%s", val);
+        } else if (strncmp(key, "pg.tile", 7) == 0) {
+            uint64_t t;
+            tb_sut_endpoints *ep = &def->sut;
+            if (tb_parse_u64(key + 7, &t, e) != 0 || t < 1 || t > 100000)
+                return fail(ps, section, key, "write pg.tileN with N >= 1 (e.g. pg.tile2)");
+            if (ep->n_pg_tile >= TB_SUT_MAX_PG_TILES) return fail(ps, section, key, "too many per-tile servers");
+            if (strlen(val) >= sizeof ep->pg_tile[0].conninfo) return fail(ps, section, key, "too long");
+            ep->pg_tile[ep->n_pg_tile].tile = (int)t;
+            snprintf(ep->pg_tile[ep->n_pg_tile].conninfo, sizeof ep->pg_tile[0].conninfo, "%s", val);
+            ep->n_pg_tile++;
         } else if (strcmp(key, "redis") == 0) {
             const char *colon = strrchr(val, ':');
             uint64_t port;

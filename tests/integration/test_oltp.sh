@@ -94,4 +94,15 @@ rc=0; timeout 60 "$TILEBENCH" run --config "$T/oltp.ini" --steady 2s --tiles 2 -
     --quiet --db "$T/r.db" >"$T/run5.log" 2>&1 || rc=$?
 expect "exit for a tile without data" "$rc" -eq 3
 grep -q "tile 2 has no OLTP data" "$T/run5.log" || fail "unclear error: $(cat "$T/run5.log")"
+# 5. a connection string per tile: [sut] pg.tileN overrides pg for that tile
+printf 'pg.tile1 = %s\n' "$(echo "$PG" | sed 's/dbname=tilebench/dbname=tile1db/')" >"$T/pertile.sut"
+cat "$T/oltp.ini" "$T/pertile.sut" >"$T/pertile.ini"
+rc=0; "$TILEBENCH" run --config "$T/pertile.ini" --steady 2s "${RUN[@]}" >"$T/run6.log" 2>&1 || rc=$?
+expect "exit when tile 1's own server is wrong" "$rc" -eq 3
+grep -q 'tile 1: connect .*dbname=tile1db.*"tile1db" does not exist' "$T/run6.log" || fail "override not used: $(cat "$T/run6.log")"
+printf 'pg.tile1 = %s\n' "$PG" >"$T/pertile.sut"
+cat "$T/oltp.ini" "$T/pertile.sut" >"$T/pertile.ini"
+"$TILEBENCH" run --config "$T/pertile.ini" --steady 2s "${RUN[@]}" >"$T/run7.log" 2>&1 || fail "per-tile run: $(cat "$T/run7.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
+expect "orders through the per-tile server" "$(sumop Order count)" -gt 5
 echo "PASS test_oltp"
