@@ -242,23 +242,32 @@ static int find_pg_bindir(char *out, size_t len, char *err) {
     return -1;
 }
 
-/* Path of redis-server: TB_REDIS_SERVER, else the PATH, else /usr/bin, /usr/sbin. */
-static int find_redis(char *out, size_t len, char *err) {
-    char a[PATH_MAX];
-    const char *env = getenv("TB_REDIS_SERVER");
+/*
+ * Finds an executable: $env_var when set (it must be executable), else the
+ * first hit in dirs (NULL-terminated, tried in order; "PATH" stands for the
+ * PATH entries). On failure err says where it looked and what to install.
+ */
+static int find_program(const char *name, const char *env_var, const char *const *dirs, const char *install,
+                        char *out, size_t len, char *err) {
+    char a[PATH_MAX], looked[256] = "";
+    const char *env = getenv(env_var);
     if (env && *env) {
         if (is_exec_file(env)) {
             copy_str(out, len, env);
             return 0;
         }
-        tb_seterr(err, "redis-server not found (TB_REDIS_SERVER=%s is not an executable file)", env);
+        tb_seterr(err, "%s not found (%s=%s is not an executable file)", name, env_var, env);
         return -1;
     }
-    const char *path = getenv("PATH");
-    if (path) {
-        char *copy = xstrdup(path), *save = NULL, *p;
+    for (int d = 0; dirs[d]; d++) {
+        const char *path = strcmp(dirs[d], "PATH") == 0 ? getenv("PATH") : dirs[d];
+        char *copy, *save = NULL, *p;
+        strncat(looked, d ? ", " : "", sizeof looked - strlen(looked) - 1);
+        strncat(looked, dirs[d], sizeof looked - strlen(looked) - 1);
+        if (!path) continue;
+        copy = xstrdup(path);
         for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-            if (path_join(a, sizeof a, p, "redis-server") == 0 && is_exec_file(a)) {
+            if (path_join(a, sizeof a, p, name) == 0 && is_exec_file(a)) {
                 copy_str(out, len, a);
                 free(copy);
                 return 0;
@@ -266,49 +275,21 @@ static int find_redis(char *out, size_t len, char *err) {
         }
         free(copy);
     }
-    if (is_exec_file("/usr/bin/redis-server")) {
-        snprintf(out, len, "/usr/bin/redis-server");
-        return 0;
-    }
-    if (is_exec_file("/usr/sbin/redis-server")) {
-        snprintf(out, len, "/usr/sbin/redis-server");
-        return 0;
-    }
-    tb_seterr(err, "redis-server not found (looked in PATH, /usr/bin, /usr/sbin); install the Debian package redis-server");
+    tb_seterr(err, "%s not found (looked in %s); install %s (or set %s)", name, looked, install, env_var);
     return -1;
+}
+
+/* Path of redis-server: TB_REDIS_SERVER, else the PATH, /usr/bin, /usr/sbin. */
+static int find_redis(char *out, size_t len, char *err) {
+    static const char *const dirs[] = {"PATH", "/usr/bin", "/usr/sbin", NULL};
+    return find_program("redis-server", "TB_REDIS_SERVER", dirs, "the Debian package redis-server", out, len, err);
 }
 
 /* Path of the dovecot master: TB_DOVECOT, else /usr/sbin/dovecot, else the PATH. */
 static int find_dovecot(char *out, size_t len, char *err) {
-    char a[PATH_MAX];
-    const char *env = getenv("TB_DOVECOT");
-    const char *path = getenv("PATH");
-    if (env && *env) {
-        if (is_exec_file(env)) {
-            copy_str(out, len, env);
-            return 0;
-        }
-        tb_seterr(err, "dovecot not found (TB_DOVECOT=%s is not an executable file)", env);
-        return -1;
-    }
-    if (is_exec_file("/usr/sbin/dovecot")) {
-        snprintf(out, len, "/usr/sbin/dovecot");
-        return 0;
-    }
-    if (path) {
-        char *copy = xstrdup(path), *save = NULL, *p;
-        for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-            if (path_join(a, sizeof a, p, "dovecot") == 0 && is_exec_file(a)) {
-                copy_str(out, len, a);
-                free(copy);
-                return 0;
-            }
-        }
-        free(copy);
-    }
-    tb_seterr(err, "dovecot not found (looked in /usr/sbin and PATH); install the Debian packages dovecot-imapd "
-                   "and dovecot-lmtpd (or set TB_DOVECOT)");
-    return -1;
+    static const char *const dirs[] = {"/usr/sbin", "PATH", NULL};
+    return find_program("dovecot", "TB_DOVECOT", dirs, "the Debian packages dovecot-imapd and dovecot-lmtpd", out,
+                        len, err);
 }
 
 /* ---- ports -------------------------------------------------------------- */
