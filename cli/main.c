@@ -26,7 +26,7 @@ static const command commands[] = {
 static void usage(FILE *f) {
     fprintf(f,
             "tilebench %s: a VMmark-style energy-efficiency benchmark\n"
-            "(tiles of OLTP and key-value load; score and performance per kW)\n\n"
+            "(tiles of OLTP, key-value and mail load; score and performance per kW)\n\n"
             "usage: tilebench COMMAND [options]   (tilebench COMMAND --help for its options)\n\n"
             "commands:\n",
             TB_VERSION);
