@@ -34,6 +34,8 @@
 #define COLLECT_GRACE_US 50000
 /* A load level is invalid when more than this share of power samples is bad (design.md). */
 #define MAX_BAD_SAMPLE_PCT 1.0
+/* Unmeasured pause between starting the embedded SUT and measuring active idle. */
+#define SUT_SETTLE_US 3000000
 /* A meter uncertainty above this invalidates a level (SPECpower run rules, design.md). */
 #define MAX_UNCERTAINTY_PCT 1.0
 /* The load generator is CPU-bound when it used >= 90% of its threads' capacity (issue 7). */
@@ -662,8 +664,14 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     }
     c.run_start_us = tb_now_us();
 
-    /* Active idle: services up, no load (SPECpower). */
-    if (o->stages.idle_us > 0) {
+    /* Active idle: services up, no load (SPECpower). Servers just started
+     * still do start-up work (checkpoints, statistics, process spawning):
+     * let them settle first, unmeasured. */
+    if (o->stages.idle_us > 0 && c.sut_started) {
+        uint64_t settle_end = tb_now_us() + SUT_SETTLE_US;
+        while (tb_now_us() < settle_end && !stopped(&c)) nanosleep(&(struct timespec){0, 100000000L}, NULL);
+    }
+    if (o->stages.idle_us > 0 && !stopped(&c)) {
         uint64_t t0 = tb_now_us(), t1 = t0 + o->stages.idle_us, total, bad;
         tb_poll_sample *ps = NULL;
         int n = 0;
