@@ -433,6 +433,23 @@ static pid_t spawn(char *const argv[], const run_as *ra, int outfd, char *err) {
     return pid;
 }
 
+/* spawn() with stdout and stderr appended to logpath (servers report early
+ * config errors there before their own logging starts). Returns the pid, or
+ * -1 with *rc = TB_SUT_EUSAGE (log not writable) or TB_SUT_ESTART. */
+static pid_t spawn_logged(char *const argv[], const run_as *ra, const char *logpath, int *rc, char *err) {
+    int fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    pid_t pid;
+    if (fd < 0) {
+        tb_seterr(err, "%s: %s", logpath, strerror(errno));
+        *rc = TB_SUT_EUSAGE;
+        return -1;
+    }
+    pid = spawn(argv, ra, fd, err);
+    close(fd);
+    *rc = TB_SUT_ESTART;
+    return pid;
+}
+
 /* Reads state letter and start time (clock ticks after boot) of a pid from
  * /proc/PID/stat. -1 when the process does not exist. */
 static int proc_stat(pid_t pid, char *state, unsigned long long *start) {
@@ -759,7 +776,7 @@ static int pg_initdb(const char *bindir, const char *datadir, const char *logpat
                      char *err) {
     char pgver[PATH_MAX], initdb[PATH_MAX], dd[PATH_MAX + 16], tail[160];
     struct stat sb;
-    int fd, st;
+    int st;
     pid_t pid;
 
     if (path_join(pgver, sizeof pgver, datadir, "PG_VERSION") != 0) {
@@ -785,14 +802,9 @@ static int pg_initdb(const char *bindir, const char *datadir, const char *logpat
      * running server itself keeps fsync and synchronous_commit on. */
     char *argv[] = {initdb, dd, "--username=" SUT_PG_USER, "--auth=trust", "--encoding=UTF8", "--locale=C",
                     "--no-sync", NULL};
-    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        tb_seterr(err, "%s: %s", logpath, strerror(errno));
-        return TB_SUT_EUSAGE;
-    }
-    pid = spawn(argv, ra, fd, err);
-    close(fd);
-    if (pid < 0) return TB_SUT_ESTART;
+    int sprc;
+    pid = spawn_logged(argv, ra, logpath, &sprc, err);
+    if (pid < 0) return sprc;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
@@ -806,7 +818,6 @@ static int pg_initdb(const char *bindir, const char *datadir, const char *logpat
 static int pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, const char *logpath,
                     const run_as *ra, svc *out, char *err) {
     char postgres[PATH_MAX], c_port[32], c_sock[PATH_MAX + 32];
-    int fd;
     pid_t pid;
     if (path_join(postgres, sizeof postgres, bindir, "postgres") != 0) {
         tb_seterr(err, "%s: path too long", bindir);
@@ -817,14 +828,9 @@ static int pg_start(const char *bindir, const char *datadir, const char *sockdir
     char *argv[] = {postgres, "-D", (char *)datadir, "-c", "listen_addresses=" SUT_HOST, "-c", c_port,
                     "-c", c_sock, "-c", "max_connections=1000", "-c", "shared_buffers=128MB",
                     "-c", "logging_collector=off", "-c", "log_destination=stderr", NULL};
-    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        tb_seterr(err, "%s: %s", logpath, strerror(errno));
-        return TB_SUT_EUSAGE;
-    }
-    pid = spawn(argv, ra, fd, err);
-    close(fd);
-    if (pid < 0) return TB_SUT_ESTART;
+    int sprc;
+    pid = spawn_logged(argv, ra, logpath, &sprc, err);
+    if (pid < 0) return sprc;
     svc_record(out, pid, port, postgres);
     return 0;
 }
@@ -954,7 +960,6 @@ static int redis_write_conf(const char *dir, int port, char *err) {
 
 static int redis_start(const char *binary, const char *dir, int port, const char *logpath, svc *out, char *err) {
     char conf[PATH_MAX], bin[PATH_MAX];
-    int fd;
     pid_t pid;
     if (path_join(conf, sizeof conf, dir, "redis.conf") != 0) {
         tb_seterr(err, "%s: path too long", dir);
@@ -963,14 +968,9 @@ static int redis_start(const char *binary, const char *dir, int port, const char
     copy_str(bin, sizeof bin, binary);
     char *argv[] = {bin, conf, NULL};
     /* Until it opens its logfile, redis reports config errors on stderr. */
-    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        tb_seterr(err, "%s: %s", logpath, strerror(errno));
-        return TB_SUT_EUSAGE;
-    }
-    pid = spawn(argv, NULL, fd, err);
-    close(fd);
-    if (pid < 0) return TB_SUT_ESTART;
+    int sprc;
+    pid = spawn_logged(argv, NULL, logpath, &sprc, err);
+    if (pid < 0) return sprc;
     svc_record(out, pid, port, binary);
     return 0;
 }
@@ -1226,7 +1226,6 @@ static int dovecot_write_conf(const char *dir, const char *base, int imap_port, 
 static int dovecot_start(const char *binary, const char *dir, int imap_port, const char *logpath, svc *out,
                          char *err) {
     char conf[PATH_MAX], bin[PATH_MAX];
-    int fd;
     pid_t pid;
     if (path_join(conf, sizeof conf, dir, "dovecot.conf") != 0) {
         tb_seterr(err, "%s: path too long", dir);
@@ -1235,14 +1234,9 @@ static int dovecot_start(const char *binary, const char *dir, int imap_port, con
     copy_str(bin, sizeof bin, binary);
     char *argv[] = {bin, "-F", "-c", conf, NULL};
     /* Until it opens log_path, dovecot reports config errors on stderr. */
-    fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        tb_seterr(err, "%s: %s", logpath, strerror(errno));
-        return TB_SUT_EUSAGE;
-    }
-    pid = spawn(argv, NULL, fd, err);
-    close(fd);
-    if (pid < 0) return TB_SUT_ESTART;
+    int sprc;
+    pid = spawn_logged(argv, NULL, logpath, &sprc, err);
+    if (pid < 0) return sprc;
     svc_record(out, pid, imap_port, binary);
     return 0;
 }
