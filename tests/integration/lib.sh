@@ -35,8 +35,15 @@ expect_true() {
     fi
 }
 
+# at_exit 'COMMAND': run COMMAND when the test exits, pass or fail, before the
+# SUT is stopped (last registered, first run): for processes a test starts
+# itself, such as an emulator or a server it restarted.
+AT_EXIT=()
+at_exit() { AT_EXIT+=("$1"); }
+
 cleanup_dir() {
-    local rc=$?
+    local rc=$? i
+    for ((i = ${#AT_EXIT[@]} - 1; i >= 0; i--)); do eval "${AT_EXIT[i]}" || true; done
     if [ -d "$T/sut" ]; then "$TILEBENCH" sut down --dir "$T/sut" >/dev/null 2>&1 || true; fi
     if [ $rc -ne 0 ]; then
         echo "--- logs in $T (kept for inspection) ---" >&2

@@ -59,13 +59,7 @@ rc SHUTDOWN NOSAVE >/dev/null 2>&1 || true
 sleep 1.5
 redis-server "$T/sut/redis.conf" --daemonize yes --pidfile "$T/redis2.pid" >/dev/null
 # this redis-server is ours now, not `sut down`'s: stop it on the way out, pass or fail
-stop_restarted() {
-    local rc=$?
-    [ -f "$T/redis2.pid" ] && kill "$(cat "$T/redis2.pid")" 2>/dev/null
-    (exit $rc)
-    cleanup_dir
-}
-trap stop_restarted EXIT
+at_exit '[ -f "$T/redis2.pid" ] && kill "$(cat "$T/redis2.pid")" 2>/dev/null'
 for _ in $(seq 50); do rc PING >/dev/null 2>&1 && break; sleep 0.1; done
 wait $pid || fail "run exited $? after the restart: $(cat "$T/run3.log")"
 "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"

@@ -9,14 +9,7 @@ source "$(dirname "$0")/lib.sh"
 TB=$TILEBENCH
 SIM_PIDS=()
 
-stop_sims() {
-    local rc=$?
-    for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${SIM_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-    (exit $rc)
-    cleanup_dir
-}
-trap stop_sims EXIT
+at_exit 'for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done'
 
 # start_sim NAME ARGS...: starts the emulator on a free loopback port; sets
 # PORT (and PTY with --pty). Fails the test when it does not come up.

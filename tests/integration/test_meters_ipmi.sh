@@ -16,16 +16,7 @@ done
 [ -f /usr/include/OpenIPMI/mcserv.h ] || fail "OpenIPMI/mcserv.h not found (install libopenipmi-dev)"
 
 SIM_PID=""
-stop_bmc() {
-    local rc=$?
-    if [ -n "$SIM_PID" ]; then
-        kill "$SIM_PID" 2>/dev/null || true
-        wait "$SIM_PID" 2>/dev/null || true
-    fi
-    (exit $rc)
-    cleanup_dir
-}
-trap stop_bmc EXIT
+at_exit '[ -n "$SIM_PID" ] && { kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null; }'
 
 # ---- the DCMI module: Get Power Reading (NetFn 0x2C, cmd 0x02, group
 # extension 0xDC) from a file "WATTS [inactive]"; DCMI spec 1.5 6.6.1 layout.

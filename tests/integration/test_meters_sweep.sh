@@ -8,16 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
 SIM_PID=""
-stop_all() {
-    local rc=$?
-    if [ -n "$SIM_PID" ]; then
-        kill "$SIM_PID" 2>/dev/null || true
-        wait "$SIM_PID" 2>/dev/null || true
-    fi
-    (exit $rc)
-    cleanup_dir
-}
-trap stop_all EXIT
+at_exit '[ -n "$SIM_PID" ] && { kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null; }'
 
 # A trace whose time-weighted mean is known whatever window the run measures:
 # one value for the whole run (the step model holds the last value).

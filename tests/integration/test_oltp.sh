@@ -59,19 +59,9 @@ kill -INT "$PM"
 for _ in $(seq 100); do kill -0 "$PM" 2>/dev/null || break; sleep 0.05; done
 sleep 1
 setsid runuser -u postgres -- "${CMD[@]}" >>"$T/pg-restart.log" 2>&1 </dev/null &
-# this postmaster is ours now, not `sut down`'s: stop it on the way out
-stop_restarted() {
-    local rc=$?
-    local pm
-    pm=$(head -1 "$T/sut/pg/postmaster.pid" 2>/dev/null || true)
-    if [ -n "$pm" ]; then
-        kill -INT "$pm" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$pm" 2>/dev/null || break; sleep 0.1; done
-    fi
-    (exit $rc)
-    cleanup_dir
-}
-trap stop_restarted EXIT
+# this postmaster is ours now, not `sut down`'s: stop it (fast shutdown) on the way out
+at_exit 'pm=$(head -1 "$T/sut/pg/postmaster.pid" 2>/dev/null) && kill -INT "$pm" 2>/dev/null &&
+    for _ in $(seq 100); do kill -0 "$pm" 2>/dev/null || break; sleep 0.1; done'
 for _ in $(seq 100); do q "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done
 wait $pid || fail "run exited $? across the restart: $(cat "$T/run3.log")"
 "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
