@@ -1355,6 +1355,24 @@ static int sut_ini_handler(void *user, const char *section, const char *name, co
         }
         copy_str(c->ep->pg_conninfo, sizeof c->ep->pg_conninfo, value);
         c->seen_pg = 1;
+    } else if (strcmp(name, "web") == 0 || strncmp(name, "web.tile", 8) == 0) {
+        tb_sut_endpoints *ep = c->ep;
+        char *dst = ep->web_url, *end;
+        if (strncmp(value, "http://", 7) != 0 || strlen(value) >= sizeof ep->web_url) {
+            snprintf(c->err, sizeof c->err, "[sut] %s = '%.64s': expected an http:// URL", name, value);
+            return 0;
+        }
+        if (name[3] == '.') {
+            long t = strtol(name + 8, &end, 10);
+            if (*end != '\0' || t < 1 || ep->n_web_tile >= TB_SUT_MAX_WEB_TILES) {
+                snprintf(c->err, sizeof c->err, "[sut] %s: expected web.tileN with 1 <= N, at most %d", name,
+                         TB_SUT_MAX_WEB_TILES);
+                return 0;
+            }
+            ep->web_tile[ep->n_web_tile].tile = (int)t;
+            dst = ep->web_tile[ep->n_web_tile++].url;
+        }
+        copy_str(dst, sizeof ep->web_url, value);
     } else if (strcmp(name, "redis") == 0) {
         const char *colon = strrchr(value, ':');
         char *end;
@@ -1403,6 +1421,12 @@ static int sut_ini_handler(void *user, const char *section, const char *name, co
 }
 
 /* ---- public API --------------------------------------------------------- */
+
+const char *tb_sut_web_url(const tb_sut_endpoints *ep, int tile) {
+    for (int i = 0; i < ep->n_web_tile; i++)
+        if (ep->web_tile[i].tile == tile) return ep->web_tile[i].url;
+    return ep->web_url[0] ? ep->web_url : NULL;
+}
 
 int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) {
     char path[PATH_MAX];

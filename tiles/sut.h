@@ -16,6 +16,7 @@
 
 /* Where the SUT's services answer. Empty string / 0 = service not present. */
 #define TB_SUT_MAX_PG_TILES 64
+#define TB_SUT_MAX_WEB_TILES 256
 
 typedef struct tb_sut_endpoints {
     char pg_conninfo[512]; /* libpq conninfo without search_path, e.g.
@@ -47,7 +48,20 @@ typedef struct tb_sut_endpoints {
      * (mail_password_file) so that the tile text stored with a run carries
      * no password. */
     char mail_password[128];
+    /* Web: the base URL of the web application ("http://HOST:PORT"), shared
+     * by every tile unless that tile has its own ([sut] web.tileN = URL; the
+     * embedded SUT runs one reference app process per tile). "" = none. */
+    char web_url[128];
+    int n_web_tile;
+    struct {
+        int tile;
+        char url[128];
+    } web_tile[TB_SUT_MAX_WEB_TILES];
 } tb_sut_endpoints;
+
+/* The web base URL for tile (1-based): its own web.tileN, else web_url;
+ * NULL when neither is set. */
+const char *tb_sut_web_url(const tb_sut_endpoints *ep, int tile);
 
 typedef struct tb_sut_options {
     const char *dir; /* run folder; created if missing */

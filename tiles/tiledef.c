@@ -198,6 +198,21 @@ static int handler(void *user, const char *section, const char *key, const char 
             ep->pg_tile[ep->n_pg_tile].tile = (int)t;
             snprintf(ep->pg_tile[ep->n_pg_tile].conninfo, sizeof ep->pg_tile[0].conninfo, "%s", val);
             ep->n_pg_tile++;
+        } else if (strcmp(key, "web") == 0 || strncmp(key, "web.tile", 8) == 0) {
+            tb_sut_endpoints *ep = &def->sut;
+            char *dst = ep->web_url;
+            if (strncmp(val, "http://", 7) != 0 || !val[7])
+                return fail(ps, section, key, "must be an http:// URL, e.g. http://127.0.0.1:8080");
+            if (strlen(val) >= sizeof ep->web_url) return fail(ps, section, key, "too long");
+            if (key[3] == '.') {
+                uint64_t t;
+                if (tb_parse_u64(key + 8, &t, e) != 0 || t < 1 || t > 100000)
+                    return fail(ps, section, key, "write web.tileN with N >= 1 (e.g. web.tile2)");
+                if (ep->n_web_tile >= TB_SUT_MAX_WEB_TILES) return fail(ps, section, key, "too many per-tile web URLs");
+                ep->web_tile[ep->n_web_tile].tile = (int)t;
+                dst = ep->web_tile[ep->n_web_tile++].url;
+            }
+            snprintf(dst, sizeof ep->web_url, "%s", val);
         } else if (strcmp(key, "redis") == 0) {
             const char *colon = strrchr(val, ':');
             uint64_t port;
@@ -237,7 +252,7 @@ static int handler(void *user, const char *section, const char *key, const char 
             if (tb_sut_read_password_file(val, def->sut.mail_password, sizeof def->sut.mail_password, e) != 0)
                 return fail(ps, section, key, e);
         } else return fail(ps, section, key,
-                            "unknown key (known: pg, redis, imap, lmtp, smtp, mail_user, mail_domain, mail_password, "
+                            "unknown key (known: pg, pg.tileN, web, web.tileN, redis, imap, lmtp, smtp, mail_user, mail_domain, mail_password, "
                             "mail_password_file)");
         return 1;
     }
