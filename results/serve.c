@@ -41,6 +41,7 @@
 #include <microhttpd.h>
 #include <sqlite3.h>
 
+#include "results/compare.h"
 #include "results/report.h"
 #include "results/store.h"
 
@@ -219,6 +220,7 @@ typedef struct reply {
     int status;
     const char *ctype;
     char filename[64]; /* Content-Disposition filename, "" for none */
+    char nav[256];     /* links inserted after <main> once the body is closed, "" for none */
     char *body;
     size_t len;
     FILE *f;
@@ -228,6 +230,7 @@ static void reply_open(reply *r, int status, const char *ctype) {
     r->status = status;
     r->ctype = ctype;
     r->filename[0] = '\0';
+    r->nav[0] = '\0';
     r->body = NULL;
     r->len = 0;
     r->f = open_memstream(&r->body, &r->len);
@@ -485,24 +488,21 @@ static void page_index(reply *r, const char *db_path, const json_t *runs) {
     html_end(f);
 }
 
-/* The HTML report with a line of links on top, inserted after the report's
- * opening <main> (served as the report wrote it when that is not found). */
-static void add_report_nav(reply *r, int64_t id) {
+/* Inserts r->nav (a line of links) after the page's opening <main>, as the
+ * report and comparison renderers write it; the page is served unchanged
+ * when that is not found. Only after the memory stream is closed: until
+ * then the stream owns the buffer. */
+static void insert_nav(reply *r) {
     static const char mark[] = "<main>\n";
-    char *at = r->body ? strstr(r->body, mark) : NULL;
-    char nav[256];
-    int n;
-    size_t off;
+    char *at = r->body && r->nav[0] ? strstr(r->body, mark) : NULL;
+    const char *nav = r->nav;
+    size_t off, n = strlen(nav);
     if (!at) return;
-    n = snprintf(nav, sizeof nav,
-                 "<p class=\"note\"><a href=\"/\">&larr; all runs</a> &middot; <a href=\"/runs/%lld.json\">JSON</a>"
-                 " &middot; <a href=\"/runs/%lld.csv\">CSV</a></p>\n",
-                 (long long)id, (long long)id);
     off = (size_t)(at - r->body) + sizeof mark - 1;
-    r->body = xrealloc(r->body, r->len + (size_t)n + 1);
+    r->body = xrealloc(r->body, r->len + n + 1);
     memmove(r->body + off + n, r->body + off, r->len - off + 1);
-    memcpy(r->body + off, nav, (size_t)n);
-    r->len += (size_t)n;
+    memcpy(r->body + off, nav, n);
+    r->len += n;
 }
 
 /* One run in one report format; 404 for an unknown id. */
@@ -524,9 +524,11 @@ static void page_report(reply *r, tb_store *s, const char *db_path, int64_t id, 
     }
     r->ctype = fmt == TB_REPORT_JSON ? JSON_TYPE : fmt == TB_REPORT_CSV ? CSV_TYPE : HTML_TYPE;
     if (fmt == TB_REPORT_CSV) snprintf(r->filename, sizeof r->filename, "tilebench-run-%lld.csv", (long long)id);
-    if (fmt == TB_REPORT_HTML) {
-        if (fflush(r->f) == 0) add_report_nav(r, id);
-    }
+    if (fmt == TB_REPORT_HTML)
+        snprintf(r->nav, sizeof r->nav,
+                 "<p class=\"note\"><a href=\"/\">&larr; all runs</a> &middot; <a href=\"/runs/%lld.json\">JSON</a>"
+                 " &middot; <a href=\"/runs/%lld.csv\">CSV</a></p>\n",
+                 (long long)id, (long long)id);
 }
 
 /* ---- /compare --------------------------------------------------------------------- */
@@ -600,7 +602,11 @@ static void page_compare(reply *r, struct MHD_Connection *c, tb_store *s, const 
             return;
         }
     }
-    reply_error(r, 0, 501, "comparison not built yet", "tilebench compare is not part of this build.");
+    if (tb_compare_write(s, a.ids, a.n, a.baseline, TB_COMPARE_HTML, r->f, err) != 0) {
+        reply_db_error(r, 0, db_path, err);
+        return;
+    }
+    snprintf(r->nav, sizeof r->nav, "<p class=\"note\"><a href=\"/\">&larr; all runs</a></p>\n");
 }
 
 /* ---- the request handler ------------------------------------------------------------ */
@@ -738,6 +744,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         fprintf(stderr, "tilebench: out of memory (response)\n");
         abort();
     }
+    insert_nav(&r);
     resp = MHD_create_response_from_buffer(r.len, r.body, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(r.body);

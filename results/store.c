@@ -175,6 +175,40 @@ static const char *const migrations[] = {
     "ALTER TABLE meters ADD COLUMN update_ms INTEGER;"
     "ALTER TABLE meters ADD COLUMN avg_window_ms INTEGER;"
     "ALTER TABLE power_samples ADD COLUMN uncertainty_pct REAL;",
+    /* 2 -> 3: campaigns (several runs of one sweep under named SUT
+     * configurations, tiles/campaign.c), and which ops count toward their
+     * workload's throughput (compare's p95 per workload). One self-contained
+     * entry: campaigns, the apply/revert commands run, and the columns that
+     * tie a run to its campaign. ops.metric is NULL on rows stored before. */
+    "CREATE TABLE campaigns ("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  baseline TEXT NOT NULL,"
+    "  config_path TEXT,"
+    "  config_text TEXT,"
+    "  status TEXT NOT NULL CHECK (status IN ('running','complete','interrupted','aborted')),"
+    "  message TEXT,"
+    "  started_at TEXT NOT NULL,"
+    "  finished_at TEXT,"
+    "  writer_pid INTEGER,"
+    "  writer_start INTEGER"
+    ");"
+    "CREATE TABLE campaign_steps ("
+    "  id INTEGER PRIMARY KEY,"
+    "  campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,"
+    "  config TEXT NOT NULL,"
+    "  step TEXT NOT NULL CHECK (step IN ('apply','revert')),"
+    "  command TEXT NOT NULL,"
+    "  exit_status INTEGER,"
+    "  output TEXT,"
+    "  started_at TEXT NOT NULL,"
+    "  finished_at TEXT"
+    ");"
+    "CREATE INDEX campaign_steps_campaign ON campaign_steps(campaign_id);"
+    "ALTER TABLE runs ADD COLUMN campaign_id INTEGER REFERENCES campaigns(id) ON DELETE SET NULL;"
+    "ALTER TABLE runs ADD COLUMN campaign_config TEXT;"
+    "CREATE INDEX runs_campaign ON runs(campaign_id);"
+    "ALTER TABLE ops ADD COLUMN metric INTEGER;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -194,13 +228,16 @@ enum {
     ST_EVENT,
     ST_FINISH,
     ST_CALIB,
+    ST_CAMPAIGN,
+    ST_CAMPAIGN_END,
+    ST_CAMPAIGN_STEP,
     ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_RUN] = "INSERT INTO runs (label, status, tile_name, tile_spec, started_at, tilebench_version,"
-               " host_json, settings_json, config_text, writer_pid, writer_start)"
-               " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+               " host_json, settings_json, config_text, writer_pid, writer_start, campaign_id, campaign_config)"
+               " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated, serial, firmware, driver,"
                  " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
@@ -212,8 +249,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_WORKLOAD] = "INSERT INTO workloads (level_id, name, tile, ops, errors, throughput, unit, reference,"
                     " normalized) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_OP] = "INSERT INTO ops (workload_id, name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms,"
-              " p99_ms, p999_ms, max_ms, hist, hist_uncorrected)"
-              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+              " p99_ms, p999_ms, max_ms, hist, hist_uncorrected, metric)"
+              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
                   " amps, pf, flags, uncertainty_pct) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile)"
@@ -222,6 +259,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FINISH] = "UPDATE runs SET status = ?2, finished_at = ?3, saturation_tiles = ?4 WHERE id = ?1",
     [ST_CALIB] = "INSERT INTO calibrations (tile_name, def_hash, workload, reference, unit, run_id, created_at)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_CAMPAIGN] = "INSERT INTO campaigns (name, baseline, config_path, config_text, status, started_at,"
+                    " writer_pid, writer_start) VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7)",
+    [ST_CAMPAIGN_END] = "UPDATE campaigns SET status = ?2, message = ?3, finished_at = ?4 WHERE id = ?1",
+    [ST_CAMPAIGN_STEP] = "INSERT INTO campaign_steps (campaign_id, config, step, command, exit_status, output,"
+                         " started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 struct tb_store {
@@ -629,6 +671,9 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
     sqlite3_bind_int64(st, 9, (int64_t)getpid());
     if (start_ticks > 0) sqlite3_bind_int64(st, 10, start_ticks);
     else sqlite3_bind_null(st, 10);
+    if (info->campaign_id > 0) sqlite3_bind_int64(st, 11, info->campaign_id);
+    else sqlite3_bind_null(st, 11);
+    bind_text(st, 12, info->campaign_id > 0 ? info->campaign_config : NULL, 1);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     id = sqlite3_last_insert_rowid(s->db);
     st = s->st[ST_METER];
@@ -736,6 +781,7 @@ static int insert_workload(tb_store *s, int64_t level_id, const tb_workload_resu
         bind_latency(st, 6, op);
         bind_hist(st, 13, op->hist);
         bind_hist(st, 14, op->hist_uncorrected);
+        sqlite3_bind_int(st, 15, op->metric ? 1 : 0);
         if ((rc = step_done(st)) != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
@@ -879,6 +925,80 @@ int tb_store_get_calibration(tb_store *s, const char *tile_name, const char *def
     if (rc == SQLITE_DONE) return 1;
     tb_seterr(err, "read calibration: %s", sqlite3_errmsg(s->db));
     return -1;
+}
+
+/* ---- campaigns ---------------------------------------------------------------- */
+
+int tb_store_begin_campaign(tb_store *s, const tb_campaign_info *info, int64_t *campaign_id, char *err) {
+    const char *what = "store begin campaign";
+    sqlite3_stmt *st;
+    int64_t start_ticks = proc_starttime((int64_t)getpid(), NULL);
+    if (!info->name || !*info->name || !info->baseline || !*info->baseline) {
+        tb_seterr(err, "%s: a campaign needs a name and a baseline configuration", what);
+        return -1;
+    }
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_CAMPAIGN];
+    bind_text(st, 1, info->name, 0);
+    bind_text(st, 2, info->baseline, 0);
+    bind_text(st, 3, info->config_path, 1);
+    bind_text(st, 4, info->config_text, 1);
+    bind_wall(st, 5, tb_wall_us());
+    sqlite3_bind_int64(st, 6, (int64_t)getpid());
+    if (start_ticks > 0) sqlite3_bind_int64(st, 7, start_ticks);
+    else sqlite3_bind_null(st, 7);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    *campaign_id = sqlite3_last_insert_rowid(s->db);
+    return tx_commit(s, what, err);
+}
+
+int tb_store_campaign_step(tb_store *s, int64_t campaign_id, const char *config, const char *step,
+                           const char *command, int exit_status, const char *output, int64_t started_wall_us,
+                           int64_t finished_wall_us, char *err) {
+    char what[128];
+    sqlite3_stmt *st;
+    snprintf(what, sizeof what, "store campaign %s of %s", step ? step : "(null)", config ? config : "(null)");
+    if (!step || (strcmp(step, "apply") != 0 && strcmp(step, "revert") != 0)) {
+        tb_seterr(err, "%s: step is not apply or revert", what);
+        return -1;
+    }
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_CAMPAIGN_STEP];
+    sqlite3_bind_int64(st, 1, campaign_id);
+    bind_text(st, 2, config ? config : "", 0);
+    bind_text(st, 3, step, 0);
+    bind_text(st, 4, command ? command : "", 0);
+    if (exit_status >= 0) sqlite3_bind_int(st, 5, exit_status);
+    else sqlite3_bind_null(st, 5);
+    bind_text(st, 6, output, 1);
+    bind_wall(st, 7, started_wall_us > 0 ? started_wall_us : tb_wall_us());
+    bind_wall(st, 8, finished_wall_us);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    return tx_commit(s, what, err);
+}
+
+int tb_store_finish_campaign(tb_store *s, int64_t campaign_id, const char *status, const char *message, char *err) {
+    char what[64];
+    sqlite3_stmt *st;
+    snprintf(what, sizeof what, "store finish campaign %lld", (long long)campaign_id);
+    if (!status || (strcmp(status, TB_RUN_COMPLETE) != 0 && strcmp(status, TB_RUN_INTERRUPTED) != 0 &&
+                    strcmp(status, TB_RUN_ABORTED) != 0)) {
+        tb_seterr(err, "%s: unknown status '%s'", what, status ? status : "(null)");
+        return -1;
+    }
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_CAMPAIGN_END];
+    sqlite3_bind_int64(st, 1, campaign_id);
+    bind_text(st, 2, status, 0);
+    bind_text(st, 3, message, 1);
+    bind_wall(st, 4, tb_wall_us());
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
+    if (sqlite3_changes(s->db) != 1) {
+        tx_rollback(s);
+        tb_seterr(err, "%s: campaign %lld not found in %s", what, (long long)campaign_id, s->path);
+        return -1;
+    }
+    return tx_commit(s, what, err);
 }
 
 /* ---- reads ----------------------------------------------------------------- */

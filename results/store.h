@@ -16,7 +16,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 2
+#define TB_STORE_SCHEMA_VERSION 3
 
 typedef struct tb_store tb_store;
 
@@ -37,6 +37,8 @@ typedef struct tb_run_info {
     int64_t started_wall_us;
     int n_meters;
     const tb_meter_info *meters; /* uri already redacted */
+    int64_t campaign_id;         /* > 0: the campaign this run belongs to (tb_store_begin_campaign) */
+    const char *campaign_config; /* with campaign_id: the configuration's name */
 } tb_run_info;
 
 /* One op of one workload of one tile, over one steady-state phase. */
@@ -47,6 +49,7 @@ typedef struct tb_op_result {
     uint64_t count_all;   /* every op completed during the whole load level, any stage */
     const tb_hist *hist;  /* corrected latency (from intended start); may be NULL if count==0 */
     const tb_hist *hist_uncorrected; /* from actual send */
+    int metric;           /* 1: counts toward the workload's throughput (its metric op) */
 } tb_op_result;
 
 /* One workload instance (one tile) over one phase. */
@@ -144,6 +147,36 @@ int tb_store_put_calibration(tb_store *s, int64_t run_id, const char *tile_name,
  * -1 with err on a database error. */
 int tb_store_get_calibration(tb_store *s, const char *tile_name, const char *def_hash, const char *workload,
                              double *reference, int64_t *run_id, char *created_at, char *err) TB_WUR;
+
+/*
+ * Campaigns (tiles/campaign.c): several runs of one sweep, each under a named
+ * SUT configuration applied and reverted by user commands, compared against
+ * the baseline configuration. Status values are the TB_RUN_* ones; a campaign
+ * still "running" whose writer is gone reads as interrupted
+ * (tb_store_effective_status on its writer_pid/writer_start).
+ */
+typedef struct tb_campaign_info {
+    const char *name;        /* the campaign's name */
+    const char *baseline;    /* name of the baseline configuration */
+    const char *config_path; /* the campaign file, for the record */
+    const char *config_text; /* its text */
+} tb_campaign_info;
+
+/* Inserts a campaign with status "running"; *campaign_id gets its id. 0 or -1. */
+int tb_store_begin_campaign(tb_store *s, const tb_campaign_info *info, int64_t *campaign_id, char *err) TB_WUR;
+
+/* Records one apply or revert command of configuration `config`: the command,
+ * its exit status (-1 when it did not exit normally: killed by a signal, or
+ * could not start), its combined stdout/stderr (may be NULL) and wall-clock
+ * start and end in µs. step is "apply" or "revert". 0 or -1. */
+int tb_store_campaign_step(tb_store *s, int64_t campaign_id, const char *config, const char *step,
+                           const char *command, int exit_status, const char *output, int64_t started_wall_us,
+                           int64_t finished_wall_us, char *err) TB_WUR;
+
+/* Sets the final status (TB_RUN_COMPLETE, _ABORTED or _INTERRUPTED), a message
+ * ("" or NULL for none) and finished_at. 0 or -1. */
+int tb_store_finish_campaign(tb_store *s, int64_t campaign_id, const char *status, const char *message,
+                             char *err) TB_WUR;
 
 /* Resolves "latest" or a decimal id to a run id. 0 or -1 with err ("no runs in results.db"). */
 int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *err) TB_WUR;

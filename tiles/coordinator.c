@@ -213,7 +213,8 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
                 o->count_all = all ? tb_lg_cell(all, t, w, k)->count : 0;
                 o->hist = os->hist;
                 o->hist_uncorrected = os->hist_unc;
-                if (vt->metric_mask & (1u << k)) r->ops += os->count;
+                o->metric = (vt->metric_mask & (1u << k)) != 0;
+                if (o->metric) r->ops += os->count;
                 r->errors += os->errors;
             }
             r->throughput = tb_score_rate_per_s(r->ops, t1 - t0) * per_unit(r->unit);
@@ -595,6 +596,8 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     ri.started_wall_us = tb_wall_us();
     ri.n_meters = o->n_meters;
     ri.meters = c.infos;
+    ri.campaign_id = o->campaign_id;
+    ri.campaign_config = o->campaign_config;
     r = tb_store_begin_run(c.store, &ri, &c.run_id, err);
     free(host_text);
     free(set_text);

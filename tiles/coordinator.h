@@ -38,6 +38,8 @@ typedef struct tb_run_opts {
     int bisect;               /* --tiles auto: bisect between the last pass and the first fail */
     const char *preset;       /* "demo" or "compliant" */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
+    int64_t campaign_id;      /* > 0: the run belongs to this campaign (tiles/campaign.c) */
+    const char *campaign_config; /* with campaign_id: the configuration's name */
 } tb_run_opts;
 
 /*

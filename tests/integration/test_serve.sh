@@ -148,6 +148,17 @@ expect "compare with one run" "$(code "$U/compare?runs=1")" -eq 400
 expect "compare with a bad id" "$(code "$U/compare?runs=1,x")" -eq 400
 expect "compare with %00" "$(code "$U/compare?runs=1%00,2")" -eq 400
 expect "compare with an unknown run" "$(code "$U/compare?runs=1,99")" -eq 404
+expect "compare with an unknown baseline" "$(code "$U/compare?runs=1,2&baseline=99")" -eq 404
+curl -sf "$U/compare?runs=1,2&baseline=1" >"$T/compare.html" || fail "GET /compare?runs=1,2&baseline=1 failed"
+grep -q 'tilebench compare: 2 runs against baseline run 1' "$T/compare.html" || fail "compare page has no title line"
+grep -qF "$LABEL_ESC" "$T/compare.html" || fail "compare page does not show the escaped label"
+expect "'<script' in the compare page" "$(grep -ci '<script' "$T/compare.html" || true)" -eq 0
+grep -q 'href="/"' "$T/compare.html" || fail "compare page has no link back to the run list"
+# the run list's form sends repeated runs= parameters
+curl -sf "$U/compare?runs=1&runs=2&baseline=2" >"$T/compare2.html" || fail "GET /compare (form style) failed"
+grep -q 'against baseline run 2' "$T/compare2.html" || fail "form-style compare does not use baseline 2"
+"$TILEBENCH" compare 1 2 --baseline 1 --db "$DB" --format html >"$T/cli-compare.html"
+expect "compare page = CLI compare + one nav line" "$(diff "$T/cli-compare.html" "$T/compare.html" | grep -c '^[<>]')" -eq 1
 
 # ---- logging: one line per request at debug level (--verbose) ---------------------------------
 grep -q 'serve: GET /api/runs -> 200' "$T/serve.log" || fail "no request line in the --verbose log"

@@ -1,0 +1,792 @@
+/*
+ * compare.c: reads several stored runs into one comparison model
+ * (compare_data.h) inside one read transaction, normalizes each run to the
+ * baseline run at every load level, and writes the model as an aligned
+ * terminal table or as JSON; HTML is in compare_html.c. Reads only.
+ *
+ * Per run and load level: the level rows are grouped by repeat; in each
+ * repeat the median phase by score is taken (tb_score_median_index, the
+ * report summary's rule), and all of that phase's figures (score, mean W,
+ * PPKW, CPU utilization, frequency, p95 per workload) are used together;
+ * across repeats each figure is averaged over the repeats that have it.
+ */
+#include "results/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "qos/hist.h"
+#include "results/compare_data.h"
+#include "scoring/compare.h"
+#include "scoring/score.h"
+
+#define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
+
+const tb_cmp_figure tb_cmp_figures[TB_CMP_N_FIG] = {
+    [TB_CMP_SCORE] = {"score", "Score", "", 3, +1},
+    [TB_CMP_PPKW] = {"ppkw", "PPKW", "score/kW", 2, +1},
+    [TB_CMP_WATTS] = {"avg_watts", "Mean power", "W", 1, -1},
+    [TB_CMP_CPU] = {"cpu_util_pct", "CPU utilization", "%", 1, 0},
+    [TB_CMP_FREQ] = {"avg_freq_mhz", "CPU frequency", "MHz", 0, 0},
+};
+
+const char tb_cmp_method_phases[] =
+    "At each load level (matched by tiles), each run's figures are those of its median phase by score in each "
+    "repeat (the lower median for an even count), averaged over repeats.";
+const char tb_cmp_method_p95[] =
+    "p95 per workload: the 95th percentile of the corrected latency (from the intended start) of the workload's "
+    "metric ops, the ops that count toward its throughput, all tiles merged, in ms.";
+const char tb_cmp_method_pct[] =
+    "% change = (run - baseline) / baseline x 100 at the same load level; none when the baseline figure is 0 or "
+    "unknown; a level a run did not measure is missing, never 0.";
+
+int tb_compare_parse_format(const char *s, tb_compare_format *out, char *err) {
+    if (s && strcmp(s, "text") == 0) *out = TB_COMPARE_TEXT;
+    else if (s && strcmp(s, "json") == 0) *out = TB_COMPARE_JSON;
+    else if (s && strcmp(s, "html") == 0) *out = TB_COMPARE_HTML;
+    else {
+        tb_seterr(err, "unknown compare format '%s' (use text, json or html)", s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------- */
+
+typedef struct rctx {
+    sqlite3 *db;
+    char *err;
+} rctx;
+
+static int prep(rctx *c, const char *sql, sqlite3_stmt **st) {
+    if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
+        tb_seterr(c->err, "compare: query: %s", sqlite3_errmsg(c->db));
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 row, 0 done, -1 error (err set). */
+static int next_row(rctx *c, sqlite3_stmt *st) {
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) return 1;
+    if (rc == SQLITE_DONE) return 0;
+    tb_seterr(c->err, "compare: read: %s", sqlite3_errmsg(c->db));
+    return -1;
+}
+
+static char *col_dup(sqlite3_stmt *st, int i) {
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return xstrdup(s ? s : "");
+}
+
+static double col_num(sqlite3_stmt *st, int i) {
+    double v;
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return NAN;
+    v = sqlite3_column_double(st, i);
+    return isfinite(v) ? v : NAN;
+}
+
+/* One stored phase row of a run. */
+typedef struct row {
+    int tiles, repeat;
+    int qos_pass, valid;
+    double fig[TB_CMP_N_FIG];
+    double *p95;  /* per model workload known when the row was read, NaN when not measured */
+    size_t n_p95; /* entries in p95: workloads that first appear in later rows are unknown here */
+} row;
+
+typedef struct run_rows {
+    row *r;
+    size_t n;
+    int p95_fallback; /* some workload had no op flagged metric: all its ops were used */
+} run_rows;
+
+static size_t workload_index(tb_cmp_model *m, const char *name) {
+    size_t i;
+    for (i = 0; i < m->n_workloads; i++)
+        if (strcmp(m->workloads[i], name) == 0) return i;
+    m->workloads = xrealloc(m->workloads, (m->n_workloads + 1) * sizeof *m->workloads);
+    m->workloads[m->n_workloads] = xstrdup(name);
+    return m->n_workloads++;
+}
+
+/* Per-workload merged histograms of one level row. */
+typedef struct wl_hist {
+    char *name;
+    tb_hist *metric, *all;
+    int any_metric;
+} wl_hist;
+
+/* p95 per workload of level row `level_id` into r->p95 (sized to the model's
+ * workloads after this call; earlier rows are grown by the caller). */
+static int read_p95(rctx *c, sqlite3_stmt *st, int64_t level_id, tb_cmp_model *m, row *r, int *fallback) {
+    wl_hist *w = NULL;
+    size_t n = 0, i;
+    int rc;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, level_id);
+    while ((rc = next_row(c, st)) == 1) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const void *blob = sqlite3_column_blob(st, 1);
+        int blen = sqlite3_column_bytes(st, 1), metric = sqlite3_column_int(st, 2);
+        wl_hist *x = NULL;
+        name = name ? name : "";
+        for (i = 0; i < n && !x; i++)
+            if (strcmp(w[i].name, name) == 0) x = &w[i];
+        if (!x) {
+            w = xrealloc(w, (n + 1) * sizeof *w);
+            x = &w[n++];
+            x->name = xstrdup(name);
+            x->metric = tb_hist_new();
+            x->all = tb_hist_new();
+            x->any_metric = 0;
+        }
+        if (metric) x->any_metric = 1;
+        if (blob && blen > 0) {
+            tb_hist *h = NULL;
+            char herr[TB_ERR_LEN];
+            if (tb_hist_decode(blob, (size_t)blen, &h, herr) == 0) {
+                if (metric) tb_hist_merge(x->metric, h);
+                tb_hist_merge(x->all, h);
+                tb_hist_free(h);
+            } else {
+                tb_log(TB_LOG_WARN, "compare: level %lld %s: stored histogram unreadable: %s", (long long)level_id,
+                       name, herr);
+            }
+        }
+    }
+    for (i = 0; i < n; i++) {
+        size_t k = workload_index(m, w[i].name);
+        const tb_hist *h = w[i].any_metric ? w[i].metric : w[i].all;
+        if (!w[i].any_metric) *fallback = 1;
+        if (k >= r->n_p95) {
+            r->p95 = xrealloc(r->p95, m->n_workloads * sizeof *r->p95);
+            for (; r->n_p95 < m->n_workloads; r->n_p95++) r->p95[r->n_p95] = NAN;
+        }
+        if (tb_hist_count(h) > 0) r->p95[k] = (double)tb_hist_percentile(h, 95) / 1000.0;
+        tb_hist_free(w[i].metric);
+        tb_hist_free(w[i].all);
+        free(w[i].name);
+    }
+    free(w);
+    return rc;
+}
+
+/* Reads the run row and its level rows. */
+static int read_run(rctx *c, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr) {
+    sqlite3_stmt *st = NULL, *lv = NULL, *ops = NULL;
+    int rc = -1;
+    if (prep(c,
+             "SELECT r.label, r.status, r.writer_pid, r.writer_start, r.tile_name, r.tile_spec, r.started_at,"
+             " r.campaign_id, r.campaign_config, c.name,"
+             " (SELECT count(*) FROM meters m WHERE m.run_id = r.id AND m.estimated != 0)"
+             " FROM runs r LEFT JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = ?1",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, run->id);
+    rc = next_row(c, st);
+    if (rc <= 0) {
+        if (rc == 0) tb_seterr(c->err, "compare: run %lld not found", (long long)run->id);
+        rc = -1;
+        goto out;
+    }
+    run->label = col_dup(st, 0);
+    {
+        const char *stored = (const char *)sqlite3_column_text(st, 1);
+        const char *shown = tb_store_effective_status(stored, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+        run->status = xstrdup(shown ? shown : "");
+    }
+    run->tile_name = col_dup(st, 4);
+    run->tile_spec = col_dup(st, 5);
+    run->started_at = col_dup(st, 6);
+    run->campaign_id = sqlite3_column_int64(st, 7);
+    run->campaign_config = col_dup(st, 8);
+    run->campaign_name = col_dup(st, 9);
+    run->estimated = sqlite3_column_int(st, 10) > 0;
+    if (prep(c,
+             "SELECT id, tiles, repeat, qos_pass, valid, score, ppkw, avg_watts, cpu_util_pct, avg_freq_mhz"
+             " FROM levels WHERE run_id = ?1 ORDER BY tiles, repeat, phase, id",
+             &lv) != 0 ||
+        prep(c,
+             "SELECT w.name, o.hist, o.metric FROM workloads w JOIN ops o ON o.workload_id = w.id"
+             " WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
+             &ops) != 0) {
+        rc = -1;
+        goto out;
+    }
+    sqlite3_bind_int64(lv, 1, run->id);
+    while ((rc = next_row(c, lv)) == 1) {
+        row *r;
+        size_t k;
+        rr->r = xrealloc(rr->r, (rr->n + 1) * sizeof *rr->r);
+        r = &rr->r[rr->n++];
+        memset(r, 0, sizeof *r);
+        r->tiles = sqlite3_column_int(lv, 1);
+        r->repeat = sqlite3_column_int(lv, 2);
+        r->qos_pass = sqlite3_column_int(lv, 3);
+        r->valid = sqlite3_column_int(lv, 4);
+        r->fig[TB_CMP_SCORE] = col_num(lv, 5);
+        r->fig[TB_CMP_PPKW] = col_num(lv, 6);
+        r->fig[TB_CMP_WATTS] = col_num(lv, 7);
+        r->fig[TB_CMP_CPU] = col_num(lv, 8);
+        r->fig[TB_CMP_FREQ] = col_num(lv, 9);
+        r->p95 = xmalloc((m->n_workloads ? m->n_workloads : 1) * sizeof *r->p95);
+        for (k = 0; k < m->n_workloads; k++) r->p95[k] = NAN;
+        r->n_p95 = m->n_workloads;
+        if (read_p95(c, ops, sqlite3_column_int64(lv, 0), m, r, &rr->p95_fallback) != 0) {
+            rc = -1;
+            goto out;
+        }
+    }
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(lv);
+    sqlite3_finalize(ops);
+    return rc == 0 ? 0 : -1;
+}
+
+/* ---- aggregation ------------------------------------------------------------------- */
+
+/* The figure of run rows at `tiles`: per repeat the median phase by score,
+ * then the mean over repeats. Fills lv (cells' values only). */
+static void aggregate(const run_rows *rr, int tiles, size_t n_wl, tb_cmp_level *lv) {
+    size_t i, j, k, n_at = 0;
+    int reps[256], n_reps = 0;
+    double *vals;
+    size_t *pick; /* chosen row per repeat */
+    memset(lv->fig, 0, sizeof lv->fig);
+    for (k = 0; k < TB_CMP_N_FIG; k++) lv->fig[k].value = lv->fig[k].pct = NAN;
+    for (k = 0; k < n_wl; k++) lv->p95[k].value = lv->p95[k].pct = NAN;
+    lv->present = 0;
+    lv->phases = lv->repeats = 0;
+    lv->qos_pass = lv->valid = 1;
+    for (i = 0; i < rr->n; i++) {
+        int seen = 0;
+        if (rr->r[i].tiles != tiles) continue;
+        n_at++;
+        if (!rr->r[i].qos_pass) lv->qos_pass = 0;
+        if (!rr->r[i].valid) lv->valid = 0;
+        for (j = 0; j < (size_t)n_reps; j++)
+            if (reps[j] == rr->r[i].repeat) seen = 1;
+        if (!seen && n_reps < 256) reps[n_reps++] = rr->r[i].repeat;
+    }
+    if (n_at == 0) {
+        lv->qos_pass = lv->valid = 0;
+        return;
+    }
+    lv->present = 1;
+    lv->repeats = n_reps;
+    pick = xmalloc((size_t)n_reps * sizeof *pick);
+    vals = xmalloc((n_at > (size_t)n_reps ? n_at : (size_t)n_reps) * sizeof *vals);
+    for (j = 0; j < (size_t)n_reps; j++) {
+        size_t idx[256], m = 0;
+        for (i = 0; i < rr->n && m < 256; i++) {
+            if (rr->r[i].tiles != tiles || rr->r[i].repeat != reps[j]) continue;
+            idx[m] = i;
+            vals[m++] = rr->r[i].fig[TB_CMP_SCORE];
+        }
+        if ((int)m > lv->phases) lv->phases = (int)m;
+        pick[j] = idx[tb_score_median_index(vals, (int)m)];
+    }
+    for (k = 0; k < TB_CMP_N_FIG; k++) {
+        tb_score_stats s;
+        for (j = 0; j < (size_t)n_reps; j++) vals[j] = rr->r[pick[j]].fig[k];
+        tb_score_repeat_stats(vals, n_reps, &s);
+        lv->fig[k].value = s.n > 0 ? s.mean : NAN;
+    }
+    for (k = 0; k < n_wl; k++) {
+        tb_score_stats s;
+        for (j = 0; j < (size_t)n_reps; j++) vals[j] = k < rr->r[pick[j]].n_p95 ? rr->r[pick[j]].p95[k] : NAN;
+        tb_score_repeat_stats(vals, n_reps, &s);
+        lv->p95[k].value = s.n > 0 ? s.mean : NAN;
+    }
+    free(vals);
+    free(pick);
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void add_note(tb_cmp_model *m, const char *fmt, ...) TB_PRINTF(2, 3);
+static void add_note(tb_cmp_model *m, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    m->notes = xrealloc(m->notes, (m->n_notes + 1) * sizeof *m->notes);
+    m->notes[m->n_notes++] = xstrdup(buf);
+}
+
+static void model_free(tb_cmp_model *m) {
+    size_t i, j;
+    for (i = 0; i < m->n_runs; i++) {
+        tb_cmp_run *r = &m->runs[i];
+        free(r->label);
+        free(r->status);
+        free(r->tile_name);
+        free(r->tile_spec);
+        free(r->started_at);
+        free(r->campaign_name);
+        free(r->campaign_config);
+        if (r->lv)
+            for (j = 0; j < m->n_levels; j++) free(r->lv[j].p95);
+        free(r->lv);
+    }
+    free(m->runs);
+    free(m->tiles);
+    for (i = 0; i < m->n_workloads; i++) free(m->workloads[i]);
+    free(m->workloads);
+    for (i = 0; i < m->n_notes; i++) free(m->notes[i]);
+    free(m->notes);
+}
+
+/* Builds the model; the caller holds the read transaction. */
+static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_id, tb_cmp_model *m, char *err) {
+    rctx c = {tb_store_db(s), err};
+    run_rows *rr = xcalloc((size_t)n, sizeof *rr);
+    size_t i, j, k;
+    int rc = -1, fallback = 0;
+    m->n_runs = (size_t)n;
+    m->runs = xcalloc((size_t)n, sizeof *m->runs);
+    for (i = 0; i < (size_t)n; i++) {
+        m->runs[i].id = ids[i];
+        m->runs[i].is_baseline = ids[i] == baseline_id;
+        if (m->runs[i].is_baseline) m->baseline = i;
+    }
+    for (i = 0; i < (size_t)n; i++) {
+        if (read_run(&c, m, &m->runs[i], &rr[i]) != 0) goto out;
+        if (rr[i].p95_fallback) fallback = 1;
+    }
+    /* levels: the union of tiles */
+    for (i = 0; i < (size_t)n; i++)
+        for (j = 0; j < rr[i].n; j++) {
+            int t = rr[i].r[j].tiles, seen = 0;
+            for (k = 0; k < m->n_levels; k++)
+                if (m->tiles[k] == t) seen = 1;
+            if (seen) continue;
+            m->tiles = xrealloc(m->tiles, (m->n_levels + 1) * sizeof *m->tiles);
+            m->tiles[m->n_levels++] = t;
+        }
+    if (m->n_levels > 1) qsort(m->tiles, m->n_levels, sizeof *m->tiles, cmp_int);
+    for (i = 0; i < (size_t)n; i++) {
+        tb_cmp_run *run = &m->runs[i];
+        run->lv = xcalloc(m->n_levels ? m->n_levels : 1, sizeof *run->lv);
+        for (k = 0; k < m->n_levels; k++) {
+            run->lv[k].p95 = xcalloc(m->n_workloads ? m->n_workloads : 1, sizeof *run->lv[k].p95);
+            aggregate(&rr[i], m->tiles[k], m->n_workloads, &run->lv[k]);
+            if (run->lv[k].phases > run->max_phases) run->max_phases = run->lv[k].phases;
+            if (run->lv[k].repeats > run->max_repeats) run->max_repeats = run->lv[k].repeats;
+            for (j = 0; j < TB_CMP_N_FIG; j++)
+                if (isfinite(run->lv[k].fig[j].value)) m->any_fig[j] = 1;
+        }
+    }
+    /* % change against the baseline at each level */
+    for (i = 0; i < (size_t)n; i++)
+        for (k = 0; k < m->n_levels; k++) {
+            tb_cmp_level *lv = &m->runs[i].lv[k], *b = &m->runs[m->baseline].lv[k];
+            for (j = 0; j < TB_CMP_N_FIG; j++) lv->fig[j].pct = tb_score_pct_change(lv->fig[j].value, b->fig[j].value);
+            for (j = 0; j < m->n_workloads; j++) lv->p95[j].pct = tb_score_pct_change(lv->p95[j].value, b->p95[j].value);
+        }
+    /* what a reader must know */
+    for (i = 0; i < (size_t)n; i++) {
+        const tb_cmp_run *r = &m->runs[i];
+        if (r->estimated)
+            add_note(m, "run %lld: ESTIMATED POWER (a model, not a power meter): its watts and PPKW are estimates",
+                     (long long)r->id);
+        if (strcmp(r->status, TB_RUN_COMPLETE) != 0)
+            add_note(m, "run %lld is %s: only the load levels it stored are compared", (long long)r->id, r->status);
+        if (rr[i].n == 0) add_note(m, "run %lld stored no load level", (long long)r->id);
+        if (strcmp(r->tile_name, m->runs[m->baseline].tile_name) != 0)
+            add_note(m, "run %lld uses tile '%s', the baseline tile '%s': scores are not comparable", (long long)r->id,
+                     r->tile_name, m->runs[m->baseline].tile_name);
+        if (r->max_repeats > 1 || r->max_phases > 1)
+            add_note(m, "run %lld: %d phase%s per level (median phase), %d repeat%s (mean)", (long long)r->id,
+                     r->max_phases, r->max_phases == 1 ? "" : "s", r->max_repeats, r->max_repeats == 1 ? "" : "s");
+    }
+    if (fallback)
+        add_note(m, "some runs were stored without the metric-op flag (before schema 3): their p95 per workload is "
+                    "over all of the workload's ops");
+    rc = 0;
+out:
+    for (i = 0; i < (size_t)n; i++) {
+        for (j = 0; j < rr[i].n; j++) free(rr[i].r[j].p95);
+        free(rr[i].r);
+    }
+    free(rr);
+    return rc;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* % change rounded to 0.01 (the precision a reader uses; exact in golden tests). */
+static json_t *jpct(double v) { return isfinite(v) ? json_real(round(v * 100.0) / 100.0) : json_null(); }
+
+static json_t *jcell(const tb_cmp_cell *c) {
+    json_t *o = json_object();
+    json_object_set_new(o, "value", jnum(c->value));
+    json_object_set_new(o, "pct", jpct(c->pct));
+    return o;
+}
+
+/* jansson refuses invalid UTF-8: replace such bytes so a label never fails the output. */
+static json_t *jstr(const char *s) {
+    json_t *j = json_string(s ? s : "");
+    if (!j) {
+        char *t = xstrdup(s);
+        for (char *p = t; *p; p++)
+            if ((unsigned char)*p >= 0x80) *p = '?';
+        j = json_string(t);
+        free(t);
+    }
+    return j ? j : json_null();
+}
+
+static json_t *model_json(const tb_cmp_model *m) {
+    json_t *root = json_object(), *c = json_object(), *arr, *method;
+    size_t i, j, k;
+    json_object_set_new(root, "comparison", c);
+    json_object_set_new(c, "tilebench_version", json_string(TB_VERSION));
+    json_object_set_new(c, "baseline", json_integer((json_int_t)m->runs[m->baseline].id));
+    method = json_object();
+    json_object_set_new(method, "levels", json_string(tb_cmp_method_phases));
+    json_object_set_new(method, "p95", json_string(tb_cmp_method_p95));
+    json_object_set_new(method, "pct", json_string(tb_cmp_method_pct));
+    json_object_set_new(c, "method", method);
+    arr = json_array();
+    for (i = 0; i < m->n_notes; i++) json_array_append_new(arr, jstr(m->notes[i]));
+    json_object_set_new(c, "notes", arr);
+    arr = json_array();
+    for (i = 0; i < TB_CMP_N_FIG; i++) {
+        json_t *f = json_object();
+        json_object_set_new(f, "key", json_string(tb_cmp_figures[i].key));
+        json_object_set_new(f, "unit", json_string(tb_cmp_figures[i].unit));
+        json_object_set_new(f, "better", json_string(tb_cmp_figures[i].better > 0   ? "higher"
+                                                     : tb_cmp_figures[i].better < 0 ? "lower"
+                                                                                    : "neither"));
+        json_object_set_new(f, "stored", json_boolean(m->any_fig[i]));
+        json_array_append_new(arr, f);
+    }
+    json_object_set_new(c, "figures", arr);
+    arr = json_array();
+    for (i = 0; i < m->n_workloads; i++) json_array_append_new(arr, jstr(m->workloads[i]));
+    json_object_set_new(c, "workloads", arr);
+    arr = json_array();
+    for (i = 0; i < m->n_runs; i++) {
+        const tb_cmp_run *r = &m->runs[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_integer((json_int_t)r->id));
+        json_object_set_new(o, "label", jstr(r->label));
+        json_object_set_new(o, "baseline", json_boolean(r->is_baseline));
+        json_object_set_new(o, "status", jstr(r->status));
+        json_object_set_new(o, "tile_name", jstr(r->tile_name));
+        json_object_set_new(o, "tile_spec", jstr(r->tile_spec));
+        json_object_set_new(o, "started_at", jstr(r->started_at));
+        json_object_set_new(o, "estimated_power", json_boolean(r->estimated));
+        json_object_set_new(o, "phases", json_integer(r->max_phases));
+        json_object_set_new(o, "repeats", json_integer(r->max_repeats));
+        if (r->campaign_id > 0) {
+            json_t *cp = json_object();
+            json_object_set_new(cp, "id", json_integer((json_int_t)r->campaign_id));
+            json_object_set_new(cp, "name", jstr(r->campaign_name));
+            json_object_set_new(cp, "config", jstr(r->campaign_config));
+            json_object_set_new(o, "campaign", cp);
+        } else {
+            json_object_set_new(o, "campaign", json_null());
+        }
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(c, "runs", arr);
+    arr = json_array();
+    for (k = 0; k < m->n_levels; k++) {
+        json_t *lvj = json_object(), *runs = json_array();
+        json_object_set_new(lvj, "tiles", json_integer(m->tiles[k]));
+        for (i = 0; i < m->n_runs; i++) {
+            const tb_cmp_level *lv = &m->runs[i].lv[k];
+            json_t *o = json_object(), *p95 = json_object();
+            json_object_set_new(o, "run", json_integer((json_int_t)m->runs[i].id));
+            json_object_set_new(o, "present", json_boolean(lv->present));
+            json_object_set_new(o, "phases", json_integer(lv->phases));
+            json_object_set_new(o, "repeats", json_integer(lv->repeats));
+            json_object_set_new(o, "qos_pass", lv->present ? json_boolean(lv->qos_pass) : json_null());
+            json_object_set_new(o, "valid", lv->present ? json_boolean(lv->valid) : json_null());
+            for (j = 0; j < TB_CMP_N_FIG; j++) json_object_set_new(o, tb_cmp_figures[j].key, jcell(&lv->fig[j]));
+            for (j = 0; j < m->n_workloads; j++) json_object_set_new(p95, m->workloads[j], jcell(&lv->p95[j]));
+            json_object_set_new(o, "p95_ms", p95);
+            json_array_append_new(runs, o);
+        }
+        json_object_set_new(lvj, "runs", runs);
+        json_array_append_new(arr, lvj);
+    }
+    json_object_set_new(c, "levels", arr);
+    return root;
+}
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+/* s with control characters as '?' (a label cannot drive the terminal),
+ * cut to at most maxw code points with "..." when longer. Caller frees. */
+static char *safe_text(const char *s, int maxw) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p), o = 0;
+    char *t = xmalloc(n + 4);
+    int total = 0, cols = 0, keep;
+    for (size_t i = 0; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) total++;
+    keep = maxw > 3 && total > maxw ? maxw - 3 : total;
+    for (; *p; p++) {
+        int lead = (*p & 0xc0) != 0x80;
+        if (lead && cols == keep) break;
+        t[o++] = (char)(*p < 0x20 || *p == 0x7f ? '?' : *p);
+        cols += lead;
+    }
+    if (keep < total) {
+        memcpy(t + o, "...", 3);
+        o += 3;
+    }
+    t[o] = '\0';
+    return t;
+}
+
+/* Display width in code points. */
+static int text_width(const char *s) {
+    int w = 0;
+    for (; *s; s++)
+        if ((*s & 0xc0) != 0x80) w++;
+    return w;
+}
+
+static void put_padded(FILE *f, const char *s, int width, int right) {
+    int pad = width - text_width(s);
+    if (right)
+        for (; pad > 0; pad--) fputc(' ', f);
+    fputs(s, f);
+    if (!right)
+        for (; pad > 0; pad--) fputc(' ', f);
+}
+
+/* "1.100 +10.0%", "1.000" (baseline), "1.100 -" (no %), "missing". */
+static void fmt_cell(char *buf, size_t len, const tb_cmp_level *lv, const tb_cmp_cell *c, int dec, int baseline) {
+    if (!lv->present) snprintf(buf, len, "missing");
+    else if (!isfinite(c->value)) snprintf(buf, len, "-");
+    else if (baseline) snprintf(buf, len, "%.*f", dec, c->value);
+    else if (!isfinite(c->pct)) snprintf(buf, len, "%.*f      -", dec, c->value);
+    else snprintf(buf, len, "%.*f %+6.1f%%", dec, c->value, c->pct);
+}
+
+/* One table: rows are load levels, columns the runs. fig >= 0: a run figure;
+ * else p95 of workload wl. */
+static void text_table(FILE *f, const tb_cmp_model *m, int fig, size_t wl) {
+    char title[160], head[64], cell[96];
+    int *w = xcalloc(m->n_runs, sizeof *w), dec = fig >= 0 ? tb_cmp_figures[fig].dec : 2;
+    size_t i, k;
+    if (fig >= 0) {
+        const tb_cmp_figure *fg = &tb_cmp_figures[fig];
+        snprintf(title, sizeof title, "%s%s%s%s", fg->title, *fg->unit ? " (" : "", fg->unit, *fg->unit ? ")" : "");
+    } else {
+        char *name = safe_text(m->workloads[wl], 40);
+        snprintf(title, sizeof title, "p95 %s (ms)", name);
+        free(name);
+    }
+    for (i = 0; i < m->n_runs; i++) {
+        snprintf(head, sizeof head, "run %lld%s", (long long)m->runs[i].id, m->runs[i].is_baseline ? " (base)" : "");
+        w[i] = text_width(head);
+        for (k = 0; k < m->n_levels; k++) {
+            const tb_cmp_level *lv = &m->runs[i].lv[k];
+            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
+            if (text_width(cell) > w[i]) w[i] = text_width(cell);
+        }
+    }
+    fprintf(f, "\n%s\n  %5s", title, "tiles");
+    for (i = 0; i < m->n_runs; i++) {
+        snprintf(head, sizeof head, "run %lld%s", (long long)m->runs[i].id, m->runs[i].is_baseline ? " (base)" : "");
+        fputs("   ", f);
+        put_padded(f, head, w[i], 1);
+    }
+    fputc('\n', f);
+    for (k = 0; k < m->n_levels; k++) {
+        fprintf(f, "  %5d", m->tiles[k]);
+        for (i = 0; i < m->n_runs; i++) {
+            const tb_cmp_level *lv = &m->runs[i].lv[k];
+            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
+            fputs("   ", f);
+            put_padded(f, cell, w[i], 1);
+        }
+        fputc('\n', f);
+    }
+    free(w);
+}
+
+/* A paragraph of ASCII text wrapped at 96 columns. */
+static void put_wrapped(FILE *f, const char *s) {
+    const int width = 96;
+    while (*s) {
+        int n = (int)strlen(s), cut = n;
+        if (n > width) {
+            for (cut = width; cut > 0 && s[cut] != ' '; cut--) {}
+            if (cut == 0) cut = width;
+        }
+        fprintf(f, "%.*s\n", cut, s);
+        s += cut;
+        while (*s == ' ') s++;
+    }
+}
+
+static void write_text(FILE *f, const tb_cmp_model *m) {
+    size_t i, k;
+    fprintf(f, "tilebench compare: %zu runs against baseline run %lld\n", m->n_runs,
+            (long long)m->runs[m->baseline].id);
+    for (i = 0; i < m->n_runs; i++) {
+        const tb_cmp_run *r = &m->runs[i];
+        char *label = safe_text(*r->label ? r->label : "-", 30), *tile = safe_text(r->tile_name, 20),
+             *spec = safe_text(r->tile_spec, 20);
+        fprintf(f, "  run %-5lld %-8s ", (long long)r->id, r->is_baseline ? "baseline" : "");
+        put_padded(f, label, 30, 0);
+        fprintf(f, "  %s %s  %-11s %s", tile, spec, r->status, r->started_at);
+        if (r->campaign_id > 0) {
+            char *cn = safe_text(r->campaign_name, 30);
+            fprintf(f, "  campaign %lld %s", (long long)r->campaign_id, cn);
+            free(cn);
+        }
+        if (r->estimated) fputs("  ESTIMATED POWER", f);
+        fputc('\n', f);
+        free(label);
+        free(tile);
+        free(spec);
+    }
+    for (i = 0; i < m->n_notes; i++) {
+        char *n = safe_text(m->notes[i], 0);
+        fprintf(f, "  note: %s\n", n);
+        free(n);
+    }
+    fputc('\n', f);
+    put_wrapped(f, tb_cmp_method_phases);
+    put_wrapped(f, tb_cmp_method_pct);
+    put_wrapped(f, tb_cmp_method_p95);
+    if (m->n_levels == 0) {
+        fputs("\n(no load level stored in any of the runs)\n", f);
+        return;
+    }
+    for (k = 0; k < TB_CMP_N_FIG; k++)
+        if (m->any_fig[k] || k <= TB_CMP_WATTS) text_table(f, m, (int)k, 0);
+    for (k = 0; k < m->n_workloads; k++) text_table(f, m, -1, k);
+    /* QoS and validity: a % change at a failing level means little */
+    fputs("\nQoS / validity per level (PASS/FAIL, INVALID)\n  tiles", f);
+    for (i = 0; i < m->n_runs; i++) {
+        char head[32];
+        snprintf(head, sizeof head, "run %lld", (long long)m->runs[i].id);
+        fputs("   ", f);
+        put_padded(f, head, i + 1 < m->n_runs ? 12 : 0, 0);
+    }
+    fputc('\n', f);
+    for (k = 0; k < m->n_levels; k++) {
+        fprintf(f, "  %5d", m->tiles[k]);
+        for (i = 0; i < m->n_runs; i++) {
+            const tb_cmp_level *lv = &m->runs[i].lv[k];
+            char buf[32];
+            if (!lv->present) snprintf(buf, sizeof buf, "missing");
+            else snprintf(buf, sizeof buf, "%s%s", lv->qos_pass ? "PASS" : "FAIL", lv->valid ? "" : " INVALID");
+            fputs("   ", f);
+            put_padded(f, buf, i + 1 < m->n_runs ? 12 : 0, 0);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* ---- entry point ------------------------------------------------------------------------- */
+
+static int read_begin(sqlite3 *db) {
+    if (!sqlite3_get_autocommit(db)) return 0;
+    return sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+static void read_end(sqlite3 *db, int opened) {
+    if (opened) (void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+}
+
+/* The arguments, before anything is read: at least 2 runs, none twice,
+ * the baseline among them. */
+static int check_args(const int64_t *ids, int n, int64_t baseline_id, char *err) {
+    int i, j, found = 0;
+    if (!ids || n < 2) {
+        tb_seterr(err, "compare: %d run%s given: compare needs at least 2", n < 0 ? 0 : n, n == 1 ? "" : "s");
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < i; j++)
+            if (ids[i] == ids[j]) {
+                tb_seterr(err, "compare: run %lld is given twice", (long long)ids[i]);
+                return -1;
+            }
+        if (ids[i] == baseline_id) found = 1;
+    }
+    if (!found) {
+        char list[160];
+        size_t o = 0;
+        for (i = 0; i < n && o + 24 < sizeof list; i++)
+            o += (size_t)snprintf(list + o, sizeof list - o, "%s%lld", i ? ", " : "", (long long)ids[i]);
+        if (i < n) snprintf(list + o, sizeof list - o, ", ...");
+        tb_seterr(err, "compare: baseline run %lld is not among the runs compared (%s)", (long long)baseline_id, list);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t baseline_id, tb_compare_format fmt,
+                     FILE *f, char *err) {
+    tb_cmp_model m;
+    sqlite3 *db;
+    int rc = -1, opened, i;
+    if (check_args(run_ids, n_runs, baseline_id, err) != 0) return -1;
+    db = tb_store_db(s);
+    opened = read_begin(db);
+    /* unknown ids first, with the store's own message naming the database */
+    for (i = 0; i < n_runs; i++) {
+        char which[32];
+        int64_t id;
+        snprintf(which, sizeof which, "%lld", (long long)run_ids[i]);
+        if (run_ids[i] <= 0 || tb_store_resolve_run(s, which, &id, err) != 0) {
+            if (run_ids[i] <= 0) tb_seterr(err, "compare: run %lld is not a run id", (long long)run_ids[i]);
+            read_end(db, opened);
+            return -1;
+        }
+    }
+    memset(&m, 0, sizeof m);
+    if (build_model(s, run_ids, n_runs, baseline_id, &m, err) != 0) goto out;
+    errno = 0;
+    switch (fmt) {
+    case TB_COMPARE_JSON: {
+        json_t *root = model_json(&m);
+        rc = json_dumpf(root, f, JSON_FLAGS) == 0 && fputc('\n', f) != EOF ? 0 : -1;
+        if (rc != 0) tb_seterr(err, "write comparison: %s", errno ? strerror(errno) : "output error");
+        json_decref(root);
+        break;
+    }
+    case TB_COMPARE_HTML: rc = tb_compare_write_html(&m, f, err); break;
+    case TB_COMPARE_TEXT:
+    default:
+        write_text(f, &m);
+        rc = 0;
+        break;
+    }
+    if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+        tb_seterr(err, "write comparison: %s", errno ? strerror(errno) : "output error");
+        rc = -1;
+    }
+out:
+    read_end(db, opened);
+    model_free(&m);
+    return rc;
+}
