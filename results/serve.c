@@ -259,7 +259,7 @@ static const char page_css[] =
     ".note{font-size:13px;color:#52606d}"
     "table{border-collapse:collapse;background:#fff;border:1px solid #d5dbe3;margin:12px 0;font-size:14px}"
     "th,td{padding:6px 10px;border-bottom:1px solid #e4e7eb;text-align:left;vertical-align:top}"
-    "th{background:#eef2f7;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "th{background:#eef2f7;font-weight:600}td.t{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}"
     ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600}"
     ".st-complete{background:#e3f9e5;color:#1f6f2b}.st-running{background:#e6f0ff;color:#1d4ed8}"
     ".st-interrupted,.st-aborted{background:#ffe3e3;color:#9b1c1c}.est{background:#fff3c4;color:#8a5a00}"
@@ -455,7 +455,7 @@ static void page_index(reply *r, const char *db_path, const json_t *runs) {
         esc(f, status);
         fputs("\">", f);
         esc(f, status);
-        fputs("</span></td><td>", f);
+        fputs("</span></td><td class=\"t\">", f);
         esc(f, jstr(o, "started_at"));
         fprintf(f, "</td><td class=\"n\">%lld", (long long)json_integer_value(json_object_get(o, "levels")));
         if (*jstr(o, "tile_spec")) {
