@@ -259,7 +259,8 @@ static const char page_css[] =
     ".note{font-size:13px;color:#52606d}"
     "table{border-collapse:collapse;background:#fff;border:1px solid #d5dbe3;margin:12px 0;font-size:14px}"
     "th,td{padding:6px 10px;border-bottom:1px solid #e4e7eb;text-align:left;vertical-align:top}"
-    "th{background:#eef2f7;font-weight:600}td.t{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "th{background:#eef2f7;font-weight:600}td.t{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-"
+    "nums}"
     ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600}"
     ".st-complete{background:#e3f9e5;color:#1f6f2b}.st-running{background:#e6f0ff;color:#1d4ed8}"
     ".st-interrupted,.st-aborted{background:#ffe3e3;color:#9b1c1c}.est{background:#fff3c4;color:#8a5a00}"
@@ -725,12 +726,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     const char *host;
     int api = strncmp(url, "/api/", 5) == 0;
     reply r;
+    static int seen; /* *con_cls marker: the headers of this request were seen */
+    int readonly_method = strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     (void)version;
     (void)upload_data;
-    (void)upload_data_size;
-    (void)con_cls;
+    if (!*con_cls) {
+        /* A GET or HEAD is answered on the next call, once the request is
+         * complete: answering now would make libmicrohttpd close the
+         * connection. Any other method gets its 405 at once (and the
+         * connection closes, so its body is never read). */
+        *con_cls = &seen;
+        if (readonly_method) return MHD_YES;
+    } else if (*upload_data_size != 0) {
+        *upload_data_size = 0; /* a GET with a body: ignored */
+        return MHD_YES;
+    }
     reply_open(&r, 200, HTML_TYPE);
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+    if (!readonly_method) {
         reply_error(&r, api, 405, "method not allowed", "This server is read-only: GET and HEAD only.");
     } else if (sv->loopback && (host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)) &&
                !host_is_loopback(host)) {

@@ -91,6 +91,8 @@ grep -qi '^x-content-type-options: nosniff$' "$T/headers.txt" || fail "no nosnif
 grep -qi '^content-type: text/html; charset=utf-8$' "$T/headers.txt" || fail "report is not text/html"
 expect "api content type" "$(curl -s -o /dev/null -w '%{content_type}' "$U/api/runs")" = application/json
 expect "csv content type" "$(curl -s -o /dev/null -w '%{content_type}' "$U/runs/1.csv")" = "text/csv; charset=utf-8"
+expect "second request on a kept-alive connection opens no new one" \
+    "$(curl -s -o /dev/null -o /dev/null -w '%{num_connects} ' "$U/api/runs" "$U/runs/1" | awk '{print $2}')" -eq 0
 expect "HEAD /runs/1 status" "$(curl -s -I -o /dev/null -w '%{http_code}' "$U/runs/1")" -eq 200
 expect "HEAD /runs/1 body bytes" "$(curl -s -I -o /dev/null -w '%{size_download}' "$U/runs/1")" -eq 0
 
