@@ -564,9 +564,10 @@ static enum MHD_Result collect_compare_arg(void *cls, enum MHD_ValueKind kind, c
 static void page_compare(reply *r, struct MHD_Connection *c, tb_store *s, const char *db_path) {
     compare_args a;
     char err[TB_ERR_LEN];
+    int in = 0;
     memset(&a, 0, sizeof a);
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_compare_arg, &a);
-    if (!a.bad && a.n < 2) {
+    if (!a.bad && a.n == 0) {
         tb_seterr(a.err, "runs: choose at least two runs (for example /compare?runs=1,2&baseline=1)");
         a.bad = 1;
     }
@@ -575,21 +576,23 @@ static void page_compare(reply *r, struct MHD_Connection *c, tb_store *s, const 
         return;
     }
     if (a.baseline == 0) a.baseline = a.ids[0];
-    {
-        int in = 0;
-        for (int i = 0; i < a.n; i++)
-            if (a.ids[i] == a.baseline) in = 1;
-        if (!in) {
-            /* the baseline is one of the compared runs; add it rather than refuse */
-            if (a.n >= TB_SERVE_MAX_COMPARE) {
-                snprintf(err, sizeof err, "runs: at most %d runs in one comparison", TB_SERVE_MAX_COMPARE);
-                reply_error(r, 0, 400, "bad comparison request", err);
-                return;
-            }
-            memmove(a.ids + 1, a.ids, (size_t)a.n * sizeof a.ids[0]);
-            a.ids[0] = a.baseline;
-            a.n++;
+    for (int i = 0; i < a.n; i++)
+        if (a.ids[i] == a.baseline) in = 1;
+    if (!in) {
+        /* a baseline ticked but not among the runs is compared too, first */
+        if (a.n >= TB_SERVE_MAX_COMPARE) {
+            snprintf(err, sizeof err, "runs: at most %d runs in one comparison", TB_SERVE_MAX_COMPARE);
+            reply_error(r, 0, 400, "bad comparison request", err);
+            return;
         }
+        memmove(a.ids + 1, a.ids, (size_t)a.n * sizeof a.ids[0]);
+        a.ids[0] = a.baseline;
+        a.n++;
+    }
+    if (a.n < 2) {
+        reply_error(r, 0, 400, "bad comparison request",
+                    "runs: choose at least two runs (for example /compare?runs=1,2&baseline=1)");
+        return;
     }
     for (int i = 0; i < a.n; i++) {
         int ex = run_exists(s, a.ids[i], err);
@@ -612,15 +615,23 @@ static void page_compare(reply *r, struct MHD_Connection *c, tb_store *s, const 
 
 /* ---- the request handler ------------------------------------------------------------ */
 
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 /* Decodes %HH escapes in place, except %00: a NUL would end the C string
- * libmicrohttpd hands over and silently shorten the path. */
+ * libmicrohttpd hands over and silently shorten the path. A '%' not
+ * followed by two hex digits stays as it is. */
 static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
     char *r = s, *w = s;
     (void)cls;
     (void)c;
     while (*r) {
-        unsigned hi, lo;
-        if (r[0] == '%' && r[1] && r[2] && sscanf(r + 1, "%1x%1x", &hi, &lo) == 2 && (hi | lo) != 0) {
+        int hi = r[0] == '%' ? hexval(r[1]) : -1, lo = hi >= 0 ? hexval(r[2]) : -1;
+        if (lo >= 0 && (hi | lo) != 0) {
             *w++ = (char)(hi << 4 | lo);
             r += 3;
         } else {

@@ -99,7 +99,7 @@ expect "HEAD /runs/1 body bytes" "$(curl -s -I -o /dev/null -w '%{size_download}
 # ---- strict routes, methods, Host --------------------------------------------------------
 for path in '/../../etc/passwd' '/runs/1/../../x' '/%2e%2e/%2e%2e/etc/passwd' '/runs/%2e%2e/%2e%2e/etc/passwd' \
     '/runs/1%00' '/runs/1%00.json' '/runs/1%2f..%2f..%2fetc%2fpasswd' '/runs/01' '/runs/-1' '/runs/1/' '/runs/1x' \
-    '/api/runs/1.json' '/etc/passwd' '/results.db' '/favicon.ico'; do
+    '/api/runs/1.json' '/etc/passwd' '/results.db' '/favicon.ico' '/runs/%2531' '/runs/1%2500' '/runs/1%'; do
     expect "GET $path" "$(code "$U$path")" -eq 404
     if grep -q 'root:' <<<"$(curl -s --path-as-is "$U$path")"; then fail "$path leaked a file"; fi
 done
@@ -147,6 +147,8 @@ expect "run 2 status after SIGINT" "$(curl -sf "$U/api/runs" | jq -r '.runs[] | 
 
 # ---- /compare ---------------------------------------------------------------------------------
 expect "compare with one run" "$(code "$U/compare?runs=1")" -eq 400
+expect "compare with no runs" "$(code "$U/compare")" -eq 400
+expect "compare: one run ticked plus another baseline" "$(code "$U/compare?runs=1&baseline=2")" -eq 200
 expect "compare with a bad id" "$(code "$U/compare?runs=1,x")" -eq 400
 expect "compare with %00" "$(code "$U/compare?runs=1%00,2")" -eq 400
 expect "compare with an unknown run" "$(code "$U/compare?runs=1,99")" -eq 404
