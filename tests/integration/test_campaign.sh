@@ -10,7 +10,9 @@
 #  2. An apply command that fails: exit 3 with a message naming the
 #     configuration, the command and its exit status; the baseline's run stays
 #     in the database and its revert ran; the campaign is marked aborted.
-#  3. Campaign file errors name file:line and the key, and start nothing.
+#  3. SIGINT during a run: the run and the campaign end interrupted (exit 3),
+#     and the configuration is still reverted.
+#  4. Campaign file errors name file:line and the key, and start nothing.
 source "$(dirname "$0")/lib.sh"
 
 DB="$T/results.db"
@@ -138,7 +140,51 @@ expect "failed apply stored with its exit status and output" \
 grep -q "no comparison: only the baseline run finished" "$T/campaign2.log" || fail "no note about the comparison"
 [ -e "$T/failing.html" ] && fail "a comparison page was written with one run"
 
-# ---- 3. campaign file errors: file:line and key, exit 2, nothing runs ---------------
+# ---- 3. SIGINT during a run: the run ends interrupted, its revert still runs ----------
+cat >"$T/sigint.ini" <<EOF
+[campaign]
+name = it sigint
+baseline = base
+
+[sweep]
+tiles = 1
+ramp_up = 1s
+warm_up = 1s
+steady = 60s
+ramp_down = 1s
+idle = 0
+
+[config.base]
+apply = echo apply base >>"$T/markers3"
+revert = echo revert base >>"$T/markers3"
+
+[config.other]
+apply = echo apply other >>"$T/markers3"
+revert = echo revert other >>"$T/markers3"
+EOF
+"$TILEBENCH" campaign --config "$T/sigint.ini" --db "$DB" --report "$T/sigint.html" --quiet \
+    >"$T/campaign3.log" 2>&1 &
+CPID=$!
+at_exit "kill $CPID 2>/dev/null || true"
+for _ in $(seq 1 240); do # until the run is being written (its row exists)
+    [ "$(sqlite3 "$DB" "SELECT count(*) FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+        WHERE c.name = 'it sigint'" 2>/dev/null)" = 1 ] && break
+    sleep 0.5
+done
+sleep 2
+kill -INT "$CPID"
+rc=0
+wait "$CPID" || rc=$?
+cat "$T/campaign3.log"
+expect "interrupted campaign: exit status" "$rc" -eq 3
+expect "markers: base applied and reverted, other never applied" "$(tr '\n' '|' <"$T/markers3")" = \
+    "apply base|revert base|"
+expect "interrupted campaign marked" \
+    "$(sqlite3 "$DB" "SELECT status FROM campaigns WHERE name = 'it sigint'")" = interrupted
+expect "its run marked interrupted" "$(sqlite3 "$DB" "SELECT r.status FROM runs r JOIN campaigns c
+    ON c.id = r.campaign_id WHERE c.name = 'it sigint'")" = interrupted
+
+# ---- 4. campaign file errors: file:line and key, exit 2, nothing runs ---------------
 bad() { # NAME EXPECTED-MESSAGE, campaign text on stdin
     local rc=0
     cat >"$T/$1.ini"
