@@ -79,6 +79,13 @@ grep -q "<svg" "$T/campaign.html" || fail "HTML comparison has no chart"
 grep -q "it governors: eco" "$T/campaign.html" || fail "HTML comparison does not name the campaign and eco"
 grep -q "<script" "$T/campaign.html" && fail "HTML comparison has a script"
 
+# the metric-op flag the comparison's p95 per workload uses, as the coordinator stored it
+expect "oltp metric ops (Order, Point)" "$(sqlite3 "$DB" "SELECT group_concat(DISTINCT o.name) FROM ops o
+    JOIN workloads w ON w.id = o.workload_id WHERE w.name = 'oltp' AND o.metric = 1")" = "Order,Point"
+expect "kv metric ops" "$(sqlite3 "$DB" "SELECT group_concat(DISTINCT o.name) FROM ops o
+    JOIN workloads w ON w.id = o.workload_id WHERE w.name = 'kv' AND o.metric = 1")" = "SET,GET"
+expect "ops without the flag" "$(sqlite3 "$DB" "SELECT count(*) FROM ops WHERE metric IS NULL")" -eq 0
+
 # the same comparison through `tilebench compare`
 "$TILEBENCH" compare "$ECO_RUN" "$BASE_RUN" --baseline "$BASE_RUN" --db "$DB" --format json >"$T/compare.json"
 J="$T/compare.json"
