@@ -20,6 +20,7 @@ static const command commands[] = {
     {"runs", tb_cmd_runs, "list stored runs"},
     {"report", tb_cmd_report, "print a run's report (text, json, csv, html)"},
     {"compare", tb_cmd_compare, "compare runs against a baseline run at each load level (% change)"},
+    {"campaign", tb_cmd_campaign, "run one sweep under several SUT configurations and compare them"},
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
     {"meter", tb_cmd_meter, "probe a power meter, or run the meter emulator"},

@@ -151,6 +151,7 @@ static void bar_chart(FILE *f, const tb_cmp_model *m, series_ref r) {
         double pz = y0 - (0 - lo) / (hi - lo) * (y0 - y1);
         gw = (x1 - x0) / (double)(m->n_levels ? m->n_levels : 1);
         bw = nb ? gw * 0.7 / (double)nb : gw * 0.7;
+        if (bw > 56) bw = 56; /* a lone bar stays a bar, not a wall */
         for (k = 0; k < m->n_levels; k++) {
             double gx = x0 + gw * (double)k, cx = gx + gw / 2;
             fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", cx, y0 + 18,
@@ -161,7 +162,7 @@ static void bar_chart(FILE *f, const tb_cmp_model *m, series_ref r) {
                 if (i == m->baseline) continue;
                 c = cell_of(m, i, k, r);
                 p = c->pct;
-                bx = gx + gw * 0.15 + bw * (double)slot++;
+                bx = gx + (gw - bw * (double)nb) / 2 + bw * (double)slot++; /* the group centred on its tick */
                 if (!m->runs[i].lv[k].present || !isfinite(p)) {
                     fprintf(f,
                             "<text class=\"na\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "

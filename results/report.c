@@ -874,6 +874,54 @@ int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, 
     return rc;
 }
 
+/* Campaigns (tiles/campaign.c), after the runs: id, status, name, baseline,
+ * and each configuration's run. Nothing when there are none. */
+static int list_campaigns(read_ctx *c, FILE *f) {
+    sqlite3_stmt *st = NULL, *runs = NULL;
+    int rc, n = 0;
+    if (prep(c,
+             "SELECT id, name, baseline, status, writer_pid, writer_start, started_at, message FROM campaigns"
+             " ORDER BY id",
+             &st) != 0 ||
+        prep(c, "SELECT id, campaign_config FROM runs WHERE campaign_id = ?1 ORDER BY id", &runs) != 0) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    while ((rc = next_row(c, st)) == 1) {
+        const char *status = tb_store_effective_status((const char *)sqlite3_column_text(st, 3),
+                                                       sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5));
+        const char *started = (const char *)sqlite3_column_text(st, 6), *message = (const char *)sqlite3_column_text(st, 7);
+        int r2, k = 0;
+        if (!n++) fputs("\ncampaigns\n", f);
+        fprintf(f, "%6lld  %-20s  %-11s  ", (long long)sqlite3_column_int64(st, 0), started ? started : "-",
+                status ? status : "-");
+        put_safe(f, (const char *)sqlite3_column_text(st, 1), 0, 40);
+        fputs("  baseline ", f);
+        put_safe(f, (const char *)sqlite3_column_text(st, 2), 0, 40);
+        fputs("; runs:", f);
+        sqlite3_reset(runs);
+        sqlite3_bind_int64(runs, 1, sqlite3_column_int64(st, 0));
+        while ((r2 = next_row(c, runs)) == 1) {
+            fprintf(f, "%s %lld ", k++ ? "," : "", (long long)sqlite3_column_int64(runs, 0));
+            put_safe(f, (const char *)sqlite3_column_text(runs, 1), 0, 40);
+        }
+        if (r2 != 0) {
+            rc = -1;
+            break;
+        }
+        if (k == 0) fputs(" none", f);
+        fputc('\n', f);
+        if (message && *message) {
+            fputs("        ", f);
+            put_safe(f, message, 0, 0);
+            fputc('\n', f);
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(runs);
+    return rc;
+}
+
 int tb_report_list_runs(tb_store *s, FILE *f, char *err) {
     read_ctx c = {s, tb_store_db(s), err};
     sqlite3_stmt *st = NULL;
@@ -904,6 +952,7 @@ int tb_report_list_runs(tb_store *s, FILE *f, char *err) {
         fprintf(f, "  %6d  %10s  %10s\n", sqlite3_column_int(st, 6), score, ppkw);
     }
     sqlite3_finalize(st);
+    if (rc == 0) rc = list_campaigns(&c, f);
     read_end(c.db, opened);
     if (rc != 0) return -1;
     if (n == 0) fputs("no runs yet\n", f);

@@ -1,0 +1,116 @@
+/*
+ * cmd_campaign.c: `tilebench campaign --config FILE [--db FILE] [--report
+ * FILE] [--quiet]`: runs the same sweep under several named SUT
+ * configurations and compares them against the baseline one
+ * (tiles/campaign.h). Installs the SIGINT/SIGTERM/SIGHUP handler that ends
+ * the run in progress cleanly; its configuration is still reverted.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "common/tb_common.h"
+#include "tiles/campaign.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void usage(FILE *f) {
+    fputs("usage: tilebench campaign --config FILE [--db FILE] [--report FILE] [--quiet]\n"
+          "\n"
+          "Runs the same sweep under several SUT configurations (power policies such as\n"
+          "governors or tuned profiles) and compares them against the baseline one.\n"
+          "For each [config.NAME] of the campaign file, baseline first: its apply command\n"
+          "(/bin/sh -c), the sweep (as `tilebench run`, labelled NAME), then its revert\n"
+          "command, always (also after a failure or SIGINT). The runs are stored as one\n"
+          "campaign; at the end the comparison against the baseline run is printed and\n"
+          "written as HTML.\n"
+          "\n"
+          "  --config FILE   the campaign file (see README, tiles/examples/campaign-*.ini)\n"
+          "  --db FILE       results database (default tilebench-results.db)\n"
+          "  --report FILE   the HTML comparison (default tilebench-campaign.html)\n"
+          "  --quiet         no per-run progress (commands' output and the comparison still print)\n"
+          "  --help          this text\n"
+          "\n"
+          "A non-zero exit of an apply command stops the campaign with an error naming\n"
+          "the configuration, the command and its exit status; runs already finished stay.\n"
+          "exit: 0 complete, 2 usage/configuration error, 3 stopped (an apply or revert\n"
+          "failed, a run was aborted, or interrupted)\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("tilebench campaign: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see tilebench campaign --help)\n", stderr);
+    return TB_EXIT_USAGE;
+}
+
+int tb_cmd_campaign(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"config", required_argument, NULL, 'c'}, {"db", required_argument, NULL, 'd'},
+        {"report", required_argument, NULL, 'r'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    const char *config = NULL;
+    tb_campaign_opts o;
+    tb_campaign *c;
+    char err[TB_ERR_LEN];
+    int64_t campaign_id = -1;
+    struct sigaction sa;
+    int opt, rc;
+
+    memset(&o, 0, sizeof o);
+    o.db_path = "tilebench-results.db";
+    o.report_path = "tilebench-campaign.html";
+#ifdef __GLIBC__
+    optind = 0;
+#else
+    optind = 1;
+#endif
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': config = optarg; break;
+        case 'd': o.db_path = optarg; break;
+        case 'r': o.report_path = optarg; break;
+        case 'q': o.quiet = 1; break;
+        case 'h': usage(stdout); return TB_EXIT_OK;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!config) return usage_error("--config FILE is required%s", "");
+    if (!*config) return usage_error("--config needs a file name%s", "");
+    if (!*o.db_path) return usage_error("--db needs a file name%s", "");
+    if (!*o.report_path) return usage_error("--report needs a file name%s", "");
+
+    c = xcalloc(1, sizeof *c);
+    if (tb_campaign_load(config, c, err) != 0) {
+        fprintf(stderr, "tilebench campaign: %s\n", err);
+        free(c);
+        return TB_EXIT_USAGE;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    o.stop = &stop_flag;
+
+    rc = tb_campaign_run(c, &o, &campaign_id, err);
+    if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench campaign: %s\n", err);
+    tb_campaign_free(c);
+    free(c);
+    return rc;
+}

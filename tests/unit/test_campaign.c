@@ -1,0 +1,139 @@
+/*
+ * test_campaign.c: unit tests of the campaign file parser (tiles/campaign.c):
+ * the shipped example parses into the expected sweep and configurations, a
+ * relative tile_file is taken from the campaign file's folder, meter repeats,
+ * and errors name file:line, the section and the key (unknown section and
+ * key, a key given twice, a line longer than inih reads, a bad tile spec).
+ * Running a campaign is tested end to end in tests/integration/test_campaign.sh.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tiles/campaign.h"
+
+static char dir[64];
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/tb-campaign-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    char p[128];
+    (void)state;
+    snprintf(p, sizeof p, "%s/c.ini", dir);
+    unlink(p);
+    rmdir(dir);
+    return 0;
+}
+
+/* Writes text to DIR/c.ini and parses it: 0 or -1 with err. */
+static int load_text(const char *text, tb_campaign *c, char *err, char *path, size_t plen) {
+    FILE *f;
+    snprintf(path, plen, "%s/c.ini", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return tb_campaign_load(path, c, err);
+}
+
+static void example_parses(void **state) {
+    tb_campaign *c = calloc(1, sizeof *c);
+    char err[TB_ERR_LEN] = "", path[512];
+    (void)state;
+    snprintf(path, sizeof path, "%s/tiles/examples/campaign-governors.ini",
+             getenv("TB_SOURCE_DIR") ? getenv("TB_SOURCE_DIR") : TB_SOURCE_DIR);
+    if (tb_campaign_load(path, c, err) != 0) fail_msg("%s", err);
+    assert_string_equal(c->name, "cpu governors");
+    assert_string_equal(c->baseline, "performance");
+    assert_int_equal(c->settle_us, 10000000);
+    assert_string_equal(c->tiles, "1..3");
+    assert_int_equal(c->levels.n, 3);
+    assert_int_equal(c->stage_us[TB_CAMP_STEADY], 120000000);
+    assert_true(c->stage_set & (1u << TB_CAMP_STEADY));
+    assert_int_equal(c->n_configs, 3);
+    assert_string_equal(c->configs[1].name, "powersave");
+    assert_string_equal(c->configs[1].apply, "cpupower frequency-set -g powersave && tuned-adm profile powersave");
+    assert_string_equal(c->configs[2].revert, "true");
+    assert_string_equal(c->tile_file, ""); /* the standard tile */
+    assert_non_null(c->text);
+    tb_campaign_free(c);
+    free(c);
+}
+
+static void relative_tile_file_and_meters(void **state) {
+    tb_campaign *c = calloc(1, sizeof *c);
+    char err[TB_ERR_LEN] = "", path[512], want[600];
+    (void)state;
+    if (load_text("[campaign]\nname = n\nbaseline = a\n[sweep]\ntile_file = mine.ini\nmeter = rapl:\n"
+                  "meter = estimate:?idle=50&max=200\n[config.a]\napply = true\nrevert = true\n[config.b]\n"
+                  "apply = echo b;exit 0\nrevert = true\n",
+                  c, err, path, sizeof path) != 0)
+        fail_msg("%s", err);
+    snprintf(want, sizeof want, "%s/mine.ini", dir);
+    assert_string_equal(c->tile_file, want);
+    assert_int_equal(c->n_meters, 2);
+    assert_string_equal(c->meters[1], "estimate:?idle=50&max=200");
+    assert_string_equal(c->configs[1].apply, "echo b;exit 0"); /* ';' after a word is not a comment */
+    assert_string_equal(c->tiles, "1..3");                    /* default */
+    tb_campaign_free(c);
+    free(c);
+}
+
+static void errors_name_line_and_key(void **state) {
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"[campaign]\nname = n\n[tiles]\nx = 1\n", ":4: [tiles] x: unknown section"},
+        {"[campaign]\nname = n\nname = m\n", ":3: [campaign] name: given twice"},
+        {"[campaign]\nname = n\nbaseline = a\n[sweep]\ntiles = 0\n[config.a]\napply = true\nrevert = true\n"
+         "[config.b]\napply = true\nrevert = true\n",
+         "[sweep] tiles: tile spec '0'"},
+        {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply = true\nrevert = true\n",
+         "1 configuration; a campaign compares at least 2"},
+        {"[campaign]\nbaseline = a\n", "[campaign] name: missing"},
+        {"[campaign]\nname = n\nbaseline = a\n[config.a b]\napply = true\n", ":5: [config.a b] apply: the configuration name"},
+        {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply =\n", ":5: [config.a] apply: empty command"},
+        {"[campaign]\nname = n\n[sweep]\nphases = 0\n", ":4: [sweep] phases: must be an integer 1..100"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_campaign *c = calloc(1, sizeof *c);
+        char err[TB_ERR_LEN] = "", path[512];
+        assert_int_equal(load_text(cases[i].text, c, err, path, sizeof path), -1);
+        if (!strstr(err, cases[i].want) || !strstr(err, path))
+            fail_msg("case %zu: '%s' lacks '%s' or the file name", i, err, cases[i].want);
+        free(c);
+    }
+}
+
+static void long_line(void **state) {
+    tb_campaign *c = calloc(1, sizeof *c);
+    char err[TB_ERR_LEN] = "", path[512], text[1024];
+    (void)state;
+    snprintf(text, sizeof text, "[campaign]\nname = n\nbaseline = a\n[config.a]\napply = echo %0250d\nrevert = true\n", 0);
+    assert_int_equal(load_text(text, c, err, path, sizeof path), -1);
+    if (!strstr(err, ":5:") || !strstr(err, "longer than 199 characters")) fail_msg("'%s'", err);
+    free(c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(example_parses),
+        cmocka_unit_test_setup_teardown(relative_tile_file_and_meters, setup, teardown),
+        cmocka_unit_test_setup_teardown(errors_name_line_and_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(long_line, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

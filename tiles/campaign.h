@@ -1,0 +1,110 @@
+/*
+ * campaign.h: a campaign runs the same sweep under several named SUT
+ * configurations (power policies: governors, tuned profiles, turbo,
+ * C-states) and compares them against a baseline configuration. Each
+ * configuration is applied by a user command before its run and reverted by
+ * another after it (always: also after a failed apply, a failed run or
+ * SIGINT). The runs go through the coordinator exactly as `tilebench run`,
+ * labelled with the configuration's name and tied to the campaign in the
+ * results store; at the end the comparison against the baseline run is
+ * written (text to stdout, HTML to a file).
+ *
+ * The campaign file (ini, parsed with inih; every error names file:line,
+ * the section and the key):
+ *
+ *   [campaign]
+ *   name = governors            ; required
+ *   baseline = performance      ; required: the name of a [config.NAME] section
+ *   settle = 10s                ; optional wait after each apply, before the run
+ *   [sweep]                     ; every key optional; as `tilebench run`'s options
+ *   tiles = 1..3                ; tile spec (default 1..3)
+ *   tile_file = my.ini          ; default the shipped standard tile; relative to
+ *                               ; the campaign file's folder
+ *   ramp_up = 30s / warm_up / steady / ramp_down / idle = DURATION
+ *   phases = 1 / repeat = 1 / max_tiles = 8 (with tiles = auto)
+ *   meter = URI                 ; repeatable (summed), default auto
+ *   [config.performance]        ; two or more
+ *   apply = cpupower frequency-set -g performance
+ *   revert = cpupower frequency-set -g schedutil
+ *
+ * Commands run with /bin/sh -c in their own process group, stdin from
+ * /dev/null; their output is echoed and stored with the exit status.
+ */
+#ifndef TB_TILES_CAMPAIGN_H
+#define TB_TILES_CAMPAIGN_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "common/tb_common.h"
+#include "tiles/coordinator.h"
+
+#define TB_CAMPAIGN_MAX_CONFIGS 32
+#define TB_CAMPAIGN_CMD_LEN 256 /* inih reads lines of at most 199 characters */
+
+typedef struct tb_campaign_config {
+    char name[64];
+    char apply[TB_CAMPAIGN_CMD_LEN];
+    char revert[TB_CAMPAIGN_CMD_LEN];
+    int line; /* first line of the section, for messages */
+    int has_apply, has_revert;
+} tb_campaign_config;
+
+/* Stage overrides given in [sweep]: bit i set when stage i was given. */
+enum { TB_CAMP_RAMP_UP, TB_CAMP_WARM_UP, TB_CAMP_STEADY, TB_CAMP_RAMP_DOWN, TB_CAMP_IDLE, TB_CAMP_N_STAGES };
+
+typedef struct tb_campaign {
+    char path[512];
+    char name[128];
+    char baseline[64];
+    uint64_t settle_us;
+    char tiles[128];      /* tile spec as given ("1..3" by default) */
+    tb_levels levels;     /* parsed */
+    int max_tiles;        /* with tiles = auto */
+    char tile_file[1024]; /* resolved path; "" = the shipped standard tile */
+    uint64_t stage_us[TB_CAMP_N_STAGES];
+    unsigned stage_set;   /* TB_CAMP_* bits */
+    int phases;           /* 0 = the tile file's */
+    int repeat;           /* >= 1 */
+    int n_meters;
+    char meters[TB_MAX_METERS][512];
+    int n_configs;
+    tb_campaign_config configs[TB_CAMPAIGN_MAX_CONFIGS];
+    char *text; /* the file's text, stored with the campaign; freed by tb_campaign_free */
+} tb_campaign;
+
+/*
+ * Parses and checks the campaign file at path into *c: unknown sections and
+ * keys, keys given twice, a missing name, baseline, apply or revert, a
+ * baseline that names no configuration, fewer than 2 configurations, bad
+ * tile specs, durations and numbers are errors naming file:line, the section
+ * and the key. The tile file itself is read by tb_campaign_run. Returns 0 or
+ * -1 with err; free with tb_campaign_free.
+ */
+int tb_campaign_load(const char *path, tb_campaign *c, char *err) TB_WUR;
+void tb_campaign_free(tb_campaign *c);
+
+typedef struct tb_campaign_opts {
+    const char *db_path;
+    const char *report_path; /* the HTML comparison; NULL: none */
+    int quiet;               /* the runs' progress off (commands' output and the comparison still print) */
+    volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: the run in progress ends interrupted,
+                                    its configuration is reverted, and the campaign stops */
+} tb_campaign_opts;
+
+/*
+ * Runs the campaign: the baseline configuration first, then the others in
+ * file order; for each, apply, the sweep, revert. Stops at the first apply
+ * that fails (non-zero exit), run that does not complete, or revert that
+ * fails, or on o->stop; runs already finished stay stored. At the end (also
+ * after such a stop, when the baseline and at least one other run finished)
+ * writes the comparison against the baseline run: text to stdout, HTML to
+ * o->report_path. Returns a process exit code: 0 complete; 2 a configuration
+ * error found before anything ran (tile file, meters, database, report
+ * path); 3 stopped (err names the configuration, the command and its exit
+ * status, or the run's error). *campaign_id gets the stored campaign's id
+ * (-1 when none was created).
+ */
+int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *campaign_id, char *err);
+
+#endif
