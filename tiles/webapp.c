@@ -100,6 +100,7 @@ typedef struct req {
     long id; /* /events/ID, /persons/ID */
     struct MHD_PostProcessor *pp;
     int counted;
+    const char *allow; /* 405: the methods the path takes */
     int too_big;   /* body or a field over its cap: 413 */
     int bad_body;  /* post data the processor rejected: 400 */
     uint64_t body_bytes;
@@ -970,64 +971,67 @@ static enum MHD_Result serve_page(tb_webapp *app, req *r, struct MHD_Connection 
     return send_page(app, r, c, &p);
 }
 
+/*
+ * MHD calls this once after the headers, once per piece of body, and once
+ * when the request is complete. Responses go out on that last call: one
+ * queued earlier makes MHD close the connection (the request was not read to
+ * its end), which would cost keep-alive. The one exception is a body whose
+ * Content-Length is over the cap: 413 at once, and the connection closes.
+ */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls) {
     tb_webapp *app = cls;
     req *r = *con_cls;
+    page p = {0};
+    const char *allow;
     (void)version;
     if (!r) {
-        const char *allow, *cl;
-        page p = {0};
         r = xcalloc(1, sizeof *r);
         *con_cls = r;
         r->route = route_of(url, method, &r->id, &allow);
+        r->allow = allow;
         if (r->route != R_HEALTHZ && r->route != R_STATS && r->route != -R_HEALTHZ && r->route != -R_STATS) {
             r->counted = 1;
             atomic_fetch_add(&app->requests, 1);
         }
-        if (r->route == R_NONE) {
-            error_page(&p, 404, "not found");
-            return send_page(app, r, c, &p);
-        }
-        if (r->route < 0) {
-            error_page(&p, 405, "method not allowed");
-            p.allow = allow;
-            return send_page(app, r, c, &p);
-        }
-        switch (r->route) {
-        case R_STATIC: return serve_static(app, r, c, url);
-        case R_HEALTHZ: return serve_healthz(app, r, c);
-        case R_STATS: return serve_stats(app, r, c);
-        case R_LOGIN:
-        case R_ADDPERSON:
-        case R_ADDEVENT:
-            cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (r->route == R_LOGIN || r->route == R_ADDPERSON || r->route == R_ADDEVENT) {
+            const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
             if (cl && strtoull(cl, NULL, 10) > TB_WEBAPP_MAX_BODY) {
                 error_page(&p, 413, "request body too large");
                 return send_page(app, r, c, &p);
             }
             r->pp = MHD_create_post_processor(c, 16 * 1024, on_field, r);
-            if (!r->pp) {
-                error_page(&p, 400, "expected a body of application/x-www-form-urlencoded or multipart/form-data");
-                return send_page(app, r, c, &p);
-            }
-            return MHD_YES; /* the body comes in the next calls */
-        default: return serve_page(app, r, c);
+            if (!r->pp) r->bad_body = 1; /* no form content type */
         }
+        return MHD_YES;
     }
     if (*upload_data_size) {
         r->body_bytes += *upload_data_size;
         if (r->body_bytes > TB_WEBAPP_MAX_BODY) r->too_big = 1;
         if (r->body_bytes > 16ull * TB_WEBAPP_MAX_BODY) return MHD_NO; /* a flood: close */
-        if (!r->too_big && !r->bad_body && MHD_post_process(r->pp, upload_data, *upload_data_size) != MHD_YES)
+        if (r->pp && !r->too_big && !r->bad_body && MHD_post_process(r->pp, upload_data, *upload_data_size) != MHD_YES)
             r->bad_body = 1;
         *upload_data_size = 0;
         return MHD_YES;
     }
-    /* The whole body is in. */
-    {
-        page p = {0};
+    /* The whole request is in. */
+    if (r->route == R_NONE) {
+        error_page(&p, 404, "not found");
+        return send_page(app, r, c, &p);
+    }
+    if (r->route < 0) {
+        error_page(&p, 405, "method not allowed");
+        p.allow = r->allow;
+        return send_page(app, r, c, &p);
+    }
+    switch (r->route) {
+    case R_STATIC: return serve_static(app, r, c, url);
+    case R_HEALTHZ: return serve_healthz(app, r, c);
+    case R_STATS: return serve_stats(app, r, c);
+    case R_LOGIN:
+    case R_ADDPERSON:
+    case R_ADDEVENT:
         if (r->pp) {
             if (MHD_destroy_post_processor(r->pp) != MHD_YES && !r->too_big) r->bad_body = 1;
             r->pp = NULL;
@@ -1037,10 +1041,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return send_page(app, r, c, &p);
         }
         if (r->bad_body) {
-            error_page(&p, 400, "malformed form data");
+            error_page(&p, 400, "expected a well-formed application/x-www-form-urlencoded or multipart/form-data body");
             return send_page(app, r, c, &p);
         }
         return serve_page(app, r, c);
+    default: return serve_page(app, r, c);
     }
 }
 
