@@ -1164,7 +1164,8 @@ int tb_webapp_open(const tb_webapp_config *cfg, tb_webapp **out, char *err) {
                               (unsigned)app->nslots, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16384,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
                               (size_t)(64 * 1024), MHD_OPTION_NOTIFY_COMPLETED, on_completed, app,
-                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, app, MHD_OPTION_END);
+                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, app, MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+                              MHD_OPTION_END);
     if (!app->d) {
         tb_seterr(err, "webapp: libmicrohttpd could not start on %s:%d", cfg->host, cfg->port);
         close(fd);
