@@ -63,6 +63,7 @@ void tb_html_esc(tb_html *b, const char *s) {
 char *tb_html_take(tb_html *b, size_t *len) {
     char *p;
     reserve(b, 0);
+    b->p[b->len] = '\0';
     p = b->p;
     if (len) *len = b->len;
     b->p = NULL;
