@@ -12,7 +12,8 @@
 static void reserve(tb_html *b, size_t more) {
     if (b->p && b->len + more < b->cap) return;
     size_t cap = b->cap ? b->cap : 4096;
-    while (cap <= b->len + more) cap *= 2;
+    while (cap <= b->len + more)
+        cap *= 2;
     b->p = xrealloc(b->p, cap);
     b->cap = cap;
 }

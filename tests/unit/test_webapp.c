@@ -46,7 +46,8 @@ static void test_escape(void **state) {
 static void test_buffer_grows(void **state) {
     tb_html b = {NULL, 0, 0};
     (void)state;
-    for (int i = 0; i < 10000; i++) tb_html_esc(&b, "a&");
+    for (int i = 0; i < 10000; i++)
+        tb_html_esc(&b, "a&");
     assert_int_equal(b.len, 10000 * 6);
     assert_int_equal(strlen(b.p), b.len);
     assert_memory_equal(b.p + b.len - 6, "a&amp;", 6);
@@ -56,7 +57,8 @@ static void test_buffer_grows(void **state) {
 
 static int count_lines(const char *p, size_t len) {
     int n = 0;
-    for (size_t i = 0; i < len; i++) n += p[i] == '\n';
+    for (size_t i = 0; i < len; i++)
+        n += p[i] == '\n';
     return n;
 }
 
@@ -85,8 +87,10 @@ static void test_generator_deterministic(void **state) {
         assert_non_null(c);
         assert_int_equal(a_len, b_len);
         assert_memory_equal(a, b, a_len);
-        if (t == TB_WEB_TAGTABLE) assert_true(a_len == c_len && memcmp(a, c, a_len) == 0); /* one fixed list */
-        else assert_true(a_len != c_len || memcmp(a, c, a_len) != 0);                   /* per-tile data */
+        if (t == TB_WEB_TAGTABLE)
+            assert_true(a_len == c_len && memcmp(a, c, a_len) == 0); /* one fixed list */
+        else
+            assert_true(a_len != c_len || memcmp(a, c, a_len) != 0); /* per-tile data */
         free(a);
         free(b);
         free(c);
@@ -141,8 +145,10 @@ static void test_generator_pairs(void **state) {
             per_event[e]++;
         }
         for (int e = 1; e <= events; e++) {
-            if (table == TB_WEB_EVENT_TAGS) assert_true(per_event[e] >= 1 && per_event[e] <= 5);
-            else assert_true(per_event[e] <= 20);
+            if (table == TB_WEB_EVENT_TAGS)
+                assert_true(per_event[e] >= 1 && per_event[e] <= 5);
+            else
+                assert_true(per_event[e] <= 20);
         }
         free(seen);
         free(per_event);
@@ -155,8 +161,10 @@ static void test_tag_words(void **state) {
     for (int i = 0; i < TB_WEB_TAGS; i++) {
         const char *w = tb_web_tag(i);
         assert_non_null(w);
-        for (const char *c = w; *c; c++) assert_true(*c >= 'a' && *c <= 'z');
-        for (int j = 0; j < i; j++) assert_string_not_equal(w, tb_web_tag(j));
+        for (const char *c = w; *c; c++)
+            assert_true(*c >= 'a' && *c <= 'z');
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(w, tb_web_tag(j));
     }
     assert_null(tb_web_tag(TB_WEB_TAGS));
     assert_null(tb_web_tag(-1));
@@ -198,8 +206,10 @@ static void test_assets(void **state) {
         assert_non_null(as.a[i].content_type);
         assert_ptr_equal(tb_web_asset_find(&as, as.a[i].path), &as.a[i]);
     }
-    for (int i = 0; tb_web_page_css[i]; i++) assert_non_null(tb_web_asset_find(&as, tb_web_page_css[i]));
-    for (int i = 0; tb_web_page_js[i]; i++) assert_non_null(tb_web_asset_find(&as, tb_web_page_js[i]));
+    for (int i = 0; tb_web_page_css[i]; i++)
+        assert_non_null(tb_web_asset_find(&as, tb_web_page_css[i]));
+    for (int i = 0; tb_web_page_js[i]; i++)
+        assert_non_null(tb_web_asset_find(&as, tb_web_page_js[i]));
     assert_string_equal(tb_web_asset_find(&as, "/static/img/logo.png")->content_type, "image/png");
     assert_non_null(strstr(tb_web_asset_find(&as, "/static/css/base.css")->content_type, "text/css"));
     assert_null(tb_web_asset_find(&as, "/static/css/../css/base.css"));
@@ -213,10 +223,14 @@ static void test_assets(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_escape),           cmocka_unit_test(test_buffer_grows),
-        cmocka_unit_test(test_generator_deterministic), cmocka_unit_test(test_generator_sizes),
-        cmocka_unit_test(test_generator_pairs),  cmocka_unit_test(test_tag_words),
-        cmocka_unit_test(test_png),              cmocka_unit_test(test_assets),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_buffer_grows),
+        cmocka_unit_test(test_generator_deterministic),
+        cmocka_unit_test(test_generator_sizes),
+        cmocka_unit_test(test_generator_pairs),
+        cmocka_unit_test(test_tag_words),
+        cmocka_unit_test(test_png),
+        cmocka_unit_test(test_assets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
