@@ -14,7 +14,7 @@
 #   - hostile input gets 4xx and the app stays up; nothing outside the
 #     in-memory assets can be read;
 #   - start errors exit non-zero with a clear message, SIGTERM exits 0, and
-#     `sut down` stops the app processes.
+#     `sut down` stops the app processes; `sut up --web-users N` sizes the data.
 source "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || fail "curl is not installed (scripts/install-deps installs it)"
 
@@ -301,5 +301,24 @@ for p in $webpids; do
 done
 curl -s -o /dev/null "$W1/healthz" && fail "tile 1's web app still answers after sut down"
 echo "ok: web app pids $(echo $webpids) gone"
+
+# 13. --web-users sizes the data (100 persons per user); a loaded tile of
+# another size is reloaded when the SUT comes up again in the same folder
+rc=0; "$TILEBENCH" sut up --web-users 0 --dir "$T/sut" >"$T/wu.out" 2>&1 || rc=$?
+expect "sut up --web-users 0" "$rc" -eq 2
+grep -q -- '--web-users' "$T/wu.out" || fail "--web-users 0: the message does not name the option: $(cat "$T/wu.out")"
+rc=0; "$TILEBENCH" sut status --web-users 3 --dir "$T/sut" >"$T/wu.out" 2>&1 || rc=$?
+expect "sut status --web-users" "$rc" -eq 2
+"$TILEBENCH" sut up --tiles 1 --web-users 3 --dir "$T/sut" >"$T/sut-up3.log" 2>&1 || fail "sut up --web-users 3: $(cat "$T/sut-up3.log")"
+PG=$(sed -n 's/^pg = //p' "$T/sut/sut.ini")
+W1=$(sed -n 's/^web\.tile1 = //p' "$T/sut/sut.ini")
+expect "persons at 3 web users" "$(q 'SELECT count(*) FROM web1.persons')" -eq 300
+expect "events at 3 web users" "$(q 'SELECT count(*) FROM web1.events')" -eq 1500
+expect "one web app for one tile" "$(grep -c '^web\.tile' "$T/sut/sut.ini")" -eq 1
+req "$W1/persons/300"
+expect "person 300 at 3 web users" "$CODE" -eq 200
+req "$W1/persons/301"
+expect "person 301 at 3 web users" "$CODE" -eq 404
+"$TILEBENCH" sut down --dir "$T/sut" >/dev/null || fail "sut down failed"
 
 echo "PASS"
