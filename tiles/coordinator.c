@@ -613,6 +613,13 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         c.ep = o->def->sut;
     } else {
         tb_sut_options so = {.tiles = max_tiles};
+        /* The reference web app's data is sized for the tile's web users
+         * (100 persons each, Olio); the first workload of kind web decides. */
+        for (int w = 0; w < o->def->n_workloads; w++)
+            if (strcmp(o->def->workloads[w].kind, "web") == 0 && o->def->workloads[w].users > 0) {
+                so.web_users = o->def->workloads[w].users;
+                break;
+            }
         if (o->sut_dir) {
             snprintf(c.sut_dir, sizeof c.sut_dir, "%s", o->sut_dir);
         } else {
