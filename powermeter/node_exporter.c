@@ -112,7 +112,8 @@ static const char *parse_line(const char *p, const char *end, char *scratch, tb_
     {
         char *e;
         /* Go's ParseFloat spellings: NaN, +Inf, -Inf (any case); strtod takes those and hex too */
-        if (isalpha((unsigned char)numbuf[0]) && strcasecmp(numbuf, "nan") != 0 && strcasecmp(numbuf, "inf") != 0)
+        if (isalpha((unsigned char)numbuf[0]) && strcasecmp(numbuf, "nan") != 0 && strcasecmp(numbuf, "inf") != 0 &&
+            strcasecmp(numbuf, "infinity") != 0)
             return "value is not a number";
         errno = 0;
         s->value = strtod(numbuf, &e);
