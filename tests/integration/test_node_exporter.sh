@@ -126,6 +126,11 @@ else
 fi
 "$TILEBENCH" report latest --db "$T/local.db" >"$T/local.txt"
 grep -q "Host telemetry over steady state" "$T/local.txt" || fail "text report has no telemetry table"
+"$TILEBENCH" report latest --db "$T/local.db" --format html -o "$T/local.html"
+for want in 'id="host"' 'Host CPU utilization against tiles' 'id="telemetry"' '<th>tuned profile</th>'; do
+    grep -q "$want" "$T/local.html" || fail "HTML report lacks $want"
+done
+echo "ok: HTML report has the host configuration, the telemetry chart and table"
 
 # 4. none, and an exporter that is not there.
 "$TILEBENCH" run --config "$T/tile-local.ini" "${STAGES[@]}" --idle 0 --telemetry none --db "$T/none.db" \
