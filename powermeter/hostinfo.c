@@ -14,7 +14,7 @@
 #include <sys/utsname.h>
 
 #define MAX_TOPO_CPUS 4096
-#define CPU_DIR "sys/devices/system/cpu"
+#define CPU_DIR       "sys/devices/system/cpu"
 
 void tb_hostinfo_clear(tb_hostinfo *h, const char *source) {
     memset(h, 0, sizeof *h);
@@ -35,7 +35,8 @@ static int first_line(const char *root, const char *rel, char *buf, size_t len) 
     fclose(f);
     buf[strcspn(buf, "\n")] = '\0';
     n = strlen(buf);
-    while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r')) buf[--n] = '\0';
+    while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
     return buf[0] ? 0 : -1;
 }
 
@@ -51,7 +52,8 @@ static void read_cpuinfo(const char *root, tb_hostinfo *h) {
         if (strncmp(line, "model name", 10) == 0 || strncmp(line, "Processor", 9) == 0 ||
             strncmp(line, "cpu model", 9) == 0) {
             char *v = colon + 1;
-            while (*v == ' ' || *v == '\t') v++;
+            while (*v == ' ' || *v == '\t')
+                v++;
             v[strcspn(v, "\n")] = '\0';
             snprintf(h->cpu_model, sizeof h->cpu_model, "%s", v);
             break;
@@ -109,10 +111,13 @@ static int parse_cpulist(const char *s, int *ids, int cap) {
             b = strtol(s, &end, 10);
             if (end == s || b < a) break;
         }
-        for (long i = a; i <= b && n < cap; i++) ids[n++] = (int)i;
+        for (long i = a; i <= b && n < cap; i++)
+            ids[n++] = (int)i;
         s = end;
-        if (*s == ',') s++;
-        else break;
+        if (*s == ',')
+            s++;
+        else
+            break;
     }
     return n;
 }
@@ -136,7 +141,8 @@ static void read_topology(const char *root, tb_hostinfo *h) {
         snprintf(rel, sizeof rel, CPU_DIR "/cpu%d/topology/core_id", ids[i]);
         if (first_line(root, rel, v, sizeof v) != 0) break;
         c = atoi(v);
-        for (int j = 0; j < n_core; j++) seen |= pkg[j] == p && core[j] == c;
+        for (int j = 0; j < n_core; j++)
+            seen |= pkg[j] == p && core[j] == c;
         if (!seen) {
             pkg[n_core] = p;
             core[n_core++] = c;
@@ -146,7 +152,8 @@ static void read_topology(const char *root, tb_hostinfo *h) {
             h->cores = n_core;
             for (int j = 0; j < n_core; j++) {
                 int dup = 0;
-                for (int k = 0; k < j; k++) dup |= pkg[k] == pkg[j];
+                for (int k = 0; k < j; k++)
+                    dup |= pkg[k] == pkg[j];
                 sockets += !dup;
             }
             h->sockets = sockets;
@@ -167,7 +174,8 @@ static void read_governor(const char *root, tb_hostinfo *h) {
         char rel[128], g[64];
         snprintf(rel, sizeof rel, CPU_DIR "/cpu%d/cpufreq/scaling_governor", ids[i]);
         if (first_line(root, rel, g, sizeof g) != 0) continue;
-        if (!h->governor[0]) snprintf(h->governor, sizeof h->governor, "%s", g);
+        if (!h->governor[0])
+            snprintf(h->governor, sizeof h->governor, "%s", g);
         else if (strcmp(h->governor, g) != 0 && !strstr(h->governor, g)) {
             char tmp[64];
             snprintf(tmp, sizeof tmp, "%s%s, %s", strncmp(h->governor, "mixed: ", 7) ? "mixed: " : "", h->governor, g);

@@ -15,14 +15,14 @@
 
 typedef struct tb_hostinfo {
     char hostname[128];
-    char kernel[128];       /* "Linux 6.1.0-18-amd64" */
+    char kernel[128]; /* "Linux 6.1.0-18-amd64" */
     char arch[32];
-    char os[128];           /* PRETTY_NAME of os-release */
+    char os[128]; /* PRETTY_NAME of os-release */
     char cpu_model[128];
-    int cpus;               /* logical CPUs (threads) online; -1 n/a */
-    int cores;              /* physical cores (distinct package/core ids); -1 n/a */
-    int sockets;            /* -1 n/a */
-    long long memory_mib;   /* MemTotal; -1 n/a */
+    int cpus;             /* logical CPUs (threads) online; -1 n/a */
+    int cores;            /* physical cores (distinct package/core ids); -1 n/a */
+    int sockets;          /* -1 n/a */
+    long long memory_mib; /* MemTotal; -1 n/a */
     char scaling_driver[64];
     char governor[64];      /* cpu0's scaling_governor; "mixed: a, b" when CPUs differ */
     char epp[64];           /* cpu0's energy_performance_preference */
@@ -32,7 +32,7 @@ typedef struct tb_hostinfo {
     char cpuidle_driver[64];
     char cpuidle_governor[64];
     char tuned_profile[128];
-    char source[160];       /* "local" or the node_exporter URL */
+    char source[160]; /* "local" or the node_exporter URL */
 } tb_hostinfo;
 
 /* Marks every field "not available" and sets source. */

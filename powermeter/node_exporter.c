@@ -37,7 +37,8 @@ static int name_start(int c) { return isalpha(c) || c == '_' || c == ':'; }
 static int name_char(int c) { return isalnum(c) || c == '_' || c == ':'; }
 
 static const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
     return p;
 }
 
@@ -50,7 +51,8 @@ static const char *parse_line(const char *p, const char *end, char *scratch, tb_
     memset(s, 0, sizeof *s);
     if (!name_start((unsigned char)*p)) return "metric name must start with a letter, '_' or ':'";
     s->name = o;
-    while (p < end && name_char((unsigned char)*p)) *o++ = *p++;
+    while (p < end && name_char((unsigned char)*p))
+        *o++ = *p++;
     *o++ = '\0';
     p = skip_ws(p, end);
     if (p < end && *p == '{') {
@@ -64,7 +66,8 @@ static const char *parse_line(const char *p, const char *end, char *scratch, tb_
             if (p >= end || !(isalpha((unsigned char)*p) || *p == '_')) return "bad label name";
             if (s->n_labels == TB_PROM_MAX_LABELS) return "too many labels";
             s->label_name[s->n_labels] = o;
-            while (p < end && (isalnum((unsigned char)*p) || *p == '_')) *o++ = *p++;
+            while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+                *o++ = *p++;
             *o++ = '\0';
             p = skip_ws(p, end);
             if (p >= end || *p != '=') return "expected '=' after a label name";
@@ -78,9 +81,12 @@ static const char *parse_line(const char *p, const char *end, char *scratch, tb_
                 if (*p == '\\') {
                     if (p + 1 >= end) return "unterminated escape in a label value";
                     p++;
-                    if (*p == 'n') *o++ = '\n';
-                    else if (*p == '\\' || *p == '"') *o++ = *p;
-                    else return "bad escape in a label value (only \\\\, \\\" and \\n)";
+                    if (*p == 'n')
+                        *o++ = '\n';
+                    else if (*p == '\\' || *p == '"')
+                        *o++ = *p;
+                    else
+                        return "bad escape in a label value (only \\\\, \\\" and \\n)";
                     p++;
                 } else {
                     *o++ = *p++;
@@ -103,7 +109,8 @@ static const char *parse_line(const char *p, const char *end, char *scratch, tb_
     }
     p = skip_ws(p, end);
     q = p;
-    while (p < end && *p != ' ' && *p != '\t') p++;
+    while (p < end && *p != ' ' && *p != '\t')
+        p++;
     n = (size_t)(p - q);
     if (n == 0) return "missing value";
     if (n >= sizeof numbuf) return "value too long";
@@ -123,7 +130,8 @@ static const char *parse_line(const char *p, const char *end, char *scratch, tb_
     if (p < end) {
         char *e;
         q = p;
-        while (p < end && *p != ' ' && *p != '\t') p++;
+        while (p < end && *p != ' ' && *p != '\t')
+            p++;
         n = (size_t)(p - q);
         if (n >= sizeof numbuf) return "timestamp too long";
         memcpy(numbuf, q, n);
@@ -146,7 +154,8 @@ int tb_prom_parse(const char *text, size_t len, tb_prom_cb cb, void *ud, char *e
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end, *why;
         tb_prom_sample s;
         line++;
-        while (le > p && le[-1] == '\r') le--;
+        while (le > p && le[-1] == '\r')
+            le--;
         p = skip_ws(p, le);
         if (p < le && *p != '#') {
             size_t need = (size_t)(le - p) + 2 * TB_PROM_MAX_LABELS + 2;
@@ -227,7 +236,10 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
     if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(c);
     if (rc != CURLE_OK) {
-        tb_seterr(err, "GET %s: %s", url, b.too_big ? "response larger than 64 MiB" : *cerr ? cerr : curl_easy_strerror(rc));
+        tb_seterr(err, "GET %s: %s", url,
+                  b.too_big ? "response larger than 64 MiB"
+                  : *cerr   ? cerr
+                            : curl_easy_strerror(rc));
         free(b.p);
         return -1;
     }
@@ -268,8 +280,8 @@ typedef struct snap_ctx {
 } snap_ctx;
 
 static int on_snap_sample(const tb_prom_sample *x, void *ud) {
-    static const char *const modes[TB_CPU_NMODES] = {"user", "nice", "system", "idle",
-                                                     "iowait", "irq", "softirq", "steal"};
+    static const char *const modes[TB_CPU_NMODES] = {"user",   "nice", "system",  "idle",
+                                                     "iowait", "irq",  "softirq", "steal"};
     snap_ctx *c = ud;
     if (strcmp(x->name, "node_cpu_seconds_total") == 0) {
         const char *mode = tb_prom_label(x, "mode"), *cpu = tb_prom_label(x, "cpu");
@@ -348,7 +360,8 @@ static int on_host_sample(const tb_prom_sample *x, void *ud) {
     } else if (strcmp(x->name, "node_cpu_scaling_governor") == 0 && x->value == 1) {
         const char *g = tb_prom_label(x, "governor");
         if (!g || !*g) return 0;
-        if (!h->governor[0]) snprintf(h->governor, sizeof h->governor, "%s", g);
+        if (!h->governor[0])
+            snprintf(h->governor, sizeof h->governor, "%s", g);
         else if (!strstr(h->governor, g)) {
             char tmp[64];
             snprintf(tmp, sizeof tmp, "%s%s, %s", strncmp(h->governor, "mixed: ", 7) ? "mixed: " : "", h->governor, g);

@@ -24,7 +24,7 @@ typedef struct tb_prom_sample {
     int n_labels;
     const char *label_name[TB_PROM_MAX_LABELS];
     const char *label_value[TB_PROM_MAX_LABELS];
-    double value;          /* NaN, +Inf and -Inf as given */
+    double value; /* NaN, +Inf and -Inf as given */
     int has_timestamp;
     long long timestamp_ms;
 } tb_prom_sample;

@@ -24,14 +24,14 @@
 
 #include "powermeter/node_exporter.h"
 
-#define MAX_CPUS 4096
-#define MSR_TSC 0x10   /* IA32_TIME_STAMP_COUNTER */
-#define MSR_MPERF 0xE7 /* IA32_MPERF (AMD: MPERF too) */
-#define MSR_APERF 0xE8 /* IA32_APERF */
-#define SCRAPE_TIMEOUT_MS 800 /* below the 1 s interval, so a slow scrape skips rather than piles up */
+#define MAX_CPUS          4096
+#define MSR_TSC           0x10 /* IA32_TIME_STAMP_COUNTER */
+#define MSR_MPERF         0xE7 /* IA32_MPERF (AMD: MPERF too) */
+#define MSR_APERF         0xE8 /* IA32_APERF */
+#define SCRAPE_TIMEOUT_MS 800  /* below the 1 s interval, so a slow scrape skips rather than piles up */
 
-static const char *const mode_names[TB_CPU_NMODES] = {"user", "nice", "sys", "idle", "iowait", "irq", "softirq",
-                                                      "steal"};
+static const char *const mode_names[TB_CPU_NMODES] = {"user",   "nice", "sys",     "idle",
+                                                      "iowait", "irq",  "softirq", "steal"};
 
 const char *tb_telem_mode_name(int m) { return m >= 0 && m < TB_CPU_NMODES ? mode_names[m] : "?"; }
 
@@ -49,7 +49,8 @@ void tb_telemetry_clear(tb_telemetry *t) {
     memset(t, 0, sizeof *t);
     t->cpu_util_pct = NAN;
     t->avg_freq_mhz = NAN;
-    for (int m = 0; m < TB_CPU_NMODES; m++) t->mode_pct[m] = NAN;
+    for (int m = 0; m < TB_CPU_NMODES; m++)
+        t->mode_pct[m] = NAN;
 }
 
 /* ---- local snapshot ---------------------------------------------------------------- */
@@ -145,7 +146,9 @@ static int list_cpus(const char *root, int *ids, int cap) {
     return n;
 }
 
-static int pread_u64(int fd, off_t off, uint64_t *v) { return pread(fd, v, sizeof *v, off) == (ssize_t)sizeof *v ? 0 : -1; }
+static int pread_u64(int fd, off_t off, uint64_t *v) {
+    return pread(fd, v, sizeof *v, off) == (ssize_t)sizeof *v ? 0 : -1;
+}
 
 /* APERF/MPERF of every CPU through dev/cpu/N/msr (root and the msr module
  * needed). All or nothing: a partial sum would mix CPUs between snapshots. */
@@ -242,7 +245,8 @@ void tb_telem_compute(const tb_telem_snap *a, const tb_telem_snap *b, tb_telem_s
     o->wall_us = b->wall_us;
     o->interval_us = dt;
     o->cpu_util_pct = o->freq_mhz = NAN;
-    for (int m = 0; m < TB_CPU_NMODES; m++) o->mode_pct[m] = NAN;
+    for (int m = 0; m < TB_CPU_NMODES; m++)
+        o->mode_pct[m] = NAN;
 
     if (a->have_cpu && b->have_cpu) {
         double d[TB_CPU_NMODES], total = 0;
@@ -253,7 +257,8 @@ void tb_telem_compute(const tb_telem_snap *a, const tb_telem_snap *b, tb_telem_s
             total += d[m];
         }
         if (total > 0) {
-            for (int m = 0; m < TB_CPU_NMODES; m++) o->mode_pct[m] = 100.0 * d[m] / total;
+            for (int m = 0; m < TB_CPU_NMODES; m++)
+                o->mode_pct[m] = 100.0 * d[m] / total;
             o->cpu_util_pct = 100.0 - o->mode_pct[TB_CPU_IDLE] - o->mode_pct[TB_CPU_IOWAIT];
             if (o->cpu_util_pct < 0) o->cpu_util_pct = 0;
         }
@@ -334,7 +339,8 @@ void tb_telem_aggregate(const tb_telem_sample *s, int n, tb_telemetry *t) {
     if (w_freq > 0) t->avg_freq_mhz = freq / w_freq;
     for (int m = 0; m < TB_CPU_NMODES; m++)
         if (w_mode[m] > 0) t->mode_pct[m] = mode[m] / w_mode[m];
-    for (int j = 0; j < t->n_cstates; j++) t->cstate_pct[j] = w_cs[j] > 0 ? t->cstate_pct[j] / w_cs[j] : NAN;
+    for (int j = 0; j < t->n_cstates; j++)
+        t->cstate_pct[j] = w_cs[j] > 0 ? t->cstate_pct[j] / w_cs[j] : NAN;
 }
 
 /* ---- sources ------------------------------------------------------------------------ */
@@ -360,8 +366,9 @@ int tb_telem_source_open(const char *spec, tb_telem_source **out, char *err) {
     *out = NULL;
     if (spec && strcmp(spec, "local") == 0) return tb_telem_source_open_root("/", out, err);
     if (!spec || strncmp(spec, "http://", 7) != 0 || !spec[7] || spec[7] == '/' || strpbrk(spec, " \t\r\n")) {
-        tb_seterr(err, "telemetry '%s': use local, none, or a node_exporter URL such as "
-                       "http://HOST:9100/metrics",
+        tb_seterr(err,
+                  "telemetry '%s': use local, none, or a node_exporter URL such as "
+                  "http://HOST:9100/metrics",
                   spec ? spec : "");
         return -1;
     }

@@ -17,11 +17,20 @@
 #include "common/tb_common.h"
 
 #define TB_TELEM_MAX_CSTATES 12 /* cpuidle states per CPU (C0 excluded); Linux has at most 10 */
-#define TB_TELEM_NAME_LEN 24
+#define TB_TELEM_NAME_LEN    24
 
 /* CPU time by mode, the columns of /proc/stat's "cpu" line (sar -u). */
-enum { TB_CPU_USER, TB_CPU_NICE, TB_CPU_SYSTEM, TB_CPU_IDLE, TB_CPU_IOWAIT, TB_CPU_IRQ, TB_CPU_SOFTIRQ,
-       TB_CPU_STEAL, TB_CPU_NMODES };
+enum {
+    TB_CPU_USER,
+    TB_CPU_NICE,
+    TB_CPU_SYSTEM,
+    TB_CPU_IDLE,
+    TB_CPU_IOWAIT,
+    TB_CPU_IRQ,
+    TB_CPU_SOFTIRQ,
+    TB_CPU_STEAL,
+    TB_CPU_NMODES
+};
 
 /* Where the frequency came from. */
 typedef enum {
@@ -38,14 +47,14 @@ const char *tb_telem_freq_source_name(tb_freq_source s);
 typedef struct tb_telem_snap {
     uint64_t mono_us; /* CLOCK_MONOTONIC when read */
     int64_t wall_us;
-    int have_cpu;                  /* cpu_s is valid */
-    double cpu_s[TB_CPU_NMODES];   /* seconds summed over CPUs, by mode */
-    int n_cpus;                    /* CPUs seen in the CPU-time source (0: unknown) */
+    int have_cpu;                /* cpu_s is valid */
+    double cpu_s[TB_CPU_NMODES]; /* seconds summed over CPUs, by mode */
+    int n_cpus;                  /* CPUs seen in the CPU-time source (0: unknown) */
     tb_freq_source freq_src;
-    double freq_mhz;               /* instantaneous mean (cpufreq, node_exporter); NaN otherwise */
-    uint64_t tsc, aperf, mperf;    /* APERF/MPERF: cpu0's TSC; APERF and MPERF summed over CPUs */
-    int n_cstates;                 /* 0: cpuidle not available */
-    int cstate_cpus;               /* CPUs whose cpuidle was read */
+    double freq_mhz;            /* instantaneous mean (cpufreq, node_exporter); NaN otherwise */
+    uint64_t tsc, aperf, mperf; /* APERF/MPERF: cpu0's TSC; APERF and MPERF summed over CPUs */
+    int n_cstates;              /* 0: cpuidle not available */
+    int cstate_cpus;            /* CPUs whose cpuidle was read */
     char cstate_name[TB_TELEM_MAX_CSTATES][TB_TELEM_NAME_LEN];
     double cstate_us[TB_TELEM_MAX_CSTATES]; /* residency time summed over CPUs, µs */
 } tb_telem_snap;
@@ -53,14 +62,14 @@ typedef struct tb_telem_snap {
 /* One telemetry sample: the interval between two snapshots. Percentages are
  * of the interval's CPU time (0..100); NaN means not available. */
 typedef struct tb_telem_sample {
-    uint64_t mono_us;     /* end of the interval (the later snapshot) */
+    uint64_t mono_us; /* end of the interval (the later snapshot) */
     int64_t wall_us;
     uint64_t interval_us;
-    double cpu_util_pct;  /* 100 - idle - iowait */
+    double cpu_util_pct; /* 100 - idle - iowait */
     double mode_pct[TB_CPU_NMODES];
     double freq_mhz;
     tb_freq_source freq_src;
-    int n_cstates;        /* entries in cstate_*: "C0" first (busy: time in no idle state), then cpuidle's */
+    int n_cstates; /* entries in cstate_*: "C0" first (busy: time in no idle state), then cpuidle's */
     char cstate_name[TB_TELEM_MAX_CSTATES + 1][TB_TELEM_NAME_LEN];
     double cstate_pct[TB_TELEM_MAX_CSTATES + 1];
 } tb_telem_sample;

@@ -88,7 +88,8 @@ static void test_label_lookup_and_stop(void **state) {
     char err[TB_ERR_LEN] = "";
     char big[16 * 24 + 1] = "";
     (void)state;
-    for (int i = 0; i < 20; i++) strcat(big, "m 1\n");
+    for (int i = 0; i < 20; i++)
+        strcat(big, "m 1\n");
     memset(&x, 0, sizeof x);
     /* the callback stops after 16: parsing stops there, no error */
     assert_int_equal(tb_prom_parse(big, strlen(big), record, &x, err), 17);
@@ -195,7 +196,7 @@ static void test_node_exporter_snap(void **state) {
     assert_true(fabs(s.cpu_s[TB_CPU_STEAL] - (130.16 + 136.31)) < 1e-6);
     assert_int_equal(s.freq_src, TB_FREQ_NODE_EXPORTER);
     assert_true(fabs(s.freq_mhz - 2500.0) < EPS); /* scaling frequency preferred over cpuinfo_cur_freq */
-    assert_int_equal(s.n_cstates, 0);            /* node_exporter 1.5 has no cpuidle collector */
+    assert_int_equal(s.n_cstates, 0);             /* node_exporter 1.5 has no cpuidle collector */
 
     /* two scrapes one second apart: exact split */
     {

@@ -31,7 +31,8 @@ static tb_telem_sample sample(uint64_t end_us, double util, double freq, double 
     x.wall_us = (int64_t)1780000000 * 1000000 + (int64_t)end_us;
     x.interval_us = 1000000;
     x.cpu_util_pct = util;
-    for (int m = 0; m < TB_CPU_NMODES; m++) x.mode_pct[m] = 0;
+    for (int m = 0; m < TB_CPU_NMODES; m++)
+        x.mode_pct[m] = 0;
     x.mode_pct[TB_CPU_USER] = util * 0.75;
     x.mode_pct[TB_CPU_SYSTEM] = util * 0.25;
     x.mode_pct[TB_CPU_IDLE] = 100 - util;
@@ -162,9 +163,9 @@ static void test_roundtrip(void **state) {
     t = json_object_get(json_object_get(root, "run"), "active_idle_telemetry");
     assert_true(fabs(json_number_value(json_object_get(t, "cpu_util_pct")) - 3.0) < 1e-9);
     assert_int_equal(json_integer_value(json_object_get(t, "samples")), 2);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(root, "run"), "host"),
-                                                          "governor")),
-                        "powersave");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(json_object_get(root, "run"), "host"), "governor")),
+        "powersave");
     json_decref(root);
     free(text);
 

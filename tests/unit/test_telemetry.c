@@ -172,7 +172,8 @@ static void test_no_movement_is_na(void **state) {
     snap_at(&b, 1000000);
     tb_telem_compute(&a, &b, &x);
     assert_true(isnan(x.cpu_util_pct));
-    for (int m = 0; m < TB_CPU_NMODES; m++) assert_true(isnan(x.mode_pct[m]));
+    for (int m = 0; m < TB_CPU_NMODES; m++)
+        assert_true(isnan(x.mode_pct[m]));
 }
 
 static void test_cpufreq_mean(void **state) {
@@ -305,7 +306,8 @@ static void test_aggregate_weighted(void **state) {
     memset(s, 0, sizeof s);
     for (int i = 0; i < 3; i++) {
         s[i].cpu_util_pct = s[i].freq_mhz = NAN;
-        for (int m = 0; m < TB_CPU_NMODES; m++) s[i].mode_pct[m] = NAN;
+        for (int m = 0; m < TB_CPU_NMODES; m++)
+            s[i].mode_pct[m] = NAN;
     }
     s[0].interval_us = 1000000;
     s[0].cpu_util_pct = 10;
@@ -328,10 +330,10 @@ static void test_aggregate_weighted(void **state) {
     s[2].interval_us = 1000000; /* nothing available: counts as a sample, adds nothing */
     tb_telem_aggregate(s, 3, &t);
     assert_int_equal(t.n_samples, 3);
-    assert_true(fabs(t.cpu_util_pct - 40.0) < EPS);           /* (10 + 3 x 50) / 4 */
-    assert_true(fabs(t.mode_pct[TB_CPU_USER] - 25.0) < EPS);  /* (10 + 90) / 4 */
+    assert_true(fabs(t.cpu_util_pct - 40.0) < EPS);          /* (10 + 3 x 50) / 4 */
+    assert_true(fabs(t.mode_pct[TB_CPU_USER] - 25.0) < EPS); /* (10 + 90) / 4 */
     assert_true(isnan(t.mode_pct[TB_CPU_SYSTEM]));
-    assert_true(fabs(t.avg_freq_mhz - 1000.0) < EPS);         /* only the sample that had it */
+    assert_true(fabs(t.avg_freq_mhz - 1000.0) < EPS); /* only the sample that had it */
     assert_int_equal(t.freq_src, TB_FREQ_CPUFREQ);
     assert_int_equal(t.n_cstates, 2);
     assert_true(fabs(t.cstate_pct[0] - 40.0) < EPS);
