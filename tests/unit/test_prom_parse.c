@@ -99,7 +99,9 @@ static void test_label_lookup_and_stop(void **state) {
 static void expect_fail(const char *text, int line, const char *why) {
     seen x;
     char err[TB_ERR_LEN] = "", want[64];
-    int rc = tb_prom_parse(text, strlen(text), record, &x, err);
+    int rc;
+    memset(&x, 0, sizeof x);
+    rc = tb_prom_parse(text, strlen(text), record, &x, err);
     if (rc != -1) fail_msg("'%s' parsed (rc %d) but should fail", text, rc);
     snprintf(want, sizeof want, "line %d: ", line);
     if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, why))
