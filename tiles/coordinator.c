@@ -57,6 +57,7 @@ typedef struct run_ctx {
     tb_telem_source *tsrc;     /* NULL: telemetry is none */
     tb_telem_sampler *tsampler;
     char telem_spec[256];      /* the effective telemetry source: "local", a URL, or "none" */
+    uint64_t telem_failures;   /* failed telemetry reads already reported in an event */
     tb_loadgen *lg;
     tb_sut_endpoints ep;
     int sut_started;
@@ -389,6 +390,14 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
         fflush(stdout);
     }
 
+    if (c->tsampler && tb_telem_sampler_failures(c->tsampler) > c->telem_failures) {
+        uint64_t nf = tb_telem_sampler_failures(c->tsampler);
+        snprintf(msg, sizeof msg, "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
+                                  "figures cover the samples that succeeded",
+                 tiles, p + 1, (unsigned long long)nf, c->telem_spec, (unsigned long long)(nf - c->telem_failures));
+        c->telem_failures = nf;
+        note(c, "warning", msg);
+    }
     if (!c->o->quiet && c->tsampler) {
         telem_line(&lr.telemetry, msg, sizeof msg);
         printf("  telemetry: %s\n", msg);

@@ -143,4 +143,26 @@ rc=0
 expect "unreachable exporter: exit" "$rc" -eq 3
 grep -q "127.0.0.1:1/metrics" "$T/run-gone.log" || fail "error does not name the URL: $(cat "$T/run-gone.log")"
 expect "unreachable exporter: no run stored" "$(sqlite3 "$T/gone.db" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" -eq 0
+
+# 5. The exporter dies during the sweep: the run completes, the level's
+#    telemetry is not available (never the last value), and an event says why.
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --ramp-up 3s --warm-up 1s --steady 4s --ramp-down 1s --idle 0 \
+    --db "$T/died.db" >"$T/run-died.log" 2>&1 &
+run_pid=$!
+for _ in $(seq 600); do
+    grep -q '^level 1 tiles: ramp-up' "$T/run-died.log" && break
+    kill -0 "$run_pid" 2>/dev/null || break
+    sleep 0.1
+done
+grep -q '^level 1 tiles: ramp-up' "$T/run-died.log" || fail "the run never reached level 1: $(cat "$T/run-died.log")"
+kill "$pid"
+wait "$pid" 2>/dev/null || true
+rc=0
+wait "$run_pid" || rc=$?
+expect "run after the exporter died: exit" "$rc" -eq 0
+expect "died: cpu_util_pct NULL" "$(sqlite3 "$T/died.db" 'SELECT typeof(cpu_util_pct) FROM levels')" = null
+expect "died: no steady-state samples" \
+    "$(sqlite3 "$T/died.db" 'SELECT count(*) FROM telemetry_samples WHERE level_id IS NOT NULL')" -eq 0
+expect "died: warning event" \
+    "$(sqlite3 "$T/died.db" "SELECT count(*) FROM events WHERE kind = 'warning' AND message LIKE '%telemetry reads%failed%'")" -ge 1
 echo "PASS test_node_exporter"
