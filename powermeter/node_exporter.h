@@ -67,10 +67,10 @@ int tb_node_exporter_snap(const char *text, size_t len, tb_telem_snap *s, char *
  * sysname, release, machine), node_os_info (pretty_name),
  * node_memory_MemTotal_bytes, node_cpu_info (model_name, core, package; only
  * with --collector.cpu.info), CPUs from node_cpu_seconds_total, and
- * node_cpu_scaling_governor{governor} == 1 (cpufreq collector) as the
- * governor. Everything else (EPP, turbo, pstate status, tuned) is not
- * exported by node_exporter and stays not available. h->source is kept.
- * 0, or -1 with err on a parse error.
+ * node_cpu_scaling_governor{governor} == 1 (cpufreq collector of node_exporter
+ * 1.6 and later; Debian 12's 1.5.0 has no such metric) as the governor. Everything else (EPP, turbo, pstate status,
+ * tuned) is not exported by node_exporter and stays not available. h->source is kept. 0, or -1 with err on a parse
+ * error.
  */
 int tb_node_exporter_hostinfo(const char *text, size_t len, tb_hostinfo *h, char *err) TB_WUR;
 

@@ -143,8 +143,10 @@ static void test_garbage(void **state) {
     }
 }
 
-/* A trimmed scrape of Debian 12's prometheus-node-exporter 1.5.0 (2 CPUs)
- * with the cpufreq metrics of a host that has them, and cpu.info on. */
+/* A trimmed scrape of Debian 12's prometheus-node-exporter 1.5.0 (2 CPUs,
+ * cpu.info on), plus the cpufreq metrics of a host that has cpufreq; the
+ * node_cpu_scaling_governor lines are in the shape newer node_exporters
+ * (1.6+) print. */
 static const char scrape[] =
     "# HELP node_cpu_info CPU information from /proc/cpuinfo.\n"
     "# TYPE node_cpu_info gauge\n"
