@@ -40,9 +40,10 @@ typedef int (*tb_prom_cb)(const tb_prom_sample *s, void *ud);
  * comments) and blank lines are skipped; every other line must be a sample.
  * Like Prometheus itself, a malformed line fails the whole scrape: returns -1
  * with err "line N: why" (bad name, unterminated label value, bad escape,
- * missing or non-numeric value, more than TB_PROM_MAX_LABELS labels). Returns
- * the number of samples (>= 0), or the callback's stop (1 + samples so far
- * is not reported: the count up to then). Pure: no I/O, no global state.
+ * missing or non-numeric value, more than TB_PROM_MAX_LABELS labels, a NUL
+ * byte). Otherwise returns the number of sample lines handed to cb (>= 0),
+ * counting the one whose callback asked to stop. cb may be NULL (validate
+ * only). Pure: no I/O, no global state.
  */
 int tb_prom_parse(const char *text, size_t len, tb_prom_cb cb, void *ud, char *err) TB_WUR;
 
