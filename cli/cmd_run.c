@@ -57,6 +57,10 @@ static void usage(FILE *f) {
             "  --calibrate         run 1 tile and store each workload's throughput as the\n"
             "                      reference for this tile definition; later runs of the\n"
             "                      same definition normalize against it and say so\n"
+            "  --telemetry SRC     SUT host telemetry (CPU util, frequency, C-states at 1 Hz):\n"
+            "                      local, none, or a node_exporter URL such as\n"
+            "                      http://HOST:9100/metrics (default: [sut] telemetry, else\n"
+            "                      local when the SUT runs on this machine, else none)\n"
             "  --threads N         load generator threads (default: online CPUs)\n"
             "  --sut-dir DIR       run folder of the embedded SUT (default: a new temporary\n"
             "                      folder in $TMPDIR or /tmp, removed after a clean stop)\n"
@@ -102,7 +106,7 @@ static int bad(const char *opt, const char *msg) {
 int tb_cmd_run(int argc, char **argv) {
     enum { O_TILES = 256, O_MAX_TILES, O_CONFIG, O_DB, O_LABEL, O_METER, O_RAMP_UP, O_WARM_UP, O_STEADY,
            O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP,
-           O_CALIBRATE, O_AUTO_STEP, O_AUTO_DOUBLE, O_BISECT };
+           O_CALIBRATE, O_AUTO_STEP, O_AUTO_DOUBLE, O_BISECT, O_TELEMETRY };
     static const struct option longopts[] = {
         {"tiles", required_argument, NULL, O_TILES},     {"max-tiles", required_argument, NULL, O_MAX_TILES},
         {"config", required_argument, NULL, O_CONFIG},   {"db", required_argument, NULL, O_DB},
@@ -115,7 +119,7 @@ int tb_cmd_run(int argc, char **argv) {
         {"sut-dir", required_argument, NULL, O_SUT_DIR}, {"quiet", no_argument, NULL, O_QUIET},
         {"help", no_argument, NULL, O_HELP},             {"calibrate", no_argument, NULL, O_CALIBRATE},
         {"auto-step", required_argument, NULL, O_AUTO_STEP}, {"auto-double", no_argument, NULL, O_AUTO_DOUBLE},
-        {"bisect", no_argument, NULL, O_BISECT},
+        {"bisect", no_argument, NULL, O_BISECT},         {"telemetry", required_argument, NULL, O_TELEMETRY},
         {NULL, 0, NULL, 0}};
     const char *tiles = NULL, *config = NULL, *preset = "demo";
     const char *dur_arg[5] = {NULL, NULL, NULL, NULL, NULL}; /* ramp_up warm_up steady ramp_down idle */
@@ -178,6 +182,12 @@ int tb_cmd_run(int argc, char **argv) {
             break;
         case O_AUTO_DOUBLE: o.auto_double = 1; break;
         case O_BISECT: o.bisect = 1; break;
+        case O_TELEMETRY:
+            if (strcmp(optarg, "local") != 0 && strcmp(optarg, "none") != 0 &&
+                (strncmp(optarg, "http://", 7) != 0 || !optarg[7] || optarg[7] == '/'))
+                return bad("--telemetry", "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
+            o.telemetry = optarg;
+            break;
         case O_HELP: usage(stdout); return TB_EXIT_OK;
         default:
             fprintf(stderr, "tilebench run: unknown or incomplete option '%s' (see tilebench run --help)\n",

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "common/tb_common.h"
 #include "tiles/sut.h"
+#include "tiles/web_schema.h"
 
 /* In /tmp, not the current folder: PostgreSQL runs as user postgres, which
  * cannot enter /root or most home folders. */
@@ -25,15 +26,19 @@
 static void sut_usage(FILE *f) {
     fprintf(f,
             "usage: tilebench sut up|down|status [--tiles N] [--dir DIR] [--pg-port P] [--redis-port P]\n"
+            "                                   [--web-users N]\n"
             "\n"
-            "The embedded system under test: PostgreSQL, Redis and Dovecot from Debian,\n"
-            "started on 127.0.0.1 in a run folder, for `tilebench run` to load.\n"
+            "The embedded system under test: PostgreSQL, Redis and Dovecot from Debian and\n"
+            "one reference web app per tile, started on 127.0.0.1 in a run folder, for\n"
+            "`tilebench run` to load.\n"
             "\n"
             "  up      initdb (first time), start postgres, redis-server and dovecot, wait\n"
             "          until each answers, load the OLTP data of tiles 1..N that are missing\n"
-            "          (schemas tile1..tileN in database tilebench), empty the maildirs, and\n"
-            "          write DIR/sut.ini with the endpoints ([sut] pg = <conninfo>,\n"
-            "          redis = 127.0.0.1:PORT, imap, lmtp, mail_user, mail_password_file).\n"
+            "          (schemas tile1..tileN in database tilebench), empty the maildirs, load\n"
+            "          the web data (schemas web1..webN) and start one reference web app per\n"
+            "          tile, and write DIR/sut.ini with the endpoints ([sut] pg = <conninfo>,\n"
+            "          redis = 127.0.0.1:PORT, imap, lmtp, mail_user, mail_password_file,\n"
+            "          web.tile1 = http://127.0.0.1:PORT, ...).\n"
             "          DIR must be new, empty, or a folder an earlier `up` made.\n"
             "  down    stop the servers `up` started in DIR (only those pids), keep data and logs.\n"
             "  status  one line per service: name, up/down, pid, endpoint, log file.\n"
@@ -44,16 +49,18 @@ static void sut_usage(FILE *f) {
             "                    at least as many as its largest load level\n"
             "  --pg-port P       PostgreSQL port (up only; default 0 = any free port)\n"
             "  --redis-port P    Redis port (up only; default 0 = any free port)\n"
+            "  --web-users N     concurrent web users per tile the web data is sized for:\n"
+            "                    100 x N persons per tile (Olio's rule; up only; default %d)\n"
             "  -h, --help        this text\n"
             "\n"
             "When run as root, PostgreSQL runs as the user postgres, which must be able to\n"
-            "enter DIR. Logs: DIR/pg.log, DIR/redis.log.\n"
+            "enter DIR. Logs: DIR/pg.log, DIR/redis.log, DIR/dovecot.log, DIR/web.tileN.log.\n"
             "environment: TB_PG_BINDIR (folder with initdb and postgres; default: newest\n"
             "  /usr/lib/postgresql/*/bin), TB_REDIS_SERVER (path of redis-server).\n"
             "exit status: 0 ok; 2 usage or configuration error (bad option, port in use,\n"
             "  server not installed); 3 a server failed to start, or status/down found a\n"
             "  service down or no SUT in DIR.\n",
-            SUT_DEFAULT_TILES);
+            SUT_DEFAULT_TILES, TB_WEB_DEFAULT_USERS);
 }
 
 /* Parses an option value as an integer in [lo, hi]; errors name the option. */
@@ -95,8 +102,8 @@ static int sut_cmd_up(const tb_sut_options *opt) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    printf("sut up: starting PostgreSQL, Redis and Dovecot in %s, OLTP data for %d tile%s...\n", opt->dir, opt->tiles,
-           opt->tiles == 1 ? "" : "s");
+    printf("sut up: starting PostgreSQL, Redis and Dovecot in %s, OLTP and web data for %d tile%s...\n", opt->dir,
+           opt->tiles, opt->tiles == 1 ? "" : "s");
     fflush(stdout);
     rc = tb_sut_up(opt, &ep, err);
     if (rc != 0) {
@@ -117,10 +124,10 @@ static int sut_cmd_up(const tb_sut_options *opt) {
            "  postgresql  %s\n"
            "  redis       %s:%d\n"
            "  oltp        %s\n"
-           "  endpoints   %s\n"
-           "stop with: tilebench sut down --dir %s\n",
-           (double)(tb_now_us() - t0) / 1e6, ep.pg_conninfo, ep.redis_host, ep.redis_port, schemas, ini,
-           opt->dir);
+           "  endpoints   %s\n",
+           (double)(tb_now_us() - t0) / 1e6, ep.pg_conninfo, ep.redis_host, ep.redis_port, schemas, ini);
+    for (int i = 0; i < ep.n_web_tile; i++) printf("  web.tile%-3d %s\n", ep.web_tile[i].tile, ep.web_tile[i].url);
+    printf("stop with: tilebench sut down --dir %s\n", opt->dir);
     return TB_EXIT_OK;
 }
 
@@ -151,10 +158,11 @@ int tb_cmd_sut(int argc, char **argv) {
         {"dir", required_argument, NULL, 'd'},
         {"pg-port", required_argument, NULL, 'p'},
         {"redis-port", required_argument, NULL, 'r'},
+        {"web-users", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    tb_sut_options opt = {SUT_DEFAULT_DIR, SUT_DEFAULT_TILES, 0, 0};
+    tb_sut_options opt = {SUT_DEFAULT_DIR, SUT_DEFAULT_TILES, 0, 0, TB_WEB_DEFAULT_USERS};
     const char *up_only = NULL, *action;
     int c;
 
@@ -180,6 +188,10 @@ int tb_cmd_sut(int argc, char **argv) {
         case 'r':
             if (parse_opt_int("redis-port", optarg, 0, 65535, &opt.redis_port) != 0) return TB_EXIT_USAGE;
             up_only = "--redis-port";
+            break;
+        case 'w':
+            if (parse_opt_int("web-users", optarg, 1, TB_WEB_MAX_USERS, &opt.web_users) != 0) return TB_EXIT_USAGE;
+            up_only = "--web-users";
             break;
         case 'h': sut_usage(stdout); return TB_EXIT_OK;
         case ':':

@@ -15,5 +15,6 @@ int tb_cmd_validate(int argc, char **argv);
 int tb_cmd_compare(int argc, char **argv); /* cmd_compare.c */
 int tb_cmd_campaign(int argc, char **argv); /* cmd_campaign.c */
 int tb_cmd_serve(int argc, char **argv); /* cmd_serve.c: results over HTTP, read-only */
+int tb_cmd_webapp(int argc, char **argv); /* hidden: the reference web app of one tile */
 
 #endif

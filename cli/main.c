@@ -11,7 +11,7 @@
 typedef struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
-    const char *summary;
+    const char *summary; /* NULL: hidden from the main help (it has its own --help) */
 } command;
 
 static const command commands[] = {
@@ -24,6 +24,7 @@ static const command commands[] = {
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
     {"meter", tb_cmd_meter, "probe a power meter, or run the meter emulator"},
+    {"webapp", tb_cmd_webapp, NULL}, /* started by `sut up`, one per tile */
 };
 
 static void usage(FILE *f) {
@@ -34,7 +35,7 @@ static void usage(FILE *f) {
             "commands:\n",
             TB_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nexit codes: 0 ok, 1 validation failed, 2 usage or configuration error,\n"
                "            3 run aborted or interrupted (measured data is kept)\n");
 }

@@ -404,6 +404,47 @@ static int add_level_workloads(read_ctx *c, level_stmts *ls, int64_t level_id, j
     return rc;
 }
 
+/* A level's "telemetry" object from columns 14-15 and 17-27 of the levels
+ * query: null (JSON) where the host did not tell, and {} C-states when
+ * cpuidle was not available. */
+static void add_level_telemetry(sqlite3_stmt *st, json_t *tel) {
+    static const char *const modes[] = {"user_pct",   "nice_pct", "sys_pct",     "idle_pct",
+                                        "iowait_pct", "irq_pct",  "softirq_pct", "steal_pct"};
+    json_t *cs;
+    json_object_set_new(tel, "cpu_util_pct", col_real(st, 14));
+    json_object_set_new(tel, "avg_freq_mhz", col_real(st, 15));
+    json_object_set_new(tel, "freq_source", col_str(st, 25));
+    for (int m = 0; m < 8; m++) json_object_set_new(tel, modes[m], col_real(st, 17 + m));
+    json_object_set_new(tel, "samples", col_int(st, 26));
+    cs = col_object(st, 27, "cstate_residency_json");
+    json_object_set_new(tel, "cstate_residency_pct", cs);
+}
+
+/* "active_idle_telemetry": CPU utilization and frequency over the active
+ * idle samples (level_id NULL), interval-weighted; null when none. */
+static int add_idle_telemetry(read_ctx *c, int64_t run_id, json_t *run) {
+    sqlite3_stmt *st = NULL;
+    json_t *o = json_object();
+    int rc;
+    json_object_set_new(run, "active_idle_telemetry", o);
+    if (prep(c,
+             "SELECT sum(cpu_util_pct * interval_us) / sum(CASE WHEN cpu_util_pct IS NOT NULL THEN interval_us END),"
+             " sum(freq_mhz * interval_us) / sum(CASE WHEN freq_mhz IS NOT NULL THEN interval_us END), count(*)"
+             " FROM telemetry_samples WHERE run_id = ?1 AND level_id IS NULL",
+             &st) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    rc = next_row(c, st);
+    if (rc == 1) {
+        json_object_set_new(o, "cpu_util_pct", col_real(st, 0));
+        json_object_set_new(o, "avg_freq_mhz", col_real(st, 1));
+        json_object_set_new(o, "samples", col_int(st, 2));
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Levels (one entry per phase row), then the per-level summary and the run
  * figures computed over it (add_summary). */
 static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex) {
@@ -416,7 +457,9 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
     json_object_set_new(run, "levels", arr);
     if (prep(c,
              "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
-             " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat"
+             " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat,"
+             " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct, freq_source,"
+             " telemetry_samples, cstate_residency_json"
              " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, phase, id",
              &st) != 0 ||
         prep(c, "SELECT rule, observed, \"limit\", pass, reason, tile FROM qos WHERE level_id = ?1 ORDER BY rowid",
@@ -463,10 +506,7 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
         json_object_set_new(lv, "steady_s", col_real(st, 11));
         json_object_set_new(lv, "samples_total", col_int(st, 12));
         json_object_set_new(lv, "samples_bad", col_int(st, 13));
-        json_object_set_new(tel, "cpu_util_pct", col_real(st, 14));
-        json_object_set_new(tel, "avg_freq_mhz", col_real(st, 15));
-        /* Not stored yet: kept so readers can rely on the key. */
-        json_object_set_new(tel, "cstate_residency_pct", json_object());
+        add_level_telemetry(st, tel);
         json_array_append_new(arr, lv);
         if (add_level_qos(c, &ls, level_id, lv) != 0) goto out;
         json_object_set_new(lv, "telemetry", tel);
@@ -523,6 +563,7 @@ static json_t *read_model(read_ctx *c, int64_t run_id, model_extra *ex) {
     json_object_set_new(run, "host", col_object(st, 6, "host_json"));
     if (add_meters(c, run_id, run, &estimated) != 0) goto fail;
     json_object_set_new(run, "active_idle_watts", col_real(st, 8));
+    if (add_idle_telemetry(c, run_id, run) != 0) goto fail;
     json_object_set_new(run, "saturation_tiles", col_int(st, 9));
     /* placeholders keep the contract's key order; add_levels sets them in place */
     json_object_set_new(run, "peak_score", json_null());
@@ -594,6 +635,8 @@ static const char *jnum(const json_t *o, const char *key, const char *fmt, char 
     return buf;
 }
 
+static void text_host_config(FILE *f, const json_t *host);
+
 static void text_header(FILE *f, const json_t *run) {
     const json_t *host = json_object_get(run, "host"), *meters = json_object_get(run, "meters"), *m;
     char b1[64];
@@ -628,6 +671,7 @@ static void text_header(FILE *f, const json_t *run) {
         if (json_is_integer(json_object_get(host, "cpus")))
             fprintf(f, "%s%lld cpus", first ? " " : ", ", (long long)json_integer_value(json_object_get(host, "cpus")));
         fputc('\n', f);
+        text_host_config(f, host);
     }
     json_array_foreach(meters, i, m) {
         fprintf(f, "  meter %-6zu ", i);
@@ -703,6 +747,70 @@ static void text_levels(FILE *f, const json_t *levels) {
             }
             fputc('\n', f);
         }
+    }
+}
+
+/* A string member, or "n/a" when null or missing (telemetry's "not available"). */
+static const char *jstr_na(const json_t *o, const char *key) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s && *s ? s : "n/a";
+}
+
+/* Like jnum, with "n/a" for a figure the host did not provide. */
+static const char *jnum_na(const json_t *o, const char *key, const char *fmt, char *buf, size_t len) {
+    const char *v = jnum(o, key, fmt, buf, len);
+    return strcmp(v, "-") == 0 ? "n/a" : v;
+}
+
+/* The SUT host's power configuration, one line each. */
+static void text_host_config(FILE *f, const json_t *host) {
+    static const char *const rows[][2] = {{"governor", "governor"},
+                                          {"scaling_driver", "driver"},
+                                          {"energy_performance_preference", "EPP"},
+                                          {"energy_perf_bias", "EPB"},
+                                          {"turbo", "turbo"},
+                                          {"pstate_status", "pstate"},
+                                          {"cpuidle_driver", "cpuidle"},
+                                          {"tuned_profile", "tuned"}};
+    if (json_object_size(host) == 0 || !json_object_get(host, "telemetry")) return; /* runs before telemetry */
+    fputs("  power cfg   ", f);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        fprintf(f, "%s%s ", i ? ", " : " ", rows[i][1]);
+        put_safe(f, jstr_na(host, rows[i][0]), 0, 0);
+    }
+    fputs("\n  telemetry    ", f);
+    put_safe(f, jstr_na(host, "telemetry"), 0, 0);
+    fputc('\n', f);
+}
+
+/* CPU utilization by mode, frequency and C-state residency per level; n/a
+ * where the host did not tell. */
+static void text_telemetry(FILE *f, const json_t *levels) {
+    const json_t *lv;
+    size_t i;
+    char b[6][32];
+    if (json_array_size(levels) == 0) return;
+    fputs("\nHost telemetry over steady state (% of CPU time; C-states: % of time per CPU)\n", f);
+    fprintf(f, "  %5s %5s %6s %6s %6s %6s %6s %7s  %-13s %s\n", "tiles", "phase", "CPU%", "user", "sys", "iowait",
+            "idle", "MHz", "freq source", "C-state residency");
+    json_array_foreach(levels, i, lv) {
+        const json_t *t = json_object_get(lv, "telemetry"), *cs = json_object_get(t, "cstate_residency_pct"), *v;
+        const char *name;
+        int first = 1;
+        fprintf(f, "  %5lld %5lld %6s %6s %6s %6s %6s %7s  %-13s ", (long long)json_integer_value(json_object_get(lv, "tiles")),
+                (long long)json_integer_value(json_object_get(lv, "phase")),
+                jnum_na(t, "cpu_util_pct", "%.1f", b[0], sizeof b[0]), jnum_na(t, "user_pct", "%.1f", b[1], sizeof b[1]),
+                jnum_na(t, "sys_pct", "%.1f", b[2], sizeof b[2]), jnum_na(t, "iowait_pct", "%.1f", b[3], sizeof b[3]),
+                jnum_na(t, "idle_pct", "%.1f", b[4], sizeof b[4]), jnum_na(t, "avg_freq_mhz", "%.0f", b[5], sizeof b[5]),
+                jstr_na(t, "freq_source"));
+        json_object_foreach((json_t *)cs, name, v) {
+            if (!json_is_number(v)) continue;
+            fputs(first ? "" : " ", f);
+            put_safe(f, name, 0, 16);
+            fprintf(f, " %.1f", json_number_value(v));
+            first = 0;
+        }
+        fputs(first ? "n/a\n" : "\n", f);
     }
 }
 
@@ -836,6 +944,7 @@ static int write_text(tb_report_data *d, FILE *f, char *err) {
     const json_t *levels = json_object_get(d->run, "levels");
     text_header(f, d->run);
     text_levels(f, levels);
+    text_telemetry(f, levels);
     if (text_latency(d, f, levels, err) != 0) return -1;
     text_events(f, json_object_get(d->run, "events"));
     return 0;

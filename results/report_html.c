@@ -486,6 +486,19 @@ static double point_median(const page *p, const level_point *pt, const char *key
     return m;
 }
 
+/* Median over a point's rows of a telemetry figure: telemetry.key, or
+ * telemetry.cstate_residency_pct[state] when state is not NULL. NaN: n/a. */
+static double tel_median(const page *p, const level_point *pt, const char *key, const char *state) {
+    double *v = xmalloc(pt->n * sizeof *v), m;
+    for (size_t i = 0; i < pt->n; i++) {
+        const json_t *t = json_object_get(json_array_get(p->levels, pt->first + i), "telemetry");
+        v[i] = state ? jnum(json_object_get(t, "cstate_residency_pct"), state) : jnum(t, key);
+    }
+    m = median(v, pt->n);
+    free(v);
+    return m;
+}
+
 /* Whether rule names a percentile of workload.op ("oltp.Order p95 <= 2000
  * ms", as tb_qos_rule_name writes it); *pct gets the percentile. */
 static int rule_is_percentile_of(const char *rule, const char *workload, const char *op, double *pct) {
@@ -640,7 +653,7 @@ static void html_banners(page *p) {
     esc(f, *status ? status : "unknown");
     fputs("</span></h1>\n", f);
     fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>"
-          "<a href=\"#qos\">QoS</a><a href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
+          "<a href=\"#host\">host</a><a href=\"#telemetry\">telemetry</a><a href=\"#qos\">QoS</a><a href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
           "<a href=\"#meters\">meters</a><a href=\"#events\">events</a><a href=\"#config\">configuration</a></nav>\n",
           f);
     if (json_is_true(json_object_get(p->run, "estimated_power"))) {
@@ -754,6 +767,60 @@ static void kv_row(FILE *f, const char *key, const char *value) {
     fputs("</td></tr>\n", f);
 }
 
+/* The SUT host's configuration, the power policy in force, and the meters. */
+static void html_hostcfg(page *p) {
+    static const char *const rows[][2] = {
+        {"hostname", "host"},          {"kernel", "kernel"},
+        {"os", "OS"},                  {"cpu_model", "CPU"},
+        {"scaling_driver", "scaling driver"},
+        {"governor", "governor"},      {"energy_performance_preference", "EPP"},
+        {"energy_perf_bias", "EPB"},   {"turbo", "turbo / boost"},
+        {"pstate_status", "P-state driver status"},
+        {"cpuidle_driver", "cpuidle driver"},
+        {"cpuidle_governor", "cpuidle governor"},
+        {"tuned_profile", "tuned profile"},
+        {"telemetry", "telemetry source"}};
+    FILE *f = p->f;
+    const json_t *h = json_object_get(p->run, "host"), *m;
+    size_t i;
+    char buf[160];
+    fputs("<h2 id=\"host\">Host configuration</h2>\n<table class=\"kv\">\n", f);
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const json_t *v = json_object_get(h, rows[i][0]);
+        fprintf(f, "<tr><th>%s</th><td>", rows[i][1]);
+        if (json_is_string(v) && *json_string_value(v)) esc(f, json_string_value(v));
+        else fputs("n/a", f);
+        fputs("</td></tr>\n", f);
+        if (i == 3) {
+            const char *k[] = {"sockets", "cores", "cpus", "memory_mib"};
+            const char *lbl[] = {"sockets", "cores", "threads", "memory MiB"};
+            fputs("<tr><th>sockets / cores / threads / memory</th><td>", f);
+            for (size_t j = 0; j < 4; j++) {
+                const json_t *x = json_object_get(h, k[j]);
+                if (json_is_integer(x)) snprintf(buf, sizeof buf, "%s%s %lld", j ? ", " : "", lbl[j],
+                                                 (long long)json_integer_value(x));
+                else snprintf(buf, sizeof buf, "%s%s n/a", j ? ", " : "", lbl[j]);
+                esc(f, buf);
+            }
+            fputs("</td></tr>\n", f);
+        }
+    }
+    fputs("<tr><th>meters</th><td>", f);
+    json_array_foreach(json_object_get(p->run, "meters"), i, m) {
+        fputs(i ? "; " : "", f);
+        esc(f, *jstr(m, "model") ? jstr(m, "model") : "unknown model");
+        fputs(" <code>", f);
+        esc(f, jstr(m, "uri"));
+        fputs("</code>", f);
+        if (json_is_true(json_object_get(m, "estimated"))) fputs(" <span class=\"est\">estimated</span>", f);
+    }
+    if (json_array_size(json_object_get(p->run, "meters")) == 0) fputs("n/a", f);
+    fputs("</td></tr>\n</table>\n<p class=\"note\">Captured once at the start of the run from the SUT host "
+          "(local sysfs/procfs, or node_exporter, which does not export EPP, turbo, P-state status or tuned). n/a: "
+          "not available there.</p>\n",
+          f);
+}
+
 static void html_run(page *p) {
     FILE *f = p->f;
     char buf[64];
@@ -853,6 +920,65 @@ static void latency_chart(page *p, size_t first, const double *x) {
     free(marks);
 }
 
+/* Host telemetry against tiles: CPU utilization by mode, mean frequency,
+ * and C-state residency per state; a chart with nothing to plot is a note
+ * saying the figure is not available on this host. */
+static void telemetry_charts(page *p, const double *x, const int *mark, const char *const *notes) {
+    static const char *const util_keys[] = {"cpu_util_pct", "user_pct", "sys_pct", "iowait_pct"};
+    static const char *const util_names[] = {"CPU utilization", "user", "sys", "iowait"};
+    size_t n = p->n_pts, i, k, ns = 0;
+    const char *states[16];
+    size_t n_states = 0;
+    double *ys = xmalloc(16 * n * sizeof *ys);
+    chart_series ss[16];
+    int any;
+    FILE *f = p->f;
+    /* CPU utilization */
+    for (k = 0, any = 0; k < 4; k++) {
+        for (i = 0; i < n; i++) any |= isfinite(ys[k * n + i] = tel_median(p, &p->pts[i], util_keys[k], NULL));
+        ss[k] = (chart_series){util_names[k], palette[k], n, x, ys + k * n, mark, notes};
+    }
+    if (any) {
+        chart c = {"Host CPU utilization against tiles", "load level (tiles)", "% of CPU time", "%", 1, 0, NAN,
+                   NULL, ss, 4, NULL, 0};
+        figure(f, &c, "SUT host CPU time over steady state (/proc/stat or node_cpu_seconds_total): utilization = "
+                      "100 &minus; idle &minus; iowait.");
+    }
+    /* frequency */
+    for (i = 0, any = 0; i < n; i++) any |= isfinite(ys[i] = tel_median(p, &p->pts[i], "avg_freq_mhz", NULL));
+    if (any) {
+        chart_series s = {"mean frequency", palette[4], n, x, ys, mark, notes};
+        chart c = {"Mean CPU frequency against tiles", "load level (tiles)", "MHz", "MHz", 0, 0, NAN, NULL, &s, 1,
+                   NULL, 0};
+        figure(f, &c, "Mean over CPUs and steady state: APERF/MPERF busy frequency (turbostat Bzy_MHz) when the "
+                      "msr device is readable, else cpufreq scaling_cur_freq, else node_exporter's.");
+    }
+    /* C-states, by name in the order first seen */
+    for (i = 0; i < p->n_rows; i++) {
+        const json_t *cs = json_object_get(json_object_get(json_array_get(p->levels, i), "telemetry"),
+                                           "cstate_residency_pct"), *v;
+        const char *name;
+        json_object_foreach((json_t *)cs, name, v) {
+            size_t j;
+            for (j = 0; j < n_states && strcmp(states[j], name) != 0; j++) {
+            }
+            if (j == n_states && n_states < 16) states[n_states++] = name;
+        }
+    }
+    for (k = 0, ns = 0; k < n_states; k++) {
+        for (i = 0; i < n; i++) ys[ns * n + i] = tel_median(p, &p->pts[i], NULL, states[k]);
+        ss[ns] = (chart_series){states[k], palette[ns % N_PALETTE], n, x, ys + ns * n, mark, notes};
+        ns++;
+    }
+    if (ns > 0) {
+        chart c = {"C-state residency against tiles", "load level (tiles)", "% of time per CPU", "%", 1, 0, NAN,
+                   NULL, ss, ns, NULL, 0};
+        figure(f, &c, "Share of time each CPU spent in each cpuidle state (turbostat's %C1, %C6), averaged over "
+                      "CPUs; C0 is the rest (running).");
+    }
+    free(ys);
+}
+
 /* Score, PPKW and power against tiles, then latency per workload. */
 static void html_charts(page *p) {
     FILE *f = p->f;
@@ -906,6 +1032,7 @@ static void html_charts(page *p) {
         figure(f, &c, "Mean power over steady state (energy &divide; time, summed over meters). Dashed: active "
                       "idle, measured before the sweep.");
     }
+    telemetry_charts(p, x, mark, notes);
     for (i = 0; i < p->n_lat; i++) {
         int seen = 0;
         for (k = 0; k < i; k++) seen |= strcmp(p->lat[k].workload, p->lat[i].workload) == 0;
@@ -1018,6 +1145,52 @@ static void html_levels(page *p) {
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
+}
+
+/* A number cell, "n/a" when the host did not provide the figure. */
+static void td_na(FILE *f, double v, int dec) {
+    if (isfinite(v)) td_num(f, v, dec);
+    else fputs("<td class=\"n\">n/a</td>", f);
+}
+
+static void html_telemetry(page *p) {
+    FILE *f = p->f;
+    const json_t *lv;
+    size_t i;
+    if (!section(f, "telemetry", "Host telemetry per level", p->n_rows == 0, "No load level stored.")) return;
+    table_open(f, "#tiles|#phase|#CPU util %|#user %|#sys %|#iowait %|#idle %|#steal %|#freq MHz|freq source"
+                  "|C-state residency %|#samples");
+    json_array_foreach(p->levels, i, lv) {
+        const json_t *t = json_object_get(lv, "telemetry"), *cs = json_object_get(t, "cstate_residency_pct"), *v;
+        const char *name;
+        int first = 1;
+        row_open(f, 0, NULL);
+        td_level(f, lv);
+        td_na(f, jnum(t, "cpu_util_pct"), 1);
+        td_na(f, jnum(t, "user_pct"), 1);
+        td_na(f, jnum(t, "sys_pct"), 1);
+        td_na(f, jnum(t, "iowait_pct"), 1);
+        td_na(f, jnum(t, "idle_pct"), 1);
+        td_na(f, jnum(t, "steal_pct"), 1);
+        td_na(f, jnum(t, "avg_freq_mhz"), 0);
+        td_text(f, *jstr(t, "freq_source") ? jstr(t, "freq_source") : "n/a");
+        fputs("<td>", f);
+        json_object_foreach((json_t *)cs, name, v) {
+            if (!json_is_number(v)) continue;
+            fputs(first ? "" : ", ", f);
+            esc(f, name);
+            fprintf(f, " %.1f", json_number_value(v));
+            first = 0;
+        }
+        fputs(first ? "n/a</td>" : "</td>", f);
+        td_na(f, jnum(t, "samples"), 0);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n<p class=\"note\">Sampled at 1 Hz over steady state; samples that straddle its edges are left "
+          "out. CPU time by mode as sar reports it; C-states as turbostat's %C-columns (C0: running). n/a: the host "
+          "does not expose the figure (no cpufreq or msr for frequency, no cpuidle for C-states, or telemetry off); "
+          "nothing is estimated in its place.</p>\n",
+          f);
 }
 
 static void html_qos(page *p) {
@@ -1214,8 +1387,10 @@ int tb_report_write_html(tb_report_data *d, FILE *f, char *err) {
     html_warnings(&p);
     html_summary(&p);
     html_run(&p);
+    html_hostcfg(&p);
     html_charts(&p);
     html_levels(&p);
+    html_telemetry(&p);
     html_qos(&p);
     html_latency(&p);
     html_workloads(&p);

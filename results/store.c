@@ -22,6 +22,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 /*
@@ -209,6 +210,38 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN campaign_config TEXT;"
     "CREATE INDEX runs_campaign ON runs(campaign_id);"
     "ALTER TABLE ops ADD COLUMN metric INTEGER;",
+    /* 3 -> 4: host telemetry (issue 9). Per level: CPU time by mode (% of
+     * the steady state's CPU time), the frequency's source, the number of
+     * 1 Hz samples, and C-state residency as a JSON object {"C0": %, "C1": %,
+     * ...} (state names are the host's own, so not columns). Every sample is
+     * kept in telemetry_samples (level_id NULL: active idle). NULL means not
+     * available on that host. */
+    "ALTER TABLE levels ADD COLUMN user_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN nice_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN sys_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN idle_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN iowait_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN irq_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN softirq_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN steal_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN freq_source TEXT;"
+    "ALTER TABLE levels ADD COLUMN telemetry_samples INTEGER;"
+    "ALTER TABLE levels ADD COLUMN cstate_residency_json TEXT;"
+    "CREATE TABLE telemetry_samples ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  level_id INTEGER REFERENCES levels(id) ON DELETE CASCADE,"
+    "  mono_us INTEGER NOT NULL,"
+    "  wall_us INTEGER NOT NULL,"
+    "  interval_us INTEGER NOT NULL,"
+    "  cpu_util_pct REAL,"
+    "  user_pct REAL, nice_pct REAL, sys_pct REAL, idle_pct REAL,"
+    "  iowait_pct REAL, irq_pct REAL, softirq_pct REAL, steal_pct REAL,"
+    "  freq_mhz REAL,"
+    "  freq_source TEXT,"
+    "  cstate_residency_json TEXT"
+    ");"
+    "CREATE INDEX telemetry_samples_run ON telemetry_samples(run_id, level_id);"
+    "CREATE INDEX telemetry_samples_level ON telemetry_samples(level_id);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -231,6 +264,7 @@ enum {
     ST_CAMPAIGN,
     ST_CAMPAIGN_END,
     ST_CAMPAIGN_STEP,
+    ST_TELEM,
     ST_COUNT
 };
 
@@ -244,8 +278,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
-                 " cpu_util_pct, avg_freq_mhz, repeat)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                 " cpu_util_pct, avg_freq_mhz, repeat, user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct,"
+                 " softirq_pct, steal_pct, freq_source, telemetry_samples, cstate_residency_json)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
+                 " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
     [ST_WORKLOAD] = "INSERT INTO workloads (level_id, name, tile, ops, errors, throughput, unit, reference,"
                     " normalized) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_OP] = "INSERT INTO ops (workload_id, name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms,"
@@ -264,6 +300,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_CAMPAIGN_END] = "UPDATE campaigns SET status = ?2, message = ?3, finished_at = ?4 WHERE id = ?1",
     [ST_CAMPAIGN_STEP] = "INSERT INTO campaign_steps (campaign_id, config, step, command, exit_status, output,"
                          " started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_TELEM] = "INSERT INTO telemetry_samples (run_id, level_id, mono_us, wall_us, interval_us, cpu_util_pct,"
+                 " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct, freq_mhz,"
+                 " freq_source, cstate_residency_json)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
 };
 
 struct tb_store {
@@ -648,6 +688,49 @@ static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const t
     return SQLITE_OK;
 }
 
+/* C-state residency as a JSON object text {"C0": 12.5, "C1": 80, ...} in
+ * the host's order; NULL when there is none (not available). */
+static void bind_cstates(sqlite3_stmt *st, int i, int n, const char (*names)[TB_TELEM_NAME_LEN], const double *pct) {
+    json_t *o;
+    char *text;
+    int k, any = 0;
+    if (n <= 0) {
+        sqlite3_bind_null(st, i);
+        return;
+    }
+    o = json_object();
+    for (k = 0; k < n; k++) {
+        if (!isfinite(pct[k])) continue;
+        json_object_set_new(o, names[k], json_real(pct[k]));
+        any = 1;
+    }
+    text = any ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(o);
+    if (text) sqlite3_bind_text(st, i, text, -1, free);
+    else sqlite3_bind_null(st, i);
+}
+
+/* Inserts telemetry samples (level_id <= 0: active idle, NULL). */
+static int insert_telemetry(tb_store *s, int64_t run_id, int64_t level_id, const tb_telem_sample *x, int n) {
+    sqlite3_stmt *st = s->st[ST_TELEM];
+    int i, m, rc;
+    for (i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        if (level_id > 0) sqlite3_bind_int64(st, 2, level_id);
+        else sqlite3_bind_null(st, 2);
+        bind_u64(st, 3, x[i].mono_us);
+        sqlite3_bind_int64(st, 4, x[i].wall_us);
+        bind_u64(st, 5, x[i].interval_us);
+        bind_real(st, 6, x[i].cpu_util_pct);
+        for (m = 0; m < TB_CPU_NMODES; m++) bind_real(st, 7 + m, x[i].mode_pct[m]);
+        bind_real(st, 15, x[i].freq_mhz);
+        bind_text(st, 16, isfinite(x[i].freq_mhz) ? tb_telem_freq_source_name(x[i].freq_src) : NULL, 1);
+        bind_cstates(st, 17, x[i].n_cstates, x[i].cstate_name, x[i].cstate_pct);
+        if ((rc = step_done(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
 static const char *range_mode(int mode) {
     return mode == TB_RANGE_AUTO ? "auto" : mode == TB_RANGE_FIXED ? "fixed" : "";
 }
@@ -814,6 +897,14 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     bind_real(st, 15, lr->telemetry.cpu_util_pct);
     bind_real(st, 16, lr->telemetry.avg_freq_mhz);
     sqlite3_bind_int(st, 17, lr->repeat > 0 ? lr->repeat : 1);
+    {
+        const tb_telemetry *t = &lr->telemetry;
+        int have = isfinite(t->cpu_util_pct); /* the mode split exists only beside a utilization */
+        for (i = 0; i < TB_CPU_NMODES; i++) bind_real(st, 18 + i, have ? t->mode_pct[i] : NAN);
+        bind_text(st, 26, t->freq_src != TB_FREQ_NONE && isfinite(t->avg_freq_mhz) ? tb_telem_freq_source_name(t->freq_src) : NULL, 1);
+        sqlite3_bind_int(st, 27, lr->n_telem_samples);
+        bind_cstates(st, 28, t->n_cstates, t->cstate_name, t->cstate_pct);
+    }
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     level_id = sqlite3_last_insert_rowid(s->db);
     for (i = 0; i < lr->n_workloads; i++)
@@ -831,6 +922,16 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
     if (insert_samples(s, run_id, level_id, lr->samples, lr->n_samples) != SQLITE_OK) return tx_fail(s, what, err);
+    if (insert_telemetry(s, run_id, level_id, lr->telem_samples, lr->n_telem_samples) != SQLITE_OK)
+        return tx_fail(s, what, err);
+    return tx_commit(s, what, err);
+}
+
+int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_sample *samples, int n, char *err) {
+    const char *what = "store active idle telemetry";
+    if (n <= 0) return 0;
+    if (tx_begin(s, what, err) != 0) return -1;
+    if (insert_telemetry(s, run_id, 0, samples, n) != SQLITE_OK) return tx_fail(s, what, err);
     return tx_commit(s, what, err);
 }
 

@@ -13,10 +13,11 @@
 #include "common/tb_common.h"
 #include "powermeter/meter.h"
 #include "powermeter/poller.h"
+#include "powermeter/telemetry.h"
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 3
+#define TB_STORE_SCHEMA_VERSION 4
 
 typedef struct tb_store tb_store;
 
@@ -66,11 +67,6 @@ typedef struct tb_workload_result {
     tb_op_result *op_results; /* n_ops entries (named apart from the `ops` count above) */
 } tb_workload_result;
 
-/* Telemetry aggregate of a phase; NaN when not available. */
-typedef struct tb_telemetry {
-    double cpu_util_pct;
-    double avg_freq_mhz;
-} tb_telemetry;
 
 /* One phase of one load level: the unit of commit. */
 typedef struct tb_level_result {
@@ -86,7 +82,9 @@ typedef struct tb_level_result {
     int valid;
     char invalid_reason[512]; /* "" when valid; "; "-separated reasons otherwise */
     uint64_t samples_total, samples_bad;
-    tb_telemetry telemetry;
+    tb_telemetry telemetry;  /* host telemetry over steady state (telemetry.h); NaN: not available */
+    int n_telem_samples;     /* telemetry samples inside steady state, stored per sample */
+    const tb_telem_sample *telem_samples;
     int n_workloads;
     tb_workload_result *workloads;
     int n_qos;
@@ -121,6 +119,10 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
 /* Stores active idle power (W, -1 when unknown) and its samples, one transaction. */
 int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_sample *samples, int n,
                       char *err) TB_WUR;
+
+/* Stores telemetry samples outside any level (active idle: level_id NULL), one transaction. */
+int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_sample *samples, int n,
+                                char *err) TB_WUR;
 
 /* Stores one finished phase of a load level, all in one transaction. */
 int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, char *err) TB_WUR;

@@ -14,14 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <libpq-fe.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "loadgen/loadgen.h"
+#include "powermeter/hostinfo.h"
 #include "powermeter/meter.h"
+#include "powermeter/node_exporter.h"
 #include "powermeter/poller.h"
+#include "powermeter/telemetry.h"
 #include "qos/qos.h"
 #include "results/report.h"
 #include "results/store.h"
@@ -34,6 +38,8 @@
 #define COLLECT_GRACE_US 50000
 /* A load level is invalid when more than this share of power samples is bad (design.md). */
 #define MAX_BAD_SAMPLE_PCT 1.0
+/* Telemetry sampling interval: 1 Hz, like the meter poller (design.md). */
+#define TELEM_INTERVAL_US 1000000
 /* Unmeasured pause between starting the embedded SUT and measuring active idle. */
 #define SUT_SETTLE_US 3000000
 /* A meter uncertainty above this invalidates a level (SPECpower run rules, design.md). */
@@ -48,6 +54,10 @@ typedef struct run_ctx {
     tb_meter *meters[TB_MAX_METERS];
     tb_meter_info infos[TB_MAX_METERS];
     tb_poller *poller;
+    tb_telem_source *tsrc;     /* NULL: telemetry is none */
+    tb_telem_sampler *tsampler;
+    char telem_spec[256];      /* the effective telemetry source: "local", a URL, or "none" */
+    uint64_t telem_failures;   /* failed telemetry reads already reported in an event */
     tb_loadgen *lg;
     tb_sut_endpoints ep;
     int sut_started;
@@ -154,6 +164,35 @@ static double window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sample 
     return missing_meter ? -1 : sum;
 }
 
+/* Telemetry samples that lie inside [t0, t1): each covers about one
+ * second, so one straddling an edge (part ramp-up, part steady) is left out.
+ * The end may be up to the collect grace after t1. Caller frees. */
+static int telem_window(run_ctx *c, uint64_t t0, uint64_t t1, tb_telem_sample **out) {
+    tb_telem_sample *s = NULL;
+    int n = tb_telem_sampler_window(c->tsampler, t0, t1 + COLLECT_GRACE_US, &s), k = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].mono_us - s[i].interval_us + COLLECT_GRACE_US >= t0 && s[i].mono_us <= t1 + COLLECT_GRACE_US)
+            s[k++] = s[i];
+    *out = s;
+    return k;
+}
+
+/* "CPU 45.2% (user 30.1, sys 12.0, iowait 0.3), 2400 MHz (cpufreq), C0 45%, C1 54%"; n/a when not available. */
+static void telem_line(const tb_telemetry *t, char *buf, size_t len) {
+    size_t l = 0;
+    if (isfinite(t->cpu_util_pct))
+        l += (size_t)snprintf(buf + l, len - l, "CPU %.1f%% (user %.1f, sys %.1f, iowait %.1f)", t->cpu_util_pct,
+                              t->mode_pct[TB_CPU_USER], t->mode_pct[TB_CPU_SYSTEM], t->mode_pct[TB_CPU_IOWAIT]);
+    else l += (size_t)snprintf(buf + l, len - l, "CPU n/a");
+    if (l < len && isfinite(t->avg_freq_mhz))
+        l += (size_t)snprintf(buf + l, len - l, ", %.0f MHz (%s)", t->avg_freq_mhz, tb_telem_freq_source_name(t->freq_src));
+    else if (l < len) l += (size_t)snprintf(buf + l, len - l, ", frequency n/a");
+    if (l < len && t->n_cstates == 0) l += (size_t)snprintf(buf + l, len - l, ", C-states n/a");
+    for (int k = 0; k < t->n_cstates && l < len; k++)
+        l += (size_t)snprintf(buf + l, len - l, ", %s %.1f%%", t->cstate_name[k], t->cstate_pct[k]);
+    if (l < len) snprintf(buf + l, len - l, " [%d samples]", t->n_samples);
+}
+
 static double per_unit(const char *unit) { return strcmp(unit, "ops/s") == 0 ? 1.0 : 60.0; }
 
 static void append_reason(char *buf, size_t len, const char *msg) {
@@ -178,6 +217,7 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     tb_qos_wl_input *wlin = xcalloc((size_t)tiles * (size_t)nw, sizeof *wlin);
     tb_qos_result *qr = xcalloc((size_t)def->n_rules * ((size_t)tiles + 1) + 1, sizeof *qr);
     tb_poll_sample *samples = NULL;
+    tb_telem_sample *telem = NULL;
     int n_samples = 0, nq = 0;
     char msg[256];
 
@@ -188,8 +228,12 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     lr.steady_us = t1 - t0;
     lr.steady_end_wall_us = tb_wall_us() - (int64_t)(tb_now_us() - t1);
     lr.steady_start_wall_us = lr.steady_end_wall_us - (int64_t)(t1 - t0);
-    lr.telemetry.cpu_util_pct = NAN;
-    lr.telemetry.avg_freq_mhz = NAN;
+    tb_telemetry_clear(&lr.telemetry);
+    if (c->tsampler) {
+        lr.n_telem_samples = telem_window(c, t0, t1, &telem);
+        lr.telem_samples = telem;
+        tb_telem_aggregate(telem, lr.n_telem_samples, &lr.telemetry);
+    }
 
     /* Throughput, normalization and tile scores (VMmark). */
     for (int t = 1; t <= tiles; t++) {
@@ -347,6 +391,20 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
         fflush(stdout);
     }
 
+    if (c->tsampler && tb_telem_sampler_failures(c->tsampler) > c->telem_failures) {
+        uint64_t nf = tb_telem_sampler_failures(c->tsampler);
+        snprintf(msg, sizeof msg, "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
+                                  "figures cover the samples that succeeded",
+                 tiles, p + 1, (unsigned long long)nf, c->telem_spec, (unsigned long long)(nf - c->telem_failures));
+        c->telem_failures = nf;
+        note(c, "warning", msg);
+    }
+    if (!c->o->quiet && c->tsampler) {
+        telem_line(&lr.telemetry, msg, sizeof msg);
+        printf("  telemetry: %s\n", msg);
+        fflush(stdout);
+    }
+    free(telem);
     free(qin);
     free(wlin);
     free(qr);
@@ -435,35 +493,102 @@ interrupted:
     return -2;
 }
 
-static json_t *host_info(void) {
-    json_t *h = json_object();
-    struct utsname u;
-    char host[256] = "", line[512];
-    FILE *f;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (gethostname(host, sizeof host - 1) == 0) json_object_set_new(h, "hostname", json_string(host));
-    if (uname(&u) == 0) {
-        json_object_set_new(h, "kernel", json_sprintf("%s %s", u.sysname, u.release));
-        json_object_set_new(h, "arch", json_string(u.machine));
-    }
-    json_object_set_new(h, "cpus", json_integer(ncpu));
-    if ((f = fopen("/proc/cpuinfo", "r"))) {
-        while (fgets(line, sizeof line, f)) {
-            char *colon = strchr(line, ':');
-            if (strncmp(line, "model name", 10) == 0 && colon) {
-                colon[strcspn(colon, "\n")] = '\0';
-                json_object_set_new(h, "cpu_model", json_string(colon + 2));
-                break;
-            }
+/* Whether host names a server on this machine: loopback, a Unix socket
+ * path, or unset (the endpoint is not used). */
+static int is_local_host(const char *host) {
+    if (!host || !*host || host[0] == '/') return 1;
+    return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+           strcmp(host, "[::1]") == 0;
+}
+
+/* Host part of "http://HOST:PORT/..." (IPv6 in brackets kept). */
+static int url_is_local(const char *url) {
+    char host[160];
+    const char *p = url, *e;
+    if (!url || !*url) return 1;
+    if (strncmp(p, "http://", 7) == 0) p += 7;
+    e = *p == '[' ? strchr(p, ']') : NULL;
+    e = e ? e + 1 : p + strcspn(p, ":/");
+    snprintf(host, sizeof host, "%.*s", (int)(e - p), p);
+    return is_local_host(host);
+}
+
+/* Whether libpq conninfo (key=value or URI) points at this machine; with no
+ * host libpq uses the local Unix socket. */
+static int conninfo_is_local(const char *conninfo) {
+    PQconninfoOption *opts, *o;
+    int local = 1;
+    if (!conninfo || !*conninfo) return 1;
+    if (!(opts = PQconninfoParse(conninfo, NULL))) return 0;
+    for (o = opts; o->keyword; o++)
+        if ((strcmp(o->keyword, "host") == 0 || strcmp(o->keyword, "hostaddr") == 0) && o->val && *o->val) {
+            char *list = xstrdup(o->val), *save = NULL;
+            for (char *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) local &= is_local_host(h);
+            free(list);
         }
-        fclose(f);
+    PQconninfoFree(opts);
+    return local;
+}
+
+/* Whether every endpoint of an external SUT is on this machine. */
+static int sut_is_local(const tb_sut_endpoints *ep) {
+    int local = conninfo_is_local(ep->pg_conninfo) && is_local_host(ep->redis_host) && is_local_host(ep->imap_host) &&
+                is_local_host(ep->lmtp_host) && is_local_host(ep->smtp_host) && url_is_local(ep->web_url);
+    for (int i = 0; i < ep->n_pg_tile; i++) local &= conninfo_is_local(ep->pg_tile[i].conninfo);
+    for (int i = 0; i < ep->n_web_tile; i++) local &= url_is_local(ep->web_tile[i].url);
+    return local;
+}
+
+/*
+ * The telemetry source of the run: --telemetry, else [sut] telemetry, else
+ * "local" when the SUT runs on this machine (embedded, or every endpoint on
+ * loopback), else "none": sampling this machine would describe the load
+ * generator, not the SUT. *why says so for the run's events ("" otherwise).
+ */
+static const char *telemetry_choice(const tb_run_opts *o, char *why, size_t len) {
+    why[0] = '\0';
+    if (o->telemetry && *o->telemetry) return o->telemetry;
+    if (o->def->telemetry[0]) return o->def->telemetry;
+    if (!o->def->has_sut || sut_is_local(&o->def->sut)) return "local";
+    snprintf(why, len, "telemetry: none (the SUT's endpoints are not on this machine, so local figures would describe "
+                       "the load generator); set [sut] telemetry = http://SUT:9100/metrics or run --telemetry URL");
+    return "none";
+}
+
+/*
+ * The run's host object: the SUT host's configuration (hostinfo.h) from the
+ * telemetry source: this machine for "local" and "none", the node_exporter
+ * otherwise (then this machine, which only generates load, goes under
+ * "loadgen_host"). -1 with err when the node_exporter cannot be read.
+ */
+static json_t *host_info(run_ctx *c, char *err) {
+    tb_hostinfo h;
+    json_t *j;
+    if (c->tsrc && strcmp(c->telem_spec, "local") != 0) {
+        char *body = NULL;
+        size_t len = 0;
+        char e[TB_ERR_LEN];
+        tb_hostinfo local;
+        if (tb_node_exporter_fetch(c->telem_spec, 5000, &body, &len, e) != 0) {
+            tb_seterr(err, "telemetry: %s", e);
+            return NULL;
+        }
+        tb_hostinfo_clear(&h, c->telem_spec);
+        if (tb_node_exporter_hostinfo(body, len, &h, e) != 0) {
+            tb_seterr(err, "telemetry %s: not Prometheus text: %s", c->telem_spec, e);
+            free(body);
+            return NULL;
+        }
+        free(body);
+        j = tb_hostinfo_json(&h);
+        tb_hostinfo_read_local("/", &local);
+        json_object_set_new(j, "loadgen_host", tb_hostinfo_json(&local));
+    } else {
+        tb_hostinfo_read_local("/", &h);
+        j = tb_hostinfo_json(&h);
     }
-    if ((f = fopen("/proc/meminfo", "r"))) {
-        unsigned long long kb;
-        if (fscanf(f, "MemTotal: %llu kB", &kb) == 1) json_object_set_new(h, "memory_mib", json_integer((json_int_t)(kb / 1024)));
-        fclose(f);
-    }
-    return h;
+    json_object_set_new(j, "telemetry", json_string(c->telem_spec));
+    return j;
 }
 
 static json_t *settings(const tb_run_opts *o, const tb_sut_endpoints *ep, int embedded, json_t *refs) {
@@ -507,6 +632,10 @@ static void cleanup(run_ctx *c) {
     c->lg = NULL;
     tb_poller_stop(c->poller);
     c->poller = NULL;
+    tb_telem_sampler_stop(c->tsampler);
+    c->tsampler = NULL;
+    tb_telem_source_close(c->tsrc);
+    c->tsrc = NULL;
     for (int i = 0; i < c->o->n_meters; i++) tb_meter_close(c->meters[i]);
     if (c->sut_started) {
         if (tb_sut_down(c->sut_dir, e) != 0) {
@@ -531,7 +660,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     run_ctx c;
     tb_run_info ri;
     json_t *hj, *sj;
-    char *host_text, *set_text, e[TB_ERR_LEN];
+    char *host_text, *set_text, e[TB_ERR_LEN], telem_note[TB_ERR_LEN] = "";
     int max_tiles = 0, saturation = -1, rc = TB_EXIT_OK, r;
     const char *status = TB_RUN_COMPLETE;
 
@@ -551,6 +680,19 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
             return TB_EXIT_USAGE;
         }
         c.infos[i] = *tb_meter_get_info(c.meters[i]); /* the meter itself warns when it is an estimate */
+    }
+    {
+        /* Telemetry: a bad source is a configuration error, found before anything runs */
+        char why[TB_ERR_LEN];
+        snprintf(c.telem_spec, sizeof c.telem_spec, "%s", telemetry_choice(o, why, sizeof why));
+        if (strcmp(c.telem_spec, "none") != 0 && tb_telem_source_open(c.telem_spec, &c.tsrc, err) != 0) {
+            cleanup(&c);
+            return TB_EXIT_USAGE;
+        }
+        if (*why) {
+            tb_log(TB_LOG_WARN, "%s", why);
+            snprintf(telem_note, sizeof telem_note, "%s", why);
+        }
     }
     if (tb_store_open(o->db_path, &c.store, err) != 0) {
         cleanup(&c);
@@ -579,8 +721,15 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
             }
             json_object_set_new(refs, wd->name, json_string(src));
         }
-        hj = host_info();
+        hj = host_info(&c, err);
+        if (!hj) {
+            /* the SUT host's node_exporter cannot be read: nothing measured, no run stored */
+            json_decref(refs);
+            cleanup(&c);
+            return TB_EXIT_ABORTED;
+        }
         sj = settings(o, &o->def->sut, !o->def->has_sut, refs);
+        json_object_set_new(sj, "telemetry", json_string(c.telem_spec));
     }
     host_text = json_dumps(hj, JSON_COMPACT);
     set_text = json_dumps(sj, JSON_COMPACT);
@@ -607,12 +756,20 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     }
     *run_id = c.run_id;
     if (!o->quiet) printf("run %lld: %s, tiles %s, results in %s\n", (long long)c.run_id, o->def->name, o->tile_spec, o->db_path);
+    if (*telem_note) note(&c, "info", telem_note);
 
     /* The SUT: the config's endpoints, or the embedded one started here. */
     if (o->def->has_sut) {
         c.ep = o->def->sut;
     } else {
         tb_sut_options so = {.tiles = max_tiles};
+        /* The reference web app's data is sized for the tile's web users
+         * (100 persons each, Olio); the first workload of kind web decides. */
+        for (int w = 0; w < o->def->n_workloads; w++)
+            if (strcmp(o->def->workloads[w].kind, "web") == 0 && o->def->workloads[w].users > 0) {
+                so.web_users = o->def->workloads[w].users;
+                break;
+            }
         if (o->sut_dir) {
             snprintf(c.sut_dir, sizeof c.sut_dir, "%s", o->sut_dir);
         } else {
@@ -665,6 +822,14 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         cleanup(&c);
         return TB_EXIT_ABORTED;
     }
+    /* Host telemetry in its own thread at normal priority: a slow scrape
+     * can never delay the meter poller's ticks. */
+    if (c.tsrc && tb_telem_sampler_start(c.tsrc, TELEM_INTERVAL_US, &c.tsampler, err) != 0) {
+        note(&c, "error", err);
+        if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+        cleanup(&c);
+        return TB_EXIT_ABORTED;
+    }
     c.run_start_us = tb_now_us();
 
     /* Active idle: services up, no load (SPECpower). Servers just started
@@ -708,6 +873,25 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
                 goto done;
             }
             if (!o->quiet) printf("active idle: %.1f W\n", w);
+            if (c.tsampler) {
+                tb_telem_sample *ts = NULL;
+                tb_telemetry agg;
+                int nt = telem_window(&c, t0, t1, &ts);
+                tb_telem_aggregate(ts, nt, &agg);
+                if (tb_store_put_idle_telemetry(c.store, c.run_id, ts, nt, err) != 0) {
+                    free(ts);
+                    free(ps);
+                    rc = TB_EXIT_ABORTED;
+                    status = TB_RUN_ABORTED;
+                    goto done;
+                }
+                free(ts);
+                if (!o->quiet) {
+                    char line[256];
+                    telem_line(&agg, line, sizeof line);
+                    printf("  telemetry: %s\n", line);
+                }
+            }
             c.idle_w = w > 0 ? w : 0;
             free(ps);
         }

@@ -37,6 +37,8 @@ typedef struct tb_run_opts {
     int auto_double;          /* --tiles auto: double the tiles at each step instead */
     int bisect;               /* --tiles auto: bisect between the last pass and the first fail */
     const char *preset;       /* "demo" or "compliant" */
+    const char *telemetry;    /* --telemetry: local, none or a node_exporter URL; overrides [sut]
+                                 telemetry; NULL = the tile file's, else the default (see README) */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
     int64_t campaign_id;      /* > 0: the run belongs to this campaign (tiles/campaign.c) */
     const char *campaign_config; /* with campaign_id: the configuration's name */

@@ -15,9 +15,11 @@
  *   dovecot/      Dovecot's base_dir (sockets, master.pid) and state_dir
  *   mail/USER/    the maildirs, owned by "nobody"; emptied by every `up`
  *   mail.secret   the mail users' one password (mode 0600)
+ *   web.tileN.log the reference web app of tile N (`tilebench webapp`)
  *   sut.state     the started processes: pid, start time and executable
  *   sut.ini       [sut] pg = <conninfo>, redis = HOST:PORT, imap = HOST:PORT,
- *                 lmtp = HOST:PORT, mail_user, mail_domain, mail_password_file
+ *                 lmtp = HOST:PORT, mail_user, mail_domain, mail_password_file,
+ *                 web.tileN = http://127.0.0.1:PORT
  *
  * Mail delivery: the load generator speaks LMTP straight to Dovecot (no
  * Postfix in front). LMTP is what an MTA would hand the message to anyway,
@@ -62,6 +64,7 @@
 #include <unistd.h>
 
 #include "tiles/oltp_schema.h"
+#include "tiles/web_schema.h"
 
 #define SUT_HOST "127.0.0.1"
 #define SUT_PG_USER "tilebench" /* database superuser created by initdb */
@@ -97,6 +100,10 @@ typedef struct svc {
 
 typedef struct sut_state {
     svc s[SVC_N];
+    /* The reference web app, one process per tile: web[i] serves tile i+1
+     * (n_web entries, malloc'd; sut_state_free). */
+    int n_web;
+    svc *web;
     char sockdir[PATH_MAX]; /* a /tmp socket folder we made, "" when DIR/pg is used */
     char dovecot_base[PATH_MAX]; /* a /tmp base_dir we made, "" when DIR/dovecot is used */
     int lmtp_port;               /* Dovecot's second port, for status */
@@ -562,6 +569,22 @@ static void svc_record(svc *s, pid_t pid, int port, const char *binary) {
     if (!realpath(binary, s->exe)) copy_str(s->exe, sizeof s->exe, binary);
 }
 
+static void sut_state_free(sut_state *st) {
+    free(st->web);
+    st->web = NULL;
+    st->n_web = 0;
+}
+
+/* web[tile-1], growing the array as needed. */
+static svc *state_web(sut_state *st, int tile) {
+    if (tile > st->n_web) {
+        st->web = xrealloc(st->web, (size_t)tile * sizeof *st->web);
+        memset(st->web + st->n_web, 0, (size_t)(tile - st->n_web) * sizeof *st->web);
+        st->n_web = tile;
+    }
+    return &st->web[tile - 1];
+}
+
 /* ---- state file --------------------------------------------------------- */
 
 static int write_state(const char *dir, const sut_state *st, char *err) {
@@ -584,6 +607,10 @@ static int write_state(const char *dir, const sut_state *st, char *err) {
         if (st->s[i].present)
             fprintf(f, "%s %ld %llu %d %s\n", svc_names[i], (long)st->s[i].pid, st->s[i].start_ticks, st->s[i].port,
                     st->s[i].exe);
+    for (i = 0; i < st->n_web; i++)
+        if (st->web[i].present)
+            fprintf(f, "web.tile%d %ld %llu %d %s\n", i + 1, (long)st->web[i].pid, st->web[i].start_ticks,
+                    st->web[i].port, st->web[i].exe);
     if (st->sockdir[0]) fprintf(f, "sockdir %s\n", st->sockdir);
     if (st->dovecot_base[0]) fprintf(f, "dovecot_base %s\n", st->dovecot_base);
     if (st->lmtp_port > 0) fprintf(f, "lmtp_port %d\n", st->lmtp_port);
@@ -636,18 +663,25 @@ static int read_state(const char *dir, sut_state *st, char *err) {
             fclose(f);
             return -1;
         }
+        svc *sv = NULL;
         for (i = 0; i < SVC_N; i++)
-            if (strcmp(name, svc_names[i]) == 0) break;
-        if (i == SVC_N) {
+            if (strcmp(name, svc_names[i]) == 0) sv = &st->s[i];
+        if (!sv && strncmp(name, "web.tile", 8) == 0) {
+            char *end;
+            long t = strtol(name + 8, &end, 10);
+            if (*end == '\0' && t >= 1 && t <= SUT_MAX_TILES) sv = state_web(st, (int)t);
+        }
+        if (!sv) {
             tb_seterr(err, "%s:%d: unknown service '%s'", path, lineno, name);
             fclose(f);
+            sut_state_free(st);
             return -1;
         }
-        st->s[i].present = 1;
-        st->s[i].pid = (pid_t)pid;
-        st->s[i].start_ticks = start;
-        st->s[i].port = port;
-        copy_str(st->s[i].exe, sizeof st->s[i].exe, line + off);
+        sv->present = 1;
+        sv->pid = (pid_t)pid;
+        sv->start_ticks = start;
+        sv->port = port;
+        copy_str(sv->exe, sizeof sv->exe, line + off);
     }
     fclose(f);
     return 0;
@@ -698,6 +732,16 @@ static int stop_all(const sut_state *st_in, char *err) {
     sut_state st = *st_in;
     char e[TB_ERR_LEN] = "";
     int rc = 0;
+    /* The web apps first: they are clients of PostgreSQL and Redis. */
+    for (int t = 0; t < st.n_web; t++) {
+        char name[32];
+        svc w = st.web[t];
+        snprintf(name, sizeof name, "web.tile%d", t + 1);
+        if (w.present && svc_stop(name, &w, SIGTERM, e) != 0) {
+            if (rc == 0) tb_seterr(err, "%s", e);
+            rc = -1;
+        }
+    }
     /* SIGTERM to the dovecot master stops its children too (imap, lmtp, auth). */
     if (st.s[SVC_DOVECOT].present && svc_stop(svc_names[SVC_DOVECOT], &st.s[SVC_DOVECOT], SIGTERM, e) != 0) {
         tb_seterr(err, "%s", e);
@@ -1264,6 +1308,80 @@ static int conf_safe_path(const char *p) {
     return 1;
 }
 
+/* ---- the reference web application ---------------------------------------- */
+
+/* 1 when GET /healthz on 127.0.0.1:port answers 200 within a second. */
+static int web_healthy(int port) {
+    static const char rq[] = "GET /healthz HTTP/1.1\r\nHost: " SUT_HOST "\r\nConnection: close\r\n\r\n";
+    struct sockaddr_in sa;
+    struct timeval tv = {1, 0};
+    char buf[64];
+    size_t got = 0;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok = 0;
+    if (fd < 0) return 0;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && write(fd, rq, sizeof rq - 1) == (ssize_t)(sizeof rq - 1)) {
+        while (got < 12) {
+            ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        buf[got] = '\0';
+        ok = got >= 12 && strncmp(buf, "HTTP/1.", 7) == 0 && strncmp(buf + 8, " 200", 4) == 0;
+    }
+    close(fd);
+    return ok;
+}
+
+/* Starts `tilebench webapp` (this very binary) for tile on port, its output
+ * appended to DIR/web.tileN.log. */
+static int web_start(const char *self, const char *dir, int tile, int port, const tb_sut_endpoints *ep,
+                     svc *out, char *err) {
+    char bin[PATH_MAX], logpath[PATH_MAX], listen[32], tilearg[16], redis[160], conninfo[512], name[32];
+    int sprc;
+    pid_t pid;
+    snprintf(name, sizeof name, "web.tile%d.log", tile);
+    if (path_join(logpath, sizeof logpath, dir, name) != 0) {
+        tb_seterr(err, "%s: path too long", dir);
+        return TB_SUT_EUSAGE;
+    }
+    copy_str(bin, sizeof bin, self);
+    copy_str(conninfo, sizeof conninfo, ep->pg_conninfo);
+    snprintf(listen, sizeof listen, SUT_HOST ":%d", port);
+    snprintf(tilearg, sizeof tilearg, "%d", tile);
+    snprintf(redis, sizeof redis, "%s:%d", ep->redis_host, ep->redis_port);
+    char *argv[] = {bin, "webapp", "--listen", listen, "--pg", conninfo, "--tile", tilearg, "--redis", redis, NULL};
+    pid = spawn_logged(argv, NULL, logpath, &sprc, err);
+    if (pid < 0) return sprc;
+    svc_record(out, pid, port, self);
+    return 0;
+}
+
+/* Waits until every web app answers /healthz. */
+static int web_wait(const sut_state *st, const char *dir, uint64_t deadline, char *err) {
+    for (int t = 0; t < st->n_web; t++) {
+        char name[32], logpath[PATH_MAX];
+        snprintf(name, sizeof name, "web.tile%d", t + 1);
+        snprintf(logpath, sizeof logpath, "%s/%s.log", dir, name);
+        for (;;) {
+            if (web_healthy(st->web[t].port)) break;
+            if (check_starting(name, &st->web[t], logpath, err) != 0) return TB_SUT_ESTART;
+            if (tb_now_us() > deadline) {
+                tb_seterr(err, "%s on port %d did not answer /healthz within %us, see %s", name, st->web[t].port,
+                          SUT_START_TIMEOUT_US / 1000000u, logpath);
+                return TB_SUT_ESTART;
+            }
+            sleep_us(SUT_POLL_US);
+        }
+    }
+    return 0;
+}
+
 /* ---- sut.ini ------------------------------------------------------------ */
 
 static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, char *err) {
@@ -1298,6 +1416,8 @@ static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, cha
             "mail_password_file = %s/mail.secret\n",
             TB_VERSION, when, dir, dir, tiles, ep->pg_conninfo, ep->redis_host, ep->redis_port, ep->imap_host,
             ep->imap_port, ep->lmtp_host, ep->lmtp_port, ep->mail_user, ep->mail_domain, dir);
+    /* The reference web app: one process per tile, data in schema web<N>. */
+    for (int i = 0; i < ep->n_web_tile; i++) fprintf(f, "web.tile%d = %s\n", ep->web_tile[i].tile, ep->web_tile[i].url);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         unlink(tmp);
@@ -1549,16 +1669,22 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     rc = read_state(dir, &old, err);
     if (rc < 0) return TB_SUT_EUSAGE;
     if (rc == 0) {
-        for (i = 0; i < SVC_N; i++) {
-            int a = svc_alive(&old.s[i]);
+        for (i = 0; i < SVC_N + old.n_web; i++) {
+            const svc *o = i < SVC_N ? &old.s[i] : &old.web[i - SVC_N];
+            int a = svc_alive(o);
             if (a == ALIVE_OURS || a == ALIVE_UNKNOWN) {
+                char name[32];
+                if (i < SVC_N) copy_str(name, sizeof name, svc_names[i]);
+                else snprintf(name, sizeof name, "web.tile%d", i - SVC_N + 1);
                 tb_seterr(err, "a SUT is already running in %s (%s pid %ld); stop it with `tilebench sut down --dir %s`",
-                          dir, svc_names[i], (long)old.s[i].pid, dir);
+                          dir, name, (long)o->pid, dir);
+                sut_state_free(&old);
                 return TB_SUT_EUSAGE;
             }
         }
         remove_sockdir(old.sockdir, old.s[SVC_PG].port);
         remove_dovecot_base(old.dovecot_base);
+        sut_state_free(&old);
     }
     if (ra.active && check_traversable(dir, &ra, err) != 0) return TB_SUT_EUSAGE;
     ports_in[0] = opt->pg_port;
@@ -1650,8 +1776,49 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
         if (tb_oltp_load(ep->pg_conninfo, i, err) != 0) rc = TB_SUT_ESTART;
         else tb_log(TB_LOG_DEBUG, "oltp data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
     }
+    /* The reference web app: data, then one process per tile on a free port,
+     * all started before waiting on any. */
+    if (rc == 0) {
+        int web_users = opt->web_users > 0 ? opt->web_users : TB_WEB_DEFAULT_USERS;
+        int n_web = opt->tiles < TB_SUT_MAX_WEB_TILES ? opt->tiles : TB_SUT_MAX_WEB_TILES;
+        char self[PATH_MAX];
+        int *fds = xcalloc((size_t)n_web, sizeof *fds), *wports = xcalloc((size_t)n_web, sizeof *wports), nfd = 0;
+        if (n_web < opt->tiles)
+            tb_log(TB_LOG_WARN, "sut up: the reference web app runs for tiles 1..%d only (of %d)", n_web, opt->tiles);
+        if (!realpath("/proc/self/exe", self)) {
+            tb_seterr(err, "/proc/self/exe: %s", strerror(errno));
+            rc = TB_SUT_EUSAGE;
+        }
+        for (i = 1; rc == 0 && i <= n_web; i++) {
+            uint64_t t0 = tb_now_us();
+            if (tb_web_load(ep->pg_conninfo, i, web_users, err) != 0) rc = TB_SUT_ESTART;
+            else tb_log(TB_LOG_DEBUG, "web data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
+        }
+        /* Every probe socket stays open until all ports are chosen. */
+        for (i = 0; rc == 0 && i < n_web; i++) {
+            fds[i] = port_probe(0, "web", &wports[i], err);
+            if (fds[i] < 0) rc = TB_SUT_EUSAGE;
+            else nfd++;
+        }
+        for (i = 0; i < nfd; i++) close(fds[i]);
+        for (i = 1; rc == 0 && i <= n_web; i++) {
+            rc = web_start(self, dir, i, wports[i - 1], ep, state_web(&st, i), err);
+            if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
+        }
+        if (rc == 0) rc = web_wait(&st, dir, tb_now_us() + SUT_START_TIMEOUT_US, err);
+        for (i = 1; rc == 0 && i <= n_web; i++) {
+            ep->web_tile[ep->n_web_tile].tile = i;
+            snprintf(ep->web_tile[ep->n_web_tile++].url, sizeof ep->web_tile[0].url, "http://" SUT_HOST ":%d",
+                     wports[i - 1]);
+        }
+        free(fds);
+        free(wports);
+    }
     if (rc == 0) rc = write_ini(dir, ep, opt->tiles, err) != 0 ? TB_SUT_ESTART : 0;
-    if (rc == 0) return 0;
+    if (rc == 0) {
+        sut_state_free(&st);
+        return 0;
+    }
 
     /* Failure part-way: stop what this call started, keep the logs. */
     {
@@ -1659,6 +1826,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
         char path[PATH_MAX];
         if (stop_all(&st, e2) != 0) tb_log(TB_LOG_WARN, "sut up cleanup: %s", e2);
         else if (path_join(path, sizeof path, dir, "sut.state") == 0) unlink(path);
+        sut_state_free(&st);
     }
     memset(ep, 0, sizeof *ep);
     return rc;
@@ -1670,7 +1838,9 @@ int tb_sut_down(const char *dir, char *err) {
     int rc = read_state(dir, &st, err);
     if (rc == 1) return 0; /* nothing was started here (or it is already down) */
     if (rc < 0) return -1;
-    if (stop_all(&st, err) != 0) return -1;
+    rc = stop_all(&st, err);
+    sut_state_free(&st);
+    if (rc != 0) return -1;
     /* The endpoints are gone with the servers; data and logs stay for a look. */
     if (path_join(path, sizeof path, dir, "sut.ini") == 0) unlink(path);
     if (path_join(path, sizeof path, dir, "sut.state") == 0) unlink(path);
@@ -1685,22 +1855,28 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
         return -1;
     }
     if (rc < 0) return -1;
-    for (i = 0; i < SVC_N; i++) {
-        const svc *s = &st.s[i];
+    for (i = 0; i < SVC_N + st.n_web; i++) {
+        const svc *s = i < SVC_N ? &st.s[i] : &st.web[i - SVC_N];
         const char *word = "down", *note = "";
-        char log[PATH_MAX + 16];
+        char log[PATH_MAX + 16], name[32];
+        if (i < SVC_N) copy_str(name, sizeof name, svc_names[i]);
+        else snprintf(name, sizeof name, "web.tile%d", i - SVC_N + 1);
         if (!s->present) {
-            fprintf(f, "%-10s  down  (not started)\n", svc_names[i]);
+            if (i >= SVC_N) continue; /* a tile without a web app (beyond the web tiles) */
+            fprintf(f, "%-10s  down  (not started)\n", name);
             down++;
             continue;
         }
-        snprintf(log, sizeof log, "%s/%s", dir, i == SVC_PG ? "pg.log" : i == SVC_REDIS ? "redis.log" : "dovecot.log");
+        if (i < SVC_N)
+            snprintf(log, sizeof log, "%s/%s", dir, i == SVC_PG ? "pg.log" : i == SVC_REDIS ? "redis.log" : "dovecot.log");
+        else snprintf(log, sizeof log, "%s/%s.log", dir, name);
         switch (svc_alive(s)) {
         case ALIVE_OURS: {
             char ci[160];
             pg_ping_conninfo(ci, sizeof ci, s->port);
             if (i == SVC_PG      ? PQping(ci) == PQPING_OK
                 : i == SVC_REDIS ? redis_ping(s->port)
+                : i >= SVC_N     ? web_healthy(s->port)
                                  : mail_greets(s->port, "* OK") && (st.lmtp_port <= 0 || mail_greets(st.lmtp_port, "220")))
                 word = "up";
             else note = "  (running but not answering)";
@@ -1711,9 +1887,10 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
         default: note = "  (exited)"; break;
         }
         if (strcmp(word, "up") != 0) down++;
-        fprintf(f, "%-10s  %-4s  pid %-7ld  " SUT_HOST ":%-5d  log %s%s\n", svc_names[i], word, (long)s->pid,
-                s->port, log, note);
+        fprintf(f, "%-10s  %-4s  pid %-7ld  " SUT_HOST ":%-5d  log %s%s\n", name, word, (long)s->pid, s->port, log,
+                note);
     }
+    sut_state_free(&st);
     return down;
 }
 

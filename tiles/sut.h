@@ -68,6 +68,8 @@ typedef struct tb_sut_options {
     int tiles;       /* tiles to provision data for (>= 1) */
     int pg_port;     /* 0 = pick a free loopback port */
     int redis_port;  /* 0 = pick a free loopback port */
+    int web_users;   /* concurrent web users per tile: the reference web app's data
+                        holds 100 x this many persons (Olio); 0 = TB_WEB_DEFAULT_USERS (10) */
     /* Dovecot's IMAP and LMTP ports are always free loopback ports picked
      * by up (no fields here yet: cli/cmd_sut.c initializes this positionally). */
 } tb_sut_options;
@@ -76,8 +78,11 @@ typedef struct tb_sut_options {
  * Starts PostgreSQL (initdb + pg_ctl, as user "postgres" when running as
  * root), redis-server and Dovecot (IMAP + LMTP; mail users tile<i>-user<j>
  * with one generated password, empty maildirs under DIR/mail) on 127.0.0.1,
- * waits until each answers, loads the OLTP data for opt->tiles tiles, and
- * writes DIR/sut.ini. On any failure it
+ * waits until each answers, loads the OLTP data for opt->tiles tiles, loads
+ * the web data (schemas web<N>) and starts one reference web app process
+ * per tile (`tilebench webapp`, this binary, on a free loopback port; at most
+ * TB_SUT_MAX_WEB_TILES of them), waits until each answers /healthz, and
+ * writes DIR/sut.ini (with web.tileN = http://127.0.0.1:PORT). On any failure it
  * stops whatever it had started. Returns 0, or:
  *   TB_SUT_EUSAGE  (bad option, port already in use, binary not installed),
  *   TB_SUT_ESTART  (a server failed to start or answer; err names it and

@@ -184,6 +184,16 @@ static int handler(void *user, const char *section, const char *key, const char 
         return set_workload(ps, section, section + 9, key, val);
     if (strncmp(section, "qos.", 4) == 0 && section[4]) return add_rule(ps, section, section + 4, key, val);
     if (strcmp(section, "sut") == 0) {
+        if (strcmp(key, "telemetry") == 0) {
+            /* where the SUT host's telemetry comes from; not an endpoint, so the
+             * embedded SUT still starts when this is the only [sut] key */
+            if (strcmp(val, "local") != 0 && strcmp(val, "none") != 0 &&
+                (strncmp(val, "http://", 7) != 0 || !val[7] || val[7] == '/'))
+                return fail(ps, section, key, "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
+            if (strlen(val) >= sizeof def->telemetry) return fail(ps, section, key, "too long");
+            snprintf(def->telemetry, sizeof def->telemetry, "%s", val);
+            return 1;
+        }
         def->has_sut = 1;
         if (strcmp(key, "pg") == 0) {
             if (strlen(val) >= sizeof def->sut.pg_conninfo) return fail(ps, section, key, "too long");
@@ -253,7 +263,7 @@ static int handler(void *user, const char *section, const char *key, const char 
                 return fail(ps, section, key, e);
         } else return fail(ps, section, key,
                             "unknown key (known: pg, pg.tileN, web, web.tileN, redis, imap, lmtp, smtp, mail_user, mail_domain, mail_password, "
-                            "mail_password_file)");
+                            "mail_password_file, telemetry)");
         return 1;
     }
     snprintf(e, sizeof e, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut)");

@@ -56,7 +56,8 @@ typedef struct tb_tiledef {
     tb_workload_def workloads[TB_MAX_WORKLOADS];
     int n_rules;
     tb_qos_rule rules[TB_MAX_RULES];
-    int has_sut;            /* a [sut] section was given */
+    int has_sut;            /* a [sut] section with endpoints was given (telemetry alone does not count) */
+    char telemetry[256];    /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default */
     tb_sut_endpoints sut;
     char *text;             /* the file's text, for the results store (caller frees via tb_tiledef_free) */
 } tb_tiledef;

@@ -86,8 +86,9 @@ lmtp_port=${lmtp_ep##*:}
 status=$("$TILEBENCH" sut status --dir "$sut") || fail "sut status: expected exit 0 (all up), output: $status"
 echo "$status"
 expect_eq "services up" 3 "$(grep -cE '^(postgresql|redis|dovecot) +up ' <<<"$status")"
+expect_eq "web apps up (one per tile)" 2 "$(grep -cE '^web\.tile[12] +up ' <<<"$status")"
 pids=$(awk '{for (i = 1; i < NF; i++) if ($i == "pid") print $(i + 1)}' <<<"$status")
-expect_eq "pids listed" 3 "$(wc -w <<<"$pids")"
+expect_eq "pids listed" 5 "$(wc -w <<<"$pids")"
 
 # 3. OLTP data and functions, through the endpoint in sut.ini.
 q() { psql -X -v ON_ERROR_STOP=1 -At "$conninfo" -c "$1"; }

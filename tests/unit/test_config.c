@@ -160,6 +160,26 @@ static void sut_section_and_overrides(void **state) {
     unlink(p);
 }
 
+/* [sut] telemetry: kept, and alone it does not make the SUT external (the
+ * embedded SUT still starts); with endpoints beside it, both are taken. */
+static void sut_telemetry_key(void **state) {
+    tb_tiledef def;
+    char err[TB_ERR_LEN] = "";
+    const char *p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = http://10.0.0.7:9100/metrics\n");
+    (void)state;
+    if (tb_tiledef_load(p, &def, err) != 0) fail_msg("%s", err);
+    unlink(p);
+    assert_int_equal(def.has_sut, 0);
+    assert_string_equal(def.telemetry, "http://10.0.0.7:9100/metrics");
+    tb_tiledef_free(&def);
+    p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = 10.0.0.7:6379\ntelemetry = none\n");
+    if (tb_tiledef_load(p, &def, err) != 0) fail_msg("%s", err);
+    unlink(p);
+    assert_int_equal(def.has_sut, 1);
+    assert_string_equal(def.telemetry, "none");
+    tb_tiledef_free(&def);
+}
+
 /* Each bad file must fail with a message naming line and key. */
 static void bad_files(void **state) {
     static const struct {
@@ -178,6 +198,7 @@ static void bad_files(void **state) {
         {"[workload.kv]\nkind = kv\nreference = 1\nthis line has no equals\n", ":4:", "syntax error"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = nohostport\n", ":5:", "HOST:PORT"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nphases = 0\n", ":5:", "phases"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = node1:9100\n", ":5:", "telemetry: use local"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -224,6 +245,7 @@ int main(void) {
         cmocka_unit_test(durations),         cmocka_unit_test(numbers),
         cmocka_unit_test(tile_specs),        cmocka_unit_test(standard_tile_parses),
         cmocka_unit_test(sut_section_and_overrides), cmocka_unit_test(bad_files),
+        cmocka_unit_test(sut_telemetry_key),
         cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

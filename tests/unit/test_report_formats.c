@@ -287,8 +287,12 @@ static void test_html_top_and_tables(void **state) {
     assert_non_null(strstr(html, "<tr class=\"level bad\"><td class=\"n\">3</td><td class=\"n\">1</td>"));
     assert_non_null(strstr(html, "<span class=\"fail\">FAIL</span></td><td><span class=\"fail\">NO</span>: "
                                  "&lt;i&gt;5.0% of samples invalid&lt;/i&gt;</td>"));
-    /* charts: score, PPKW, power, and one latency chart per workload */
-    assert_int_equal(count_of(html, "<svg"), 5);
+    /* charts: score, PPKW, power, host CPU utilization (the rows carry cpu_util_pct; frequency and
+     * C-states are not available, so no chart for them), and one latency chart per workload */
+    assert_int_equal(count_of(html, "<svg"), 6);
+    assert_non_null(strstr(html, "Host CPU utilization against tiles"));
+    assert_null(strstr(html, "Mean CPU frequency against tiles"));
+    assert_null(strstr(html, "C-state residency against tiles"));
     assert_non_null(strstr(html, "web latency against tiles"));
     assert_non_null(strstr(html, "kv latency against tiles"));
     assert_non_null(strstr(html, "HomePage limit p95 1000 ms"));

@@ -1,0 +1,68 @@
+/*
+ * web_schema.h: the reference web application's data (Olio-like social
+ * events) and its deterministic loader. Each tile gets its own PostgreSQL
+ * schema "web<N>" in the SUT's database (next to the OLTP schema "tile<N>").
+ *
+ * Sizes follow Olio's rule: registered persons = 100 x the tile's concurrent
+ * web users (source: Apache Olio, "number of users loaded = 100 x concurrent
+ * users"). Per person there are TB_WEB_EVENTS_PER_PERSON events; every event
+ * has 1..5 tags from a fixed list of TB_WEB_TAGS words, 0..20 attendees and
+ * 0..10 comments. With the default 10 users per tile a tag matches about 150
+ * events, so a TagSearch (capped at 125 rows) returns about 125 (Olio).
+ *
+ * Tables per schema: persons, events, tags, event_tags, attendees, comments,
+ * tb_meta. Person k (1-based) has username 'user<k>' and password
+ * 'password<k>' (benchmark data, not a secret). Event dates fall in
+ * 2030-2031, so "upcoming" stays meaningful for years.
+ * Loaded with COPY in one transaction; a tile whose tb_meta already holds
+ * this data version and person count is skipped.
+ */
+#ifndef TB_TILES_WEB_SCHEMA_H
+#define TB_TILES_WEB_SCHEMA_H
+
+#include <stddef.h>
+
+#include "common/tb_common.h"
+
+#define TB_WEB_PERSONS_PER_USER  100 /* Olio: registered users = 100 x concurrent users */
+#define TB_WEB_EVENTS_PER_PERSON 5
+#define TB_WEB_TAGS              100 /* the fixed tag word list */
+#define TB_WEB_DEFAULT_USERS     10  /* concurrent web users per tile when none is given */
+#define TB_WEB_MAX_USERS         100000
+/* Bumped whenever the generated data or the schema changes. */
+#define TB_WEB_DATA_VERSION "1"
+
+/* The generated tables, in load order. */
+enum {
+    TB_WEB_PERSONS = 0,
+    TB_WEB_EVENTS,
+    TB_WEB_TAGTABLE,
+    TB_WEB_EVENT_TAGS,
+    TB_WEB_ATTENDEES,
+    TB_WEB_COMMENTS,
+    TB_WEB_NTABLES
+};
+
+/* Tag word i (0-based, i < TB_WEB_TAGS): lowercase ASCII letters only; tag
+ * id i+1 in the tags table. NULL when out of range. */
+const char *tb_web_tag(int i);
+
+/*
+ * Generates table `table` (TB_WEB_*) of tile (>= 1) for `users` concurrent
+ * users as PostgreSQL COPY text (tab-separated, one row a line) into a
+ * malloc'd buffer, length in *len. Deterministic: the same (tile, users)
+ * give the same bytes on every host; different tiles get different data.
+ * Caller frees. NULL for a bad table, tile or users.
+ */
+char *tb_web_generate(int tile, int users, int table, size_t *len);
+
+/*
+ * Creates schema web<tile> (tables, data through COPY, indexes, tb_meta)
+ * for `users` concurrent web users (1..TB_WEB_MAX_USERS) over the libpq
+ * conninfo, unless it already holds data of TB_WEB_DATA_VERSION for the same
+ * person count (then it returns 0 at once); otherwise drops and recreates
+ * the schema, in one transaction. 0, or -1 with err ("web load tile N: why").
+ */
+int tb_web_load(const char *conninfo, int tile, int users, char *err) TB_WUR;
+
+#endif
