@@ -69,6 +69,9 @@
 #define SUT_HOST "127.0.0.1"
 #define SUT_PG_USER "tilebench" /* database superuser created by initdb */
 #define SUT_PG_DB "tilebench"
+/* The reference web app's database: its own, so that the OLTP database's
+ * counters (pg_stat_database) count the OLTP workload alone. */
+#define SUT_PG_WEB_DB "tilebench_web"
 #define SUT_OS_PG_USER "postgres" /* Debian's account for the server under root */
 #define SUT_START_TIMEOUT_US (30u * 1000000u)
 #define SUT_STOP_TIMEOUT_US (10u * 1000000u)
@@ -930,9 +933,9 @@ static void set_pg_err(char *err, const char *what, const char *msg) {
     tb_seterr(err, "%s: %s", what, buf);
 }
 
-/* Creates database "tilebench" unless it exists. */
-static int pg_create_db(int port, char *err) {
-    char ci[160];
+/* Creates database db (a fixed identifier of ours) unless it exists. */
+static int pg_create_db(int port, const char *db, char *err) {
+    char ci[160], sql[128];
     PGconn *c;
     PGresult *r;
     int rc = 0;
@@ -944,15 +947,18 @@ static int pg_create_db(int port, char *err) {
         PQfinish(c);
         return -1;
     }
-    r = PQexec(c, "SELECT 1 FROM pg_database WHERE datname = '" SUT_PG_DB "'");
+    snprintf(sql, sizeof sql, "SELECT 1 FROM pg_database WHERE datname = '%s'", db);
+    r = PQexec(c, sql);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         set_pg_err(err, "postgresql: list databases", PQerrorMessage(c));
         rc = -1;
     } else if (PQntuples(r) == 0) {
         PQclear(r);
-        r = PQexec(c, "CREATE DATABASE " SUT_PG_DB);
+        snprintf(sql, sizeof sql, "CREATE DATABASE %s", db);
+        r = PQexec(c, sql);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            set_pg_err(err, "postgresql: create database " SUT_PG_DB, PQerrorMessage(c));
+            snprintf(sql, sizeof sql, "postgresql: create database %s", db);
+            set_pg_err(err, sql, PQerrorMessage(c));
             rc = -1;
         }
     }
@@ -1340,8 +1346,8 @@ static int web_healthy(int port) {
 
 /* Starts `tilebench webapp` (this very binary) for tile on port, its output
  * appended to DIR/web.tileN.log. */
-static int web_start(const char *self, const char *dir, int tile, int port, const tb_sut_endpoints *ep,
-                     svc *out, char *err) {
+static int web_start(const char *self, const char *dir, int tile, int port, const char *pg_conninfo,
+                     const tb_sut_endpoints *ep, svc *out, char *err) {
     char bin[PATH_MAX], logpath[PATH_MAX], listen[32], tilearg[16], redis[160], conninfo[512], name[32];
     int sprc;
     pid_t pid;
@@ -1351,7 +1357,7 @@ static int web_start(const char *self, const char *dir, int tile, int port, cons
         return TB_SUT_EUSAGE;
     }
     copy_str(bin, sizeof bin, self);
-    copy_str(conninfo, sizeof conninfo, ep->pg_conninfo);
+    copy_str(conninfo, sizeof conninfo, pg_conninfo);
     snprintf(listen, sizeof listen, SUT_HOST ":%d", port);
     snprintf(tilearg, sizeof tilearg, "%d", tile);
     snprintf(redis, sizeof redis, "%s:%d", ep->redis_host, ep->redis_port);
@@ -1416,7 +1422,9 @@ static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, cha
             "mail_password_file = %s/mail.secret\n",
             TB_VERSION, when, dir, dir, tiles, ep->pg_conninfo, ep->redis_host, ep->redis_port, ep->imap_host,
             ep->imap_port, ep->lmtp_host, ep->lmtp_port, ep->mail_user, ep->mail_domain, dir);
-    /* The reference web app: one process per tile, data in schema web<N>. */
+    /* The reference web app: one process per tile. */
+    if (ep->n_web_tile > 0)
+        fprintf(f, "; Web: one reference app per tile, its data in schema web<N> of database " SUT_PG_WEB_DB "\n");
     for (int i = 0; i < ep->n_web_tile; i++) fprintf(f, "web.tile%d = %s\n", ep->web_tile[i].tile, ep->web_tile[i].url);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
@@ -1627,6 +1635,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     mail_owner mo;
     sut_state st, old;
     int pg_port = 0, redis_port = 0, imap_port = 0, lmtp_port = 0, rc, i;
+    char web_conninfo[192];
     uint64_t deadline;
 
     memset(ep, 0, sizeof *ep);
@@ -1757,7 +1766,10 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     if (rc == 0) rc = pg_wait(&st.s[SVC_PG], pglog, deadline, err);
     if (rc == 0) rc = redis_wait(&st.s[SVC_REDIS], redislog, deadline, err);
     if (rc == 0) rc = dovecot_wait(&st.s[SVC_DOVECOT], lmtp_port, dovecotlog, deadline, err);
-    if (rc == 0) rc = pg_create_db(pg_port, err) != 0 ? TB_SUT_ESTART : 0;
+    if (rc == 0) rc = pg_create_db(pg_port, SUT_PG_DB, err) != 0 ? TB_SUT_ESTART : 0;
+    if (rc == 0) rc = pg_create_db(pg_port, SUT_PG_WEB_DB, err) != 0 ? TB_SUT_ESTART : 0;
+    snprintf(web_conninfo, sizeof web_conninfo,
+             "host=" SUT_HOST " port=%d dbname=" SUT_PG_WEB_DB " user=" SUT_PG_USER, pg_port);
 
     snprintf(ep->pg_conninfo, sizeof ep->pg_conninfo,
              "host=" SUT_HOST " port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER, pg_port);
@@ -1791,7 +1803,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
         }
         for (i = 1; rc == 0 && i <= n_web; i++) {
             uint64_t t0 = tb_now_us();
-            if (tb_web_load(ep->pg_conninfo, i, web_users, err) != 0) rc = TB_SUT_ESTART;
+            if (tb_web_load(web_conninfo, i, web_users, err) != 0) rc = TB_SUT_ESTART;
             else tb_log(TB_LOG_DEBUG, "web data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
         }
         /* Every probe socket stays open until all ports are chosen. */
@@ -1802,7 +1814,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
         }
         for (i = 0; i < nfd; i++) close(fds[i]);
         for (i = 1; rc == 0 && i <= n_web; i++) {
-            rc = web_start(self, dir, i, wports[i - 1], ep, state_web(&st, i), err);
+            rc = web_start(self, dir, i, wports[i - 1], web_conninfo, ep, state_web(&st, i), err);
             if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
         }
         if (rc == 0) rc = web_wait(&st, dir, tb_now_us() + SUT_START_TIMEOUT_US, err);

@@ -21,6 +21,9 @@ command -v curl >/dev/null || fail "curl is not installed (scripts/install-deps 
 "$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 INI="$T/sut/sut.ini"
 PG=$(sed -n 's/^pg = //p' "$INI")
+# the web data lives in its own database beside the OLTP one (tiles/sut.c)
+PG=${PG/dbname=tilebench /dbname=tilebench_web }
+[[ "$PG" == *dbname=tilebench_web* ]] || fail "cannot derive the web database from pg = $PG"
 REDIS=$(sed -n 's/^redis = //p' "$INI")
 W1=$(sed -n 's/^web\.tile1 = //p' "$INI")
 W2=$(sed -n 's/^web\.tile2 = //p' "$INI")
@@ -311,6 +314,7 @@ rc=0; "$TILEBENCH" sut status --web-users 3 --dir "$T/sut" >"$T/wu.out" 2>&1 || 
 expect "sut status --web-users" "$rc" -eq 2
 "$TILEBENCH" sut up --tiles 1 --web-users 3 --dir "$T/sut" >"$T/sut-up3.log" 2>&1 || fail "sut up --web-users 3: $(cat "$T/sut-up3.log")"
 PG=$(sed -n 's/^pg = //p' "$T/sut/sut.ini")
+PG=${PG/dbname=tilebench /dbname=tilebench_web }
 W1=$(sed -n 's/^web\.tile1 = //p' "$T/sut/sut.ini")
 expect "persons at 3 web users" "$(q 'SELECT count(*) FROM web1.persons')" -eq 300
 expect "events at 3 web users" "$(q 'SELECT count(*) FROM web1.events')" -eq 1500
