@@ -20,7 +20,8 @@
 
 typedef struct parse_state {
     tb_tiledef *def;
-    FILE *f;
+    const char *text; /* the whole file, len bytes, read line by line from off */
+    size_t len, off;
     int line;       /* current line, counted by our reader */
     char err[TB_ERR_LEN];
     int failed;
@@ -36,12 +37,21 @@ static uint64_t key_hash(const char *section, const char *key) {
     return h;
 }
 
-/* inih reader that counts lines, so the handler can say where a key is. */
+/* inih reader over the text in memory, with fgets' contract (at most num - 1
+ * bytes, up to and including a newline), that counts lines, so the handler
+ * can say where a key is. */
 static char *counting_reader(char *str, int num, void *stream) {
     parse_state *ps = stream;
-    char *r = fgets(str, num, ps->f);
-    if (r) ps->line++;
-    return r;
+    size_t n = 0;
+    if (num < 2 || ps->off >= ps->len) return NULL;
+    while (n < (size_t)num - 1 && ps->off < ps->len) {
+        char c = ps->text[ps->off++];
+        str[n++] = c;
+        if (c == '\n') break;
+    }
+    str[n] = '\0';
+    ps->line++;
+    return str;
 }
 
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
@@ -306,7 +316,7 @@ static int check(tb_tiledef *def, char *err) {
     return 0;
 }
 
-static char *slurp(FILE *f) {
+static char *slurp(FILE *f, size_t *lenp) {
     size_t cap = 4096, len = 0, n;
     char *buf = xmalloc(cap);
     while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
@@ -314,15 +324,16 @@ static char *slurp(FILE *f) {
         if (cap - len < 2) buf = xrealloc(buf, cap *= 2);
     }
     buf[len] = '\0';
+    *lenp = len;
     return buf;
 }
 
-int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
+int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
     parse_state ps;
     int rc;
     memset(def, 0, sizeof *def);
     memset(&ps, 0, sizeof ps);
-    snprintf(def->path, sizeof def->path, "%s", path);
+    snprintf(def->path, sizeof def->path, "%s", name);
     snprintf(def->name, sizeof def->name, "unnamed");
     def->stages.ramp_up_us = 5000000;
     def->stages.warm_up_us = 5000000;
@@ -330,31 +341,20 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
     def->stages.ramp_down_us = 2000000;
     def->stages.idle_us = 5000000;
     def->stages.phases = 1;
+    def->text = xmalloc(len + 1);
+    memcpy(def->text, text, len);
+    def->text[len] = '\0';
     ps.def = def;
-    ps.f = fopen(path, "r");
-    if (!ps.f) {
-        tb_seterr(err, "config %s: %s", path, strerror(errno));
-        return -1;
-    }
-    {
-        struct stat sb;
-        if (fstat(fileno(ps.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            fclose(ps.f);
-            tb_seterr(err, "config %s: is a directory, not a tile file", path);
-            return -1;
-        }
-    }
-    def->text = slurp(ps.f);
-    rewind(ps.f);
+    ps.text = text;
+    ps.len = len;
     rc = ini_parse_stream(counting_reader, &ps, handler, &ps);
-    fclose(ps.f);
     if (ps.failed) {
         tb_seterr(err, "%s", ps.err);
         tb_tiledef_free(def);
         return -1;
     }
     if (rc != 0) {
-        tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", path, rc);
+        tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", name, rc);
         tb_tiledef_free(def);
         return -1;
     }
@@ -363,6 +363,35 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
         return -1;
     }
     return 0;
+}
+
+int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
+    struct stat sb;
+    size_t len;
+    char *text;
+    int rc;
+    FILE *f = fopen(path, "r");
+    memset(def, 0, sizeof *def);
+    if (!f) {
+        tb_seterr(err, "config %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        tb_seterr(err, "config %s: is a directory, not a tile file", path);
+        return -1;
+    }
+    text = slurp(f, &len);
+    if (ferror(f)) {
+        tb_seterr(err, "config %s: %s", path, strerror(errno));
+        fclose(f);
+        free(text);
+        return -1;
+    }
+    fclose(f);
+    rc = tb_tiledef_parse(path, text, len, def, err);
+    free(text);
+    return rc;
 }
 
 void tb_tiledef_free(tb_tiledef *def) {

@@ -67,6 +67,14 @@ typedef struct tb_tiledef {
  * Returns 0 or -1 with err.
  */
 int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
+
+/*
+ * Parses a tile definition held in memory (text: len bytes, NUL not needed)
+ * into *def, as tb_tiledef_load does with a file's contents; name stands for
+ * the file in error messages ("name:LINE: [section] key: why") and in
+ * def->path. Returns 0 or -1 with err.
+ */
+int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) TB_WUR;
 void tb_tiledef_free(tb_tiledef *def);
 
 /* The workload's kind-specific value for key, or NULL. */
