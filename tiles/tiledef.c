@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "loadgen/workload.h"
+#include "powermeter/meter.h"
 
 #define MAX_KEYS_SEEN 1024
 
@@ -328,6 +329,106 @@ static char *slurp(FILE *f, size_t *lenp) {
     return buf;
 }
 
+/* Appends n bytes to the growing buffer *b (length *bl, capacity *bc). */
+static void put(char **b, size_t *bl, size_t *bc, const char *p, size_t n) {
+    if (*bl + n + 1 > *bc) {
+        while (*bl + n + 1 > *bc) *bc *= 2;
+        *b = xrealloc(*b, *bc);
+    }
+    memcpy(*b + *bl, p, n);
+    *bl += n;
+    (*b)[*bl] = '\0';
+}
+
+/* Redacts the secrets a PostgreSQL connection string may hold: the value of
+ * "password=" (keyword form) and the password of a postgresql:// URI. */
+static void put_conninfo(char **b, size_t *bl, size_t *bc, const char *v, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        int at_word = i == 0 || v[i - 1] == ' ' || v[i - 1] == '\t';
+        if (at_word && n - i > 8 && strncasecmp(v + i, "password", 8) == 0) {
+            size_t j = i + 8;
+            while (j < n && (v[j] == ' ' || v[j] == '\t')) j++;
+            if (j < n && v[j] == '=') {
+                j++;
+                while (j < n && (v[j] == ' ' || v[j] == '\t')) j++;
+                if (j < n && v[j] == '\'') { /* quoted: up to the closing quote, \' escaped */
+                    j++;
+                    while (j < n && v[j] != '\'') j += (v[j] == '\\' && j + 1 < n) ? 2 : 1;
+                    if (j < n) j++;
+                } else {
+                    while (j < n && v[j] != ' ' && v[j] != '\t' && v[j] != '\r' && v[j] != '\n') j++;
+                }
+                put(b, bl, bc, "password=***", 12);
+                i = j;
+                continue;
+            }
+        }
+        if (n - i > 3 && strncmp(v + i, "://", 3) == 0) { /* URI: redact like a meter URI, to the line end */
+            char in[1024], out[1024];
+            size_t start = i, end = i;
+            while (start > 0 && v[start - 1] != ' ' && v[start - 1] != '=') start--;
+            while (end < n && v[end] != ' ' && v[end] != '\r' && v[end] != '\n') end++;
+            if (end - start < sizeof in) {
+                memcpy(in, v + start, end - start);
+                in[end - start] = '\0';
+                tb_meter_redact_uri(in, out, sizeof out);
+                *bl -= i - start; /* drop the scheme already copied */
+                put(b, bl, bc, out, strlen(out));
+                i = end;
+                continue;
+            }
+        }
+        put(b, bl, bc, v + i, 1);
+        i++;
+    }
+}
+
+/*
+ * The tile file's text as stored with the run: the same bytes, except that
+ * [sut] mail_password's value becomes "***" and a pg / pg.tileN connection
+ * string loses its password, so no secret reaches the results database or a
+ * report (design: passwords never reach the database).
+ */
+static char *redacted_text(const char *text, size_t len) {
+    size_t cap = len + 64, bl = 0, pos = 0;
+    char *b = xmalloc(cap);
+    int in_sut = 0;
+    b[0] = '\0';
+    while (pos < len) {
+        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - line) + 1 : len - pos, k = 0, ks, ke, d;
+        pos += n;
+        while (k < n && (line[k] == ' ' || line[k] == '\t')) k++;
+        if (k < n && line[k] == '[') {
+            const char *close = memchr(line + k, ']', n - k);
+            in_sut = close && (size_t)(close - (line + k)) == 4 && strncmp(line + k, "[sut", 4) == 0;
+            put(&b, &bl, &cap, line, n);
+            continue;
+        }
+        ks = k;
+        while (k < n && line[k] != '=' && line[k] != ':' && line[k] != '\n') k++;
+        ke = k;
+        while (ke > ks && (line[ke - 1] == ' ' || line[ke - 1] == '\t')) ke--;
+        if (!in_sut || k >= n || line[k] == '\n') {
+            put(&b, &bl, &cap, line, n);
+            continue;
+        }
+        d = k + 1; /* the value starts after the delimiter */
+        if (ke - ks == 13 && strncmp(line + ks, "mail_password", 13) == 0) {
+            put(&b, &bl, &cap, line, d);
+            put(&b, &bl, &cap, " ***", 4);
+            if (line[n - 1] == '\n') put(&b, &bl, &cap, "\n", 1);
+        } else if (ke - ks >= 2 && strncmp(line + ks, "pg", 2) == 0 && (ke - ks == 2 || line[ks + 2] == '.')) {
+            put(&b, &bl, &cap, line, d);
+            put_conninfo(&b, &bl, &cap, line + d, n - d);
+        } else {
+            put(&b, &bl, &cap, line, n);
+        }
+    }
+    return b;
+}
+
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
     parse_state ps;
     int rc;
@@ -341,9 +442,7 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
     def->stages.ramp_down_us = 2000000;
     def->stages.idle_us = 5000000;
     def->stages.phases = 1;
-    def->text = xmalloc(len + 1);
-    memcpy(def->text, text, len);
-    def->text[len] = '\0';
+    def->text = redacted_text(text, len);
     ps.def = def;
     ps.text = text;
     ps.len = len;

@@ -58,7 +58,8 @@ typedef struct tb_tiledef {
     tb_qos_rule rules[TB_MAX_RULES];
     int has_sut;            /* a [sut] section was given */
     tb_sut_endpoints sut;
-    char *text;             /* the file's text, for the results store (caller frees via tb_tiledef_free) */
+    char *text;             /* the file's text for the results store, secrets redacted: [sut]
+                               mail_password and pg passwords become *** (tb_tiledef_free frees) */
 } tb_tiledef;
 
 /*
