@@ -343,7 +343,7 @@ static void put(char **b, size_t *bl, size_t *bc, const char *p, size_t n) {
 /* Redacts the secrets a PostgreSQL connection string may hold: the value of
  * "password=" (keyword form) and the password of a postgresql:// URI. */
 static void put_conninfo(char **b, size_t *bl, size_t *bc, const char *v, size_t n) {
-    size_t i = 0;
+    size_t i = 0, verbatim = 0; /* v[verbatim..i) was copied as is */
     while (i < n) {
         int at_word = i == 0 || v[i - 1] == ' ' || v[i - 1] == '\t';
         if (at_word && n - i > 8 && strncasecmp(v + i, "password", 8) == 0) {
@@ -360,14 +360,14 @@ static void put_conninfo(char **b, size_t *bl, size_t *bc, const char *v, size_t
                     while (j < n && v[j] != ' ' && v[j] != '\t' && v[j] != '\r' && v[j] != '\n') j++;
                 }
                 put(b, bl, bc, "password=***", 12);
-                i = j;
+                i = verbatim = j;
                 continue;
             }
         }
         if (n - i > 3 && strncmp(v + i, "://", 3) == 0) { /* URI: redact like a meter URI, to the line end */
             char in[1024], out[1024];
             size_t start = i, end = i;
-            while (start > 0 && v[start - 1] != ' ' && v[start - 1] != '=') start--;
+            while (start > verbatim && v[start - 1] != ' ' && v[start - 1] != '=') start--;
             while (end < n && v[end] != ' ' && v[end] != '\r' && v[end] != '\n') end++;
             if (end - start < sizeof in) {
                 memcpy(in, v + start, end - start);
@@ -375,7 +375,7 @@ static void put_conninfo(char **b, size_t *bl, size_t *bc, const char *v, size_t
                 tb_meter_redact_uri(in, out, sizeof out);
                 *bl -= i - start; /* drop the scheme already copied */
                 put(b, bl, bc, out, strlen(out));
-                i = end;
+                i = verbatim = end;
                 continue;
             }
         }
