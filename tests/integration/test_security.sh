@@ -6,8 +6,9 @@
 #  - No password reaches the results database, a report or the logs: a run
 #    whose tile file holds the mail password inline and a PostgreSQL
 #    password in its conninfo (the mail workload logs in with it), and a run
-#    with a password-bearing meter URI; then the database files, every
-#    report format, `runs` and the run's output are searched for them.
+#    with a password-bearing meter URI, and one whose PostgreSQL server
+#    refuses (the error names the server); then the database files, every
+#    report format, `runs` and the runs' output are searched for them.
 #  - Temporary folders are made with mkdtemp, never a guessed name: the
 #    sources use no tmpnam/tempnam/mktemp.
 source "$(dirname "$0")/lib.sh"
@@ -73,11 +74,20 @@ rc=0
 [ $rc -ne 0 ] || fail "a run with an unreachable meter succeeded"
 grep -q "ipmi://admin:\*\*\*@127.0.0.1:1" "$T/run-meter.log" || fail "the meter error does not show the redacted URI: $(cat "$T/run-meter.log")"
 
+# a PostgreSQL error names the server, without its password
+sed "s/^pg = .*/pg = $(echo "$PG" | sed 's/dbname=tilebench/dbname=nosuchdb/') password=$PGPW/" "$T/secrets.ini" >"$T/nodb.ini"
+rc=0
+"$TILEBENCH" run --config "$T/nodb.ini" --tiles 1 --steady 1s --idle 0 --db "$DB" >"$T/run-nodb.log" 2>&1 || rc=$?
+expect "run against a missing database: exit" "$rc" -eq 3
+grep -q 'connect .*dbname=nosuchdb.*does not exist' "$T/run-nodb.log" || fail "unclear error: $(cat "$T/run-nodb.log")"
+grep -qF -- "$PGPW" "$T/run-nodb.log" && fail "the PostgreSQL password is in the error: $(cat "$T/run-nodb.log")"
+echo "ok: $(grep -o 'connect .*' "$T/run-nodb.log" | head -1)"
+
 for fmt in text html json csv; do "$TILEBENCH" report latest --db "$DB" --format $fmt -o "$T/report.$fmt" || fail "report $fmt"; done
 "$TILEBENCH" runs --db "$DB" >"$T/runs.out"
 for secret in "$MAILPW" "$PGPW" "$MPW"; do
     # the database with its WAL, read as bytes; every report; every log of tilebench
-    if grep -alF -- "$secret" "$DB" "$DB-wal" "$T"/report.* "$T/runs.out" "$T/run.log" "$T/run-meter.log" 2>/dev/null; then
+    if grep -alF -- "$secret" "$DB" "$DB-wal" "$T"/report.* "$T/runs.out" "$T/run.log" "$T/run-meter.log" "$T/run-nodb.log" 2>/dev/null; then
         fail "a password ($secret) was found in the files above"
     fi
 done
