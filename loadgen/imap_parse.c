@@ -12,6 +12,10 @@
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* How many bytes of p[0..end) an error message quotes: at most 20, and never
+ * past end (a response is not NUL-terminated; found by fuzz_imap). */
+static int shown(const char *p, const char *end) { return p >= end ? 0 : end - p < 20 ? (int)(end - p) : 20; }
+
 void tb_imap_scan_reset(tb_imap_scan *s) { memset(s, 0, sizeof *s); }
 
 /*
@@ -150,7 +154,7 @@ int tb_imap_resp_parse(const char *buf, size_t len, tb_imap_resp *out, char *err
             unsigned char c = (unsigned char)*p;
             if (c <= ' ' || c >= 0x7f || c == '(' || c == ')' || c == '{' || c == '%' || c == '"' || c == '\\' ||
                 n + 1 >= sizeof out->tag) {
-                tb_seterr(err, "imap response: bad tag in '%.20s'", buf);
+                tb_seterr(err, "imap response: bad tag in '%.*s'", shown(buf, end), buf);
                 return -1;
             }
             out->tag[n++] = (char)c;
@@ -158,7 +162,7 @@ int tb_imap_resp_parse(const char *buf, size_t len, tb_imap_resp *out, char *err
         }
         out->tag[n] = '\0';
         if (p >= end || n == 0) {
-            tb_seterr(err, "imap response: '%.20s' is not '* ...', '+ ...' or 'TAG STATUS ...'", buf);
+            tb_seterr(err, "imap response: '%.*s' is not '* ...', '+ ...' or 'TAG STATUS ...'", shown(buf, end), buf);
             return -1;
         }
         p++;
@@ -183,7 +187,7 @@ typedef struct cursor {
 } cursor;
 
 static int cfail(cursor *c, const char *what) {
-    tb_seterr(c->err, "imap FETCH: %s at '%.20s'", what, c->p < c->end ? c->p : "");
+    tb_seterr(c->err, "imap FETCH: %s at '%.*s'", what, shown(c->p, c->end), c->p < c->end ? c->p : "");
     return -1;
 }
 
@@ -368,7 +372,7 @@ int tb_imap_search_parse(const tb_imap_resp *r, uint32_t *out, size_t cap, size_
         if (c.p >= c.end) return 0;
         if (*c.p == '(') return 0; /* "(MODSEQ n)" of CONDSTORE ends the list */
         if (read_number(&c, &v) != 0) {
-            tb_seterr(err, "imap SEARCH: '%.20s' is not a number", c.p);
+            tb_seterr(err, "imap SEARCH: '%.*s' is not a number", shown(c.p, c.end), c.p);
             return -1;
         }
         if (*n < cap) out[*n] = v;

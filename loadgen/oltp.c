@@ -492,11 +492,33 @@ static void oltp_user_free(void *st) {
 
 /* SUT-ready check: one connection, and tiles 1..tiles each have their
  * schema with its products loaded. */
+/*
+ * conninfo as shown in a message: every option libpq reads from it except
+ * the password (PQconninfoParse; keyword=value in libpq's order), so no
+ * password reaches the terminal, the log or the run's events. "(unparsable
+ * conninfo)" when libpq cannot read it.
+ */
+static void conninfo_shown(const char *ci, char *out, size_t len) {
+    PQconninfoOption *opts = PQconninfoParse(ci, NULL);
+    size_t n = 0;
+    out[0] = '\0';
+    if (!opts) {
+        snprintf(out, len, "(unparsable conninfo)");
+        return;
+    }
+    for (PQconninfoOption *o = opts; o->keyword && n < len; o++) {
+        if (!o->val || strcmp(o->keyword, "password") == 0) continue;
+        n += (size_t)snprintf(out + n, len - n, "%s%s=%s", n ? " " : "", o->keyword, o->val);
+    }
+    PQconninfoFree(opts);
+}
+
 static int oltp_probe(const void *cfg, int tiles, char *err) {
     const oltp_cfg *c = cfg;
     int rc = 0;
     for (int t = 1; t <= tiles && rc == 0; t++) {
         const char *ci = conninfo_for(c, t);
+        char shown[600];
         const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
         const char *vals[] = {ci, "tilebench-probe", "10", NULL};
         char sql[96];
@@ -511,16 +533,18 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
             char *msg = PQerrorMessage(conn);
             size_t n = strlen(msg);
             while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
-            tb_seterr(err, "oltp: tile %d: connect %s: %s", t, ci, msg);
+            conninfo_shown(ci, shown, sizeof shown);
+            tb_seterr(err, "oltp: tile %d: connect %s: %s", t, shown, msg);
             PQfinish(conn);
             return -1;
         }
         snprintf(sql, sizeof sql, "SELECT count(*) FROM tile%d.products", t);
         r = PQexec(conn, sql);
         if (PQresultStatus(r) != PGRES_TUPLES_OK || atoi(PQgetvalue(r, 0, 0)) != TB_OLTP_PRODUCTS) {
+            conninfo_shown(ci, shown, sizeof shown);
             tb_seterr(err, "oltp: %s: tile %d has no OLTP data (schema tile%d with %d products); load it with "
                            "`tilebench sut up --tiles %d` or point [sut] pg at a loaded server",
-                      ci, t, t, TB_OLTP_PRODUCTS, tiles);
+                      shown, t, t, TB_OLTP_PRODUCTS, tiles);
             rc = -1;
         }
         PQclear(r);

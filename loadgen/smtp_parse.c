@@ -11,6 +11,10 @@
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* How many of n bytes an error message quotes: at most 20 (a reply is not
+ * NUL-terminated, so never past its end; found by fuzz_smtp). */
+static int shown(size_t n) { return n < 20 ? (int)n : 20; }
+
 /* Keyword at the start of an EHLO line's text (case-insensitive, whole word). */
 static int keyword_is(const char *text, size_t n, const char *kw) {
     size_t k = strlen(kw);
@@ -29,11 +33,11 @@ int tb_smtp_reply_parse(const char *buf, size_t len, tb_smtp_reply *out, char *e
         /* Check the code as soon as its bytes are here: garbage fails fast. */
         for (size_t i = 0; i < 3 && i < avail; i++)
             if (!is_digit(buf[pos + i])) {
-                tb_seterr(err, "smtp reply: expected a 3-digit code, got '%.20s'", buf + pos);
+                tb_seterr(err, "smtp reply: expected a 3-digit code, got '%.*s'", shown(avail), buf + pos);
                 return -1;
             }
         if (avail >= 4 && buf[pos + 3] != '-' && buf[pos + 3] != ' ' && buf[pos + 3] != '\r' && buf[pos + 3] != '\n') {
-            tb_seterr(err, "smtp reply: bad separator after code in '%.20s'", buf + pos);
+            tb_seterr(err, "smtp reply: bad separator after code in '%.*s'", shown(avail), buf + pos);
             return -1;
         }
         lf = avail ? memchr(buf + pos, '\n', avail) : NULL;

@@ -72,6 +72,11 @@ static int leading_number(const char *p, double *v) {
     return end == p || errno == ERANGE ? -1 : 0;
 }
 
+/* A reporting period in ms, 0 (unknown) when it does not fit 32 bits: a
+ * garbled "Sampling period: 4444...4 Seconds" must not overflow the cast
+ * (found by fuzz_ipmi). */
+static uint32_t period_ms(double ms) { return ms >= 0 && ms <= (double)UINT32_MAX ? (uint32_t)ms : 0; }
+
 int tb_ipmi_parse_dcmi_text(const char *text, tb_ipmi_dcmi *out) {
     const char *p;
     double v;
@@ -92,9 +97,9 @@ int tb_ipmi_parse_dcmi_text(const char *text, tb_ipmi_dcmi *out) {
         const char *u = p;
         while (*u == ' ' || isdigit((unsigned char)*u) || *u == '.')
             u++;
-        out->period_ms = (uint32_t)(strncasecmp(u, "milli", 5) == 0 ? v : v * 1000.0);
+        out->period_ms = period_ms(strncasecmp(u, "milli", 5) == 0 ? v : v * 1000.0);
     } else if ((p = after_label(text, "Statistics reporting time period")) && leading_number(p, &v) == 0 && v >= 0) {
-        out->period_ms = (uint32_t)v; /* FreeIPMI: milliseconds */
+        out->period_ms = period_ms(v); /* FreeIPMI: milliseconds */
     }
     if ((p = strstr(text, "Power reading state is")) != NULL) {
         p += strlen("Power reading state is");

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -315,6 +316,12 @@ struct tb_store {
 
 /* ---- small helpers ---------------------------------------------------- */
 
+/* 1 when this process has a file size limit (RLIMIT_FSIZE, `ulimit -f`). */
+static int write_limited(void) {
+    struct rlimit rl;
+    return getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+}
+
 /* Fills err with "what: <sqlite message>", adding what a full disk means for
  * the data, because "database or disk is full" alone leaves the user asking
  * whether the run is lost. */
@@ -323,6 +330,12 @@ static void set_db_err(tb_store *s, char *err, const char *what) {
     const char *msg = sqlite3_errmsg(s->db);
     if ((code & 0xff) == SQLITE_FULL)
         tb_seterr(err, "%s: %s (no space left for %s; this interval was not written, earlier ones are intact)",
+                  what, msg, s->path);
+    else if (sqlite3_extended_errcode(s->db) == SQLITE_IOERR_WRITE && write_limited())
+        /* RLIMIT_FSIZE (ulimit -f): the write failed with EFBIG, which SQLite
+         * reports as a plain I/O error (its saved errno is not reliable) */
+        tb_seterr(err, "%s: %s (file size limit reached for %s: ulimit -f; this interval was not written, "
+                       "earlier ones are intact)",
                   what, msg, s->path);
     else
         tb_seterr(err, "%s: %s", what, msg);

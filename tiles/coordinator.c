@@ -653,7 +653,7 @@ static void cleanup(run_ctx *c) {
 static void note(run_ctx *c, const char *kind, const char *msg) {
     char e[TB_ERR_LEN];
     if (c->store && c->run_id > 0 && tb_store_event(c->store, c->run_id, kind, msg, e) != 0)
-        tb_log(TB_LOG_WARN, "store event: %s", e);
+        tb_log(TB_LOG_WARN, "%s", e); /* e starts with "store event: " */
 }
 
 int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {

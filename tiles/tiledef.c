@@ -15,12 +15,14 @@
 #include <unistd.h>
 
 #include "loadgen/workload.h"
+#include "powermeter/meter.h"
 
 #define MAX_KEYS_SEEN 1024
 
 typedef struct parse_state {
     tb_tiledef *def;
-    FILE *f;
+    const char *text; /* the whole file, len bytes, read line by line from off */
+    size_t len, off;
     int line;       /* current line, counted by our reader */
     char err[TB_ERR_LEN];
     int failed;
@@ -36,12 +38,21 @@ static uint64_t key_hash(const char *section, const char *key) {
     return h;
 }
 
-/* inih reader that counts lines, so the handler can say where a key is. */
+/* inih reader over the text in memory, with fgets' contract (at most num - 1
+ * bytes, up to and including a newline), that counts lines, so the handler
+ * can say where a key is. */
 static char *counting_reader(char *str, int num, void *stream) {
     parse_state *ps = stream;
-    char *r = fgets(str, num, ps->f);
-    if (r) ps->line++;
-    return r;
+    size_t n = 0;
+    if (num < 2 || ps->off >= ps->len) return NULL;
+    while (n < (size_t)num - 1 && ps->off < ps->len) {
+        char c = ps->text[ps->off++];
+        str[n++] = c;
+        if (c == '\n') break;
+    }
+    str[n] = '\0';
+    ps->line++;
+    return str;
 }
 
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
@@ -316,7 +327,7 @@ static int check(tb_tiledef *def, char *err) {
     return 0;
 }
 
-static char *slurp(FILE *f) {
+static char *slurp(FILE *f, size_t *lenp) {
     size_t cap = 4096, len = 0, n;
     char *buf = xmalloc(cap);
     while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
@@ -324,15 +335,116 @@ static char *slurp(FILE *f) {
         if (cap - len < 2) buf = xrealloc(buf, cap *= 2);
     }
     buf[len] = '\0';
+    *lenp = len;
     return buf;
 }
 
-int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
+/* Appends n bytes to the growing buffer *b (length *bl, capacity *bc). */
+static void put(char **b, size_t *bl, size_t *bc, const char *p, size_t n) {
+    if (*bl + n + 1 > *bc) {
+        while (*bl + n + 1 > *bc) *bc *= 2;
+        *b = xrealloc(*b, *bc);
+    }
+    memcpy(*b + *bl, p, n);
+    *bl += n;
+    (*b)[*bl] = '\0';
+}
+
+/* Redacts the secrets a PostgreSQL connection string may hold: the value of
+ * "password=" (keyword form) and the password of a postgresql:// URI. */
+static void put_conninfo(char **b, size_t *bl, size_t *bc, const char *v, size_t n) {
+    size_t i = 0, verbatim = 0; /* v[verbatim..i) was copied as is */
+    while (i < n) {
+        int at_word = i == 0 || v[i - 1] == ' ' || v[i - 1] == '\t';
+        if (at_word && n - i > 8 && strncasecmp(v + i, "password", 8) == 0) {
+            size_t j = i + 8;
+            while (j < n && (v[j] == ' ' || v[j] == '\t')) j++;
+            if (j < n && v[j] == '=') {
+                j++;
+                while (j < n && (v[j] == ' ' || v[j] == '\t')) j++;
+                if (j < n && v[j] == '\'') { /* quoted: up to the closing quote, \' escaped */
+                    j++;
+                    while (j < n && v[j] != '\'') j += (v[j] == '\\' && j + 1 < n) ? 2 : 1;
+                    if (j < n) j++;
+                } else {
+                    while (j < n && v[j] != ' ' && v[j] != '\t' && v[j] != '\r' && v[j] != '\n') j++;
+                }
+                put(b, bl, bc, "password=***", 12);
+                i = verbatim = j;
+                continue;
+            }
+        }
+        if (n - i > 3 && strncmp(v + i, "://", 3) == 0) { /* URI: redact like a meter URI, to the line end */
+            char in[1024], out[1024];
+            size_t start = i, end = i;
+            while (start > verbatim && v[start - 1] != ' ' && v[start - 1] != '=') start--;
+            while (end < n && v[end] != ' ' && v[end] != '\r' && v[end] != '\n') end++;
+            if (end - start < sizeof in) {
+                memcpy(in, v + start, end - start);
+                in[end - start] = '\0';
+                tb_meter_redact_uri(in, out, sizeof out);
+                *bl -= i - start; /* drop the scheme already copied */
+                put(b, bl, bc, out, strlen(out));
+                i = verbatim = end;
+                continue;
+            }
+        }
+        put(b, bl, bc, v + i, 1);
+        i++;
+    }
+}
+
+/*
+ * The tile file's text as stored with the run: the same bytes, except that
+ * [sut] mail_password's value becomes "***" and a pg / pg.tileN connection
+ * string loses its password, so no secret reaches the results database or a
+ * report (design: passwords never reach the database).
+ */
+static char *redacted_text(const char *text, size_t len) {
+    size_t cap = len + 64, bl = 0, pos = 0;
+    char *b = xmalloc(cap);
+    int in_sut = 0;
+    b[0] = '\0';
+    while (pos < len) {
+        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - line) + 1 : len - pos, k = 0, ks, ke, d;
+        pos += n;
+        while (k < n && (line[k] == ' ' || line[k] == '\t')) k++;
+        if (k < n && line[k] == '[') {
+            const char *close = memchr(line + k, ']', n - k);
+            in_sut = close && (size_t)(close - (line + k)) == 4 && strncmp(line + k, "[sut", 4) == 0;
+            put(&b, &bl, &cap, line, n);
+            continue;
+        }
+        ks = k;
+        while (k < n && line[k] != '=' && line[k] != ':' && line[k] != '\n') k++;
+        ke = k;
+        while (ke > ks && (line[ke - 1] == ' ' || line[ke - 1] == '\t')) ke--;
+        if (!in_sut || k >= n || line[k] == '\n') {
+            put(&b, &bl, &cap, line, n);
+            continue;
+        }
+        d = k + 1; /* the value starts after the delimiter */
+        if (ke - ks == 13 && strncmp(line + ks, "mail_password", 13) == 0) {
+            put(&b, &bl, &cap, line, d);
+            put(&b, &bl, &cap, " ***", 4);
+            if (line[n - 1] == '\n') put(&b, &bl, &cap, "\n", 1);
+        } else if (ke - ks >= 2 && strncmp(line + ks, "pg", 2) == 0 && (ke - ks == 2 || line[ks + 2] == '.')) {
+            put(&b, &bl, &cap, line, d);
+            put_conninfo(&b, &bl, &cap, line + d, n - d);
+        } else {
+            put(&b, &bl, &cap, line, n);
+        }
+    }
+    return b;
+}
+
+int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
     parse_state ps;
     int rc;
     memset(def, 0, sizeof *def);
     memset(&ps, 0, sizeof ps);
-    snprintf(def->path, sizeof def->path, "%s", path);
+    snprintf(def->path, sizeof def->path, "%s", name);
     snprintf(def->name, sizeof def->name, "unnamed");
     def->stages.ramp_up_us = 5000000;
     def->stages.warm_up_us = 5000000;
@@ -340,31 +452,18 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
     def->stages.ramp_down_us = 2000000;
     def->stages.idle_us = 5000000;
     def->stages.phases = 1;
+    def->text = redacted_text(text, len);
     ps.def = def;
-    ps.f = fopen(path, "r");
-    if (!ps.f) {
-        tb_seterr(err, "config %s: %s", path, strerror(errno));
-        return -1;
-    }
-    {
-        struct stat sb;
-        if (fstat(fileno(ps.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            fclose(ps.f);
-            tb_seterr(err, "config %s: is a directory, not a tile file", path);
-            return -1;
-        }
-    }
-    def->text = slurp(ps.f);
-    rewind(ps.f);
+    ps.text = text;
+    ps.len = len;
     rc = ini_parse_stream(counting_reader, &ps, handler, &ps);
-    fclose(ps.f);
     if (ps.failed) {
         tb_seterr(err, "%s", ps.err);
         tb_tiledef_free(def);
         return -1;
     }
     if (rc != 0) {
-        tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", path, rc);
+        tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", name, rc);
         tb_tiledef_free(def);
         return -1;
     }
@@ -373,6 +472,35 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
         return -1;
     }
     return 0;
+}
+
+int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
+    struct stat sb;
+    size_t len;
+    char *text;
+    int rc;
+    FILE *f = fopen(path, "r");
+    memset(def, 0, sizeof *def);
+    if (!f) {
+        tb_seterr(err, "config %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        tb_seterr(err, "config %s: is a directory, not a tile file", path);
+        return -1;
+    }
+    text = slurp(f, &len);
+    if (ferror(f)) {
+        tb_seterr(err, "config %s: %s", path, strerror(errno));
+        fclose(f);
+        free(text);
+        return -1;
+    }
+    fclose(f);
+    rc = tb_tiledef_parse(path, text, len, def, err);
+    free(text);
+    return rc;
 }
 
 void tb_tiledef_free(tb_tiledef *def) {

@@ -59,7 +59,8 @@ typedef struct tb_tiledef {
     int has_sut;            /* a [sut] section with endpoints was given (telemetry alone does not count) */
     char telemetry[256];    /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default */
     tb_sut_endpoints sut;
-    char *text;             /* the file's text, for the results store (caller frees via tb_tiledef_free) */
+    char *text;             /* the file's text for the results store, secrets redacted: [sut]
+                               mail_password and pg passwords become *** (tb_tiledef_free frees) */
 } tb_tiledef;
 
 /*
@@ -68,6 +69,14 @@ typedef struct tb_tiledef {
  * Returns 0 or -1 with err.
  */
 int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
+
+/*
+ * Parses a tile definition held in memory (text: len bytes, NUL not needed)
+ * into *def, as tb_tiledef_load does with a file's contents; name stands for
+ * the file in error messages ("name:LINE: [section] key: why") and in
+ * def->path. Returns 0 or -1 with err.
+ */
+int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) TB_WUR;
 void tb_tiledef_free(tb_tiledef *def);
 
 /* The workload's kind-specific value for key, or NULL. */

@@ -231,6 +231,39 @@ static void examples_parse(void **state) {
     }
 }
 
+/* Secrets in [sut] reach the parsed endpoints but not the text stored with
+ * the run; everything else of the text is kept byte for byte. Parsed from
+ * memory (tb_tiledef_parse), without a terminating NUL. */
+static void stored_text_has_no_secrets(void **state) {
+    static const char text[] =
+        "[tile]\nname = t\n; password = not-a-secret-here\n[workload.kv]\nkind = kv\nreference = 10\n"
+        "[sut]\npg = host=127.0.0.1 password = 'Se cr\\'et1' dbname=x\n"
+        "pg.tile2 = postgresql://tb:Secret2@127.0.0.1:5432/tb?password=Secret3\n"
+        "mail_password: Secret4\nmail_user = tile%t-user%u\n[sutx]\nmail_password = kept\n";
+    char buf[sizeof text - 1];
+    tb_tiledef def;
+    char err[TB_ERR_LEN] = "";
+    (void)state;
+    memcpy(buf, text, sizeof buf);
+    if (tb_tiledef_parse("mem.ini", buf, sizeof buf, &def, err) == 0) fail_msg("[sutx] accepted");
+    assert_non_null(strstr(err, "mem.ini:"));
+    /* the same without the unknown section */
+    if (tb_tiledef_parse("mem.ini", buf, (size_t)(strstr(text, "[sutx]") - text), &def, err) != 0) fail_msg("%s", err);
+    assert_string_equal(def.sut.mail_password, "Secret4");
+    assert_non_null(strstr(def.sut.pg_conninfo, "Se cr\\'et1"));
+    for (int i = 1; i <= 4; i++) {
+        char secret[16];
+        snprintf(secret, sizeof secret, "Secret%d", i);
+        if (strstr(def.text, secret) || strstr(def.text, "cr\\'et1")) fail_msg("stored text holds a secret:\n%s", def.text);
+    }
+    assert_non_null(strstr(def.text, "pg = host=127.0.0.1 password=*** dbname=x\n"));
+    assert_non_null(strstr(def.text, "pg.tile2 = postgresql://tb:***@127.0.0.1:5432/tb?password=***\n"));
+    assert_non_null(strstr(def.text, "mail_password: ***\n"));
+    assert_non_null(strstr(def.text, "; password = not-a-secret-here\n"));
+    assert_non_null(strstr(def.text, "\nmail_user = tile%t-user%u\n"));
+    tb_tiledef_free(&def);
+}
+
 static void unreadable_file(void **state) {
     tb_tiledef def;
     char err[TB_ERR_LEN] = "";
@@ -245,7 +278,7 @@ int main(void) {
         cmocka_unit_test(durations),         cmocka_unit_test(numbers),
         cmocka_unit_test(tile_specs),        cmocka_unit_test(standard_tile_parses),
         cmocka_unit_test(sut_section_and_overrides), cmocka_unit_test(bad_files),
-        cmocka_unit_test(sut_telemetry_key),
+        cmocka_unit_test(sut_telemetry_key),         cmocka_unit_test(stored_text_has_no_secrets),
         cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# test_disk_full.sh: the results database runs out of room in the middle of
+# a sweep (level 1 committed, level 2 running). The run stops with exit 3 and
+# an error that names the database and says it is full; level 1 stays intact
+# (with its ops and power samples), SQLite's integrity check passes, and once
+# there is room again the same database takes a new run.
+# The database lives on a 4 MB tmpfs, filled to the last byte after level 1
+# (a real ENOSPC). Where mounting is not allowed (an unprivileged container),
+# the run's RLIMIT_FSIZE is lowered to the database's size instead (prlimit;
+# SIGXFSZ ignored, so the write fails with EFBIG).
+source "$(dirname "$0")/lib.sh"
+
+"$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
+mkdir "$T/small"
+MODE=fsize
+if [ "${TB_TEST_DISK_FULL:-}" != fsize ] && mount -t tmpfs -o size=4m tmpfs "$T/small" 2>"$T/mount.log"; then
+    MODE=tmpfs
+    at_exit 'umount "$T/small"'
+fi
+echo "ok: disk full by $MODE"
+DB="$T/small/results.db"
+q() { sqlite3 -batch "$DB" "$1"; }
+levels() { q "SELECT count(*) FROM levels" 2>/dev/null || echo 0; }
+
+(
+    trap '' XFSZ # inherited as ignored: an over-limit write fails with EFBIG instead of killing the run
+    exec "$TILEBENCH" run --config "$T/tile.ini" --tiles 1..2 --ramp-up 1s --warm-up 1s --steady 8s --ramp-down 0 \
+        --idle 1s --db "$DB" --quiet >"$T/run.log" 2>&1
+) &
+pid=$!
+at_exit 'kill $pid 2>/dev/null'
+for _ in $(seq 1 240); do
+    [ "$(levels)" -ge 1 ] && break
+    kill -0 $pid 2>/dev/null || fail "run ended before level 1 was stored: $(cat "$T/run.log")"
+    sleep 0.25
+done
+expect "levels stored before the disk fills" "$(levels)" -eq 1
+if [ $MODE = tmpfs ]; then
+    dd if=/dev/zero of="$T/small/fill" bs=4k >/dev/null 2>&1 || true # stops at ENOSPC
+    expect "free blocks left on the small filesystem" "$(df --output=avail "$T/small" | tail -1 | tr -d ' ')" -eq 0
+else
+    size=$(cat "$DB" "$DB-wal" 2>/dev/null | wc -c)
+    prlimit --pid "$pid" --fsize="$size" || fail "prlimit failed"
+fi
+
+rc=0
+wait $pid || rc=$?
+cat "$T/run.log"
+expect "exit code when the database is full" "$rc" -eq 3
+grep -q "store put level 2 phase 1: .*$DB" "$T/run.log" || fail "the error does not name level 2 and the database"
+if [ $MODE = tmpfs ]; then
+    grep -q "database or disk is full (no space left for $DB" "$T/run.log" || fail "the error does not say the disk is full"
+else
+    grep -q "file size limit reached for $DB" "$T/run.log" || fail "the error does not say the file size limit was reached"
+fi
+grep -q "earlier ones are intact" "$T/run.log" || fail "the error does not say what is kept"
+
+# still full: the database reads, and it is consistent
+expect "integrity_check while full" "$(q 'PRAGMA integrity_check')" = ok
+[ $MODE = tmpfs ] && rm -f "$T/small/fill"
+expect "integrity_check" "$(q 'PRAGMA integrity_check')" = ok
+expect "levels kept" "$(q 'SELECT group_concat(tiles) FROM levels')" = 1
+expect "level 1 ops" "$(q 'SELECT sum(count) FROM ops')" -gt 0
+expect "level 1 power samples" "$(q 'SELECT count(*) FROM power_samples p JOIN levels l ON p.level_id = l.id')" -gt 0
+"$TILEBENCH" report latest --db "$DB" --format json >"$T/report.json" || fail "report failed"
+status=$(jq -r .run.status "$T/report.json")
+[ "$status" = interrupted ] || [ "$status" = aborted ] || fail "status '$status', want interrupted or aborted"
+echo "ok: run status $status"
+expect "report levels" "$(jq '.run.levels | length' "$T/report.json")" -eq 1
+
+# with room again, the same database takes a new run (no limit on this one)
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --ramp-up 0 --warm-up 1s --steady 2s --ramp-down 0 --idle 0 \
+    --db "$DB" --quiet >"$T/run2.log" 2>&1 || fail "a new run on the same database exited $?: $(cat "$T/run2.log")"
+expect "new run complete" "$(q 'SELECT status FROM runs ORDER BY id DESC LIMIT 1')" = complete
+expect "integrity_check after the new run" "$(q 'PRAGMA integrity_check')" = ok
+echo "PASS test_disk_full"

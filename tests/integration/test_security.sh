@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# test_security.sh: cheap checks of the security promises.
+#  - The embedded SUT listens on loopback only: every TCP socket its
+#    servers (PostgreSQL, Redis, Dovecot and their children) listen on,
+#    per `ss -ltnp`, is bound to 127.0.0.1 or ::1.
+#  - No password reaches the results database, a report or the logs: a run
+#    whose tile file holds the mail password inline and a PostgreSQL
+#    password in its conninfo (the mail workload logs in with it), and a run
+#    with a password-bearing meter URI, and one whose PostgreSQL server
+#    refuses (the error names the server); then the database files, every
+#    report format, `runs` and the runs' output are searched for them.
+#  - Temporary folders are made with mkdtemp, never a guessed name: the
+#    sources use no tmpnam/tempnam/mktemp.
+source "$(dirname "$0")/lib.sh"
+
+"$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+SUT="$T/sut/sut.ini"
+
+# ---- loopback only ----
+# the servers `sut up` recorded (sut.state), the processes whose command lines
+# name the SUT folder, and all their descendants
+pids="$(awk '!/^#/ && NF >= 4 { print $2 }' "$T/sut/sut.state") $(pgrep -f "$T/sut" || true)"
+[ -n "$pids" ] || fail "no SUT process found"
+all=" "
+while [ -n "$pids" ]; do
+    next=""
+    for p in $pids; do
+        case "$all" in *" $p "*) continue ;; esac
+        all="$all$p "
+        next="$next $(pgrep -P "$p" || true)"
+    done
+    pids=$next
+done
+n=0
+while read -r line; do
+    owner=0
+    for p in $all; do case "$line" in *"pid=$p,"*) owner=1 ;; esac; done
+    [ $owner -eq 1 ] || continue
+    addr=$(echo "$line" | awk '{print $4}')
+    case "$addr" in
+    127.0.0.1:* | \[::1\]:*) n=$((n + 1)) ;;
+    *) fail "an embedded SUT server listens beyond loopback: $line" ;;
+    esac
+done < <(ss -Hltnp)
+# PostgreSQL, Redis, Dovecot IMAP and LMTP at least
+expect "SUT listening sockets found, all on loopback" "$n" -ge 4
+
+# ---- no password in the database, reports or logs ----
+MAILPW=$(cat "$(sed -n 's/^mail_password_file = //p' "$SUT")")
+[ -n "$MAILPW" ] || fail "no mail password in the SUT"
+PGPW="Pg-Secret-$$"
+PG=$(sed -n 's/^pg = //p' "$SUT")
+{
+    printf '[tile]\nname = secrets\n[workload.mail]\nkind = mail\nusers = 2\ncycle_time = 300ms\nsend_interval = 500ms\n'
+    printf 'session_length = 1m\ntimeout = 2s\nunit = ops/min\nreference = 100\n'
+    printf '[workload.oltp]\nkind = oltp\nusers = 1\nthink_time = 100ms\nunit = OPM\nreference = 100\ntimeout = 5s\n'
+    grep -v '^mail_password_file\|^pg = ' "$SUT"
+    printf 'mail_password = %s\n' "$MAILPW"
+    printf 'pg = %s password=%s\n' "$PG" "$PGPW" # the embedded SUT trusts loopback: the password is not checked
+} >"$T/secrets.ini"
+DB="$T/r.db"
+"$TILEBENCH" run --config "$T/secrets.ini" --tiles 1 --ramp-up 0 --warm-up 1s --steady 3s --ramp-down 0 --idle 0 \
+    --db "$DB" --label "security" >"$T/run.log" 2>&1 || fail "run exited $?: $(cat "$T/run.log")"
+"$TILEBENCH" report latest --db "$DB" --format json >"$T/r.json"
+expect "mail ops (logged in with the inline password)" "$(jq '[.run.levels[0].workloads[] | select(.name=="mail") | .ops] | add' "$T/r.json")" -gt 0
+expect "oltp ops (connected with the password-bearing conninfo)" "$(jq '[.run.levels[0].workloads[] | select(.name=="oltp") | .ops] | add' "$T/r.json")" -gt 0
+jq -r .run.config_text "$T/r.json" | grep -q '^mail_password = \*\*\*$' || fail "stored config text lacks the redacted mail_password line"
+
+# a meter URI with a password: the meter does not answer, the run stops at start
+MPW="Meter-Secret-$$"
+rc=0
+"$TILEBENCH" run --config "$T/secrets.ini" --tiles 1 --steady 1s --idle 0 --db "$DB" \
+    --meter "ipmi://admin:$MPW@127.0.0.1:1?method=dcmi&timeout=1s" >"$T/run-meter.log" 2>&1 || rc=$?
+[ $rc -ne 0 ] || fail "a run with an unreachable meter succeeded"
+grep -q "ipmi://admin:\*\*\*@127.0.0.1:1" "$T/run-meter.log" || fail "the meter error does not show the redacted URI: $(cat "$T/run-meter.log")"
+
+# a PostgreSQL error names the server, without its password
+sed "s/^pg = .*/pg = $(echo "$PG" | sed 's/dbname=tilebench/dbname=nosuchdb/') password=$PGPW/" "$T/secrets.ini" >"$T/nodb.ini"
+rc=0
+"$TILEBENCH" run --config "$T/nodb.ini" --tiles 1 --steady 1s --idle 0 --db "$DB" >"$T/run-nodb.log" 2>&1 || rc=$?
+expect "run against a missing database: exit" "$rc" -eq 3
+grep -q 'connect .*dbname=nosuchdb.*does not exist' "$T/run-nodb.log" || fail "unclear error: $(cat "$T/run-nodb.log")"
+grep -qF -- "$PGPW" "$T/run-nodb.log" && fail "the PostgreSQL password is in the error: $(cat "$T/run-nodb.log")"
+echo "ok: $(grep -o 'connect .*' "$T/run-nodb.log" | head -1)"
+
+for fmt in text html json csv; do "$TILEBENCH" report latest --db "$DB" --format $fmt -o "$T/report.$fmt" || fail "report $fmt"; done
+"$TILEBENCH" runs --db "$DB" >"$T/runs.out"
+for secret in "$MAILPW" "$PGPW" "$MPW"; do
+    # the database with its WAL, read as bytes; every report; every log of tilebench
+    if grep -alF -- "$secret" "$DB" "$DB-wal" "$T"/report.* "$T/runs.out" "$T/run.log" "$T/run-meter.log" "$T/run-nodb.log" 2>/dev/null; then
+        fail "a password ($secret) was found in the files above"
+    fi
+done
+sqlite3 "$DB" .dump >"$T/dump.sql"
+grep -qF -- "$MAILPW" "$T/dump.sql" && fail "the mail password is in the database dump"
+grep -qF -- "$PGPW" "$T/dump.sql" && fail "the PostgreSQL password is in the database dump"
+echo "ok: no password in the database, $(ls "$T"/report.* | wc -l) reports, runs and the run logs"
+
+# ---- temporary folders: mkdtemp only ----
+if grep -rnE '\b(tmpnam|tempnam|mktemp)\s*\(' "$TB_SOURCE_DIR"/{common,tiles,loadgen,powermeter,qos,scoring,results,cli} --include='*.c'; then
+    fail "a temporary name is guessed (use mkdtemp/mkstemp)"
+fi
+expect "mkdtemp call sites" "$(grep -rn 'mkdtemp(' "$TB_SOURCE_DIR"/{tiles,cli,results} --include='*.c' | wc -l)" -ge 1
+echo "PASS test_security"
