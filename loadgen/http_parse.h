@@ -29,8 +29,8 @@
  * request header limits. */
 #define TB_HTTP_MAX_HEADER (64u * 1024u)
 /* Set-Cookie headers kept per response, and the longest name=value kept. */
-#define TB_HTTP_MAX_COOKIES 8
-#define TB_HTTP_COOKIE_LEN  256
+#define TB_HTTP_MAX_COOKIES 4
+#define TB_HTTP_COOKIE_LEN  128
 
 typedef struct tb_http_parser {
     /* --- results of the response parsed so far (valid when done, and the
