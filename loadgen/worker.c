@@ -667,6 +667,7 @@ int tb_loadgen_check(const tb_tiledef *def, char *err) {
         ep.lmtp_port = 24;
     }
     if (!ep.mail_password[0]) snprintf(ep.mail_password, sizeof ep.mail_password, "x");
+    if (!ep.web_url[0] && ep.n_web_tile == 0) snprintf(ep.web_url, sizeof ep.web_url, "http://127.0.0.1:80");
     for (int i = 0; i < def->n_workloads; i++) {
         const tb_workload_vt *vt = tb_workload_find(def->workloads[i].kind);
         void *cfg = NULL;
