@@ -224,6 +224,7 @@ const tb_workload_vt tb_http_workload = {
     .n_ops = N_OPS,
     .op_names = op_names,
     .metric_mask = 1u << OP_GET,
+    .sockets_per_user = 1, /* one per origin: one for a single-server URL list */
     .configure = http_configure,
     .cfg_free = http_cfg_free,
     .user_new = http_user_new,

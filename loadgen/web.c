@@ -549,6 +549,7 @@ const tb_workload_vt tb_web_workload = {
     .n_ops = N_OPS,
     .op_names = op_names,
     .metric_mask = (1u << N_MIX) - 1,
+    .sockets_per_user = 1,
     .configure = web_configure,
     .cfg_free = web_cfg_free,
     .user_new = web_user_new,

@@ -72,6 +72,8 @@ typedef struct tb_workload_vt {
     int n_ops;
     const char *const *op_names;     /* n_ops names, e.g. "Order", "Login" */
     unsigned metric_mask;            /* bit i set: op i counts toward throughput */
+    int sockets_per_user;            /* sockets one user holds at most (for the open-files
+                                        check of `run`); 0 = 2 */
     /* Parses the workload's own keys from def->params (errors name file:line
      * and key) and checks the SUT endpoints it needs. *cfg owned by caller,
      * freed with cfg_free. 0 or -1 with err. */
