@@ -29,13 +29,13 @@
 enum { OP_GET = 0, N_OPS };
 static const char *const op_names[N_OPS] = {"GET"};
 
-#define HTTP_MAX_URLS 64
+#define HTTP_MAX_URLS    64
 #define HTTP_EXPECT_SCAN (1024u * 1024u) /* body bytes searched for `expect` */
 
 typedef struct http_url {
-    int origin;     /* index into cfg->origins */
-    uint64_t cum;   /* cumulative weight up to and including this URL */
-    char *head;     /* prebuilt "GET path HTTP/1.1\r\nHost: ...\r\n" */
+    int origin;   /* index into cfg->origins */
+    uint64_t cum; /* cumulative weight up to and including this URL */
+    char *head;   /* prebuilt "GET path HTTP/1.1\r\nHost: ...\r\n" */
     size_t head_len;
 } http_url;
 
@@ -59,7 +59,8 @@ static const char *const known_keys[] = {"urls", "expect", NULL};
 static void http_cfg_free(void *cfg) {
     http_cfg *c = cfg;
     if (!c) return;
-    for (int i = 0; i < c->n_urls; i++) free(c->urls[i].head);
+    for (int i = 0; i < c->n_urls; i++)
+        free(c->urls[i].head);
     free(c);
 }
 
@@ -101,7 +102,8 @@ static int parse_urls(const tb_workload_def *w, const tb_param *p, http_cfg *c, 
         c->total_weight += (uint64_t)wt;
         u->cum = c->total_weight;
         u->head = xmalloc(strlen(path) + strlen(t.host) + 64);
-        u->head_len = (size_t)sprintf(u->head, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: tilebench\r\n", path, t.host);
+        u->head_len =
+            (size_t)sprintf(u->head, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: tilebench\r\n", path, t.host);
     }
     if (c->n_urls == 0) {
         tb_seterr(err, "%s:%d: [workload.%s] urls: no URL given", w->file, p->line, w->name);
@@ -116,8 +118,8 @@ static int http_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     (void)ep; /* absolute URLs: the [sut] section plays no part */
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
     if (!urls) {
-        tb_seterr(err, "%s:%d: [workload.%s] urls: missing (urls = http://HOST:PORT/PATH=WEIGHT ...)", w->file,
-                  w->line, w->name);
+        tb_seterr(err, "%s:%d: [workload.%s] urls: missing (urls = http://HOST:PORT/PATH=WEIGHT ...)", w->file, w->line,
+                  w->name);
         return -1;
     }
     c = xcalloc(1, sizeof *c);
@@ -156,8 +158,10 @@ static void on_response(void *arg, tb_http_result r, const tb_http_parser *resp,
     switch (r) {
     case TB_HTTP_OK:
         s->backoff_us = 0;
-        if (resp->status >= 400) st = TB_OP_ERR_SERVER;
-        else if (s->cfg->expect[0] && (!resp->body || !strstr(resp->body, s->cfg->expect))) st = TB_OP_ERR_CONTENT;
+        if (resp->status >= 400)
+            st = TB_OP_ERR_SERVER;
+        else if (s->cfg->expect[0] && (!resp->body || !strstr(resp->body, s->cfg->expect)))
+            st = TB_OP_ERR_CONTENT;
         break;
     case TB_HTTP_ECONNECT:
         st = TB_OP_ERR_CONNECT;
@@ -180,12 +184,13 @@ static void http_op_start(void *st, int op) {
     if (c->n_urls > 1) {
         uint64_t x = tb_user_rand(s->u) % c->total_weight;
         int i = 0;
-        while (c->urls[i].cum <= x) i++;
+        while (c->urls[i].cum <= x)
+            i++;
         url = &c->urls[i];
     }
     if (!s->conns[url->origin])
-        s->conns[url->origin] = tb_http_conn_new(tb_user_base(s->u), &c->origins[url->origin],
-                                                 c->expect[0] ? HTTP_EXPECT_SCAN : 0);
+        s->conns[url->origin] =
+            tb_http_conn_new(tb_user_base(s->u), &c->origins[url->origin], c->expect[0] ? HTTP_EXPECT_SCAN : 0);
     if (tb_http_conn_send(s->conns[url->origin], url->head, url->head_len, NULL, 0, on_response, s) != 0)
         tb_user_op_done_soon(s->u, TB_OP_ERR_IO); /* cannot happen: one op at a time per user */
 }
@@ -198,7 +203,8 @@ static void http_op_cancel(void *st) {
 
 static void http_user_free(void *st) {
     http_user *s = st;
-    for (int i = 0; i < s->cfg->n_origins; i++) tb_http_conn_free(s->conns[i]);
+    for (int i = 0; i < s->cfg->n_origins; i++)
+        tb_http_conn_free(s->conns[i]);
     free(s->conns);
     free(s);
 }

@@ -34,13 +34,13 @@
 struct tb_http_conn {
     struct event_base *base;
     const tb_http_target *t;
-    int fd;         /* -1: closed */
+    int fd;           /* -1: closed */
     struct event *ev; /* on fd: EV_READ|EV_PERSIST, plus EV_WRITE while connecting or flushing */
     short ev_flags;   /* flags ev is assigned with */
-    int connected;  /* the TCP connect completed */
-    int reused;     /* this connection already carried a whole response */
-    int busy;       /* a request is in flight */
-    int retried;    /* the request in flight was already sent again once */
+    int connected;    /* the TCP connect completed */
+    int reused;       /* this connection already carried a whole response */
+    int busy;         /* a request is in flight */
+    int retried;      /* the request in flight was already sent again once */
     tb_http_parser p;
     tb_http_cb cb;
     void *arg;
@@ -101,15 +101,16 @@ int tb_http_url_parse(const char *url, tb_http_target *t, char *path, size_t pat
     memcpy(&t->sa, res->ai_addr, res->ai_addrlen);
     t->sa_len = (socklen_t)res->ai_addrlen;
     freeaddrinfo(res);
-    if (colon && strcmp(ps, "80") != 0) snprintf(t->host, sizeof t->host, "%s:%s", host, ps);
-    else snprintf(t->host, sizeof t->host, "%s", host);
+    if (colon && strcmp(ps, "80") != 0)
+        snprintf(t->host, sizeof t->host, "%s:%s", host, ps);
+    else
+        snprintf(t->host, sizeof t->host, "%s", host);
     snprintf(t->origin, sizeof t->origin, "http://%s:%s", host, ps);
     return 0;
 badport:
     tb_seterr(err, "url '%s': bad port (1..65535)", url);
     return -1;
 }
-
 
 tb_http_conn *tb_http_conn_new(struct event_base *base, const tb_http_target *t, size_t keep_body) {
     tb_http_conn *c = xcalloc(1, sizeof *c);
@@ -180,8 +181,10 @@ static void arm(tb_http_conn *c, int want_write) {
     short flags = (short)(EV_READ | EV_PERSIST | (want_write ? EV_WRITE : 0));
     if (c->ev && c->ev_flags == flags && event_pending(c->ev, EV_READ, NULL)) return;
     if (c->ev) event_del(c->ev);
-    if (!c->ev) c->ev = event_new(c->base, c->fd, flags, on_io, c);
-    else event_assign(c->ev, c->base, c->fd, flags, on_io, c);
+    if (!c->ev)
+        c->ev = event_new(c->base, c->fd, flags, on_io, c);
+    else
+        event_assign(c->ev, c->base, c->fd, flags, on_io, c);
     c->ev_flags = flags;
     event_add(c->ev, NULL);
 }
@@ -215,8 +218,10 @@ static void lost(tb_http_conn *c, int e) {
         }
         return;
     }
-    if (e) snprintf(err, sizeof err, "%s: %s", c->t->origin, strerror(e));
-    else if (rc == 1) snprintf(err, sizeof err, "%s: connection closed before any response", c->t->origin);
+    if (e)
+        snprintf(err, sizeof err, "%s: %s", c->t->origin, strerror(e));
+    else if (rc == 1)
+        snprintf(err, sizeof err, "%s: connection closed before any response", c->t->origin);
     finish(c, TB_HTTP_EIO, err);
 }
 
@@ -245,13 +250,17 @@ static void on_readable(tb_http_conn *c) {
     ssize_t n = read(c->fd, buf, sizeof buf);
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
-        if (c->busy) lost(c, errno);
-        else close_fd(c);
+        if (c->busy)
+            lost(c, errno);
+        else
+            close_fd(c);
         return;
     }
     if (n == 0) {
-        if (c->busy) lost(c, 0);
-        else close_fd(c); /* an idle keep-alive connection closed by the server */
+        if (c->busy)
+            lost(c, 0);
+        else
+            close_fd(c); /* an idle keep-alive connection closed by the server */
         return;
     }
     if (!c->busy) { /* bytes nobody asked for: the server is confused; start afresh next time */
@@ -287,14 +296,18 @@ static void on_io(evutil_socket_t fd, short what, void *arg) {
             if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &sl) != 0) e = errno;
             if (e) {
                 snprintf(err, sizeof err, "connect %s: %s", c->t->origin, strerror(e));
-                if (c->busy) finish(c, TB_HTTP_ECONNECT, err);
-                else close_fd(c);
+                if (c->busy)
+                    finish(c, TB_HTTP_ECONNECT, err);
+                else
+                    close_fd(c);
                 return;
             }
             c->connected = 1;
         }
-        if (c->busy) flush(c);
-        else arm(c, 0);
+        if (c->busy)
+            flush(c);
+        else
+            arm(c, 0);
     }
     if ((what & EV_READ) && c->fd >= 0) on_readable(c);
 }
@@ -397,7 +410,8 @@ void tb_http_conn_free(tb_http_conn *c) {
 static int wait_fd(int fd, short events, int ms) {
     struct pollfd pf = {.fd = fd, .events = events};
     int rc;
-    do rc = poll(&pf, 1, ms);
+    do
+        rc = poll(&pf, 1, ms);
     while (rc < 0 && errno == EINTR);
     return rc > 0;
 }
@@ -414,9 +428,12 @@ int tb_http_probe(const tb_http_target *t, const char *path, int timeout_ms, int
     }
     tb_http_parser_init(&p, 0);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    if (connect(fd, (const struct sockaddr *)&t->sa, t->sa_len) != 0 && errno != EINPROGRESS) soerr = errno;
-    else if (!wait_fd(fd, POLLOUT, timeout_ms)) soerr = ETIMEDOUT;
-    else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0) soerr = errno;
+    if (connect(fd, (const struct sockaddr *)&t->sa, t->sa_len) != 0 && errno != EINPROGRESS)
+        soerr = errno;
+    else if (!wait_fd(fd, POLLOUT, timeout_ms))
+        soerr = ETIMEDOUT;
+    else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
+        soerr = errno;
     if (soerr) {
         tb_seterr(err, "connect %s: %s", t->origin, strerror(soerr));
         goto out;

@@ -72,7 +72,8 @@ static void keep(tb_http_parser *p, const char *b, size_t n) {
     if (!n) return;
     if (p->body_len + n + 1 > p->body_cap) {
         size_t cap = p->body_cap ? p->body_cap : 4096;
-        while (cap < p->body_len + n + 1) cap *= 2;
+        while (cap < p->body_len + n + 1)
+            cap *= 2;
         p->body = xrealloc(p->body, cap);
         p->body_cap = cap;
     }
@@ -83,8 +84,10 @@ static void keep(tb_http_parser *p, const char *b, size_t n) {
 
 /* s[0..n) with leading and trailing spaces and tabs removed. */
 static void trim(const char **s, size_t *n) {
-    while (*n && (**s == ' ' || **s == '\t')) (*s)++, (*n)--;
-    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t')) (*n)--;
+    while (*n && (**s == ' ' || **s == '\t'))
+        (*s)++, (*n)--;
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+        (*n)--;
 }
 
 /* 1 when the comma-separated list v[0..n) holds token tok (any case). */
@@ -279,7 +282,8 @@ ssize_t tb_http_parse(tb_http_parser *p, const char *buf, size_t len, char *err)
             } else {
                 if (p->line_len + seg > p->line_cap) {
                     size_t cap = p->line_cap ? p->line_cap : 256;
-                    while (cap < p->line_len + seg) cap *= 2;
+                    while (cap < p->line_len + seg)
+                        cap *= 2;
                     p->line = xrealloc(p->line, cap);
                     p->line_cap = cap;
                 }

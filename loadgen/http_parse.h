@@ -35,14 +35,14 @@
 typedef struct tb_http_parser {
     /* --- results of the response parsed so far (valid when done, and the
      *     status fields from the end of the header block on) --- */
-    int done;           /* 1: one whole response was parsed */
-    int headers_done;   /* 1: the header block is complete */
-    int status;         /* 200, 404, ... */
-    int minor;          /* HTTP/1.<minor> */
-    int keep_alive;     /* 1: the connection may carry the next request (HTTP/1.1 without
-                           "Connection: close", or HTTP/1.0 with "Connection: keep-alive",
-                           and a body not delimited by close) */
-    int chunked;        /* Transfer-Encoding: chunked */
+    int done;               /* 1: one whole response was parsed */
+    int headers_done;       /* 1: the header block is complete */
+    int status;             /* 200, 404, ... */
+    int minor;              /* HTTP/1.<minor> */
+    int keep_alive;         /* 1: the connection may carry the next request (HTTP/1.1 without
+                               "Connection: close", or HTTP/1.0 with "Connection: keep-alive",
+                               and a body not delimited by close) */
+    int chunked;            /* Transfer-Encoding: chunked */
     int64_t content_length; /* -1 when absent */
     uint64_t body_bytes;    /* body bytes seen (decoded, without chunk framing) */
     int n_cookies;          /* Set-Cookie name=value pairs (attributes dropped) */

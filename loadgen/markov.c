@@ -28,10 +28,12 @@ int tb_markov_stationary(tb_markov *m) {
     double a[TB_MARKOV_MAX][TB_MARKOV_MAX + 1];
     int n = m->n;
     for (int i = 0; i < n; i++) {
-        for (int j = 0; j < n; j++) a[i][j] = m->next[j][i] / 100.0 - (i == j ? 1.0 : 0.0);
+        for (int j = 0; j < n; j++)
+            a[i][j] = m->next[j][i] / 100.0 - (i == j ? 1.0 : 0.0);
         a[i][n] = 0;
     }
-    for (int j = 0; j < n; j++) a[n - 1][j] = 1.0;
+    for (int j = 0; j < n; j++)
+        a[n - 1][j] = 1.0;
     a[n - 1][n] = 1.0;
     for (int c = 0; c < n; c++) {
         int piv = c;
@@ -48,7 +50,8 @@ int tb_markov_stationary(tb_markov *m) {
             double f;
             if (r == c || a[r][c] == 0) continue;
             f = a[r][c] / a[c][c];
-            for (int k = c; k <= n; k++) a[r][k] -= f * a[c][k];
+            for (int k = c; k <= n; k++)
+                a[r][k] -= f * a[c][k];
         }
     }
     for (int i = 0; i < n; i++) {
@@ -107,8 +110,9 @@ int tb_markov_parse(const tb_workload_def *w, const char *prefix, const char *co
         }
     }
     if (tb_markov_stationary(m) != 0) {
-        tb_seterr(err, "%s:%d: [workload.%s] %s*: the matrix has no single long-run mix (some ops cannot reach each "
-                       "other)",
+        tb_seterr(err,
+                  "%s:%d: [workload.%s] %s*: the matrix has no single long-run mix (some ops cannot reach each "
+                  "other)",
                   w->file, w->line, w->name, prefix);
         return -1;
     }

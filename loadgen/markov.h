@@ -16,9 +16,9 @@
 #define TB_MARKOV_MAX 16
 
 typedef struct tb_markov {
-    int n;                                       /* ops */
-    double next[TB_MARKOV_MAX][TB_MARKOV_MAX];   /* next[from][to] in %, rows sum to 100 */
-    double target_pct[TB_MARKOV_MAX];            /* stationary distribution in %, sums to 100 */
+    int n;                                     /* ops */
+    double next[TB_MARKOV_MAX][TB_MARKOV_MAX]; /* next[from][to] in %, rows sum to 100 */
+    double target_pct[TB_MARKOV_MAX];          /* stationary distribution in %, sums to 100 */
 } tb_markov;
 
 /*

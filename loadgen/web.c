@@ -54,7 +54,7 @@ enum {
 /* Stable names: the tile file's matrix, QoS rules and reports use them. */
 static const char *const op_names[N_OPS] = {"HomePage",     "Login",     "TagSearch", "EventDetail",
                                             "PersonDetail", "AddPerson", "AddEvent",  "Request"};
-#define N_MIX OP_REQUEST
+#define N_MIX          OP_REQUEST
 
 #define WEB_MAX_BODY   (4u * 1024u * 1024u) /* page bytes kept for the marker and asset scan */
 #define WEB_MAX_ASSETS 64
@@ -95,12 +95,23 @@ typedef struct web_user {
 
 /* ---- configuration ------------------------------------------------------- */
 
-static const char *const known_keys[] = {
-    "persons",           "image_size",          "next.HomePage",          "next.Login",
-    "next.TagSearch",    "next.EventDetail",    "next.PersonDetail",      "next.AddPerson",
-    "next.AddEvent",     "min_cycle.HomePage",  "min_cycle.Login",        "min_cycle.TagSearch",
-    "min_cycle.EventDetail", "min_cycle.PersonDetail", "min_cycle.AddPerson", "min_cycle.AddEvent",
-    NULL};
+static const char *const known_keys[] = {"persons",
+                                         "image_size",
+                                         "next.HomePage",
+                                         "next.Login",
+                                         "next.TagSearch",
+                                         "next.EventDetail",
+                                         "next.PersonDetail",
+                                         "next.AddPerson",
+                                         "next.AddEvent",
+                                         "min_cycle.HomePage",
+                                         "min_cycle.Login",
+                                         "min_cycle.TagSearch",
+                                         "min_cycle.EventDetail",
+                                         "min_cycle.PersonDetail",
+                                         "min_cycle.AddPerson",
+                                         "min_cycle.AddEvent",
+                                         NULL};
 
 static void web_cfg_free(void *cfg) {
     web_cfg *c = cfg;
@@ -169,7 +180,8 @@ static void *web_user_new(const void *cfg, tb_user_ctx *u) {
     url = tb_sut_web_url(&s->cfg->ep, tb_user_tile(u));
     if (url && tb_http_url_parse(url, &s->t, path, sizeof path, err) == 0) {
         size_t n = strlen(path);
-        while (n && path[n - 1] == '/') path[--n] = '\0';
+        while (n && path[n - 1] == '/')
+            path[--n] = '\0';
         snprintf(s->prefix, sizeof s->prefix, "%s", path);
         s->have_target = 1;
         s->conn = tb_http_conn_new(tb_user_base(u), &s->t, WEB_MAX_BODY);
@@ -204,10 +216,12 @@ static int attr(const char *t, size_t n, const char *name, const char **v, size_
         const char *q;
         if (strncasecmp(t + i, name, nl) != 0 || (t[i - 1] != ' ' && t[i - 1] != '\t' && t[i - 1] != '\n')) continue;
         q = t + i + nl;
-        while (q < t + n && *q == ' ') q++;
+        while (q < t + n && *q == ' ')
+            q++;
         if (q >= t + n || *q != '=') continue;
         q++;
-        while (q < t + n && *q == ' ') q++;
+        while (q < t + n && *q == ' ')
+            q++;
         if (q < t + n && (*q == '"' || *q == '\'')) {
             const char *e = memchr(q + 1, *q, (size_t)(t + n - q - 1));
             if (!e) return 0;
@@ -215,7 +229,8 @@ static int attr(const char *t, size_t n, const char *name, const char **v, size_
             *vl = (size_t)(e - q - 1);
         } else {
             const char *e = q;
-            while (e < t + n && *e != ' ' && *e != '>') e++;
+            while (e < t + n && *e != ' ' && *e != '>')
+                e++;
             *v = q;
             *vl = (size_t)(e - q);
         }
@@ -340,7 +355,8 @@ static void send_asset(web_user *s) {
                      path, s->t.host);
     s->step = STEP_ASSET;
     s->req_start_us = tb_now_us();
-    if (n < 0 || (size_t)n >= sizeof head || tb_http_conn_send(s->conn, head, (size_t)n, NULL, 0, on_response, s) != 0) {
+    if (n < 0 || (size_t)n >= sizeof head ||
+        tb_http_conn_send(s->conn, head, (size_t)n, NULL, 0, on_response, s) != 0) {
         s->step = STEP_NONE;
         tb_user_op_done_soon(s->u, TB_OP_ERR_IO);
     }
@@ -359,7 +375,8 @@ static void send_login(web_user *s, int step) {
 static void draw_date(web_user *s, char *out, size_t cap) {
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     int d = tb_user_rand_range(s->u, 0, 364), m = 0;
-    while (d >= mdays[m]) d -= mdays[m++];
+    while (d >= mdays[m])
+        d -= mdays[m++];
     snprintf(out, cap, "2027-%02d-%02d", m + 1, d + 1);
 }
 
@@ -437,8 +454,9 @@ static void on_response(void *arg, tb_http_result r, const tb_http_parser *resp,
     uint64_t now = tb_now_us();
     char marker[80];
     if (r != TB_HTTP_OK) {
-        tb_op_status st = r == TB_HTTP_ECONNECT ? TB_OP_ERR_CONNECT : r == TB_HTTP_EPROTO ? TB_OP_ERR_CONTENT
-                                                                                        : TB_OP_ERR_IO;
+        tb_op_status st = r == TB_HTTP_ECONNECT ? TB_OP_ERR_CONNECT
+                          : r == TB_HTTP_EPROTO ? TB_OP_ERR_CONTENT
+                                                : TB_OP_ERR_IO;
         tb_log(TB_LOG_DEBUG, "web: %s: %s", op_names[s->op], why);
         tb_user_record(s->u, OP_REQUEST, s->req_start_us, now, st);
         if (r == TB_HTTP_ECONNECT) {
@@ -458,9 +476,7 @@ static void on_response(void *arg, tb_http_result r, const tb_http_parser *resp,
         return;
     }
     switch (s->step) {
-    case STEP_LOGIN: /* AddEvent's login first: now the event itself */
-        send_page(s);
-        return;
+    case STEP_LOGIN: /* AddEvent's login first: now the event itself */ send_page(s); return;
     case STEP_PAGE:
         snprintf(marker, sizeof marker, "<meta name=\"tb-page\" content=\"%s\">", op_names[s->op]);
         if (!resp->body || !strstr(resp->body, marker)) {
@@ -471,8 +487,10 @@ static void on_response(void *arg, tb_http_result r, const tb_http_parser *resp,
         break;
     default: break;
     }
-    if (s->next_asset < s->n_assets) send_asset(s);
-    else end_op(s, TB_OP_OK);
+    if (s->next_asset < s->n_assets)
+        send_asset(s);
+    else
+        end_op(s, TB_OP_OK);
 }
 
 static void web_op_start(void *st, int op) {
@@ -482,8 +500,10 @@ static void web_op_start(void *st, int op) {
         tb_user_op_done_soon(s->u, TB_OP_ERR_CONNECT);
         return;
     }
-    if (op == OP_ADDEVENT && !tb_http_conn_has_cookie(s->conn, "tbsid")) send_login(s, STEP_LOGIN);
-    else send_page(s);
+    if (op == OP_ADDEVENT && !tb_http_conn_has_cookie(s->conn, "tbsid"))
+        send_login(s, STEP_LOGIN);
+    else
+        send_page(s);
 }
 
 static void web_op_cancel(void *st) {
@@ -519,7 +539,8 @@ static int web_probe(const void *cfg, int tiles, char *err) {
         }
         {
             size_t n = strlen(path);
-            while (n && path[n - 1] == '/') path[--n] = '\0';
+            while (n && path[n - 1] == '/')
+                path[--n] = '\0';
             strncat(path, "/healthz", sizeof path - strlen(path) - 1);
         }
         if (tb_http_probe(&tg, path, 5000, &status, e) != 0) {

@@ -19,25 +19,24 @@
 
 #include "loadgen/http_parse.h"
 
-static const char stream[] =
-    "HTTP/1.1 200 OK\r\n"
-    "Content-Type: text/html\r\n"
-    "Set-Cookie: tbsid=0123abcd; Path=/; HttpOnly\r\n"
-    "Set-Cookie:  theme=dark \r\n"
-    "content-length: 11\r\n"
-    "\r\n"
-    "hello world"
-    "HTTP/1.1 200 OK\r\n"
-    "Transfer-Encoding: gzip, chunked\r\n"
-    "\r\n"
-    "5;name=value\r\nabcde\r\n"
-    "1A\r\n0123456789abcdefghijklmnop\r\n"
-    "0;last\r\nX-Checksum: 42\r\nX-Other: 1\r\n\r\n"
-    "HTTP/1.1 100 Continue\r\n\r\n"
-    "HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n"
-    "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n"
-    "\r\n" /* a stray CRLF between responses is tolerated */
-    "HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 3\r\n\r\nnope";
+static const char stream[] = "HTTP/1.1 200 OK\r\n"
+                             "Content-Type: text/html\r\n"
+                             "Set-Cookie: tbsid=0123abcd; Path=/; HttpOnly\r\n"
+                             "Set-Cookie:  theme=dark \r\n"
+                             "content-length: 11\r\n"
+                             "\r\n"
+                             "hello world"
+                             "HTTP/1.1 200 OK\r\n"
+                             "Transfer-Encoding: gzip, chunked\r\n"
+                             "\r\n"
+                             "5;name=value\r\nabcde\r\n"
+                             "1A\r\n0123456789abcdefghijklmnop\r\n"
+                             "0;last\r\nX-Checksum: 42\r\nX-Other: 1\r\n\r\n"
+                             "HTTP/1.1 100 Continue\r\n\r\n"
+                             "HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n"
+                             "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n"
+                             "\r\n" /* a stray CRLF between responses is tolerated */
+                             "HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 3\r\n\r\nnope";
 
 typedef struct got {
     int status, keep_alive, n_cookies;
@@ -265,7 +264,8 @@ static void oversize(void **state) {
         size_t off = 0;
         strcpy(big, "HTTP/1.1 200 OK\r\n");
         off = strlen(big);
-        while (off + 12 < n) off += (size_t)sprintf(big + off, "X-A: 12345\r\n");
+        while (off + 12 < n)
+            off += (size_t)sprintf(big + off, "X-A: 12345\r\n");
         tb_http_parser_init(&p, 0);
         assert_int_equal(tb_http_parse(&p, big, off, err), -1);
         assert_non_null(strstr(err, "header block over"));

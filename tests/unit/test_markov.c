@@ -69,11 +69,11 @@ static void standard_tile_olio_mix(void **state) {
     }
     assert_true(fabs(sum - 100) < 1e-9);
     assert_string_equal(vt->op_names[7], "Request");
-    assert_true(vt->mix_target_pct(cfg, 7) < 0);            /* the sub-op is not in the mix */
-    assert_int_equal(vt->metric_mask, 0x7f);                /* nor in the metric */
-    assert_int_equal(vt->min_cycle_us(cfg, 5), 2000000);    /* AddPerson */
-    assert_int_equal(vt->min_cycle_us(cfg, 6), 3000000);    /* AddEvent */
-    assert_int_equal(vt->min_cycle_us(cfg, 0), 0);          /* HomePage: none */
+    assert_true(vt->mix_target_pct(cfg, 7) < 0);         /* the sub-op is not in the mix */
+    assert_int_equal(vt->metric_mask, 0x7f);             /* nor in the metric */
+    assert_int_equal(vt->min_cycle_us(cfg, 5), 2000000); /* AddPerson */
+    assert_int_equal(vt->min_cycle_us(cfg, 6), 3000000); /* AddEvent */
+    assert_int_equal(vt->min_cycle_us(cfg, 0), 0);       /* HomePage: none */
     vt->cfg_free(cfg);
     tb_tiledef_free(d);
     free(d);
@@ -108,7 +108,8 @@ static int configure_with(const char *const *lines, char *err) {
     const tb_workload_vt *vt = tb_workload_find("web");
     void *cfg = NULL;
     fprintf(f, "[tile]\nname = t\n[workload.web]\nkind = web\nusers = 2\nreference = 1\n");
-    for (int i = 0; lines[i]; i++) fprintf(f, "%s\n", lines[i]);
+    for (int i = 0; lines[i]; i++)
+        fprintf(f, "%s\n", lines[i]);
     fclose(f);
     if (tb_tiledef_load(path, d, err) != 0) fail_msg("load: %s", err);
     rc = vt->configure(&d->workloads[0], &ep, &cfg, err);
