@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli/commands.h"
 #include "common/tb_common.h"
@@ -71,9 +72,12 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, int *out)
 
 int tb_cmd_webapp(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"listen", required_argument, NULL, 'l'}, {"pg", required_argument, NULL, 'p'},
-        {"tile", required_argument, NULL, 't'},   {"redis", required_argument, NULL, 'r'},
-        {"threads", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
+        {"listen", required_argument, NULL, 'l'},
+        {"pg", required_argument, NULL, 'p'},
+        {"tile", required_argument, NULL, 't'},
+        {"redis", required_argument, NULL, 'r'},
+        {"threads", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char host[64] = "", redis_host[128] = "", err[TB_ERR_LEN] = "";
@@ -130,6 +134,14 @@ int tb_cmd_webapp(int argc, char **argv) {
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* Every keep-alive connection is a descriptor: take all the kernel allows. */
+    {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0) tb_log(TB_LOG_WARN, "webapp: cannot raise the open-file limit");
+        }
+    }
 
     if (tb_webapp_open(&cfg, &app, err) != 0) {
         fprintf(stderr, "tilebench webapp: %s\n", err);

@@ -85,22 +85,21 @@ static const char app_js[] =
     "  });\n"
     "})();\n";
 
-static const char forms_js[] =
-    "/* tilebench reference web application: form checks before submit */\n"
-    "(function () {\n"
-    "  'use strict';\n"
-    "  function required(form) {\n"
-    "    var els = form.querySelectorAll('[required]'), i, ok = true;\n"
-    "    for (i = 0; i < els.length; i++) {\n"
-    "      if (!els[i].value) { els[i].style.borderColor = '#a11'; ok = false; }\n"
-    "      else els[i].style.borderColor = '';\n"
-    "    }\n"
-    "    return ok;\n"
-    "  }\n"
-    "  document.addEventListener('submit', function (ev) {\n"
-    "    if (!required(ev.target)) ev.preventDefault();\n"
-    "  }, true);\n"
-    "})();\n";
+static const char forms_js[] = "/* tilebench reference web application: form checks before submit */\n"
+                               "(function () {\n"
+                               "  'use strict';\n"
+                               "  function required(form) {\n"
+                               "    var els = form.querySelectorAll('[required]'), i, ok = true;\n"
+                               "    for (i = 0; i < els.length; i++) {\n"
+                               "      if (!els[i].value) { els[i].style.borderColor = '#a11'; ok = false; }\n"
+                               "      else els[i].style.borderColor = '';\n"
+                               "    }\n"
+                               "    return ok;\n"
+                               "  }\n"
+                               "  document.addEventListener('submit', function (ev) {\n"
+                               "    if (!required(ev.target)) ev.preventDefault();\n"
+                               "  }, true);\n"
+                               "})();\n";
 
 static const char calendar_js[] =
     "/* tilebench reference web application: a date picker for the event form */\n"
@@ -125,7 +124,8 @@ static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n) {
     crc = ~crc;
     while (n--) {
         crc ^= *p++;
-        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
     }
     return ~crc;
 }
@@ -247,7 +247,8 @@ void tb_web_assets_init(tb_web_assets *as) {
 
 void tb_web_assets_free(tb_web_assets *as) {
     if (!as || !as->a) return;
-    for (int i = 0; i < as->n; i++) free(as->a[i].data);
+    for (int i = 0; i < as->n; i++)
+        free(as->a[i].data);
     free(as->a);
     as->a = NULL;
     as->n = 0;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #define TB_WEB_EVENT_THUMBS 12 /* /static/img/event0.png .. event11.png */
-#define TB_WEB_AVATARS 8       /* /static/img/avatar0.png .. avatar7.png */
+#define TB_WEB_AVATARS      8  /* /static/img/avatar0.png .. avatar7.png */
 
 typedef struct tb_web_asset {
     char path[48];            /* "/static/css/base.css" */

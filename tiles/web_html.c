@@ -12,7 +12,8 @@
 static void reserve(tb_html *b, size_t more) {
     if (b->p && b->len + more < b->cap) return;
     size_t cap = b->cap ? b->cap : 4096;
-    while (cap <= b->len + more) cap *= 2;
+    while (cap <= b->len + more)
+        cap *= 2;
     b->p = xrealloc(b->p, cap);
     b->cap = cap;
 }
@@ -63,6 +64,7 @@ void tb_html_esc(tb_html *b, const char *s) {
 char *tb_html_take(tb_html *b, size_t *len) {
     char *p;
     reserve(b, 0);
+    b->p[b->len] = '\0';
     p = b->p;
     if (len) *len = b->len;
     b->p = NULL;

@@ -20,34 +20,34 @@
 /* ---- word lists ------------------------------------------------------------ */
 
 static const char *const tag_words[TB_WEB_TAGS] = {
-    "music",    "art",      "food",     "wine",     "beer",     "coffee",   "jazz",     "rock",     "blues",
-    "opera",    "theater",  "film",     "comedy",   "dance",    "poetry",   "books",    "history",  "science",
-    "space",    "robots",   "coding",   "linux",    "startup",  "design",   "photo",    "travel",   "hiking",
-    "cycling",  "running",  "yoga",     "chess",    "games",    "soccer",   "tennis",   "golf",     "sailing",
-    "fishing",  "garden",   "cooking",  "baking",   "vegan",    "market",   "crafts",   "fashion",  "kids",
-    "family",   "dogs",     "cats",     "birds",    "nature",   "climate",  "energy",   "solar",    "cars",
-    "trains",   "planes",   "boats",    "museum",   "gallery",  "concert",  "festival", "party",    "charity",
-    "health",   "fitness",  "medicine", "law",      "finance",  "crypto",   "economy",  "politics", "debate",
-    "language", "spanish",  "french",   "german",   "japanese", "writing",  "comics",   "anime",    "retro",
-    "vinyl",    "radio",    "podcast",  "meetup",   "workshop", "lecture",  "seminar",  "hackathon", "networking",
-    "careers",  "volunteer", "church",  "holiday",  "winter",   "summer",   "spring",   "autumn",   "night",
+    "music",    "art",       "food",     "wine",    "beer",     "coffee",  "jazz",     "rock",      "blues",
+    "opera",    "theater",   "film",     "comedy",  "dance",    "poetry",  "books",    "history",   "science",
+    "space",    "robots",    "coding",   "linux",   "startup",  "design",  "photo",    "travel",    "hiking",
+    "cycling",  "running",   "yoga",     "chess",   "games",    "soccer",  "tennis",   "golf",      "sailing",
+    "fishing",  "garden",    "cooking",  "baking",  "vegan",    "market",  "crafts",   "fashion",   "kids",
+    "family",   "dogs",      "cats",     "birds",   "nature",   "climate", "energy",   "solar",     "cars",
+    "trains",   "planes",    "boats",    "museum",  "gallery",  "concert", "festival", "party",     "charity",
+    "health",   "fitness",   "medicine", "law",     "finance",  "crypto",  "economy",  "politics",  "debate",
+    "language", "spanish",   "french",   "german",  "japanese", "writing", "comics",   "anime",     "retro",
+    "vinyl",    "radio",     "podcast",  "meetup",  "workshop", "lecture", "seminar",  "hackathon", "networking",
+    "careers",  "volunteer", "church",   "holiday", "winter",   "summer",  "spring",   "autumn",    "night",
     "sunrise"};
 
 static const char *const first_names[32] = {
-    "Ada",   "Alan",  "Grace", "Linus", "Barbara", "Ken",   "Dennis", "Margaret", "Edsger", "Frances", "Donald",
-    "Radia", "Tim",   "Vint",  "Hedy",  "John",    "Karen", "Leslie", "Niklaus",  "Ole",    "Shafi",   "Whitfield",
-    "Yukihiro", "Guido", "Bjarne", "Anita", "Brian", "Carol", "Dana", "Erik", "Fiona", "Gert"};
+    "Ada",      "Alan",  "Grace",  "Linus", "Barbara", "Ken",   "Dennis", "Margaret", "Edsger", "Frances", "Donald",
+    "Radia",    "Tim",   "Vint",   "Hedy",  "John",    "Karen", "Leslie", "Niklaus",  "Ole",    "Shafi",   "Whitfield",
+    "Yukihiro", "Guido", "Bjarne", "Anita", "Brian",   "Carol", "Dana",   "Erik",     "Fiona",  "Gert"};
 static const char *const last_names[32] = {
-    "Lovelace", "Turing",  "Hopper",   "Torvalds", "Liskov",   "Thompson", "Ritchie", "Hamilton",
-    "Dijkstra", "Allen",   "Knuth",    "Perlman",  "Lee",      "Cerf",     "Lamarr",  "Backus",
-    "Jones",    "Lamport", "Wirth",    "Dahl",     "Goldwasser", "Diffie", "Matsumoto", "Rossum",
-    "Stroustrup", "Borg",  "Kernighan", "Shaw",    "Scott",    "Berg",     "Moore",   "Haas"};
+    "Lovelace",   "Turing",  "Hopper",    "Torvalds", "Liskov",     "Thompson", "Ritchie",   "Hamilton",
+    "Dijkstra",   "Allen",   "Knuth",     "Perlman",  "Lee",        "Cerf",     "Lamarr",    "Backus",
+    "Jones",      "Lamport", "Wirth",     "Dahl",     "Goldwasser", "Diffie",   "Matsumoto", "Rossum",
+    "Stroustrup", "Borg",    "Kernighan", "Shaw",     "Scott",      "Berg",     "Moore",     "Haas"};
 static const char *const cities[16] = {"Berlin", "Paris",  "Madrid", "Rome",   "Vienna", "Prague", "Oslo",   "Lisbon",
                                        "Dublin", "Zurich", "Warsaw", "Athens", "Boston", "Austin", "Denver", "Seattle"};
-static const char *const fillers[32] = {
-    "the",   "a",     "with",   "for",    "and",   "friends", "evening", "open",  "great", "local",  "annual",
-    "free",  "first", "new",    "session", "club", "night",   "day",     "big",   "small", "weekly", "city",
-    "group", "talk",  "show",   "tour",   "fair",  "walk",    "lab",     "camp",  "jam",   "social"};
+static const char *const fillers[32] = {"the",   "a",     "with",   "for",   "and",    "friends", "evening", "open",
+                                        "great", "local", "annual", "free",  "first",  "new",     "session", "club",
+                                        "night", "day",   "big",    "small", "weekly", "city",    "group",   "talk",
+                                        "show",  "tour",  "fair",   "walk",  "lab",    "camp",    "jam",     "social"};
 
 const char *tb_web_tag(int i) { return i >= 0 && i < TB_WEB_TAGS ? tag_words[i] : NULL; }
 
@@ -88,10 +88,13 @@ static int rand_range(uint64_t *x, int lo, int hi) { return lo + (int)(next_rand
 /* n words from the filler and tag lists, separated by spaces. */
 static void gen_words(copybuf *b, uint64_t *x, int n, int capital) {
     for (int i = 0; i < n; i++) {
-        const char *w = (next_rand(x) & 1) ? fillers[rand_range(x, 0, 31)] : tag_words[rand_range(x, 0, TB_WEB_TAGS - 1)];
+        const char *w =
+            (next_rand(x) & 1) ? fillers[rand_range(x, 0, 31)] : tag_words[rand_range(x, 0, TB_WEB_TAGS - 1)];
         if (i) cb_puts(b, " ");
-        if (capital && w[0] >= 'a' && w[0] <= 'z') cb_printf(b, "%c%s", w[0] - 'a' + 'A', w + 1);
-        else cb_puts(b, w);
+        if (capital && w[0] >= 'a' && w[0] <= 'z')
+            cb_printf(b, "%c%s", w[0] - 'a' + 'A', w + 1);
+        else
+            cb_puts(b, w);
     }
 }
 
@@ -124,13 +127,14 @@ static void gen_events(copybuf *b, int tile, int persons) {
         cb_puts(b, "\t");
         gen_words(b, &x, rand_range(&x, 20, 60), 0);
         cb_printf(b, "\t%04d-%02d-%02d\t%02d:%02d\t%d %s Street\t%s\t%d\t2029-12-%02d 12:00:00+00\n", y, m, d, h,
-                  rand_range(&x, 0, 3) * 15, rand_range(&x, 1, 999), last_names[rand_range(&x, 0, 31)], cities[c],
-                  sub, rand_range(&x, 1, 28));
+                  rand_range(&x, 0, 3) * 15, rand_range(&x, 1, 999), last_names[rand_range(&x, 0, 31)], cities[c], sub,
+                  rand_range(&x, 1, 28));
     }
 }
 
 static void gen_tags(copybuf *b) {
-    for (int i = 0; i < TB_WEB_TAGS; i++) cb_printf(b, "%d\t%s\n", i + 1, tag_words[i]);
+    for (int i = 0; i < TB_WEB_TAGS; i++)
+        cb_printf(b, "%d\t%s\n", i + 1, tag_words[i]);
 }
 
 /* k distinct values in 1..n (k <= 20) into out, by rejection. */
@@ -139,7 +143,8 @@ static int pick_distinct(uint64_t *x, int k, int n, int *out) {
     if (k > n) k = n;
     while (got < k) {
         int v = rand_range(x, 1, n), dup = 0;
-        for (int i = 0; i < got; i++) dup |= out[i] == v;
+        for (int i = 0; i < got; i++)
+            dup |= out[i] == v;
         if (!dup) out[got++] = v;
     }
     return got;
@@ -150,7 +155,8 @@ static void gen_event_tags(copybuf *b, int tile, int persons) {
     int events = persons * TB_WEB_EVENTS_PER_PERSON, ids[20];
     for (int e = 1; e <= events; e++) {
         int n = pick_distinct(&x, rand_range(&x, 1, 5), TB_WEB_TAGS, ids);
-        for (int i = 0; i < n; i++) cb_printf(b, "%d\t%d\n", e, ids[i]);
+        for (int i = 0; i < n; i++)
+            cb_printf(b, "%d\t%d\n", e, ids[i]);
     }
 }
 
@@ -159,7 +165,8 @@ static void gen_attendees(copybuf *b, int tile, int persons) {
     int events = persons * TB_WEB_EVENTS_PER_PERSON, ids[20];
     for (int e = 1; e <= events; e++) {
         int n = pick_distinct(&x, rand_range(&x, 0, 20), persons, ids);
-        for (int i = 0; i < n; i++) cb_printf(b, "%d\t%d\n", e, ids[i]);
+        for (int i = 0; i < n; i++)
+            cb_printf(b, "%d\t%d\n", e, ids[i]);
     }
 }
 
@@ -279,14 +286,14 @@ static void set_pq_err(char *err, int tile, const char *msg) {
     size_t i, len;
     snprintf(buf, sizeof buf, "%s", msg && *msg ? msg : "unknown libpq error");
     len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) buf[--len] = '\0';
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
     for (i = 0; i < len; i++)
         if (buf[i] == '\n' || buf[i] == '\t') buf[i] = ' ';
     tb_seterr(err, "web load tile %d: %s", tile, buf);
 }
 
-static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, const char *version,
-                       char *err) {
+static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, const char *version, char *err) {
     char *sql = expand(script, schema, version);
     PGresult *res = PQexec(conn, sql);
     int rc = 0;
@@ -330,7 +337,8 @@ static int copy_in(PGconn *conn, int tile, const char *table_cols, const char *d
         return -1;
     }
     PQclear(res);
-    while ((res = PQgetResult(conn)) != NULL) PQclear(res);
+    while ((res = PQgetResult(conn)) != NULL)
+        PQclear(res);
     return 0;
 }
 
@@ -368,7 +376,8 @@ int tb_web_load(const char *conninfo, int tile, int users, char *err) {
     PQclear(res);
     snprintf(sql, sizeof sql, "SELECT v FROM %s.tb_meta WHERE k = 'loaded'", schema);
     res = PQexec(conn, sql);
-    loaded = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), version) == 0;
+    loaded =
+        PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), version) == 0;
     PQclear(res);
     if (loaded) {
         PQfinish(conn);

@@ -44,7 +44,7 @@
 
 /* The pages (ops) of docs/webapp.md, as carried by the tb-page marker. */
 enum { OP_HOME = 0, OP_LOGIN, OP_TAGSEARCH, OP_EVENT, OP_PERSON, OP_ADDPERSON, OP_ADDEVENT, OP_N };
-static const char *const op_names[OP_N] = {"HomePage",    "Login",     "TagSearch", "EventDetail",
+static const char *const op_names[OP_N] = {"HomePage",     "Login",     "TagSearch", "EventDetail",
                                            "PersonDetail", "AddPerson", "AddEvent"};
 
 /* What a request asks for, decided from path and method on its first call. */
@@ -63,10 +63,22 @@ enum {
 };
 
 /* Form fields the POST pages read; anything else is ignored. */
-enum { F_USER = 0, F_PASSWORD, F_NAME, F_EMAIL, F_TITLE, F_DESCRIPTION, F_DATE, F_TAGS, F_ADDRESS, F_CITY, F_IMAGE,
-       F_N };
-static const char *const field_names[F_N] = {"user",  "password", "name",    "email", "title", "description",
-                                             "date",  "tags",     "address", "city",  "image"};
+enum {
+    F_USER = 0,
+    F_PASSWORD,
+    F_NAME,
+    F_EMAIL,
+    F_TITLE,
+    F_DESCRIPTION,
+    F_DATE,
+    F_TAGS,
+    F_ADDRESS,
+    F_CITY,
+    F_IMAGE,
+    F_N
+};
+static const char *const field_names[F_N] = {"user", "password", "name",    "email", "title", "description",
+                                             "date", "tags",     "address", "city",  "image"};
 static const size_t field_caps[F_N] = {256, 256, 256, 256, 512, 8192, 32, 1024, 256, 256, TB_WEBAPP_MAX_IMAGE};
 
 typedef struct slot {
@@ -101,8 +113,8 @@ typedef struct req {
     struct MHD_PostProcessor *pp;
     int counted;
     const char *allow; /* 405: the methods the path takes */
-    int too_big;   /* body or a field over its cap: 413 */
-    int bad_body;  /* post data the processor rejected: 400 */
+    int too_big;       /* body or a field over its cap: 413 */
+    int bad_body;      /* post data the processor rejected: 400 */
     uint64_t body_bytes;
     tb_html field[F_N];
     char image_type[64];
@@ -117,7 +129,8 @@ static void set_pq_err(char *err, const char *what, PGconn *pg) {
     size_t i, len;
     snprintf(buf, sizeof buf, "%s", msg && *msg ? msg : "unknown libpq error");
     len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) buf[--len] = '\0';
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
     for (i = 0; i < len; i++)
         if (buf[i] == '\n' || buf[i] == '\t') buf[i] = ' ';
     tb_seterr(err, "%s: %s", what, buf);
@@ -175,8 +188,8 @@ static const stmt stmts[] = {
      "(SELECT 'c', p.id, p.name, c.body, to_char(c.created, 'YYYY-MM-DD HH24:MI') FROM comments c "
      " JOIN persons p ON p.id = c.person_id WHERE c.event_id = $1 ORDER BY c.id DESC LIMIT 20)",
      1},
-    {"person",
-     "SELECT id, name, email, city, summary, created, coalesce(length(image), 0) FROM persons WHERE id = $1", 1},
+    {"person", "SELECT id, name, email, city, summary, created, coalesce(length(image), 0) FROM persons WHERE id = $1",
+     1},
     /* Events the person submitted ('s') and attends ('a'). */
     {"person_events",
      "(SELECT 's', e.id, e.title, e.event_date FROM events e WHERE e.submitter = $1 "
@@ -256,7 +269,8 @@ static slot *slot_get(tb_webapp *app) {
     char err[TB_ERR_LEN];
     slot *s;
     pthread_mutex_lock(&app->mu);
-    while (app->nfree == 0) pthread_cond_wait(&app->cv, &app->mu);
+    while (app->nfree == 0)
+        pthread_cond_wait(&app->cv, &app->mu);
     s = &app->slots[app->free_idx[--app->nfree]];
     pthread_mutex_unlock(&app->mu);
     if ((!s->pg || PQstatus(s->pg) != CONNECTION_OK) && slot_pg_connect(app, s, 0, err) != 0) goto fail;
@@ -308,9 +322,12 @@ static enum MHD_Result send_resp(tb_webapp *app, req *r, struct MHD_Connection *
                                  struct MHD_Response *resp) {
     enum MHD_Result rc = MHD_queue_response(c, status, resp);
     if (r && r->counted) {
-        if (status < 400) atomic_fetch_add(&app->status_2xx, 1);
-        else if (status < 500) atomic_fetch_add(&app->status_4xx, 1);
-        else atomic_fetch_add(&app->status_5xx, 1);
+        if (status < 400)
+            atomic_fetch_add(&app->status_2xx, 1);
+        else if (status < 500)
+            atomic_fetch_add(&app->status_4xx, 1);
+        else
+            atomic_fetch_add(&app->status_5xx, 1);
     }
     return rc;
 }
@@ -361,7 +378,8 @@ static void page_begin(page *p, int op, unsigned status, const char *title) {
     tb_html_put(b, " - tilebench events</title>\n");
     for (int i = 0; tb_web_page_css[i]; i++)
         tb_html_putf(b, "<link rel=\"stylesheet\" href=\"%s\">\n", tb_web_page_css[i]);
-    for (int i = 0; tb_web_page_js[i]; i++) tb_html_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
+    for (int i = 0; tb_web_page_js[i]; i++)
+        tb_html_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
     tb_html_put(b, "</head>\n<body>\n<div id=\"top\"><a href=\"/\"><img class=\"logo\" src=\"/static/img/logo.png\" "
                    "alt=\"tilebench events\"></a>\n<nav><a href=\"/\">Home</a> <a href=\"/tags?tag=music\">Music</a> "
                    "<a href=\"/tags?tag=food\">Food</a> <a href=\"/tags?tag=coding\">Coding</a></nav>\n"
@@ -392,7 +410,8 @@ static void page_end(page *p) {
 /* A thumbnail (one of TB_WEB_EVENT_THUMBS, by event id) and a linked title. */
 static void event_item(tb_html *b, const char *id, const char *title, const char *date, const char *city) {
     long n = atol(id);
-    tb_html_putf(b, "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
+    tb_html_putf(b,
+                 "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
                  n % TB_WEB_EVENT_THUMBS);
     tb_html_esc(b, date);
     tb_html_put(b, "\">");
@@ -411,7 +430,8 @@ static void event_item(tb_html *b, const char *id, const char *title, const char
 }
 
 static void avatar(tb_html *b, const char *person_id) {
-    tb_html_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">", atol(person_id) % TB_WEB_AVATARS);
+    tb_html_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">",
+                 atol(person_id) % TB_WEB_AVATARS);
 }
 
 /* A page with just a message: errors and the result of a form. */
@@ -427,8 +447,10 @@ static void message_page(page *p, int op, unsigned status, const char *title, co
 static void error_page(page *p, unsigned status, const char *text) {
     p->status = status;
     p->op = -1;
-    tb_html_putf(&p->html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
-                           "<body><h1>%u</h1><p>", status, status);
+    tb_html_putf(&p->html,
+                 "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
+                 "<body><h1>%u</h1><p>",
+                 status, status);
     tb_html_esc(&p->html, text);
     tb_html_put(&p->html, "</p></body></html>\n");
 }
@@ -505,7 +527,8 @@ static const char *field(req *r, int f) { return r->field[f].p ? r->field[f].p :
 static int new_session_id(char out[33]) {
     unsigned char raw[16];
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) return -1;
-    for (int i = 0; i < 16; i++) snprintf(out + 2 * i, 3, "%02x", raw[i]);
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
     return 0;
 }
 
@@ -572,8 +595,7 @@ static void page_tags(slot *s, struct MHD_Connection *c, page *p) {
     PGresult *res;
     char title[64];
     if (!tag || !tag_ok(tag)) {
-        message_page(p, OP_TAGSEARCH, 400, "Tag search",
-                     "tag: expected 1 to 32 lowercase letters, digits or '-'");
+        message_page(p, OP_TAGSEARCH, 400, "Tag search", "tag: expected 1 to 32 lowercase letters, digits or '-'");
         return;
     }
     res = run(s, "tag_search", 1, &tag, NULL, NULL);
@@ -585,7 +607,8 @@ static void page_tags(slot *s, struct MHD_Connection *c, page *p) {
     page_begin(p, OP_TAGSEARCH, 200, title);
     tb_html_putf(&p->html, "<p class=\"muted\">%d events</p>\n<ul class=\"events\">\n", PQntuples(res));
     for (int i = 0; i < PQntuples(res); i++)
-        event_item(&p->html, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), PQgetvalue(res, i, 2), PQgetvalue(res, i, 3));
+        event_item(&p->html, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), PQgetvalue(res, i, 2),
+                   PQgetvalue(res, i, 3));
     tb_html_put(&p->html, "</ul>\n");
     page_end(p);
     PQclear(res);
@@ -788,7 +811,8 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
     PGresult *res;
     size_t n = sid ? strlen(sid) : 0;
     int valid = n == 32;
-    for (size_t i = 0; valid && i < n; i++) valid = (sid[i] >= '0' && sid[i] <= '9') || (sid[i] >= 'a' && sid[i] <= 'f');
+    for (size_t i = 0; valid && i < n; i++)
+        valid = (sid[i] >= '0' && sid[i] <= '9') || (sid[i] >= 'a' && sid[i] <= 'f');
     if (!valid) {
         message_page(p, OP_ADDEVENT, 401, "Add event", "log in first");
         return;
@@ -822,7 +846,8 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
     if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
         const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
         /* Class 22: data exception (a date such as 2026-02-31). */
-        if (state && strncmp(state, "22", 2) == 0) message_page(p, OP_ADDEVENT, 400, "Add event", "invalid date");
+        if (state && strncmp(state, "22", 2) == 0)
+            message_page(p, OP_ADDEVENT, 400, "Add event", "invalid date");
         else {
             char err[TB_ERR_LEN];
             set_pq_err(err, "add_event", s->pg);
@@ -896,8 +921,8 @@ static enum MHD_Result serve_stats(tb_webapp *app, req *r, struct MHD_Connection
 /* ---- request handling -------------------------------------------------------- */
 
 static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
-                                const char *content_type, const char *transfer_encoding, const char *data,
-                                uint64_t off, size_t size) {
+                                const char *content_type, const char *transfer_encoding, const char *data, uint64_t off,
+                                size_t size) {
     req *r = cls;
     (void)kind;
     (void)filename;
@@ -911,8 +936,10 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
         }
         if (f == F_IMAGE && content_type && !r->image_type[0])
             snprintf(r->image_type, sizeof r->image_type, "%s", content_type);
-        if (size) tb_html_putn(&r->field[f], data, size);
-        else if (!r->field[f].p) tb_html_put(&r->field[f], "");
+        if (size)
+            tb_html_putn(&r->field[f], data, size);
+        else if (!r->field[f].p)
+            tb_html_put(&r->field[f], "");
         break;
     }
     return MHD_YES;
@@ -924,16 +951,26 @@ static int route_of(const char *url, const char *method, long *id, const char **
     int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0, post = strcmp(method, "POST") == 0;
     int route = R_NONE, want_post = 0;
     *allow = NULL;
-    if (strcmp(url, "/") == 0) route = R_HOME;
-    else if (strcmp(url, "/login") == 0) route = R_LOGIN, want_post = 1;
-    else if (strcmp(url, "/tags") == 0) route = R_TAGS;
-    else if (strcmp(url, "/events") == 0) route = R_ADDEVENT, want_post = 1;
-    else if (strcmp(url, "/persons") == 0) route = R_ADDPERSON, want_post = 1;
-    else if (strncmp(url, "/events/", 8) == 0) route = (*id = parse_id(url + 8)) > 0 ? R_EVENT : R_NONE;
-    else if (strncmp(url, "/persons/", 9) == 0) route = (*id = parse_id(url + 9)) > 0 ? R_PERSON : R_NONE;
-    else if (strncmp(url, "/static/", 8) == 0) route = R_STATIC;
-    else if (strcmp(url, "/healthz") == 0) route = R_HEALTHZ;
-    else if (strcmp(url, "/stats") == 0) route = R_STATS;
+    if (strcmp(url, "/") == 0)
+        route = R_HOME;
+    else if (strcmp(url, "/login") == 0)
+        route = R_LOGIN, want_post = 1;
+    else if (strcmp(url, "/tags") == 0)
+        route = R_TAGS;
+    else if (strcmp(url, "/events") == 0)
+        route = R_ADDEVENT, want_post = 1;
+    else if (strcmp(url, "/persons") == 0)
+        route = R_ADDPERSON, want_post = 1;
+    else if (strncmp(url, "/events/", 8) == 0)
+        route = (*id = parse_id(url + 8)) > 0 ? R_EVENT : R_NONE;
+    else if (strncmp(url, "/persons/", 9) == 0)
+        route = (*id = parse_id(url + 9)) > 0 ? R_PERSON : R_NONE;
+    else if (strncmp(url, "/static/", 8) == 0)
+        route = R_STATIC;
+    else if (strcmp(url, "/healthz") == 0)
+        route = R_HEALTHZ;
+    else if (strcmp(url, "/stats") == 0)
+        route = R_STATS;
     if (route == R_NONE) return R_NONE;
     if (want_post ? !post : !get) {
         *allow = want_post ? "POST" : "GET, HEAD";
@@ -1056,7 +1093,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     (void)why;
     if (!r) return;
     if (r->pp) MHD_destroy_post_processor(r->pp);
-    for (int f = 0; f < F_N; f++) tb_html_free(&r->field[f]);
+    for (int f = 0; f < F_N; f++)
+        tb_html_free(&r->field[f]);
     free(r);
     *con_cls = NULL;
 }
@@ -1068,7 +1106,8 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
     (void)cls;
     vsnprintf(buf, sizeof buf, fmt, ap);
     n = strlen(buf);
-    while (n > 0 && buf[n - 1] == '\n') buf[--n] = '\0';
+    while (n > 0 && buf[n - 1] == '\n')
+        buf[--n] = '\0';
     tb_log(TB_LOG_DEBUG, "webapp: libmicrohttpd: %s", buf);
 }
 
@@ -1107,8 +1146,10 @@ static int check_loaded(tb_webapp *app, slot *s, char *err) {
     ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
     PQclear(res);
     if (!ok)
-        tb_seterr(err, "webapp tile %d: schema %s is missing or not loaded in this database (the embedded SUT loads it "
-                       "in `tilebench sut up`)", app->cfg.tile, app->schema);
+        tb_seterr(err,
+                  "webapp tile %d: schema %s is missing or not loaded in this database (the embedded SUT loads it "
+                  "in `tilebench sut up`)",
+                  app->cfg.tile, app->schema);
     return ok ? 0 : -1;
 }
 
@@ -1159,12 +1200,12 @@ int tb_webapp_open(const tb_webapp_config *cfg, tb_webapp **out, char *err) {
     fd = listen_socket(cfg->host, cfg->port, err);
     if (fd < 0) goto fail;
     app->started_us = tb_now_us();
-    app->d = MHD_start_daemon(MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-                              on_request, app, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
-                              (unsigned)app->nslots, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16384,
-                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                              (size_t)(64 * 1024), MHD_OPTION_NOTIFY_COMPLETED, on_completed, app,
-                              MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, app, MHD_OPTION_END);
+    app->d = MHD_start_daemon(
+        MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, app,
+        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)app->nslots, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)16384, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)(64 * 1024), MHD_OPTION_NOTIFY_COMPLETED, on_completed, app, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+        app, MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_END);
     if (!app->d) {
         tb_seterr(err, "webapp: libmicrohttpd could not start on %s:%d", cfg->host, cfg->port);
         close(fd);

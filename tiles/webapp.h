@@ -16,11 +16,11 @@
 #include "common/tb_common.h"
 
 #define TB_WEBAPP_DEFAULT_THREADS 4
-#define TB_WEBAPP_MAX_THREADS 256
-#define TB_WEBAPP_MAX_BODY (1024 * 1024)   /* bytes of a POST body; more gets 413 */
-#define TB_WEBAPP_MAX_IMAGE (512 * 1024)   /* bytes of AddPerson's image part; more gets 413 */
-#define TB_WEBAPP_SESSION_TTL_S 1800       /* a login session lives 30 min in Redis */
-#define TB_WEBAPP_HOME_TTL_S 300           /* the cached home page, unless AddEvent drops it first */
+#define TB_WEBAPP_MAX_THREADS     256
+#define TB_WEBAPP_MAX_BODY        (1024 * 1024) /* bytes of a POST body; more gets 413 */
+#define TB_WEBAPP_MAX_IMAGE       (512 * 1024)  /* bytes of AddPerson's image part; more gets 413 */
+#define TB_WEBAPP_SESSION_TTL_S   1800          /* a login session lives 30 min in Redis */
+#define TB_WEBAPP_HOME_TTL_S      300           /* the cached home page, unless AddEvent drops it first */
 
 typedef struct tb_webapp_config {
     const char *host;        /* listen address, IPv4 literal, e.g. "127.0.0.1" */
