@@ -96,4 +96,22 @@ expect "the app served them as TagSearch pages" $(($(stats pages.TagSearch) - ta
 expect "all with 2xx (so not server errors)" $(($(stats responses_2xx_3xx) - ok_before)) -eq "$served"
 expect "no asset fetched after a wrong page" "$(op Request count_all)" -le "$served"
 expect "error-rate rule fails" "$(jq '.run.levels[0].qos[] | select(.rule | test("error")) | .pass' "$T/r.json")" = false
+
+# 5. a per-op minimum cycle holds the op back (the driver's min_cycle_us hook):
+#    HomePage and TagSearch alternate; TagSearch may not start until 1 h after
+#    the previous op, so each user runs at most 3 ops (a first TagSearch, drawn
+#    from the long-run mix, has no predecessor), where 50 ms cycles would give
+#    about 100 in 5 s.
+PINGPONG=$(printf 'next.%s = HomePage=100\n' Login EventDetail PersonDetail AddPerson AddEvent
+    printf 'next.HomePage = TagSearch=100\nnext.TagSearch = HomePage=100\n')
+webtile "$PINGPONG" "web = $W1" "error_rate = 0.5" | sed 's/^cycle_time = .*/cycle_time = 50ms/' >"$T/min.ini"
+sed -i 's/^min_cycle.AddEvent = 150ms$/min_cycle.AddEvent = 150ms\nmin_cycle.TagSearch = 1h/' "$T/min.ini"
+grep -q '^min_cycle.TagSearch = 1h$' "$T/min.ini" || fail "min.ini lacks the TagSearch minimum"
+"$TILEBENCH" run --config "$T/min.ini" "${RUN[@]}" --steady 5s >"$T/run3.log" 2>&1 ||
+    fail "run exited $?: $(cat "$T/run3.log")"
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
+total=$(jq '[.run.levels[0].workloads[].operations[] | select(.name != "Request") | .count_all] | add' "$T/r.json")
+echo "min cycle: $total ops by $USERS users"
+expect "ops with a 1 h minimum before TagSearch (<= 3 per user)" "$total" -le $((3 * USERS))
+expect "every user ran its first op" "$total" -ge "$USERS"
 echo "PASS test_web"
