@@ -10,8 +10,8 @@
 #   3. `expect` text missing from the page: every op is an error (content),
 #      while nginx served them all with 200;
 #   4. a 404 URL: every op is an error (server), nginx logged 404s;
-#   5. a bad URL is a configuration error (exit 2) naming the key;
-#   6. cycle_time is an open loop on a fixed grid of intended starts.
+#   5. cycle_time is an open loop on a fixed grid of intended starts;
+#   6. a bad URL is a configuration error (exit 2) naming the key.
 source "$(dirname "$0")/lib.sh"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || fail "nginx is not installed (scripts/install-deps installs nginx-light)"
@@ -120,19 +120,19 @@ expect "404: no good op" "$(get count_all)" -eq 0
 expect "404: errors" "$(get errors)" -gt 50
 expect "nginx answered 404" "$(lines ' 404 ')" -ge "$(get errors)"
 
-# 6. open loop: cycle_time = 100 ms makes each user's requests due on a fixed
+# 5. open loop: cycle_time = 100 ms makes each user's requests due on a fixed
 #    100 ms grid (the driver's intended starts), so the 3 s steady state holds
 #    30 or 31 due requests per user however fast the server is; one still in
 #    flight at the end of steady state is left out (Faban's rule)
 tile "urls = http://127.0.0.1:$P1/index.html=1" | sed 's/^think_time = .*/cycle_time = 100ms/; s/^think_dist = .*/think_dist = fixed/' >"$T/t6.ini"
 run "$T/t6.ini"
 steady=$(get count)
-echo "6: $steady GETs in 3 s of steady state from $USERS users on a 100 ms grid"
+echo "5: $steady GETs in 3 s of steady state from $USERS users on a 100 ms grid"
 expect "open loop: at most 31 due requests per user" "$steady" -le $((USERS * 31))
 expect "open loop: the grid's requests were sent (half of them, even on a busy machine)" "$steady" -ge $((USERS * 15))
 expect "open loop: no errors" "$(get errors)" -eq 0
 
-# 5. a bad key and a bad URL are configuration errors (exit 2) naming the key
+# 6. a bad key and a bad URL are configuration errors (exit 2) naming the key
 tile "urls = ftp://127.0.0.1/x=1" >"$T/t5.ini"
 rc=0
 "$TILEBENCH" run --config "$T/t5.ini" --tiles 1 --quiet --db "$T/r.db" >"$T/run5.log" 2>&1 || rc=$?
