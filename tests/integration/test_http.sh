@@ -16,16 +16,18 @@ source "$(dirname "$0")/lib.sh"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || fail "nginx is not installed (scripts/install-deps installs nginx-light)"
 
-# a loopback port nobody listens on (ss from iproute2)
+# a loopback port no socket uses (ss from iproute2), below the kernel's
+# ephemeral range so that no outgoing connection takes it meanwhile
 free_port() {
-    local p
+    local p lo
+    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
     while :; do
-        p=$((20000 + RANDOM % 40000))
-        ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
+        p=$((10000 + RANDOM % (lo - 10000)))
+        [ "$p" != "${1:-}" ] && ! ss -Htan "sport = :$p" | grep -q . && { echo "$p"; return; }
     done
 }
 P1=$(free_port)
-P2=$(free_port)
+P2=$(free_port "$P1")
 mkdir -p "$T/www" "$T/nginx-tmp"
 echo "<html><body>hello from tilebench's static page</body></html>" >"$T/www/index.html"
 echo "<html><body>the other page</body></html>" >"$T/www/other.html"
