@@ -70,18 +70,25 @@ static void usage(FILE *f) {
             tb_tiledef_default_path());
 }
 
-/* Each user holds up to two connections (mail: IMAP and SMTP/LMTP): refuse a
- * sweep that cannot get its sockets, after raising the soft limit as far as
- * the hard one allows, instead of failing every connect. */
+/* Each user holds up to its workload's sockets_per_user connections (mail:
+ * IMAP and SMTP/LMTP, 2; the others 1): refuse a sweep that cannot get its
+ * sockets, after raising the soft limit as far as the hard one allows,
+ * instead of failing every connect. */
 static int check_fd_limit(const tb_tiledef *def, const tb_levels *lv, char *err) {
     struct rlimit rl;
     unsigned long long users = 0, need;
     int max_tiles = 0;
     for (int i = 0; i < lv->n; i++)
         if (lv->tiles[i] > max_tiles) max_tiles = lv->tiles[i];
-    for (int w = 0; w < def->n_workloads; w++) users += (unsigned long long)def->workloads[w].users;
+    need = 0;
+    for (int w = 0; w < def->n_workloads; w++) {
+        const tb_workload_vt *vt = tb_workload_find(def->workloads[w].kind);
+        int per = vt && vt->sockets_per_user > 0 ? vt->sockets_per_user : 2;
+        users += (unsigned long long)def->workloads[w].users;
+        need += (unsigned long long)per * (unsigned long long)def->workloads[w].users;
+    }
     users *= (unsigned long long)max_tiles;
-    need = 2 * users + 256;
+    need = need * (unsigned long long)max_tiles + 256;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;

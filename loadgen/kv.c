@@ -348,6 +348,7 @@ const tb_workload_vt tb_kv_workload = {
     .n_ops = N_OPS,
     .op_names = op_names,
     .metric_mask = (1u << OP_SET) | (1u << OP_GET),
+    .sockets_per_user = 1,
     .configure = kv_configure,
     .cfg_free = kv_cfg_free,
     .user_new = kv_user_new,

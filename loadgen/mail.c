@@ -939,6 +939,7 @@ const tb_workload_vt tb_mail_workload = {
     .op_names = op_names,
     /* every op is an action: actions per minute (LoadGen's tasks per user-day, per minute) */
     .metric_mask = (1u << N_OPS) - 1,
+    .sockets_per_user = 2,
     .configure = mail_configure,
     .cfg_free = mail_cfg_free,
     .user_new = mail_user_new,

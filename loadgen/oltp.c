@@ -558,6 +558,7 @@ const tb_workload_vt tb_oltp_workload = {
     .n_ops = N_OPS,
     .op_names = op_names,
     .metric_mask = (1u << OP_ORDER) | (1u << OP_POINT),
+    .sockets_per_user = 1,
     .probe = oltp_probe,
     .configure = oltp_configure,
     .cfg_free = oltp_cfg_free,

@@ -10,8 +10,11 @@
 extern const tb_workload_vt tb_oltp_workload;
 extern const tb_workload_vt tb_kv_workload;
 extern const tb_workload_vt tb_mail_workload;
+extern const tb_workload_vt tb_http_workload;
+extern const tb_workload_vt tb_web_workload;
 
-static const tb_workload_vt *const kinds[] = {&tb_oltp_workload, &tb_kv_workload, &tb_mail_workload};
+static const tb_workload_vt *const kinds[] = {&tb_oltp_workload, &tb_kv_workload, &tb_mail_workload,
+                                              &tb_web_workload,  &tb_http_workload};
 
 const tb_workload_vt *tb_workload_find(const char *kind) {
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -19,7 +22,7 @@ const tb_workload_vt *tb_workload_find(const char *kind) {
     return NULL;
 }
 
-const char *tb_workload_kinds(void) { return "oltp, kv, mail"; }
+const char *tb_workload_kinds(void) { return "oltp, kv, mail, web, http"; }
 
 static const tb_param *param(const tb_workload_def *w, const char *key) {
     return tb_tiledef_param(w, key);

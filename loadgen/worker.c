@@ -45,6 +45,7 @@ struct tb_user_ctx {
     uint64_t intended_us, sent_us;
     uint64_t delay_us; /* extra wait before the next op (tb_user_delay_next) */
     int op;
+    int next_op; /* picked at scheduling time (for a per-op minimum cycle), -1 = not yet */
     int busy;
     uint64_t rng[4];
 };
@@ -237,7 +238,16 @@ static void schedule(tb_user_ctx *u, uint64_t intended_us) {
 }
 
 static void schedule_next(tb_user_ctx *u, uint64_t end_us) {
-    uint64_t think = draw_think(u) + u->delay_us;
+    uint64_t think = draw_think(u);
+    if (u->vt->min_cycle_us) {
+        /* the next op must be known now: its own minimum gap applies (Olio:
+         * an AddPerson comes at least 2 s after the previous op) */
+        uint64_t m;
+        u->next_op = u->vt->next_op(u->st);
+        m = u->vt->min_cycle_us(u->w->lg->cfg[u->wl], u->next_op);
+        if (think < m) think = m;
+    }
+    think += u->delay_us;
     /* a back-off restarts the cycle grid: missed cycles are not owed */
     uint64_t base = u->def->cycle && !u->delay_us ? u->intended_us : end_us;
     u->delay_us = 0;
@@ -257,7 +267,8 @@ static void on_timer(evutil_socket_t fd, short what, void *arg) {
         schedule(u, u->intended_us);
         return;
     }
-    u->op = u->vt->next_op(u->st);
+    u->op = u->next_op >= 0 ? u->next_op : u->vt->next_op(u->st);
+    u->next_op = -1;
     u->sent_us = tb_now_us();
     u->busy = 1;
     evtimer_add(u->timeout, u->w->op_timeout[u->wl]);
@@ -342,6 +353,7 @@ static void start_users(worker *w) {
                 u->index = k;
                 u->vt = lg->pub.vt[i];
                 u->def = &def->workloads[i];
+                u->next_op = -1;
                 seed = ((uint64_t)t << 40) ^ ((uint64_t)i << 32) ^ (uint64_t)k ^ (uint64_t)pl->start_us;
                 for (int r = 0; r < 4; r++) u->rng[r] = splitmix(&seed);
                 u->timer = evtimer_new(w->base, on_timer, u);
@@ -655,6 +667,7 @@ int tb_loadgen_check(const tb_tiledef *def, char *err) {
         ep.lmtp_port = 24;
     }
     if (!ep.mail_password[0]) snprintf(ep.mail_password, sizeof ep.mail_password, "x");
+    if (!ep.web_url[0] && ep.n_web_tile == 0) snprintf(ep.web_url, sizeof ep.web_url, "http://127.0.0.1:80");
     for (int i = 0; i < def->n_workloads; i++) {
         const tb_workload_vt *vt = tb_workload_find(def->workloads[i].kind);
         void *cfg = NULL;

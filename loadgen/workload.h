@@ -72,6 +72,8 @@ typedef struct tb_workload_vt {
     int n_ops;
     const char *const *op_names;     /* n_ops names, e.g. "Order", "Login" */
     unsigned metric_mask;            /* bit i set: op i counts toward throughput */
+    int sockets_per_user;            /* sockets one user holds at most (for the open-files
+                                        check of `run`); 0 = 2 */
     /* Parses the workload's own keys from def->params (errors name file:line
      * and key) and checks the SUT endpoints it needs. *cfg owned by caller,
      * freed with cfg_free. 0 or -1 with err. */
@@ -98,6 +100,11 @@ typedef struct tb_workload_vt {
      * workload's primary ops, from its configuration, for Faban's mix
      * deviation rule; -1 when op is not part of the mix. */
     double (*mix_target_pct)(const void *cfg, int op);
+    /* Optional: the least think or cycle time (µs) before op may start,
+     * from its configuration (Olio: AddPerson 2 s, AddEvent 3 s). When set,
+     * the driver picks the next op as soon as the previous one ends, draws
+     * the think time, and waits max(draw, this). 0 = no minimum. */
+    uint64_t (*min_cycle_us)(const void *cfg, int op);
 } tb_workload_vt;
 
 /* The workload kinds compiled in; NULL when kind is unknown. */

@@ -112,9 +112,14 @@ static void standard_tile_parses(void **state) {
     snprintf(path, sizeof path, "%s/tiles/standard.ini", getenv("TB_SOURCE_DIR") ? getenv("TB_SOURCE_DIR") : TB_SOURCE_DIR);
     if (tb_tiledef_load(path, &def, err) != 0) fail_msg("%s", err);
     assert_string_equal(def.name, "standard");
-    assert_int_equal(def.n_workloads, 3);
+    assert_int_equal(def.n_workloads, 4);
     assert_string_equal(def.workloads[2].name, "mail");
     assert_string_equal(def.workloads[2].kind, "mail");
+    assert_string_equal(def.workloads[3].name, "web");
+    assert_string_equal(def.workloads[3].kind, "web");
+    assert_int_equal(def.workloads[3].think_us, 5000000);
+    assert_int_equal(def.workloads[3].cycle, 1);
+    assert_string_equal(def.workloads[3].think_dist, "negexp");
     assert_string_equal(def.workloads[0].name, "oltp");
     assert_string_equal(def.workloads[0].kind, "oltp");
     assert_int_equal(def.workloads[0].users, 10);
