@@ -881,10 +881,15 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
 
 /* ---- service endpoints ------------------------------------------------------ */
 
+/* /healthz: 200 when the database and Redis answer. A connection that a
+ * server restart broke only shows it on its first use, so a failed check is
+ * retried, up to once per slot plus one: every broken slot is then marked
+ * bad and reconnected by slot_get, and a server that is back answers. */
 static enum MHD_Result serve_healthz(tb_webapp *app, req *r, struct MHD_Connection *c) {
-    slot *s = slot_get(app);
     int ok = 0;
-    if (s) {
+    for (int attempt = 0; !ok && attempt <= app->nslots; attempt++) {
+        slot *s = slot_get(app);
+        if (!s) break; /* a server refused a new connection: it is down */
         PGresult *res = PQexec(s->pg, "SELECT 1");
         redisReply *rep = redisCommand(s->rd, "PING");
         ok = PQresultStatus(res) == PGRES_TUPLES_OK && rep && rep->type == REDIS_REPLY_STATUS;

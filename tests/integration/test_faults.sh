@@ -5,7 +5,7 @@
 #     the run goes on, the samples are flagged in the database, the driver
 #     reconnects and good samples follow, and the level (far over 1% bad
 #     samples) is invalid with the reason named.
-#  2. Redis, 3. Dovecot and 4. PostgreSQL each killed and restarted in the
+#  2. Redis, 3. Dovecot, 4. PostgreSQL and 5. tile 1's reference web app each killed and restarted in the
 #     middle of level 1 of a 1..2 sweep: the run completes, errors are
 #     counted, level 1 fails QoS on its error rate with the rule named, and
 #     level 2 is measured (users reconnected).
@@ -124,4 +124,22 @@ at_exit 'pm=$(head -1 "$T/sut/pg/postmaster.pid" 2>/dev/null) && [ "$pm" != "$PM
 restart_level postgresql "$T/oltp.ini" 'kill -INT "$PM"; for _ in $(seq 100); do kill -0 "$PM" 2>/dev/null || break; sleep 0.05; done' \
     'setsid runuser -u postgres -- "${PGCMD[@]}" >>"$T/pg-restart.log" 2>&1 </dev/null &
      for _ in $(seq 100); do psql "$PG" -XAtc "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done'
+
+# ---- 5. the reference web app of tile 1 ----
+{
+    printf '[tile]\nname = web\n[workload.web]\nkind = web\nusers = 4\ncycle_time = 200ms\nthink_dist = negexp\n'
+    sed -n '/^\[workload\.web\]/,/^\[/{/^next\./p}' "$TB_SOURCE_DIR/tiles/standard.ini"
+    printf 'timeout = 2s\nunit = ops/s\nreference = 20\n[qos.web]\n'
+    printf 'HomePage.error_rate = 0.5\nTagSearch.error_rate = 0.5\nEventDetail.error_rate = 0.5\n'
+    cat "$SUT"
+} >"$T/web.ini"
+grep -q '^next\.HomePage' "$T/web.ini" || fail "no Markov rows copied from the standard tile"
+WP=$(awk '$1 == "web.tile1" {print $2}' "$T/sut/sut.state")
+[ -n "$WP" ] && kill -0 "$WP" || fail "no running web.tile1 in $T/sut/sut.state"
+mapfile -d '' WEBCMD <"/proc/$WP/cmdline"
+W1=$(sed -n 's/^web\.tile1 = //p' "$SUT")
+at_exit '[ -n "${WP2:-}" ] && kill "$WP2" 2>/dev/null'
+restart_level webapp "$T/web.ini" 'kill "$WP"; for _ in $(seq 100); do kill -0 "$WP" 2>/dev/null || break; sleep 0.05; done' \
+    'setsid "${WEBCMD[@]}" >>"$T/web-restart.log" 2>&1 </dev/null & WP2=$!
+     for _ in $(seq 100); do curl -fs "$W1/healthz" >/dev/null 2>&1 && break; sleep 0.05; done'
 echo "PASS test_faults"
