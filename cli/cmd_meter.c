@@ -113,7 +113,7 @@ static int cmd_probe(int argc, char **argv) {
     const tb_meter_info *info;
     tb_meter *m = NULL;
     const char *uri;
-    int c;
+    int c, rc;
 
     reset_getopt();
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -138,9 +138,9 @@ static int cmd_probe(int argc, char **argv) {
     }
     if (optind + 1 != argc) return usage_error(optind >= argc ? "probe: missing URI" : "probe: one URI only");
     uri = argv[optind];
-    if (tb_meter_open(uri, &m, err) != 0) {
+    if ((rc = tb_meter_open(uri, &m, err)) != 0) {
         fprintf(stderr, "tilebench meter probe: %s\n", err);
-        return tb_meter_scheme_known(uri) ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+        return rc == TB_METER_EUNREACH ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
     }
     info = tb_meter_get_info(m);
     printf("meter:     %s\n", info->uri);

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,41 +67,6 @@ static void usage(FILE *f) {
             "  --help              this text\n\n"
             "exit: 0 complete, 2 usage/configuration error, 3 aborted or interrupted\n",
             tb_tiledef_default_path());
-}
-
-/* Each user holds up to its workload's sockets_per_user connections (mail:
- * IMAP and SMTP/LMTP, 2; the others 1): refuse a sweep that cannot get its
- * sockets, after raising the soft limit as far as the hard one allows,
- * instead of failing every connect. */
-static int check_fd_limit(const tb_tiledef *def, const tb_levels *lv, char *err) {
-    struct rlimit rl;
-    unsigned long long users = 0, need;
-    int max_tiles = 0;
-    for (int i = 0; i < lv->n; i++)
-        if (lv->tiles[i] > max_tiles) max_tiles = lv->tiles[i];
-    need = 0;
-    for (int w = 0; w < def->n_workloads; w++) {
-        const tb_workload_vt *vt = tb_workload_find(def->workloads[w].kind);
-        int per = vt && vt->sockets_per_user > 0 ? vt->sockets_per_user : 2;
-        users += (unsigned long long)def->workloads[w].users;
-        need += (unsigned long long)per * (unsigned long long)def->workloads[w].users;
-    }
-    users *= (unsigned long long)max_tiles;
-    need = need * (unsigned long long)max_tiles + 256;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
-        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-        getrlimit(RLIMIT_NOFILE, &rl);
-    }
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
-        snprintf(err, TB_ERR_LEN,
-                 "%llu users at %d tiles need about %llu open files, and the limit is %llu (raise it with ulimit -n, "
-                 "or run fewer tiles or users)",
-                 users, max_tiles, need, (unsigned long long)rl.rlim_cur);
-        return -1;
-    }
-    return 0;
 }
 
 static int bad(const char *opt, const char *msg) {
@@ -255,10 +219,6 @@ int tb_cmd_run(int argc, char **argv) {
         o.stages.phases = (int)v;
     }
     if (o.n_meters == 0) o.meter_uris[o.n_meters++] = "auto";
-    if (check_fd_limit(&def, &o.levels, err) != 0) {
-        tb_tiledef_free(&def);
-        return bad("--tiles", err);
-    }
     /* A report that cannot be written should stop the run now, not after the sweep. */
     if (o.report_path) {
         int existed = access(o.report_path, F_OK) == 0;

@@ -162,9 +162,10 @@ int tb_cmd_sut(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    tb_sut_options opt = {SUT_DEFAULT_DIR, SUT_DEFAULT_TILES, 0, 0, TB_WEB_DEFAULT_USERS};
+    tb_sut_options opt = {SUT_DEFAULT_DIR, SUT_DEFAULT_TILES, 0, 0, TB_WEB_DEFAULT_USERS, NULL};
     const char *up_only = NULL, *action;
     int c;
+    opt.stop = &up_interrupted; /* a signal during the data load ends it early */
 
     optind = 1;
     opterr = 0;

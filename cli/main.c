@@ -30,12 +30,12 @@ static const command commands[] = {
 static void usage(FILE *f) {
     fprintf(f,
             "tilebench %s: a VMmark-style energy-efficiency benchmark\n"
-            "(tiles of OLTP, key-value and mail load; score and performance per kW)\n\n"
+            "(tiles of OLTP, key-value, mail and web load; score and performance per kW)\n\n"
             "usage: tilebench COMMAND [options]   (tilebench COMMAND --help for its options)\n\n"
             "commands:\n",
             TB_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].summary) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nexit codes: 0 ok, 1 validation failed, 2 usage or configuration error,\n"
                "            3 run aborted or interrupted (measured data is kept)\n");
 }

@@ -473,6 +473,7 @@ static int ipmi_open(const char *uri, void **self, char *err) {
     double w;
     int active;
     char out[IPMI_OUT_MAX], e[TB_ERR_LEN];
+    int rc = -1;
 
     if (parse_uri(uri, m, err) != 0) goto fail;
     if (m->local) {
@@ -492,7 +493,10 @@ static int ipmi_open(const char *uri, void **self, char *err) {
     }
     /* One reading now, so a wrong password or an unsupported method fails at
      * open, and the averaging window is known. */
-    if (ipmi_read(m, &w, &active, &m->window_ms, err) != 0) goto fail;
+    if (ipmi_read(m, &w, &active, &m->window_ms, err) != 0) {
+        rc = TB_METER_EUNREACH; /* the URI is fine; the BMC did not answer or refused us */
+        goto fail;
+    }
     {
         static const char *const args[] = {"mc", "info", NULL};
         const char *p;
@@ -510,7 +514,7 @@ static int ipmi_open(const char *uri, void **self, char *err) {
 fail:
     memset(m->pass, 0, sizeof m->pass);
     free(m);
-    return -1;
+    return rc;
 }
 
 static int ipmi_identify(void *self, tb_meter_info *info, char *err) {

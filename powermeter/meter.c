@@ -79,17 +79,18 @@ static void known_schemes(char *buf, size_t len) {
  */
 static int open_with(tb_meter *m, const tb_meter_driver *drv, const char *uri, char *err) {
     char derr[TB_ERR_LEN] = "";
+    int rc;
     m->drv = drv;
     m->self = NULL;
-    if (drv->open(uri, &m->self, derr) != 0) {
+    if ((rc = drv->open(uri, &m->self, derr)) != 0) {
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "open failed");
-        return -1;
+        return rc == TB_METER_EUNREACH ? TB_METER_EUNREACH : -1;
     }
     if (drv->identify && drv->identify(m->self, &m->info, derr) != 0) {
         tb_seterr(err, "meter '%s': identify: %s", m->info.uri, derr[0] ? derr : "failed");
         drv->close(m->self);
         m->self = NULL;
-        return -1;
+        return TB_METER_EUNREACH;
     }
     return 0;
 }
@@ -129,6 +130,7 @@ int tb_meter_open(const char *uri, tb_meter **out, char *err) {
     const char *colon;
     char shown[256];
     tb_meter *m;
+    int rc;
 
     *out = NULL;
     if (!uri || !*uri) {
@@ -162,9 +164,9 @@ int tb_meter_open(const char *uri, tb_meter **out, char *err) {
         return -1;
     }
     memcpy(m->info.uri, shown, sizeof m->info.uri);
-    if (open_with(m, drv, uri, err) != 0) {
+    if ((rc = open_with(m, drv, uri, err)) != 0) {
         free(m);
-        return -1;
+        return rc;
     }
     *out = m;
     return 0;

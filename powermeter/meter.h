@@ -61,9 +61,12 @@ typedef struct tb_meter tb_meter;
 
 typedef struct tb_meter_driver {
     const char *scheme; /* URI scheme without ':' e.g. "estimate" */
-    /* Opens from the full URI; *self owned by the driver. 0 or -1 with err. */
+    /* Opens from the full URI; *self owned by the driver. 0, or -1 with err
+     * for a bad URI, or TB_METER_EUNREACH with err when the URI is fine but
+     * the meter (or its BMC or daemon) did not answer. */
     int (*open)(const char *uri, void **self, char *err);
-    /* Fills model/idn/estimated (uri is filled by the caller). 0 or -1. */
+    /* Fills model/idn/estimated (uri is filled by the caller). 0 or -1 (the
+     * meter did not answer: tb_meter_open returns TB_METER_EUNREACH). */
     int (*identify)(void *self, tb_meter_info *info, char *err);
     /* Takes one sample now. Returns 0 with *s filled (possibly flagged), or -1
      * with err when the meter failed (the caller records a MISSING sample). */
@@ -78,9 +81,13 @@ typedef struct tb_meter_driver {
  * "rapl:", "estimate:?idle=W&max=W", or "auto" (rapl:, then ipmi:local, else
  * estimate: and then says so in its info). Each driver file documents its
  * parameters.
- * Returns 0, or -1 with err naming the URI ("meter 'foo:': unknown scheme").
+ * Returns 0; -1 with err naming the URI for a configuration error ("meter
+ * 'foo:': unknown scheme", a bad parameter); TB_METER_EUNREACH with err when
+ * the URI is valid but the meter did not answer (connection refused, timeout,
+ * IPMI authentication failed): the CLI exits 3 for that, 2 for the former.
  * Caller closes with tb_meter_close.
  */
+#define TB_METER_EUNREACH (-2)
 int tb_meter_open(const char *uri, tb_meter **out, char *err) TB_WUR;
 /*
  * Opens a meter with an explicit driver, bypassing the scheme table: for

@@ -372,7 +372,10 @@ static int ptd_open(const char *uri, void **self, char *err) {
     if (rc == 1 && set_range("volts", v, p->volts, err) != 0) goto fail;
     if ((rc = tb_meter_uri_param(q, "amps", v, sizeof v, err)) < 0) goto fail;
     if (rc == 1 && set_range("amps", v, p->amps, err) != 0) goto fail;
-    if (ptd_setup(p, err) != 0) goto fail;
+    if (ptd_setup(p, err) != 0) {
+        free(p);
+        return TB_METER_EUNREACH;
+    }
     *self = p;
     return 0;
 fail:

@@ -459,9 +459,13 @@ static int parse_uri(const char *uri, yoko *y, char *err) {
 
 static int yoko_open(const char *uri, void **self, char *err) {
     yoko *y = xcalloc(1, sizeof *y);
-    if (parse_uri(uri, y, err) != 0 || yoko_setup(y, err) != 0) {
+    if (parse_uri(uri, y, err) != 0) {
         free(y);
         return -1;
+    }
+    if (yoko_setup(y, err) != 0) {
+        free(y);
+        return TB_METER_EUNREACH;
     }
     *self = y;
     return 0;

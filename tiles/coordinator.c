@@ -15,6 +15,7 @@
 #include <string.h>
 #include <ftw.h>
 #include <libpq-fe.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -656,6 +657,41 @@ static void note(run_ctx *c, const char *kind, const char *msg) {
         tb_log(TB_LOG_WARN, "%s", e); /* e starts with "store event: " */
 }
 
+/* Each user holds up to its workload's sockets_per_user connections (mail:
+ * IMAP and SMTP/LMTP, 2; the others 1): refuse a sweep that cannot get its
+ * sockets, after raising the soft limit as far as the hard one allows,
+ * instead of failing every connect. */
+static int check_fd_limit(const tb_tiledef *def, const tb_levels *lv, char *err) {
+    struct rlimit rl;
+    unsigned long long users = 0, need;
+    int max_tiles = 0;
+    for (int i = 0; i < lv->n; i++)
+        if (lv->tiles[i] > max_tiles) max_tiles = lv->tiles[i];
+    need = 0;
+    for (int w = 0; w < def->n_workloads; w++) {
+        const tb_workload_vt *vt = tb_workload_find(def->workloads[w].kind);
+        int per = vt && vt->sockets_per_user > 0 ? vt->sockets_per_user : 2;
+        users += (unsigned long long)def->workloads[w].users;
+        need += (unsigned long long)per * (unsigned long long)def->workloads[w].users;
+    }
+    users *= (unsigned long long)max_tiles;
+    need = need * (unsigned long long)max_tiles + 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        snprintf(err, TB_ERR_LEN,
+                 "--tiles: %llu users at %d tiles need about %llu open files, and the limit is %llu (raise it with ulimit -n, "
+                 "or run fewer tiles or users)",
+                 users, max_tiles, need, (unsigned long long)rl.rlim_cur);
+        return -1;
+    }
+    return 0;
+}
+
 int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     run_ctx c;
     tb_run_info ri;
@@ -673,11 +709,17 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         if (o->levels.tiles[i] > max_tiles) max_tiles = o->levels.tiles[i];
     c.levels_total = o->levels.n * o->repeat;
 
-    /* Meters first: a bad URI is a configuration error, found before anything runs. */
+    /* Open files (for `run` and every `campaign` configuration alike), then
+     * meters: a bad URI is a configuration error, found before anything runs. */
+    if (check_fd_limit(o->def, &o->levels, err) != 0) {
+        cleanup(&c);
+        return TB_EXIT_USAGE;
+    }
     for (int i = 0; i < o->n_meters; i++) {
-        if (tb_meter_open(o->meter_uris[i], &c.meters[i], err) != 0) {
+        if ((r = tb_meter_open(o->meter_uris[i], &c.meters[i], err)) != 0) {
+            /* a meter that does not answer aborts (3); a bad URI is a usage error (2) */
             cleanup(&c);
-            return TB_EXIT_USAGE;
+            return r == TB_METER_EUNREACH ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
         }
         c.infos[i] = *tb_meter_get_info(c.meters[i]); /* the meter itself warns when it is an estimate */
     }
@@ -786,15 +828,23 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
             c.sut_dir_temp = 1;
         }
         so.dir = c.sut_dir;
+        so.stop = o->stop;
         if (!o->quiet) {
             printf("starting the embedded SUT in %s (%d tiles of data)...\n", c.sut_dir, max_tiles);
             fflush(stdout);
         }
         r = tb_sut_up(&so, &c.ep, err);
-        if (r != 0 && c.sut_dir_temp) rmdir(c.sut_dir); /* best effort: empty after a failed start */
+        /* A failed start keeps its logs for diagnosis (an empty folder goes);
+         * an interrupted one has nothing to diagnose: its servers are
+         * stopped, and the temporary folder goes. */
+        if (r == TB_SUT_EINTR && c.sut_dir_temp && nftw(c.sut_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+            tb_log(TB_LOG_WARN, "remove %s: %s", c.sut_dir, strerror(errno));
+        else if (r != 0 && c.sut_dir_temp)
+            rmdir(c.sut_dir); /* best effort */
         if (r != 0) {
+            const char *st = r == TB_SUT_EINTR ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED;
             note(&c, "error", err);
-            if (tb_store_finish_run(c.store, c.run_id, TB_RUN_ABORTED, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+            if (tb_store_finish_run(c.store, c.run_id, st, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
             cleanup(&c);
             return r == TB_SUT_EUSAGE ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
         }

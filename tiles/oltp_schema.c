@@ -399,8 +399,8 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
     static const char *const tables[6] = {
         "products (prod_id, category, title, actor, price, special, common_prod_id)",
         "inventory (prod_id, quan_in_stock, sales)",
-        "customers (customerid, firstname, lastname, address1, city, country, region, email, phone, "
-        "creditcardtype, creditcard, creditcardexpiration, username, password, age, income, gender)",
+        ("customers (customerid, firstname, lastname, address1, city, country, region, email, phone, "
+         "creditcardtype, creditcard, creditcardexpiration, username, password, age, income, gender)"),
         "orders (orderid, orderdate, customerid, netamount, tax, totalamount)",
         "orderlines (orderlineid, orderid, prod_id, quantity, orderdate)",
         "cust_hist (customerid, orderid, prod_id)"};

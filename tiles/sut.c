@@ -1625,6 +1625,13 @@ static int claim_dir(const char *dir, char *err) {
     return 0;
 }
 
+/* 1 with err when a stop was asked for (loading 200 tiles takes minutes). */
+static int interrupted(const tb_sut_options *opt, char *err) {
+    if (!opt->stop || !*opt->stop) return 0;
+    tb_seterr(err, "interrupted while loading tile data");
+    return 1;
+}
+
 int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     char pgbin[PATH_MAX], redisbin[PATH_MAX], dir[PATH_MAX], datadir[PATH_MAX], sockdir[PATH_MAX];
     char pglog[PATH_MAX], redislog[PATH_MAX], dovecotbin[PATH_MAX], dovecotlog[PATH_MAX], dcbase[PATH_MAX];
@@ -1785,7 +1792,8 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
 
     for (i = 1; rc == 0 && i <= opt->tiles; i++) {
         uint64_t t0 = tb_now_us();
-        if (tb_oltp_load(ep->pg_conninfo, i, err) != 0) rc = TB_SUT_ESTART;
+        if (interrupted(opt, err)) rc = TB_SUT_EINTR;
+        else if (tb_oltp_load(ep->pg_conninfo, i, err) != 0) rc = TB_SUT_ESTART;
         else tb_log(TB_LOG_DEBUG, "oltp data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
     }
     /* The reference web app: data, then one process per tile on a free port,
@@ -1803,7 +1811,8 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
         }
         for (i = 1; rc == 0 && i <= n_web; i++) {
             uint64_t t0 = tb_now_us();
-            if (tb_web_load(web_conninfo, i, web_users, err) != 0) rc = TB_SUT_ESTART;
+            if (interrupted(opt, err)) rc = TB_SUT_EINTR;
+            else if (tb_web_load(web_conninfo, i, web_users, err) != 0) rc = TB_SUT_ESTART;
             else tb_log(TB_LOG_DEBUG, "web data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
         }
         /* Every probe socket stays open until all ports are chosen. */

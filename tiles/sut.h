@@ -10,6 +10,7 @@
 #ifndef TB_TILES_SUT_H
 #define TB_TILES_SUT_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "common/tb_common.h"
@@ -70,6 +71,8 @@ typedef struct tb_sut_options {
     int redis_port;  /* 0 = pick a free loopback port */
     int web_users;   /* concurrent web users per tile: the reference web app's data
                         holds 100 x this many persons (Olio); 0 = TB_WEB_DEFAULT_USERS (10) */
+    volatile sig_atomic_t *stop; /* NULL, or set by SIGINT/SIGTERM: up gives up between two
+                                    tiles' data loads and returns TB_SUT_EINTR */
     /* Dovecot's IMAP and LMTP ports are always free loopback ports picked
      * by up (no fields here yet: cli/cmd_sut.c initializes this positionally). */
 } tb_sut_options;
@@ -86,9 +89,10 @@ typedef struct tb_sut_options {
  * stops whatever it had started. Returns 0, or:
  *   TB_SUT_EUSAGE  (bad option, port already in use, binary not installed),
  *   TB_SUT_ESTART  (a server failed to start or answer; err names it and
- *                   points at its log file).
+ *                   points at its log file),
+ *   TB_SUT_EINTR   (*opt->stop was set while loading data: interrupted).
  */
-enum { TB_SUT_EUSAGE = -2, TB_SUT_ESTART = -3 };
+enum { TB_SUT_EUSAGE = -2, TB_SUT_ESTART = -3, TB_SUT_EINTR = -4 };
 int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) TB_WUR;
 
 /* Stops every server started in dir (by its pid file), waiting for exit.

@@ -34,4 +34,35 @@ interrupt() { # SIGNAL
 }
 interrupt INT
 interrupt TERM
+
+# SIGINT while `run` is still loading tile data into its own embedded SUT (30
+# tiles take tens of seconds): it stops between two tiles instead of loading
+# them all first, stores the run as interrupted, exits 3, and leaves no SUT
+# process and no temporary SUT folder behind.
+db="$T/results-load.db"
+"$TILEBENCH" run --tiles 30 --meter estimate: --db "$db" >"$T/run-load.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 120); do
+    grep -q "starting the embedded SUT" "$T/run-load.log" && break
+    kill -0 $pid 2>/dev/null || fail "load: run ended early: $(cat "$T/run-load.log")"
+    sleep 0.5
+done
+sutdir=$(grep -o '/tmp/tilebench-sut\.[A-Za-z0-9]*' "$T/run-load.log" | head -1)
+[ -n "$sutdir" ] || fail "load: no SUT folder named: $(cat "$T/run-load.log")"
+for _ in $(seq 1 120); do # until PostgreSQL is up and the data load has begun
+    pgrep -f "$sutdir/pg" >/dev/null && break
+    sleep 0.5
+done
+sleep 3
+kill -INT $pid
+t0=$(date +%s)
+rc=0
+wait $pid || rc=$?
+echo "load: run ended $(($(date +%s) - t0)) s after SIGINT"
+expect "load: exit code" "$rc" -eq 3
+grep -q "interrupted while loading tile data" "$T/run-load.log" || fail "load: no reason given: $(cat "$T/run-load.log")"
+expect "load: status" "$("$TILEBENCH" report latest --db "$db" --format json | jq -r .run.status)" = interrupted
+left=$(pgrep -f "$sutdir" || true)
+[ -z "$left" ] || fail "load: SUT processes still running: $left"
+[ ! -e "$sutdir" ] || fail "load: temporary SUT folder $sutdir left behind: $(ls "$sutdir")"
 echo "PASS test_interrupt"

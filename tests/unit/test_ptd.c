@@ -142,8 +142,8 @@ static void test_uri_errors(void **state) {
     assert_non_null(strstr(err, "interval"));
     assert_int_equal(tb_meter_open("ptd://127.0.0.1:1?volts=abc", &m, err), -1);
     assert_non_null(strstr(err, "volts"));
-    /* a closed port: the connect error, with the port */
-    assert_int_equal(tb_meter_open("ptd://127.0.0.1:1", &m, err), -1);
+    /* a closed port: the URI is fine, the meter does not answer (exit 3, not 2) */
+    assert_int_equal(tb_meter_open("ptd://127.0.0.1:1", &m, err), TB_METER_EUNREACH);
     assert_non_null(strstr(err, "connect 127.0.0.1:1"));
     assert_null(m);
 }
