@@ -211,8 +211,8 @@ static tb_qos_outcome eval_latency(const tb_qos_rule *r, const tb_qos_input *in,
     fmt_num(r->limit, lim, sizeof lim);
     fmt_ms(out->observed, obs, sizeof obs);
     if (count < out->min_ops) {
-        snprintf(out->reason, sizeof out->reason, "%llu ops, %s needs %llu (%s); observed %s ms",
-                 (unsigned long long)count, label, (unsigned long long)out->min_ops,
+        snprintf(out->reason, sizeof out->reason, "%llu %s, %s needs %llu (%s); observed %s ms",
+                 (unsigned long long)count, count == 1 ? "op" : "ops", label, (unsigned long long)out->min_ops,
                  r->min_ops_given ? "set in the tile file" : "with fewer it is the slowest op, not a percentile", obs);
         return unjudged(out);
     }
@@ -251,8 +251,8 @@ static tb_qos_outcome eval_within(const tb_qos_rule *r, const tb_qos_input *in, 
     tb_hist_free(merged);
     out->observed = 100.0 * (double)below / (double)count;
     if (count < out->min_ops) {
-        snprintf(out->reason, sizeof out->reason, "%llu ops, %s%% within needs %llu (%s); observed %.3f%%",
-                 (unsigned long long)count, lim, (unsigned long long)out->min_ops,
+        snprintf(out->reason, sizeof out->reason, "%llu %s, %s%% within needs %llu (%s); observed %.3f%%",
+                 (unsigned long long)count, count == 1 ? "op" : "ops", lim, (unsigned long long)out->min_ops,
                  r->min_ops_given ? "set in the tile file" : "with fewer one slow op decides", out->observed);
         return unjudged(out);
     }
@@ -321,13 +321,15 @@ static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int
     if (total < out->min_ops) {
         if (r->min_ops_given || need_op < 0) {
             snprintf(out->reason, sizeof out->reason,
-                     "%llu mix ops, needs %llu (set in the tile file); observed %.3f pp (%s)",
-                     (unsigned long long)total, (unsigned long long)out->min_ops, worst_dev, in[worst].op);
+                     "%llu mix %s, needs %llu (set in the tile file); observed %.3f pp (%s)",
+                     (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, worst_dev,
+                     in[worst].op);
         } else {
             fmt_num(in[need_op].mix_target_pct, tgt, sizeof tgt);
             snprintf(out->reason, sizeof out->reason,
-                     "%llu mix ops, needs %llu (%s pp = 3 sd of %s's %s%% share); observed %.3f pp (%s)",
-                     (unsigned long long)total, (unsigned long long)out->min_ops, lim, in[need_op].op, tgt,
+                     "%llu mix %s, needs %llu (%s pp = 3 sd of %s's %s%% share); observed %.3f pp (%s)",
+                     (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, lim,
+                     in[need_op].op, tgt,
                      worst_dev, in[worst].op);
         }
         return unjudged(out);

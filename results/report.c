@@ -841,9 +841,9 @@ static void text_levels(FILE *f, const json_t *levels) {
         fputs("  (no load level stored)\n", f);
         return;
     }
-    fprintf(f, "  %5s %5s %10s %9s %10s  %-18s  %s\n", "tiles", "phase", "score", "avg W", "PPKW", "QoS", "valid");
+    fprintf(f, "  %5s %5s %10s %9s %10s  %-20s  %s\n", "tiles", "phase", "score", "avg W", "PPKW", "QoS", "valid");
     json_array_foreach(levels, i, lv) {
-        fprintf(f, "  %5lld %5lld %10s %9s %10s  %-18s  ", (long long)json_integer_value(json_object_get(lv, "tiles")),
+        fprintf(f, "  %5lld %5lld %10s %9s %10s  %-20s  ", (long long)json_integer_value(json_object_get(lv, "tiles")),
                 (long long)json_integer_value(json_object_get(lv, "phase")),
                 jnum(lv, "score", "%.3f", b1, sizeof b1), jnum(lv, "avg_watts", "%.1f", b2, sizeof b2),
                 jnum(lv, "ppkw", "%.2f", b3, sizeof b3), text_qos(lv, bq, sizeof bq));

@@ -30,13 +30,16 @@ static int print_rules(sqlite3 *db, int64_t level_id, FILE *f, char *err) {
         int tile = sqlite3_column_int(st, 4), judged = sqlite3_column_int(st, 5);
         fputs(judged ? "    QoS FAIL  " : "    QoS NOT JUDGED  ", f);
         if (tile > 0) fprintf(f, "tile %d: ", tile);
-        if (judged)
+        if (judged) {
             fprintf(f, "%s: observed %.3f, limit %.3f", rule ? rule : "?", sqlite3_column_double(st, 1),
                     sqlite3_column_double(st, 2));
-        else
+            if (reason && *reason) fprintf(f, " (%s)", reason);
+        } else if (reason && *reason && strcmp(reason, "no ops") != 0) {
+            fprintf(f, "%s: %s", rule ? rule : "?", reason); /* says the ops and the least it needs */
+        } else {
             fprintf(f, "%s: %lld ops, needs %lld", rule ? rule : "?", (long long)sqlite3_column_int64(st, 6),
                     (long long)sqlite3_column_int64(st, 7));
-        if (reason && *reason) fprintf(f, " (%s)", reason);
+        }
         fputc('\n', f);
     }
     sqlite3_finalize(st);

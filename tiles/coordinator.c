@@ -417,8 +417,11 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
             if (qr[i].tile) printf("  QoS %s, tile %d: %s: %s\n", what, qr[i].tile, qr[i].rule, qr[i].reason);
             else printf("  QoS %s: %s: %s\n", what, qr[i].rule, qr[i].reason);
         }
+        /* a rule not judged over all tiles merged has even fewer ops per
+         * tile: only the rules judged at the level but not in some tile */
         for (int i = 0; i < def->n_rules; i++) {
             int n_tiles = 0;
+            if (qr[i].not_judged) continue;
             for (int k = def->n_rules + i; k < nq; k += def->n_rules) n_tiles += qr[k].not_judged;
             if (n_tiles > 0)
                 printf("  QoS not judged in %d of %d tile verdicts: %s\n", n_tiles, tiles, qr[i].rule);

@@ -695,7 +695,7 @@ static void test_golden_text(void **state) {
     char *text = render(f, id, TB_REPORT_TEXT);
     assert_non_null(strstr(text, "\n  QoS warning  rules not judged (too few ops) at 1 tile: QoS there covers the judged "
                                  "rules only (see \"QoS not judged\")\n"));
-    assert_non_null(strstr(text, "\n      1     1      1.000     120.5       8.30  PASS, 1 not judged  yes\n"));
+    assert_non_null(strstr(text, "\n      1     1      1.000     120.5       8.30  PASS, 1 not judged    yes\n"));
     assert_non_null(strstr(text, "\nQoS not judged (too few ops for the rule to mean anything: neither a pass nor a "
                                  "fail)\n  1 tiles phase 1: web.* mix deviation <= 2 pp (level; tile 1): " NJ_REASON
                                  "\n"));

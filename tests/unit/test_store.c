@@ -486,8 +486,8 @@ static void test_text_report(void **state) {
     assert_non_null(strstr(text, "label        " LABEL "\n"));
     assert_non_null(strstr(text, "YOKOGAWA,WT310,C2QD12345,F1.03"));
     /* level table rows */
-    assert_non_null(strstr(text, "      1     1      1.000     120.5       8.30  PASS                yes"));
-    assert_non_null(strstr(text, "      2     1      1.900     150.2      12.65  FAIL                NO: 2.0% of samples invalid"));
+    assert_non_null(strstr(text, "      1     1      1.000     120.5       8.30  PASS                  yes"));
+    assert_non_null(strstr(text, "      2     1      1.900     150.2      12.65  FAIL                  NO: 2.0% of samples invalid"));
     /* failing rule with its reason */
     assert_non_null(strstr(text, "2 tiles phase 1: oltp.Order p90 <= 3000 ms: p90 4213.0 ms > 3000 ms"));
     /* merged latency of level 2: two tiles of 100 HomePage ops each */
