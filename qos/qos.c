@@ -321,16 +321,14 @@ static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int
     if (total < out->min_ops) {
         if (r->min_ops_given || need_op < 0) {
             snprintf(out->reason, sizeof out->reason,
-                     "%llu mix %s, needs %llu (set in the tile file); observed %.3f pp (%s)",
-                     (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, worst_dev,
-                     in[worst].op);
+                     "%llu mix %s, needs %llu (set in the tile file); observed %.3f pp (%s)", (unsigned long long)total,
+                     total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, worst_dev, in[worst].op);
         } else {
             fmt_num(in[need_op].mix_target_pct, tgt, sizeof tgt);
             snprintf(out->reason, sizeof out->reason,
                      "%llu mix %s, needs %llu (%s pp = 3 sd of %s's %s%% share); observed %.3f pp (%s)",
                      (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, lim,
-                     in[need_op].op, tgt,
-                     worst_dev, in[worst].op);
+                     in[need_op].op, tgt, worst_dev, in[worst].op);
         }
         return unjudged(out);
     }
@@ -405,8 +403,10 @@ tb_qos_outcome tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qo
     int i, failed = 0, unjudged = 0;
     for (i = 0; i < n_rules; i++) {
         tb_qos_outcome o = tb_qos_eval_inputs(&rules[i], in, tile, &out[i]);
-        if (o == TB_QOS_FAIL) failed = 1;
-        else if (o == TB_QOS_NOT_JUDGED) unjudged = 1;
+        if (o == TB_QOS_FAIL)
+            failed = 1;
+        else if (o == TB_QOS_NOT_JUDGED)
+            unjudged = 1;
     }
     return failed ? TB_QOS_FAIL : unjudged ? TB_QOS_NOT_JUDGED : TB_QOS_PASS;
 }
@@ -527,8 +527,10 @@ int tb_qos_parse_rule(const char *workload, const char *key, const char *value, 
         if (at) { /* PP@N: judged from N mix ops */
             char buf[32];
             if (trim_copy(at + 1, strlen(at + 1), buf, sizeof buf) != 0 || tb_parse_u64(buf, &out->min_ops, why) != 0) {
-                tb_seterr(why, "'%.40s': the least number of mix ops after '@' must be a whole number >= 0 "
-                               "(e.g. 2@5000)", at + 1);
+                tb_seterr(why,
+                          "'%.40s': the least number of mix ops after '@' must be a whole number >= 0 "
+                          "(e.g. 2@5000)",
+                          at + 1);
                 goto bad;
             }
             out->min_ops_given = 1;

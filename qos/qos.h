@@ -73,14 +73,14 @@ typedef struct tb_qos_rule {
     char op[32];       /* op name, e.g. "Order"; "*" = all ops of the workload (error rate, mix,
                           and always for throughput) */
     tb_qos_kind kind;
-    double pct;       /* percentile for TB_QOS_PERCENTILE, e.g. 90 */
-    double limit;     /* PERCENTILE, MEAN: ms; ERROR_RATE, WITHIN, THROUGHPUT: %; MIX: pp */
-    char source[96];  /* where the limit comes from, e.g. "Olio UIDriver max90th" */
-    double within_ms; /* TB_QOS_WITHIN only: the latency limit in ms (limit holds the
-                         required share in %); 0 for the other kinds */
-    int min_ops_given;  /* 1: min_ops below replaces the derived minimum sample
-                           (`mix_deviation = PP@N`); 0: derived (see the top) */
-    uint64_t min_ops;   /* with min_ops_given: judged from this many ops (0 = from the first) */
+    double pct;        /* percentile for TB_QOS_PERCENTILE, e.g. 90 */
+    double limit;      /* PERCENTILE, MEAN: ms; ERROR_RATE, WITHIN, THROUGHPUT: %; MIX: pp */
+    char source[96];   /* where the limit comes from, e.g. "Olio UIDriver max90th" */
+    double within_ms;  /* TB_QOS_WITHIN only: the latency limit in ms (limit holds the
+                          required share in %); 0 for the other kinds */
+    int min_ops_given; /* 1: min_ops below replaces the derived minimum sample
+                          (`mix_deviation = PP@N`); 0: derived (see the top) */
+    uint64_t min_ops;  /* with min_ops_given: judged from this many ops (0 = from the first) */
 } tb_qos_rule;
 
 /*
@@ -225,7 +225,8 @@ tb_qos_outcome tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in,
  * TB_QOS_NOT_JUDGED when some rule was not judged, else TB_QOS_PASS (also
  * when n_rules is 0).
  */
-tb_qos_outcome tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile, tb_qos_result *out);
+tb_qos_outcome tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile,
+                              tb_qos_result *out);
 
 /*
  * Parses one key = value line of a [qos.WORKLOAD] section into *out:
