@@ -1,7 +1,8 @@
 /*
  * cmd_validate.c: `tilebench validate [RUN|latest] [--db FILE] [--tiles N]`:
- * exit 0 only when QoS and validity pass at the named (or every) load level;
- * exit 1 otherwise, printing each failing rule with its observed value and limit.
+ * exit 0 only when QoS (every rule judged and met) and validity pass at the
+ * named (or every) load level; exit 1 otherwise, printing each failing rule
+ * with its observed value and limit and each rule not judged (too few ops).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,8 +19,10 @@ static void usage(FILE *f) {
           "\n"
           "Checks a stored run (default: latest). It passes only when every load level\n"
           "(or only the levels with N tiles) passed QoS and is valid; checking every\n"
-          "level also requires that the run completed. Prints one line per level phase,\n"
-          "and each failing QoS rule with its observed value and limit.\n"
+          "level also requires that the run completed. A QoS rule not judged (too few\n"
+          "ops to mean anything) is not a pass, so it fails validate too. Prints one\n"
+          "line per level phase, each failing QoS rule with its observed value and\n"
+          "limit, and each rule not judged with its ops and the least it needs.\n"
           "\n"
           "  --db FILE    results database (default " DEFAULT_DB "), opened read-only\n"
           "  --tiles N    check only the load level with N tiles\n"

@@ -79,12 +79,66 @@ static int input_matches(const tb_qos_rule *r, const tb_qos_input *in, int tile)
     return strcmp(r->op, "*") == 0 || strcmp(in->op, r->op) == 0;
 }
 
-static int finish(tb_qos_result *out, int pass) {
+/* A judged outcome. */
+static tb_qos_outcome finish(tb_qos_result *out, int pass) {
+    out->not_judged = 0;
     out->pass = pass;
-    return pass;
+    return pass ? TB_QOS_PASS : TB_QOS_FAIL;
 }
 
-static int eval_error_rate(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+/* Not judged: too few ops; reason already written. */
+static tb_qos_outcome unjudged(tb_qos_result *out) {
+    out->not_judged = 1;
+    out->pass = 0;
+    return TB_QOS_NOT_JUDGED;
+}
+
+/* Slack for "ceil(x)" of a computed ratio, so that 100 / (100 - 90), which
+ * is 10.000000000000002 in doubles, needs 10 ops and not 11. */
+#define CEIL_EPS 1e-9
+
+uint64_t tb_qos_quantile_min_ops(double pct) {
+    double n;
+    if (!(pct > 0.0) || pct >= 100.0) return 1;
+    n = ceil(100.0 / (100.0 - pct) - CEIL_EPS);
+    return n < 1.0 ? 1 : n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+}
+
+uint64_t tb_qos_mix_min_ops(double target_pct, double limit_pp) {
+    double n;
+    if (!(limit_pp > 0.0) || !(target_pct > 0.0) || target_pct >= 100.0) return 1;
+    /* 9 p (1 - p) / d^2 with p = t / 100 and d = L / 100: the 100^2 cancel */
+    n = ceil(9.0 * target_pct * (100.0 - target_pct) / (limit_pp * limit_pp) - CEIL_EPS);
+    return n < 1.0 ? 1 : n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+}
+
+/* The rule's own minimum when the tile file gave one, else derived. A
+ * latency-based rule needs at least one op whatever was given. */
+static uint64_t min_sample(const tb_qos_rule *r, uint64_t derived) { return r->min_ops_given ? r->min_ops : derived; }
+
+/* Whether the rule's workload completed no op at all (successes, any op)
+ * in the selection: its rules then fail instead of going unjudged. */
+static int workload_idle(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile) {
+    int i;
+    for (i = 0; i < n_in; i++)
+        if (in[i].op && workload_matches(r, in[i].workload) && tile_selected(in[i].tile, tile) && in[i].ops > 0)
+            return 0;
+    return 1;
+}
+
+/* Zero ops: a fail when the whole workload completed nothing, else not judged. */
+static tb_qos_outcome no_ops(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+    out->observed = 0.0;
+    if (workload_idle(r, in, n_in, tile)) {
+        snprintf(out->reason, sizeof out->reason, "no ops (%s completed no op in steady state)", r->workload);
+        return finish(out, 0);
+    }
+    snprintf(out->reason, sizeof out->reason, "no ops");
+    return unjudged(out);
+}
+
+static tb_qos_outcome eval_error_rate(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile,
+                                      tb_qos_result *out) {
     uint64_t ops = 0, errors = 0;
     char lim[32];
     int i;
@@ -94,11 +148,9 @@ static int eval_error_rate(const tb_qos_rule *r, const tb_qos_input *in, int n_i
         errors += in[i].errors;
     }
     fmt_num(r->limit, lim, sizeof lim);
-    if (ops + errors == 0) {
-        out->observed = 0.0;
-        snprintf(out->reason, sizeof out->reason, "no ops, no errors: 0%% < %s%%", lim);
-        return finish(out, 1);
-    }
+    out->ops = ops + errors;
+    out->min_ops = 1;
+    if (ops + errors == 0) return no_ops(r, in, n_in, tile, out);
     out->observed = (double)errors / (double)(ops + errors) * 100.0;
     snprintf(out->reason, sizeof out->reason, "error rate %.3f%% %s %s%% (%llu of %llu ops)", out->observed,
              out->observed < r->limit ? "<" : ">=", lim, (unsigned long long)errors,
@@ -131,10 +183,12 @@ static const tb_hist *matching_hist(const tb_qos_rule *r, const tb_qos_input *in
     return *owned ? *owned : single;
 }
 
-static int eval_latency(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+static tb_qos_outcome eval_latency(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile,
+                                   tb_qos_result *out) {
     const tb_hist *h;
     tb_hist *merged;
     char label[48], lim[32], obs[32];
+    uint64_t count;
     int pass;
 
     if (r->kind == TB_QOS_PERCENTILE && !(r->pct >= 0.0 && r->pct <= 100.0)) {
@@ -142,28 +196,34 @@ static int eval_latency(const tb_qos_rule *r, const tb_qos_input *in, int n_in, 
         snprintf(out->reason, sizeof out->reason, "bad percentile %g (use 0..100)", r->pct);
         return finish(out, 0);
     }
+    out->min_ops = min_sample(r, r->kind == TB_QOS_PERCENTILE ? tb_qos_quantile_min_ops(r->pct) : 1);
     h = matching_hist(r, in, n_in, tile, &merged);
-    if (!h) {
-        out->observed = 0.0;
-        snprintf(out->reason, sizeof out->reason, "no ops");
-        return finish(out, 0);
-    }
+    count = h ? tb_hist_count(h) : 0;
+    out->ops = count;
+    if (count == 0) return no_ops(r, in, n_in, tile, out);
     if (r->kind == TB_QOS_PERCENTILE)
         out->observed = (double)tb_hist_percentile(h, r->pct) / 1000.0;
     else
         out->observed = tb_hist_mean(h) / 1000.0;
     tb_hist_free(merged);
 
-    pass = out->observed <= r->limit;
     kind_label(r, label, sizeof label);
     fmt_num(r->limit, lim, sizeof lim);
     fmt_ms(out->observed, obs, sizeof obs);
+    if (count < out->min_ops) {
+        snprintf(out->reason, sizeof out->reason, "%llu %s, %s needs %llu (%s); observed %s ms",
+                 (unsigned long long)count, count == 1 ? "op" : "ops", label, (unsigned long long)out->min_ops,
+                 r->min_ops_given ? "set in the tile file" : "with fewer it is the slowest op, not a percentile", obs);
+        return unjudged(out);
+    }
+    pass = out->observed <= r->limit;
     snprintf(out->reason, sizeof out->reason, "%s %s ms %s %s ms", label, obs, pass ? "<=" : ">", lim);
     return finish(out, pass);
 }
 
 /* Weathervane: the share of ops whose latency is within within_ms. */
-static int eval_within(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+static tb_qos_outcome eval_within(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile,
+                                  tb_qos_result *out) {
     const tb_hist *h;
     tb_hist *merged;
     char lim[32], lat[32];
@@ -178,20 +238,24 @@ static int eval_within(const tb_qos_rule *r, const tb_qos_input *in, int n_in, i
         snprintf(out->reason, sizeof out->reason, "bad latency limit %g ms", r->within_ms);
         return finish(out, 0);
     }
+    out->min_ops = min_sample(r, tb_qos_quantile_min_ops(r->limit));
     h = matching_hist(r, in, n_in, tile, &merged);
-    if (!h) {
-        out->observed = 0.0;
-        snprintf(out->reason, sizeof out->reason, "no ops");
-        return finish(out, 0);
-    }
+    count = h ? tb_hist_count(h) : 0;
+    out->ops = count;
+    if (count == 0) return no_ops(r, in, n_in, tile, out);
     us = r->within_ms * 1000.0;
     limit_us = us >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(us);
-    count = tb_hist_count(h);
     /* Back to a count, so that observed is 100 * below / count rounded once:
      * 99 of 100 then gives exactly the double 99, equal to a limit of 99. */
     below = (uint64_t)llround(tb_hist_fraction_below(h, limit_us) * (double)count);
     tb_hist_free(merged);
     out->observed = 100.0 * (double)below / (double)count;
+    if (count < out->min_ops) {
+        snprintf(out->reason, sizeof out->reason, "%llu %s, %s%% within needs %llu (%s); observed %.3f%%",
+                 (unsigned long long)count, count == 1 ? "op" : "ops", lim, (unsigned long long)out->min_ops,
+                 r->min_ops_given ? "set in the tile file" : "with fewer one slow op decides", out->observed);
+        return unjudged(out);
+    }
     pass = out->observed >= r->limit - SHARE_EPS;
     snprintf(out->reason, sizeof out->reason, "%.3f%% within %s ms %s %s%% (%llu of %llu ops)", out->observed, lat,
              pass ? ">=" : "<", lim, (unsigned long long)below, (unsigned long long)count);
@@ -204,11 +268,11 @@ static int mix_input(const tb_qos_rule *r, const tb_qos_input *in, int tile) {
 }
 
 /* Faban: share of each op among the workload's mix ops vs its target share. */
-static int eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
+static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
     int all = strcmp(r->op, "*") == 0;
     int *first = xmalloc((size_t)(n_in > 0 ? n_in : 1) * sizeof *first); /* one input per op name */
-    int nd = 0, worst = -1, d, i, pass;
-    uint64_t total = 0;
+    int nd = 0, worst = -1, need_op = -1, d, i, pass;
+    uint64_t total = 0, need = 0;
     double worst_dev = -1.0, worst_share = 0.0;
     char lim[32], tgt[32];
 
@@ -221,7 +285,7 @@ static int eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int 
     }
     for (d = 0; d < nd; d++) {
         const tb_qos_input *op = &in[first[d]];
-        uint64_t cnt = 0;
+        uint64_t cnt = 0, m;
         double share, dev;
         if (!all && strcmp(op->op, r->op) != 0) continue;
         for (i = first[d]; i < n_in; i++)
@@ -232,6 +296,11 @@ static int eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int 
             worst_dev = dev;
             worst_share = share;
             worst = first[d];
+        }
+        m = tb_qos_mix_min_ops(op->mix_target_pct, r->limit);
+        if (m > need) {
+            need = m;
+            need_op = first[d];
         }
     }
     free(first);
@@ -244,20 +313,34 @@ static int eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int 
             snprintf(out->reason, sizeof out->reason, "no mix target for %s.%s", r->workload, r->op);
         return finish(out, 0);
     }
-    if (total == 0) {
-        snprintf(out->reason, sizeof out->reason, "no ops");
-        return finish(out, 0);
-    }
+    out->ops = total;
+    out->min_ops = min_sample(r, need);
+    if (total == 0) return no_ops(r, in, n_in, tile, out);
     out->observed = worst_dev;
-    pass = worst_dev <= r->limit + SHARE_EPS;
     fmt_num(r->limit, lim, sizeof lim);
+    if (total < out->min_ops) {
+        if (r->min_ops_given || need_op < 0) {
+            snprintf(out->reason, sizeof out->reason,
+                     "%llu mix %s, needs %llu (set in the tile file); observed %.3f pp (%s)", (unsigned long long)total,
+                     total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, worst_dev, in[worst].op);
+        } else {
+            fmt_num(in[need_op].mix_target_pct, tgt, sizeof tgt);
+            snprintf(out->reason, sizeof out->reason,
+                     "%llu mix %s, needs %llu (%s pp = 3 sd of %s's %s%% share); observed %.3f pp (%s)",
+                     (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, lim,
+                     in[need_op].op, tgt, worst_dev, in[worst].op);
+        }
+        return unjudged(out);
+    }
+    pass = worst_dev <= r->limit + SHARE_EPS;
     fmt_num(in[worst].mix_target_pct, tgt, sizeof tgt);
     snprintf(out->reason, sizeof out->reason, "%s share %.3f%% (target %s%%): %.3f pp %s %s pp", in[worst].op,
              worst_share, tgt, worst_dev, pass ? "<=" : ">", lim);
     return finish(out, pass);
 }
 
-static int eval_throughput(const tb_qos_rule *r, const tb_qos_wl_input *w, int n_w, int tile, tb_qos_result *out) {
+static tb_qos_outcome eval_throughput(const tb_qos_rule *r, const tb_qos_wl_input *w, int n_w, int tile,
+                                      tb_qos_result *out) {
     double thr = 0.0, ref = 0.0;
     char lim[32], a[32], b[32];
     int i, n = 0, pass;
@@ -286,7 +369,7 @@ static int eval_throughput(const tb_qos_rule *r, const tb_qos_wl_input *w, int n
     return finish(out, pass);
 }
 
-int tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in, int tile, tb_qos_result *out) {
+tb_qos_outcome tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in, int tile, tb_qos_result *out) {
     const tb_qos_input *ops = in ? in->ops : NULL;
     const tb_qos_wl_input *wls = in ? in->workloads : NULL;
     int n_ops = ops && in->n_ops > 0 ? in->n_ops : 0;
@@ -307,7 +390,7 @@ int tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in, int tile, 
     return finish(out, 0);
 }
 
-int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_result *out) {
+tb_qos_outcome tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_result *out) {
     tb_qos_inputs set;
     memset(&set, 0, sizeof set);
     set.ops = in;
@@ -315,11 +398,17 @@ int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_r
     return tb_qos_eval_inputs(r, &set, 0, out);
 }
 
-int tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile, tb_qos_result *out) {
-    int i, pass = 1;
-    for (i = 0; i < n_rules; i++)
-        if (!tb_qos_eval_inputs(&rules[i], in, tile, &out[i])) pass = 0;
-    return pass;
+tb_qos_outcome tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile,
+                              tb_qos_result *out) {
+    int i, failed = 0, unjudged = 0;
+    for (i = 0; i < n_rules; i++) {
+        tb_qos_outcome o = tb_qos_eval_inputs(&rules[i], in, tile, &out[i]);
+        if (o == TB_QOS_FAIL)
+            failed = 1;
+        else if (o == TB_QOS_NOT_JUDGED)
+            unjudged = 1;
+    }
+    return failed ? TB_QOS_FAIL : unjudged ? TB_QOS_NOT_JUDGED : TB_QOS_PASS;
 }
 
 /* ---- the rule syntax of [qos.NAME] ------------------------------------- */
@@ -430,8 +519,22 @@ int tb_qos_parse_rule(const char *workload, const char *key, const char *value, 
         out->kind = TB_QOS_ERROR_RATE;
         if (parse_share(v, vl, "%", 0, 0, 100, "error rate", &out->limit, why) != 0) goto bad;
     } else if (strcmp(what, "mix_deviation") == 0) {
+        const char *at = strchr(v, '@');
         out->kind = TB_QOS_MIX;
-        if (parse_share(v, vl, "pp", 0, 0, 100, "mix deviation (percentage points)", &out->limit, why) != 0) goto bad;
+        if (parse_share(v, at ? (size_t)(at - v) : vl, "pp", 0, 0, 100, "mix deviation (percentage points)",
+                        &out->limit, why) != 0)
+            goto bad;
+        if (at) { /* PP@N: judged from N mix ops */
+            char buf[32];
+            if (trim_copy(at + 1, strlen(at + 1), buf, sizeof buf) != 0 || tb_parse_u64(buf, &out->min_ops, why) != 0) {
+                tb_seterr(why,
+                          "'%.40s': the least number of mix ops after '@' must be a whole number >= 0 "
+                          "(e.g. 2@5000)",
+                          at + 1);
+                goto bad;
+            }
+            out->min_ops_given = 1;
+        }
     } else if (strcmp(what, "throughput") == 0) {
         out->kind = TB_QOS_THROUGHPUT;
         if (dot) {

@@ -3,8 +3,41 @@
  * its ops: a latency percentile, a mean latency, the share of ops within a
  * latency limit, the deviation of the op mix from its target, the error rate,
  * or the throughput as a share of the reference. Evaluating all rules over the
- * figures of a load level (or of one tile of it) gives a verdict: pass iff
- * every rule passes, with one line per rule saying observed vs limit.
+ * figures of a load level (or of one tile of it) gives a verdict with one
+ * line per rule saying observed vs limit.
+ *
+ * Each rule has three outcomes: pass, fail, or NOT JUDGED when the sample is
+ * too small for the rule to mean anything (see "Minimum sample" below). A
+ * rule that was not judged is never a pass: the verdict is PASS only when
+ * every rule was judged and passed, FAIL when a judged rule failed, and
+ * NOT_JUDGED (no judged rule failed, some rule could not be judged)
+ * otherwise.
+ *
+ * Minimum sample (the number of ops n a rule needs to be judged):
+ * - pNN: n >= ceil(1 / (1 - q)), q = NN / 100 (p90: 10, p95: 20, p99: 100,
+ *   p99.9: 1000; p100 is the maximum: 1). The nearest-rank pNN of n values
+ *   is the value of rank ceil(q n); below that n the rank is n, so the
+ *   "percentile" would be the single slowest op of the sample, not a
+ *   percentile of the distribution.
+ * - within DUR >= PCT%: the same with q = PCT / 100 (99%: 100 ops): below it
+ *   one slow op alone decides the share.
+ * - mix deviation <= d pp: for each op of the mix with target share p,
+ *   n >= 9 p (1 - p) / d^2 mix ops (p, d as fractions), i.e. d is 3
+ *   standard deviations of the binomial share of n ops; a "*" rule takes
+ *   the largest over its ops (Olio's TagSearch, 33.45%, at 2 pp: 5009 ops).
+ *   Below it, chance alone would deviate by d more than 0.27% of the time
+ *   per op. A limit of 0 pp cannot be met by chance at any n: judged from
+ *   the first op. `mix_deviation = PP@N` sets the minimum to N instead
+ *   (N = 0: judged from the first op).
+ * - mean, error rate: at least one op (for the error rate: one op or one
+ *   error). One error is a real event, not a sampling artefact, so the error
+ *   rate is judged on any sample.
+ * - throughput: no minimum (it is a rate over the whole steady state).
+ * With zero ops a rule is not judged ("no ops"), unless the rule's workload
+ * completed no op at all in the selection (level or tile): then every one of
+ * its op-based rules FAILS "no ops (web completed no op in steady state)",
+ * because a workload whose users completed nothing is a stalled SUT, not a
+ * small sample.
  * Also parses the rule syntax of a tile file's [qos.NAME] sections.
  * Pure computation: no I/O.
  */
@@ -27,16 +60,27 @@ typedef enum {
     TB_QOS_THROUGHPUT      /* 100 * achieved / reference >= limit (%) */
 } tb_qos_kind;
 
+/* The outcome of one rule, and of a verdict over several. Only
+ * TB_QOS_PASS is a pass: test `== TB_QOS_PASS`, never truthiness. */
+typedef enum {
+    TB_QOS_FAIL = 0,      /* a judged rule missed its limit */
+    TB_QOS_PASS = 1,      /* judged and met (a verdict: every rule judged and met) */
+    TB_QOS_NOT_JUDGED = 2 /* too few ops to judge (a verdict: none failed, some not judged) */
+} tb_qos_outcome;
+
 typedef struct tb_qos_rule {
     char workload[32]; /* workload section name, e.g. "oltp" */
     char op[32];       /* op name, e.g. "Order"; "*" = all ops of the workload (error rate, mix,
                           and always for throughput) */
     tb_qos_kind kind;
-    double pct;       /* percentile for TB_QOS_PERCENTILE, e.g. 90 */
-    double limit;     /* PERCENTILE, MEAN: ms; ERROR_RATE, WITHIN, THROUGHPUT: %; MIX: pp */
-    char source[96];  /* where the limit comes from, e.g. "Olio UIDriver max90th" */
-    double within_ms; /* TB_QOS_WITHIN only: the latency limit in ms (limit holds the
-                         required share in %); 0 for the other kinds */
+    double pct;        /* percentile for TB_QOS_PERCENTILE, e.g. 90 */
+    double limit;      /* PERCENTILE, MEAN: ms; ERROR_RATE, WITHIN, THROUGHPUT: %; MIX: pp */
+    char source[96];   /* where the limit comes from, e.g. "Olio UIDriver max90th" */
+    double within_ms;  /* TB_QOS_WITHIN only: the latency limit in ms (limit holds the
+                          required share in %); 0 for the other kinds */
+    int min_ops_given; /* 1: min_ops below replaces the derived minimum sample
+                          (`mix_deviation = PP@N`); 0: derived (see the top) */
+    uint64_t min_ops;  /* with min_ops_given: judged from this many ops (0 = from the first) */
 } tb_qos_rule;
 
 /*
@@ -79,10 +123,18 @@ typedef struct tb_qos_inputs {
 
 typedef struct tb_qos_result {
     char rule[96];    /* "oltp.Order p90 <= 3000 ms" */
-    double observed;  /* ms, %, or pp: the unit of limit */
+    double observed;  /* ms, %, or pp: the unit of limit; also set when not judged if there
+                         were ops (for information only), else 0 */
     double limit;     /* the rule's limit (for WITHIN the required %, not the latency) */
-    int pass;         /* 1 pass, 0 fail */
-    char reason[160]; /* on fail: "p90 4213.0 ms > 3000 ms"; "no ops" when nothing was measured */
+    int pass;         /* 1 pass; 0 fail or not judged (a rule not judged never passes) */
+    int not_judged;   /* 1: not judged, too few ops (pass is 0); 0: judged, pass says how */
+    uint64_t ops;     /* the sample the minimum applies to: ops of the op(s) (latency, WITHIN),
+                         mix ops of the workload (MIX), ops + errors (ERROR_RATE); 0 for
+                         THROUGHPUT */
+    uint64_t min_ops; /* the least sample for a verdict (see the top); 0 = no minimum */
+    char reason[224]; /* "p90 4213.0 ms > 3000 ms"; when not judged, why: "4 ops, p90 needs 10
+                         (with fewer it is the slowest op, not a percentile); observed 812.0 ms",
+                         "no ops" */
     int tile;         /* whose verdict: 0 = the load level's (all tiles merged), N = tile N's alone
                          (set by the caller of tb_qos_verdict) */
 } tb_qos_result;
@@ -94,23 +146,38 @@ typedef struct tb_qos_result {
 void tb_qos_rule_name(const tb_qos_rule *r, char *buf, size_t len);
 
 /*
- * Evaluates one rule against per-op inputs (matched by workload and op; "*"
- * merges all ops of the workload; several matching inputs, e.g. one per tile,
- * are merged too; the tile field is ignored). A latency rule with zero
- * matching ops (no matching input, or only NULL/empty histograms) fails with
- * reason "no ops". An error-rate rule with zero ops and zero errors passes
- * with observed 0. out->reason is filled on pass as well ("p90 812.0 ms <=
- * 1000 ms"); observed latencies are ms, rates %. Returns pass (1) or fail (0),
- * filling *out. in may be NULL when n_in is 0. A TB_QOS_THROUGHPUT rule has
- * no per-workload input here and fails ("no throughput for oltp"): use
- * tb_qos_eval_inputs for it.
- * Same as tb_qos_eval_inputs(r, {in, n_in, NULL, 0}, 0, out).
+ * The least sample for a verdict (see "Minimum sample" at the top), for
+ * tests and documentation:
+ * - tb_qos_quantile_min_ops: ops a pNN rule (pct = NN) or a WITHIN rule
+ *   (pct = its required share) needs: ceil(100 / (100 - pct)); 1 for pct
+ *   >= 100 or pct <= 0. p90: 10, p99.9: 1000.
+ * - tb_qos_mix_min_ops: mix ops an op of target share target_pct (%) needs
+ *   for a limit of limit_pp percentage points: ceil(9 t (100 - t) / L^2)
+ *   with t, L in %; 1 for L <= 0 or a target of 0 or 100%. 25% at 2 pp:
+ *   9 * 25 * 75 / 4 = 4218.75 -> 4219.
  */
-int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_result *out);
+uint64_t tb_qos_quantile_min_ops(double pct);
+uint64_t tb_qos_mix_min_ops(double target_pct, double limit_pp);
 
 /*
- * Evaluates one rule over in (NULL = no inputs) and fills *out; returns pass
- * (1) or fail (0).
+ * Evaluates one rule against per-op inputs (matched by workload and op; "*"
+ * merges all ops of the workload; several matching inputs, e.g. one per tile,
+ * are merged too; the tile field is ignored). A rule with fewer ops than its
+ * minimum sample (see the top; zero ops: reason "no ops") is not judged
+ * (TB_QOS_NOT_JUDGED, pass 0, not_judged 1), unless its workload completed no op
+ * at all: then it fails "no ops (W completed no op in steady state)".
+ * out->reason is filled on pass as well ("p90 812.0 ms <= 1000 ms");
+ * observed latencies are ms, rates %. Returns the outcome, filling *out. in
+ * may be NULL when n_in is 0. A TB_QOS_THROUGHPUT rule has no per-workload
+ * input here and fails ("no throughput for oltp"): use tb_qos_eval_inputs
+ * for it.
+ * Same as tb_qos_eval_inputs(r, {in, n_in, NULL, 0}, 0, out).
+ */
+tb_qos_outcome tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_result *out);
+
+/*
+ * Evaluates one rule over in (NULL = no inputs) and fills *out; returns the
+ * outcome (TB_QOS_PASS, TB_QOS_FAIL or TB_QOS_NOT_JUDGED).
  *
  * tile selects the inputs: 0 takes every input whatever its tile field (the
  * level verdict: per-tile entries of one op are merged, histograms added,
@@ -120,7 +187,7 @@ int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_r
  * Per kind, beyond tb_qos_eval:
  * - WITHIN: observed = 100 * share of the merged histogram's values <=
  *   within_ms (tb_hist_fraction_below: exact below 2048 µs, 0.1% buckets
- *   above); pass iff observed >= limit. No ops: fail "no ops".
+ *   above); pass iff observed >= limit.
  * - MIX: per workload, the mix ops are the matching-workload inputs with
  *   has_mix_target set (others are ignored); the inputs of one op name are
  *   summed and the first one's target counts. share = 100 * successful ops of
@@ -131,7 +198,8 @@ int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_r
  *   op ("HomePage share 27.100% (target 25%): 2.100 pp > 2 pp"). Give an input
  *   for every op of the mix, even one that ran 0 times: an absent op cannot
  *   count as deviating. Fails with "no mix target for web" when no input
- *   carries a target, and "no ops" when the mix ops ran 0 times.
+ *   carries a target. ops = the mix ops summed; min_ops = the largest
+ *   tb_qos_mix_min_ops over the ops judged (or rule->min_ops).
  * - THROUGHPUT: observed = 100 * sum(throughput) / sum(reference) over the
  *   selected tb_qos_wl_input entries of the workload (rule op is ignored);
  *   pass iff observed >= limit. Fails with "no throughput for oltp" when no
@@ -148,15 +216,17 @@ int tb_qos_eval(const tb_qos_rule *r, const tb_qos_input *in, int n_in, tb_qos_r
  * compliant only when every workload of every tile meets its QoS, so the
  * strict level verdict is: level pass AND every tile pass.
  */
-int tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in, int tile, tb_qos_result *out);
+tb_qos_outcome tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in, int tile, tb_qos_result *out);
 
 /*
  * Evaluates rules[0..n_rules-1] over in for tile (0 = whole level, t >= 1 =
  * tile t only; see tb_qos_eval_inputs) into out[0..n_rules-1] (caller's
- * array of n_rules). Returns 1 when every rule passes (also when n_rules is
- * 0), else 0.
+ * array of n_rules). Returns TB_QOS_FAIL when a judged rule failed, else
+ * TB_QOS_NOT_JUDGED when some rule was not judged, else TB_QOS_PASS (also
+ * when n_rules is 0).
  */
-int tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile, tb_qos_result *out);
+tb_qos_outcome tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile,
+                              tb_qos_result *out);
 
 /*
  * Parses one key = value line of a [qos.WORKLOAD] section into *out:
@@ -164,7 +234,8 @@ int tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *i
  *   <Op>.mean = DUR        mean latency limit
  *   <Op>.within = DUR@PCT  at least PCT% of ops within DUR, e.g. "2s@99"
  *   [<Op>.]error_rate = PCT    error rate below PCT% (op "*" without <Op>)
- *   [<Op>.]mix_deviation = PP  mix deviation at most PP percentage points
+ *   [<Op>.]mix_deviation = PP[@N]  mix deviation at most PP percentage points;
+ *                          @N: judged from N mix ops (default: derived, see the top)
  *   throughput = PCT       throughput at least PCT% of reference (workload only)
  * DUR takes unit suffixes (tb_parse_duration_us: "500ms", "2s"; bare = s)
  * and becomes ms. PCT is a number, optionally followed by '%': in [0,100]

@@ -97,7 +97,7 @@ static double col_num(sqlite3_stmt *st, int i) {
 /* One stored phase row of a run. */
 typedef struct row {
     int tiles, repeat;
-    int qos_pass, valid;
+    int qos_pass, valid, qos_not_judged;
     double fig[TB_CMP_N_FIG];
     double *p95;  /* per model workload known when the row was read, NaN when not measured */
     size_t n_p95; /* entries in p95: workloads that first appear in later rows are unknown here */
@@ -212,8 +212,8 @@ static int read_run(rctx *c, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr) {
     run->campaign_name = col_dup(st, 9);
     run->estimated = sqlite3_column_int(st, 10) > 0;
     if (prep(c,
-             "SELECT id, tiles, repeat, qos_pass, valid, score, ppkw, avg_watts, cpu_util_pct, avg_freq_mhz"
-             " FROM levels WHERE run_id = ?1 ORDER BY tiles, repeat, phase, id",
+             "SELECT id, tiles, repeat, qos_pass, valid, score, ppkw, avg_watts, cpu_util_pct, avg_freq_mhz,"
+             " qos_not_judged FROM levels WHERE run_id = ?1 ORDER BY tiles, repeat, phase, id",
              &lv) != 0 ||
         prep(c,
              "SELECT w.name, o.hist, o.metric FROM workloads w JOIN ops o ON o.workload_id = w.id"
@@ -233,6 +233,7 @@ static int read_run(rctx *c, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr) {
         r->repeat = sqlite3_column_int(lv, 2);
         r->qos_pass = sqlite3_column_int(lv, 3);
         r->valid = sqlite3_column_int(lv, 4);
+        r->qos_not_judged = sqlite3_column_int(lv, 10);
         r->fig[TB_CMP_SCORE] = col_num(lv, 5);
         r->fig[TB_CMP_PPKW] = col_num(lv, 6);
         r->fig[TB_CMP_WATTS] = col_num(lv, 7);
@@ -268,11 +269,13 @@ static void aggregate(const run_rows *rr, int tiles, size_t n_wl, tb_cmp_level *
     lv->present = 0;
     lv->phases = lv->repeats = 0;
     lv->qos_pass = lv->valid = 1;
+    lv->qos_not_judged = 0;
     for (i = 0; i < rr->n; i++) {
         int seen = 0;
         if (rr->r[i].tiles != tiles) continue;
         n_at++;
         if (!rr->r[i].qos_pass) lv->qos_pass = 0;
+        if (rr->r[i].qos_not_judged > lv->qos_not_judged) lv->qos_not_judged = rr->r[i].qos_not_judged;
         if (!rr->r[i].valid) lv->valid = 0;
         for (j = 0; j < (size_t)n_reps; j++)
             if (reps[j] == rr->r[i].repeat) seen = 1;
@@ -521,6 +524,7 @@ static json_t *model_json(const tb_cmp_model *m) {
             json_object_set_new(o, "phases", json_integer(lv->phases));
             json_object_set_new(o, "repeats", json_integer(lv->repeats));
             json_object_set_new(o, "qos_pass", lv->present ? json_boolean(lv->qos_pass) : json_null());
+            json_object_set_new(o, "qos_not_judged", lv->present ? json_integer(lv->qos_not_judged) : json_null());
             json_object_set_new(o, "valid", lv->present ? json_boolean(lv->valid) : json_null());
             for (j = 0; j < TB_CMP_N_FIG; j++) json_object_set_new(o, tb_cmp_figures[j].key, jcell(&lv->fig[j]));
             for (j = 0; j < m->n_workloads; j++) json_object_set_new(p95, m->workloads[j], jcell(&lv->p95[j]));
@@ -683,7 +687,7 @@ static void write_text(FILE *f, const tb_cmp_model *m) {
         if (m->any_fig[k] || k <= TB_CMP_WATTS) text_table(f, m, (int)k, 0);
     for (k = 0; k < m->n_workloads; k++) text_table(f, m, -1, k);
     /* QoS and validity: a % change at a failing level means little */
-    fputs("\nQoS / validity per level (PASS/FAIL, INVALID)\n  tiles", f);
+    fputs("\nQoS / validity per level (PASS/FAIL, INVALID; PASS*: some rules not judged, too few ops)\n  tiles", f);
     for (i = 0; i < m->n_runs; i++) {
         char head[32];
         snprintf(head, sizeof head, "run %lld", (long long)m->runs[i].id);
@@ -697,7 +701,9 @@ static void write_text(FILE *f, const tb_cmp_model *m) {
             const tb_cmp_level *lv = &m->runs[i].lv[k];
             char buf[32];
             if (!lv->present) snprintf(buf, sizeof buf, "missing");
-            else snprintf(buf, sizeof buf, "%s%s", lv->qos_pass ? "PASS" : "FAIL", lv->valid ? "" : " INVALID");
+            else
+                snprintf(buf, sizeof buf, "%s%s%s", lv->qos_pass ? "PASS" : "FAIL",
+                         lv->qos_not_judged > 0 && lv->qos_pass ? "*" : "", lv->valid ? "" : " INVALID");
             fputs("   ", f);
             put_padded(f, buf, i + 1 < m->n_runs ? 12 : 0, 0);
         }

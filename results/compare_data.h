@@ -36,6 +36,7 @@ typedef struct tb_cmp_level {
     int present;          /* 0: the run has no row at this level (all cells NaN) */
     int phases, repeats;  /* most phases in a repeat; repeats measured */
     int qos_pass, valid;  /* every phase of every repeat passed / was valid */
+    int qos_not_judged;   /* most QoS rules not judged (too few ops) in one phase; 0: all judged */
     tb_cmp_cell fig[TB_CMP_N_FIG];
     tb_cmp_cell *p95;     /* per model workload, ms */
 } tb_cmp_level;

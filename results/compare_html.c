@@ -339,8 +339,10 @@ static void html_qos(FILE *f, const tb_cmp_model *m) {
             const tb_cmp_level *lv = &m->runs[i].lv[k];
             if (!lv->present) fputs("<td class=\"miss\">missing</td>", f);
             else
-                fprintf(f, "<td><span class=\"%s\">%s</span>%s</td>", lv->qos_pass ? "pass" : "fail",
-                        lv->qos_pass ? "PASS" : "FAIL", lv->valid ? "" : " <span class=\"fail\">INVALID</span>");
+                fprintf(f, "<td><span class=\"%s\">%s</span>%s%s</td>", lv->qos_pass ? "pass" : "fail",
+                        lv->qos_pass ? "PASS" : "FAIL",
+                        lv->qos_not_judged > 0 ? ", some rules not judged (too few ops)" : "",
+                        lv->valid ? "" : " <span class=\"fail\">INVALID</span>");
         }
         fputs("</tr>\n", f);
     }

@@ -241,21 +241,33 @@ static int add_level_qos(read_ctx *c, level_stmts *ls, int64_t level_id, json_t 
     sqlite3_bind_int64(ls->qos, 1, level_id);
     while ((rc = next_row(c, ls->qos)) == 1) {
         json_t *q = json_object();
-        int tile = sqlite3_column_int(ls->qos, 5);
+        int tile = sqlite3_column_int(ls->qos, 5), judged = sqlite3_column_int(ls->qos, 6) != 0;
+        int pass = judged && sqlite3_column_int(ls->qos, 3) != 0;
         if (tile > 0) json_object_set_new(q, "tile", json_integer(tile));
         json_object_set_new(q, "rule", col_str(ls->qos, 0));
         json_object_set_new(q, "observed", col_real(ls->qos, 1));
         json_object_set_new(q, "limit", col_real(ls->qos, 2));
-        json_object_set_new(q, "pass", col_bool(ls->qos, 3));
+        /* a rule not judged (too few ops) is neither: pass is null */
+        json_object_set_new(q, "pass", judged ? json_boolean(pass) : json_null());
+        json_object_set_new(q, "verdict", json_string(!judged ? "not judged" : pass ? "pass" : "fail"));
+        json_object_set_new(q, "judged", json_boolean(judged));
+        json_object_set_new(q, "ops", col_int(ls->qos, 7));
+        json_object_set_new(q, "min_ops", col_int(ls->qos, 8));
         json_object_set_new(q, "reason", col_str(ls->qos, 4));
         json_array_append_new(tile > 0 ? tiles : arr, q);
     }
     return rc;
 }
 
+/* A level's QoS in one word: "pass" (every rule judged and met), "fail" (a
+ * judged rule failed) or "incomplete" (none failed, some not judged). */
+static const char *qos_verdict_word(int qos_pass, int not_judged) {
+    return !qos_pass ? "fail" : not_judged > 0 ? "incomplete" : "pass";
+}
+
 /* One stored phase row, for the per-level summary. */
 typedef struct phase_row {
-    int repeat, tiles, phase, qos_pass, valid;
+    int repeat, tiles, phase, qos_pass, qos_not_judged, valid;
     double score, watts, ppkw; /* NaN when unknown */
 } phase_row;
 
@@ -288,7 +300,7 @@ static void add_summary(json_t *run, const phase_row *rows, int n) {
     json_t *idle_j = json_object_get(run, "active_idle_watts");
     if (json_is_number(idle_j)) idle = json_number_value(idle_j);
     for (int i = 0; i < n; i++) {
-        int tiles = rows[i].tiles, seen = 0, qos = 1, valid = 1, reps = 0, phases = 0;
+        int tiles = rows[i].tiles, seen = 0, qos = 1, valid = 1, reps = 0, phases = 0, not_judged = 0;
         double sc[256], w[256], pk[256];
         for (int j = 0; j < i; j++)
             if (rows[j].tiles == tiles) seen = 1;
@@ -303,6 +315,7 @@ static void add_summary(json_t *run, const phase_row *rows, int n) {
                 idx[k] = j;
                 ph[k++] = rows[j].score;
                 if (!rows[j].qos_pass) qos = 0;
+                if (rows[j].qos_not_judged > not_judged) not_judged = rows[j].qos_not_judged;
                 if (!rows[j].valid) valid = 0;
             }
             if (!any) {
@@ -328,6 +341,8 @@ static void add_summary(json_t *run, const phase_row *rows, int n) {
             json_object_set_new(o, "phases", json_integer(phases));
             json_object_set_new(o, "repeats", json_integer(reps));
             json_object_set_new(o, "qos_pass", json_boolean(qos));
+            json_object_set_new(o, "qos_not_judged", json_integer(not_judged));
+            json_object_set_new(o, "qos_verdict", json_string(qos_verdict_word(qos, not_judged)));
             json_object_set_new(o, "valid", json_boolean(valid));
             json_object_set_new(o, "score", js);
             json_object_set_new(o, "avg_watts", jw);
@@ -360,11 +375,44 @@ static void add_summary(json_t *run, const phase_row *rows, int n) {
     free(lvl_watts);
 }
 
+/* Column of the ops query where err_connect .. err_content start. */
+#define OPS_ERR_COL 11
+
+/* "errors_by_class" of one op from the err_* columns: {"connect": n, "io":
+ * n, "timeout": n, "server": n, "content": n}; null on rows stored before
+ * schema 5, whose errors were not split. Adds the counts into sum, or
+ * clears *sum_known when the row has none. */
+static json_t *errors_by_class(sqlite3_stmt *st, uint64_t *sum, int *sum_known) {
+    json_t *o;
+    if (sqlite3_column_type(st, OPS_ERR_COL) == SQLITE_NULL) {
+        *sum_known = 0;
+        return json_null();
+    }
+    o = json_object();
+    for (int k = 0; k < TB_ERR_NCLASSES; k++) {
+        int64_t v = sqlite3_column_int64(st, OPS_ERR_COL + k);
+        json_object_set_new(o, tb_store_err_class_name(k), json_integer(v));
+        sum[k] += v > 0 ? (uint64_t)v : 0;
+    }
+    return o;
+}
+
+/* The workload's "errors_by_class": its ops' classes summed (null when an op
+ * predates the split). */
+static json_t *class_sum_json(const uint64_t *sum, int known) {
+    json_t *o;
+    if (!known) return json_null();
+    o = json_object();
+    for (int k = 0; k < TB_ERR_NCLASSES; k++) json_object_set_new(o, tb_store_err_class_name(k), json_integer((json_int_t)sum[k]));
+    return o;
+}
+
 static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, json_t *w) {
     static const char *const cols[] = {"name",   "count",  "errors", "count_all", "mean_ms", "p50_ms",
                                        "p90_ms", "p95_ms", "p99_ms", "p999_ms",   "max_ms"};
     json_t *arr = json_array();
-    int rc;
+    uint64_t sum[TB_ERR_NCLASSES] = {0};
+    int rc, known = 1;
     json_object_set_new(w, "operations", arr);
     sqlite3_reset(ls->ops);
     sqlite3_bind_int64(ls->ops, 1, workload_id);
@@ -374,8 +422,10 @@ static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, j
         json_object_set_new(op, cols[0], col_str(ls->ops, 0));
         for (i = 1; i < 4; i++) json_object_set_new(op, cols[i], col_int(ls->ops, (int)i));
         for (i = 4; i < sizeof cols / sizeof cols[0]; i++) json_object_set_new(op, cols[i], col_real(ls->ops, (int)i));
+        json_object_set_new(op, "errors_by_class", errors_by_class(ls->ops, sum, &known));
         json_array_append_new(arr, op);
     }
+    json_object_set_new(w, "errors_by_class", class_sum_json(sum, known));
     return rc;
 }
 
@@ -394,6 +444,7 @@ static int add_level_workloads(read_ctx *c, level_stmts *ls, int64_t level_id, j
         json_object_set_new(w, "tile", col_int(st, 2));
         json_object_set_new(w, "ops", col_int(st, 3));
         json_object_set_new(w, "errors", col_int(st, 4));
+        json_object_set_new(w, "errors_by_class", json_null()); /* add_workload_ops sums its ops' */
         json_object_set_new(w, "throughput", col_real(st, 5));
         json_object_set_new(w, "unit", col_str(st, 6));
         json_object_set_new(w, "reference", col_real(st, 7));
@@ -459,17 +510,20 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
              "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
              " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat,"
              " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct, freq_source,"
-             " telemetry_samples, cstate_residency_json"
+             " telemetry_samples, cstate_residency_json, qos_not_judged"
              " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, phase, id",
              &st) != 0 ||
-        prep(c, "SELECT rule, observed, \"limit\", pass, reason, tile FROM qos WHERE level_id = ?1 ORDER BY rowid",
+        prep(c,
+             "SELECT rule, observed, \"limit\", pass, reason, tile, judged, ops, min_ops FROM qos WHERE level_id = ?1"
+             " ORDER BY rowid",
              &ls.qos) != 0 ||
         prep(c,
              "SELECT id, name, tile, ops, errors, throughput, unit, reference, normalized FROM workloads"
              " WHERE level_id = ?1 ORDER BY tile, id",
              &ls.workloads) != 0 ||
         prep(c,
-             "SELECT name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, max_ms"
+             "SELECT name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, max_ms,"
+             " err_connect, err_io, err_timeout, err_server, err_content"
              " FROM ops WHERE workload_id = ?1 ORDER BY rowid",
              &ls.ops) != 0)
         goto out;
@@ -491,6 +545,7 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
         r->watts = sqlite3_column_type(st, 4) != SQLITE_NULL ? sqlite3_column_double(st, 4) : NAN;
         r->ppkw = sqlite3_column_type(st, 5) != SQLITE_NULL ? sqlite3_column_double(st, 5) : NAN;
         r->qos_pass = sqlite3_column_int(st, 6);
+        r->qos_not_judged = sqlite3_column_int(st, 28);
         r->valid = sqlite3_column_int(st, 7);
         json_object_set_new(lv, "tiles", col_int(st, 1));
         json_object_set_new(lv, "phase", col_int(st, 2));
@@ -499,6 +554,8 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
         json_object_set_new(lv, "avg_watts", col_real(st, 4));
         json_object_set_new(lv, "ppkw", col_real(st, 5));
         json_object_set_new(lv, "qos_pass", col_bool(st, 6));
+        json_object_set_new(lv, "qos_not_judged", json_integer(r->qos_not_judged));
+        json_object_set_new(lv, "qos_verdict", json_string(qos_verdict_word(r->qos_pass, r->qos_not_judged)));
         json_object_set_new(lv, "valid", col_bool(st, 7));
         json_object_set_new(lv, "invalid_reason", col_str(st, 8));
         json_object_set_new(lv, "steady_start", col_str(st, 9));
@@ -702,28 +759,94 @@ static void text_header(FILE *f, const json_t *run) {
     } else {
         fputs("  saturation   - (not determined: the run did not complete)\n", f);
     }
+    {
+        /* at the top, so a PASS below is never read without it */
+        const json_t *lv;
+        char where[256] = "";
+        size_t k, l;
+        long long last = -1;
+        int n = 0;
+        json_array_foreach(json_object_get(run, "levels"), k, lv) {
+            long long t = (long long)json_integer_value(json_object_get(lv, "tiles"));
+            if (json_integer_value(json_object_get(lv, "qos_not_judged")) <= 0 || t == last) continue;
+            l = strlen(where);
+            if (l + 1 < sizeof where) snprintf(where + l, sizeof where - l, "%s%lld", n ? ", " : "", t);
+            last = t;
+            n++;
+        }
+        if (n > 0)
+            fprintf(f, "  QoS warning  rules not judged (too few ops) at %s tile%s: QoS there covers the judged rules "
+                       "only (see \"QoS not judged\")\n",
+                    where, strcmp(where, "1") == 0 ? "" : "s");
+    }
     fprintf(f, "  peak score   %s\n", jnum(run, "peak_score", "%.3f", b1, sizeof b1));
     fprintf(f, "  peak PPKW    %s\n", jnum(run, "peak_ppkw", "%.2f", b1, sizeof b1));
     fprintf(f, "  overall      %s score/kW (sum of scores / sum of mean W over levels)\n",
             jnum(run, "overall_efficiency", "%.2f", b1, sizeof b1));
 }
 
+/* A level's QoS for the text view: "PASS", "FAIL", or with rules not
+ * judged "PASS, 3 not judged" (never a bare PASS then). */
+static const char *text_qos(const json_t *lv, char *buf, size_t len) {
+    long long nj = (long long)json_integer_value(json_object_get(lv, "qos_not_judged"));
+    const char *v = json_is_true(json_object_get(lv, "qos_pass")) ? "PASS" : "FAIL";
+    if (nj > 0) snprintf(buf, len, "%s, %lld not judged", v, nj);
+    else snprintf(buf, len, "%s", v);
+    return buf;
+}
+
+static int rule_not_judged(const json_t *q) { return json_is_false(json_object_get(q, "judged")); }
+
+/* The rules of one level phase that went unjudged in its own verdict or a
+ * tile's: one line per rule, saying where ("level; tiles 1, 2"), with the
+ * level's reason (else the first tile's). Returns shown + lines written. */
+static int text_not_judged_level(FILE *f, const json_t *lv, int shown) {
+    const json_t *qs = json_object_get(lv, "qos"), *tq = json_object_get(lv, "tile_qos"), *q, *t;
+    size_t j, k;
+    json_array_foreach(qs, j, q) {
+        const char *rule = jstr(q, "rule"), *reason = NULL;
+        int level = rule_not_judged(q), n_tiles = 0;
+        char tiles[160] = "";
+        if (level) reason = jstr(q, "reason");
+        json_array_foreach(tq, k, t) {
+            size_t l = strlen(tiles);
+            if (strcmp(jstr(t, "rule"), rule) != 0 || !rule_not_judged(t)) continue;
+            if (!reason) reason = jstr(t, "reason");
+            if (l + 1 < sizeof tiles)
+                snprintf(tiles + l, sizeof tiles - l, "%s%lld", n_tiles ? ", " : "",
+                         (long long)json_integer_value(json_object_get(t, "tile")));
+            n_tiles++;
+        }
+        if (!level && n_tiles == 0) continue;
+        if (!shown++)
+            fputs("\nQoS not judged (too few ops for the rule to mean anything: neither a pass nor a fail)\n", f);
+        fprintf(f, "  %lld tiles phase %lld: ", (long long)json_integer_value(json_object_get(lv, "tiles")),
+                (long long)json_integer_value(json_object_get(lv, "phase")));
+        put_safe(f, rule, 0, 0);
+        fprintf(f, " (%s%s%s%s): ", level ? "level" : "", level && n_tiles ? "; " : "",
+                n_tiles == 0 ? "" : n_tiles == 1 ? "tile " : "tiles ", tiles);
+        put_safe(f, reason, 0, 0);
+        fputc('\n', f);
+    }
+    return shown;
+}
+
 static void text_levels(FILE *f, const json_t *levels) {
     const json_t *lv, *q;
     size_t i, j;
-    int failures = 0;
-    char b1[32], b2[32], b3[32];
+    int failures = 0, not_judged = 0;
+    char b1[32], b2[32], b3[32], bq[48];
     fputs("\nLoad levels\n", f);
     if (json_array_size(levels) == 0) {
         fputs("  (no load level stored)\n", f);
         return;
     }
-    fprintf(f, "  %5s %5s %10s %9s %10s  %-4s  %s\n", "tiles", "phase", "score", "avg W", "PPKW", "QoS", "valid");
+    fprintf(f, "  %5s %5s %10s %9s %10s  %-20s  %s\n", "tiles", "phase", "score", "avg W", "PPKW", "QoS", "valid");
     json_array_foreach(levels, i, lv) {
-        fprintf(f, "  %5lld %5lld %10s %9s %10s  %-4s  ", (long long)json_integer_value(json_object_get(lv, "tiles")),
+        fprintf(f, "  %5lld %5lld %10s %9s %10s  %-20s  ", (long long)json_integer_value(json_object_get(lv, "tiles")),
                 (long long)json_integer_value(json_object_get(lv, "phase")),
                 jnum(lv, "score", "%.3f", b1, sizeof b1), jnum(lv, "avg_watts", "%.1f", b2, sizeof b2),
-                jnum(lv, "ppkw", "%.2f", b3, sizeof b3), json_is_true(json_object_get(lv, "qos_pass")) ? "PASS" : "FAIL");
+                jnum(lv, "ppkw", "%.2f", b3, sizeof b3), text_qos(lv, bq, sizeof bq));
         if (json_is_true(json_object_get(lv, "valid"))) fputs("yes", f);
         else {
             fputs("NO", f);
@@ -736,7 +859,7 @@ static void text_levels(FILE *f, const json_t *levels) {
     }
     json_array_foreach(levels, i, lv) {
         json_array_foreach(json_object_get(lv, "qos"), j, q) {
-            if (json_is_true(json_object_get(q, "pass"))) continue;
+            if (json_is_true(json_object_get(q, "pass")) || rule_not_judged(q)) continue;
             if (!failures++) fputs("\nQoS failures\n", f);
             fprintf(f, "  %lld tiles phase %lld: ", (long long)json_integer_value(json_object_get(lv, "tiles")),
                     (long long)json_integer_value(json_object_get(lv, "phase")));
@@ -748,6 +871,7 @@ static void text_levels(FILE *f, const json_t *levels) {
             fputc('\n', f);
         }
     }
+    json_array_foreach(levels, i, lv) not_judged = text_not_judged_level(f, lv, not_judged);
 }
 
 /* A string member, or "n/a" when null or missing (telemetry's "not available"). */
@@ -842,7 +966,8 @@ int tb_report_level_ops(tb_report_data *d, size_t level_index, tb_report_op_grou
     }
     level_id = d->level_ids[level_index];
     if (!d->ops_st && prep(&c,
-                           "SELECT w.name, o.name, o.count, o.errors, o.hist FROM workloads w"
+                           "SELECT w.name, o.name, o.count, o.errors, o.hist, o.err_connect, o.err_io, o.err_timeout,"
+                           " o.err_server, o.err_content FROM workloads w"
                            " JOIN ops o ON o.workload_id = w.id WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
                            &d->ops_st) != 0)
         return -1;
@@ -867,10 +992,15 @@ int tb_report_level_ops(tb_report_data *d, size_t level_index, tb_report_op_grou
             x->workload = xstrdup(w);
             x->op = xstrdup(o);
             x->count = x->errors = 0;
+            memset(x->errors_by_class, 0, sizeof x->errors_by_class);
+            x->classes_known = 1;
             x->hist = tb_hist_new();
         }
         x->count += (uint64_t)sqlite3_column_int64(st, 2);
         x->errors += (uint64_t)sqlite3_column_int64(st, 3);
+        if (sqlite3_column_type(st, 5) == SQLITE_NULL) x->classes_known = 0;
+        else
+            for (int k = 0; k < TB_ERR_NCLASSES; k++) x->errors_by_class[k] += (uint64_t)sqlite3_column_int64(st, 5 + k);
         if (blob && blen > 0) {
             tb_hist *h = NULL;
             char herr[TB_ERR_LEN];
@@ -892,6 +1022,26 @@ int tb_report_level_ops(tb_report_data *d, size_t level_index, tb_report_op_grou
     return 0;
 }
 
+void tb_report_error_classes(const tb_report_op_group *g, char *buf, size_t len) {
+    size_t l = 0;
+    uint64_t sum = 0;
+    buf[0] = '\0';
+    if (g->errors == 0) return;
+    if (!g->classes_known) {
+        snprintf(buf, len, "not split");
+        return;
+    }
+    for (int k = 0; k < TB_ERR_NCLASSES; k++) {
+        sum += g->errors_by_class[k];
+        if (g->errors_by_class[k] == 0 || l >= len) continue;
+        l += (size_t)snprintf(buf + l, len - l, "%s%s %llu", l ? ", " : "", tb_store_err_class_name(k),
+                              (unsigned long long)g->errors_by_class[k]);
+    }
+    /* a writer that counted errors without a class: say so, not nothing */
+    if (sum < g->errors && l < len)
+        snprintf(buf + l, len - l, "%sother %llu", l ? ", " : "", (unsigned long long)(g->errors - sum));
+}
+
 /* Latency per workload and op of one level, tiles merged. */
 static int text_latency_level(tb_report_data *d, size_t li, FILE *f, const json_t *lv, char *err) {
     tb_report_op_group *g = NULL;
@@ -900,18 +1050,24 @@ static int text_latency_level(tb_report_data *d, size_t li, FILE *f, const json_
     if (n > 0) {
         fprintf(f, "  %lld tiles, phase %lld\n", (long long)json_integer_value(json_object_get(lv, "tiles")),
                 (long long)json_integer_value(json_object_get(lv, "phase")));
-        fprintf(f, "    %-10s %-16s %10s %8s %10s %10s %10s\n", "workload", "op", "count", "errors", "p50", "p95", "p99");
+        int any_errors = 0;
+        for (i = 0; i < n; i++) any_errors |= g[i].errors > 0;
+        fprintf(f, "    %-10s %-16s %10s %8s %10s %10s %10s%s\n", "workload", "op", "count", "errors", "p50", "p95", "p99",
+                any_errors ? "  errors by class" : "");
         for (i = 0; i < n; i++) {
+            char cls[160];
             fputs("    ", f);
             put_safe(f, g[i].workload, 10, 10);
             fputc(' ', f);
             put_safe(f, g[i].op, 16, 16);
             fprintf(f, " %10llu %8llu", (unsigned long long)g[i].count, (unsigned long long)g[i].errors);
-            if (tb_hist_count(g[i].hist) == 0) fprintf(f, " %10s %10s %10s\n", "-", "-", "-");
+            if (tb_hist_count(g[i].hist) == 0) fprintf(f, " %10s %10s %10s", "-", "-", "-");
             else
-                fprintf(f, " %10.1f %10.1f %10.1f\n", (double)tb_hist_percentile(g[i].hist, 50) / 1000.0,
+                fprintf(f, " %10.1f %10.1f %10.1f", (double)tb_hist_percentile(g[i].hist, 50) / 1000.0,
                         (double)tb_hist_percentile(g[i].hist, 95) / 1000.0,
                         (double)tb_hist_percentile(g[i].hist, 99) / 1000.0);
+            tb_report_error_classes(&g[i], cls, sizeof cls);
+            fprintf(f, "%s%s\n", *cls ? "  " : "", cls);
         }
     }
     tb_report_op_groups_free(g, n);

@@ -21,7 +21,7 @@
 #include "results/report_data.h"
 
 /* What one cell is read from: which object of the row, which key, how. */
-typedef enum { SRC_RUN, SRC_LEVEL, SRC_WORKLOAD, SRC_OP } csv_src;
+typedef enum { SRC_RUN, SRC_LEVEL, SRC_WORKLOAD, SRC_OP, SRC_OP_ERR } csv_src;
 typedef enum { VAL_TEXT, VAL_NUM, VAL_BOOL } csv_kind;
 
 typedef struct csv_col {
@@ -33,7 +33,8 @@ typedef struct csv_col {
 
 /* The columns, in order. Names follow the JSON keys where one exists;
  * workload_ops / workload_errors are the workload's "ops" / "errors", renamed
- * so they do not clash with the op's own count and errors. */
+ * so they do not clash with the op's own count and errors; errors_CLASS are
+ * the op's errors_by_class members (empty for runs stored before the split). */
 static const csv_col cols[] = {
     {"run_id", SRC_RUN, "id", VAL_NUM},
     {"label", SRC_RUN, "label", VAL_TEXT},
@@ -46,6 +47,8 @@ static const csv_col cols[] = {
     {"avg_watts", SRC_LEVEL, "avg_watts", VAL_NUM},
     {"ppkw", SRC_LEVEL, "ppkw", VAL_NUM},
     {"qos_pass", SRC_LEVEL, "qos_pass", VAL_BOOL},
+    {"qos_not_judged", SRC_LEVEL, "qos_not_judged", VAL_NUM},
+    {"qos_verdict", SRC_LEVEL, "qos_verdict", VAL_TEXT},
     {"valid", SRC_LEVEL, "valid", VAL_BOOL},
     {"invalid_reason", SRC_LEVEL, "invalid_reason", VAL_TEXT},
     {"workload", SRC_WORKLOAD, "name", VAL_TEXT},
@@ -59,6 +62,11 @@ static const csv_col cols[] = {
     {"op", SRC_OP, "name", VAL_TEXT},
     {"count", SRC_OP, "count", VAL_NUM},
     {"errors", SRC_OP, "errors", VAL_NUM},
+    {"errors_connect", SRC_OP_ERR, "connect", VAL_NUM},
+    {"errors_io", SRC_OP_ERR, "io", VAL_NUM},
+    {"errors_timeout", SRC_OP_ERR, "timeout", VAL_NUM},
+    {"errors_server", SRC_OP_ERR, "server", VAL_NUM},
+    {"errors_content", SRC_OP_ERR, "content", VAL_NUM},
     {"count_all", SRC_OP, "count_all", VAL_NUM},
     {"mean_ms", SRC_OP, "mean_ms", VAL_NUM},
     {"p50_ms", SRC_OP, "p50_ms", VAL_NUM},
@@ -108,9 +116,11 @@ static void put_value(FILE *f, const json_t *v, csv_kind kind) {
 static void put_row(FILE *f, const json_t *run, const json_t *lv, const json_t *wl, const json_t *op) {
     size_t i;
     for (i = 0; i < N_COLS; i++) {
-        const json_t *obj = cols[i].src == SRC_RUN ? run : cols[i].src == SRC_LEVEL ? lv
-                                                       : cols[i].src == SRC_WORKLOAD ? wl
-                                                                                     : op;
+        const json_t *obj = cols[i].src == SRC_RUN        ? run
+                            : cols[i].src == SRC_LEVEL    ? lv
+                            : cols[i].src == SRC_WORKLOAD ? wl
+                            : cols[i].src == SRC_OP       ? op
+                                                          : json_object_get(op, "errors_by_class");
         if (i) fputc(',', f);
         if (obj) put_value(f, json_object_get(obj, cols[i].key), cols[i].kind);
     }

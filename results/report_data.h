@@ -16,6 +16,7 @@
 
 #include "common/tb_common.h"
 #include "qos/hist.h"
+#include "results/store.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -37,6 +38,8 @@ typedef struct tb_report_data {
 typedef struct tb_report_op_group {
     char *workload, *op;
     uint64_t count, errors; /* summed over tiles */
+    uint64_t errors_by_class[TB_ERR_NCLASSES]; /* summed over tiles, TB_ERR_* order (store.h) */
+    int classes_known;      /* 0: some row predates schema 5 (errors not split by class) */
     tb_hist *hist;          /* corrected latency (from intended start), µs; never NULL, may be empty */
 } tb_report_op_group;
 
@@ -57,5 +60,10 @@ int tb_report_write_html(tb_report_data *d, FILE *f, char *err) TB_WUR;
 
 /* Writes the tidy CSV of d to f (report_csv.c). 0 or -1 with err. */
 int tb_report_write_csv(tb_report_data *d, FILE *f, char *err) TB_WUR;
+
+/* "timeout 2, content 25": the nonzero classes of g (TB_ERR_* order) into
+ * buf, then "other N" for errors no class counts; "" when g has no errors,
+ * "not split" when g->classes_known is 0 (a run stored before schema 5). */
+void tb_report_error_classes(const tb_report_op_group *g, char *buf, size_t len);
 
 #endif

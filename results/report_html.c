@@ -417,7 +417,8 @@ typedef struct level_point {
     double tiles;
     size_t first, n; /* rows [first, first + n) of run.levels */
     int mark;        /* MARK_* over its rows */
-    char note[96];   /* tooltip suffix */
+    int not_judged;  /* some row has QoS rules not judged (too few ops) */
+    char note[128];  /* tooltip suffix */
 } level_point;
 
 /* An op's latency series: one value per level row. */
@@ -461,6 +462,7 @@ static void build_points(page *p) {
         pt->n++;
         if (!json_is_true(json_object_get(lv, "qos_pass"))) pt->mark |= MARK_FAIL;
         if (!json_is_true(json_object_get(lv, "valid"))) pt->mark |= MARK_INVALID;
+        if (jint(lv, "qos_not_judged") > 0) pt->not_judged = 1;
     }
     for (i = 0; i < p->n_pts; i++) {
         level_point *pt = &p->pts[i];
@@ -471,6 +473,8 @@ static void build_points(page *p) {
         }
         if (pt->mark & MARK_FAIL)
             len += snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sQoS FAIL", len ? "; " : "");
+        if (pt->not_judged && !(pt->mark & MARK_FAIL))
+            len += snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sQoS partly not judged", len ? "; " : "");
         if (pt->mark & MARK_INVALID)
             snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sinvalid", len ? "; " : "");
     }
@@ -569,7 +573,7 @@ static int rule_failed(const page *p, size_t r, const char *name) {
     const json_t *q;
     size_t j;
     json_array_foreach(json_object_get(json_array_get(p->levels, r), "qos"), j, q)
-        if (strcmp(jstr(q, "rule"), name) == 0) return !json_is_true(json_object_get(q, "pass"));
+        if (strcmp(jstr(q, "rule"), name) == 0) return json_is_false(json_object_get(q, "pass")); /* null: not judged */
     return 0;
 }
 
@@ -604,7 +608,7 @@ static const char css[] =
     ".n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "table.kv th{width:150px;background:#fff;color:#52606d;font-weight:400}"
     "tr.bad td{background:#fef2f2}tr.grp td{border-top:2px solid #9aa5b1}"
-    ".pass{color:#047857;font-weight:700}.fail{color:#b91c1c;font-weight:700}"
+    ".pass{color:#047857;font-weight:700}.fail{color:#b91c1c;font-weight:700}.nj{color:#b45309;font-weight:700}"
     ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:12px}"
     "figure{margin:0;background:#fff;border:1px solid #d5dbe3;border-radius:6px;padding:6px 6px 2px}"
     "figcaption{font-size:12px;color:#52606d;padding:0 8px 6px}"
@@ -699,6 +703,35 @@ static void html_warnings(page *p) {
                 jint(lv, "tiles") == 1 ? "" : "s", jint(lv, "phase"));
         esc(f, *jstr(lv, "invalid_reason") ? jstr(lv, "invalid_reason") : "no reason stored");
         fputs("</li>\n", f);
+    }
+    json_array_foreach(p->levels, i, lv) {
+        /* a rule not judged is no pass: say so where a reader looks first */
+        const json_t *lists[2] = {json_object_get(lv, "qos"), json_object_get(lv, "tile_qos")}, *q, *q2;
+        size_t j, k;
+        int shown = 0;
+        if (jint(lv, "qos_not_judged") <= 0) continue;
+        if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
+        fprintf(f, "<li><b>%lld tile%s, phase %lld: QoS not fully judged</b>: %lld rule%s had too few ops to be "
+                   "judged (",
+                jint(lv, "tiles"), jint(lv, "tiles") == 1 ? "" : "s", jint(lv, "phase"), jint(lv, "qos_not_judged"),
+                jint(lv, "qos_not_judged") == 1 ? "" : "s");
+        for (int l = 0; l < 2; l++) {
+            json_array_foreach(lists[l], j, q) {
+                int dup = 0;
+                if (!json_is_false(json_object_get(q, "judged"))) continue;
+                /* each rule once, whether unjudged at the level or in a tile */
+                for (int l2 = 0; l2 <= l && !dup; l2++)
+                    json_array_foreach(lists[l2], k, q2) {
+                        if (l2 == l && k >= j) break;
+                        if (json_is_false(json_object_get(q2, "judged")) && strcmp(jstr(q2, "rule"), jstr(q, "rule")) == 0)
+                            dup = 1;
+                    }
+                if (dup) continue;
+                if (shown++) fputs(", ", f);
+                esc(f, jstr(q, "rule"));
+            }
+        }
+        fputs("); its QoS verdict covers the judged rules only. See <a href=\"#qos\">QoS</a>.</li>\n", f);
     }
     json_array_foreach(json_object_get(p->run, "events"), i, e) {
         if (strcmp(jstr(e, "kind"), "info") == 0) continue;
@@ -1106,6 +1139,19 @@ static void td_verdict(FILE *f, const json_t *v, const char *yes, const char *no
     fputs("</td>", f);
 }
 
+/* A level's QoS cell: PASS or FAIL, with "N not judged" beside it when rules
+ * had too few ops (so it never reads as a plain PASS). */
+static void td_qos_level(FILE *f, const json_t *lv) {
+    long long nj = jint(lv, "qos_not_judged");
+    if (nj <= 0) {
+        td_verdict(f, json_object_get(lv, "qos_pass"), "PASS", "FAIL", NULL);
+        return;
+    }
+    fprintf(f, "<td><span class=\"%s\">%s</span>, <span class=\"nj\">%lld not judged</span></td>",
+            json_is_true(json_object_get(lv, "qos_pass")) ? "pass" : "fail",
+            json_is_true(json_object_get(lv, "qos_pass")) ? "PASS" : "FAIL", nj);
+}
+
 /* A level's tiles and phase, the first cells of most tables. */
 static void td_level(FILE *f, const json_t *lv) {
     fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>", jint(lv, "tiles"), jint(lv, "phase"));
@@ -1133,7 +1179,7 @@ static void html_levels(page *p) {
         td_num(f, jnum(lv, "score"), 3);
         td_num(f, jnum(lv, "avg_watts"), 1);
         td_num(f, jnum(lv, "ppkw"), 2);
-        td_verdict(f, json_object_get(lv, "qos_pass"), "PASS", "FAIL", NULL);
+        td_qos_level(f, lv);
         td_verdict(f, json_object_get(lv, "valid"), "yes", "NO", jstr(lv, "invalid_reason"));
         fputs("<td class=\"n\">", f);
         put_num(f, jnum(lv, "samples_bad"), 0);
@@ -1202,18 +1248,22 @@ static void html_qos(page *p) {
     table_open(f, "#tiles|#phase|rule|#observed|#limit|verdict|reason");
     json_array_foreach(p->levels, i, lv) {
         json_array_foreach(json_object_get(lv, "qos"), j, q) {
-            row_open(f, !json_is_true(json_object_get(q, "pass")), NULL);
+            int nj = json_is_false(json_object_get(q, "judged"));
+            row_open(f, json_is_false(json_object_get(q, "pass")), NULL);
             td_level(f, lv);
             td_text(f, jstr(q, "rule"));
             td_ms(f, jnum(q, "observed"));
             td_ms(f, jnum(q, "limit"));
-            td_verdict(f, json_object_get(q, "pass"), "PASS", "FAIL", NULL);
+            if (nj) fputs("<td><span class=\"nj\">NOT JUDGED</span></td>", f);
+            else td_verdict(f, json_object_get(q, "pass"), "PASS", "FAIL", NULL);
             td_text(f, jstr(q, "reason"));
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error rates."
-          "</p>\n",
+    fputs("</table>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error rates, "
+          "percentage points for the mix. NOT JUDGED: too few ops for the rule to mean anything (a pNN needs "
+          "1/(1&minus;NN/100) ops, or it is the slowest op; a mix of d pp needs d to be 3 standard deviations of each "
+          "op's share); neither a pass nor a fail.</p>\n",
           f);
 }
 
@@ -1223,14 +1273,20 @@ static const double lat_pcts[] = {25, 50, 75, 90, 95, 99, 99.9, 99.99};
 static void html_latency(page *p) {
     FILE *f = p->f;
     size_t r, g, k, n = 0;
+    int any_errors = 0;
     for (r = 0; r < p->n_rows; r++) n += p->n_groups[r];
     if (!section(f, "latency", "Latency percentiles", n == 0, "No op latency stored.")) return;
     fputs("<p class=\"note\">In ms, per op and load level, tiles merged, from the stored histograms; <b>from intended "
           "start (corrected for coordinated omission)</b>: an op is timed from when it was due, not when it was sent."
           "</p>\n",
           f);
-    table_open(f, "#tiles|#phase|workload|op|#count|#errors|#min|#mean|#p25|#p50|#p75|#p90|#p95|#p99|#p99.9|#p99.99"
-                  "|#max");
+    for (r = 0; r < p->n_rows && !any_errors; r++)
+        for (g = 0; g < p->n_groups[r]; g++) any_errors |= p->groups[r][g].errors > 0;
+    /* errors by class only when there are errors: a column of blanks says nothing */
+    table_open(f, any_errors ? "#tiles|#phase|workload|op|#count|#errors|errors by class|#min|#mean|#p25|#p50|#p75|#p90"
+                               "|#p95|#p99|#p99.9|#p99.99|#max"
+                             : "#tiles|#phase|workload|op|#count|#errors|#min|#mean|#p25|#p50|#p75|#p90|#p95|#p99"
+                               "|#p99.9|#p99.99|#max");
     for (r = 0; r < p->n_rows; r++) {
         for (g = 0; g < p->n_groups[r]; g++) {
             const tb_report_op_group *og = &p->groups[r][g];
@@ -1241,6 +1297,11 @@ static void html_latency(page *p) {
             td_text(f, og->op);
             td_num(f, (double)og->count, 0);
             td_num(f, (double)og->errors, 0);
+            if (any_errors) {
+                char cls[160];
+                tb_report_error_classes(og, cls, sizeof cls);
+                td_text(f, cls);
+            }
             td_ms(f, has ? (double)tb_hist_min(og->hist) / 1000.0 : NAN);
             td_ms(f, has ? tb_hist_mean(og->hist) / 1000.0 : NAN);
             for (k = 0; k < N_LAT_PCTS; k++)

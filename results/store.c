@@ -243,6 +243,22 @@ static const char *const migrations[] = {
     ");"
     "CREATE INDEX telemetry_samples_run ON telemetry_samples(run_id, level_id);"
     "CREATE INDEX telemetry_samples_level ON telemetry_samples(level_id);",
+    /* 4 -> 5: errors by class per op (issue 4: connect, io, timeout, server,
+     * content; NULL on rows stored before, whose errors were not split), and
+     * the third QoS outcome: a rule not judged for too few ops. qos.judged
+     * is 0 for such a rule (its pass is 0 too: never a pass), ops is the
+     * sample the rule's minimum applies to and min_ops that minimum (NULL
+     * before). levels.qos_not_judged counts the level's rules not judged in
+     * its verdict or a tile's; qos_pass = 1 means no judged rule failed. */
+    "ALTER TABLE ops ADD COLUMN err_connect INTEGER;"
+    "ALTER TABLE ops ADD COLUMN err_io INTEGER;"
+    "ALTER TABLE ops ADD COLUMN err_timeout INTEGER;"
+    "ALTER TABLE ops ADD COLUMN err_server INTEGER;"
+    "ALTER TABLE ops ADD COLUMN err_content INTEGER;"
+    "ALTER TABLE qos ADD COLUMN judged INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE qos ADD COLUMN ops INTEGER;"
+    "ALTER TABLE qos ADD COLUMN min_ops INTEGER;"
+    "ALTER TABLE levels ADD COLUMN qos_not_judged INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -280,18 +296,19 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
                  " cpu_util_pct, avg_freq_mhz, repeat, user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct,"
-                 " softirq_pct, steal_pct, freq_source, telemetry_samples, cstate_residency_json)"
+                 " softirq_pct, steal_pct, freq_source, telemetry_samples, cstate_residency_json, qos_not_judged)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-                 " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
+                 " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
     [ST_WORKLOAD] = "INSERT INTO workloads (level_id, name, tile, ops, errors, throughput, unit, reference,"
                     " normalized) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_OP] = "INSERT INTO ops (workload_id, name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms,"
-              " p99_ms, p999_ms, max_ms, hist, hist_uncorrected, metric)"
-              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+              " p99_ms, p999_ms, max_ms, hist, hist_uncorrected, metric, err_connect, err_io, err_timeout, err_server,"
+              " err_content)"
+              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
                   " amps, pf, flags, uncertainty_pct) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile)"
-               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile, judged, ops, min_ops)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_EVENT] = "INSERT INTO events (run_id, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
     [ST_FINISH] = "UPDATE runs SET status = ?2, finished_at = ?3, saturation_tiles = ?4 WHERE id = ?1",
     [ST_CALIB] = "INSERT INTO calibrations (tile_name, def_hash, workload, reference, unit, run_id, created_at)"
@@ -315,6 +332,11 @@ struct tb_store {
 };
 
 /* ---- small helpers ---------------------------------------------------- */
+
+const char *tb_store_err_class_name(int cls) {
+    static const char *const names[TB_ERR_NCLASSES] = {"connect", "io", "timeout", "server", "content"};
+    return cls >= 0 && cls < TB_ERR_NCLASSES ? names[cls] : NULL;
+}
 
 /* 1 when this process has a file size limit (RLIMIT_FSIZE, `ulimit -f`). */
 static int write_limited(void) {
@@ -878,6 +900,7 @@ static int insert_workload(tb_store *s, int64_t level_id, const tb_workload_resu
         bind_hist(st, 13, op->hist);
         bind_hist(st, 14, op->hist_uncorrected);
         sqlite3_bind_int(st, 15, op->metric ? 1 : 0);
+        for (int k = 0; k < TB_ERR_NCLASSES; k++) bind_u64(st, 16 + k, op->errors_by_class[k]);
         if ((rc = step_done(st)) != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
@@ -918,6 +941,7 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
         sqlite3_bind_int(st, 27, lr->n_telem_samples);
         bind_cstates(st, 28, t->n_cstates, t->cstate_name, t->cstate_pct);
     }
+    sqlite3_bind_int(st, 29, lr->qos_not_judged > 0 ? lr->qos_not_judged : 0);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     level_id = sqlite3_last_insert_rowid(s->db);
     for (i = 0; i < lr->n_workloads; i++)
@@ -929,9 +953,12 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
         bind_text(st, 2, q->rule, 0);
         bind_real(st, 3, q->observed);
         bind_real(st, 4, q->limit);
-        sqlite3_bind_int(st, 5, q->pass ? 1 : 0);
+        sqlite3_bind_int(st, 5, q->pass && !q->not_judged ? 1 : 0); /* a rule not judged never passes */
         bind_text(st, 6, q->reason, 1);
         sqlite3_bind_int(st, 7, q->tile);
+        sqlite3_bind_int(st, 8, q->not_judged ? 0 : 1);
+        bind_u64(st, 9, q->ops);
+        bind_u64(st, 10, q->min_ops);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
     if (insert_samples(s, run_id, level_id, lr->samples, lr->n_samples) != SQLITE_OK) return tx_fail(s, what, err);

@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 4
+#define TB_STORE_SCHEMA_VERSION 5
 
 typedef struct tb_store tb_store;
 
@@ -42,11 +42,28 @@ typedef struct tb_run_info {
     const char *campaign_config; /* with campaign_id: the configuration's name */
 } tb_run_info;
 
+/*
+ * Error classes of a failed op (issue 4), in the order of
+ * tb_op_result.errors_by_class and of the ops.err_* columns:
+ * connect (could not connect), io (connection lost, read or write failed),
+ * timeout (no answer within the op timeout), server (the server answered
+ * with an error: HTTP status >= 400, an SQL error, an IMAP NO/BAD ...),
+ * content (an answer that is not what was expected: a 200 page without its
+ * marker). The loadgen's tb_op_status, without TB_OP_OK.
+ */
+enum { TB_ERR_CONNECT, TB_ERR_IO, TB_ERR_TIMEOUT, TB_ERR_SERVER, TB_ERR_CONTENT, TB_ERR_NCLASSES };
+
+/* "connect", "io", "timeout", "server", "content" (the JSON keys of
+ * errors_by_class); NULL outside 0..TB_ERR_NCLASSES-1. */
+const char *tb_store_err_class_name(int cls);
+
 /* One op of one workload of one tile, over one steady-state phase. */
 typedef struct tb_op_result {
     char name[32];
     uint64_t count;       /* successful ops that started and ended in steady state */
     uint64_t errors;      /* failed ops in steady state */
+    uint64_t errors_by_class[TB_ERR_NCLASSES]; /* errors split by class (TB_ERR_*); they add up to
+                                                 errors */
     uint64_t count_all;   /* every op completed during the whole load level, any stage */
     const tb_hist *hist;  /* corrected latency (from intended start); may be NULL if count==0 */
     const tb_hist *hist_uncorrected; /* from actual send */
@@ -78,7 +95,9 @@ typedef struct tb_level_result {
     double score;
     double avg_watts;       /* -1 when no valid samples */
     double ppkw;
-    int qos_pass;
+    int qos_pass;           /* 1: no judged QoS rule failed (rules not judged do not fail it) */
+    int qos_not_judged;     /* rules not judged for too few ops, in the level's verdict or a
+                               tile's (each rule counted once); qos_pass with 0 here is a full pass */
     int valid;
     char invalid_reason[512]; /* "" when valid; "; "-separated reasons otherwise */
     uint64_t samples_total, samples_bad;

@@ -12,25 +12,34 @@ static int fail_db(sqlite3 *db, const char *what, char *err) {
     return -1;
 }
 
-/* Prints the failing QoS rules of one level row. */
-static int print_failed_rules(sqlite3 *db, int64_t level_id, FILE *f, char *err) {
+/* Prints the QoS rules of one level row that failed or were not judged
+ * (too few ops): observed vs limit for a failure, the sample vs the least
+ * sample for a rule not judged. */
+static int print_rules(sqlite3 *db, int64_t level_id, FILE *f, char *err) {
     sqlite3_stmt *st;
     int rc;
     if (sqlite3_prepare_v2(db,
-                           "SELECT rule, observed, \"limit\", reason, tile FROM qos WHERE level_id = ? AND pass = 0"
-                           " ORDER BY tile, rowid",
+                           "SELECT rule, observed, \"limit\", reason, tile, judged, ops, min_ops FROM qos"
+                           " WHERE level_id = ? AND (pass = 0 OR judged = 0) ORDER BY judged DESC, tile, rowid",
                            -1, &st, NULL) != SQLITE_OK)
         return fail_db(db, "read qos", err);
     sqlite3_bind_int64(st, 1, level_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *rule = (const char *)sqlite3_column_text(st, 0);
         const char *reason = (const char *)sqlite3_column_text(st, 3);
-        int tile = sqlite3_column_int(st, 4);
-        if (tile > 0) fprintf(f, "    QoS FAIL  tile %d: ", tile);
-        else fputs("    QoS FAIL  ", f);
-        fprintf(f, "%s: observed %.3f, limit %.3f", rule ? rule : "?", sqlite3_column_double(st, 1),
-                sqlite3_column_double(st, 2));
-        if (reason && *reason) fprintf(f, " (%s)", reason);
+        int tile = sqlite3_column_int(st, 4), judged = sqlite3_column_int(st, 5);
+        fputs(judged ? "    QoS FAIL  " : "    QoS NOT JUDGED  ", f);
+        if (tile > 0) fprintf(f, "tile %d: ", tile);
+        if (judged) {
+            fprintf(f, "%s: observed %.3f, limit %.3f", rule ? rule : "?", sqlite3_column_double(st, 1),
+                    sqlite3_column_double(st, 2));
+            if (reason && *reason) fprintf(f, " (%s)", reason);
+        } else if (reason && *reason && strcmp(reason, "no ops") != 0) {
+            fprintf(f, "%s: %s", rule ? rule : "?", reason); /* says the ops and the least it needs */
+        } else {
+            fprintf(f, "%s: %lld ops, needs %lld", rule ? rule : "?", (long long)sqlite3_column_int64(st, 6),
+                    (long long)sqlite3_column_int64(st, 7));
+        }
         fputc('\n', f);
     }
     sqlite3_finalize(st);
@@ -62,7 +71,8 @@ int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) 
     }
 
     if (sqlite3_prepare_v2(db,
-                           "SELECT id, tiles, phase, qos_pass, valid, invalid_reason FROM levels WHERE run_id = ?1 "
+                           "SELECT id, tiles, phase, qos_pass, valid, invalid_reason, qos_not_judged FROM levels"
+                           " WHERE run_id = ?1 "
                            "AND (?2 = 0 OR tiles = ?2) ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)
         return fail_db(db, "read levels", err);
@@ -71,17 +81,20 @@ int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) 
     fprintf(f, "run %lld (%s)\n", (long long)run_id, status);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        int qos = sqlite3_column_int(st, 3), valid = sqlite3_column_int(st, 4);
+        int qos = sqlite3_column_int(st, 3), valid = sqlite3_column_int(st, 4), nj = sqlite3_column_int(st, 6);
         const char *why = (const char *)sqlite3_column_text(st, 5);
         n++;
-        fprintf(f, "  %d tiles phase %d: QoS %s, %s\n", sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
-                qos ? "PASS" : "FAIL", valid ? "valid" : "INVALID");
+        fprintf(f, "  %d tiles phase %d: QoS %s", sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
+                qos ? "PASS" : "FAIL");
+        if (nj > 0) fprintf(f, " (%d rule%s not judged: too few ops)", nj, nj == 1 ? "" : "s");
+        fprintf(f, ", %s\n", valid ? "valid" : "INVALID");
         if (!valid) fprintf(f, "    INVALID   %s\n", why && *why ? why : "(no reason stored)");
-        if (!qos && print_failed_rules(db, id, f, err) != 0) {
+        if ((!qos || nj > 0) && print_rules(db, id, f, err) != 0) {
             sqlite3_finalize(st);
             return -1;
         }
-        if (!qos || !valid) pass = 0;
+        /* a rule not judged is not a pass: QoS has not been shown to hold */
+        if (!qos || nj > 0 || !valid) pass = 0;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return fail_db(db, "read levels", err);

@@ -255,6 +255,11 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
                 snprintf(o->name, sizeof o->name, "%s", vt->op_names[k]);
                 o->count = os->count;
                 o->errors = os->errors;
+                o->errors_by_class[TB_ERR_CONNECT] = os->err_by_class[TB_OP_ERR_CONNECT];
+                o->errors_by_class[TB_ERR_IO] = os->err_by_class[TB_OP_ERR_IO];
+                o->errors_by_class[TB_ERR_TIMEOUT] = os->err_by_class[TB_OP_ERR_TIMEOUT];
+                o->errors_by_class[TB_ERR_SERVER] = os->err_by_class[TB_OP_ERR_SERVER];
+                o->errors_by_class[TB_ERR_CONTENT] = os->err_by_class[TB_OP_ERR_CONTENT];
                 o->count_all = all ? tb_lg_cell(all, t, w, k)->count : 0;
                 o->hist = os->hist;
                 o->hist_uncorrected = os->hist_unc;
@@ -307,13 +312,22 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
         in.n_ops = nin;
         in.workloads = wlin;
         in.n_workloads = nwl;
-        lr.qos_pass = tb_qos_verdict(def->rules, nr, &in, 0, qr);
+        /* A rule not judged (too few ops) neither passes nor fails: the level
+         * passes QoS when no judged rule failed, and counts its rules that
+         * went unjudged in its own verdict or a tile's. */
+        lr.qos_pass = tb_qos_verdict(def->rules, nr, &in, 0, qr) != TB_QOS_FAIL;
         nq = nr;
         for (int t = 1; t <= tiles; t++) {
-            if (!tb_qos_verdict(def->rules, nr, &in, t, qr + nq)) lr.qos_pass = 0;
+            if (tb_qos_verdict(def->rules, nr, &in, t, qr + nq) == TB_QOS_FAIL) lr.qos_pass = 0;
             for (int i = 0; i < nr; i++) qr[nq + i].tile = t;
             nq += nr;
         }
+        for (int i = 0; i < nr; i++)
+            for (int k = i; k < nq; k += nr)
+                if (qr[k].not_judged) {
+                    lr.qos_not_judged++;
+                    break;
+                }
     }
     lr.n_qos = nq;
     lr.qos = qr;
@@ -365,6 +379,14 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
             if (!c->o->quiet) printf("  warning: %s\n", msg);
         }
     }
+    if (lr.qos_not_judged > 0 && c->o->preset && strcmp(c->o->preset, "compliant") == 0) {
+        /* a compliant run is long enough to judge every rule; one that is not
+         * cannot claim the QoS it was meant to show */
+        lr.valid = 0;
+        snprintf(msg, sizeof msg, "%d QoS rule%s not judged (too few ops); a compliant run must judge every rule",
+                 lr.qos_not_judged, lr.qos_not_judged == 1 ? "" : "s");
+        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
+    }
     if (cpu_s >= CPU_BOUND_FRACTION * steady_s * lg->ops->threads(lg->self)) {
         lr.valid = 0;
         snprintf(msg, sizeof msg, "load generator CPU-bound (%.0f%% of %d threads)",
@@ -381,14 +403,30 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     rc = tb_store_put_level(c->store, c->run_id, &lr, err);
     if (!c->o->quiet) {
         end_progress_line(c);
+        char verdict[96];
+        if (lr.qos_not_judged > 0)
+            snprintf(verdict, sizeof verdict, "%s (%d rule%s not judged: too few ops)", lr.qos_pass ? "PASS" : "FAIL",
+                     lr.qos_not_judged, lr.qos_not_judged == 1 ? "" : "s");
+        else snprintf(verdict, sizeof verdict, "%s", lr.qos_pass ? "PASS" : "FAIL");
         printf("level %d tiles phase %d: score %.3f  %.1f W  PPKW %.2f  QoS %s  %s%s\n", tiles, p + 1, lr.score,
-               lr.avg_watts, lr.ppkw, lr.qos_pass ? "PASS" : "FAIL", lr.valid ? "valid" : "INVALID: ",
-               lr.valid ? "" : lr.invalid_reason);
-        for (int i = 0; i < nq; i++)
-            if (!qr[i].pass) {
-                if (qr[i].tile) printf("  QoS fail, tile %d: %s: %s\n", qr[i].tile, qr[i].rule, qr[i].reason);
-                else printf("  QoS fail: %s: %s\n", qr[i].rule, qr[i].reason);
-            }
+               lr.avg_watts, lr.ppkw, verdict, lr.valid ? "valid" : "INVALID: ", lr.valid ? "" : lr.invalid_reason);
+        for (int i = 0; i < nq; i++) {
+            const char *what = qr[i].not_judged ? "not judged" : "fail";
+            if (qr[i].pass) continue;
+            /* per tile, an unjudged rule is one line for all tiles below */
+            if (qr[i].not_judged && qr[i].tile) continue;
+            if (qr[i].tile) printf("  QoS %s, tile %d: %s: %s\n", what, qr[i].tile, qr[i].rule, qr[i].reason);
+            else printf("  QoS %s: %s: %s\n", what, qr[i].rule, qr[i].reason);
+        }
+        /* a rule not judged over all tiles merged has even fewer ops per
+         * tile: only the rules judged at the level but not in some tile */
+        for (int i = 0; i < def->n_rules; i++) {
+            int n_tiles = 0;
+            if (qr[i].not_judged) continue;
+            for (int k = def->n_rules + i; k < nq; k += def->n_rules) n_tiles += qr[k].not_judged;
+            if (n_tiles > 0)
+                printf("  QoS not judged in %d of %d tile verdicts: %s\n", n_tiles, tiles, qr[i].rule);
+        }
         fflush(stdout);
     }
 

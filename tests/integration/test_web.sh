@@ -17,7 +17,9 @@
 #      requests are sent to a base URL whose "/" is the app's TagSearch page
 #      (a 200 carrying the TagSearch marker): every op fails while the app
 #      answered every request with 2xx (so the errors are neither server
-#      nor I/O errors).
+#      nor I/O errors). The errors land in the `content` class, in the
+#      report's errors_by_class and in the database's ops.err_content, and
+#      in no other class.
 source "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || fail "curl is not installed (scripts/install-deps installs it)"
 
@@ -69,6 +71,7 @@ expect "enough ops for the tolerance (>= 80% of $EXPECTED_OPS)" "$ops" -ge $((EX
 expect "no errors" "$errors" -eq 0
 mix=$(jq -c '.run.levels[0].qos[] | select(.rule | test("mix deviation"))' "$T/r.json")
 echo "mix rule: $mix"
+expect "mix rule judged (enough ops for 3 sd at $TOL pp)" "$(echo "$mix" | jq .judged)" = true
 expect "mix within $TOL pp of Olio's long-run mix" "$(echo "$mix" | jq .pass)" = true
 expect_true "mix rule observed a deviation" "$(echo "$mix" | jq .observed)" '. >= 0'
 for o in HomePage TagSearch EventDetail Login; do
@@ -96,6 +99,21 @@ expect "the app served them as TagSearch pages" $(($(stats pages.TagSearch) - ta
 expect "all with 2xx (so not server errors)" $(($(stats responses_2xx_3xx) - ok_before)) -eq "$served"
 expect "no asset fetched after a wrong page" "$(op Request count_all)" -le "$served"
 expect "error-rate rule fails" "$(jq '.run.levels[0].qos[] | select(.rule | test("error")) | .pass' "$T/r.json")" = false
+# the errors by class: every one a content error
+home_errors=$(op HomePage errors)
+expect "HomePage content errors (report)" "$(op HomePage errors_by_class.content)" -eq "$home_errors"
+for cls in connect io timeout server; do
+    expect "HomePage $cls errors (report)" "$(op HomePage errors_by_class.$cls)" -eq 0
+done
+expect "web workload content errors (report)" \
+    "$(jq '[.run.levels[0].workloads[] | select(.name == "web") | .errors_by_class.content] | add' "$T/r.json")" \
+    -eq "$(jq '[.run.levels[0].workloads[] | select(.name == "web") | .errors] | add' "$T/r.json")"
+run_id=$(jq .run.id "$T/r.json")
+db_classes=$(sqlite3 "$T/r.db" "SELECT sum(o.errors), sum(o.err_content), sum(o.err_connect + o.err_io + o.err_timeout +
+    o.err_server) FROM ops o JOIN workloads w ON o.workload_id = w.id JOIN levels l ON w.level_id = l.id
+    WHERE l.run_id = $run_id AND w.name = 'web' AND o.name = 'HomePage'")
+echo "database: HomePage errors|content|other classes = $db_classes"
+expect "stored HomePage errors by class (errors|content|others)" "$db_classes" = "$home_errors|$home_errors|0"
 
 # 5. a per-op minimum cycle holds the op back (the driver's min_cycle_us hook):
 #    HomePage and TagSearch alternate; TagSearch may not start until 1 h after

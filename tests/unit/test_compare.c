@@ -104,6 +104,7 @@ static void put_level(tb_store *s, int64_t run, const lvl *l) {
     lr.avg_watts = l->watts;
     lr.ppkw = l->score / (l->watts / 1000.0);
     lr.qos_pass = 1;
+    lr.qos_not_judged = l->repeat == 2 ? 3 : 0; /* run C's second repeat: 3 rules had too few ops */
     lr.valid = 1;
     lr.telemetry.cpu_util_pct = l->cpu;
     lr.telemetry.avg_freq_mhz = NAN; /* not stored: the frequency figure must be absent */
@@ -238,6 +239,10 @@ static void test_json_golden(void **state) {
     assert_int_equal(json_array_size(json_object_get(cmp, "runs")), 3);
     assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(cmp, "runs"), 1), "label")),
                         EVIL);
+    /* rules not judged: the most in one phase of the level, 0 when all were judged */
+    assert_int_equal(json_integer_value(cell(root, 0, 2, "qos_not_judged")), 3);
+    assert_int_equal(json_integer_value(cell(root, 0, 0, "qos_not_judged")), 0);
+    assert_true(json_is_true(cell(root, 0, 2, "qos_pass")));
     assert_int_equal(json_array_size(json_object_get(cmp, "levels")), 3);
     assert_string_equal(json_string_value(json_array_get(json_object_get(cmp, "workloads"), 0)), "oltp");
     assert_string_equal(json_string_value(json_array_get(json_object_get(cmp, "workloads"), 1)), "kv");
@@ -360,6 +365,11 @@ static void test_text_golden(void **state) {
     assert_non_null(strstr(out, want));
     snprintf(want, sizeof want, "note: run %lld: 1 phase per level (median phase), 2 repeats (mean)", (long long)f->c);
     assert_non_null(strstr(out, want));
+    /* QoS: run C's 1-tile level passed with rules not judged in one repeat: PASS*, never a bare PASS */
+    assert_non_null(strstr(out, "PASS*: some rules not judged, too few ops"));
+    table_row(out, "QoS / validity per level (PASS/FAIL, INVALID; PASS*: some rules not judged, too few ops)", 1, row,
+              sizeof row);
+    assert_string_equal(row, "      1   PASS           PASS           PASS*");
     free(out);
 }
 

@@ -1,9 +1,11 @@
 /*
  * test_qos.c: unit tests of QoS rule naming and evaluation (qos/qos.c) against
  * hand-computed expectations: percentile, mean, error rate, share within a
- * limit, mix deviation, throughput vs reference, and level vs per-tile
- * verdicts. Latencies are chosen below 2048 µs (where the
- * histogram is exact) or on bucket edges, so every observed value is known.
+ * limit, mix deviation, throughput vs reference, level vs per-tile
+ * verdicts, and the least sample each rule needs to be judged at all
+ * (boundaries n - 1 / n worked out by hand). Latencies are chosen below
+ * 2048 µs (where the histogram is exact) or on bucket edges, so every
+ * observed value is known.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,11 +112,22 @@ static void test_percentile_pass_and_fail(void **state) {
     r.limit = 1.8;
     assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 1);
 
-    /* oltp.HomePage is another workload: 1 s, one decimal above 100 ms */
+    /* oltp.HomePage is another workload: 1 s, one decimal above 100 ms;
+     * its 50 ops are too few for a p99 (needs 100), enough for a p98 (50) */
     r = make_rule("oltp", "HomePage", TB_QOS_PERCENTILE, 99, 500);
-    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_NOT_JUDGED);
+    assert_int_equal(res.pass, 0);
+    assert_int_equal(res.not_judged, 1);
     assert_true(res.observed == 1000.0);
-    assert_string_equal(res.reason, "p99 1000.0 ms > 500 ms");
+    assert_int_equal(res.ops, 50);
+    assert_int_equal(res.min_ops, 100);
+    assert_string_equal(res.reason,
+                        "50 ops, p99 needs 100 (with fewer it is the slowest op, not a percentile); observed 1000.0 ms");
+    r.pct = 98;
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_FAIL);
+    assert_int_equal(res.not_judged, 0);
+    assert_int_equal(res.min_ops, 50);
+    assert_string_equal(res.reason, "p98 1000.0 ms > 500 ms");
 }
 
 /* "*" merges HomePage and Login: 110 values, 100 <= 2000 µs then 10 x 3000. */
@@ -193,39 +206,129 @@ static void test_error_rate(void **state) {
     assert_true(fabs(res.observed - 200.0 / 3.0) < 1e-12);
 }
 
+/*
+ * Zero ops. A workload that completed no op at all (successes, any op) in
+ * the selection is stalled: its rules FAIL "no ops (W completed no op ...)".
+ * An op that did not run while its workload did is a small sample: NOT
+ * JUDGED "no ops" (Olio's AddPerson, 0.84% of the mix, in a short run).
+ */
 static void test_no_ops(void **state) {
     fixture *f = *state;
     tb_qos_result res;
     tb_qos_input only_errors = IN("kv", "GET", NULL, 0, 5);
     tb_qos_input null_hist = IN("kv", "SET", NULL, 10, 0);
-    /* no matching input at all */
+    tb_hist *empty = tb_hist_new();
+    tb_qos_input web[5] = {f->in[0], f->in[1], IN("web", "AddPerson", empty, 0, 0), f->in[2], f->in[3]};
+    /* no matching input at all: kv ran nothing */
     tb_qos_rule r = make_rule("kv", "GET", TB_QOS_PERCENTILE, 99, 1);
-    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
-    assert_string_equal(res.reason, "no ops");
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_FAIL);
+    assert_string_equal(res.reason, "no ops (kv completed no op in steady state)");
     assert_true(res.observed == 0.0);
-    assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), 0);
-    assert_string_equal(res.reason, "no ops");
-    /* matching input with an empty histogram */
+    assert_int_equal(res.not_judged, 0);
+    assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), TB_QOS_FAIL);
+    assert_string_equal(res.reason, "no ops (kv completed no op in steady state)");
+    /* matching input with an empty histogram, its workload idle */
     r = make_rule("mail", "FETCH", TB_QOS_PERCENTILE, 95, 1);
-    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
-    assert_string_equal(res.reason, "no ops");
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_FAIL);
+    assert_string_equal(res.reason, "no ops (mail completed no op in steady state)");
     r.kind = TB_QOS_MEAN;
-    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
-    assert_string_equal(res.reason, "no ops");
-    /* matching input without a histogram */
-    r = make_rule("kv", "SET", TB_QOS_MEAN, 0, 1);
-    assert_int_equal(tb_qos_eval(&r, &null_hist, 1, &res), 0);
-    assert_string_equal(res.reason, "no ops");
-    /* error rate with zero ops and zero errors passes with observed 0 */
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_FAIL);
+    /* error rate with zero ops and zero errors of an idle workload fails too */
     r = make_rule("mail", "FETCH", TB_QOS_ERROR_RATE, 0, 0.5);
-    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 1);
-    assert_true(res.observed == 0.0);
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_FAIL);
+    assert_string_equal(res.reason, "no ops (mail completed no op in steady state)");
     r = make_rule("kv", "*", TB_QOS_ERROR_RATE, 0, 0.5);
-    assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), 1);
-    assert_true(res.observed == 0.0);
-    /* only errors: 100 % */
-    assert_int_equal(tb_qos_eval(&r, &only_errors, 1, &res), 0);
+    assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), TB_QOS_FAIL);
+    /* only errors: 100 %, judged */
+    assert_int_equal(tb_qos_eval(&r, &only_errors, 1, &res), TB_QOS_FAIL);
     assert_true(res.observed == 100.0);
+    assert_int_equal(res.ops, 5);
+    /* web ran (HomePage, Login) but AddPerson did not: not judged, never a pass */
+    r = make_rule("web", "AddPerson", TB_QOS_PERCENTILE, 90, 3000);
+    assert_int_equal(tb_qos_eval(&r, web, 5, &res), TB_QOS_NOT_JUDGED);
+    assert_int_equal(res.pass, 0);
+    assert_int_equal(res.not_judged, 1);
+    assert_string_equal(res.reason, "no ops");
+    assert_int_equal(res.ops, 0);
+    assert_int_equal(res.min_ops, 10);
+    r.kind = TB_QOS_MEAN;
+    assert_int_equal(tb_qos_eval(&r, web, 5, &res), TB_QOS_NOT_JUDGED);
+    assert_int_equal(res.min_ops, 1);
+    r = make_rule("web", "AddPerson", TB_QOS_ERROR_RATE, 0, 0.5);
+    assert_int_equal(tb_qos_eval(&r, web, 5, &res), TB_QOS_NOT_JUDGED);
+    assert_string_equal(res.reason, "no ops");
+    r = make_rule("web", "AddPerson", TB_QOS_WITHIN, 0, 99);
+    r.within_ms = 3000;
+    assert_int_equal(tb_qos_eval(&r, web, 5, &res), TB_QOS_NOT_JUDGED);
+    /* matching input without a histogram, in a workload that ran (SET counted 10) */
+    r = make_rule("kv", "SET", TB_QOS_MEAN, 0, 1);
+    assert_int_equal(tb_qos_eval(&r, &null_hist, 1, &res), TB_QOS_NOT_JUDGED);
+    assert_string_equal(res.reason, "no ops");
+    tb_hist_free(empty);
+}
+
+/* The least samples, worked out by hand (see qos.h). */
+static void test_min_ops_formulas(void **state) {
+    (void)state;
+    /* ceil(100 / (100 - NN)) */
+    assert_int_equal(tb_qos_quantile_min_ops(90), 10); /* 100 / 10 in doubles is 10.000000000000002 */
+    assert_int_equal(tb_qos_quantile_min_ops(95), 20);
+    assert_int_equal(tb_qos_quantile_min_ops(99), 100);
+    assert_int_equal(tb_qos_quantile_min_ops(99.9), 1000);
+    assert_int_equal(tb_qos_quantile_min_ops(99.99), 10000);
+    assert_int_equal(tb_qos_quantile_min_ops(50), 2);
+    assert_int_equal(tb_qos_quantile_min_ops(75), 4);
+    assert_int_equal(tb_qos_quantile_min_ops(80), 5);
+    assert_int_equal(tb_qos_quantile_min_ops(66.7), 4); /* 100 / 33.3 = 3.003 */
+    assert_int_equal(tb_qos_quantile_min_ops(100), 1);  /* the maximum: any op */
+    assert_int_equal(tb_qos_quantile_min_ops(0), 1);
+    /* ceil(9 t (100 - t) / L^2), t and L in % */
+    assert_int_equal(tb_qos_mix_min_ops(25, 2), 4219);    /* 9 * 25 * 75 / 4 = 4218.75 */
+    assert_int_equal(tb_qos_mix_min_ops(50, 2), 5625);    /* 9 * 2500 / 4 = 5625 exactly */
+    assert_int_equal(tb_qos_mix_min_ops(50, 3), 2500);    /* 9 * 2500 / 9 */
+    assert_int_equal(tb_qos_mix_min_ops(33.45, 2), 5009); /* 9 * 33.45 * 66.55 / 4 = 5008.72: Olio's TagSearch */
+    assert_int_equal(tb_qos_mix_min_ops(26.15, 2), 4346); /* 9 * 26.15 * 73.85 / 4 = 4345.15: HomePage */
+    assert_int_equal(tb_qos_mix_min_ops(0.84, 2), 188);   /* 9 * 0.84 * 99.16 / 4 = 187.41: AddPerson */
+    assert_int_equal(tb_qos_mix_min_ops(20, 1), 14400);   /* 9 * 20 * 80 / 1 */
+    assert_int_equal(tb_qos_mix_min_ops(0, 2), 1);        /* a target of 0% or 100% has no spread */
+    assert_int_equal(tb_qos_mix_min_ops(100, 2), 1);
+    assert_int_equal(tb_qos_mix_min_ops(25, 0), 1); /* 0 pp: no n makes it likely; judged from the first op */
+}
+
+/* p90 needs 10 ops: with 9 (100..900 µs) its rank ceil(8.1) = 9 is the
+ * slowest op; with 10 (100..1000 µs) it is rank 9 = 900 µs, below the max. */
+static void test_percentile_min_boundary(void **state) {
+    tb_hist *h9 = tb_hist_new(), *h10 = tb_hist_new();
+    tb_qos_input in9 = IN("web", "Login", h9, 9, 0), in10 = IN("web", "Login", h10, 10, 0);
+    tb_qos_rule r = make_rule("web", "Login", TB_QOS_PERCENTILE, 90, 1);
+    tb_qos_result res;
+    int i;
+    (void)state;
+    for (i = 1; i <= 9; i++) tb_hist_record(h9, (uint64_t)i * 100);
+    for (i = 1; i <= 10; i++) tb_hist_record(h10, (uint64_t)i * 100);
+    assert_int_equal(tb_qos_eval(&r, &in9, 1, &res), TB_QOS_NOT_JUDGED);
+    assert_int_equal(res.ops, 9);
+    assert_int_equal(res.min_ops, 10);
+    assert_true(res.observed == 0.9); /* shown, not judged */
+    assert_string_equal(res.reason,
+                        "9 ops, p90 needs 10 (with fewer it is the slowest op, not a percentile); observed 0.900 ms");
+    assert_int_equal(tb_qos_eval(&r, &in10, 1, &res), TB_QOS_PASS);
+    assert_true(res.observed == 0.9);
+    assert_string_equal(res.reason, "p90 0.900 ms <= 1 ms");
+    r.limit = 0.8; /* a judged miss still fails */
+    assert_int_equal(tb_qos_eval(&r, &in10, 1, &res), TB_QOS_FAIL);
+    /* WITHIN 90%: the same minimum; 9 of 9 within 1 ms is not judged */
+    r = make_rule("web", "Login", TB_QOS_WITHIN, 0, 90);
+    r.within_ms = 1;
+    assert_int_equal(tb_qos_eval(&r, &in9, 1, &res), TB_QOS_NOT_JUDGED);
+    assert_string_equal(res.reason, "9 ops, 90% within needs 10 (with fewer one slow op decides); observed 100.000%");
+    assert_int_equal(tb_qos_eval(&r, &in10, 1, &res), TB_QOS_PASS);
+    /* a p100 is the maximum: judged from the first op */
+    r = make_rule("web", "Login", TB_QOS_PERCENTILE, 100, 1);
+    assert_int_equal(tb_qos_eval(&r, &in9, 1, &res), TB_QOS_PASS);
+    assert_int_equal(res.min_ops, 1);
+    tb_hist_free(h9);
+    tb_hist_free(h10);
 }
 
 static void test_bad_rule(void **state) {
@@ -309,8 +412,12 @@ static void test_within(void **state) {
         r.within_ms = 1;
         assert_int_equal(tb_qos_eval(&r, &one, 1, &res), 1);
         assert_true(res.observed == 99.0);
-        r.limit = 99.9; /* 99.9% would need 999 of 1000 */
-        assert_int_equal(tb_qos_eval(&r, &one, 1, &res), 0);
+        r.limit = 99.9; /* 99.9% would need 999 of 1000: 100 ops cannot tell */
+        assert_int_equal(tb_qos_eval(&r, &one, 1, &res), TB_QOS_NOT_JUDGED);
+        assert_int_equal(res.min_ops, 1000);
+        r.min_ops_given = 1; /* judged from 100 ops: 99% < 99.9% */
+        r.min_ops = 100;
+        assert_int_equal(tb_qos_eval(&r, &one, 1, &res), TB_QOS_FAIL);
         tb_hist_free(h);
     }
 }
@@ -320,14 +427,14 @@ static void test_within_edges(void **state) {
     tb_qos_result res;
     tb_qos_rule r = make_rule("kv", "GET", TB_QOS_WITHIN, 0, 99);
     r.within_ms = 1;
-    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0); /* no such op */
-    assert_string_equal(res.reason, "no ops");
+    assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0); /* no such op, and kv idle */
+    assert_string_equal(res.reason, "no ops (kv completed no op in steady state)");
     assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), 0);
-    assert_string_equal(res.reason, "no ops");
+    assert_string_equal(res.reason, "no ops (kv completed no op in steady state)");
     r = make_rule("mail", "FETCH", TB_QOS_WITHIN, 0, 99); /* empty histogram */
     r.within_ms = 1;
     assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
-    assert_string_equal(res.reason, "no ops");
+    assert_string_equal(res.reason, "no ops (mail completed no op in steady state)");
     r = make_rule("web", "HomePage", TB_QOS_WITHIN, 0, 50);
     r.within_ms = -1;
     assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), 0);
@@ -366,11 +473,21 @@ static void fill_mix(mix_fixture *m) {
     m->in[8].mix_target_pct = 50;
 }
 
+/* A mix rule judged from the first op (`mix_deviation = L@0`), so the
+ * deviation arithmetic below is checked on small, hand-countable samples;
+ * test_mix_min_boundary checks the derived minimum. */
+static tb_qos_rule mix_rule(const char *wl, const char *op, double limit) {
+    tb_qos_rule r = make_rule(wl, op, TB_QOS_MIX, 0, limit);
+    r.min_ops_given = 1;
+    r.min_ops = 0;
+    return r;
+}
+
 static void test_mix(void **state) {
     mix_fixture m;
     tb_qos_inputs set = {m.in, 9, NULL, 0};
     tb_qos_result res;
-    tb_qos_rule r = make_rule("web", "*", TB_QOS_MIX, 0, 3);
+    tb_qos_rule r = mix_rule("web", "*", 3);
     (void)state;
     fill_mix(&m);
     assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 1); /* 3 pp <= 3 pp */
@@ -393,19 +510,19 @@ static void test_mix(void **state) {
     assert_true(fabs(res.observed - 14.0) < 1e-12);
     assert_string_equal(res.reason, "A share 36.000% (target 50%): 14.000 pp > 12 pp");
     /* one named op: B's own deviation at level, 29 vs 30 */
-    r = make_rule("web", "B", TB_QOS_MIX, 0, 1);
+    r = mix_rule("web", "B", 1);
     assert_int_equal(tb_qos_eval_inputs(&r, &set, 0, &res), 1);
     assert_true(fabs(res.observed - 1.0) < 1e-12);
     assert_string_equal(res.reason, "B share 29.000% (target 30%): 1.000 pp <= 1 pp");
     /* ties go to the first op: tile 1 has A and B both 10 pp off */
-    r = make_rule("web", "*", TB_QOS_MIX, 0, 5);
+    r = mix_rule("web", "*", 5);
     assert_int_equal(tb_qos_eval_inputs(&r, &set, 1, &res), 0);
     assert_non_null(strstr(res.reason, "A share"));
 }
 
 static void test_mix_edges(void **state) {
     tb_qos_result res;
-    tb_qos_rule r = make_rule("web", "*", TB_QOS_MIX, 0, 2);
+    tb_qos_rule r = mix_rule("web", "*", 2);
     tb_qos_input none[3], zero[3], missing_op[3];
     (void)state;
     /* an op of the mix that never ran deviates by its whole target */
@@ -428,19 +545,96 @@ static void test_mix_edges(void **state) {
     zero[0] = mix_in("web", "A", 0, 50, 0);
     zero[1] = mix_in("web", "B", 0, 30, 0);
     zero[2] = mix_in("web", "C", 0, 20, 0);
-    assert_int_equal(tb_qos_eval(&r, zero, 3, &res), 0);
-    assert_string_equal(res.reason, "no ops");
+    assert_int_equal(tb_qos_eval(&r, zero, 3, &res), TB_QOS_FAIL); /* web completed nothing */
+    assert_string_equal(res.reason, "no ops (web completed no op in steady state)");
+    /* ... while a sub-op without a target did: not judged */
+    {
+        tb_qos_input zero_but_requests[4] = {zero[0], zero[1], zero[2], IN("web", "Request", NULL, 40, 0)};
+        assert_int_equal(tb_qos_eval(&r, zero_but_requests, 4, &res), TB_QOS_NOT_JUDGED);
+        assert_string_equal(res.reason, "no ops");
+    }
     /* a named op outside the mix */
-    r = make_rule("web", "Login", TB_QOS_MIX, 0, 2);
+    r = mix_rule("web", "Login", 2);
     assert_int_equal(tb_qos_eval(&r, missing_op, 3, &res), 0);
     assert_string_equal(res.reason, "no mix target for web.Login");
     /* a tile with no inputs */
     {
         tb_qos_inputs set = {missing_op, 3, NULL, 0};
-        r = make_rule("web", "*", TB_QOS_MIX, 0, 2);
+        r = mix_rule("web", "*", 2);
         assert_int_equal(tb_qos_eval_inputs(&r, &set, 7, &res), 0);
         assert_string_equal(res.reason, "no mix target for web");
     }
+}
+
+/*
+ * The derived minimum of a mix rule. Targets A 50%, B 50% at 3 pp: n >=
+ * 9 * 50 * 50 / 9 = 2500 mix ops. 2499 (A 1250, B 1249) is not judged,
+ * 2500 is. With targets 50/30/20 the "*" rule needs the largest of 2500,
+ * 2100 and 1600; a rule on C alone needs 1600.
+ */
+static void test_mix_min_boundary(void **state) {
+    tb_qos_input in[3] = {mix_in("web", "A", 1250, 50, 0), mix_in("web", "B", 1249, 50, 0)};
+    tb_qos_rule r = make_rule("web", "*", TB_QOS_MIX, 0, 3);
+    tb_qos_result res;
+    (void)state;
+    assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_NOT_JUDGED);
+    assert_int_equal(res.pass, 0);
+    assert_int_equal(res.ops, 2499);
+    assert_int_equal(res.min_ops, 2500);
+    assert_string_equal(res.reason,
+                        "2499 mix ops, needs 2500 (3 pp = 3 sd of A's 50% share); observed 0.020 pp (A)");
+    in[1].ops = 1250;
+    assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_PASS);
+    assert_true(res.observed == 0.0);
+    /* judged from the tile file's own minimum */
+    in[1].ops = 1249;
+    r.min_ops_given = 1;
+    r.min_ops = 2499;
+    assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_PASS);
+    r.min_ops = 3000;
+    assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_NOT_JUDGED);
+    assert_string_equal(res.reason, "2499 mix ops, needs 3000 (set in the tile file); observed 0.020 pp (A)");
+    /* three ops: "*" needs A's 2500; C's own rule needs 1600 */
+    in[0] = mix_in("web", "A", 1000, 50, 0);
+    in[1] = mix_in("web", "B", 600, 30, 0);
+    in[2] = mix_in("web", "C", 400, 20, 0); /* 2000 ops */
+    r = make_rule("web", "*", TB_QOS_MIX, 0, 3);
+    assert_int_equal(tb_qos_eval(&r, in, 3, &res), TB_QOS_NOT_JUDGED);
+    assert_int_equal(res.min_ops, 2500);
+    r = make_rule("web", "C", TB_QOS_MIX, 0, 3);
+    assert_int_equal(tb_qos_eval(&r, in, 3, &res), TB_QOS_PASS);
+    assert_int_equal(res.min_ops, 1600);
+    /* a deviation far beyond the limit on too few ops is still not judged:
+     * 40 ops all of A is chance at this size, not evidence */
+    in[0].ops = 40;
+    in[1].ops = in[2].ops = 0;
+    r = make_rule("web", "*", TB_QOS_MIX, 0, 2);
+    assert_int_equal(tb_qos_eval(&r, in, 3, &res), TB_QOS_NOT_JUDGED);
+    assert_true(res.observed == 50.0);
+}
+
+/* The verdict over several rules: FAIL beats NOT_JUDGED beats PASS. */
+static void test_verdict_outcomes(void **state) {
+    tb_hist *h = tb_hist_new();
+    tb_qos_input in[2] = {IN("web", "HomePage", h, 20, 0), IN("web", "AddPerson", NULL, 0, 0)};
+    tb_qos_inputs set = {in, 2, NULL, 0};
+    tb_qos_rule rules[3];
+    tb_qos_result res[3];
+    int i;
+    (void)state;
+    for (i = 0; i < 20; i++) tb_hist_record(h, 500);
+    rules[0] = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 90, 1);    /* 0.5 ms: pass */
+    rules[1] = make_rule("web", "AddPerson", TB_QOS_PERCENTILE, 90, 3000); /* no ops: not judged */
+    rules[2] = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 95, 0.1);  /* 20 ops, p95 needs 20: fails */
+    assert_int_equal(tb_qos_verdict(rules, 1, &set, 0, res), TB_QOS_PASS);
+    assert_int_equal(tb_qos_verdict(rules, 2, &set, 0, res), TB_QOS_NOT_JUDGED);
+    assert_int_equal(res[0].pass, 1);
+    assert_int_equal(res[1].pass, 0);
+    assert_int_equal(res[1].not_judged, 1);
+    assert_int_equal(tb_qos_verdict(rules, 3, &set, 0, res), TB_QOS_FAIL);
+    assert_int_equal(res[2].not_judged, 0);
+    assert_int_equal(res[2].min_ops, 20);
+    tb_hist_free(h);
 }
 
 /* oltp: tile 1 950 of 1000 OPM, tile 2 900 of 1000 -> level 1850 / 2000 = 92.5%. */
@@ -544,6 +738,10 @@ int main(void) {
         cmocka_unit_test(test_mix_edges),
         cmocka_unit_test(test_throughput),
         cmocka_unit_test(test_verdict_level_and_tiles),
+        cmocka_unit_test(test_min_ops_formulas),
+        cmocka_unit_test(test_percentile_min_boundary),
+        cmocka_unit_test(test_mix_min_boundary),
+        cmocka_unit_test(test_verdict_outcomes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

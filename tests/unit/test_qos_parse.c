@@ -98,8 +98,17 @@ static void test_workload_rules(void **state) {
     assert_true(r.limit == 2.0);
     r = ok("web", "mix_deviation", "2.5 pp");
     assert_true(r.limit == 2.5);
+    assert_int_equal(r.min_ops_given, 0); /* the least sample is derived */
     r = ok("web", "HomePage.mix_deviation", "1pp");
     assert_string_equal(r.op, "HomePage");
+    r = ok("web", "mix_deviation", "2@5000"); /* judged from 5000 mix ops */
+    assert_true(r.limit == 2.0);
+    assert_int_equal(r.min_ops_given, 1);
+    assert_int_equal(r.min_ops, 5000);
+    r = ok("web", "mix_deviation", "2.5 pp @ 0"); /* from the first op */
+    assert_true(r.limit == 2.5);
+    assert_int_equal(r.min_ops_given, 1);
+    assert_int_equal(r.min_ops, 0);
     r = ok("oltp", "throughput", "95");
     assert_int_equal(r.kind, TB_QOS_THROUGHPUT);
     assert_string_equal(r.op, "*");
@@ -179,6 +188,16 @@ static void test_bad_values(void **state) {
     bad("web", "mix_deviation", "-2",
         "[qos.web] mix_deviation: '-2': mix deviation (percentage points) must be in [0,100]");
     bad("web", "mix_deviation", "2%", "[qos.web] mix_deviation: '2%': not a number");
+    bad("web", "mix_deviation", "2@many",
+        "[qos.web] mix_deviation: 'many': the least number of mix ops after '@' must be a whole number >= 0 "
+        "(e.g. 2@5000)");
+    bad("web", "mix_deviation", "2@-5",
+        "[qos.web] mix_deviation: '-5': the least number of mix ops after '@' must be a whole number >= 0 "
+        "(e.g. 2@5000)");
+    bad("web", "mix_deviation", "2@",
+        "[qos.web] mix_deviation: '': the least number of mix ops after '@' must be a whole number >= 0 "
+        "(e.g. 2@5000)");
+    bad("web", "mix_deviation", "x@5", "[qos.web] mix_deviation: 'x': not a number");
     bad("oltp", "throughput", "0", "[qos.oltp] throughput: '0': throughput (% of reference) must be greater than 0");
     bad("oltp", "throughput", "ninety", "[qos.oltp] throughput: 'ninety': not a number");
 }

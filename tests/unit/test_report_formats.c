@@ -118,7 +118,9 @@ static void put_level(const fix *f, tb_store *s, int64_t run_id, const level_spe
         tb_workload_result *web = &w[nw++], *kv = &w[nw++];
         snprintf(web_ops[t][0].name, sizeof web_ops[t][0].name, "HomePage");
         web_ops[t][0].count = 200;
-        web_ops[t][0].errors = (uint64_t)t;
+        web_ops[t][0].errors = (uint64_t)t; /* tile 2: content 1; tile 3: timeout 1, content 1 */
+        web_ops[t][0].errors_by_class[TB_ERR_CONTENT] = t > 0;
+        web_ops[t][0].errors_by_class[TB_ERR_TIMEOUT] = t > 1;
         web_ops[t][0].count_all = 260;
         web_ops[t][0].hist = f->home[t + 1];
         snprintf(web_ops[t][1].name, sizeof web_ops[t][1].name, "Login");
@@ -340,7 +342,7 @@ static void test_html_latency_from_merged_histograms(void **state) {
     for (t = 1; t <= 3; t++) tb_hist_merge(m, f->home[t]);
     len = snprintf(row, sizeof row,
                    "<td class=\"n\">3</td><td class=\"n\">1</td><td>web</td><td>HomePage</td><td class=\"n\">600</td>"
-                   "<td class=\"n\">3</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f",
+                   "<td class=\"n\">3</td><td>timeout 1, content 2</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f",
                    (double)tb_hist_min(m) / 1000.0, tb_hist_mean(m) / 1000.0);
     for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
         len += snprintf(row + len, sizeof row - (size_t)len, "</td><td class=\"n\">%.3f",
@@ -351,7 +353,7 @@ static void test_html_latency_from_merged_histograms(void **state) {
     /* the merged p95 is not any single tile's */
     assert_true(tb_hist_percentile(m, 95) != tb_hist_percentile(f->home[1], 95));
     /* an op that never ran shows dashes, not zeros */
-    assert_non_null(strstr(html, "<td>web</td><td>Login</td><td class=\"n\">0</td><td class=\"n\">0</td>"
+    assert_non_null(strstr(html, "<td>web</td><td>Login</td><td class=\"n\">0</td><td class=\"n\">0</td><td></td>"
                                  "<td class=\"n\">&ndash;</td>"));
     tb_hist_free(m);
     free(html);
@@ -594,6 +596,208 @@ static void test_parse_formats(void **state) {
     assert_string_equal(err, "unknown report format 'HTML' (use text, json, html or csv)");
 }
 
+/* ---- errors by class and rules not judged: golden output ----------------------- */
+
+/*
+ * One level of 1 tile: web.HomePage 40 ops (all 1 ms) with 5 errors (connect
+ * 1, timeout 1, content 3), web.Login 10 ops without errors; QoS: a p90 that
+ * passes and a mix rule not judged (50 mix ops, needs 5009) in the level's
+ * verdict and tile 1's. with_errors 0 stores the same without errors.
+ */
+#define NJ_REASON "50 mix ops, needs 5009 (2 pp = 3 sd of TagSearch's 33.45% share); observed 9.000 pp (HomePage)"
+static int64_t store_golden(const fix *f, int with_errors) {
+    tb_store *s = NULL;
+    tb_run_info ri;
+    tb_op_result ops[2];
+    tb_workload_result w;
+    tb_qos_result q[3];
+    tb_level_result lr;
+    tb_hist *h = hist_steps(1000, 0, 40), *hl = hist_steps(2000, 0, 10);
+    char err[TB_ERR_LEN] = "";
+    int64_t id = 0;
+    memset(&ri, 0, sizeof ri);
+    memset(ops, 0, sizeof ops);
+    memset(&w, 0, sizeof w);
+    memset(q, 0, sizeof q);
+    memset(&lr, 0, sizeof lr);
+    ri.label = "golden";
+    ri.tile_name = "standard";
+    ri.tile_spec = "1";
+    ri.started_wall_us = (int64_t)1780000000 * 1000000;
+    snprintf(ops[0].name, sizeof ops[0].name, "HomePage");
+    ops[0].count = 40;
+    ops[0].hist = h;
+    if (with_errors) {
+        ops[0].errors = 5;
+        ops[0].errors_by_class[TB_ERR_CONNECT] = 1;
+        ops[0].errors_by_class[TB_ERR_TIMEOUT] = 1;
+        ops[0].errors_by_class[TB_ERR_CONTENT] = 3;
+    }
+    snprintf(ops[1].name, sizeof ops[1].name, "Login");
+    ops[1].count = 10;
+    ops[1].hist = hl;
+    snprintf(w.name, sizeof w.name, "web");
+    w.tile = 1;
+    w.ops = 50;
+    w.errors = ops[0].errors;
+    w.throughput = 2.5;
+    snprintf(w.unit, sizeof w.unit, "ops/s");
+    w.reference = 2.006;
+    w.normalized = 2.5 / 2.006;
+    w.n_ops = 2;
+    w.op_results = ops;
+    snprintf(q[0].rule, sizeof q[0].rule, "web.HomePage p90 <= 1000 ms");
+    q[0].observed = 1.0;
+    q[0].limit = 1000;
+    q[0].pass = 1;
+    q[0].ops = 40;
+    q[0].min_ops = 10;
+    snprintf(q[0].reason, sizeof q[0].reason, "p90 1.000 ms <= 1000 ms");
+    for (int i = 1; i < 3; i++) {
+        snprintf(q[i].rule, sizeof q[i].rule, "web.* mix deviation <= 2 pp");
+        q[i].observed = 9.0;
+        q[i].limit = 2;
+        q[i].not_judged = 1;
+        q[i].ops = 50;
+        q[i].min_ops = 5009;
+        q[i].tile = i - 1;
+        snprintf(q[i].reason, sizeof q[i].reason, "%s", NJ_REASON);
+    }
+    lr.tiles = 1;
+    lr.phase = 1;
+    lr.steady_us = 20000000;
+    lr.score = 1.0;
+    lr.avg_watts = 120.5;
+    lr.ppkw = 1.0 / 0.1205;
+    lr.qos_pass = 1;
+    lr.qos_not_judged = 1;
+    lr.valid = 1;
+    lr.samples_total = 20;
+    lr.telemetry.cpu_util_pct = NAN;
+    lr.telemetry.avg_freq_mhz = NAN;
+    lr.n_workloads = 1;
+    lr.workloads = &w;
+    lr.n_qos = 3;
+    lr.qos = q;
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(tb_store_begin_run(s, &ri, &id, err), 0);
+    assert_int_equal(tb_store_put_level(s, id, &lr, err), 0);
+    assert_int_equal(tb_store_finish_run(s, id, TB_RUN_COMPLETE, 1, err), 0);
+    tb_store_close(s);
+    tb_hist_free(h);
+    tb_hist_free(hl);
+    return id;
+}
+
+static void test_golden_text(void **state) {
+    fix *f = *state;
+    int64_t id = store_golden(f, 1);
+    char *text = render(f, id, TB_REPORT_TEXT);
+    assert_non_null(strstr(text, "\n  QoS warning  rules not judged (too few ops) at 1 tile: QoS there covers the judged "
+                                 "rules only (see \"QoS not judged\")\n"));
+    assert_non_null(strstr(text, "\n      1     1      1.000     120.5       8.30  PASS, 1 not judged    yes\n"));
+    assert_non_null(strstr(text, "\nQoS not judged (too few ops for the rule to mean anything: neither a pass nor a "
+                                 "fail)\n  1 tiles phase 1: web.* mix deviation <= 2 pp (level; tile 1): " NJ_REASON
+                                 "\n"));
+    assert_null(strstr(text, "QoS failures"));
+    assert_non_null(strstr(text, "\n    workload   op                    count   errors        p50        p95        p99"
+                                 "  errors by class\n"
+                                 "    web        HomePage                 40        5        1.0        1.0        1.0"
+                                 "  connect 1, timeout 1, content 3\n"
+                                 "    web        Login                    10        0        2.0        2.0        2.0\n"));
+    free(text);
+    /* without errors: no class column */
+    id = store_golden(f, 0);
+    text = render(f, id, TB_REPORT_TEXT);
+    assert_non_null(strstr(text, "\n    workload   op                    count   errors        p50        p95        p99\n"));
+    assert_null(strstr(text, "errors by class"));
+    free(text);
+}
+
+static void test_golden_json(void **state) {
+    fix *f = *state;
+    int64_t id = store_golden(f, 1);
+    char *text = render(f, id, TB_REPORT_JSON), *dump;
+    json_t *root = json_loads(text, 0, NULL), *lv, *q;
+    assert_non_null(root);
+    lv = json_array_get(json_object_get(json_object_get(root, "run"), "levels"), 0);
+    assert_true(json_is_true(json_object_get(lv, "qos_pass")));
+    assert_int_equal(json_integer_value(json_object_get(lv, "qos_not_judged")), 1);
+    assert_string_equal(json_string_value(json_object_get(lv, "qos_verdict")), "incomplete");
+    dump = json_dumps(json_object_get(lv, "qos"), JSON_COMPACT | JSON_REAL_PRECISION(15));
+    assert_string_equal(dump, "[{\"rule\":\"web.HomePage p90 <= 1000 ms\",\"observed\":1.0,\"limit\":1000.0,\"pass\":true,"
+                              "\"verdict\":\"pass\",\"judged\":true,\"ops\":40,\"min_ops\":10,\"reason\":\"p90 1.000 ms "
+                              "<= 1000 ms\"},{\"rule\":\"web.* mix deviation <= 2 pp\",\"observed\":9.0,\"limit\":2.0,"
+                              "\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":50,\"min_ops\":5009,"
+                              "\"reason\":\"" NJ_REASON "\"}]");
+    free(dump);
+    q = json_array_get(json_object_get(lv, "tile_qos"), 0);
+    assert_int_equal(json_integer_value(json_object_get(q, "tile")), 1);
+    assert_true(json_is_null(json_object_get(q, "pass")));
+    dump = json_dumps(json_object_get(json_array_get(json_object_get(lv, "workloads"), 0), "errors_by_class"),
+                      JSON_COMPACT);
+    assert_string_equal(dump, "{\"connect\":1,\"io\":0,\"timeout\":1,\"server\":0,\"content\":3}");
+    free(dump);
+    dump = json_dumps(json_object_get(
+                          json_array_get(json_object_get(json_array_get(json_object_get(lv, "workloads"), 0), "operations"), 1),
+                          "errors_by_class"),
+                      JSON_COMPACT);
+    assert_string_equal(dump, "{\"connect\":0,\"io\":0,\"timeout\":0,\"server\":0,\"content\":0}");
+    free(dump);
+    q = json_array_get(json_object_get(json_object_get(root, "run"), "summary"), 0);
+    assert_string_equal(json_string_value(json_object_get(q, "qos_verdict")), "incomplete");
+    assert_int_equal(json_integer_value(json_object_get(q, "qos_not_judged")), 1);
+    json_decref(root);
+    free(text);
+}
+
+static void test_golden_csv(void **state) {
+    fix *f = *state;
+    int64_t id = store_golden(f, 1);
+    char *text = render(f, id, TB_REPORT_CSV);
+    csv_table t;
+    csv_parse(text, &t);
+    assert_int_equal(t.n_rows, 3); /* header, HomePage, Login */
+    assert_string_equal(t.rows[1][csv_col(&t, "op")], "HomePage");
+    assert_string_equal(t.rows[1][csv_col(&t, "errors")], "5");
+    assert_string_equal(t.rows[1][csv_col(&t, "errors_connect")], "1");
+    assert_string_equal(t.rows[1][csv_col(&t, "errors_io")], "0");
+    assert_string_equal(t.rows[1][csv_col(&t, "errors_timeout")], "1");
+    assert_string_equal(t.rows[1][csv_col(&t, "errors_server")], "0");
+    assert_string_equal(t.rows[1][csv_col(&t, "errors_content")], "3");
+    assert_string_equal(t.rows[2][csv_col(&t, "errors_content")], "0");
+    assert_string_equal(t.rows[1][csv_col(&t, "qos_pass")], "true");
+    assert_string_equal(t.rows[1][csv_col(&t, "qos_not_judged")], "1");
+    assert_string_equal(t.rows[1][csv_col(&t, "qos_verdict")], "incomplete");
+    assert_non_null(strstr(text, ",errors,errors_connect,errors_io,errors_timeout,errors_server,errors_content,"
+                                 "count_all,"));
+    csv_free(&t);
+    free(text);
+}
+
+static void test_golden_html(void **state) {
+    fix *f = *state;
+    int64_t id = store_golden(f, 1);
+    char *html = render(f, id, TB_REPORT_HTML);
+    const char *warn = strstr(html, "<li><b>1 tile, phase 1: QoS not fully judged</b>: 1 rule had too few ops to be "
+                                    "judged (web.* mix deviation &lt;= 2 pp); its QoS verdict covers the judged rules "
+                                    "only. See <a href=\"#qos\">QoS</a>.</li>");
+    assert_non_null(warn);
+    assert_true(warn < strstr(html, "<svg")); /* at the top, before the charts */
+    assert_non_null(strstr(html, "<td><span class=\"pass\">PASS</span>, <span class=\"nj\">1 not judged</span></td>"));
+    assert_non_null(strstr(html, "<td>web.* mix deviation &lt;= 2 pp</td><td class=\"n\">9.000</td><td class=\"n\">2.000"
+                                 "</td><td><span class=\"nj\">NOT JUDGED</span></td>"));
+    assert_non_null(strstr(html, "<th>errors by class</th>"));
+    assert_non_null(strstr(html, "<td>web</td><td>HomePage</td><td class=\"n\">40</td><td class=\"n\">5</td>"
+                                 "<td>connect 1, timeout 1, content 3</td>"));
+    assert_non_null(strstr(html, "QoS partly not judged"));
+    free(html);
+    id = store_golden(f, 0); /* no errors anywhere: no class column */
+    html = render(f, id, TB_REPORT_HTML);
+    assert_null(strstr(html, "errors by class"));
+    free(html);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_html_escapes_everything, setup, teardown),
@@ -604,6 +808,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_csv_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv_level_without_workloads, setup, teardown),
         cmocka_unit_test(test_parse_formats),
+        cmocka_unit_test_setup_teardown(test_golden_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_golden_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_golden_csv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_golden_html, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

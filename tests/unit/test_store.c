@@ -486,8 +486,8 @@ static void test_text_report(void **state) {
     assert_non_null(strstr(text, "label        " LABEL "\n"));
     assert_non_null(strstr(text, "YOKOGAWA,WT310,C2QD12345,F1.03"));
     /* level table rows */
-    assert_non_null(strstr(text, "      1     1      1.000     120.5       8.30  PASS  yes"));
-    assert_non_null(strstr(text, "      2     1      1.900     150.2      12.65  FAIL  NO: 2.0% of samples invalid"));
+    assert_non_null(strstr(text, "      1     1      1.000     120.5       8.30  PASS                  yes"));
+    assert_non_null(strstr(text, "      2     1      1.900     150.2      12.65  FAIL                  NO: 2.0% of samples invalid"));
     /* failing rule with its reason */
     assert_non_null(strstr(text, "2 tiles phase 1: oltp.Order p90 <= 3000 ms: p90 4213.0 ms > 3000 ms"));
     /* merged latency of level 2: two tiles of 100 HomePage ops each */
@@ -555,6 +555,67 @@ static void test_schema_version(void **state) {
     }
     assert_int_equal(tb_store_open_readonly(f->db, &s, err), -1);
     assert_non_null(strstr(err, "schema version 7"));
+}
+
+/* Schema 4 -> 5: a database written before errors were split by class and
+ * before rules could go unjudged is migrated on the first open for writing;
+ * its rows read as "not split" (errors_by_class null) and as judged. The v4
+ * database is made from a v5 one by dropping what migration 5 adds. */
+static void test_migrate_v4_to_v5(void **state) {
+    fix *f = *state;
+    hists h;
+    tb_store *s = NULL;
+    sqlite3 *raw = NULL;
+    char err[TB_ERR_LEN] = "", *text;
+    json_t *root;
+    int64_t id;
+    hists_make(&h);
+    id = store_full_run(f->db, &h);
+    assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw,
+                                  "ALTER TABLE ops DROP COLUMN err_connect; ALTER TABLE ops DROP COLUMN err_io;"
+                                  "ALTER TABLE ops DROP COLUMN err_timeout; ALTER TABLE ops DROP COLUMN err_server;"
+                                  "ALTER TABLE ops DROP COLUMN err_content; ALTER TABLE qos DROP COLUMN judged;"
+                                  "ALTER TABLE qos DROP COLUMN ops; ALTER TABLE qos DROP COLUMN min_ops;"
+                                  "ALTER TABLE levels DROP COLUMN qos_not_judged; PRAGMA user_version = 4;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(raw);
+    /* readers refuse the old schema, naming it */
+    assert_int_equal(tb_store_open_readonly(f->db, &s, err), -1);
+    assert_non_null(strstr(err, "4"));
+    /* a writer migrates */
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "PRAGMA user_version"), 5);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM ops WHERE err_content IS NULL"),
+                     pragma_int(tb_store_db(s), "SELECT count(*) FROM ops"));
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM qos WHERE judged = 1"),
+                     pragma_int(tb_store_db(s), "SELECT count(*) FROM qos"));
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT sum(qos_not_judged) FROM levels"), 0);
+    tb_store_close(s);
+    root = render_json(f->db, id);
+    assert_true(json_is_null(path(root, "run.levels.#0.workloads.#0.operations.#0.errors_by_class")));
+    assert_true(json_is_null(path(root, "run.levels.#0.workloads.#0.errors_by_class")));
+    assert_true(json_is_true(path(root, "run.levels.#0.qos.#0.pass")));
+    assert_string_equal(json_string_value(path(root, "run.levels.#0.qos.#0.verdict")), "pass");
+    assert_string_equal(json_string_value(path(root, "run.levels.#0.qos_verdict")), "pass");
+    assert_string_equal(json_string_value(path(root, "run.levels.#1.qos_verdict")), "fail");
+    json_decref(root);
+    assert_int_equal(tb_store_open_readonly(f->db, &s, err), 0);
+    text = render(s, id, TB_REPORT_TEXT);
+    assert_non_null(strstr(text, "  errors by class\n"));
+    assert_non_null(strstr(text, "  not split\n")); /* HomePage's error, stored unsplit */
+    free(text);
+    tb_store_close(s);
+    /* a new run in the migrated database splits its errors: store_full_run's
+     * HomePage error has no class, which the report calls "other" */
+    id = store_full_run(f->db, &h);
+    assert_int_equal(tb_store_open_readonly(f->db, &s, err), 0);
+    text = render(s, id, TB_REPORT_TEXT);
+    assert_non_null(strstr(text, "  other 1\n"));
+    free(text);
+    tb_store_close(s);
+    hists_free(&h);
 }
 
 static void test_readonly_open_errors(void **state) {
@@ -796,6 +857,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_text_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_v4_to_v5, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolve_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_writer_dead, setup, teardown),
