@@ -107,8 +107,8 @@ uint64_t tb_qos_quantile_min_ops(double pct) {
 uint64_t tb_qos_mix_min_ops(double target_pct, double limit_pp) {
     double n;
     if (!(limit_pp > 0.0) || !(target_pct > 0.0) || target_pct >= 100.0) return 1;
-    /* 9 p (1 - p) / d^2 with p = t / 100 and d = L / 100: the 100^2 cancel */
-    n = ceil(9.0 * target_pct * (100.0 - target_pct) / (limit_pp * limit_pp) - CEIL_EPS);
+    /* z^2 p (1 - p) / d^2 with p = t / 100 and d = L / 100: the 100^2 cancel */
+    n = ceil(TB_QOS_MIX_Z * TB_QOS_MIX_Z * target_pct * (100.0 - target_pct) / (limit_pp * limit_pp) - CEIL_EPS);
     return n < 1.0 ? 1 : n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
 }
 
@@ -326,7 +326,7 @@ static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int
         } else {
             fmt_num(in[need_op].mix_target_pct, tgt, sizeof tgt);
             snprintf(out->reason, sizeof out->reason,
-                     "%llu mix %s, needs %llu (%s pp = 3 sd of %s's %s%% share); observed %.3f pp (%s)",
+                     "%llu mix %s, needs %llu (%s pp = " TB_QOS_MIX_Z_TEXT " sd of %s's %s%% share); observed %.3f pp (%s)",
                      (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, lim,
                      in[need_op].op, tgt, worst_dev, in[worst].op);
         }

@@ -22,11 +22,15 @@
  * - within DUR >= PCT%: the same with q = PCT / 100 (99%: 100 ops): below it
  *   one slow op alone decides the share.
  * - mix deviation <= d pp: for each op of the mix with target share p,
- *   n >= 9 p (1 - p) / d^2 mix ops (p, d as fractions), i.e. d is 3
- *   standard deviations of the binomial share of n ops; a "*" rule takes
- *   the largest over its ops (Olio's TagSearch, 33.45%, at 2 pp: 5009 ops).
- *   Below it, chance alone would deviate by d more than 0.27% of the time
- *   per op. A limit of 0 pp cannot be met by chance at any n: judged from
+ *   n >= z^2 p (1 - p) / d^2 mix ops (p, d as fractions) with z = 2.576,
+ *   i.e. d is at least 2.576 standard deviations of the binomial share of
+ *   n ops (the two-sided 99% normal quantile); a "*" rule takes the largest
+ *   over its ops (Olio's TagSearch, 33.45%, at 2 pp: 3693 ops). Below it,
+ *   chance alone would deviate by d more than 1% of the time per op. Why
+ *   99% and not 3 sd (9 p (1 - p) / d^2, 5009 for TagSearch): the standard
+ *   tile's compliant phase (40 min) gives one tile about 4,800 web ops, and
+ *   Faban judges the mix of every such run; a minimum it could never reach
+ *   would make every compliant run of the standard tile invalid. A limit of 0 pp cannot be met by chance at any n: judged from
  *   the first op. `mix_deviation = PP@N` sets the minimum to N instead
  *   (N = 0: judged from the first op).
  * - mean, error rate: at least one op (for the error rate: one op or one
@@ -152,11 +156,13 @@ void tb_qos_rule_name(const tb_qos_rule *r, char *buf, size_t len);
  *   (pct = its required share) needs: ceil(100 / (100 - pct)); 1 for pct
  *   >= 100 or pct <= 0. p90: 10, p99.9: 1000.
  * - tb_qos_mix_min_ops: mix ops an op of target share target_pct (%) needs
- *   for a limit of limit_pp percentage points: ceil(9 t (100 - t) / L^2)
- *   with t, L in %; 1 for L <= 0 or a target of 0 or 100%. 25% at 2 pp:
- *   9 * 25 * 75 / 4 = 4218.75 -> 4219.
+ *   for a limit of limit_pp percentage points: ceil(z^2 t (100 - t) / L^2)
+ *   with t, L in % and z = TB_QOS_MIX_Z; 1 for L <= 0 or a target of 0 or
+ *   100%. 25% at 2 pp: 6.635776 * 25 * 75 / 4 = 3110.52 -> 3111.
  */
 uint64_t tb_qos_quantile_min_ops(double pct);
+#define TB_QOS_MIX_Z 2.576 /* two-sided 99% quantile of the standard normal */
+#define TB_QOS_MIX_Z_TEXT "2.576"
 uint64_t tb_qos_mix_min_ops(double target_pct, double limit_pp);
 
 /*

@@ -1262,7 +1262,7 @@ static void html_qos(page *p) {
     }
     fputs("</table>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error rates, "
           "percentage points for the mix. NOT JUDGED: too few ops for the rule to mean anything (a pNN needs "
-          "1/(1&minus;NN/100) ops, or it is the slowest op; a mix of d pp needs d to be 3 standard deviations of each "
+          "1/(1&minus;NN/100) ops, or it is the slowest op; a mix of d pp needs d to be 2.576 standard deviations of each "
           "op's share); neither a pass nor a fail.</p>\n",
           f);
 }

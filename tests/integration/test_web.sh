@@ -71,7 +71,7 @@ expect "enough ops for the tolerance (>= 80% of $EXPECTED_OPS)" "$ops" -ge $((EX
 expect "no errors" "$errors" -eq 0
 mix=$(jq -c '.run.levels[0].qos[] | select(.rule | test("mix deviation"))' "$T/r.json")
 echo "mix rule: $mix"
-expect "mix rule judged (enough ops for 3 sd at $TOL pp)" "$(echo "$mix" | jq .judged)" = true
+expect "mix rule judged (enough ops for 2.576 sd at $TOL pp)" "$(echo "$mix" | jq .judged)" = true
 expect "mix within $TOL pp of Olio's long-run mix" "$(echo "$mix" | jq .pass)" = true
 expect_true "mix rule observed a deviation" "$(echo "$mix" | jq .observed)" '. >= 0'
 for o in HomePage TagSearch EventDetail Login; do

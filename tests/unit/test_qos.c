@@ -282,14 +282,14 @@ static void test_min_ops_formulas(void **state) {
     assert_int_equal(tb_qos_quantile_min_ops(66.7), 4); /* 100 / 33.3 = 3.003 */
     assert_int_equal(tb_qos_quantile_min_ops(100), 1);  /* the maximum: any op */
     assert_int_equal(tb_qos_quantile_min_ops(0), 1);
-    /* ceil(9 t (100 - t) / L^2), t and L in % */
-    assert_int_equal(tb_qos_mix_min_ops(25, 2), 4219);    /* 9 * 25 * 75 / 4 = 4218.75 */
-    assert_int_equal(tb_qos_mix_min_ops(50, 2), 5625);    /* 9 * 2500 / 4 = 5625 exactly */
-    assert_int_equal(tb_qos_mix_min_ops(50, 3), 2500);    /* 9 * 2500 / 9 */
-    assert_int_equal(tb_qos_mix_min_ops(33.45, 2), 5009); /* 9 * 33.45 * 66.55 / 4 = 5008.72: Olio's TagSearch */
-    assert_int_equal(tb_qos_mix_min_ops(26.15, 2), 4346); /* 9 * 26.15 * 73.85 / 4 = 4345.15: HomePage */
-    assert_int_equal(tb_qos_mix_min_ops(0.84, 2), 188);   /* 9 * 0.84 * 99.16 / 4 = 187.41: AddPerson */
-    assert_int_equal(tb_qos_mix_min_ops(20, 1), 14400);   /* 9 * 20 * 80 / 1 */
+    /* ceil(z^2 t (100 - t) / L^2), t and L in %, z^2 = 2.576^2 = 6.635776 */
+    assert_int_equal(tb_qos_mix_min_ops(25, 2), 3111);    /* 6.635776 * 25 * 75 / 4 = 3110.52 */
+    assert_int_equal(tb_qos_mix_min_ops(50, 2), 4148);    /* 6.635776 * 2500 / 4 = 4147.36 */
+    assert_int_equal(tb_qos_mix_min_ops(50, 3), 1844);    /* 6.635776 * 2500 / 9 = 1843.27 */
+    assert_int_equal(tb_qos_mix_min_ops(33.45, 2), 3693); /* 6.635776 * 33.45 * 66.55 / 4 = 3692.97: Olio's TagSearch */
+    assert_int_equal(tb_qos_mix_min_ops(26.15, 2), 3204); /* 6.635776 * 26.15 * 73.85 / 4 = 3203.72: HomePage */
+    assert_int_equal(tb_qos_mix_min_ops(0.84, 2), 139);   /* 6.635776 * 0.84 * 99.16 / 4 = 138.18: AddPerson */
+    assert_int_equal(tb_qos_mix_min_ops(20, 1), 10618);   /* 6.635776 * 20 * 80 / 1 = 10617.24 */
     assert_int_equal(tb_qos_mix_min_ops(0, 2), 1);        /* a target of 0% or 100% has no spread */
     assert_int_equal(tb_qos_mix_min_ops(100, 2), 1);
     assert_int_equal(tb_qos_mix_min_ops(25, 0), 1); /* 0 pp: no n makes it likely; judged from the first op */
@@ -568,42 +568,43 @@ static void test_mix_edges(void **state) {
 
 /*
  * The derived minimum of a mix rule. Targets A 50%, B 50% at 3 pp: n >=
- * 9 * 50 * 50 / 9 = 2500 mix ops. 2499 (A 1250, B 1249) is not judged,
- * 2500 is. With targets 50/30/20 the "*" rule needs the largest of 2500,
- * 2100 and 1600; a rule on C alone needs 1600.
+ * 6.635776 * 50 * 50 / 9 = 1843.27, so 1844 mix ops. 1843 (A 922, B 921) is
+ * not judged, 1844 is. With targets 50/30/20 the "*" rule needs the largest
+ * of 1844, 1549 (30%: 1548.35) and 1180 (20%: 1179.69); a rule on C alone
+ * needs 1180.
  */
 static void test_mix_min_boundary(void **state) {
-    tb_qos_input in[3] = {mix_in("web", "A", 1250, 50, 0), mix_in("web", "B", 1249, 50, 0)};
+    tb_qos_input in[3] = {mix_in("web", "A", 922, 50, 0), mix_in("web", "B", 921, 50, 0)};
     tb_qos_rule r = make_rule("web", "*", TB_QOS_MIX, 0, 3);
     tb_qos_result res;
     (void)state;
     assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_NOT_JUDGED);
     assert_int_equal(res.pass, 0);
-    assert_int_equal(res.ops, 2499);
-    assert_int_equal(res.min_ops, 2500);
+    assert_int_equal(res.ops, 1843);
+    assert_int_equal(res.min_ops, 1844);
     assert_string_equal(res.reason,
-                        "2499 mix ops, needs 2500 (3 pp = 3 sd of A's 50% share); observed 0.020 pp (A)");
-    in[1].ops = 1250;
+                        "1843 mix ops, needs 1844 (3 pp = 2.576 sd of A's 50% share); observed 0.027 pp (A)");
+    in[1].ops = 922;
     assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_PASS);
     assert_true(res.observed == 0.0);
     /* judged from the tile file's own minimum */
-    in[1].ops = 1249;
+    in[1].ops = 921;
     r.min_ops_given = 1;
-    r.min_ops = 2499;
+    r.min_ops = 1843;
     assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_PASS);
     r.min_ops = 3000;
     assert_int_equal(tb_qos_eval(&r, in, 2, &res), TB_QOS_NOT_JUDGED);
-    assert_string_equal(res.reason, "2499 mix ops, needs 3000 (set in the tile file); observed 0.020 pp (A)");
-    /* three ops: "*" needs A's 2500; C's own rule needs 1600 */
-    in[0] = mix_in("web", "A", 1000, 50, 0);
-    in[1] = mix_in("web", "B", 600, 30, 0);
-    in[2] = mix_in("web", "C", 400, 20, 0); /* 2000 ops */
+    assert_string_equal(res.reason, "1843 mix ops, needs 3000 (set in the tile file); observed 0.027 pp (A)");
+    /* three ops: "*" needs A's 1844; C's own rule needs 1180 */
+    in[0] = mix_in("web", "A", 750, 50, 0);
+    in[1] = mix_in("web", "B", 450, 30, 0);
+    in[2] = mix_in("web", "C", 300, 20, 0); /* 1500 ops */
     r = make_rule("web", "*", TB_QOS_MIX, 0, 3);
     assert_int_equal(tb_qos_eval(&r, in, 3, &res), TB_QOS_NOT_JUDGED);
-    assert_int_equal(res.min_ops, 2500);
+    assert_int_equal(res.min_ops, 1844);
     r = make_rule("web", "C", TB_QOS_MIX, 0, 3);
     assert_int_equal(tb_qos_eval(&r, in, 3, &res), TB_QOS_PASS);
-    assert_int_equal(res.min_ops, 1600);
+    assert_int_equal(res.min_ops, 1180);
     /* a deviation far beyond the limit on too few ops is still not judged:
      * 40 ops all of A is chance at this size, not evidence */
     in[0].ops = 40;

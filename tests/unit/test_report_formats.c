@@ -601,10 +601,10 @@ static void test_parse_formats(void **state) {
 /*
  * One level of 1 tile: web.HomePage 40 ops (all 1 ms) with 5 errors (connect
  * 1, timeout 1, content 3), web.Login 10 ops without errors; QoS: a p90 that
- * passes and a mix rule not judged (50 mix ops, needs 5009) in the level's
+ * passes and a mix rule not judged (50 mix ops, needs 3693) in the level's
  * verdict and tile 1's. with_errors 0 stores the same without errors.
  */
-#define NJ_REASON "50 mix ops, needs 5009 (2 pp = 3 sd of TagSearch's 33.45% share); observed 9.000 pp (HomePage)"
+#define NJ_REASON "50 mix ops, needs 3693 (2 pp = 2.576 sd of TagSearch's 33.45% share); observed 9.000 pp (HomePage)"
 static int64_t store_golden(const fix *f, int with_errors) {
     tb_store *s = NULL;
     tb_run_info ri;
@@ -659,7 +659,7 @@ static int64_t store_golden(const fix *f, int with_errors) {
         q[i].limit = 2;
         q[i].not_judged = 1;
         q[i].ops = 50;
-        q[i].min_ops = 5009;
+        q[i].min_ops = 3693;
         q[i].tile = i - 1;
         snprintf(q[i].reason, sizeof q[i].reason, "%s", NJ_REASON);
     }
@@ -728,7 +728,7 @@ static void test_golden_json(void **state) {
     assert_string_equal(dump, "[{\"rule\":\"web.HomePage p90 <= 1000 ms\",\"observed\":1.0,\"limit\":1000.0,\"pass\":true,"
                               "\"verdict\":\"pass\",\"judged\":true,\"ops\":40,\"min_ops\":10,\"reason\":\"p90 1.000 ms "
                               "<= 1000 ms\"},{\"rule\":\"web.* mix deviation <= 2 pp\",\"observed\":9.0,\"limit\":2.0,"
-                              "\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":50,\"min_ops\":5009,"
+                              "\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":50,\"min_ops\":3693,"
                               "\"reason\":\"" NJ_REASON "\"}]");
     free(dump);
     q = json_array_get(json_object_get(lv, "tile_qos"), 0);
