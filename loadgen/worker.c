@@ -20,7 +20,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,6 +103,7 @@ struct local_lg {
     worker *workers;
     tb_level_plan plan;
     int level_running;
+    int nice_set, nice; /* TB_WORKER_NICE: the workers' nice value, when given */
 };
 
 /* ---- statistics ---------------------------------------------------------- */
@@ -467,6 +470,10 @@ static void *worker_main(void *arg) {
     char name[16];
     snprintf(name, sizeof name, "tb-worker-%d", w->id);
     prctl(PR_SET_NAME, name, 0, 0, 0); /* shows in top -H, perf sched and /proc/PID/task */
+    /* Linux keeps a nice value per thread: PRIO_PROCESS 0 is this thread */
+    if (w->lg->nice_set && setpriority(PRIO_PROCESS, 0, w->lg->nice) != 0)
+        tb_log(TB_LOG_WARN, "load generator worker %d: cannot set nice %d (TB_WORKER_NICE): %s; it runs at its default "
+               "priority", w->id, w->lg->nice, strerror(errno));
     {
         /* the thread's own run-queue counter (a -1 fd: the split is unknown) */
         int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -684,6 +691,24 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
             return -1;
         }
         lg->pub.cfg[i] = lg->cfg[i];
+    }
+    {
+        const char *nv = getenv("TB_WORKER_NICE");
+        if (nv && *nv) {
+            char *e;
+            long n = strtol(nv, &e, 10);
+            if (*e || n < -20 || n > 19) {
+                tb_seterr(err, "TB_WORKER_NICE '%s': expected an integer -20..19", nv);
+                lg_close(lg);
+                return -1;
+            }
+            lg->nice_set = 1;
+            lg->nice = (int)n;
+            tb_log(TB_LOG_INFO,
+                   "load generator workers run at nice %d (TB_WORKER_NICE): below 0 they take CPU time from every "
+                   "other process on their cores, the SUT's included",
+                   lg->nice);
+        }
     }
     if (threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
