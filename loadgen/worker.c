@@ -80,12 +80,12 @@ struct worker {
     /* loop-stall probe: a ticker whose lateness is the loop's stall */
     struct event *ticker;
     uint64_t tick_due_us;
-    int schedstat_fd;       /* /proc/thread-self/schedstat of the worker thread, -1: unknown */
-    uint64_t run_delay_ns;  /* its run_delay at the previous tick */
-    uint64_t tick_cpu_us;   /* its CPU time at the previous tick */
-    tb_hist *stall_hist;    /* guarded by lock: tick lateness */
-    tb_hist *own_hist;      /* guarded by lock: the part of the tick lateness the loop's own work explains */
-    uint64_t cpu_wait_us;   /* guarded by lock: run-queue wait since probe_since_us */
+    int schedstat_fd;        /* /proc/thread-self/schedstat of the worker thread, -1: unknown */
+    uint64_t run_delay_ns;   /* its run_delay at the previous tick */
+    uint64_t tick_cpu_us;    /* its CPU time at the previous tick */
+    tb_hist *stall_hist;     /* guarded by lock: tick lateness */
+    tb_hist *own_hist;       /* guarded by lock: the part of the tick lateness the loop's own work explains */
+    uint64_t cpu_wait_us;    /* guarded by lock: run-queue wait since probe_since_us */
     uint64_t probe_since_us; /* guarded by lock */
 };
 
