@@ -55,6 +55,26 @@ typedef struct tb_level_plan {
     uint64_t phase_end_us[TB_MAX_PHASES];
 } tb_level_plan;
 
+/*
+ * Event-loop stalls of the load generator's workers over an interval. Each
+ * worker runs a 5 ms ticker and records how late it fires (its loop's stall:
+ * a late tick means every op due then started late as well). A tick is late
+ * for three reasons: the loop's own work (callbacks running long or many at
+ * once), time the thread was runnable but waiting for a CPU (the OS
+ * scheduler running other processes, such as SUT servers on the same cores),
+ * and a wake-up that came late (timer slack, a hypervisor). own_* is the
+ * loop's own share of each tick's lateness: the lateness less the thread's
+ * run-queue wait since the previous tick (Linux's run_delay from
+ * /proc/thread-self/schedstat), and at most the CPU time the thread used in
+ * that time (CLOCK_THREAD_CPUTIME_ID). Without schedstat it is the lateness
+ * capped at the CPU time.
+ */
+typedef struct tb_lg_stalls {
+    uint64_t max_us, p99_us;         /* tick lateness, worst and p99, µs */
+    uint64_t own_max_us, own_p99_us; /* the loop's own work's share, worst and p99, µs */
+    double cpu_wait_pct;             /* run-queue wait, % of the interval, mean over workers; NaN: unknown */
+} tb_lg_stalls;
+
 typedef struct tb_loadgen_ops {
     /* Creates the level's users and schedules them. Returns at once. */
     int (*start_level)(void *self, const tb_level_plan *plan, char *err);
@@ -66,10 +86,9 @@ typedef struct tb_loadgen_ops {
     /* Stops and frees every user. *all gets counts over the whole level, every
      * stage (count/errors only, no histograms); caller frees. */
     int (*stop_level)(void *self, tb_lg_stats **all, char *err);
-    /* Event-loop stalls since the previous call (or start_level): each worker
-     * runs a 5 ms ticker and records how late it fires; worst and p99
-     * lateness in µs over workers. Resets the record. */
-    void (*stalls)(void *self, uint64_t *max_us, uint64_t *p99_us);
+    /* Event-loop stalls since the previous call (or start_level), merged over
+     * workers, into *out (see tb_lg_stalls). Resets the record. */
+    void (*stalls)(void *self, tb_lg_stalls *out);
     /* CPU seconds used by the load generator threads so far. */
     double (*cpu_seconds)(void *self);
     int (*threads)(void *self);

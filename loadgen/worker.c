@@ -14,11 +14,15 @@
  */
 #include <event2/event.h>
 #include <event2/thread.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,8 +80,17 @@ struct worker {
     /* loop-stall probe: a ticker whose lateness is the loop's stall */
     struct event *ticker;
     uint64_t tick_due_us;
-    tb_hist *stall_hist; /* guarded by lock */
+    int schedstat_fd;        /* /proc/thread-self/schedstat of the worker thread, -1: unknown */
+    uint64_t run_delay_ns;   /* its run_delay at the previous tick */
+    uint64_t tick_cpu_us;    /* its CPU time at the previous tick */
+    tb_hist *stall_hist;     /* guarded by lock: tick lateness */
+    tb_hist *own_hist;       /* guarded by lock: the part of the tick lateness the loop's own work explains */
+    uint64_t cpu_wait_us;    /* guarded by lock: run-queue wait since probe_since_us */
+    uint64_t probe_since_us; /* guarded by lock */
 };
+
+/* Tiles per worker from which a tile's users all go to one worker. */
+#define TILES_PER_WORKER_AFFINE 8
 
 /* Ticker period of the stall probe. */
 #define STALL_TICK_US 5000
@@ -90,6 +103,7 @@ struct local_lg {
     worker *workers;
     tb_level_plan plan;
     int level_running;
+    int nice_set, nice; /* TB_WORKER_NICE: the workers' nice value, when given */
 };
 
 /* ---- statistics ---------------------------------------------------------- */
@@ -325,15 +339,20 @@ static void user_free(tb_user_ctx *u) {
 
 /* ---- worker thread ------------------------------------------------------- */
 
-/* Builds this worker's share of the level's users: global user g goes to
- * worker g % n, and starts at g/M of the ramp-up (staggered start). */
+/* Builds this worker's share of the level's users. Global user g starts at
+ * g/M of the ramp-up (staggered start). It goes to worker g % n, unless there
+ * are at least TILES_PER_WORKER_AFFINE tiles per worker: then a whole tile t
+ * goes to worker (t-1) % n, so each tile's histograms exist in one worker
+ * instead of every one (at 200 tiles and 2 workers this halves the
+ * histogram memory and its allocations during steady state), and the
+ * workers' shares differ by at most one tile in that many. */
 static void start_users(worker *w) {
     local_lg *lg = w->lg;
     const tb_tiledef *def = lg->pub.def;
     const tb_level_plan *pl = &w->plan;
-    int total = 0, g = 0;
+    int total = 0, g = 0, affine = pl->tiles >= TILES_PER_WORKER_AFFINE * lg->n_workers;
     for (int i = 0; i < def->n_workloads; i++) total += def->workloads[i].users * pl->tiles;
-    w->users = xcalloc((size_t)total / (size_t)lg->n_workers + 1, sizeof *w->users);
+    w->users = xcalloc((size_t)total + 1, sizeof *w->users);
     for (int i = 0; i < def->n_workloads; i++) {
         uint64_t t = def->workloads[i].timeout_us;
         struct timeval tv = {.tv_sec = (time_t)(t / 1000000), .tv_usec = (suseconds_t)(t % 1000000)};
@@ -345,7 +364,7 @@ static void start_users(worker *w) {
             for (int k = 0; k < def->workloads[i].users; k++, g++) {
                 tb_user_ctx *u;
                 uint64_t seed;
-                if (g % lg->n_workers != w->id) continue;
+                if ((affine ? (t - 1) : g) % lg->n_workers != w->id) continue;
                 u = xcalloc(1, sizeof *u);
                 u->w = w;
                 u->wl = i;
@@ -396,19 +415,77 @@ static void on_cmd(evutil_socket_t fd, short what, void *arg) {
     pthread_mutex_unlock(&w->lock);
 }
 
+/* The calling thread's run_delay (ns spent runnable but waiting for a CPU)
+ * from its /proc/thread-self/schedstat ("run_ns run_delay_ns slices").
+ * Returns 0, or -1 when it cannot be read. */
+static int read_run_delay(int fd, uint64_t *ns) {
+    char buf[96];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    char *p, *e;
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    p = strchr(buf, ' ');
+    if (!p) return -1;
+    *ns = strtoull(p + 1, &e, 10);
+    return e == p + 1 ? -1 : 0;
+}
+
+/* CPU time of the calling thread, µs. */
+static uint64_t thread_cpu_us(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The stall probe's tick. Its lateness is split: the thread's run-queue wait
+ * since the previous tick is not the loop's doing, and the loop cannot have
+ * worked longer than the CPU time it used; what is left over is a wake-up
+ * that came late (timer, hypervisor). */
 static void on_tick(evutil_socket_t fd, short what, void *arg) {
     worker *w = arg;
-    uint64_t now = tb_now_us();
+    uint64_t now = tb_now_us(), late = now > w->tick_due_us ? now - w->tick_due_us : 0, wait = 0, rd, own;
+    uint64_t cpu = thread_cpu_us(), used = cpu > w->tick_cpu_us ? cpu - w->tick_cpu_us : 0;
     (void)fd;
     (void)what;
+    w->tick_cpu_us = cpu;
+    if (w->schedstat_fd >= 0 && read_run_delay(w->schedstat_fd, &rd) == 0) {
+        wait = rd > w->run_delay_ns ? (rd - w->run_delay_ns) / 1000 : 0;
+        w->run_delay_ns = rd;
+    }
+    own = late > wait ? late - wait : 0;
+    if (own > used) own = used;
     pthread_mutex_lock(&w->lock);
-    tb_hist_record(w->stall_hist, now > w->tick_due_us ? now - w->tick_due_us : 0);
+    tb_hist_record(w->stall_hist, late);
+    tb_hist_record(w->own_hist, own);
+    w->cpu_wait_us += wait;
     pthread_mutex_unlock(&w->lock);
-    w->tick_due_us = now + STALL_TICK_US;
+    /* libevent re-arms a persistent timer from its previous due time, or
+     * from now when that has passed */
+    w->tick_due_us += STALL_TICK_US;
+    if (w->tick_due_us < now) w->tick_due_us = now + STALL_TICK_US;
 }
 
 static void *worker_main(void *arg) {
     worker *w = arg;
+    char name[16];
+    snprintf(name, sizeof name, "tb-worker-%d", w->id);
+    prctl(PR_SET_NAME, name, 0, 0, 0); /* shows in top -H, perf sched and /proc/PID/task */
+    /* Linux keeps a nice value per thread: PRIO_PROCESS 0 is this thread */
+    if (w->lg->nice_set && setpriority(PRIO_PROCESS, 0, w->lg->nice) != 0)
+        tb_log(TB_LOG_WARN, "load generator worker %d: cannot set nice %d (TB_WORKER_NICE): %s; it runs at its default "
+               "priority", w->id, w->lg->nice, strerror(errno));
+    {
+        /* the thread's own run-queue counter (a -1 fd: the split is unknown) */
+        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && read_run_delay(fd, &w->run_delay_ns) != 0) {
+            close(fd);
+            fd = -1;
+        }
+        w->tick_cpu_us = thread_cpu_us();
+        pthread_mutex_lock(&w->lock);
+        w->schedstat_fd = fd;
+        pthread_mutex_unlock(&w->lock);
+    }
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }
@@ -446,6 +523,9 @@ static int lg_start_level(void *self, const tb_level_plan *plan, char *err) {
         memset(w->collected, 0, sizeof w->collected);
         w->all = tb_lg_stats_new(plan->tiles, lg->pub.def->n_workloads);
         tb_hist_reset(w->stall_hist);
+        tb_hist_reset(w->own_hist);
+        w->cpu_wait_us = 0;
+        w->probe_since_us = tb_now_us();
         atomic_store(&w->ops_done, 0);
         atomic_store(&w->errors_done, 0);
         pthread_mutex_unlock(&w->lock);
@@ -525,18 +605,32 @@ static double lg_cpu_seconds(void *self) {
     return s;
 }
 
-static void lg_stalls(void *self, uint64_t *max_us, uint64_t *p99_us) {
+static void lg_stalls(void *self, tb_lg_stalls *out) {
     local_lg *lg = self;
-    tb_hist *all = tb_hist_new();
+    tb_hist *all = tb_hist_new(), *own = tb_hist_new();
+    uint64_t now = tb_now_us();
+    double wait_pct = 0;
+    int have_wait = 1;
     for (int i = 0; i < lg->n_workers; i++) {
-        pthread_mutex_lock(&lg->workers[i].lock);
-        tb_hist_merge(all, lg->workers[i].stall_hist);
-        tb_hist_reset(lg->workers[i].stall_hist);
-        pthread_mutex_unlock(&lg->workers[i].lock);
+        worker *w = &lg->workers[i];
+        pthread_mutex_lock(&w->lock);
+        tb_hist_merge(all, w->stall_hist);
+        tb_hist_merge(own, w->own_hist);
+        tb_hist_reset(w->stall_hist);
+        tb_hist_reset(w->own_hist);
+        if (w->schedstat_fd < 0 || now <= w->probe_since_us) have_wait = 0;
+        else wait_pct += 100.0 * (double)w->cpu_wait_us / (double)(now - w->probe_since_us);
+        w->cpu_wait_us = 0;
+        w->probe_since_us = now;
+        pthread_mutex_unlock(&w->lock);
     }
-    *max_us = tb_hist_max(all);
-    *p99_us = tb_hist_percentile(all, 99);
+    out->max_us = tb_hist_max(all);
+    out->p99_us = tb_hist_percentile(all, 99);
+    out->own_max_us = tb_hist_max(own);
+    out->own_p99_us = tb_hist_percentile(own, 99);
+    out->cpu_wait_pct = have_wait && lg->n_workers > 0 ? wait_pct / lg->n_workers : NAN;
     tb_hist_free(all);
+    tb_hist_free(own);
 }
 
 static int lg_threads(void *self) { return ((local_lg *)self)->n_workers; }
@@ -551,6 +645,8 @@ static void lg_close(void *self) {
         pthread_join(w->th, NULL);
         event_free(w->ticker);
         tb_hist_free(w->stall_hist);
+        tb_hist_free(w->own_hist);
+        if (w->schedstat_fd >= 0) close(w->schedstat_fd);
         event_free(w->cmd_ev);
         event_base_free(w->base);
         pthread_mutex_destroy(&w->lock);
@@ -596,6 +692,24 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
         }
         lg->pub.cfg[i] = lg->cfg[i];
     }
+    {
+        const char *nv = getenv("TB_WORKER_NICE");
+        if (nv && *nv) {
+            char *e;
+            long n = strtol(nv, &e, 10);
+            if (*e || n < -20 || n > 19) {
+                tb_seterr(err, "TB_WORKER_NICE '%s': expected an integer -20..19", nv);
+                lg_close(lg);
+                return -1;
+            }
+            lg->nice_set = 1;
+            lg->nice = (int)n;
+            tb_log(TB_LOG_INFO,
+                   "load generator workers run at nice %d (TB_WORKER_NICE): below 0 they take CPU time from every "
+                   "other process on their cores, the SUT's included",
+                   lg->nice);
+        }
+    }
     if (threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (int)n : 1;
@@ -622,6 +736,9 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
         }
         w->cmd_ev = event_new(w->base, -1, 0, on_cmd, w);
         w->stall_hist = tb_hist_new();
+        w->own_hist = tb_hist_new();
+        w->schedstat_fd = -1;
+        w->probe_since_us = tb_now_us();
         w->ticker = event_new(w->base, -1, EV_PERSIST, on_tick, w);
         {
             struct timeval tv = {0, STALL_TICK_US};
@@ -632,6 +749,7 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
             tb_seterr(err, "load generator: cannot start worker thread");
             event_free(w->ticker);
             tb_hist_free(w->stall_hist);
+            tb_hist_free(w->own_hist);
             event_free(w->cmd_ev);
             event_base_free(w->base);
             w->base = NULL;

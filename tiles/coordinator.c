@@ -486,13 +486,23 @@ static int run_level(run_ctx *c, int tiles, char *err) {
     for (int p = 0; p < sd->phases; p++) {
         tb_lg_stats *st = NULL, *all = NULL;
         double cpu0 = c->lg->ops->cpu_seconds(c->lg->self), cpu1;
-        uint64_t smax, sp99;
+        tb_lg_stalls sl;
         int r;
-        c->lg->ops->stalls(c->lg->self, &smax, &sp99); /* start the phase's stall record afresh */
+        c->lg->ops->stalls(c->lg->self, &sl); /* start the phase's stall record afresh */
+        if (p == 0) {
+            /* the connect storm of ramp-up shows here, apart from steady state */
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "%d tiles ramp-up and warm-up: load generator loop stall max %.1f ms, p99 %.1f ms "
+                     "(own work: max %.1f ms, p99 %.1f ms)",
+                     tiles, (double)sl.max_us / 1000.0, (double)sl.p99_us / 1000.0, (double)sl.own_max_us / 1000.0,
+                     (double)sl.own_p99_us / 1000.0);
+            note(c, "info", msg);
+        }
         if (wait_until(c, pl.phase_end_us[p] + COLLECT_GRACE_US, tiles, stage_names[2], p + 1) != 0)
             goto interrupted;
         cpu1 = c->lg->ops->cpu_seconds(c->lg->self);
-        c->lg->ops->stalls(c->lg->self, &smax, &sp99);
+        c->lg->ops->stalls(c->lg->self, &sl);
         if (c->lg->ops->collect_phase(c->lg->self, p, &st, err) != 0) return -1;
         if (p == sd->phases - 1) {
             /* the last phase is stored with the whole level's op counts, after ramp-down */
@@ -508,13 +518,17 @@ static int run_level(run_ctx *c, int tiles, char *err) {
         r = finish_phase(c, &pl, p, st, all, cpu1 - cpu0, err);
         if (r >= 0) {
             /* the load generator's own health over the phase, for the reader to judge the numbers */
-            char msg[320];
+            char msg[512], wait[32];
             uint64_t j50, j99, jmax;
+            if (isnan(sl.cpu_wait_pct)) snprintf(wait, sizeof wait, "n/a");
+            else snprintf(wait, sizeof wait, "%.1f%%", sl.cpu_wait_pct);
             tb_poller_jitter(c->poller, pl.phase_start_us[p], &j50, &j99, &jmax);
             snprintf(msg, sizeof msg,
-                     "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms; CPU %.0f%% of %d "
+                     "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms (own work: "
+                     "max %.1f ms, p99 %.1f ms; workers waited for a CPU %s of the time); CPU %.0f%% of %d "
                      "threads; meter poller lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms",
-                     tiles, p + 1, (double)smax / 1000.0, (double)sp99 / 1000.0,
+                     tiles, p + 1, (double)sl.max_us / 1000.0, (double)sl.p99_us / 1000.0,
+                     (double)sl.own_max_us / 1000.0, (double)sl.own_p99_us / 1000.0, wait,
                      100.0 * (cpu1 - cpu0) / ((double)sd->steady_us / 1e6 * c->lg->ops->threads(c->lg->self)),
                      c->lg->ops->threads(c->lg->self), (double)j50 / 1000.0, (double)j99 / 1000.0,
                      (double)jmax / 1000.0);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# test_lg_scale.sh: the load generator with many tiles on several workers,
+# against a real redis-server. With 16 tiles on 2 workers each tile's users
+# all go to one worker (tile-affine): every tile is still loaded, and the
+# server counts at least every op the client counted. The per-phase event
+# gives the loop-stall figures with their own-work share (never above the
+# whole), and the ramp-up's. TB_WORKER_NICE sets the workers' nice value,
+# and a bad one is refused, named. No timing is asserted.
+source "$(dirname "$0")/lib.sh"
+
+"$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+REDIS=$(sed -n 's/^redis = //p' "$T/sut/sut.ini")
+RP=${REDIS##*:}
+calls() { redis-cli -h 127.0.0.1 -p "$RP" INFO commandstats | tr -d '\r' |
+    sed -n "s/^cmdstat_$1:calls=\([0-9]*\),.*/\1/p" | grep . || echo 0; }
+{
+    printf '[tile]\nname = lg-scale\n[workload.kv]\nkind = kv\nusers = 2\nthink_time = 20ms\nthink_dist = uniform\n'
+    printf 'set_pct = 50\nunit = ops/s\nreference = 1\ntimeout = 2s\n'
+    cat "$T/sut/sut.ini"
+} >"$T/t.ini"
+RUN=(--config "$T/t.ini" --tiles 16 --threads 2 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 0
+    --meter estimate: --telemetry none --db "$T/r.db")
+
+# 1. 16 tiles on 2 workers, at nice 5 (raising it needs no privilege)
+before=$(($(calls set) + $(calls get)))
+TB_WORKER_NICE=5 "$TILEBENCH" run "${RUN[@]}" >"$T/run.log" 2>&1 &
+pid=$!
+nices=""
+for _ in $(seq 40); do
+    sleep 0.1
+    nices=$(for f in /proc/$pid/task/*; do
+        if grep -q '^tb-worker' "$f/comm" 2>/dev/null; then awk '{print $19}' "$f/stat" 2>/dev/null || true; fi
+    done | sort -u | tr '\n' ' ')
+    [ -n "$nices" ] && break
+done
+wait $pid || fail "run: $(tail -5 "$T/run.log")"
+expect "workers' nice values under TB_WORKER_NICE=5" "$(echo $nices)" = 5
+"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
+loaded=$(jq '[.run.levels[0].workloads[] | select(([.operations[].count_all] | add) > 0) | .tile] | unique | length' "$T/r.json")
+expect "tiles with ops" "$loaded" -eq 16
+client=$(jq '[.run.levels[0].workloads[].operations[].count_all] | add' "$T/r.json")
+server=$(($(calls set) + $(calls get) - before))
+expect "client ops" "$client" -gt 0
+expect "server SET+GET calls - client ops (>= 0)" $((server - client)) -ge 0
+expect "server SET+GET calls - client ops (<= 32 users in flight)" $((server - client)) -le 32
+expect "errors" "$(jq '[.run.levels[0].workloads[].operations[].errors] | add' "$T/r.json")" -eq 0
+
+# 2. the stall events: figures present, own work never above the whole
+msg=$(jq -r '[.run.events[].message | select(test("phase 1: load generator loop stall"))][0]' "$T/r.json")
+re='stall max ([0-9.]+) ms, p99 ([0-9.]+) ms \(own work: max ([0-9.]+) ms, p99 ([0-9.]+) ms; workers waited for a CPU ([0-9.]+%|n/a) of the time\)'
+[[ "$msg" =~ $re ]] || fail "phase stall event: '$msg'"
+expect_true "own-work stall max <= stall max" "[${BASH_REMATCH[3]}, ${BASH_REMATCH[1]}]" '.[0] <= .[1]'
+expect_true "own-work stall p99 <= stall p99" "[${BASH_REMATCH[4]}, ${BASH_REMATCH[2]}]" '.[0] <= .[1]'
+ramp=$(jq -r '[.run.events[].message | select(test("ramp-up and warm-up: load generator loop stall max"))] | length' "$T/r.json")
+expect "ramp-up stall events" "$ramp" -eq 1
+
+# 3. a bad TB_WORKER_NICE is refused, named
+if TB_WORKER_NICE=fast "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_NICE=fast was accepted"; fi
+grep -q "TB_WORKER_NICE 'fast'" "$T/bad.log" || fail "no message naming TB_WORKER_NICE: $(cat "$T/bad.log")"
+echo "ok: TB_WORKER_NICE=fast refused: $(grep -o "TB_WORKER_NICE 'fast'[^\"]*" "$T/bad.log" | head -1)"
