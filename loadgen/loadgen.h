@@ -67,7 +67,7 @@ typedef struct tb_loadgen_ops {
      * stage (count/errors only, no histograms); caller frees. */
     int (*stop_level)(void *self, tb_lg_stats **all, char *err);
     /* Event-loop stalls since the previous call (or start_level): each worker
-     * runs a 5 ms ticker and records how late it fires; worst and p99
+     * runs a 20 ms ticker and records how late it fires; worst and p99
      * lateness in µs over workers. Resets the record. */
     void (*stalls)(void *self, uint64_t *max_us, uint64_t *p99_us);
     /* CPU seconds used by the load generator threads so far. */
