@@ -239,4 +239,5 @@ const tb_workload_vt tb_http_workload = {
     .op_cancel = http_op_cancel,
     .user_free = http_user_free,
     .probe = http_probe,
+    .coarse_at_max_rate = 1, /* its only timers are the client's zero-delay "report next turn" */
 };

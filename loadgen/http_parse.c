@@ -123,6 +123,36 @@ static int status_line(tb_http_parser *p, const char *l, size_t n, char *err) {
     return -1;
 }
 
+/* Nonzero when one of the 8 bytes in x is below 33 or above 126 (the
+ * classic word-at-a-time "has less than" / "has more than" tests, exact for
+ * whether such a byte exists). */
+static uint64_t swar_invisible(uint64_t x) {
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    return (((x - 33 * ones) & ~x) | ((x + ones) | x)) & highs;
+}
+
+/* 1 when every byte of s[0..n) is visible ASCII (33..126), 8 bytes at a time. */
+static int visible(const char *s, size_t n) {
+    uint64_t x, bad = 0;
+    size_t i;
+    if (n < 8) {
+        for (i = 0; i < n; i++)
+            if ((unsigned char)(s[i] - 33) > 93) return 0;
+        return 1;
+    }
+    for (i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, s + i, 8);
+        bad |= swar_invisible(x);
+    }
+    memcpy(&x, s + n - 8, 8); /* the last 8 bytes, overlapping the loop's */
+    return (bad | swar_invisible(x)) == 0;
+}
+
+/* 1 when the header name l[0..n) is name (any case); n == strlen(name) is checked first. */
+static int name_is(const char *l, size_t n, const char *name, size_t name_len) {
+    return n == name_len && strncasecmp(l, name, n) == 0;
+}
+
 static int header_line(tb_http_parser *p, const char *l, size_t n, char *err) {
     const char *colon = memchr(l, ':', n), *v;
     size_t nl, vn;
@@ -130,38 +160,55 @@ static int header_line(tb_http_parser *p, const char *l, size_t n, char *err) {
     if (l[0] == ' ' || l[0] == '\t') return 0; /* obs-fold continuation: only the headers below matter */
     if (!colon || colon == l) goto bad;
     nl = (size_t)(colon - l);
-    for (size_t i = 0; i < nl; i++)
-        if (l[i] <= 32 || l[i] >= 127) goto bad; /* no space before the colon (RFC 9112 5.1) */
+    if (!visible(l, nl)) goto bad; /* no space before the colon (RFC 9112 5.1) */
     v = colon + 1;
     vn = n - nl - 1;
-    trim(&v, &vn);
-#define IS(name) (nl == sizeof(name) - 1 && strncasecmp(l, name, nl) == 0)
-    if (IS("Content-Length")) {
-        uint64_t x = 0;
-        if (!vn) goto bad;
-        for (size_t i = 0; i < vn; i++) {
-            if (!isdigit((unsigned char)v[i]) || x > (UINT64_C(1) << 62) / 10) goto bad;
-            x = x * 10 + (uint64_t)(v[i] - '0');
+    /* only four headers matter; their names differ in length or first letter,
+     * so most lines are passed over without a string compare */
+#define IS(name) name_is(l, nl, name, sizeof(name) - 1)
+    switch (nl) {
+    case 14:
+        if (IS("Content-Length")) {
+            uint64_t x = 0;
+            trim(&v, &vn);
+            if (!vn) goto bad;
+            for (size_t i = 0; i < vn; i++) {
+                if (v[i] < '0' || v[i] > '9' || x > (UINT64_C(1) << 62) / 10) goto bad;
+                x = x * 10 + (uint64_t)(v[i] - '0');
+            }
+            if (p->content_length >= 0 && (uint64_t)p->content_length != x) {
+                tb_seterr(err, "http: two different Content-Length headers");
+                return -1;
+            }
+            p->content_length = (int64_t)x;
         }
-        if (p->content_length >= 0 && (uint64_t)p->content_length != x) {
-            tb_seterr(err, "http: two different Content-Length headers");
-            return -1;
+        break;
+    case 17:
+        if (IS("Transfer-Encoding")) {
+            trim(&v, &vn);
+            p->chunked = has_token(v, vn, "chunked", 1);
+            p->te_other = !p->chunked; /* another coding: the body ends at close (RFC 9112 6.3) */
         }
-        p->content_length = (int64_t)x;
-    } else if (IS("Transfer-Encoding")) {
-        p->chunked = has_token(v, vn, "chunked", 1);
-        p->te_other = !p->chunked; /* another coding: the body ends at close (RFC 9112 6.3) */
-    } else if (IS("Connection")) {
-        if (has_token(v, vn, "close", 0)) p->conn_close = 1;
-        if (has_token(v, vn, "keep-alive", 0)) p->conn_keep = 1;
-    } else if (IS("Set-Cookie")) {
-        const char *semi = memchr(v, ';', vn);
-        size_t cn = semi ? (size_t)(semi - v) : vn;
-        trim(&v, &cn);
-        if (cn && memchr(v, '=', cn) && cn < TB_HTTP_COOKIE_LEN && p->n_cookies < TB_HTTP_MAX_COOKIES) {
-            memcpy(p->cookies[p->n_cookies], v, cn);
-            p->cookies[p->n_cookies++][cn] = '\0';
+        break;
+    case 10:
+        if (IS("Connection")) {
+            trim(&v, &vn);
+            if (has_token(v, vn, "close", 0)) p->conn_close = 1;
+            if (has_token(v, vn, "keep-alive", 0)) p->conn_keep = 1;
+        } else if (IS("Set-Cookie")) {
+            const char *semi;
+            size_t cn;
+            trim(&v, &vn);
+            semi = memchr(v, ';', vn);
+            cn = semi ? (size_t)(semi - v) : vn;
+            trim(&v, &cn);
+            if (cn && memchr(v, '=', cn) && cn < TB_HTTP_COOKIE_LEN && p->n_cookies < TB_HTTP_MAX_COOKIES) {
+                memcpy(p->cookies[p->n_cookies], v, cn);
+                p->cookies[p->n_cookies++][cn] = '\0';
+            }
         }
+        break;
+    default: break;
     }
 #undef IS
     return 0;

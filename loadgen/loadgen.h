@@ -57,8 +57,9 @@ typedef struct tb_level_plan {
 
 /*
  * Event-loop stalls of the load generator's workers over an interval. Each
- * worker runs a 5 ms ticker and records how late it fires (its loop's stall:
- * a late tick means every op due then started late as well). A tick is late
+ * worker runs a 20 ms ticker (a periodic timerfd) and records how late it
+ * fires (its loop's stall: a late tick means every op due then started late
+ * as well). A tick is late
  * for three reasons: the loop's own work (callbacks running long or many at
  * once), time the thread was runnable but waiting for a CPU (the OS
  * scheduler running other processes, such as SUT servers on the same cores),
@@ -87,7 +88,7 @@ typedef struct tb_loadgen_ops {
      * stage (count/errors only, no histograms); caller frees. */
     int (*stop_level)(void *self, tb_lg_stats **all, char *err);
     /* Event-loop stalls since the previous call (or start_level), merged over
-     * workers, into *out (see tb_lg_stalls). Resets the record. */
+     * workers (each runs a 20 ms ticker and records how late it fires), into *out (see tb_lg_stalls). Resets the record. */
     void (*stalls)(void *self, tb_lg_stalls *out);
     /* CPU seconds used by the load generator threads so far. */
     double (*cpu_seconds)(void *self);

@@ -11,24 +11,35 @@
  *
  * Statistics are kept per worker under a mutex that only the worker and, at
  * phase ends, the coordinator take, so recording is uncontended.
+ *
+ * Cost per op (max-rate mode, bench/http): each event_base is touched by its
+ * own thread only (the coordinator's commands arrive through an eventfd), so
+ * the bases are built without libevent's locks; the op timeout is armed
+ * lazily (one timer add per timeout period, not an add and a delete per op);
+ * the clock is read once when an op starts and once when it ends; a tile
+ * whose workloads all run at max rate gets coarse libevent timers, which
+ * spares a timerfd_settime per loop turn (needs_precise_timers); the stall
+ * probe is a kernel periodic timer that wakes the loop 50 times a second.
  */
+#include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "loadgen/loadgen.h"
 
 enum { CMD_NONE = 0, CMD_START, CMD_STOP, CMD_QUIT };
+enum { THINK_FIXED = 0, THINK_UNIFORM, THINK_NEGEXP };
 
 typedef struct worker worker;
 typedef struct local_lg local_lg;
@@ -43,7 +54,9 @@ struct tb_user_ctx {
     const tb_workload_def *def;
     void *st;
     struct event *timer;   /* fires at the intended start of the next op */
-    struct event *timeout; /* fires when the op in flight overruns */
+    struct event *timeout; /* armed while an op may be in flight; see arm_timeout */
+    int timeout_armed;     /* timeout is pending */
+    int think;             /* THINK_*: def->think_dist */
     struct event *soon;    /* completes an op on the next loop turn */
     tb_op_status soon_status;
     uint64_t intended_us, sent_us;
@@ -61,10 +74,12 @@ struct worker {
     clockid_t cpu_clock;
     int have_cpu_clock;
     struct event_base *base;
-    struct event *cmd_ev;
+    int cmd_fd;           /* eventfd: the coordinator's "a command is waiting" */
+    struct event *cmd_ev; /* EV_READ on cmd_fd */
     pthread_mutex_t lock; /* guards cmd*, stats */
     pthread_cond_t cond;
     int cmd, cmd_done;
+    int running; /* the thread runs (lg_close must stop and join it) */
     /* users of the current level */
     tb_user_ctx **users;
     int n_users;
@@ -74,12 +89,14 @@ struct worker {
     int collected[TB_MAX_PHASES];
     tb_lg_stats *all;
     atomic_uint_fast64_t ops_done, errors_done;
-    /* per workload: its op timeout as a libevent "common timeout", so the
-     * add/delete per op is O(1) instead of a heap operation */
+    /* per workload: its op timeout as a libevent "common timeout", so an
+     * add is O(1) instead of a heap operation, and in µs */
     const struct timeval *op_timeout[TB_MAX_WORKLOADS];
+    uint64_t op_timeout_us[TB_MAX_WORKLOADS];
     /* loop-stall probe: a ticker whose lateness is the loop's stall */
-    struct event *ticker;
-    uint64_t tick_due_us;
+    int tick_fd;             /* periodic timerfd (CLOCK_MONOTONIC), or -1 */
+    struct event *ticker;    /* EV_READ on tick_fd */
+    uint64_t tick_due_us;    /* the next expiry of tick_fd, as tb_now_us */
     int schedstat_fd;        /* /proc/thread-self/schedstat of the worker thread, -1: unknown */
     uint64_t run_delay_ns;   /* its run_delay at the previous tick */
     uint64_t tick_cpu_us;    /* its CPU time at the previous tick */
@@ -92,8 +109,16 @@ struct worker {
 /* Tiles per worker from which a tile's users all go to one worker. */
 #define TILES_PER_WORKER_AFFINE 8
 
-/* Ticker period of the stall probe. */
-#define STALL_TICK_US 5000
+/* Ticker period of the stall probe. Each tick that finds the loop asleep
+ * costs a wakeup (about 35 µs of CPU in a small VM), so the period trades
+ * the probe's sample count against the generator's own CPU: 20 ms gives 50
+ * samples per second per worker (3000 over a one-minute phase, plenty for a
+ * p99) at about 0.2% of a core per worker, where 5 ms cost about 4% of the
+ * client CPU of a max-rate run (bench/http). The ticker is a kernel periodic
+ * timerfd, not a libevent timer, so it keeps its precision on a base with
+ * coarse timers (see worker_init) and costs no syscall besides one read per
+ * tick. */
+#define STALL_TICK_US 20000
 
 struct local_lg {
     tb_loadgen pub;
@@ -226,17 +251,16 @@ int tb_user_index(const tb_user_ctx *u) { return u->index; }
  * exponential truncated at 5x mean (Olio/Faban), or fixed. */
 static uint64_t draw_think(tb_user_ctx *u) {
     double mean = (double)u->def->think_us;
-    const char *d = u->def->think_dist;
-    if (strcmp(d, "uniform") == 0) return (uint64_t)(tb_user_rand01(u) * 2.0 * mean);
-    if (strcmp(d, "negexp") == 0) {
+    if (u->think == THINK_UNIFORM) return (uint64_t)(tb_user_rand01(u) * 2.0 * mean);
+    if (u->think == THINK_NEGEXP) {
         double x = -mean * log(1.0 - tb_user_rand01(u));
         return (uint64_t)(x > 5 * mean ? 5 * mean : x);
     }
-    return (uint64_t)mean;
+    return u->def->think_us;
 }
 
-static void schedule(tb_user_ctx *u, uint64_t intended_us) {
-    uint64_t now = tb_now_us();
+/* Arms the user's next op for intended_us; now is the current time. */
+static void schedule(tb_user_ctx *u, uint64_t intended_us, uint64_t now) {
     uint64_t d;
     struct timeval tv;
     u->intended_us = intended_us;
@@ -251,6 +275,7 @@ static void schedule(tb_user_ctx *u, uint64_t intended_us) {
     evtimer_add(u->timer, &tv);
 }
 
+/* Schedules the op after the one that ended at end_us (the current time). */
 static void schedule_next(tb_user_ctx *u, uint64_t end_us) {
     uint64_t think = draw_think(u);
     if (u->vt->min_cycle_us) {
@@ -265,10 +290,33 @@ static void schedule_next(tb_user_ctx *u, uint64_t end_us) {
     /* a back-off restarts the cycle grid: missed cycles are not owed */
     uint64_t base = u->def->cycle && !u->delay_us ? u->intended_us : end_us;
     u->delay_us = 0;
-    schedule(u, base + think);
+    schedule(u, base + think, end_us);
 }
 
 void tb_user_delay_next(tb_user_ctx *u, uint64_t us) { u->delay_us = us; }
+
+/*
+ * The op timeout is armed lazily: an op that starts while the timeout event
+ * is already pending (set by an earlier op, so due no later than this op's
+ * deadline) leaves it alone, and a completed op does not delete it. When it
+ * fires, on_timeout compares the op in flight's own deadline (sent_us +
+ * timeout) with the clock and re-arms for the rest, so every op still times
+ * out exactly when it overruns; a user that keeps finishing its ops in time
+ * costs one timer add per timeout period instead of an add and a delete per
+ * op. (Ends of ops are not affected: tb_user_op_done does not touch it.)
+ */
+static void arm_timeout(tb_user_ctx *u, uint64_t now) {
+    uint64_t t = u->w->op_timeout_us[u->wl], due = u->sent_us + t, d = due > now ? due - now : 0;
+    struct timeval tv;
+    u->timeout_armed = 1;
+    if (d >= t) { /* an op starting now: the workload's common timeout (O(1) add) */
+        evtimer_add(u->timeout, u->w->op_timeout[u->wl]);
+        return;
+    }
+    tv.tv_sec = (time_t)(d / 1000000);
+    tv.tv_usec = (suseconds_t)(d % 1000000);
+    evtimer_add(u->timeout, &tv);
+}
 
 static void on_timer(evutil_socket_t fd, short what, void *arg) {
     tb_user_ctx *u = arg;
@@ -278,14 +326,14 @@ static void on_timer(evutil_socket_t fd, short what, void *arg) {
     if (now + 50 < u->intended_us) {
         /* libevent measured the delay from its cached loop time and woke a
          * little early: wait for the rest, an op never starts before it is due */
-        schedule(u, u->intended_us);
+        schedule(u, u->intended_us, now);
         return;
     }
     u->op = u->next_op >= 0 ? u->next_op : u->vt->next_op(u->st);
     u->next_op = -1;
-    u->sent_us = tb_now_us();
+    u->sent_us = now;
     u->busy = 1;
-    evtimer_add(u->timeout, u->w->op_timeout[u->wl]);
+    if (!u->timeout_armed) arm_timeout(u, now);
     u->vt->op_start(u->st, u->op);
 }
 
@@ -293,7 +341,6 @@ void tb_user_op_done(tb_user_ctx *u, tb_op_status st) {
     uint64_t end = tb_now_us();
     if (!u->busy) return; /* a late completion after a timeout: already counted */
     u->busy = 0;
-    evtimer_del(u->timeout);
     record(u, u->op, u->intended_us, u->sent_us, end, st);
     schedule_next(u, end);
 }
@@ -320,7 +367,13 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg) {
     uint64_t end = tb_now_us();
     (void)fd;
     (void)what;
-    if (!u->busy) return;
+    u->timeout_armed = 0;
+    if (!u->busy) return; /* no op in flight: the next op arms it again */
+    if (end < u->sent_us + u->w->op_timeout_us[u->wl]) {
+        /* armed for an earlier op: this one is not due yet */
+        arm_timeout(u, end);
+        return;
+    }
     u->busy = 0;
     evtimer_del(u->soon);
     u->vt->op_cancel(u->st);
@@ -338,6 +391,8 @@ static void user_free(tb_user_ctx *u) {
 }
 
 /* ---- worker thread ------------------------------------------------------- */
+
+static void worker_fini(worker *w);
 
 /* Builds this worker's share of the level's users. Global user g starts at
  * g/M of the ramp-up (staggered start). It goes to worker g % n, unless there
@@ -357,6 +412,7 @@ static void start_users(worker *w) {
         uint64_t t = def->workloads[i].timeout_us;
         struct timeval tv = {.tv_sec = (time_t)(t / 1000000), .tv_usec = (suseconds_t)(t % 1000000)};
         w->op_timeout[i] = event_base_init_common_timeout(w->base, &tv);
+        w->op_timeout_us[i] = t;
     }
     w->n_users = 0;
     for (int t = 1; t <= pl->tiles; t++) {
@@ -373,6 +429,9 @@ static void start_users(worker *w) {
                 u->vt = lg->pub.vt[i];
                 u->def = &def->workloads[i];
                 u->next_op = -1;
+                u->think = strcmp(u->def->think_dist, "uniform") == 0  ? THINK_UNIFORM
+                           : strcmp(u->def->think_dist, "negexp") == 0 ? THINK_NEGEXP
+                                                                        : THINK_FIXED;
                 seed = ((uint64_t)t << 40) ^ ((uint64_t)i << 32) ^ (uint64_t)k ^ (uint64_t)pl->start_us;
                 for (int r = 0; r < 4; r++) u->rng[r] = splitmix(&seed);
                 u->timer = evtimer_new(w->base, on_timer, u);
@@ -381,7 +440,7 @@ static void start_users(worker *w) {
                 u->start_offset_us = total > 0 ? pl->ramp_up_us * (uint64_t)g / (uint64_t)total : 0;
                 u->st = u->vt->user_new(lg->cfg[i], u);
                 w->users[w->n_users++] = u;
-                schedule(u, pl->start_us + u->start_offset_us);
+                schedule(u, pl->start_us + u->start_offset_us, tb_now_us());
             }
         }
     }
@@ -397,8 +456,9 @@ static void stop_users(worker *w) {
 static void on_cmd(evutil_socket_t fd, short what, void *arg) {
     worker *w = arg;
     int cmd;
-    (void)fd;
+    uint64_t n;
     (void)what;
+    if (read(fd, &n, sizeof n) < 0 && errno == EAGAIN) return; /* nothing waiting */
     pthread_mutex_lock(&w->lock);
     cmd = w->cmd;
     pthread_mutex_unlock(&w->lock);
@@ -443,10 +503,15 @@ static uint64_t thread_cpu_us(void) {
  * that came late (timer, hypervisor). */
 static void on_tick(evutil_socket_t fd, short what, void *arg) {
     worker *w = arg;
-    uint64_t now = tb_now_us(), late = now > w->tick_due_us ? now - w->tick_due_us : 0, wait = 0, rd, own;
-    uint64_t cpu = thread_cpu_us(), used = cpu > w->tick_cpu_us ? cpu - w->tick_cpu_us : 0;
-    (void)fd;
+    uint64_t now, n, late, wait = 0, rd, own, cpu, used;
     (void)what;
+    if (read(fd, &n, sizeof n) != (ssize_t)sizeof n || n == 0) return; /* not expired yet */
+    now = tb_now_us();
+    /* lateness of the first expiry not yet seen; after a stall longer than a
+     * period the kernel counts the missed ones in n */
+    late = now > w->tick_due_us ? now - w->tick_due_us : 0;
+    cpu = thread_cpu_us();
+    used = cpu > w->tick_cpu_us ? cpu - w->tick_cpu_us : 0;
     w->tick_cpu_us = cpu;
     if (w->schedstat_fd >= 0 && read_run_delay(w->schedstat_fd, &rd) == 0) {
         wait = rd > w->run_delay_ns ? (rd - w->run_delay_ns) / 1000 : 0;
@@ -459,10 +524,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
     tb_hist_record(w->own_hist, own);
     w->cpu_wait_us += wait;
     pthread_mutex_unlock(&w->lock);
-    /* libevent re-arms a persistent timer from its previous due time, or
-     * from now when that has passed */
-    w->tick_due_us += STALL_TICK_US;
-    if (w->tick_due_us < now) w->tick_due_us = now + STALL_TICK_US;
+    w->tick_due_us += n * STALL_TICK_US;
 }
 
 static void *worker_main(void *arg) {
@@ -496,7 +558,13 @@ static void send_cmd(worker *w, int cmd) {
     w->cmd = cmd;
     w->cmd_done = 0;
     pthread_mutex_unlock(&w->lock);
-    event_active(w->cmd_ev, EV_READ, 0);
+    {
+        uint64_t one = 1;
+        ssize_t n;
+        do
+            n = write(w->cmd_fd, &one, sizeof one);
+        while (n < 0 && errno == EINTR);
+    }
     pthread_mutex_lock(&w->lock);
     while (!w->cmd_done) pthread_cond_wait(&w->cond, &w->lock);
     pthread_mutex_unlock(&w->lock);
@@ -640,22 +708,111 @@ static void lg_close(void *self) {
     if (lg->level_running) lg_stop_level(lg, NULL, NULL);
     for (int i = 0; i < lg->n_workers; i++) {
         worker *w = &lg->workers[i];
-        if (!w->base) continue;
+        if (!w->running) continue;
         send_cmd(w, CMD_QUIT);
         pthread_join(w->th, NULL);
-        event_free(w->ticker);
-        tb_hist_free(w->stall_hist);
-        tb_hist_free(w->own_hist);
-        if (w->schedstat_fd >= 0) close(w->schedstat_fd);
-        event_free(w->cmd_ev);
-        event_base_free(w->base);
-        pthread_mutex_destroy(&w->lock);
-        pthread_cond_destroy(&w->cond);
+        worker_fini(w);
     }
     free(lg->workers);
     for (int i = 0; i < lg->pub.def->n_workloads; i++)
         if (lg->cfg[i]) lg->pub.vt[i]->cfg_free(lg->cfg[i]);
     free(lg);
+}
+
+/*
+ * Whether the workers' event loops need libevent's precise timers. They do
+ * whenever a latency counts from a timer's due time: think or cycle times
+ * (intended starts), per-op minimum cycles, a workload's own timed sends.
+ * A precise base (EVENT_BASE_FLAG_PRECISE_TIMER) re-arms a timerfd with a
+ * timerfd_settime syscall on every loop turn, about 1.3 µs in a small VM and
+ * 0.5 to 0.7 turns per request at max rate: a few percent of a max-rate
+ * client's CPU (bench/http). So a tile whose every workload runs at max rate
+ * (think_time = 0: each op starts on the previous one's completion, through
+ * event_active, no timer) and allows it (vt->coarse_at_max_rate) gets
+ * libevent's default timers instead: its CLOCK_MONOTONIC_COARSE clock (4 ms
+ * ticks) and millisecond epoll timeouts. Timers then fire up to about 5 ms
+ * late; at max rate that touches only op timeouts, the back-off after a
+ * failed connect and each user's first op (at its ramp-up offset), and a
+ * late first op or back-off still counts as latency (never the reverse: an
+ * op never starts before it is due). The stall probe has its own timerfd.
+ */
+static int needs_precise_timers(const local_lg *lg) {
+    const tb_tiledef *def = lg->pub.def;
+    for (int i = 0; i < def->n_workloads; i++) {
+        const tb_workload_vt *vt = lg->pub.vt[i];
+        if (!vt->coarse_at_max_rate || def->workloads[i].think_us > 0 || vt->min_cycle_us) return 1;
+    }
+    return 0;
+}
+
+/* Frees what worker_init made (any part of it); the thread must have ended. */
+static void worker_fini(worker *w) {
+    if (w->ticker) event_free(w->ticker);
+    if (w->cmd_ev) event_free(w->cmd_ev);
+    if (w->base) event_base_free(w->base);
+    if (w->tick_fd >= 0) close(w->tick_fd);
+    if (w->cmd_fd >= 0) close(w->cmd_fd);
+    if (w->schedstat_fd >= 0) close(w->schedstat_fd);
+    tb_hist_free(w->stall_hist);
+    tb_hist_free(w->own_hist);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    w->ticker = w->cmd_ev = NULL;
+    w->base = NULL;
+    w->tick_fd = w->cmd_fd = w->schedstat_fd = -1;
+    w->stall_hist = w->own_hist = NULL;
+}
+
+/* Sets up a worker (not its thread): its event base, without libevent's
+ * locks (only the worker's thread touches it: commands arrive through
+ * cmd_fd), with precise timers or not (needs_precise_timers), the command
+ * event and the stall ticker. 0, or -1 with err (everything made is freed). */
+static int worker_init(worker *w, int precise, char *err) {
+    struct event_config *cfg;
+    struct timespec ts;
+    struct itimerspec its;
+    w->cmd_fd = w->tick_fd = w->schedstat_fd = -1;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    w->stall_hist = tb_hist_new();
+    w->own_hist = tb_hist_new();
+    w->probe_since_us = tb_now_us();
+    w->cmd_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    w->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (w->cmd_fd < 0 || w->tick_fd < 0) {
+        tb_seterr(err, "load generator: %s: %s", w->cmd_fd < 0 ? "eventfd" : "timerfd_create", strerror(errno));
+        worker_fini(w);
+        return -1;
+    }
+    cfg = event_config_new();
+    if (precise) event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+    w->base = event_base_new_with_config(cfg);
+    event_config_free(cfg);
+    if (!w->base) {
+        tb_seterr(err, "load generator: event_base_new failed");
+        worker_fini(w);
+        return -1;
+    }
+    w->cmd_ev = event_new(w->base, w->cmd_fd, EV_READ | EV_PERSIST, on_cmd, w);
+    w->ticker = event_new(w->base, w->tick_fd, EV_READ | EV_PERSIST, on_tick, w);
+    event_add(w->cmd_ev, NULL);
+    event_add(w->ticker, NULL);
+    /* first expiry one period from now, then every period (absolute, so the
+     * due times do not drift with the loop) */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += (long)STALL_TICK_US * 1000;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    its.it_value = ts;
+    its.it_interval.tv_sec = 0;
+    its.it_interval.tv_nsec = (long)STALL_TICK_US * 1000;
+    w->tick_due_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    if (timerfd_settime(w->tick_fd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
+        tb_seterr(err, "load generator: timerfd_settime: %s", strerror(errno));
+        worker_fini(w);
+        return -1;
+    }
+    return 0;
 }
 
 static const tb_loadgen_ops local_ops = {
@@ -671,9 +828,7 @@ static const tb_loadgen_ops local_ops = {
 
 int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out,
                           char *err) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     local_lg *lg;
-    pthread_once(&once, (void (*)(void))evthread_use_pthreads);
     lg = xcalloc(1, sizeof *lg);
     lg->pub.ops = &local_ops;
     lg->pub.self = lg;
@@ -720,42 +875,17 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
         worker *w = &lg->workers[i];
         w->lg = lg;
         w->id = i;
-        pthread_mutex_init(&w->lock, NULL);
-        pthread_cond_init(&w->cond, NULL);
-        {
-            /* precise timers: the default coarse monotonic clock (~4 ms) would blur intended starts */
-            struct event_config *cfg = event_config_new();
-            event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
-            w->base = event_base_new_with_config(cfg);
-            event_config_free(cfg);
-        }
-        if (!w->base) {
-            tb_seterr(err, "load generator: event_base_new failed");
+        if (worker_init(w, needs_precise_timers(lg), err) != 0) {
             lg_close(lg);
             return -1;
-        }
-        w->cmd_ev = event_new(w->base, -1, 0, on_cmd, w);
-        w->stall_hist = tb_hist_new();
-        w->own_hist = tb_hist_new();
-        w->schedstat_fd = -1;
-        w->probe_since_us = tb_now_us();
-        w->ticker = event_new(w->base, -1, EV_PERSIST, on_tick, w);
-        {
-            struct timeval tv = {0, STALL_TICK_US};
-            w->tick_due_us = tb_now_us() + STALL_TICK_US;
-            event_add(w->ticker, &tv);
         }
         if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
             tb_seterr(err, "load generator: cannot start worker thread");
-            event_free(w->ticker);
-            tb_hist_free(w->stall_hist);
-            tb_hist_free(w->own_hist);
-            event_free(w->cmd_ev);
-            event_base_free(w->base);
-            w->base = NULL;
+            worker_fini(w);
             lg_close(lg);
             return -1;
         }
+        w->running = 1;
         w->have_cpu_clock = pthread_getcpuclockid(w->th, &w->cpu_clock) == 0;
     }
     *out = &lg->pub;

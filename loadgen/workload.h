@@ -105,6 +105,12 @@ typedef struct tb_workload_vt {
      * the driver picks the next op as soon as the previous one ends, draws
      * the think time, and waits max(draw, this). 0 = no minimum. */
     uint64_t (*min_cycle_us)(const void *cfg, int op);
+    /* 1: the workload arms no timer that a latency counts from (only the
+     * driver does), so a tile whose workloads all run at max rate
+     * (think_time = 0) and all allow it runs on event loops with libevent's
+     * coarse timers, saving a syscall per loop turn (loadgen/worker.c,
+     * needs_precise_timers). 0 keeps precise timers always. */
+    int coarse_at_max_rate;
 } tb_workload_vt;
 
 /* The workload kinds compiled in; NULL when kind is unknown. */

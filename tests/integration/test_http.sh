@@ -11,7 +11,10 @@
 #      while nginx served them all with 200;
 #   4. a 404 URL: every op is an error (server), nginx logged 404s;
 #   5. cycle_time is an open loop on a fixed grid of intended starts;
-#   6. a bad URL is a configuration error (exit 2) naming the key.
+#   6. a bad URL is a configuration error (exit 2) naming the key;
+#   7. max rate (think_time = 0, coarse timers): counts agree, no errors, the
+#      stall probe reported;
+#   8. a server that never answers: every op is a timeout, none early.
 source "$(dirname "$0")/lib.sh"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || fail "nginx is not installed (scripts/install-deps installs nginx-light)"
@@ -133,6 +136,48 @@ echo "5: $steady GETs in 3 s of steady state from $USERS users on a 100 ms grid"
 expect "open loop: at most 31 due requests per user" "$steady" -le $((USERS * 31))
 expect "open loop: the grid's requests were sent (half of them, even on a busy machine)" "$steady" -ge $((USERS * 15))
 expect "open loop: no errors" "$(get errors)" -eq 0
+
+# 7. max rate (think_time = 0): the loops run on coarse timers (loadgen/worker.c,
+#    needs_precise_timers); counts still agree with nginx, no errors, and the
+#    stall probe (its own periodic timerfd) reported the phase
+tile "urls = http://127.0.0.1:$P1/index.html=1" | sed 's/^think_time = .*/think_time = 0/; s/^think_dist = .*/think_dist = fixed/' >"$T/t7.ini"
+run "$T/t7.ini"
+client=$(get count_all)
+server=$(lines)
+echo "7: max rate: client $client GETs, nginx $server requests"
+expect "max rate: client GETs" "$client" -gt 1000
+expect "max rate: nginx requests - client GETs (>= 0)" $((server - client)) -ge 0
+expect "max rate: nginx requests - client GETs (<= $USERS in flight)" $((server - client)) -le $USERS
+expect "max rate: no errors" "$(get errors)" -eq 0
+expect "max rate: keep-alive, one connection per user" "$(awk '{print $2}' "$T/access.log" | sort -u | wc -l)" -eq $USERS
+expect "max rate: the stall probe reported the phase" \
+    "$(jq '[.run.events[].message | select(test("loop stall max [0-9.]+ ms, p99 [0-9.]+ ms"))] | length' "$T/r.json")" -ge 1
+
+# 8. a server that accepts connections and never answers: every op times out
+#    (timeout = 300 ms; the driver arms its timeout timer lazily and re-arms it
+#    for the op in flight), never before its 300 ms are up, so the 3 s steady
+#    state holds at most 11 timeouts per user; and at least one each
+P3=$(free_port "$P1")
+python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+held = []
+while True:
+    held.append(s.accept()[0])
+' "$P3" &
+SILENT=$!
+at_exit "kill $SILENT"
+for _ in $(seq 50); do ss -Htln "sport = :$P3" | grep -q . && break; sleep 0.1; done
+tile "urls = http://127.0.0.1:$P3/index.html=1" | sed 's/^timeout = .*/timeout = 300ms/' >"$T/t8.ini"
+run "$T/t8.ini"
+errors=$(get errors)
+echo "8: silent server: $(get count_all) good ops, $errors errors (timeouts) in steady state"
+expect "silent server: no good op" "$(get count_all)" -eq 0
+expect "silent server: a timeout per user at least" "$errors" -ge $USERS
+expect "silent server: no timeout before its 300 ms" "$errors" -le $((USERS * 11))
 
 # 6. a bad key and a bad URL are configuration errors (exit 2) naming the key
 tile "urls = ftp://127.0.0.1/x=1" >"$T/t5.ini"

@@ -240,6 +240,41 @@ static void garbage(void **state) {
     expect_error("HTTP/1.1 101 Switching Protocols\r\n\r\n", "101");
 }
 
+/* Header names are checked 8 bytes at a time: a space, a control byte, DEL
+ * or a non-ASCII byte is refused at every position of names of every length
+ * from 1 to 24 bytes, and every visible ASCII byte is taken. */
+static void header_name_bytes(void **state) {
+    static const unsigned char bad[] = {0, 1, 9, 31, 32, 127, 128, 200, 255};
+    char msg[128], err[TB_ERR_LEN];
+    tb_http_parser p;
+    (void)state;
+    for (size_t len = 1; len <= 24; len++) {
+        for (size_t pos = 0; pos < len; pos++) {
+            for (size_t b = 0; b < sizeof bad; b++) {
+                int n = snprintf(msg, sizeof msg, "HTTP/1.1 200 OK\r\n%.*s: v\r\nContent-Length: 0\r\n\r\n", (int)len,
+                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+                msg[17 + pos] = (char)bad[b];
+                if (bad[b] == 9 && pos == 0) continue; /* a leading tab is an obs-fold line */
+                if (bad[b] == 32 && pos == 0) continue; /* as is a leading space */
+                tb_http_parser_init(&p, 0);
+                if (tb_http_parse(&p, msg, (size_t)n, err) != -1 || !strstr(err, "bad header line"))
+                    fail_msg("name of %zu bytes with byte %d at %zu accepted", len, bad[b], pos);
+                tb_http_parser_free(&p);
+            }
+        }
+        for (int c = 33; c < 127; c++) {
+            int n = snprintf(msg, sizeof msg, "HTTP/1.1 200 OK\r\nX%.*s: v\r\nContent-Length: 0\r\n\r\n", (int)len - 1,
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+            if (c == ':') continue;
+            msg[17 + len - 1] = (char)c;
+            tb_http_parser_init(&p, 0);
+            if (tb_http_parse(&p, msg, (size_t)n, err) != n || !p.done)
+                fail_msg("name of %zu bytes ending in byte %d refused: %s", len, c, err);
+            tb_http_parser_free(&p);
+        }
+    }
+}
+
 static void oversize(void **state) {
     size_t n = TB_HTTP_MAX_HEADER + 100;
     char *big = malloc(n + 64), err[TB_ERR_LEN] = "";
@@ -289,6 +324,7 @@ int main(void) {
         cmocka_unit_test(head_and_eof),
         cmocka_unit_test(body_truncated),
         cmocka_unit_test(garbage),
+        cmocka_unit_test(header_name_bytes),
         cmocka_unit_test(oversize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
