@@ -550,6 +550,11 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
     int version = 0, i;
     char what[300];
     *out = NULL;
+    if (!path || !*path) {
+        /* SQLite would open a private temporary database: results lost at exit */
+        tb_seterr(err, "--db needs a file name (an empty name would keep the results nowhere)");
+        return -1;
+    }
     if (open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err) != 0) return -1;
     snprintf(what, sizeof what, "open %s", path);
     /* Refuse a newer schema before changing anything in the file. */

@@ -487,7 +487,7 @@ static int run_level(run_ctx *c, int tiles, char *err) {
         tb_lg_stats *st = NULL, *all = NULL;
         double cpu0 = c->lg->ops->cpu_seconds(c->lg->self), cpu1;
         tb_lg_stalls sl;
-        int r;
+        int r, cut = 0;
         c->lg->ops->stalls(c->lg->self, &sl); /* start the phase's stall record afresh */
         if (p == 0) {
             /* the connect storm of ramp-up shows here, apart from steady state */
@@ -505,10 +505,14 @@ static int run_level(run_ctx *c, int tiles, char *err) {
         c->lg->ops->stalls(c->lg->self, &sl);
         if (c->lg->ops->collect_phase(c->lg->self, p, &st, err) != 0) return -1;
         if (p == sd->phases - 1) {
-            /* the last phase is stored with the whole level's op counts, after ramp-down */
+            /* The last phase is stored with the whole level's op counts, after
+             * ramp-down. A signal during ramp-down cuts it short, but the
+             * phase itself has finished: it is stored before the run ends as
+             * interrupted (the counts over every stage then end at the signal). */
             if (wait_until(c, pl.phase_end_us[p] + sd->ramp_down_us, tiles, stage_names[3], 0) != 0) {
-                tb_lg_stats_free(st);
-                goto interrupted;
+                cut = 1;
+                note(c, "info", "interrupted in ramp-down: the finished last phase is stored, and the level's counts "
+                                "over every stage end at the signal");
             }
             if (c->lg->ops->stop_level(c->lg->self, &all, err) != 0) {
                 tb_lg_stats_free(st);
@@ -539,6 +543,7 @@ static int run_level(run_ctx *c, int tiles, char *err) {
         tb_lg_stats_free(all);
         if (r < 0) return -1;
         if (r == 0) all_pass = 0;
+        if (cut) return -2; /* the level is stopped already */
     }
     return all_pass;
 interrupted:

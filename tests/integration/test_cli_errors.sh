@@ -28,6 +28,7 @@ expect_exit2 "unknown scheme" $TB run --meter "bogus://x" --db "$T/r.db" --sut-d
 printf '[workload.kv]\nkind = kv\nusers = many\nreference = 1\n' >"$T/bad.ini"
 expect_exit2 "$T/bad.ini:3: [workload.kv] users: 'many'" $TB run --config "$T/bad.ini"
 expect_exit2 "not found" $TB report latest --db "$T/none.db"
+expect_exit2 "--db needs a file name" $TB run --tiles 1 --meter estimate: --db ""
 # A missing PostgreSQL installation is a configuration error, named as such.
 TB_PG_BINDIR=/nonexistent expect_exit2 "PostgreSQL" $TB run --tiles 1 --idle 0 --sut-dir "$T/sut" --db "$T/r2.db"
 [ -z "$(pgrep -f "$T/sut" || true)" ] || fail "processes left after a failed SUT start"

@@ -35,6 +35,30 @@ interrupt() { # SIGNAL
 interrupt INT
 interrupt TERM
 
+# SIGINT in ramp-down: steady state has finished, so its phase is stored
+# (a finished phase is never lost), and the run is interrupted
+db="$T/results-rampdown.db"
+"$TILEBENCH" run --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 30s --idle 1s \
+    --sut-dir "$T/sut" --db "$db" >"$T/run-rampdown.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 240); do
+    grep -q "level 1 tiles: ramp-up" "$T/run-rampdown.log" && break
+    kill -0 $pid 2>/dev/null || fail "ramp-down: run ended early: $(cat "$T/run-rampdown.log")"
+    sleep 0.5
+done
+sleep 9 # 5 s of ramp-up, warm-up and steady state, then well inside the 30 s ramp-down
+kill -0 $pid 2>/dev/null || fail "ramp-down: run ended before the signal: $(cat "$T/run-rampdown.log")"
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+expect "ramp-down: exit code" "$rc" -eq 3
+"$TILEBENCH" report latest --db "$db" --format json >"$T/report-rampdown.json"
+expect "ramp-down: status" "$(jq -r .run.status "$T/report-rampdown.json")" = interrupted
+expect "ramp-down: the finished level is kept" "$(jq '.run.levels | length' "$T/report-rampdown.json")" -eq 1
+expect "ramp-down: it has ops" "$(jq '[.run.levels[0].workloads[].ops] | add' "$T/report-rampdown.json")" -gt 0
+left=$(pgrep -f "$T/sut" || true)
+[ -z "$left" ] || fail "ramp-down: SUT processes still running: $left"
+
 # SIGINT while `run` is still loading tile data into its own embedded SUT (30
 # tiles take tens of seconds): it stops between two tiles instead of loading
 # them all first, stores the run as interrupted, exits 3, and leaves no SUT
