@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "common/tb_common.h"
@@ -134,6 +136,11 @@ static int sut_cmd_up(const tb_sut_options *opt) {
 static int sut_cmd_down(const char *dir) {
     char err[TB_ERR_LEN] = "";
     uint64_t t0 = tb_now_us();
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "tilebench sut down: %s: %s\n", dir, stat(dir, &sb) != 0 ? strerror(errno) : "not a folder");
+        return TB_EXIT_USAGE;
+    }
     if (tb_sut_down(dir, err) != 0) {
         fprintf(stderr, "tilebench sut down: %s\n", err);
         return TB_EXIT_ABORTED;

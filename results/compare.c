@@ -727,13 +727,13 @@ static void read_end(sqlite3 *db, int opened) {
 static int check_args(const int64_t *ids, int n, int64_t baseline_id, char *err) {
     int i, j, found = 0;
     if (!ids || n < 2) {
-        tb_seterr(err, "compare: %d run%s given: compare needs at least 2", n < 0 ? 0 : n, n == 1 ? "" : "s");
+        tb_seterr(err, "%d run%s given: compare needs at least 2", n < 0 ? 0 : n, n == 1 ? "" : "s");
         return -1;
     }
     for (i = 0; i < n; i++) {
         for (j = 0; j < i; j++)
             if (ids[i] == ids[j]) {
-                tb_seterr(err, "compare: run %lld is given twice", (long long)ids[i]);
+                tb_seterr(err, "run %lld is given twice (latest counts as its number)", (long long)ids[i]);
                 return -1;
             }
         if (ids[i] == baseline_id) found = 1;
