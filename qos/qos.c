@@ -128,7 +128,7 @@ static int workload_idle(const tb_qos_rule *r, const tb_qos_input *in, int n_in,
 
 /* Zero ops: a fail when the whole workload completed nothing, else not judged. */
 static tb_qos_outcome no_ops(const tb_qos_rule *r, const tb_qos_input *in, int n_in, int tile, tb_qos_result *out) {
-    out->observed = 0.0;
+    out->observed = NAN;
     if (workload_idle(r, in, n_in, tile)) {
         snprintf(out->reason, sizeof out->reason, "no ops (%s completed no op in steady state)", r->workload);
         return finish(out, 0);
@@ -192,7 +192,7 @@ static tb_qos_outcome eval_latency(const tb_qos_rule *r, const tb_qos_input *in,
     int pass;
 
     if (r->kind == TB_QOS_PERCENTILE && !(r->pct >= 0.0 && r->pct <= 100.0)) {
-        out->observed = 0.0;
+        out->observed = NAN;
         snprintf(out->reason, sizeof out->reason, "bad percentile %g (use 0..100)", r->pct);
         return finish(out, 0);
     }
@@ -234,7 +234,7 @@ static tb_qos_outcome eval_within(const tb_qos_rule *r, const tb_qos_input *in, 
     fmt_num(r->limit, lim, sizeof lim);
     fmt_num(r->within_ms, lat, sizeof lat);
     if (!(r->within_ms >= 0.0)) {
-        out->observed = 0.0;
+        out->observed = NAN;
         snprintf(out->reason, sizeof out->reason, "bad latency limit %g ms", r->within_ms);
         return finish(out, 0);
     }
@@ -305,7 +305,7 @@ static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int
     }
     free(first);
 
-    out->observed = 0.0;
+    out->observed = NAN;
     if (worst < 0) { /* no mix op at all, or the named op is not one */
         if (all)
             snprintf(out->reason, sizeof out->reason, "no mix target for %s", r->workload);
@@ -350,7 +350,7 @@ static tb_qos_outcome eval_throughput(const tb_qos_rule *r, const tb_qos_wl_inpu
         ref += w[i].reference;
         n++;
     }
-    out->observed = 0.0;
+    out->observed = NAN;
     if (n == 0) {
         snprintf(out->reason, sizeof out->reason, "no throughput for %s", r->workload);
         return finish(out, 0);

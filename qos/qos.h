@@ -128,7 +128,8 @@ typedef struct tb_qos_inputs {
 typedef struct tb_qos_result {
     char rule[96];    /* "oltp.Order p90 <= 3000 ms" */
     double observed;  /* ms, %, or pp: the unit of limit; also set when not judged if there
-                         were ops (for information only), else 0 */
+                         were ops (for information only); NAN when nothing was observed
+                         (no ops, no mix target, no throughput, a bad rule) */
     double limit;     /* the rule's limit (for WITHIN the required %, not the latency) */
     int pass;         /* 1 pass; 0 fail or not judged (a rule not judged never passes) */
     int not_judged;   /* 1: not judged, too few ops (pass is 0); 0: judged, pass says how */

@@ -1252,7 +1252,8 @@ static void html_qos(page *p) {
             row_open(f, json_is_false(json_object_get(q, "pass")), NULL);
             td_level(f, lv);
             td_text(f, jstr(q, "rule"));
-            td_ms(f, jnum(q, "observed"));
+            if (isfinite(jnum(q, "observed"))) td_ms(f, jnum(q, "observed"));
+            else fputs("<td class=\"n\">n/a</td>", f); /* nothing observed (no ops): never 0 */
             td_ms(f, jnum(q, "limit"));
             if (nj) fputs("<td><span class=\"nj\">NOT JUDGED</span></td>", f);
             else td_verdict(f, json_object_get(q, "pass"), "PASS", "FAIL", NULL);

@@ -31,8 +31,11 @@ static int print_rules(sqlite3 *db, int64_t level_id, FILE *f, char *err) {
         fputs(judged ? "    QoS FAIL  " : "    QoS NOT JUDGED  ", f);
         if (tile > 0) fprintf(f, "tile %d: ", tile);
         if (judged) {
-            fprintf(f, "%s: observed %.3f, limit %.3f", rule ? rule : "?", sqlite3_column_double(st, 1),
-                    sqlite3_column_double(st, 2));
+            fprintf(f, "%s: observed ", rule ? rule : "?");
+            /* NULL: nothing observed (no ops), "n/a" rather than an invented 0 */
+            if (sqlite3_column_type(st, 1) == SQLITE_NULL) fputs("n/a", f);
+            else fprintf(f, "%.3f", sqlite3_column_double(st, 1));
+            fprintf(f, ", limit %.3f", sqlite3_column_double(st, 2));
             if (reason && *reason) fprintf(f, " (%s)", reason);
         } else if (reason && *reason && strcmp(reason, "no ops") != 0) {
             fprintf(f, "%s: %s", rule ? rule : "?", reason); /* says the ops and the least it needs */

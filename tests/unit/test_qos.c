@@ -223,7 +223,7 @@ static void test_no_ops(void **state) {
     tb_qos_rule r = make_rule("kv", "GET", TB_QOS_PERCENTILE, 99, 1);
     assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_FAIL);
     assert_string_equal(res.reason, "no ops (kv completed no op in steady state)");
-    assert_true(res.observed == 0.0);
+    assert_true(isnan(res.observed)); /* nothing observed: not available, never 0 */
     assert_int_equal(res.not_judged, 0);
     assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), TB_QOS_FAIL);
     assert_string_equal(res.reason, "no ops (kv completed no op in steady state)");
@@ -249,6 +249,7 @@ static void test_no_ops(void **state) {
     assert_int_equal(res.pass, 0);
     assert_int_equal(res.not_judged, 1);
     assert_string_equal(res.reason, "no ops");
+    assert_true(isnan(res.observed));
     assert_int_equal(res.ops, 0);
     assert_int_equal(res.min_ops, 10);
     r.kind = TB_QOS_MEAN;
@@ -257,6 +258,7 @@ static void test_no_ops(void **state) {
     r = make_rule("web", "AddPerson", TB_QOS_ERROR_RATE, 0, 0.5);
     assert_int_equal(tb_qos_eval(&r, web, 5, &res), TB_QOS_NOT_JUDGED);
     assert_string_equal(res.reason, "no ops");
+    assert_true(isnan(res.observed)); /* 0 ops and 0 errors: no rate, not 0% */
     r = make_rule("web", "AddPerson", TB_QOS_WITHIN, 0, 99);
     r.within_ms = 3000;
     assert_int_equal(tb_qos_eval(&r, web, 5, &res), TB_QOS_NOT_JUDGED);
@@ -538,7 +540,7 @@ static void test_mix_edges(void **state) {
     none[2] = IN("web", "C", NULL, 10, 0);
     assert_int_equal(tb_qos_eval(&r, none, 3, &res), 0);
     assert_string_equal(res.reason, "no mix target for web");
-    assert_true(res.observed == 0.0);
+    assert_true(isnan(res.observed)); /* no target: nothing to observe */
     assert_int_equal(tb_qos_eval(&r, NULL, 0, &res), 0);
     assert_string_equal(res.reason, "no mix target for web");
     /* the mix ops ran 0 times */

@@ -610,7 +610,7 @@ static int64_t store_golden(const fix *f, int with_errors) {
     tb_run_info ri;
     tb_op_result ops[2];
     tb_workload_result w;
-    tb_qos_result q[3];
+    tb_qos_result q[4];
     tb_level_result lr;
     tb_hist *h = hist_steps(1000, 0, 40), *hl = hist_steps(2000, 0, 10);
     char err[TB_ERR_LEN] = "";
@@ -663,6 +663,13 @@ static int64_t store_golden(const fix *f, int with_errors) {
         q[i].tile = i - 1;
         snprintf(q[i].reason, sizeof q[i].reason, "%s", NJ_REASON);
     }
+    /* a rule whose op completed nothing: observed not available (NaN), never 0 */
+    snprintf(q[3].rule, sizeof q[3].rule, "web.AddEvent p90 <= 3000 ms");
+    q[3].observed = NAN;
+    q[3].limit = 3000;
+    q[3].not_judged = 1;
+    q[3].min_ops = 10;
+    snprintf(q[3].reason, sizeof q[3].reason, "no ops");
     lr.tiles = 1;
     lr.phase = 1;
     lr.steady_us = 20000000;
@@ -670,14 +677,14 @@ static int64_t store_golden(const fix *f, int with_errors) {
     lr.avg_watts = 120.5;
     lr.ppkw = 1.0 / 0.1205;
     lr.qos_pass = 1;
-    lr.qos_not_judged = 1;
+    lr.qos_not_judged = 2;
     lr.valid = 1;
     lr.samples_total = 20;
     lr.telemetry.cpu_util_pct = NAN;
     lr.telemetry.avg_freq_mhz = NAN;
     lr.n_workloads = 1;
     lr.workloads = &w;
-    lr.n_qos = 3;
+    lr.n_qos = 4;
     lr.qos = q;
     assert_int_equal(tb_store_open(f->db, &s, err), 0);
     assert_int_equal(tb_store_begin_run(s, &ri, &id, err), 0);
@@ -695,10 +702,10 @@ static void test_golden_text(void **state) {
     char *text = render(f, id, TB_REPORT_TEXT);
     assert_non_null(strstr(text, "\n  QoS warning  rules not judged (too few ops) at 1 tile: QoS there covers the judged "
                                  "rules only (see \"QoS not judged\")\n"));
-    assert_non_null(strstr(text, "\n      1     1      1.000     120.5       8.30  PASS, 1 not judged    yes\n"));
+    assert_non_null(strstr(text, "\n      1     1      1.000     120.5       8.30  PASS, 2 not judged    yes\n"));
     assert_non_null(strstr(text, "\nQoS not judged (too few ops for the rule to mean anything: neither a pass nor a "
                                  "fail)\n  1 tiles phase 1: web.* mix deviation <= 2 pp (level; tile 1): " NJ_REASON
-                                 "\n"));
+                                 "\n  1 tiles phase 1: web.AddEvent p90 <= 3000 ms (level): no ops\n"));
     assert_null(strstr(text, "QoS failures"));
     assert_non_null(strstr(text, "\n    workload   op                    count   errors        p50        p95        p99"
                                  "  errors by class\n"
@@ -722,14 +729,16 @@ static void test_golden_json(void **state) {
     assert_non_null(root);
     lv = json_array_get(json_object_get(json_object_get(root, "run"), "levels"), 0);
     assert_true(json_is_true(json_object_get(lv, "qos_pass")));
-    assert_int_equal(json_integer_value(json_object_get(lv, "qos_not_judged")), 1);
+    assert_int_equal(json_integer_value(json_object_get(lv, "qos_not_judged")), 2);
     assert_string_equal(json_string_value(json_object_get(lv, "qos_verdict")), "incomplete");
     dump = json_dumps(json_object_get(lv, "qos"), JSON_COMPACT | JSON_REAL_PRECISION(15));
     assert_string_equal(dump, "[{\"rule\":\"web.HomePage p90 <= 1000 ms\",\"observed\":1.0,\"limit\":1000.0,\"pass\":true,"
                               "\"verdict\":\"pass\",\"judged\":true,\"ops\":40,\"min_ops\":10,\"reason\":\"p90 1.000 ms "
                               "<= 1000 ms\"},{\"rule\":\"web.* mix deviation <= 2 pp\",\"observed\":9.0,\"limit\":2.0,"
                               "\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":50,\"min_ops\":3693,"
-                              "\"reason\":\"" NJ_REASON "\"}]");
+                              "\"reason\":\"" NJ_REASON "\"},{\"rule\":\"web.AddEvent p90 <= 3000 ms\",\"observed\":null,"
+                              "\"limit\":3000.0,\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":0,"
+                              "\"min_ops\":10,\"reason\":\"no ops\"}]");
     free(dump);
     q = json_array_get(json_object_get(lv, "tile_qos"), 0);
     assert_int_equal(json_integer_value(json_object_get(q, "tile")), 1);
@@ -746,7 +755,7 @@ static void test_golden_json(void **state) {
     free(dump);
     q = json_array_get(json_object_get(json_object_get(root, "run"), "summary"), 0);
     assert_string_equal(json_string_value(json_object_get(q, "qos_verdict")), "incomplete");
-    assert_int_equal(json_integer_value(json_object_get(q, "qos_not_judged")), 1);
+    assert_int_equal(json_integer_value(json_object_get(q, "qos_not_judged")), 2);
     json_decref(root);
     free(text);
 }
@@ -767,7 +776,7 @@ static void test_golden_csv(void **state) {
     assert_string_equal(t.rows[1][csv_col(&t, "errors_content")], "3");
     assert_string_equal(t.rows[2][csv_col(&t, "errors_content")], "0");
     assert_string_equal(t.rows[1][csv_col(&t, "qos_pass")], "true");
-    assert_string_equal(t.rows[1][csv_col(&t, "qos_not_judged")], "1");
+    assert_string_equal(t.rows[1][csv_col(&t, "qos_not_judged")], "2");
     assert_string_equal(t.rows[1][csv_col(&t, "qos_verdict")], "incomplete");
     assert_non_null(strstr(text, ",errors,errors_connect,errors_io,errors_timeout,errors_server,errors_content,"
                                  "count_all,"));
@@ -779,14 +788,16 @@ static void test_golden_html(void **state) {
     fix *f = *state;
     int64_t id = store_golden(f, 1);
     char *html = render(f, id, TB_REPORT_HTML);
-    const char *warn = strstr(html, "<li><b>1 tile, phase 1: QoS not fully judged</b>: 1 rule had too few ops to be "
-                                    "judged (web.* mix deviation &lt;= 2 pp); its QoS verdict covers the judged rules "
+    const char *warn = strstr(html, "<li><b>1 tile, phase 1: QoS not fully judged</b>: 2 rules had too few ops to be "
+                                    "judged (web.* mix deviation &lt;= 2 pp, web.AddEvent p90 &lt;= 3000 ms); its QoS verdict covers the judged rules "
                                     "only. See <a href=\"#qos\">QoS</a>.</li>");
     assert_non_null(warn);
     assert_true(warn < strstr(html, "<svg")); /* at the top, before the charts */
-    assert_non_null(strstr(html, "<td><span class=\"pass\">PASS</span>, <span class=\"nj\">1 not judged</span></td>"));
+    assert_non_null(strstr(html, "<td><span class=\"pass\">PASS</span>, <span class=\"nj\">2 not judged</span></td>"));
     assert_non_null(strstr(html, "<td>web.* mix deviation &lt;= 2 pp</td><td class=\"n\">9.000</td><td class=\"n\">2.000"
                                  "</td><td><span class=\"nj\">NOT JUDGED</span></td>"));
+    /* nothing observed: n/a, never 0.000 */
+    assert_non_null(strstr(html, "<td>web.AddEvent p90 &lt;= 3000 ms</td><td class=\"n\">n/a</td>"));
     assert_non_null(strstr(html, "<th>errors by class</th>"));
     assert_non_null(strstr(html, "<td>web</td><td>HomePage</td><td class=\"n\">40</td><td class=\"n\">5</td>"
                                  "<td>connect 1, timeout 1, content 3</td>"));
