@@ -1190,12 +1190,13 @@ static int list_campaigns(read_ctx *c, FILE *f) {
 int tb_report_list_runs(tb_store *s, FILE *f, char *err) {
     read_ctx c = {s, tb_store_db(s), err};
     sqlite3_stmt *st = NULL;
-    int rc, n = 0, opened = read_begin(c.db);
+    int rc, n = 0, n_est = 0, opened = read_begin(c.db);
     if (prep(&c,
              "SELECT r.id, r.started_at, r.status, r.writer_pid, r.writer_start, r.label,"
              " (SELECT count(DISTINCT tiles) FROM levels WHERE run_id = r.id),"
              " (SELECT max(score) FROM levels WHERE run_id = r.id),"
-             " (SELECT max(ppkw) FROM levels WHERE run_id = r.id)"
+             " (SELECT max(ppkw) FROM levels WHERE run_id = r.id),"
+             " EXISTS (SELECT 1 FROM meters WHERE run_id = r.id AND estimated)"
              " FROM runs r ORDER BY r.id",
              &st) != 0) {
         read_end(c.db, opened);
@@ -1210,13 +1211,18 @@ int tb_report_list_runs(tb_store *s, FILE *f, char *err) {
             fprintf(f, "%6s  %-20s  %-11s  %-30s  %6s  %10s  %10s\n", "id", "started", "status", "label", "levels",
                     "peak score", "peak PPKW");
         if (sqlite3_column_type(st, 7) != SQLITE_NULL) snprintf(score, sizeof score, "%.3f", sqlite3_column_double(st, 7));
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL) snprintf(ppkw, sizeof ppkw, "%.2f", sqlite3_column_double(st, 8));
+        /* "*": ESTIMATED POWER (an estimate: meter), explained below the table */
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            snprintf(ppkw, sizeof ppkw, "%.2f%s", sqlite3_column_double(st, 8), sqlite3_column_int(st, 9) ? "*" : "");
+        if (sqlite3_column_int(st, 9)) n_est++;
         fprintf(f, "%6lld  %-20s  %-11s  ", (long long)sqlite3_column_int64(st, 0), started ? started : "-",
                 status ? status : "-");
         put_safe(f, (const char *)sqlite3_column_text(st, 5), 30, 30);
         fprintf(f, "  %6d  %10s  %10s\n", sqlite3_column_int(st, 6), score, ppkw);
     }
     sqlite3_finalize(st);
+    if (rc == 0 && n_est > 0)
+        fputs("* ESTIMATED POWER: watts (and so PPKW) come from a model (estimate: meter), not a power meter\n", f);
     if (rc == 0) rc = list_campaigns(&c, f);
     read_end(c.db, opened);
     if (rc != 0) return -1;

@@ -20,7 +20,9 @@ int tb_report_parse_format(const char *s, tb_report_format *out, char *err) TB_W
 /* Writes the report of run_id to f. 0 or -1 with err. */
 int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) TB_WUR;
 
-/* Lists runs (id, label, status, started, levels, peak score, peak PPKW) to f. */
+/* Lists runs (id, label, status, started, levels, peak score, peak PPKW) to f.
+ * A run whose power is estimated (a meter stored with estimated = 1) gets "*"
+ * after its peak PPKW and the table a footnote line "* ESTIMATED POWER: ...". */
 int tb_report_list_runs(tb_store *s, FILE *f, char *err) TB_WUR;
 
 #endif

@@ -79,6 +79,14 @@ typedef struct run_ctx {
 
 static void note(run_ctx *c, const char *kind, const char *msg);
 
+/* " (estimated)" after a wattage when any meter is a model (estimate:, or auto
+ * fell back to it): README promises every output says ESTIMATED POWER. */
+static const char *est_mark(const run_ctx *c) {
+    for (int i = 0; i < c->o->n_meters; i++)
+        if (c->infos[i].estimated) return " (estimated)";
+    return "";
+}
+
 static int stopped(const run_ctx *c) { return c->o->stop && *c->o->stop; }
 
 static const char *stage_names[] = {"ramp-up", "warm-up", "steady", "ramp-down", "active idle"};
@@ -97,11 +105,11 @@ static void progress(run_ctx *c, int tiles, const char *stage, int phase, uint64
     w = c->poller ? tb_poller_latest_watts(c->poller) : NAN;
     tb_format_duration(stage_end_us > now ? (stage_end_us - now) / 1000000 * 1000000 : 0, left, sizeof left);
     if (phase > 0)
-        printf("\r\033[K[level %d/%d: %d tiles] %s %d  %s left  %.0f ops/s  %llu errors  %.1f W", c->levels_done + 1,
-               c->levels_total, tiles, stage, phase, left, rate, (unsigned long long)errs, w);
+        printf("\r\033[K[level %d/%d: %d tiles] %s %d  %s left  %.0f ops/s  %llu errors  %.1f W%s", c->levels_done + 1,
+               c->levels_total, tiles, stage, phase, left, rate, (unsigned long long)errs, w, est_mark(c));
     else
-        printf("\r\033[K[level %d/%d: %d tiles] %s  %s left  %.0f ops/s  %llu errors  %.1f W", c->levels_done + 1,
-               c->levels_total, tiles, stage, left, rate, (unsigned long long)errs, w);
+        printf("\r\033[K[level %d/%d: %d tiles] %s  %s left  %.0f ops/s  %llu errors  %.1f W%s", c->levels_done + 1,
+               c->levels_total, tiles, stage, left, rate, (unsigned long long)errs, w, est_mark(c));
     fflush(stdout);
 }
 
@@ -408,8 +416,8 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
             snprintf(verdict, sizeof verdict, "%s (%d rule%s not judged: too few ops)", lr.qos_pass ? "PASS" : "FAIL",
                      lr.qos_not_judged, lr.qos_not_judged == 1 ? "" : "s");
         else snprintf(verdict, sizeof verdict, "%s", lr.qos_pass ? "PASS" : "FAIL");
-        printf("level %d tiles phase %d: score %.3f  %.1f W  PPKW %.2f  QoS %s  %s%s\n", tiles, p + 1, lr.score,
-               lr.avg_watts, lr.ppkw, verdict, lr.valid ? "valid" : "INVALID: ", lr.valid ? "" : lr.invalid_reason);
+        printf("level %d tiles phase %d: score %.3f  %.1f W%s  PPKW %.2f  QoS %s  %s%s\n", tiles, p + 1, lr.score,
+               lr.avg_watts, est_mark(c), lr.ppkw, verdict, lr.valid ? "valid" : "INVALID: ", lr.valid ? "" : lr.invalid_reason);
         for (int i = 0; i < nq; i++) {
             const char *what = qr[i].not_judged ? "not judged" : "fail";
             if (qr[i].pass) continue;
@@ -979,7 +987,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
                 status = TB_RUN_ABORTED;
                 goto done;
             }
-            if (!o->quiet) printf("active idle: %.1f W\n", w);
+            if (!o->quiet) printf("active idle: %.1f W%s\n", w, est_mark(&c));
             if (c.tsampler) {
                 tb_telem_sample *ts = NULL;
                 tb_telemetry agg;

@@ -44,6 +44,13 @@ expect "client ops" "$client" -gt 0
 expect "server SET+GET calls - client ops (>= 0)" $((server - client)) -ge 0
 expect "server SET+GET calls - client ops (<= 32 users in flight)" $((server - client)) -le 32
 expect "errors" "$(jq '[.run.levels[0].workloads[].operations[].errors] | add' "$T/r.json")" -eq 0
+# ESTIMATED POWER is said beside the watts of each level line and in the run list
+grep -Eq "^level 16 tiles phase 1: score [0-9.]+  [0-9.]+ W \(estimated\)  PPKW " "$T/run.log" ||
+    fail "level line without (estimated): $(grep '^level' "$T/run.log")"
+"$TILEBENCH" runs --db "$T/r.db" >"$T/runs.out"
+grep -Eq " [0-9.]+\*$" "$T/runs.out" || fail "runs: peak PPKW without *: $(cat "$T/runs.out")"
+grep -q "^\* ESTIMATED POWER: " "$T/runs.out" || fail "runs: no ESTIMATED POWER footnote: $(cat "$T/runs.out")"
+echo "ok: estimated power flagged: $(grep '^level' "$T/run.log" | head -1)"
 
 # 2. the stall events: figures present, own work never above the whole
 msg=$(jq -r '[.run.events[].message | select(test("phase 1: load generator loop stall"))][0]' "$T/r.json")

@@ -512,7 +512,10 @@ static void test_list_runs(void **state) {
     assert_non_null(strstr(out, "peak PPKW"));
     assert_non_null(strstr(out, "     1  2026-05-28T20:26:40Z  complete     <script>\"x\""));
     assert_non_null(strstr(out, "     2  2026-05-28T20:26:40Z  complete"));
-    assert_non_null(strstr(out, "       2       1.900       12.65\n"));
+    /* meter #1 is an estimate: "*" beside the peak PPKW, explained below the table */
+    assert_non_null(strstr(out, "       2       1.900      12.65*\n"));
+    assert_non_null(strstr(out, "\n* ESTIMATED POWER: watts (and so PPKW) come from a model (estimate: meter), not a "
+                                "power meter\n"));
     free(out);
     hists_free(&h);
 }
