@@ -25,7 +25,7 @@ typedef struct parse_state {
     size_t len, off;
     int line;       /* current line, counted by our reader */
     char err[TB_ERR_LEN];
-    int failed;
+    int failed;     /* 0, or the line of the first handler error */
     int n_seen;     /* "section\0key" hashes already seen: a repeated key is an error */
     uint64_t seen[MAX_KEYS_SEEN];
 } parse_state;
@@ -57,7 +57,7 @@ static char *counting_reader(char *str, int num, void *stream) {
 
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
     snprintf(ps->err, sizeof ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->line, section, key, why);
-    ps->failed = 1;
+    ps->failed = ps->line;
     return 0; /* tells inih to stop */
 }
 
@@ -162,7 +162,7 @@ static int add_rule(parse_state *ps, const char *sec, const char *wname, const c
     r = &def->rules[def->n_rules];
     if (tb_qos_parse_rule(wname, key, val, r, e) != 0) {
         snprintf(ps->err, sizeof ps->err, "%.200s:%d: %s", def->path, ps->line, e);
-        ps->failed = 1;
+        ps->failed = ps->line;
         return 0;
     }
     snprintf(r->source, sizeof r->source, "%.80s:%d", base ? base + 1 : def->path, ps->line);
@@ -439,6 +439,69 @@ static char *redacted_text(const char *text, size_t len) {
     return b;
 }
 
+/* Appends s[0..n) to out (size outlen, always terminated) with bytes that
+ * would garble a terminal escaped as \xNN: control bytes, DEL and bytes that
+ * are not part of a valid UTF-8 sequence (a binary file given as --config).
+ * Stops early, ending in "...", when out is full. */
+static void escape_bytes(const char *s, size_t n, char *out, size_t outlen) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = strlen(out), i = 0;
+    while (i < n && p[i]) {
+        size_t k = 1, need = 0;
+        if (p[i] >= 0xc2 && p[i] <= 0xdf) need = 1;
+        else if (p[i] >= 0xe0 && p[i] <= 0xef) need = 2;
+        else if (p[i] >= 0xf0 && p[i] <= 0xf4) need = 3;
+        if (need) {
+            while (k <= need && i + k < n && (p[i + k] & 0xc0) == 0x80) k++;
+            if (k != need + 1) need = 0, k = 1; /* truncated sequence: escape the lead byte */
+        }
+        int esc = !need && (p[i] < 0x20 || p[i] >= 0x7f);
+        size_t w = esc ? 4 : k;
+        if (o + w + 4 > outlen) {
+            if (o + 4 <= outlen) memcpy(out + o, "...", 3), o += 3;
+            break;
+        }
+        if (esc) o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", p[i]);
+        else memcpy(out + o, p + i, k), o += k;
+        i += k;
+    }
+    out[o < outlen ? o : outlen - 1] = '\0';
+}
+
+/* err again with every byte escaped as escape_bytes does: errors quote names
+ * and values from the file, which may be anything. */
+static void escape_err(char *err) {
+    char raw[TB_ERR_LEN];
+    snprintf(raw, sizeof raw, "%s", err);
+    err[0] = '\0';
+    escape_bytes(raw, strlen(raw), err, TB_ERR_LEN);
+}
+
+/* The syntax error inih found at `line` (a line, as inih read it, that it
+ * could not parse): what is wrong and an escaped excerpt of the line. The
+ * line is found by reading the text again exactly as inih did. */
+static void syntax_error(const char *name, const char *text, size_t len, int line, char *err) {
+    parse_state rd;
+    char buf[INI_MAX_LINE], excerpt[256] = ""; /* 60 bytes, each at most 4 escaped */
+    const char *l = NULL, *why;
+    size_t n;
+    memset(&rd, 0, sizeof rd);
+    rd.text = text;
+    rd.len = len;
+    while (rd.line < line && (l = counting_reader(buf, sizeof buf, &rd)) != NULL) {}
+    if (!l || rd.line != line) {
+        tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", name, line);
+        return;
+    }
+    if (line == 1 && strncmp(l, "\xEF\xBB\xBF", 3) == 0) l += 3; /* inih skips a UTF-8 BOM */
+    while (*l == ' ' || *l == '\t' || *l == '\r') l++;
+    n = strcspn(l, "\r\n");
+    while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t')) n--;
+    why = *l == '[' ? "unclosed section header (no ']')" : "expected key = value (or [section])";
+    escape_bytes(l, n > 60 ? 60 : n, excerpt, sizeof excerpt);
+    tb_seterr(err, "%s:%d: syntax error: %s: '%s%s'", name, line, why, excerpt, n > 60 ? "..." : "");
+}
+
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
     parse_state ps;
     int rc;
@@ -457,17 +520,24 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
     ps.text = text;
     ps.len = len;
     rc = ini_parse_stream(counting_reader, &ps, handler, &ps);
-    if (ps.failed) {
-        tb_seterr(err, "%s", ps.err);
+    /* inih goes on after a syntax error and returns the first error's line
+     * (a handler error counts too): a syntax error before the first handler
+     * error is the one to report, as later keys land in the wrong section */
+    if (rc > 0 && (!ps.failed || rc < ps.failed)) {
+        syntax_error(name, text, len, rc, err);
+        escape_err(err);
         tb_tiledef_free(def);
         return -1;
     }
-    if (rc != 0) {
-        tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", name, rc);
+    if (ps.failed || rc != 0) {
+        if (ps.failed) tb_seterr(err, "%s", ps.err);
+        else tb_seterr(err, "%s: cannot parse (inih error %d)", name, rc);
+        escape_err(err);
         tb_tiledef_free(def);
         return -1;
     }
     if (check(def, err) != 0) {
+        escape_err(err);
         tb_tiledef_free(def);
         return -1;
     }

@@ -201,6 +201,14 @@ static void bad_files(void **state) {
         {"[tile]\nname = x\n", "no [workload.NAME]", ""},
         {"[workload.kv]\nkind = kv\nreference = 1\n[bogus]\nx = 1\n", ":5:", "unknown section"},
         {"[workload.kv]\nkind = kv\nreference = 1\nthis line has no equals\n", ":4:", "syntax error"},
+        /* a malformed line is named itself, not a later key that landed in the wrong section */
+        {"[workload.kv]\nkind = kv\nreference = 1\n[qos.kv]\nGET.p90 = 1s\n[workload.web\nkind = http\n", ":6:",
+         "syntax error: unclosed section header (no ']'): '[workload.web'"},
+        {"hello world\n\n[bogus]\nx = 1\n", ":1:", "syntax error: expected key = value (or [section]): 'hello world'"},
+        /* bytes from a binary file are escaped, never echoed raw to a terminal */
+        {"\x7f" "ELF\x02\x01\n", ":1:", "'\\x7f" "ELF\\x02\\x01'"},
+        {"[workload.kv]\nkind = k\x1b[2Jv\n", ":2:", "'k\\x1b[2Jv'"},
+        {"[workload.kv]\nkind = caf\xc3\xa9\xff\n", ":2:", "'caf\xc3\xa9\\xff'"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = nohostport\n", ":5:", "HOST:PORT"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nphases = 0\n", ":5:", "phases"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = node1:9100\n", ":5:", "telemetry: use local"},
@@ -215,6 +223,8 @@ static void bad_files(void **state) {
         if (rc == 0) fail_msg("case %zu parsed but should fail", i);
         if (!strstr(err, cases[i].want1) || !strstr(err, cases[i].want2))
             fail_msg("case %zu: message '%s' lacks '%s' / '%s'", i, err, cases[i].want1, cases[i].want2);
+        for (const char *c = err; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) fail_msg("case %zu: raw control byte in '%s'", i, err);
         if (!strstr(err, p) && strncmp(cases[i].want1, "qos", 3) != 0)
             fail_msg("case %zu: message '%s' does not name the file", i, err);
     }
