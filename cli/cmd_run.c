@@ -233,6 +233,7 @@ int tb_cmd_run(int argc, char **argv) {
     }
     /* Every workload's own keys are checked now, before any server starts. */
     if (tb_loadgen_check(&def, err) != 0) {
+        tb_tiledef_escape_err(err); /* it quotes values from the file */
         fprintf(stderr, "tilebench run: %s\n", err);
         tb_tiledef_free(&def);
         return TB_EXIT_USAGE;

@@ -468,9 +468,7 @@ static void escape_bytes(const char *s, size_t n, char *out, size_t outlen) {
     out[o < outlen ? o : outlen - 1] = '\0';
 }
 
-/* err again with every byte escaped as escape_bytes does: errors quote names
- * and values from the file, which may be anything. */
-static void escape_err(char *err) {
+void tb_tiledef_escape_err(char *err) {
     char raw[TB_ERR_LEN];
     snprintf(raw, sizeof raw, "%s", err);
     err[0] = '\0';
@@ -525,19 +523,19 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
      * error is the one to report, as later keys land in the wrong section */
     if (rc > 0 && (!ps.failed || rc < ps.failed)) {
         syntax_error(name, text, len, rc, err);
-        escape_err(err);
+        tb_tiledef_escape_err(err);
         tb_tiledef_free(def);
         return -1;
     }
     if (ps.failed || rc != 0) {
         if (ps.failed) tb_seterr(err, "%s", ps.err);
         else tb_seterr(err, "%s: cannot parse (inih error %d)", name, rc);
-        escape_err(err);
+        tb_tiledef_escape_err(err);
         tb_tiledef_free(def);
         return -1;
     }
     if (check(def, err) != 0) {
-        escape_err(err);
+        tb_tiledef_escape_err(err);
         tb_tiledef_free(def);
         return -1;
     }

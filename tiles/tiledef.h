@@ -79,6 +79,14 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) TB_WUR;
 void tb_tiledef_free(tb_tiledef *def);
 
+/* Rewrites err (TB_ERR_LEN bytes, NUL-terminated) with control bytes, DEL and
+ * bytes outside valid UTF-8 as \xNN, cut with "..." when it no longer fits:
+ * for errors that quote names or values from a tile file, which may be a
+ * binary file given as --config. tb_tiledef_load/parse do it themselves;
+ * callers checking a parsed tile further (tb_loadgen_check) use it before
+ * printing. */
+void tb_tiledef_escape_err(char *err);
+
 /* The workload's kind-specific value for key, or NULL. */
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key);
 
