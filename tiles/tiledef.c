@@ -480,7 +480,7 @@ void tb_tiledef_escape_err(char *err) {
  * line is found by reading the text again exactly as inih did. */
 static void syntax_error(const char *name, const char *text, size_t len, int line, char *err) {
     parse_state rd;
-    char buf[INI_MAX_LINE], excerpt[256] = ""; /* 60 bytes, each at most 4 escaped */
+    char buf[INI_MAX_LINE], excerpt[72] = ""; /* escape_bytes ends it in "..." when longer */
     const char *l = NULL, *why;
     size_t n;
     memset(&rd, 0, sizeof rd);
@@ -496,8 +496,8 @@ static void syntax_error(const char *name, const char *text, size_t len, int lin
     n = strcspn(l, "\r\n");
     while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t')) n--;
     why = *l == '[' ? "unclosed section header (no ']')" : "expected key = value (or [section])";
-    escape_bytes(l, n > 60 ? 60 : n, excerpt, sizeof excerpt);
-    tb_seterr(err, "%s:%d: syntax error: %s: '%s%s'", name, line, why, excerpt, n > 60 ? "..." : "");
+    escape_bytes(l, n, excerpt, sizeof excerpt);
+    tb_seterr(err, "%s:%d: syntax error: %s: '%s'", name, line, why, excerpt);
 }
 
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {

@@ -209,6 +209,8 @@ static void bad_files(void **state) {
         {"\x7f" "ELF\x02\x01\n", ":1:", "'\\x7f" "ELF\\x02\\x01'"},
         {"[workload.kv]\nkind = k\x1b[2Jv\n", ":2:", "'k\\x1b[2Jv'"},
         {"[workload.kv]\nkind = caf\xc3\xa9\xff\n", ":2:", "'caf\xc3\xa9\\xff'"},
+        /* a long malformed line is quoted cut short */
+        {"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\n", ":1:", "'01234567890123456789012345678901234567890123456789012345678901234567...'"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = nohostport\n", ":5:", "HOST:PORT"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nphases = 0\n", ":5:", "phases"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = node1:9100\n", ":5:", "telemetry: use local"},
