@@ -27,6 +27,7 @@
 #include "qos/hist.h"
 #include "results/report.h"
 #include "results/store.h"
+#include "results/validate.h"
 
 #define LABEL "<script>alert(1)</script> \"lab, 1\""
 #define LABEL_HTML "&lt;script&gt;alert(1)&lt;/script&gt; &quot;lab, 1&quot;"
@@ -696,6 +697,40 @@ static int64_t store_golden(const fix *f, int with_errors) {
     return id;
 }
 
+/* Nothing observed is stored as NULL and shown as n/a by validate, also for a
+ * judged failure (the workload completed nothing): never an invented 0. */
+static void test_no_ops_observed_null(void **state) {
+    fix *f = *state;
+    int64_t id = store_golden(f, 1);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    tb_store *s = NULL;
+    char *buf = NULL, err[TB_ERR_LEN] = "";
+    size_t len = 0;
+    FILE *out;
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT typeof(observed) FROM qos WHERE rule LIKE 'web.AddEvent%'", -1, &st,
+                                        NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "null");
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_exec(db,
+                                  "UPDATE qos SET judged = 1, pass = 0, reason = 'no ops (web completed no op in steady "
+                                  "state)' WHERE rule LIKE 'web.AddEvent%'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    assert_int_equal(tb_store_open_readonly(f->db, &s, err), 0);
+    assert_int_equal(tb_validate_run(s, id, 0, out, err), 0); /* a judged failure: fail */
+    fclose(out);
+    tb_store_close(s);
+    assert_non_null(strstr(buf, "QoS FAIL  web.AddEvent p90 <= 3000 ms: observed n/a, limit 3000.000 (no ops"));
+    free(buf);
+}
+
 static void test_golden_text(void **state) {
     fix *f = *state;
     int64_t id = store_golden(f, 1);
@@ -820,6 +855,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_csv_level_without_workloads, setup, teardown),
         cmocka_unit_test(test_parse_formats),
         cmocka_unit_test_setup_teardown(test_golden_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_ops_observed_null, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_html, setup, teardown),
