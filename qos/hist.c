@@ -5,9 +5,10 @@
  * power of two above, 1024 sub-buckets whose width is 1/1024 of their lower
  * edge (relative width <= 0.0977%). 1 µs .. 100 s needs 17910 buckets.
  *
- * There is one histogram per (tile, workload, op, phase, worker), so counters
- * live in 256-counter chunks allocated on first use: an empty histogram is a
- * ~600 B header, and a latency distribution only pays for the chunks it hits.
+ * There is one histogram per (tile, workload, op, phase, worker), most with a
+ * few hundred values, so a histogram starts sparse (8 B per non-empty bucket)
+ * and only a wide or busy one turns dense (256-counter chunks allocated on
+ * first use). Both layouts are exact; the BLOB format does not depend on it.
  */
 #include "qos/hist.h"
 
