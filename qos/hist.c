@@ -25,9 +25,9 @@
 /* index of TB_HIST_MAX_US: shift 16, (1e8 >> 16) = 1525 -> 16*1024 + 1525 */
 #define N_BUCKETS 17910u
 #define N_CHUNKS ((N_BUCKETS + CHUNK_LEN - 1) / CHUNK_LEN) /* 70 */
-/* A sparse histogram holds at most this many non-empty buckets (8 B each,
- * as much as one dense chunk) before it turns dense. */
-#define SPARSE_MAX CHUNK_LEN
+/* A sparse histogram holds at most this many non-empty buckets (8 B each;
+ * bounds the binary search and the insertion's move). */
+#define SPARSE_MAX 2048u
 #define SPARSE_MIN 8u                  /* first allocation, in entries */
 #define ENC_VERSION 1u
 #define VARINT_MAX 10u /* a uint64_t takes at most 10 LEB128 bytes */
@@ -41,10 +41,11 @@ typedef struct sparse_ent {
 /*
  * Two layouts, both exact. A histogram starts sparse: an array of its
  * non-empty buckets sorted by index (8 B each), which is what the few
- * hundred values of one tile's op in one phase need. When it would hold
- * more than SPARSE_MAX buckets, or a count would not fit 32 bits, it turns
- * dense for good: 70 chunk pointers, each chunk 256 uint64_t counters
- * allocated the first time a value lands in it.
+ * hundred values of one tile's op in one phase need. It turns dense for
+ * good (70 chunk pointers, each chunk 256 uint64_t counters allocated the
+ * first time a value lands in it) when the array, grown, would take at least
+ * the bytes of the dense layout for the same buckets, when it would hold
+ * more than SPARSE_MAX buckets, or when a count would not fit 32 bits.
  */
 struct tb_hist {
     uint64_t count;   /* values recorded */
@@ -126,6 +127,20 @@ static uint32_t sparse_find(const tb_hist *h, uint32_t idx) {
     return lo;
 }
 
+/* Whether the sparse array, grown to new_cap entries, would take at least
+ * the dense layout's bytes for the buckets it holds (chunk pointers plus one
+ * chunk per 256-bucket span with a non-empty bucket). */
+static int dense_is_smaller(const tb_hist *h, uint32_t new_cap) {
+    size_t dense = N_CHUNKS * sizeof *h->chunks;
+    uint32_t k, last = UINT32_MAX;
+    for (k = 0; k < h->n_sp; k++) {
+        uint32_t c = h->sp[k].idx >> CHUNK_BITS;
+        if (c != last) dense += CHUNK_LEN * sizeof(uint64_t);
+        last = c;
+    }
+    return (size_t)new_cap * sizeof *h->sp >= dense;
+}
+
 /* Adds n > 0 to bucket idx's counter, in either layout (may turn dense). */
 static void bucket_add(tb_hist *h, uint32_t idx, uint64_t n) {
     if (!h->chunks) {
@@ -135,7 +150,8 @@ static void bucket_add(tb_hist *h, uint32_t idx, uint64_t n) {
                 h->sp[k].count += (uint32_t)n;
                 return;
             }
-        } else if (h->n_sp < SPARSE_MAX && n <= UINT32_MAX) {
+        } else if (h->n_sp < SPARSE_MAX && n <= UINT32_MAX &&
+                   (h->n_sp < h->cap_sp || !dense_is_smaller(h, h->cap_sp ? 2u * h->cap_sp : SPARSE_MIN))) {
             if (h->n_sp == h->cap_sp) {
                 h->cap_sp = h->cap_sp ? 2u * h->cap_sp : SPARSE_MIN;
                 h->sp = xrealloc(h->sp, h->cap_sp * sizeof *h->sp);

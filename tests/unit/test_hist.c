@@ -273,41 +273,48 @@ static void test_memory(void **state) {
     tb_hist_free(h);
 }
 
-/* 256 non-empty buckets stay sparse; the 257th turns the histogram dense
- * (70 chunk pointers plus the 2 KiB chunks touched), and nothing is lost
- * across the switch or at the chunk boundary (buckets 255 | 256). */
+/* A sparse histogram turns dense when its array, doubled, would take at
+ * least the dense layout's bytes: 512 buckets 1..512 (4 KiB) stay sparse
+ * (dense: 560 B of pointers plus chunks 0, 1, 2 = 6.6 KiB), a 513th would
+ * need 8 KiB and turns it dense. Nothing is lost across the switch or at
+ * the chunk boundaries (buckets 255 | 256, 511 | 512). */
 static void test_sparse_to_dense(void **state) {
     tb_hist *h = tb_hist_new(), *ref = tb_hist_new(), *m = tb_hist_new();
     size_t empty_bytes = tb_hist_memory_bytes(h);
+    size_t dense_bytes = empty_bytes + 70 * sizeof(void *) + 3 * 2048;
     uint64_t x;
     (void)state;
-    for (x = 256; x >= 1; x--) tb_hist_record(h, x); /* descending: inserts at the front */
-    tb_hist_record(h, 256);                          /* an existing bucket: no new entry */
-    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 256 * 8);
-    assert_int_equal(tb_hist_percentile(h, 100.0 * 255 / 257), 255);
-    assert_int_equal(tb_hist_percentile(h, 100.0 * 256 / 257), 256);
-    tb_hist_record(h, 300); /* the 257th bucket */
-    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 70 * sizeof(void *) + 2 * 2048);
-    assert_int_equal(tb_hist_count(h), 258);
-    assert_int_equal(tb_hist_percentile(h, 100.0 * 255 / 258), 255);
-    assert_int_equal(tb_hist_percentile(h, 100.0 * 256 / 258), 256);
-    assert_int_equal(tb_hist_percentile(h, 100.0 * 257 / 258), 256);
-    assert_int_equal(tb_hist_percentile(h, 100), 300);
-    assert_true(tb_hist_fraction_below(h, 255) == 255.0 / 258.0);
-    assert_true(tb_hist_fraction_below(h, 256) == 257.0 / 258.0);
+    for (x = 512; x >= 1; x--) tb_hist_record(h, x); /* descending: inserts at the front */
+    tb_hist_record(h, 512);                          /* an existing bucket: no new entry */
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 512 * 8);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 255 / 513), 255);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 256 / 513), 256);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 511 / 513), 511);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 512 / 513), 512);
+    tb_hist_record(h, 700); /* the 513th bucket, in chunk 2 */
+    assert_int_equal(tb_hist_memory_bytes(h), dense_bytes);
+    assert_int_equal(tb_hist_count(h), 514);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 256 / 514), 256);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 511 / 514), 511);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 512 / 514), 512);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 513 / 514), 512);
+    assert_int_equal(tb_hist_percentile(h, 100), 700);
+    assert_true(tb_hist_fraction_below(h, 255) == 255.0 / 514.0);
+    assert_true(tb_hist_fraction_below(h, 511) == 511.0 / 514.0);
+    assert_true(tb_hist_fraction_below(h, 512) == 513.0 / 514.0);
     /* the same values in another order, and a merge of a sparse and a dense one */
-    for (x = 1; x <= 256; x++) tb_hist_record(ref, x);
-    tb_hist_record(ref, 300);
-    tb_hist_record(ref, 256);
+    for (x = 1; x <= 512; x++) tb_hist_record(ref, x);
+    tb_hist_record(ref, 700);
+    tb_hist_record(ref, 512);
     assert_same_hist(h, ref);
-    tb_hist_record(m, 256);
+    tb_hist_record(m, 512);
     tb_hist_merge(m, h);
     tb_hist_merge(h, m);
     tb_hist_merge(ref, m);
     assert_same_hist(h, ref);
     roundtrip(h);
     tb_hist_reset(h); /* stays dense, chunks kept and zeroed */
-    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 70 * sizeof(void *) + 2 * 2048);
+    assert_int_equal(tb_hist_memory_bytes(h), dense_bytes);
     assert_int_equal(tb_hist_fraction_below(h, 5), 0.0);
     tb_hist_free(h);
     tb_hist_free(ref);
