@@ -60,9 +60,10 @@ double tb_hist_fraction_below(const tb_hist *h, uint64_t limit_us);
  * Bytes of heap this histogram holds. A histogram starts sparse: a 64 B
  * header plus 8 B per non-empty bucket (an array grown by doubling from 8
  * entries), which is all the few hundred values of one op in one phase need.
- * Past 256 non-empty buckets (or a bucket count past 2^32 - 1) it turns dense
- * for good: 560 B of chunk pointers plus 2 KiB per 256-bucket chunk touched;
- * all ~18k buckets would take ~144 KiB. tb_hist_reset keeps either storage.
+ * It turns dense for good (560 B of chunk pointers plus 2 KiB per 256-bucket
+ * chunk touched; all ~18k buckets would take ~144 KiB) when the array,
+ * doubled, would take at least that, past 2048 non-empty buckets, or when a
+ * bucket's count passes 2^32 - 1. tb_hist_reset keeps either storage.
  */
 size_t tb_hist_memory_bytes(const tb_hist *h);
 
