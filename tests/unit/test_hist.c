@@ -426,6 +426,46 @@ static void test_roundtrip(void **state) {
 }
 
 /* A narrow distribution encodes to a few hundred bytes: 201 buckets. */
+/* At most 2048 sparse buckets: spread over all eight chunks below 2048 µs
+ * (so the dense layout stays the larger one), 2048 buckets stay sparse and
+ * the 2049th turns the histogram dense; a merge whose buckets add up past
+ * 2048 makes its target dense. Values agree with one-by-one recording. */
+static void test_sparse_limit(void **state) {
+    tb_hist *h = tb_hist_new(), *lo = tb_hist_new(), *hi = tb_hist_new(), *m = tb_hist_new();
+    size_t empty_bytes = tb_hist_memory_bytes(h);
+    unsigned j, c;
+    (void)state;
+    for (j = 0; j < 256; j++)
+        for (c = 0; c < 8; c++)
+            if (c * 256 + j > 0) tb_hist_record(h, c * 256 + j);
+    tb_hist_record(h, 2048); /* bucket 2048: the 2048th */
+    assert_int_equal(tb_hist_count(h), 2048);
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 2048 * 8);
+    tb_hist_record(h, 2050); /* bucket 2049 */
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 70 * sizeof(void *) + 9 * 2048);
+    assert_int_equal(tb_hist_percentile(h, 50), 1025); /* rank 1025 of 2049 */
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 2048 / 2049), 2049); /* bucket 2048..2049 */
+    assert_int_equal(tb_hist_percentile(h, 100), 2050);
+    /* the same order split in two sparse parts: 1103 + 946 buckets */
+    for (j = 0; j < 256; j++)
+        for (c = 0; c < 8; c++)
+            if (c * 256 + j > 0) tb_hist_record(j < 138 ? lo : hi, c * 256 + j);
+    tb_hist_record(hi, 2048);
+    tb_hist_record(hi, 2050);
+    assert_int_equal(tb_hist_count(lo), 1103);
+    assert_int_equal(tb_hist_memory_bytes(lo), empty_bytes + 2048 * 8);
+    assert_int_equal(tb_hist_memory_bytes(hi), empty_bytes + 1024 * 8);
+    tb_hist_merge(m, lo);
+    tb_hist_merge(m, hi);
+    assert_int_equal(tb_hist_memory_bytes(m), empty_bytes + 70 * sizeof(void *) + 9 * 2048);
+    assert_same_hist(m, h);
+    roundtrip(m);
+    tb_hist_free(h);
+    tb_hist_free(lo);
+    tb_hist_free(hi);
+    tb_hist_free(m);
+}
+
 /* LEB128 blob of version 1 from its fields (count, clamped, min, max, sum,
  * n, then n (gap, count) pairs). */
 static size_t blob_of(uint8_t *buf, const uint64_t *f, size_t nf) {
@@ -675,6 +715,7 @@ int main(void) {
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_sparse_to_dense),
         cmocka_unit_test(test_count_beyond_32_bits),
+        cmocka_unit_test(test_sparse_limit),
         cmocka_unit_test(test_merge_equals_single),
         cmocka_unit_test(test_merge_empty),
         cmocka_unit_test(test_clamp_above_100s),
