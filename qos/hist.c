@@ -5,9 +5,10 @@
  * power of two above, 1024 sub-buckets whose width is 1/1024 of their lower
  * edge (relative width <= 0.0977%). 1 µs .. 100 s needs 17910 buckets.
  *
- * There is one histogram per (tile, workload, op, phase, worker), so counters
- * live in 256-counter chunks allocated on first use: an empty histogram is a
- * ~600 B header, and a latency distribution only pays for the chunks it hits.
+ * There is one histogram per (tile, workload, op, phase, worker), most with a
+ * few hundred values, so a histogram starts sparse (8 B per non-empty bucket)
+ * and only a wide or busy one turns dense (256-counter chunks allocated on
+ * first use). Both layouts are exact; the BLOB format does not depend on it.
  */
 #include "qos/hist.h"
 
@@ -24,16 +25,37 @@
 /* index of TB_HIST_MAX_US: shift 16, (1e8 >> 16) = 1525 -> 16*1024 + 1525 */
 #define N_BUCKETS 17910u
 #define N_CHUNKS ((N_BUCKETS + CHUNK_LEN - 1) / CHUNK_LEN) /* 70 */
+/* A sparse histogram holds at most this many non-empty buckets (8 B each;
+ * bounds the binary search and the insertion's move). */
+#define SPARSE_MAX 2048u
+#define SPARSE_MIN 8u                  /* first allocation, in entries */
 #define ENC_VERSION 1u
 #define VARINT_MAX 10u /* a uint64_t takes at most 10 LEB128 bytes */
 
+/* One non-empty bucket of a sparse histogram. */
+typedef struct sparse_ent {
+    uint32_t idx;   /* bucket index, < N_BUCKETS */
+    uint32_t count; /* > 0 */
+} sparse_ent;
+
+/*
+ * Two layouts, both exact. A histogram starts sparse: an array of its
+ * non-empty buckets sorted by index (8 B each), which is what the few
+ * hundred values of one tile's op in one phase need. It turns dense for
+ * good (70 chunk pointers, each chunk 256 uint64_t counters allocated the
+ * first time a value lands in it) when the array, grown, would take at least
+ * the bytes of the dense layout for the same buckets, when it would hold
+ * more than SPARSE_MAX buckets, or when a count would not fit 32 bits.
+ */
 struct tb_hist {
     uint64_t count;   /* values recorded */
     uint64_t clamped; /* of which > TB_HIST_MAX_US */
     uint64_t min;     /* exact; UINT64_MAX while empty */
     uint64_t max;     /* exact; 0 while empty */
     uint64_t sum;     /* exact, saturating */
-    uint64_t *chunks[N_CHUNKS];
+    uint64_t **chunks; /* dense: N_CHUNKS pointers; NULL while sparse */
+    sparse_ent *sp;    /* sparse: n_sp entries sorted by idx, room for cap_sp */
+    uint32_t n_sp, cap_sp;
 };
 
 /* Index of the most significant set bit; v != 0. */
@@ -81,6 +103,102 @@ static uint64_t *chunk_get(tb_hist *h, uint32_t c) {
     return h->chunks[c];
 }
 
+/* Turns a sparse histogram dense, moving its buckets; frees the array. */
+static void make_dense(tb_hist *h) {
+    uint32_t k;
+    h->chunks = xcalloc(N_CHUNKS, sizeof *h->chunks);
+    for (k = 0; k < h->n_sp; k++) {
+        uint32_t idx = h->sp[k].idx;
+        chunk_get(h, idx >> CHUNK_BITS)[idx & (CHUNK_LEN - 1u)] = h->sp[k].count;
+    }
+    free(h->sp);
+    h->sp = NULL;
+    h->n_sp = h->cap_sp = 0;
+}
+
+/* First sparse position whose idx is >= idx (n_sp if none). */
+static uint32_t sparse_find(const tb_hist *h, uint32_t idx) {
+    uint32_t lo = 0, hi = h->n_sp;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (h->sp[mid].idx < idx) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Whether the sparse array, grown to new_cap entries, would take at least
+ * the dense layout's bytes for the buckets it holds (chunk pointers plus one
+ * chunk per 256-bucket span with a non-empty bucket). */
+static int dense_is_smaller(const tb_hist *h, uint32_t new_cap) {
+    size_t dense = N_CHUNKS * sizeof *h->chunks;
+    uint32_t k, last = UINT32_MAX;
+    for (k = 0; k < h->n_sp; k++) {
+        uint32_t c = h->sp[k].idx >> CHUNK_BITS;
+        if (c != last) dense += CHUNK_LEN * sizeof(uint64_t);
+        last = c;
+    }
+    return (size_t)new_cap * sizeof *h->sp >= dense;
+}
+
+/* Adds n > 0 to bucket idx's counter, in either layout (may turn dense). */
+static void bucket_add(tb_hist *h, uint32_t idx, uint64_t n) {
+    if (!h->chunks) {
+        uint32_t k = sparse_find(h, idx);
+        if (k < h->n_sp && h->sp[k].idx == idx) {
+            if (n <= UINT32_MAX - (uint64_t)h->sp[k].count) {
+                h->sp[k].count += (uint32_t)n;
+                return;
+            }
+        } else if (h->n_sp < SPARSE_MAX && n <= UINT32_MAX &&
+                   (h->n_sp < h->cap_sp || !dense_is_smaller(h, h->cap_sp ? 2u * h->cap_sp : SPARSE_MIN))) {
+            if (h->n_sp == h->cap_sp) {
+                h->cap_sp = h->cap_sp ? 2u * h->cap_sp : SPARSE_MIN;
+                h->sp = xrealloc(h->sp, h->cap_sp * sizeof *h->sp);
+            }
+            memmove(h->sp + k + 1, h->sp + k, (h->n_sp - k) * sizeof *h->sp);
+            h->sp[k].idx = idx;
+            h->sp[k].count = (uint32_t)n;
+            h->n_sp++;
+            return;
+        }
+        make_dense(h);
+    }
+    chunk_get(h, idx >> CHUNK_BITS)[idx & (CHUNK_LEN - 1u)] += n;
+}
+
+/* Counter of bucket idx, in either layout. */
+static uint64_t bucket_get(const tb_hist *h, uint32_t idx) {
+    if (h->chunks) {
+        const uint64_t *ch = h->chunks[idx >> CHUNK_BITS];
+        return ch ? ch[idx & (CHUNK_LEN - 1u)] : 0;
+    } else {
+        uint32_t k = sparse_find(h, idx);
+        return k < h->n_sp && h->sp[k].idx == idx ? h->sp[k].count : 0;
+    }
+}
+
+/*
+ * Walks the non-empty buckets in ascending index order, calling
+ * fn(arg, idx, count) until it returns non-zero; returns that value or 0.
+ */
+static int each_bucket(const tb_hist *h, int (*fn)(void *, uint32_t, uint64_t), void *arg) {
+    unsigned c, i;
+    int r;
+    if (!h->chunks) {
+        for (i = 0; i < h->n_sp; i++)
+            if ((r = fn(arg, h->sp[i].idx, h->sp[i].count)) != 0) return r;
+        return 0;
+    }
+    for (c = 0; c < N_CHUNKS; c++) {
+        const uint64_t *ch = h->chunks[c];
+        if (!ch) continue;
+        for (i = 0; i < CHUNK_LEN; i++)
+            if (ch[i] && (r = fn(arg, c * CHUNK_LEN + i, ch[i])) != 0) return r;
+    }
+    return 0;
+}
+
 tb_hist *tb_hist_new(void) {
     tb_hist *h = xcalloc(1, sizeof(*h));
     h->min = UINT64_MAX;
@@ -90,23 +208,31 @@ tb_hist *tb_hist_new(void) {
 void tb_hist_free(tb_hist *h) {
     unsigned c;
     if (!h) return;
-    for (c = 0; c < N_CHUNKS; c++) free(h->chunks[c]);
+    if (h->chunks)
+        for (c = 0; c < N_CHUNKS; c++) free(h->chunks[c]);
+    free(h->chunks);
+    free(h->sp);
     free(h);
 }
 
 void tb_hist_reset(tb_hist *h) {
     unsigned c;
-    for (c = 0; c < N_CHUNKS; c++)
-        if (h->chunks[c]) memset(h->chunks[c], 0, CHUNK_LEN * sizeof(uint64_t));
+    if (h->chunks) {
+        for (c = 0; c < N_CHUNKS; c++)
+            if (h->chunks[c]) memset(h->chunks[c], 0, CHUNK_LEN * sizeof(uint64_t));
+    }
+    h->n_sp = 0; /* keeps the array's room */
     h->count = h->clamped = h->max = h->sum = 0;
     h->min = UINT64_MAX;
 }
 
 void tb_hist_record(tb_hist *h, uint64_t value_us) {
     uint32_t idx = bucket_of(value_us);
-    uint64_t *chunk = h->chunks[idx >> CHUNK_BITS];
-    if (!chunk) chunk = chunk_get(h, idx >> CHUNK_BITS);
-    chunk[idx & (CHUNK_LEN - 1u)]++;
+    uint64_t *chunk;
+    if (h->chunks && (chunk = h->chunks[idx >> CHUNK_BITS]) != NULL)
+        chunk[idx & (CHUNK_LEN - 1u)]++;
+    else
+        bucket_add(h, idx, 1);
     h->count++;
     h->sum = add_sat(h->sum, value_us);
     if (value_us < h->min) h->min = value_us;
@@ -114,16 +240,17 @@ void tb_hist_record(tb_hist *h, uint64_t value_us) {
     if (value_us > TB_HIST_MAX_US) h->clamped++;
 }
 
+static int merge_one(void *dst, uint32_t idx, uint64_t n) {
+    bucket_add(dst, idx, n);
+    return 0;
+}
+
 void tb_hist_merge(tb_hist *dst, const tb_hist *src) {
-    unsigned c, i;
     if (!src || src->count == 0) return;
-    for (c = 0; c < N_CHUNKS; c++) {
-        const uint64_t *s = src->chunks[c];
-        uint64_t *d;
-        if (!s) continue;
-        d = chunk_get(dst, c);
-        for (i = 0; i < CHUNK_LEN; i++) d[i] += s[i];
-    }
+    /* a merge that would overflow the sparse array goes dense at once,
+     * rather than one insertion at a time */
+    if (!dst->chunks && (src->chunks || dst->n_sp + src->n_sp > SPARSE_MAX)) make_dense(dst);
+    each_bucket(src, merge_one, dst);
     dst->count += src->count;
     dst->clamped += src->clamped;
     dst->sum = add_sat(dst->sum, src->sum);
@@ -154,53 +281,64 @@ static uint64_t rank_of(double p, uint64_t count) {
     return (uint64_t)r;
 }
 
+typedef struct rank_walk {
+    uint64_t rank, cum;
+    uint32_t idx;
+} rank_walk;
+
+static int rank_step(void *arg, uint32_t idx, uint64_t n) {
+    rank_walk *w = arg;
+    w->cum += n;
+    w->idx = idx;
+    return w->cum >= w->rank;
+}
+
 uint64_t tb_hist_percentile(const tb_hist *h, double p) {
-    uint64_t rank, cum = 0, v;
-    unsigned c, i;
+    rank_walk w = {0, 0, 0};
+    uint64_t v;
     if (h->count == 0) return 0;
     if (!(p > 0.0)) return h->min; /* also NaN */
     if (p >= 100.0) return h->max;
-    rank = rank_of(p, h->count);
-    for (c = 0; c < N_CHUNKS; c++) {
-        const uint64_t *ch = h->chunks[c];
-        if (!ch) continue;
-        for (i = 0; i < CHUNK_LEN; i++) {
-            cum += ch[i];
-            if (cum >= rank) {
-                v = bucket_upper(c * CHUNK_LEN + i);
-                /* the bucket edge may lie beyond the exact extremes (top
-                 * bucket holds clamped values, edge bucket holds max) */
-                if (v > h->max) v = h->max;
-                if (v < h->min) v = h->min;
-                return v;
-            }
-        }
-    }
-    return h->max; /* not reached: bucket counts sum to count */
+    w.rank = rank_of(p, h->count);
+    if (!each_bucket(h, rank_step, &w)) return h->max; /* not reached: counts sum to count */
+    v = bucket_upper(w.idx);
+    /* the bucket edge may lie beyond the exact extremes (top bucket holds
+     * clamped values, edge bucket holds max) */
+    if (v > h->max) v = h->max;
+    if (v < h->min) v = h->min;
+    return v;
+}
+
+typedef struct below_walk {
+    uint32_t last;
+    uint64_t below;
+} below_walk;
+
+static int below_step(void *arg, uint32_t idx, uint64_t n) {
+    below_walk *w = arg;
+    if (idx > w->last) return 1;
+    w->below += n;
+    return 0;
 }
 
 double tb_hist_fraction_below(const tb_hist *h, uint64_t limit_us) {
-    uint64_t below = 0;
-    uint32_t last;
-    unsigned c, i;
+    below_walk w = {0, 0};
     if (h->count == 0) return 0.0;
     if (limit_us >= h->max) return 1.0;
     if (limit_us < h->min) return 0.0;
-    last = bucket_of(limit_us);
-    for (c = 0; c <= (last >> CHUNK_BITS); c++) {
-        const uint64_t *ch = h->chunks[c];
-        unsigned n = c == (last >> CHUNK_BITS) ? (last & (CHUNK_LEN - 1u)) + 1u : CHUNK_LEN;
-        if (!ch) continue;
-        for (i = 0; i < n; i++) below += ch[i];
-    }
-    return (double)below / (double)h->count;
+    w.last = bucket_of(limit_us);
+    each_bucket(h, below_step, &w);
+    return (double)w.below / (double)h->count;
 }
 
 size_t tb_hist_memory_bytes(const tb_hist *h) {
-    size_t n = sizeof(*h);
+    size_t n = sizeof(*h) + h->cap_sp * sizeof *h->sp;
     unsigned c;
-    for (c = 0; c < N_CHUNKS; c++)
-        if (h->chunks[c]) n += CHUNK_LEN * sizeof(uint64_t);
+    if (h->chunks) {
+        n += N_CHUNKS * sizeof *h->chunks;
+        for (c = 0; c < N_CHUNKS; c++)
+            if (h->chunks[c]) n += CHUNK_LEN * sizeof(uint64_t);
+    }
     return n;
 }
 
@@ -216,37 +354,43 @@ static size_t put_varint(uint8_t *p, uint64_t v) {
     return n;
 }
 
+static int count_step(void *arg, uint32_t idx, uint64_t n) {
+    (void)idx;
+    (void)n;
+    (*(uint64_t *)arg)++;
+    return 0;
+}
+
+typedef struct enc_walk {
+    uint8_t *buf;
+    size_t pos;
+    int64_t prev;
+} enc_walk;
+
+static int enc_step(void *arg, uint32_t idx, uint64_t n) {
+    enc_walk *w = arg;
+    w->pos += put_varint(w->buf + w->pos, (uint64_t)((int64_t)idx - w->prev - 1));
+    w->pos += put_varint(w->buf + w->pos, n);
+    w->prev = idx;
+    return 0;
+}
+
 int tb_hist_encode(const tb_hist *h, uint8_t **out, size_t *len) {
     uint64_t nonempty = 0;
-    uint8_t *buf;
-    size_t pos = 0;
-    int64_t prev = -1;
-    unsigned c, i;
+    enc_walk w = {NULL, 0, -1};
 
-    for (c = 0; c < N_CHUNKS; c++)
-        if (h->chunks[c])
-            for (i = 0; i < CHUNK_LEN; i++) nonempty += h->chunks[c][i] != 0;
-
-    buf = xmalloc(1 + (6 + 2 * nonempty) * VARINT_MAX);
-    buf[pos++] = ENC_VERSION;
-    pos += put_varint(buf + pos, h->count);
-    pos += put_varint(buf + pos, h->clamped);
-    pos += put_varint(buf + pos, tb_hist_min(h));
-    pos += put_varint(buf + pos, h->max);
-    pos += put_varint(buf + pos, h->sum);
-    pos += put_varint(buf + pos, nonempty);
-    for (c = 0; c < N_CHUNKS; c++) {
-        if (!h->chunks[c]) continue;
-        for (i = 0; i < CHUNK_LEN; i++) {
-            int64_t idx = (int64_t)(c * CHUNK_LEN + i);
-            if (!h->chunks[c][i]) continue;
-            pos += put_varint(buf + pos, (uint64_t)(idx - prev - 1));
-            pos += put_varint(buf + pos, h->chunks[c][i]);
-            prev = idx;
-        }
-    }
-    *out = buf;
-    *len = pos;
+    each_bucket(h, count_step, &nonempty);
+    w.buf = xmalloc(1 + (6 + 2 * nonempty) * VARINT_MAX);
+    w.buf[w.pos++] = ENC_VERSION;
+    w.pos += put_varint(w.buf + w.pos, h->count);
+    w.pos += put_varint(w.buf + w.pos, h->clamped);
+    w.pos += put_varint(w.buf + w.pos, tb_hist_min(h));
+    w.pos += put_varint(w.buf + w.pos, h->max);
+    w.pos += put_varint(w.buf + w.pos, h->sum);
+    w.pos += put_varint(w.buf + w.pos, nonempty);
+    each_bucket(h, enc_step, &w);
+    *out = w.buf;
+    *len = w.pos;
     return 0;
 }
 
@@ -326,7 +470,7 @@ static int decode_body(reader *rd, tb_hist *h, char *err) {
         }
         idx = (uint32_t)(prev + 1 + (int64_t)gap);
         if (k == 0) first = idx;
-        chunk_get(h, idx >> CHUNK_BITS)[idx & (CHUNK_LEN - 1u)] = cnt;
+        bucket_add(h, idx, cnt); /* ascending and new: an append while sparse */
         total += cnt;
         prev = idx;
     }
@@ -336,7 +480,7 @@ static int decode_body(reader *rd, tb_hist *h, char *err) {
         return -1;
     }
     if (count) {
-        top_count = idx == N_BUCKETS - 1u ? h->chunks[idx >> CHUNK_BITS][idx & (CHUNK_LEN - 1u)] : 0;
+        top_count = idx == N_BUCKETS - 1u ? bucket_get(h, idx) : 0;
         if (first != bucket_of(min) || idx != bucket_of(max) || clamped > top_count) {
             tb_seterr(err, "hist decode: buckets do not match min %llu / max %llu",
                       (unsigned long long)min, (unsigned long long)max);

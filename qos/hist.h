@@ -26,8 +26,10 @@ void tb_hist_reset(tb_hist *h);
 /* Records one value in µs. 0 counts as 1 µs bucket; > 100 s is clamped to
  * 100 s (and tb_hist_clamped counts it); exact min/max are kept unclamped,
  * and so is the sum behind tb_hist_mean (saturating at UINT64_MAX).
- * Integer math only; allocates a 2 KiB chunk the first time a value lands in
- * a new part of the range (aborts on OOM). Not thread-safe: one per thread. */
+ * Integer math only; may allocate (aborts on OOM): a new bucket of a sparse
+ * histogram, or a 2 KiB chunk of a dense one the first time a value lands in
+ * that part of the range (see tb_hist_memory_bytes). Not thread-safe: one per
+ * thread. */
 void tb_hist_record(tb_hist *h, uint64_t value_us);
 
 /* Adds every count of src into dst (min/max/sum/clamped too); src may be NULL. */
@@ -55,10 +57,13 @@ uint64_t tb_hist_percentile(const tb_hist *h, double p);
 double tb_hist_fraction_below(const tb_hist *h, uint64_t limit_us);
 
 /*
- * Bytes of heap this histogram holds (header plus allocated bucket chunks).
- * Bucket storage is allocated lazily in chunks of 256 counters (2 KiB) on the
- * first record that lands in them, so an empty histogram costs about 600 B
- * and a narrow distribution a few KiB; all ~18k buckets would take ~144 KiB.
+ * Bytes of heap this histogram holds. A histogram starts sparse: a 64 B
+ * header plus 8 B per non-empty bucket (an array grown by doubling from 8
+ * entries), which is all the few hundred values of one op in one phase need.
+ * It turns dense for good (560 B of chunk pointers plus 2 KiB per 256-bucket
+ * chunk touched; all ~18k buckets would take ~144 KiB) when the array,
+ * doubled, would take at least that, past 2048 non-empty buckets, or when a
+ * bucket's count passes 2^32 - 1. tb_hist_reset keeps either storage.
  */
 size_t tb_hist_memory_bytes(const tb_hist *h);
 

@@ -243,22 +243,26 @@ static void test_percentiles_vs_sorted(void **state) {
     for (d = 0; d < D_COUNT; d++) check_distribution(d);
 }
 
+static void roundtrip(const tb_hist *h);
+
 static void test_memory(void **state) {
     uint64_t *v = malloc(N_VALUES * sizeof *v);
     tb_hist *h, *empty = tb_hist_new();
     size_t empty_bytes = tb_hist_memory_bytes(empty);
     (void)state;
     assert_non_null(v);
-    assert_true(empty_bytes < 1024);
+    assert_true(empty_bytes < 128);
     fill(D_NARROW, v, N_VALUES);
     h = hist_of(v, N_VALUES);
-    /* 1000..1200 µs spans two 256-counter (2 KiB) chunks: 768..1023, 1024..1279 */
-    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 2 * 2048);
-    tb_hist_merge(empty, h); /* merging allocates only the chunks src uses */
-    assert_int_equal(tb_hist_memory_bytes(empty), empty_bytes + 2 * 2048);
+    /* 1000..1200 µs: 201 non-empty buckets stay sparse, 8 B each in an
+     * array grown by doubling to 256 entries (2 KiB) */
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 256 * 8);
+    tb_hist_merge(empty, h); /* a sparse merge stays sparse */
+    assert_int_equal(tb_hist_memory_bytes(empty), empty_bytes + 256 * 8);
+    assert_same_hist(empty, h);
     tb_hist_free(empty);
     free(v);
-    tb_hist_reset(h); /* keeps chunks, forgets values */
+    tb_hist_reset(h); /* keeps its storage, forgets values */
     assert_int_equal(tb_hist_count(h), 0);
     assert_int_equal(tb_hist_min(h), 0);
     assert_int_equal(tb_hist_max(h), 0);
@@ -267,6 +271,54 @@ static void test_memory(void **state) {
     assert_int_equal(tb_hist_percentile(h, 50), 7);
     assert_int_equal(tb_hist_min(h), 7);
     tb_hist_free(h);
+}
+
+/* A sparse histogram turns dense when its array, doubled, would take at
+ * least the dense layout's bytes: 512 buckets 1..512 (4 KiB) stay sparse
+ * (dense: 560 B of pointers plus chunks 0, 1, 2 = 6.6 KiB), a 513th would
+ * need 8 KiB and turns it dense. Nothing is lost across the switch or at
+ * the chunk boundaries (buckets 255 | 256, 511 | 512). */
+static void test_sparse_to_dense(void **state) {
+    tb_hist *h = tb_hist_new(), *ref = tb_hist_new(), *m = tb_hist_new();
+    size_t empty_bytes = tb_hist_memory_bytes(h);
+    size_t dense_bytes = empty_bytes + 70 * sizeof(void *) + 3 * 2048;
+    uint64_t x;
+    (void)state;
+    for (x = 512; x >= 1; x--) tb_hist_record(h, x); /* descending: inserts at the front */
+    tb_hist_record(h, 512);                          /* an existing bucket: no new entry */
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 512 * 8);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 255 / 513), 255);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 256 / 513), 256);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 511 / 513), 511);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 512 / 513), 512);
+    tb_hist_record(h, 700); /* the 513th bucket, in chunk 2 */
+    assert_int_equal(tb_hist_memory_bytes(h), dense_bytes);
+    assert_int_equal(tb_hist_count(h), 514);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 256 / 514), 256);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 511 / 514), 511);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 512 / 514), 512);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 513 / 514), 512);
+    assert_int_equal(tb_hist_percentile(h, 100), 700);
+    assert_true(tb_hist_fraction_below(h, 255) == 255.0 / 514.0);
+    assert_true(tb_hist_fraction_below(h, 511) == 511.0 / 514.0);
+    assert_true(tb_hist_fraction_below(h, 512) == 513.0 / 514.0);
+    /* the same values in another order, and a merge of a sparse and a dense one */
+    for (x = 1; x <= 512; x++) tb_hist_record(ref, x);
+    tb_hist_record(ref, 700);
+    tb_hist_record(ref, 512);
+    assert_same_hist(h, ref);
+    tb_hist_record(m, 512);
+    tb_hist_merge(m, h);
+    tb_hist_merge(h, m);
+    tb_hist_merge(ref, m);
+    assert_same_hist(h, ref);
+    roundtrip(h);
+    tb_hist_reset(h); /* stays dense, chunks kept and zeroed */
+    assert_int_equal(tb_hist_memory_bytes(h), dense_bytes);
+    assert_int_equal(tb_hist_fraction_below(h, 5), 0.0);
+    tb_hist_free(h);
+    tb_hist_free(ref);
+    tb_hist_free(m);
 }
 
 static void test_merge_equals_single(void **state) {
@@ -374,6 +426,100 @@ static void test_roundtrip(void **state) {
 }
 
 /* A narrow distribution encodes to a few hundred bytes: 201 buckets. */
+/* At most 2048 sparse buckets: spread over all eight chunks below 2048 µs
+ * (so the dense layout stays the larger one), 2048 buckets stay sparse and
+ * the 2049th turns the histogram dense; a merge whose buckets add up past
+ * 2048 makes its target dense. Values agree with one-by-one recording. */
+static void test_sparse_limit(void **state) {
+    tb_hist *h = tb_hist_new(), *lo = tb_hist_new(), *hi = tb_hist_new(), *m = tb_hist_new();
+    size_t empty_bytes = tb_hist_memory_bytes(h);
+    unsigned j, c;
+    (void)state;
+    for (j = 0; j < 256; j++)
+        for (c = 0; c < 8; c++)
+            if (c * 256 + j > 0) tb_hist_record(h, c * 256 + j);
+    tb_hist_record(h, 2048); /* bucket 2048: the 2048th */
+    assert_int_equal(tb_hist_count(h), 2048);
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 2048 * 8);
+    tb_hist_record(h, 2050); /* bucket 2049 */
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 70 * sizeof(void *) + 9 * 2048);
+    assert_int_equal(tb_hist_percentile(h, 50), 1025); /* rank 1025 of 2049 */
+    assert_int_equal(tb_hist_percentile(h, 100.0 * 2048 / 2049), 2049); /* bucket 2048..2049 */
+    assert_int_equal(tb_hist_percentile(h, 100), 2050);
+    /* the same order split in two sparse parts: 1103 + 946 buckets */
+    for (j = 0; j < 256; j++)
+        for (c = 0; c < 8; c++)
+            if (c * 256 + j > 0) tb_hist_record(j < 138 ? lo : hi, c * 256 + j);
+    tb_hist_record(hi, 2048);
+    tb_hist_record(hi, 2050);
+    assert_int_equal(tb_hist_count(lo), 1103);
+    assert_int_equal(tb_hist_memory_bytes(lo), empty_bytes + 2048 * 8);
+    assert_int_equal(tb_hist_memory_bytes(hi), empty_bytes + 1024 * 8);
+    tb_hist_merge(m, lo);
+    tb_hist_merge(m, hi);
+    assert_int_equal(tb_hist_memory_bytes(m), empty_bytes + 70 * sizeof(void *) + 9 * 2048);
+    assert_same_hist(m, h);
+    roundtrip(m);
+    tb_hist_free(h);
+    tb_hist_free(lo);
+    tb_hist_free(hi);
+    tb_hist_free(m);
+}
+
+/* LEB128 blob of version 1 from its fields (count, clamped, min, max, sum,
+ * n, then n (gap, count) pairs). */
+static size_t blob_of(uint8_t *buf, const uint64_t *f, size_t nf) {
+    size_t pos = 0, i;
+    buf[pos++] = 1;
+    for (i = 0; i < nf; i++) {
+        uint64_t v = f[i];
+        while (v >= 0x80u) {
+            buf[pos++] = (uint8_t)(v | 0x80u);
+            v >>= 7;
+        }
+        buf[pos++] = (uint8_t)v;
+    }
+    return pos;
+}
+
+/* A bucket's count beyond 32 bits (from a decoded blob, a record or a
+ * merge) is kept exactly. */
+static void test_count_beyond_32_bits(void **state) {
+    const uint64_t big = 0xffffffffull; /* the largest count a sparse entry holds */
+    uint64_t f1[] = {big, 0, 5, 5, 5 * big, 1, 5, big};
+    uint64_t f2[] = {big + 2, 0, 5, 6, 5 * (big + 1) + 6, 2, 5, big + 1, 0, 1};
+    uint8_t b1[64], b2[64], *enc;
+    size_t l1 = blob_of(b1, f1, 8), l2 = blob_of(b2, f2, 10), len;
+    tb_hist *a = NULL, *b = NULL, *c = tb_hist_new();
+    char err[TB_ERR_LEN] = "";
+    (void)state;
+    assert_int_equal(tb_hist_decode(b1, l1, &a, err), 0);
+    assert_int_equal(tb_hist_decode(b1, l1, &b, err), 0);
+    roundtrip(a);
+    tb_hist_record(a, 5); /* bucket 5 goes past 2^32 - 1 */
+    tb_hist_record(a, 6);
+    assert_int_equal(tb_hist_count(a), big + 2);
+    assert_int_equal(tb_hist_percentile(a, 99.9999999), 5);
+    assert_int_equal(tb_hist_percentile(a, 100), 6);
+    assert_int_equal(tb_hist_encode(a, &enc, &len), 0);
+    assert_int_equal(len, l2);
+    assert_memory_equal(enc, b2, l2);
+    free(enc);
+    /* merging the same count past 32 bits */
+    tb_hist_record(c, 5);
+    tb_hist_record(c, 6);
+    tb_hist_merge(c, b);
+    assert_same_hist(c, a);
+    tb_hist_free(b);
+    /* and decoding a count past 32 bits */
+    assert_int_equal(tb_hist_decode(b2, l2, &b, err), 0);
+    assert_same_hist(b, a);
+    roundtrip(b);
+    tb_hist_free(a);
+    tb_hist_free(b);
+    tb_hist_free(c);
+}
+
 static void test_blob_is_compact(void **state) {
     uint64_t *v = malloc(N_VALUES * sizeof *v);
     uint8_t *blob;
@@ -567,6 +713,9 @@ int main(void) {
         cmocka_unit_test(test_bucket_width),
         cmocka_unit_test(test_percentiles_vs_sorted),
         cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_sparse_to_dense),
+        cmocka_unit_test(test_count_beyond_32_bits),
+        cmocka_unit_test(test_sparse_limit),
         cmocka_unit_test(test_merge_equals_single),
         cmocka_unit_test(test_merge_empty),
         cmocka_unit_test(test_clamp_above_100s),
