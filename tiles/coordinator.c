@@ -726,13 +726,9 @@ static void note(run_ctx *c, const char *kind, const char *msg) {
  * IMAP and SMTP/LMTP, 2; the others 1): refuse a sweep that cannot get its
  * sockets, after raising the soft limit as far as the hard one allows,
  * instead of failing every connect. */
-static int check_fd_limit(const tb_tiledef *def, const tb_levels *lv, char *err) {
+static int check_fd_limit(const tb_tiledef *def, int max_tiles, char *err) {
     struct rlimit rl;
-    unsigned long long users = 0, need;
-    int max_tiles = 0;
-    for (int i = 0; i < lv->n; i++)
-        if (lv->tiles[i] > max_tiles) max_tiles = lv->tiles[i];
-    need = 0;
+    unsigned long long users = 0, need = 0;
     for (int w = 0; w < def->n_workloads; w++) {
         const tb_workload_vt *vt = tb_workload_find(def->workloads[w].kind);
         int per = vt && vt->sockets_per_user > 0 ? vt->sockets_per_user : 2;
@@ -776,7 +772,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
 
     /* Open files (for `run` and every `campaign` configuration alike), then
      * meters: a bad URI is a configuration error, found before anything runs. */
-    if (check_fd_limit(o->def, &o->levels, err) != 0) {
+    if (check_fd_limit(o->def, max_tiles, err) != 0) {
         cleanup(&c);
         return TB_EXIT_USAGE;
     }

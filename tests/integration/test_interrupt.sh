@@ -35,17 +35,25 @@ interrupt() { # SIGNAL
 interrupt INT
 interrupt TERM
 
+# wait_for_line LOG TEXT PID WHAT: waits (up to 2 min) until LOG has TEXT;
+# fails when the run PID ends first or the text never comes
+wait_for_line() {
+    local log=$1 text=$2 pid=$3 what=$4
+    for _ in $(seq 1 240); do
+        grep -q "$text" "$log" && return 0
+        kill -0 "$pid" 2>/dev/null || fail "$what: run ended early: $(cat "$log")"
+        sleep 0.5
+    done
+    fail "$what: no '$text' in 2 min: $(cat "$log")"
+}
+
 # SIGINT in ramp-down: steady state has finished, so its phase is stored
 # (a finished phase is never lost), and the run is interrupted
 db="$T/results-rampdown.db"
 "$TILEBENCH" run --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 30s --idle 1s \
     --sut-dir "$T/sut" --db "$db" >"$T/run-rampdown.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 240); do
-    grep -q "level 1 tiles: ramp-up" "$T/run-rampdown.log" && break
-    kill -0 $pid 2>/dev/null || fail "ramp-down: run ended early: $(cat "$T/run-rampdown.log")"
-    sleep 0.5
-done
+wait_for_line "$T/run-rampdown.log" "level 1 tiles: ramp-up" $pid ramp-down
 sleep 9 # 5 s of ramp-up, warm-up and steady state, then well inside the 30 s ramp-down
 kill -0 $pid 2>/dev/null || fail "ramp-down: run ended before the signal: $(cat "$T/run-rampdown.log")"
 kill -INT $pid
@@ -66,11 +74,7 @@ left=$(pgrep -f "$T/sut" || true)
 db="$T/results-load.db"
 "$TILEBENCH" run --tiles 30 --meter estimate: --db "$db" >"$T/run-load.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 120); do
-    grep -q "starting the embedded SUT" "$T/run-load.log" && break
-    kill -0 $pid 2>/dev/null || fail "load: run ended early: $(cat "$T/run-load.log")"
-    sleep 0.5
-done
+wait_for_line "$T/run-load.log" "starting the embedded SUT" $pid load
 sutdir=$(grep -o '/tmp/tilebench-sut\.[A-Za-z0-9]*' "$T/run-load.log" | head -1)
 [ -n "$sutdir" ] || fail "load: no SUT folder named: $(cat "$T/run-load.log")"
 for _ in $(seq 1 120); do # until PostgreSQL is up and the data load has begun
