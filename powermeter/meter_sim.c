@@ -879,7 +879,7 @@ static int ptd_send_rl(tb_msim *m, client *c, int f) {
 
 /* Handles one PTD line. Returns 0, or 2 to disconnect. */
 static int ptd_line(tb_msim *m, client *c, const char *line) {
-    char out[512], buf[256], *f[8];
+    char out[512], buf[256], *f[8] = {0};
     int n = 0;
     char *p;
 
