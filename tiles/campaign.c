@@ -42,7 +42,7 @@ typedef struct parse_state {
     int line;
     int too_long; /* a line longer than inih reads */
     char err[TB_ERR_LEN];
-    int failed;
+    int failed; /* the line of the first handler error, 0 for none */
     int baseline_line;
     char seen[256][96]; /* "section\tkey" already given */
     int n_seen;
@@ -62,7 +62,7 @@ static char *counting_reader(char *str, int num, void *stream) {
 
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
     snprintf(ps->err, sizeof ps->err, "%.200s:%d: [%.60s] %.40s: %.200s", ps->c->path, ps->line, section, key, why);
-    ps->failed = 1;
+    ps->failed = ps->line;
     return 0; /* stops inih */
 }
 
@@ -230,11 +230,18 @@ int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
     if (!ps->failed && ps->too_long) {
         snprintf(ps->err, sizeof ps->err, "%.200s:%d: line longer than 199 characters (put a long command in a script)",
                  path, ps->too_long);
-        ps->failed = 1;
+        ps->failed = ps->too_long;
+    }
+    /* inih goes on after a syntax error and returns the first error's line (a
+     * handler error counts too): a syntax error before the first handler error
+     * is the one to report, as the keys after it land in the wrong section */
+    if (rc > 0 && (!ps->failed || rc < ps->failed)) {
+        tb_tiledef_syntax_error(path, c->text, strlen(c->text), rc, err);
+        goto fail;
     }
     if (ps->failed || rc != 0) {
         if (ps->failed) tb_seterr(err, "%s", ps->err);
-        else tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", path, rc);
+        else tb_seterr(err, "%s: cannot parse (inih error %d)", path, rc);
         goto fail;
     }
     if (!*c->name) {

@@ -500,6 +500,11 @@ static void syntax_error(const char *name, const char *text, size_t len, int lin
     tb_seterr(err, "%s:%d: syntax error: %s: '%s'", name, line, why, excerpt);
 }
 
+void tb_tiledef_syntax_error(const char *name, const char *text, size_t len, int line, char *err) {
+    syntax_error(name, text, len, line, err);
+    tb_tiledef_escape_err(err);
+}
+
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
     parse_state ps;
     int rc;
@@ -522,8 +527,7 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
      * (a handler error counts too): a syntax error before the first handler
      * error is the one to report, as later keys land in the wrong section */
     if (rc > 0 && (!ps.failed || rc < ps.failed)) {
-        syntax_error(name, text, len, rc, err);
-        tb_tiledef_escape_err(err);
+        tb_tiledef_syntax_error(name, text, len, rc, err);
         tb_tiledef_free(def);
         return -1;
     }

@@ -87,6 +87,14 @@ void tb_tiledef_free(tb_tiledef *def);
  * printing. */
 void tb_tiledef_escape_err(char *err);
 
+/* The INI syntax error inih reported at `line` of text (len bytes, named
+ * name in the message): err gets "name:line: syntax error: WHY: 'EXCERPT'",
+ * WHY saying an unclosed section header or a line that is not key = value,
+ * EXCERPT the line with control and non-UTF-8 bytes escaped. The line is
+ * found by reading text again as inih reads it (at most INI_MAX_LINE - 1
+ * bytes at a time). Shared by the tile and campaign file parsers. */
+void tb_tiledef_syntax_error(const char *name, const char *text, size_t len, int line, char *err);
+
 /* The workload's kind-specific value for key, or NULL. */
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key);
 

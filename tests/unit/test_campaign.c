@@ -106,6 +106,14 @@ static void errors_name_line_and_key(void **state) {
         {"[campaign]\nname = n\nbaseline = a\n[config.a b]\napply = true\n", ":5: [config.a b] apply: the configuration name"},
         {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply =\n", ":5: [config.a] apply: empty command"},
         {"[campaign]\nname = n\n[sweep]\nphases = 0\n", ":4: [sweep] phases: must be an integer 1..100"},
+        /* a syntax error is reported at its own line, not at the first key
+         * after it (which inih files under the section before it) */
+        {"[campaign]\nname = n\nbaseline = a\n[sweep\ntiles = 1\n",
+         ":4: syntax error: unclosed section header (no ']'): '[sweep'"},
+        {"[campaign]\nname = n\nsettle\nbaseline = a\n", ":3: syntax error: expected key = value (or [section]): 'settle'"},
+        /* a handler error before a syntax error is the first error */
+        {"[campaign]\nname = n\nnope = 1\n[sweep\n", ":3: [campaign] nope: unknown key"},
+        {"[campaign]\nname = n\n\x02" "bad\n", ":3: syntax error: expected key = value (or [section]): '\\x02bad'"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
