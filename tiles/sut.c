@@ -860,11 +860,24 @@ static int pg_initdb(const char *bindir, const char *datadir, const char *logpat
     return TB_SUT_ESTART;
 }
 
+/*
+ * PostgreSQL's max_connections for `tiles` tiles: 100 for tools, probes and
+ * the superuser reserve, plus 20 per tile, which holds a tile's web app (4
+ * connections) and the standard tile's 10 OLTP users with room for a tile
+ * file that gives OLTP more users. A fixed 1000 let only 71 standard tiles
+ * connect. Capped at 10000 (each slot costs shared memory: the lock table
+ * alone holds max_locks_per_transaction = 64 entries per connection).
+ */
+int tb_sut_pg_max_connections(int tiles) {
+    long n = 100 + 20L * (tiles > 0 ? tiles : 1);
+    return n > 10000 ? 10000 : (int)n;
+}
+
 /* Starts the postmaster; settings go on its command line so that they win
  * over whatever postgresql.conf of a reused data folder says. */
-static int pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, const char *logpath,
-                    const run_as *ra, svc *out, char *err) {
-    char postgres[PATH_MAX], c_port[32], c_sock[PATH_MAX + 32];
+static int pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, int tiles,
+                    const char *logpath, const run_as *ra, svc *out, char *err) {
+    char postgres[PATH_MAX], c_port[32], c_sock[PATH_MAX + 32], c_conns[48];
     pid_t pid;
     if (path_join(postgres, sizeof postgres, bindir, "postgres") != 0) {
         tb_seterr(err, "%s: path too long", bindir);
@@ -872,8 +885,9 @@ static int pg_start(const char *bindir, const char *datadir, const char *sockdir
     }
     snprintf(c_port, sizeof c_port, "port=%d", port);
     snprintf(c_sock, sizeof c_sock, "unix_socket_directories=%s", sockdir);
+    snprintf(c_conns, sizeof c_conns, "max_connections=%d", tb_sut_pg_max_connections(tiles));
     char *argv[] = {postgres, "-D", (char *)datadir, "-c", "listen_addresses=" SUT_HOST, "-c", c_port,
-                    "-c", c_sock, "-c", "max_connections=1000", "-c", "shared_buffers=128MB",
+                    "-c", c_sock, "-c", c_conns, "-c", "shared_buffers=128MB",
                     "-c", "logging_collector=off", "-c", "log_destination=stderr", NULL};
     int sprc;
     pid = spawn_logged(argv, ra, logpath, &sprc, err);
@@ -1767,7 +1781,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     if (rc == 0) rc = dovecot_start(dovecotbin, dir, imap_port, dovecotlog, &st.s[SVC_DOVECOT], err);
     if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
     if (rc == 0) rc = pg_initdb(pgbin, datadir, pglog, &ra, err);
-    if (rc == 0) rc = pg_start(pgbin, datadir, sockdir, pg_port, pglog, &ra, &st.s[SVC_PG], err);
+    if (rc == 0) rc = pg_start(pgbin, datadir, sockdir, pg_port, opt->tiles, pglog, &ra, &st.s[SVC_PG], err);
     if (rc == 0) rc = write_state(dir, &st, err) != 0 ? TB_SUT_ESTART : 0;
     deadline = tb_now_us() + SUT_START_TIMEOUT_US;
     if (rc == 0) rc = pg_wait(&st.s[SVC_PG], pglog, deadline, err);

@@ -116,4 +116,8 @@ int tb_sut_read_password_file(const char *path, char *out, size_t len, char *err
  * pattern means "tile%t-user%u". Example: tile 2, user 7 -> "tile2-user7". */
 void tb_sut_mail_user(const char *pattern, int tile, int user, char *out, size_t len);
 
+/* PostgreSQL's max_connections in an embedded SUT of `tiles` tiles: 100 +
+ * 20 per tile, at most 10000 (see sut.c). */
+int tb_sut_pg_max_connections(int tiles);
+
 #endif

@@ -93,6 +93,8 @@ expect_eq "pids listed" 5 "$(wc -w <<<"$pids")"
 # 3. OLTP data and functions, through the endpoint in sut.ini.
 q() { psql -X -v ON_ERROR_STOP=1 -At "$conninfo" -c "$1"; }
 expect_eq "tile1 customers" 20000 "$(q 'SELECT count(*) FROM tile1.customers')"
+# sized for the tiles: 100 + 20 per tile (a fixed 1000 let only 71 standard tiles connect)
+expect_eq "max_connections for 2 tiles" 140 "$(q 'SHOW max_connections')"
 expect_eq "tile2 customers" 20000 "$(q 'SELECT count(*) FROM tile2.customers')"
 expect_eq "tile1 products" 10000 "$(q 'SELECT count(*) FROM tile1.products')"
 expect_eq "tile2 products" 10000 "$(q 'SELECT count(*) FROM tile2.products')"
