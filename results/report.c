@@ -1209,11 +1209,14 @@ int tb_report_list_runs(tb_store *s, FILE *f, char *err) {
         char score[32] = "-", ppkw[32] = "-";
         if (!n++)
             fprintf(f, "%6s  %-20s  %-11s  %-30s  %6s  %10s  %10s\n", "id", "started", "status", "label", "levels",
-                    "peak score", "peak PPKW");
+                    "peak score", "peak PPKW ");
         if (sqlite3_column_type(st, 7) != SQLITE_NULL) snprintf(score, sizeof score, "%.3f", sqlite3_column_double(st, 7));
-        /* "*": ESTIMATED POWER (an estimate: meter), explained below the table */
+        /* "*": ESTIMATED POWER (an estimate: meter), explained below the table;
+         * a space otherwise, so the digits of every row line up */
         if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            snprintf(ppkw, sizeof ppkw, "%.2f%s", sqlite3_column_double(st, 8), sqlite3_column_int(st, 9) ? "*" : "");
+            snprintf(ppkw, sizeof ppkw, "%.2f%s", sqlite3_column_double(st, 8), sqlite3_column_int(st, 9) ? "*" : " ");
+        else
+            snprintf(ppkw, sizeof ppkw, "- ");
         if (sqlite3_column_int(st, 9)) n_est++;
         fprintf(f, "%6lld  %-20s  %-11s  ", (long long)sqlite3_column_int64(st, 0), started ? started : "-",
                 status ? status : "-");
