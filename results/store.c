@@ -630,7 +630,20 @@ int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
         tb_seterr(err, "results database '%s' is a directory", path);
         return -1;
     }
-    if (open_handle(path, SQLITE_OPEN_READONLY, &s, err) != 0) return -1;
+    /* A read-only connection cannot delete the -wal and -shm files it
+     * makes when it closes; so when the file is writable, the handle is a
+     * read-write one that refuses to write (PRAGMA query_only): the last
+     * connection to close then checkpoints and removes them, as the writer's
+     * does. The writer waits on the lock as it does for any reader. */
+    if (access(path, W_OK) == 0) {
+        if (open_handle(path, SQLITE_OPEN_READWRITE, &s, err) != 0) return -1;
+        sqlite3_busy_timeout(s->db, 5000); /* a reader's wait, not the writer's */
+        if (sqlite3_exec(s->db, "PRAGMA query_only = ON", NULL, NULL, NULL) != SQLITE_OK) {
+            tb_store_close(s);
+            s = NULL;
+        }
+    }
+    if (!s && open_handle(path, SQLITE_OPEN_READONLY, &s, err) != 0) return -1;
     s->readonly = 1;
     if (read_user_version(s, &version) != SQLITE_OK) {
         char what[300];

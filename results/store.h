@@ -118,7 +118,9 @@ int tb_store_open(const char *path, tb_store **out, char *err) TB_WUR;
 void tb_store_close(tb_store *s); /* NULL is a no-op */
 
 /* Opens an existing database for reading only (report, runs, serve): never
- * creates or migrates. Returns 0, or -1 with err: "results database 'x.db'
+ * creates or migrates, and never writes (a writable file gets a read-write
+ * handle with PRAGMA query_only, so that closing it removes the -wal and -shm
+ * files as the writer's close does). Returns 0, or -1 with err: "results database 'x.db'
  * not found", "'x.db' is not a tilebench results database", or a schema
  * version other than TB_STORE_SCHEMA_VERSION (naming both). */
 int tb_store_open_readonly(const char *path, tb_store **out, char *err) TB_WUR;
