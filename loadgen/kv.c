@@ -238,6 +238,13 @@ static void on_disconnect(const redisAsyncContext *ac, int status) {
     s->connected = 0;
 }
 
+/* Delays the user's next op before it reconnects: 100 ms doubling to 5 s
+ * (tilebench choice), reset by the next reply. */
+static void back_off(kv_user *s) {
+    s->backoff_us = s->backoff_us ? (s->backoff_us * 2 > 5000000 ? 5000000 : s->backoff_us * 2) : 100000;
+    tb_user_delay_next(s->u, s->backoff_us);
+}
+
 static void on_reply(redisAsyncContext *ac, void *r, void *priv) {
     kv_user *s = priv;
     redisReply *reply = r;
@@ -250,9 +257,7 @@ static void on_reply(redisAsyncContext *ac, void *r, void *priv) {
     }
     if (!reply) {
         st = s->connected ? TB_OP_ERR_IO : TB_OP_ERR_CONNECT;
-        /* back off before reconnecting: 100 ms doubling to 5 s (tilebench choice) */
-        s->backoff_us = s->backoff_us ? (s->backoff_us * 2 > 5000000 ? 5000000 : s->backoff_us * 2) : 100000;
-        tb_user_delay_next(s->u, s->backoff_us);
+        back_off(s);
     } else {
         s->backoff_us = 0;
         if (reply->type == REDIS_REPLY_ERROR) st = TB_OP_ERR_SERVER;
@@ -327,8 +332,7 @@ static int send_batch(kv_user *s, int op) {
         s->inflight = 0;
         s->ac = NULL;
         s->connected = 0;
-        s->backoff_us = 100000; /* as a lost connection in on_reply */
-        tb_user_delay_next(s->u, s->backoff_us);
+        back_off(s);
         tb_user_op_done_soon(s->u, TB_OP_ERR_IO);
     }
     return REDIS_OK;

@@ -20,34 +20,35 @@ tile() { # extra kv keys... (THINK: think time, default 20ms)
 RUN=(--tiles 1 --ramp-up 0 --warm-up 1s --steady 3s --ramp-down 0 --idle 0 --quiet --db "$T/r.db")
 sum() { jq "[.run.levels[0].workloads[].operations[] | select(.name==\"$1\") | .$2] | add" "$T/r.json"; }
 
+# sets_match NAME MIN PIPELINE KV-KEYS...: runs 4 users of SETs with those kv
+# keys (on a flushed Redis) and checks the client counted more than MIN SETs,
+# that Redis's SET calls equal the client's (up to the 4 x PIPELINE commands
+# still in flight at the end) and that no op failed
+sets_match() {
+    local name=$1 min=$2 pipe=$3 before client server
+    shift 3
+    tile "set_pct = 100" "pipeline = $pipe" "$@" >"$T/$name.ini"
+    rc FLUSHALL >/dev/null
+    before=$(calls set)
+    "$TILEBENCH" run --config "$T/$name.ini" "${RUN[@]}" >"$T/$name.log" 2>&1 || fail "run: $(cat "$T/$name.log")"
+    "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
+    client=$(sum SET count_all)
+    server=$(($(calls set) - before))
+    expect "$name: client SETs" "$client" -gt "$min"
+    expect "$name: server SET calls - client SETs (>= 0)" $((server - client)) -ge 0
+    expect "$name: server SET calls - client SETs (<= 4 users x pipeline $pipe in flight)" $((server - client)) \
+        -le $((4 * pipe))
+    expect "$name: no errors" "$(sum SET errors)" -eq 0
+}
+
 # 1. pipelining + sequential keys: server calls equal client counts
-tile "set_pct = 100" "pipeline = 4" "key_pattern = sequential" "keyspace = 500" >"$T/seq.ini"
-rc FLUSHALL >/dev/null
-before=$(calls set)
-"$TILEBENCH" run --config "$T/seq.ini" "${RUN[@]}" >"$T/run1.log" 2>&1 || fail "run: $(cat "$T/run1.log")"
-"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
-client=$(sum SET count_all)
-server=$(($(calls set) - before))
-expect "client SETs" "$client" -gt 500
-expect "server SET calls - client SETs (>= 0)" $((server - client)) -ge 0
-expect "server SET calls - client SETs (<= 4 users x pipeline 4 in flight)" $((server - client)) -le 16
+sets_match seq 500 4 "key_pattern = sequential" "keyspace = 500"
 expect "sequential keys cover the key space" "$(rc DBSIZE)" -eq 500
-expect "no errors" "$(sum SET errors)" -eq 0
 
 # 1b. batches larger than the socket buffer (16 x 256 KiB): the write that
 #     kv makes as it queues a batch cannot take it all, and the rest goes
 #     out through hiredis's write event; every command still arrives once
-tile "set_pct = 100" "pipeline = 16" "value_size = 262144" "key_pattern = sequential" "keyspace = 50" >"$T/big.ini"
-rc FLUSHALL >/dev/null
-before=$(calls set)
-"$TILEBENCH" run --config "$T/big.ini" "${RUN[@]}" >"$T/run1b.log" 2>&1 || fail "run: $(cat "$T/run1b.log")"
-"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
-client=$(sum SET count_all)
-server=$(($(calls set) - before))
-expect "client SETs of 256 KiB" "$client" -gt 64
-expect "server SET calls - client SETs (>= 0)" $((server - client)) -ge 0
-expect "server SET calls - client SETs (<= 4 users x pipeline 16 in flight)" $((server - client)) -le 64
-expect "no errors with 4 MiB batches" "$(sum SET errors)" -eq 0
+sets_match big 64 16 "value_size = 262144" "key_pattern = sequential" "keyspace = 50"
 expect "a stored value is whole" "$(rc STRLEN t1:k0)" -eq 262144
 
 # 2. Zipf versus uniform: distinct keys written out of ~N SETs over 100k keys
