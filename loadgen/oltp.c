@@ -75,6 +75,7 @@ typedef struct oltp_cfg {
     int browse_min, browse_max;
     int items_min, items_max, quantity_max;
     int point; /* mode = point: one primary-key lookup per op (a fast target for scale tests) */
+    int users; /* users per tile: each holds one PostgreSQL connection */
 } oltp_cfg;
 
 typedef struct oltp_user {
@@ -118,6 +119,7 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
         return -1;
     }
     c = xcalloc(1, sizeof *c);
+    c->users = w->users;
     snprintf(c->conninfo, sizeof c->conninfo, "%s", ep->pg_conninfo);
     c->n_tile = ep->n_pg_tile;
     for (int i = 0; i < ep->n_pg_tile; i++) {
@@ -513,6 +515,25 @@ static void conninfo_shown(const char *ci, char *out, size_t len) {
     PQconninfoFree(opts);
 }
 
+/* Free connection slots on conn's server for a role like ours: max_connections
+ * less the slots reserved for superusers (unless we are one) less the client
+ * backends connected now (this probe's own included, so +1). -1 when the
+ * query fails (a server that hides pg_stat_activity is not judged). */
+static int free_slots(PGconn *conn, int *max_conn, int *in_use) {
+    PGresult *r = PQexec(conn, "SELECT current_setting('max_connections')::int, "
+                               "CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN 0 "
+                               "ELSE current_setting('superuser_reserved_connections')::int END, "
+                               "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int");
+    int n = -1;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+        *max_conn = atoi(PQgetvalue(r, 0, 0));
+        *in_use = atoi(PQgetvalue(r, 0, 2)) - 1;
+        n = *max_conn - atoi(PQgetvalue(r, 0, 1)) - *in_use;
+    }
+    PQclear(r);
+    return n;
+}
+
 static int oltp_probe(const void *cfg, int tiles, char *err) {
     const oltp_cfg *c = cfg;
     int rc = 0;
@@ -537,6 +558,28 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
             tb_seterr(err, "oltp: tile %d: connect %s: %s", t, shown, msg);
             PQfinish(conn);
             return -1;
+        }
+        {
+            /* Connections: the first tile on each server checks that all the
+             * tiles' users on that server fit, so too many show here, not as a
+             * level of connect errors. */
+            int first = 1, on_server = 0, max_conn = 0, in_use = 0, avail = -1;
+            for (int k = 1; k <= tiles; k++) {
+                if (strcmp(conninfo_for(c, k), ci) != 0) continue;
+                if (k < t) first = 0;
+                on_server++;
+            }
+            if (first) avail = free_slots(conn, &max_conn, &in_use);
+            if (avail >= 0 && (long)on_server * c->users > avail) {
+                conninfo_shown(ci, shown, sizeof shown);
+                tb_seterr(err,
+                          "oltp: %s: %d tile%s x %d users need %ld connections, but the server has %d free "
+                          "(max_connections %d, %d in use); raise max_connections (`tilebench sut up --tiles %d` "
+                          "sizes the embedded SUT) or run fewer tiles",
+                          shown, on_server, on_server == 1 ? "" : "s", c->users, (long)on_server * c->users, avail, max_conn, in_use, tiles);
+                PQfinish(conn);
+                return -1;
+            }
         }
         snprintf(sql, sizeof sql, "SELECT count(*) FROM tile%d.products", t);
         r = PQexec(conn, sql);

@@ -92,9 +92,10 @@ typedef struct tb_workload_vt {
     /* Frees the state, closing connections, without calling back. */
     void (*user_free)(void *st);
     /* Optional: checks once, before a level starts, that the SUT answers and
-     * holds data for tiles 1..tiles (a "SUT ready" check). 0, or -1 with err
-     * naming the endpoint and why ("oltp: host=... : password authentication
-     * failed"). */
+     * holds data for tiles 1..tiles (a "SUT ready" check), and where it can
+     * tell, that the server takes the connections tiles x users will open.
+     * 0, or -1 with err naming the endpoint and why ("oltp: host=... :
+     * password authentication failed"). */
     int (*probe)(const void *cfg, int tiles, char *err);
     /* Optional (NULL = no mix rule possible): op's target share in % of the
      * workload's primary ops, from its configuration, for Faban's mix

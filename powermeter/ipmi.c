@@ -484,6 +484,7 @@ static int ipmi_open(const char *uri, void **self, char *err) {
             if (stat(devs[i], &st) == 0) break;
         if (i == 3) {
             tb_seterr(err, "no in-band BMC: /dev/ipmi0 not found (load ipmi_si and ipmi_devintf, or use ipmi://)");
+            rc = TB_METER_EUNREACH; /* the URI is fine; the device is missing (exit 3, as a missing serial device) */
             goto fail;
         }
     }

@@ -196,7 +196,10 @@ static int rapl_open(const char *uri, void **self, char *err) {
     }
     snprintf(r->root, sizeof r->root, "%s", env && *env ? env : "/sys/class/powercap");
     r->psys = psys;
-    if (scan(r, pkg, dram, psys, err) != 0) goto fail;
+    if (scan(r, pkg, dram, psys, err) != 0) {
+        free(r);
+        return TB_METER_EUNREACH; /* the URI is fine; this host has no readable RAPL zone (exit 3, as a missing serial device) */
+    }
     r->prev_us = tb_now_us();
     *self = r;
     return 0;

@@ -205,4 +205,20 @@ rc=0
 expect "run with a bad meter parameter: exit" "$rc" -eq 2
 grep -q "'bogus': unknown parameter" "$T/badparam.log" || fail "bad meter parameter: $(cat "$T/badparam.log")"
 
+# a valid URI for a meter this host lacks is a missing device (exit 3, as a
+# missing serial device), not a usage error; a bad parameter stays exit 2
+rc=0
+TB_RAPL_ROOT=/nonexistent/powercap "$TB" meter probe rapl: >"$T/norapl.log" 2>&1 || rc=$?
+expect "rapl: without powercap zones: exit" "$rc" -eq 3
+grep -q "no RAPL powercap interface" "$T/norapl.log" || fail "rapl: without zones: $(cat "$T/norapl.log")"
+rc=0
+TB_RAPL_ROOT=/nonexistent/powercap "$TB" meter probe "rapl:?zones=core" >"$T/badrapl.log" 2>&1 || rc=$?
+expect "rapl: with a bad zones value: exit" "$rc" -eq 2
+if [ ! -e /dev/ipmi0 ] && [ ! -e /dev/ipmi/0 ] && [ ! -e /dev/ipmidev/0 ]; then
+    rc=0
+    "$TB" meter probe ipmi:local >"$T/noipmi.log" 2>&1 || rc=$?
+    expect "ipmi:local without /dev/ipmi0: exit" "$rc" -eq 3
+    grep -q "no in-band BMC" "$T/noipmi.log" || fail "ipmi:local without a BMC: $(cat "$T/noipmi.log")"
+fi
+
 echo "PASS test_meters"

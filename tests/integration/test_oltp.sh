@@ -4,8 +4,8 @@
 # flight when the level stops), rolled-back purchases change nothing, and
 # pg_stat_database's rollbacks stay at zero; a PostgreSQL restart in the middle
 # of steady state is survived (users reconnect with back-off, errors are
-# counted, the run completes); a missing database or tile fails at start with
-# exit 3 and a clear message.
+# counted, the run completes); a missing database or tile, or more users than
+# the server has connections for, fails at start with exit 3 and a clear message.
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -84,6 +84,13 @@ rc=0; timeout 60 "$TILEBENCH" run --config "$T/oltp.ini" --steady 2s --tiles 2 -
     --quiet --db "$T/r.db" >"$T/run5.log" 2>&1 || rc=$?
 expect "exit for a tile without data" "$rc" -eq 3
 grep -q "tile 2 has no OLTP data" "$T/run5.log" || fail "unclear error: $(cat "$T/run5.log")"
+# more users than the server has connections for: exit 3 before the level, naming the numbers
+# (the embedded SUT for 1 tile has max_connections 120)
+sed 's/^users = 5$/users = 500/' "$T/oltp.ini" >"$T/many.ini"
+rc=0; "$TILEBENCH" run --config "$T/many.ini" --steady 2s "${RUN[@]}" >"$T/run8.log" 2>&1 || rc=$?
+expect "exit when users exceed free connections" "$rc" -eq 3
+grep -q "1 tile x 500 users need 500 connections, but the server has [0-9]* free (max_connections 120" "$T/run8.log" ||
+    fail "unclear connection-budget error: $(cat "$T/run8.log")"
 # 5. a connection string per tile: [sut] pg.tileN overrides pg for that tile
 printf 'pg.tile1 = %s\n' "$(echo "$PG" | sed 's/dbname=tilebench/dbname=tile1db/')" >"$T/pertile.sut"
 cat "$T/oltp.ini" "$T/pertile.sut" >"$T/pertile.ini"
