@@ -452,6 +452,40 @@ const char *tb_store_effective_status(const char *stored, int64_t writer_pid, in
 
 /* ---- open, migrate, close ---------------------------------------------- */
 
+/* Writes 'interrupted' over the stored 'running' of every run whose writer is
+ * gone (killed, or stopped by a full disk that also refused the final status
+ * update), so the file says what readers already show. finished_at stays
+ * NULL: when the writer died is not known. Best effort: a database that
+ * still cannot be written keeps its rows, which readers still show as
+ * interrupted (tb_store_effective_status). */
+static void mark_dead_runs(tb_store *s) {
+    sqlite3_stmt *sel = NULL, *upd = NULL;
+    int n = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT id, writer_pid, writer_start FROM runs WHERE status = 'running'", -1, &sel,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, "UPDATE runs SET status = 'interrupted' WHERE id = ?1 AND status = 'running'", -1,
+                           &upd, NULL) != SQLITE_OK)
+        goto out;
+    while (sqlite3_step(sel) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(sel, 0);
+        if (sqlite3_column_type(sel, 1) == SQLITE_NULL ||
+            strcmp(tb_store_effective_status(TB_RUN_RUNNING, sqlite3_column_int64(sel, 1), sqlite3_column_int64(sel, 2)),
+                   TB_RUN_INTERRUPTED) != 0)
+            continue;
+        sqlite3_bind_int64(upd, 1, id);
+        if (step_done(upd) != SQLITE_OK) {
+            tb_log(TB_LOG_WARN, "%s: run %lld's writer is gone, but its status cannot be set to interrupted: %s",
+                   s->path, (long long)id, sqlite3_errmsg(s->db));
+            break;
+        }
+        n++;
+    }
+    if (n) tb_log(TB_LOG_INFO, "%s: %d run(s) whose writer had died marked interrupted", s->path, n);
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
+}
+
 static int read_user_version(tb_store *s, int *version) {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
@@ -606,6 +640,7 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
             goto fail;
         }
     }
+    mark_dead_runs(s);
     *out = s;
     return 0;
 fail:

@@ -53,5 +53,6 @@ expect "report level 1 ops" "$(jq '[.run.levels[0].workloads[].ops] | add' "$T/r
 expect "runs in the database" "$(q 'SELECT count(*) FROM runs')" -eq 2
 expect "new run complete" "$(q 'SELECT status FROM runs ORDER BY id DESC LIMIT 1')" = complete
 expect "first run still interrupted" "$("$TILEBENCH" report 1 --db "$DB" --format json | jq -r .run.status)" = interrupted
+expect "first run's stored status, written by the new run's writer" "$(q 'SELECT status FROM runs WHERE id = 1')" = interrupted
 expect "integrity_check after the new run" "$(q 'PRAGMA integrity_check')" = ok
 echo "PASS test_crash"

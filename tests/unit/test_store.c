@@ -686,8 +686,8 @@ static void test_resolve_run(void **state) {
 }
 
 /* A run whose writer was killed (kill -9) still says "running" in the
- * database; readers must show it as interrupted. A run whose writer is alive
- * stays "running". */
+ * database; readers must show it as interrupted, and the next writer to open
+ * the file stores that. A run whose writer is alive stays "running". */
 static void test_interrupted_writer_dead(void **state) {
     fix *f = *state;
     tb_store *s = NULL;
@@ -710,10 +710,26 @@ static void test_interrupted_writer_dead(void **state) {
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
-    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    /* readers (which never write) show the stored 'running' as interrupted */
+    assert_int_equal(tb_store_open_readonly(f->db, &s, err), 0);
     assert_int_equal(tb_store_resolve_run(s, "latest", &dead_id, err), 0);
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM runs WHERE status = 'running'"), 1);
+    tb_store_close(s);
+    root = render_json(f->db, dead_id);
+    assert_string_equal(json_string_value(path(root, "run.status")), "interrupted");
+    json_decref(root);
+
+    /* the next writer to open the file stores it (finished_at unknown: NULL) */
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM runs WHERE status = 'running'"), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM runs WHERE status = 'interrupted' "
+                                                "AND finished_at IS NULL"),
+                     1);
     assert_int_equal(tb_store_begin_run(s, &ri, &live_id, err), 0);
+    tb_store_close(s);
+    /* ... and leaves a run whose writer is alive alone */
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM runs WHERE status = 'running'"), 1);
     tb_store_close(s);
 
     root = render_json(f->db, dead_id);
