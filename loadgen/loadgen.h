@@ -90,7 +90,9 @@ typedef struct tb_loadgen_ops {
     /* Event-loop stalls since the previous call (or start_level), merged over
      * workers (each runs a 20 ms ticker and records how late it fires), into *out (see tb_lg_stalls). Resets the record. */
     void (*stalls)(void *self, tb_lg_stalls *out);
-    /* CPU seconds used by the load generator threads so far. */
+    /* CPU seconds the load generator threads used so far for work: their
+     * CPU time less what their spin-then-block loops spent polling without
+     * finding any (that time was idle; see worker.c run_loop). */
     double (*cpu_seconds)(void *self);
     int (*threads)(void *self);
     void (*close)(void *self);

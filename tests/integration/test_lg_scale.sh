@@ -5,7 +5,9 @@
 # server counts at least every op the client counted. The per-phase event
 # gives the loop-stall figures with their own-work share (never above the
 # whole), and the ramp-up's. TB_WORKER_NICE sets the workers' nice value,
-# and a bad one is refused, named. No timing is asserted.
+# and a bad one is refused, named; so is a bad TB_WORKER_SPIN_US, and with
+# spinning off or at max rate the server still counts every client op. No
+# timing is asserted.
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -65,3 +67,23 @@ expect "ramp-up stall events" "$ramp" -eq 1
 if TB_WORKER_NICE=fast "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_NICE=fast was accepted"; fi
 grep -q "TB_WORKER_NICE 'fast'" "$T/bad.log" || fail "no message naming TB_WORKER_NICE: $(cat "$T/bad.log")"
 echo "ok: TB_WORKER_NICE=fast refused: $(grep -o "TB_WORKER_NICE 'fast'[^\"]*" "$T/bad.log" | head -1)"
+
+# 4. spin-then-block off (TB_WORKER_SPIN_US=0) and at max rate (think time 0,
+# where the workers spin): the server still counts every op the client counted
+for spin in 0 20; do
+    sed 's/^think_time = 20ms$/think_time = 0/' "$T/t.ini" >"$T/max.ini"
+    before=$(($(calls set) + $(calls get)))
+    TB_WORKER_SPIN_US=$spin "$TILEBENCH" run --config "$T/max.ini" --tiles 2 --threads 2 --ramp-up 0 --warm-up 0 \
+        --steady 2s --ramp-down 0 --idle 0 --meter estimate: --telemetry none --db "$T/spin.db" >"$T/spin.log" 2>&1 ||
+        fail "TB_WORKER_SPIN_US=$spin run: $(tail -5 "$T/spin.log")"
+    "$TILEBENCH" report latest --db "$T/spin.db" --format json >"$T/spin.json"
+    client=$(jq '[.run.levels[0].workloads[].operations[].count_all] | add' "$T/spin.json")
+    server=$(($(calls set) + $(calls get) - before))
+    expect "TB_WORKER_SPIN_US=$spin: client ops" "$client" -gt 100
+    expect "TB_WORKER_SPIN_US=$spin: server calls - client ops (0..4 users in flight)" $((server - client)) -le 4
+    expect "TB_WORKER_SPIN_US=$spin: server calls >= client ops" "$server" -ge "$client"
+done
+if TB_WORKER_SPIN_US=-3 "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_SPIN_US=-3 was accepted"; fi
+grep -q "TB_WORKER_SPIN_US '-3': expected an integer 0..1000" "$T/bad.log" ||
+    fail "no message naming TB_WORKER_SPIN_US: $(cat "$T/bad.log")"
+echo "PASS test_lg_scale"
