@@ -546,12 +546,19 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
  * nginx spent about 9% more CPU per request serving tilebench than serving
  * wrk, which is slower and so sleeps less (bench/http, 1 nginx worker,
  * pinned: 0.44 client context switches per request against wrk's 0.17).
- * Spinning costs the client CPU only while it pays for itself: at a tile's
- * usual think times a spin rarely finds an op within spin_us, so the loop
- * blocks as before (the Poisson chance of another completion within 20 us
- * at 70 us mean spacing is 25%). Timers and the stall probe's tick still
- * fire on time while spinning (a non-blocking pass runs expired timers). */
+ * Spinning costs the client CPU only while it pays for itself. It is on by
+ * default only when every workload runs at max rate (all_max_rate: a stress
+ * run such as bench/http or bench/kv): with think times on cores shared with
+ * the SUT (the benchmark proper), 200 tiles spun often enough to raise the
+ * host's CPU use by about 5 points and the workers' CPU wait with it
+ * (bench/scale), CPU and watts the SUT would be charged for; a sched_yield
+ * on each empty pass did not prevent that, and cost bench/http 0.05 of its
+ * CPU-per-request ratio, so there is none.
+ * TB_WORKER_SPIN_US sets the window for any tile; 0 never spins. Timers and
+ * the stall probe's tick still fire on time while spinning (a non-blocking
+ * pass runs expired timers). */
 #define SPIN_PROBE 64
+#define SPIN_HIT 0.5 /* spin while at least this share of recent spins found work */
 
 static void run_loop(worker *w) {
     uint64_t spin = w->lg->spin_us;
@@ -561,7 +568,7 @@ static void run_loop(worker *w) {
     }
     while (!w->quit) {
         event_base_loop(w->base, EVLOOP_ONCE | EVLOOP_NO_EXIT_ON_EMPTY); /* sleeps until something is due */
-        while (!w->quit && (w->spin_hit >= 0.5 || ++w->spin_probe >= SPIN_PROBE)) {
+        while (!w->quit && (w->spin_hit >= SPIN_HIT || ++w->spin_probe >= SPIN_PROBE)) {
             uint64_t t0 = tb_now_us(), c0 = thread_cpu_us(), pass = t0, t = t0, idle, c;
             int hit = 0;
             w->spin_probe = 0;
@@ -793,6 +800,16 @@ static void lg_close(void *self) {
  * late first op or back-off still counts as latency (never the reverse: an
  * op never starts before it is due). The stall probe has its own timerfd.
  */
+/* 1 when every workload of the tile runs at its maximum rate (no think or
+ * cycle time, no per-op minimum cycle): a stress run against the server, where
+ * the workers spin before they sleep by default (run_loop). */
+static int all_max_rate(const local_lg *lg) {
+    const tb_tiledef *def = lg->pub.def;
+    for (int i = 0; i < def->n_workloads; i++)
+        if (def->workloads[i].think_us > 0 || lg->pub.vt[i]->min_cycle_us) return 0;
+    return 1;
+}
+
 static int needs_precise_timers(const local_lg *lg) {
     const tb_tiledef *def = lg->pub.def;
     for (int i = 0; i < def->n_workloads; i++) {
@@ -923,9 +940,10 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
         }
     }
     {
-        /* default 20 us: about what one sleep and wake-up costs both sides on a VM (run_loop) */
+        /* default: 20 us (about what one sleep and wake-up costs both sides on
+         * a VM) when every workload runs at max rate, else 0 (run_loop) */
         const char *sv = getenv("TB_WORKER_SPIN_US");
-        lg->spin_us = 20;
+        lg->spin_us = all_max_rate(lg) ? 20 : 0;
         if (sv && *sv) {
             char *e;
             long n = strtol(sv, &e, 10);
