@@ -517,13 +517,16 @@ static void conninfo_shown(const char *ci, char *out, size_t len) {
 
 /* Free connection slots on conn's server for a role like ours: max_connections
  * less the slots reserved for superusers (unless we are one) less the client
- * backends connected now (this probe's own included, so +1). -1 when the
- * query fails (a server that hides pg_stat_activity is not judged). */
+ * backends connected now (this probe's own included, so +1). A role without
+ * pg_read_all_stats sees other roles' sessions with a NULL backend_type:
+ * those with a user count too (which may count an autovacuum worker: a
+ * stricter check by a few). -1 when the query fails (not judged). */
 static int free_slots(PGconn *conn, int *max_conn, int *in_use) {
     PGresult *r = PQexec(conn, "SELECT current_setting('max_connections')::int, "
                                "CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN 0 "
                                "ELSE current_setting('superuser_reserved_connections')::int END, "
-                               "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int");
+                               "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                               "OR (backend_type IS NULL AND usesysid IS NOT NULL))::int");
     int n = -1;
     if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
         *max_conn = atoi(PQgetvalue(r, 0, 0));
@@ -534,20 +537,31 @@ static int free_slots(PGconn *conn, int *max_conn, int *in_use) {
     return n;
 }
 
+/* One PostgreSQL server (host:port as libpq connected to it) and the
+ * connections the tiles on it will open. */
+typedef struct pg_server {
+    char key[300];
+    char shown[600]; /* the first tile's conninfo, password hidden */
+    int tiles, avail, max_conn, in_use;
+} pg_server;
+
 static int oltp_probe(const void *cfg, int tiles, char *err) {
     const oltp_cfg *c = cfg;
-    int rc = 0;
+    pg_server *sv = xcalloc((size_t)tiles, sizeof *sv);
+    int rc = 0, n_sv = 0;
     for (int t = 1; t <= tiles && rc == 0; t++) {
         const char *ci = conninfo_for(c, t);
-        char shown[600];
+        char shown[600], key[300];
         const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
         const char *vals[] = {ci, "tilebench-probe", "10", NULL};
         char sql[96];
         PGconn *conn;
         PGresult *r;
+        int k;
         if (!*ci) {
             tb_seterr(err, "oltp: tile %d has no PostgreSQL endpoint ([sut] pg = conninfo, or pg.tile%d)", t, t);
-            return -1;
+            rc = -1;
+            break;
         }
         conn = PQconnectdbParams(keys, vals, 1);
         if (PQstatus(conn) != CONNECTION_OK) {
@@ -557,30 +571,21 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
             conninfo_shown(ci, shown, sizeof shown);
             tb_seterr(err, "oltp: tile %d: connect %s: %s", t, shown, msg);
             PQfinish(conn);
-            return -1;
+            rc = -1;
+            break;
         }
-        {
-            /* Connections: the first tile on each server checks that all the
-             * tiles' users on that server fit, so too many show here, not as a
-             * level of connect errors. */
-            int first = 1, on_server = 0, max_conn = 0, in_use = 0, avail = -1;
-            for (int k = 1; k <= tiles; k++) {
-                if (strcmp(conninfo_for(c, k), ci) != 0) continue;
-                if (k < t) first = 0;
-                on_server++;
-            }
-            if (first) avail = free_slots(conn, &max_conn, &in_use);
-            if (avail >= 0 && (long)on_server * c->users > avail) {
-                conninfo_shown(ci, shown, sizeof shown);
-                tb_seterr(err,
-                          "oltp: %s: %d tile%s x %d users need %ld connections, but the server has %d free "
-                          "(max_connections %d, %d in use); raise max_connections (`tilebench sut up --tiles %d` "
-                          "sizes the embedded SUT) or run fewer tiles",
-                          shown, on_server, on_server == 1 ? "" : "s", c->users, (long)on_server * c->users, avail, max_conn, in_use, tiles);
-                PQfinish(conn);
-                return -1;
-            }
+        /* Connections are counted per server, whatever database each tile names:
+         * the first tile on a server asks it for its free slots. */
+        snprintf(key, sizeof key, "%s:%s", PQhost(conn) ? PQhost(conn) : "", PQport(conn) ? PQport(conn) : "");
+        for (k = 0; k < n_sv && strcmp(sv[k].key, key) != 0; k++) {
         }
+        if (k == n_sv) {
+            n_sv++;
+            snprintf(sv[k].key, sizeof sv[k].key, "%s", key);
+            conninfo_shown(ci, sv[k].shown, sizeof sv[k].shown);
+            sv[k].avail = free_slots(conn, &sv[k].max_conn, &sv[k].in_use);
+        }
+        sv[k].tiles++;
         snprintf(sql, sizeof sql, "SELECT count(*) FROM tile%d.products", t);
         r = PQexec(conn, sql);
         if (PQresultStatus(r) != PGRES_TUPLES_OK || atoi(PQgetvalue(r, 0, 0)) != TB_OLTP_PRODUCTS) {
@@ -593,6 +598,19 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
         PQclear(r);
         PQfinish(conn);
     }
+    /* too many users for a server show here, not as a level of connect errors */
+    for (int k = 0; k < n_sv && rc == 0; k++) {
+        long need = (long)sv[k].tiles * c->users;
+        if (sv[k].avail < 0 || need <= sv[k].avail) continue;
+        tb_seterr(err,
+                  "oltp: %s: %d tile%s x %d users need %ld connections, but the server has %d free "
+                  "(max_connections %d, %d in use); raise max_connections (`tilebench sut up --tiles %d` "
+                  "sizes the embedded SUT) or run fewer tiles",
+                  sv[k].shown, sv[k].tiles, sv[k].tiles == 1 ? "" : "s", c->users, need, sv[k].avail, sv[k].max_conn,
+                  sv[k].in_use, tiles);
+        rc = -1;
+    }
+    free(sv);
     return rc;
 }
 

@@ -567,7 +567,10 @@ static void run_loop(worker *w) {
         return;
     }
     while (!w->quit) {
-        event_base_loop(w->base, EVLOOP_ONCE | EVLOOP_NO_EXIT_ON_EMPTY); /* sleeps until something is due */
+        if (event_base_loop(w->base, EVLOOP_ONCE | EVLOOP_NO_EXIT_ON_EMPTY) < 0) { /* sleeps until something is due */
+            tb_log(TB_LOG_ERROR, "load generator worker %d: event loop failed", w->id);
+            return;
+        }
         while (!w->quit && (w->spin_hit >= SPIN_HIT || ++w->spin_probe >= SPIN_PROBE)) {
             uint64_t t0 = tb_now_us(), c0 = thread_cpu_us(), pass = t0, t = t0, idle, c;
             int hit = 0;
@@ -580,7 +583,10 @@ static void run_loop(worker *w) {
                 t = tb_now_us();
             } while (!hit && !w->quit && t - t0 < spin);
             /* idle: up to the pass that found work (or all of a miss), in
-             * wall time but never more than the CPU the spin used */
+             * wall time but never more than the CPU the spin used. An
+             * approximation: a pass that did work without completing an op
+             * (a send, a partial read) counts as idle, so the work figure
+             * can read a little low while spinning. */
             idle = (hit ? pass : t) - t0;
             c = thread_cpu_us() - c0;
             atomic_fetch_add_explicit(&w->spin_idle_us, idle < c ? idle : c, memory_order_relaxed);

@@ -460,30 +460,41 @@ const char *tb_store_effective_status(const char *stored, int64_t writer_pid, in
  * interrupted (tb_store_effective_status). */
 static void mark_dead_runs(tb_store *s) {
     sqlite3_stmt *sel = NULL, *upd = NULL;
-    int n = 0;
+    int64_t *dead = NULL;
+    size_t n_dead = 0, cap = 0, n = 0;
+    /* the dead writers' runs first, then the updates with the read finished */
     if (sqlite3_prepare_v2(s->db, "SELECT id, writer_pid, writer_start FROM runs WHERE status = 'running'", -1, &sel,
-                           NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, "UPDATE runs SET status = 'interrupted' WHERE id = ?1 AND status = 'running'", -1,
-                           &upd, NULL) != SQLITE_OK)
+                           NULL) != SQLITE_OK)
         goto out;
     while (sqlite3_step(sel) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(sel, 0);
         if (sqlite3_column_type(sel, 1) == SQLITE_NULL ||
             strcmp(tb_store_effective_status(TB_RUN_RUNNING, sqlite3_column_int64(sel, 1), sqlite3_column_int64(sel, 2)),
                    TB_RUN_INTERRUPTED) != 0)
             continue;
-        sqlite3_bind_int64(upd, 1, id);
+        if (n_dead == cap) {
+            cap = cap ? 2 * cap : 8;
+            dead = xrealloc(dead, cap * sizeof *dead);
+        }
+        dead[n_dead++] = sqlite3_column_int64(sel, 0);
+    }
+    sqlite3_finalize(sel);
+    sel = NULL;
+    if (!n_dead || sqlite3_prepare_v2(s->db, "UPDATE runs SET status = 'interrupted' WHERE id = ?1 AND status = 'running'",
+                                      -1, &upd, NULL) != SQLITE_OK)
+        goto out;
+    for (n = 0; n < n_dead; n++) {
+        sqlite3_bind_int64(upd, 1, dead[n]);
         if (step_done(upd) != SQLITE_OK) {
             tb_log(TB_LOG_WARN, "%s: run %lld's writer is gone, but its status cannot be set to interrupted: %s",
-                   s->path, (long long)id, sqlite3_errmsg(s->db));
+                   s->path, (long long)dead[n], sqlite3_errmsg(s->db));
             break;
         }
-        n++;
     }
-    if (n) tb_log(TB_LOG_INFO, "%s: %d run(s) whose writer had died marked interrupted", s->path, n);
+    if (n) tb_log(TB_LOG_INFO, "%s: %zu run(s) whose writer had died marked interrupted", s->path, n);
 out:
     sqlite3_finalize(sel);
     sqlite3_finalize(upd);
+    free(dead);
 }
 
 static int read_user_version(tb_store *s, int *version) {
