@@ -789,6 +789,16 @@ static void lg_close(void *self) {
     free(lg);
 }
 
+/* 1 when every workload of the tile runs at its maximum rate (no think or
+ * cycle time, no per-op minimum cycle): a stress run against the server, where
+ * the workers spin before they sleep by default (run_loop). */
+static int all_max_rate(const local_lg *lg) {
+    const tb_tiledef *def = lg->pub.def;
+    for (int i = 0; i < def->n_workloads; i++)
+        if (def->workloads[i].think_us > 0 || lg->pub.vt[i]->min_cycle_us) return 0;
+    return 1;
+}
+
 /*
  * Whether the workers' event loops need libevent's precise timers. They do
  * whenever a latency counts from a timer's due time: think or cycle times
@@ -806,16 +816,6 @@ static void lg_close(void *self) {
  * late first op or back-off still counts as latency (never the reverse: an
  * op never starts before it is due). The stall probe has its own timerfd.
  */
-/* 1 when every workload of the tile runs at its maximum rate (no think or
- * cycle time, no per-op minimum cycle): a stress run against the server, where
- * the workers spin before they sleep by default (run_loop). */
-static int all_max_rate(const local_lg *lg) {
-    const tb_tiledef *def = lg->pub.def;
-    for (int i = 0; i < def->n_workloads; i++)
-        if (def->workloads[i].think_us > 0 || lg->pub.vt[i]->min_cycle_us) return 0;
-    return 1;
-}
-
 static int needs_precise_timers(const local_lg *lg) {
     const tb_tiledef *def = lg->pub.def;
     for (int i = 0; i < def->n_workloads; i++) {
