@@ -789,6 +789,21 @@ static void lg_close(void *self) {
     free(lg);
 }
 
+/* Reads the integer environment variable name into *out: 1; 0 when unset or
+ * empty; -1 with err naming it when it is not an integer in lo..hi (hint is
+ * appended to the message). */
+static int env_int(const char *name, long lo, long hi, const char *hint, long *out, char *err) {
+    const char *v = getenv(name);
+    char *e;
+    if (!v || !*v) return 0;
+    *out = strtol(v, &e, 10);
+    if (*e || *out < lo || *out > hi) {
+        tb_seterr(err, "%s '%s': expected an integer %ld..%ld%s", name, v, lo, hi, hint);
+        return -1;
+    }
+    return 1;
+}
+
 /* 1 when every workload of the tile runs at its maximum rate (no think or
  * cycle time, no per-op minimum cycle): a stress run against the server, where
  * the workers spin before they sleep by default (run_loop). */
@@ -928,15 +943,13 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
         lg->pub.cfg[i] = lg->cfg[i];
     }
     {
-        const char *nv = getenv("TB_WORKER_NICE");
-        if (nv && *nv) {
-            char *e;
-            long n = strtol(nv, &e, 10);
-            if (*e || n < -20 || n > 19) {
-                tb_seterr(err, "TB_WORKER_NICE '%s': expected an integer -20..19", nv);
-                lg_close(lg);
-                return -1;
-            }
+        long n = 0;
+        int r = env_int("TB_WORKER_NICE", -20, 19, "", &n, err);
+        if (r < 0) {
+            lg_close(lg);
+            return -1;
+        }
+        if (r == 1) {
             lg->nice_set = 1;
             lg->nice = (int)n;
             tb_log(TB_LOG_INFO,
@@ -948,17 +961,14 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
     {
         /* default: 20 us (about what one sleep and wake-up costs both sides on
          * a VM) when every workload runs at max rate, else 0 (run_loop) */
-        const char *sv = getenv("TB_WORKER_SPIN_US");
+        long n = 0;
+        int r = env_int("TB_WORKER_SPIN_US", 0, 1000, " (microseconds; 0 never spins)", &n, err);
         lg->spin_us = all_max_rate(lg) ? 20 : 0;
-        if (sv && *sv) {
-            char *e;
-            long n = strtol(sv, &e, 10);
-            if (*e || n < 0 || n > 1000) {
-                tb_seterr(err, "TB_WORKER_SPIN_US '%s': expected an integer 0..1000 (microseconds; 0 never spins)",
-                          sv);
-                lg_close(lg);
-                return -1;
-            }
+        if (r < 0) {
+            lg_close(lg);
+            return -1;
+        }
+        if (r == 1) {
             lg->spin_us = (uint64_t)n;
         }
     }
