@@ -107,6 +107,12 @@ struct worker {
     uint64_t cpu_wait_us;    /* guarded by lock: run-queue wait since probe_since_us */
     uint64_t probe_since_us; /* guarded by lock */
     int quit;                /* CMD_QUIT carried out: the loop returns */
+    /* start_users' cursor: the next global user to build (build_users) */
+    struct user_cursor {
+        int tile, wl, k; /* tile (1-based), workload, user within both */
+        int g, total;    /* its global index, and the level's user count */
+    } build;
+    struct event *build_ev; /* zero timer: build the next chunk */
     /* spin-then-block (run_loop): how often a spin found an op completing */
     double spin_hit;         /* EWMA of 0/1 per spin, 1/8 weight */
     unsigned spin_probe;     /* idle moments since the last spin */
@@ -402,33 +408,70 @@ static void user_free(tb_user_ctx *u) {
 
 static void worker_fini(worker *w);
 
-/* Builds this worker's share of the level's users. Global user g starts at
- * g/M of the ramp-up (staggered start). It goes to worker g % n, unless there
- * are at least TILES_PER_WORKER_AFFINE tiles per worker: then a whole tile t
- * goes to worker (t-1) % n, so each tile's histograms exist in one worker
- * instead of every one (at 200 tiles and 2 workers this halves the
- * histogram memory and its allocations during steady state), and the
- * workers' shares differ by at most one tile in that many. */
+/* Users built per loop turn (build_users): each costs a few µs (its state
+ * and three timer events), so a chunk is well under a millisecond of the
+ * loop's time, where building a 200-tile level's 2,700 users per worker in
+ * one turn held the loop for 12-25 ms (bench/scale, ramp-up stall). */
+#define BUILD_CHUNK 128
+
+static void build_users(evutil_socket_t fd, short what, void *arg);
+
+/* Starts this worker's share of the level's users: the first BUILD_CHUNK at
+ * once, the rest a chunk per loop turn (build_users), in the order they are
+ * due. The coordinator plans the level's start far enough ahead for all of
+ * them (200 ms); a user built after its intended start still gets that
+ * start, and the lateness shows in its latency. */
 static void start_users(worker *w) {
     local_lg *lg = w->lg;
     const tb_tiledef *def = lg->pub.def;
     const tb_level_plan *pl = &w->plan;
-    int total = 0, g = 0, affine = pl->tiles >= TILES_PER_WORKER_AFFINE * lg->n_workers;
+    int total = 0;
     for (int i = 0; i < def->n_workloads; i++) total += def->workloads[i].users * pl->tiles;
     w->users = xcalloc((size_t)total + 1, sizeof *w->users);
+    w->n_users = 0;
     for (int i = 0; i < def->n_workloads; i++) {
         uint64_t t = def->workloads[i].timeout_us;
         struct timeval tv = {.tv_sec = (time_t)(t / 1000000), .tv_usec = (suseconds_t)(t % 1000000)};
         w->op_timeout[i] = event_base_init_common_timeout(w->base, &tv);
         w->op_timeout_us[i] = t;
     }
-    w->n_users = 0;
-    for (int t = 1; t <= pl->tiles; t++) {
-        for (int i = 0; i < def->n_workloads; i++) {
-            for (int k = 0; k < def->workloads[i].users; k++, g++) {
+    memset(&w->build, 0, sizeof w->build);
+    w->build.tile = 1;
+    w->build.total = total;
+    build_users(-1, 0, w);
+}
+
+/* Builds up to BUILD_CHUNK more of this worker's users (start_users'
+ * cursor), and when some are left, comes back on the next loop turn (a
+ * zero timer: I/O, due users and the stall probe run in between). Global
+ * user g starts at g/M of the ramp-up (staggered start). It goes to worker
+ * g % n, unless there are at least TILES_PER_WORKER_AFFINE tiles per worker:
+ * then a whole tile t goes to worker (t-1) % n, so each tile's histograms
+ * exist in one worker instead of every one (at 200 tiles and 2 workers this
+ * halves the histogram memory and its allocations during steady state), and
+ * the workers' shares differ by at most one tile in that many. */
+static void build_users(evutil_socket_t fd, short what, void *arg) {
+    static const struct timeval zero = {0, 0};
+    worker *w = arg;
+    local_lg *lg = w->lg;
+    const tb_tiledef *def = lg->pub.def;
+    const tb_level_plan *pl = &w->plan;
+    struct user_cursor *b = &w->build;
+    int made = 0, affine = pl->tiles >= TILES_PER_WORKER_AFFINE * lg->n_workers;
+    (void)fd;
+    (void)what;
+    for (; b->tile <= pl->tiles; b->tile++, b->wl = 0) {
+        for (; b->wl < def->n_workloads; b->wl++, b->k = 0) {
+            for (; b->k < def->workloads[b->wl].users; b->k++, b->g++) {
+                int t = b->tile, i = b->wl, k = b->k;
                 tb_user_ctx *u;
                 uint64_t seed;
-                if ((affine ? (t - 1) : g) % lg->n_workers != w->id) continue;
+                if ((affine ? (t - 1) : b->g) % lg->n_workers != w->id) continue;
+                if (made == BUILD_CHUNK) {
+                    evtimer_add(w->build_ev, &zero);
+                    return;
+                }
+                made++;
                 u = xcalloc(1, sizeof *u);
                 u->w = w;
                 u->wl = i;
@@ -445,7 +488,7 @@ static void start_users(worker *w) {
                 u->timer = evtimer_new(w->base, on_timer, u);
                 u->timeout = evtimer_new(w->base, on_timeout, u);
                 u->soon = evtimer_new(w->base, on_soon, u);
-                u->start_offset_us = total > 0 ? pl->ramp_up_us * (uint64_t)g / (uint64_t)total : 0;
+                u->start_offset_us = pl->ramp_up_us * (uint64_t)b->g / (uint64_t)b->total;
                 u->st = u->vt->user_new(lg->cfg[i], u);
                 w->users[w->n_users++] = u;
                 schedule(u, pl->start_us + u->start_offset_us, tb_now_us());
@@ -455,6 +498,7 @@ static void start_users(worker *w) {
 }
 
 static void stop_users(worker *w) {
+    evtimer_del(w->build_ev); /* a level stopped while its users were still being built */
     for (int i = 0; i < w->n_users; i++) user_free(w->users[i]);
     free(w->users);
     w->users = NULL;
@@ -843,6 +887,7 @@ static int needs_precise_timers(const local_lg *lg) {
 /* Frees what worker_init made (any part of it); the thread must have ended. */
 static void worker_fini(worker *w) {
     if (w->ticker) event_free(w->ticker);
+    if (w->build_ev) event_free(w->build_ev);
     if (w->cmd_ev) event_free(w->cmd_ev);
     if (w->base) event_base_free(w->base);
     if (w->tick_fd >= 0) close(w->tick_fd);
@@ -852,7 +897,7 @@ static void worker_fini(worker *w) {
     tb_hist_free(w->own_hist);
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->cond);
-    w->ticker = w->cmd_ev = NULL;
+    w->ticker = w->cmd_ev = w->build_ev = NULL;
     w->base = NULL;
     w->tick_fd = w->cmd_fd = w->schedstat_fd = -1;
     w->stall_hist = w->own_hist = NULL;
@@ -891,6 +936,7 @@ static int worker_init(worker *w, int precise, char *err) {
     }
     w->cmd_ev = event_new(w->base, w->cmd_fd, EV_READ | EV_PERSIST, on_cmd, w);
     w->ticker = event_new(w->base, w->tick_fd, EV_READ | EV_PERSIST, on_tick, w);
+    w->build_ev = evtimer_new(w->base, build_users, w);
     event_add(w->cmd_ev, NULL);
     event_add(w->ticker, NULL);
     /* first expiry one period from now, then every period (absolute, so the

@@ -6,8 +6,8 @@
 # gives the loop-stall figures with their own-work share (never above the
 # whole), and the ramp-up's. TB_WORKER_NICE sets the workers' nice value,
 # and a bad one is refused, named; so is a bad TB_WORKER_SPIN_US, and with
-# spinning off or at max rate the server still counts every client op. No
-# timing is asserted.
+# spinning off or at max rate the server still counts every client op.
+# Users built a chunk per loop turn are all built. No timing is asserted.
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -86,4 +86,19 @@ done
 if TB_WORKER_SPIN_US=-3 "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_SPIN_US=-3 was accepted"; fi
 grep -q "TB_WORKER_SPIN_US '-3': expected an integer 0..1000" "$T/bad.log" ||
     fail "no message naming TB_WORKER_SPIN_US: $(cat "$T/bad.log")"
+
+# 5. a level's users are built a chunk (128) per loop turn: with 400 users
+# per worker every one of them is built and connected in steady state
+clients() { redis-cli -h 127.0.0.1 -p "$RP" INFO clients | tr -d '\r' | sed -n 's/^connected_clients://p'; }
+sed -e 's/^users = 2$/users = 400/' -e 's/^think_time = 20ms$/think_time = 200ms/' "$T/t.ini" >"$T/many.ini"
+c0=$(clients)
+"$TILEBENCH" run --config "$T/many.ini" --tiles 2 --threads 2 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 \
+    --idle 0 --meter estimate: --telemetry none --db "$T/many.db" >"$T/many.log" 2>&1 &
+pid=$!
+sleep 3.5 # ramp-up (1 s) and warm-up (1 s) are over: every user has had its first op
+c1=$(clients)
+wait $pid || fail "800-user run: $(tail -5 "$T/many.log")"
+expect "Redis connections of 2 tiles x 400 users on 2 workers" $((c1 - c0)) -eq 800
+"$TILEBENCH" report latest --db "$T/many.db" --format json >"$T/many.json"
+expect "800-user run: errors" "$(jq '[.run.levels[0].workloads[].operations[].errors] | add' "$T/many.json")" -eq 0
 echo "PASS test_lg_scale"
