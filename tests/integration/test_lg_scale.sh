@@ -91,8 +91,15 @@ grep -q "TB_WORKER_SPIN_US '-3': expected an integer 0..1000" "$T/bad.log" ||
 # per worker every one of them is built and connected in steady state
 clients() { redis-cli -h 127.0.0.1 -p "$RP" INFO clients | tr -d '\r' | sed -n 's/^connected_clients://p'; }
 sed -e 's/^users = 2$/users = 400/' -e 's/^think_time = 20ms$/think_time = 200ms/' "$T/t.ini" >"$T/many.ini"
+# the earlier runs' connections may still be closing on the server: wait until the count holds
 c0=$(clients)
-"$TILEBENCH" run --config "$T/many.ini" --tiles 2 --threads 2 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 \
+for _ in $(seq 20); do
+    sleep 0.2
+    c=$(clients)
+    [ "$c" = "$c0" ] && break
+    c0=$c
+done
+"$TILEBENCH" run --config "$T/many.ini" --tiles 2 --threads 2 --ramp-up 1s --warm-up 1s --steady 5s --ramp-down 0 \
     --idle 0 --meter estimate: --telemetry none --db "$T/many.db" >"$T/many.log" 2>&1 &
 pid=$!
 sleep 3.5 # ramp-up (1 s) and warm-up (1 s) are over: every user has had its first op
