@@ -574,9 +574,14 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
             rc = -1;
             break;
         }
-        /* Connections are counted per server, whatever database each tile names:
-         * the first tile on a server asks it for its free slots. */
-        snprintf(key, sizeof key, "%s:%s", PQhost(conn) ? PQhost(conn) : "", PQport(conn) ? PQport(conn) : "");
+        /* Connections are counted per server, whatever database or host name
+         * each tile's conninfo gives: the server is the address libpq
+         * connected to (PQhostaddr; for a Unix socket, its folder) and port,
+         * and the first tile on it asks for its free slots. */
+        {
+            const char *h = PQhostaddr(conn) && *PQhostaddr(conn) ? PQhostaddr(conn) : PQhost(conn);
+            snprintf(key, sizeof key, "%s:%s", h ? h : "", PQport(conn) ? PQport(conn) : "");
+        }
         for (k = 0; k < n_sv && strcmp(sv[k].key, key) != 0; k++) {
         }
         if (k == n_sv) {

@@ -102,4 +102,17 @@ cat "$T/oltp.ini" "$T/pertile.sut" >"$T/pertile.ini"
 "$TILEBENCH" run --config "$T/pertile.ini" --steady 2s "${RUN[@]}" >"$T/run7.log" 2>&1 || fail "per-tile run: $(cat "$T/run7.log")"
 "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
 expect "orders through the per-tile server" "$(sumop Order count)" -gt 5
+# 6. two tiles on one server, named two ways (tile 1 through "localhost", tile 2 through
+# 127.0.0.1): their users are counted together against its free connections. Tile 2's data
+# is a copy of tile 1's (the probe checks the product count).
+psql "$PG" -qc "CREATE SCHEMA tile2; CREATE TABLE tile2.products AS SELECT * FROM tile1.products" ||
+    fail "cannot copy tile 1's products to tile 2"
+printf 'pg.tile1 = %s\n' "$(echo "$PG" | sed 's/host=127.0.0.1/host=localhost/')" >"$T/twonames.sut"
+grep -q "host=localhost" "$T/twonames.sut" || fail "no host=127.0.0.1 in the SUT's conninfo: $PG"
+sed 's/^users = 5$/users = 70/' "$T/oltp.ini" | cat - "$T/twonames.sut" >"$T/twonames.ini"
+rc=0; "$TILEBENCH" run --config "$T/twonames.ini" --steady 2s --tiles 2 --ramp-up 0 --warm-up 0 --idle 0 --quiet \
+    --db "$T/r.db" >"$T/run9.log" 2>&1 || rc=$?
+expect "exit when 2 tiles x 70 users exceed one server's free connections" "$rc" -eq 3
+grep -q "2 tiles x 70 users need 140 connections, but the server has [0-9]* free (max_connections 120" "$T/run9.log" ||
+    fail "the two names of one server were not counted together: $(cat "$T/run9.log")"
 echo "PASS test_oltp"
