@@ -4,7 +4,8 @@
 # with batches larger than the socket buffer; the
 # sequential pattern covers the key space; Zipf keys are skewed where uniform
 # keys are not; and a Redis restart in the middle of steady state is survived,
-# with the failed ops counted as errors and the level still measured.
+# with the failed ops counted as errors and the level still measured. An
+# out-of-range setting is refused, named at its own line.
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -88,4 +89,15 @@ echo "restart level: $ops ops, $errors errors"
 expect "errors counted during the outage" "$errors" -gt 0
 expect "ops before and after the outage" "$ops" -gt 400
 expect "level verdict recorded" "$(jq ".run.levels[0].qos_pass | type" "$T/r.json")" = '"boolean"'
+# 5. an out-of-range kv setting is refused before the run (exit 2), naming the key,
+# its value and its own line in the tile file
+for bad in "set_pct = 150" "keyspace = 0" "value_size = 2000000" "zipf_theta = 1" "pipeline = 0"; do
+    key=${bad%% =*}
+    tile "$bad" >"$T/bad.ini"
+    line=$(grep -n "^$bad\$" "$T/bad.ini" | cut -d: -f1)
+    rc=0; "$TILEBENCH" run --config "$T/bad.ini" "${RUN[@]}" >"$T/bad.log" 2>&1 || rc=$?
+    expect "exit for '$bad'" "$rc" -eq 2
+    grep -q "bad.ini:$line: \[workload.kv\] $key: '${bad##*= }': expected" "$T/bad.log" ||
+        fail "'$bad': message does not name the key at line $line: $(cat "$T/bad.log")"
+done
 echo "PASS test_kv"
