@@ -82,15 +82,6 @@ static uint64_t scatter(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/* Sets err to "FILE:LINE: [workload.NAME] KEY: 'VALUE': WANT", at the key's
- * own line (the section's when the key is not given); returns -1. */
-static int bad_param(const tb_workload_def *w, const char *key, const char *want, char *err) {
-    const tb_param *p = tb_tiledef_param(w, key);
-    tb_seterr(err, "%s:%d: [workload.%s] %s: '%s': %s", w->file, p ? p->line : w->line, w->name, key,
-              p ? p->value : "(default)", want);
-    return -1;
-}
-
 static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, void **out, char *err) {
     kv_cfg *c;
     uint64_t pct, vs;
@@ -107,9 +98,9 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
         free(c);
         return -1;
     }
-    if ((pct > 100 && bad_param(w, "set_pct", "expected 0..100 (percent of ops that are SETs)", err)) ||
-        (c->keyspace < 1 && bad_param(w, "keyspace", "expected at least 1 key", err)) ||
-        (vs > 1048576 && bad_param(w, "value_size", "expected at most 1048576 bytes (1 MiB)", err))) {
+    if ((pct > 100 && tb_wl_param_bad(w, "set_pct", "expected 0..100 (percent of ops that are SETs)", err)) ||
+        (c->keyspace < 1 && tb_wl_param_bad(w, "keyspace", "expected at least 1 key", err)) ||
+        (vs > 1048576 && tb_wl_param_bad(w, "value_size", "expected at most 1048576 bytes (1 MiB)", err))) {
         free(c);
         return -1;
     }
@@ -133,8 +124,8 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
             return -1;
         }
         if (((c->theta <= 0 || c->theta >= 1) &&
-             bad_param(w, "zipf_theta", "expected a number between 0 and 1, both excluded (YCSB uses 0.99)", err)) ||
-            ((pipe < 1 || pipe > 1000) && bad_param(w, "pipeline", "expected 1..1000 commands per batch", err))) {
+             tb_wl_param_bad(w, "zipf_theta", "expected a number between 0 and 1, both excluded (YCSB uses 0.99)", err)) ||
+            ((pipe < 1 || pipe > 1000) && tb_wl_param_bad(w, "pipeline", "expected 1..1000 commands per batch", err))) {
             free(c);
             return -1;
         }

@@ -101,10 +101,9 @@ static int get_int(const tb_workload_def *w, const char *key, int dflt, int lo, 
     uint64_t v;
     if (tb_wl_param_u64(w, key, (uint64_t)dflt, &v, err) != 0) return -1;
     if (v < (uint64_t)lo || v > (uint64_t)hi) {
-        const tb_param *p = tb_tiledef_param(w, key);
-        tb_seterr(err, "%s:%d: [workload.%s] %s: must be between %d and %d", w->file, p ? p->line : w->line,
-                  w->name, key, lo, hi);
-        return -1;
+        char want[64];
+        snprintf(want, sizeof want, "must be between %d and %d", lo, hi);
+        return tb_wl_param_bad(w, key, want, err);
     }
     *out = (int)v;
     return 0;

@@ -42,6 +42,13 @@ int tb_wl_param_u64(const tb_workload_def *w, const char *key, uint64_t dflt, ui
     return 0;
 }
 
+int tb_wl_param_bad(const tb_workload_def *w, const char *key, const char *want, char *err) {
+    const tb_param *p = param(w, key);
+    tb_seterr(err, "%s:%d: [workload.%s] %s: '%s': %s", w->file, p ? p->line : w->line, w->name, key,
+              p ? p->value : "(default)", want);
+    return -1;
+}
+
 int tb_wl_param_double(const tb_workload_def *w, const char *key, double dflt, double *out, char *err) {
     const tb_param *p = param(w, key);
     char e[TB_ERR_LEN];

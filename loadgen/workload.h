@@ -128,6 +128,11 @@ int tb_wl_param_u64(const tb_workload_def *w, const char *key, uint64_t dflt, ui
 int tb_wl_param_double(const tb_workload_def *w, const char *key, double dflt, double *out,
                        char *err) TB_WUR;
 
+/* For a value configure() finds out of range: sets err to
+ * "file:line: [workload.NAME] key: 'VALUE': want" at the key's own line
+ * ("(default)" and the section's line when the key is absent). Returns -1. */
+int tb_wl_param_bad(const tb_workload_def *w, const char *key, const char *want, char *err);
+
 /* Rejects any kind-specific key not in the NULL-terminated known list:
  * "file:line: [workload.oltp] colour: unknown key (known: a, b)". 0 or -1. */
 int tb_wl_check_keys(const tb_workload_def *w, const char *const *known, char *err) TB_WUR;
