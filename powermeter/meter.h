@@ -21,7 +21,12 @@
  * (SPECpower: no auto-ranging during measurement; design.md makes it a level
  * warning). */
 #define TB_SAMPLE_AUTORANGE 0x10u
-#define TB_SAMPLE_BAD (TB_SAMPLE_INVALID | TB_SAMPLE_MISSING | TB_SAMPLE_OVERRANGE)
+/* Physically implausible: negative or non-finite W, W beyond what the
+ * configured V x A range (x crest factor) can measure, or V, A, PF that
+ * disagree with W beyond the meter's accuracy. Set by one shared check in
+ * the meter front end (meter.c), never by a driver. */
+#define TB_SAMPLE_IMPLAUSIBLE 0x20u
+#define TB_SAMPLE_BAD (TB_SAMPLE_INVALID | TB_SAMPLE_MISSING | TB_SAMPLE_OVERRANGE | TB_SAMPLE_IMPLAUSIBLE)
 
 typedef struct tb_sample {
     uint64_t mono_us; /* CLOCK_MONOTONIC when taken */
