@@ -27,7 +27,8 @@
 static void usage(FILE *f) {
     fputs("usage: tilebench meter probe URI [--samples N] [--interval DUR]\n"
           "       tilebench meter sim [--listen ADDR:PORT] [--protocol wt310|wt210|ptd]\n"
-          "                           [--watts W | --trace FILE [--loop] | --cpu IDLE:MAX]\n"
+          "                           [--watts W | --trace FILE [--loop] [--trace-sync]\n"
+          "                            | --cpu IDLE:MAX]\n"
           "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
           "                           [--fault KIND:N]... [--pty]\n"
           "\n"
@@ -45,7 +46,10 @@ static void usage(FILE *f) {
           "  --protocol P        wt310 (:NUMeric), wt210 (:MEASure) or ptd (SPEC PTDaemon)\n"
           "  --watts W           constant power (default 100 W)\n"
           "  --trace FILE        power from a trace: lines 'seconds,watts' (step function\n"
-          "                      from the sim's start); --loop repeats it\n"
+          "                      from the sim's start, printed as 'trace t=0 at monotonic\n"
+          "                      N us'); --loop repeats it\n"
+          "  --trace-sync        the trace's t=0 is the first value request instead (a\n"
+          "                      run's first sample), printed as above when it comes\n"
           "  --cpu IDLE:MAX      power follows this host's CPU utilization (linear model)\n"
           "  --volts V, --pf PF  voltage and power factor served (default 230 V, 0.95)\n"
           "  --elements N        input elements 1..3; W is split evenly, SIGMA is the sum\n"
@@ -229,13 +233,21 @@ static int parse_num(const char *opt, const char *val, const char *unit, double 
 
 static int cmd_sim(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"listen", required_argument, NULL, 'l'},   {"protocol", required_argument, NULL, 'p'},
-        {"watts", required_argument, NULL, 'w'},    {"trace", required_argument, NULL, 't'},
-        {"loop", no_argument, NULL, 'L'},           {"cpu", required_argument, NULL, 'c'},
-        {"volts", required_argument, NULL, 'v'},    {"pf", required_argument, NULL, 'f'},
-        {"elements", required_argument, NULL, 'e'}, {"interval", required_argument, NULL, 'i'},
-        {"fault", required_argument, NULL, 'F'},    {"pty", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"listen", required_argument, NULL, 'l'},
+        {"protocol", required_argument, NULL, 'p'},
+        {"watts", required_argument, NULL, 'w'},
+        {"trace", required_argument, NULL, 't'},
+        {"loop", no_argument, NULL, 'L'},
+        {"cpu", required_argument, NULL, 'c'},
+        {"volts", required_argument, NULL, 'v'},
+        {"pf", required_argument, NULL, 'f'},
+        {"elements", required_argument, NULL, 'e'},
+        {"interval", required_argument, NULL, 'i'},
+        {"fault", required_argument, NULL, 'F'},
+        {"pty", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},
+        {"trace-sync", no_argument, NULL, 'R'},
+        {NULL, 0, NULL, 0},
     };
     tb_msim_opts o;
     tb_msim *sim = NULL;
@@ -268,6 +280,7 @@ static int cmd_sim(int argc, char **argv) {
             break;
         case 't': o.trace = optarg; break;
         case 'L': o.trace_loop = 1; break;
+        case 'R': o.trace_from_request = 1; break;
         case 'c': {
             const char *colon = strchr(optarg, ':');
             double idle, max;
@@ -325,6 +338,7 @@ static int cmd_sim(int argc, char **argv) {
     if ((have_watts + (o.trace != NULL) + (o.cpu_model != NULL)) > 1)
         return usage_error("--watts, --trace and --cpu contradict each other: give one");
     if (o.trace_loop && !o.trace) return usage_error("--loop only applies to --trace");
+    if (o.trace_from_request && !o.trace) return usage_error("--trace-sync only applies to --trace");
     for (int i = 0; i < o.nfaults; i++)
         if (o.faults[i].kind == TB_MSIM_FAULT_UNCERTAINTY && o.protocol != TB_MSIM_PTD)
             return usage_error("--fault uncertainty: only the ptd protocol reports uncertainty");
@@ -379,6 +393,8 @@ static int cmd_sim(int argc, char **argv) {
     }
     printf("\n");
     if (tb_msim_pty_path(sim)[0]) printf("pty %s\n", tb_msim_pty_path(sim));
+    if (o.trace && !o.trace_from_request)
+        printf("trace t=0 at monotonic %llu us\n", (unsigned long long)tb_msim_t0_us(sim));
     if (strchr(o.host, ':'))
         printf("listening on [%s]:%d\n", o.host, tb_msim_port(sim));
     else

@@ -226,6 +226,8 @@ struct tb_msim {
     char pty_path[64];
     client *clients[SIM_MAX_CLIENTS];
     uint64_t t0_us;
+    int trace_wait; /* trace_from_request: t0_us is set by the first value request */
+    FILE *out;      /* tb_msim_run's, for the line saying when that was */
     tb_msim_counters c;
     /* instrument state */
     int head, verb;
@@ -251,7 +253,16 @@ static const char *const wt210_names[6] = {"V", "A", "W", "PF", "VA", "VAR"};
 
 /* Total watts now from the source. */
 static double source_watts(tb_msim *m, uint64_t at_us) {
-    double t = (double)(at_us - m->t0_us) / 1e6;
+    double t;
+    if (m->trace_wait) {
+        m->trace_wait = 0;
+        m->t0_us = at_us;
+        if (m->out) {
+            fprintf(m->out, "trace t=0 at monotonic %llu us\n", (unsigned long long)at_us);
+            fflush(m->out);
+        }
+    }
+    t = at_us > m->t0_us ? (double)(at_us - m->t0_us) / 1e6 : 0.0;
     if (m->trace) return tb_msim_trace_watts(m->trace, t, m->o.trace_loop);
     if (m->cpu) {
         tb_sample s;
@@ -376,7 +387,8 @@ int tb_msim_open(const tb_msim_opts *o, tb_msim **out, char *err) {
     m->arange_ptd = 20;
     if (bind_listen(m, err) != 0) goto fail;
     if (o->pty && open_pty(m, err) != 0) goto fail;
-    m->t0_us = tb_now_us();
+    m->trace_wait = m->trace && o->trace_from_request;
+    m->t0_us = m->trace_wait ? 0 : tb_now_us();
     m->cpu_last_w = 0;
     *out = m;
     return 0;
@@ -387,6 +399,7 @@ fail:
 
 int tb_msim_port(const tb_msim *m) { return m->port; }
 const char *tb_msim_pty_path(const tb_msim *m) { return m->pty_path; }
+uint64_t tb_msim_t0_us(const tb_msim *m) { return m->t0_us; }
 
 void tb_msim_get_counters(const tb_msim *m, tb_msim_counters *c) {
     *c = m->c;
@@ -1052,6 +1065,7 @@ int tb_msim_run(tb_msim *m, volatile sig_atomic_t *stop, volatile sig_atomic_t *
     struct pollfd pfd[SIM_MAX_CLIENTS + 1];
     int map[SIM_MAX_CLIENTS + 1];
 
+    m->out = out;
     while (!*stop) {
         int n = 0, timeout = 200, rc;
         if (dump && *dump) {

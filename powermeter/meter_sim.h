@@ -46,6 +46,7 @@ typedef struct tb_msim_opts {
     double watts;             /* constant source, W (used when no trace and no cpu model) */
     const char *trace;        /* trace file "t_s,W" per line, or NULL */
     int trace_loop;           /* 1: the trace repeats; 0: the last value holds */
+    int trace_from_request;   /* 1: the trace's t = 0 is the first value request, not the start */
     const char *cpu_model;    /* an estimate: URI ("estimate:?idle=50&max=200"), or NULL */
     double volts;             /* the voltage served, V (default 230) */
     double pf;                /* the power factor served (default 0.95) */
@@ -91,6 +92,11 @@ int tb_msim_open(const tb_msim_opts *o, tb_msim **out, char *err) TB_WUR;
 int tb_msim_port(const tb_msim *m);
 /* The pseudo-terminal's path ("/dev/pts/N"), or "" without --pty. */
 const char *tb_msim_pty_path(const tb_msim *m);
+/* The source's time zero (a trace's t = 0 s) on CLOCK_MONOTONIC, µs: lets a
+ * test map trace time onto the monotonic times stored with each sample. With
+ * trace_from_request it is 0 until the first value request, and tb_msim_run
+ * prints "trace t=0 at monotonic N us" to its out when that request comes. */
+uint64_t tb_msim_t0_us(const tb_msim *m);
 
 /*
  * Serves until *stop becomes nonzero (set it from a signal handler). Each

@@ -259,6 +259,11 @@ static const char *const migrations[] = {
     "ALTER TABLE qos ADD COLUMN ops INTEGER;"
     "ALTER TABLE qos ADD COLUMN min_ops INTEGER;"
     "ALTER TABLE levels ADD COLUMN qos_not_judged INTEGER NOT NULL DEFAULT 0;",
+    /* 5 -> 6: the steady window on the monotonic clock of power_samples.mono_us
+     * ([start, end) in µs), so its samples, edges and duration can be checked
+     * from the rows alone (tests/tools/recompute.py); NULL before. */
+    "ALTER TABLE levels ADD COLUMN steady_start_mono_us INTEGER;"
+    "ALTER TABLE levels ADD COLUMN steady_end_mono_us INTEGER;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -296,9 +301,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
                  " cpu_util_pct, avg_freq_mhz, repeat, user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct,"
-                 " softirq_pct, steal_pct, freq_source, telemetry_samples, cstate_residency_json, qos_not_judged)"
+                 " softirq_pct, steal_pct, freq_source, telemetry_samples, cstate_residency_json, qos_not_judged,"
+                 " steady_start_mono_us, steady_end_mono_us)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-                 " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+                 " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
     [ST_WORKLOAD] = "INSERT INTO workloads (level_id, name, tile, ops, errors, throughput, unit, reference,"
                     " normalized) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_OP] = "INSERT INTO ops (workload_id, name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms,"
@@ -1006,6 +1012,13 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
         bind_cstates(st, 28, t->n_cstates, t->cstate_name, t->cstate_pct);
     }
     sqlite3_bind_int(st, 29, lr->qos_not_judged > 0 ? lr->qos_not_judged : 0);
+    if (lr->steady_end_mono_us > lr->steady_start_mono_us) {
+        bind_u64(st, 30, lr->steady_start_mono_us);
+        bind_u64(st, 31, lr->steady_end_mono_us);
+    } else {
+        sqlite3_bind_null(st, 30);
+        sqlite3_bind_null(st, 31);
+    }
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     level_id = sqlite3_last_insert_rowid(s->db);
     for (i = 0; i < lr->n_workloads; i++)

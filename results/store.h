@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 5
+#define TB_STORE_SCHEMA_VERSION 6
 
 typedef struct tb_store tb_store;
 
@@ -92,6 +92,7 @@ typedef struct tb_level_result {
     int repeat;             /* 1-based repeat of the sweep (--repeat N); 0 is stored as 1 */
     int64_t steady_start_wall_us, steady_end_wall_us;
     uint64_t steady_us;     /* steady-state duration of this phase */
+    uint64_t steady_start_mono_us, steady_end_mono_us; /* the window [start, end) on tb_now_us's clock; 0: unknown */
     double score;
     double avg_watts;       /* -1 when no valid samples */
     double ppkw;

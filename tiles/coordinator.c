@@ -238,6 +238,8 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     lr.phase = p + 1;
     lr.repeat = c->repeat;
     lr.steady_us = t1 - t0;
+    lr.steady_start_mono_us = t0;
+    lr.steady_end_mono_us = t1;
     lr.steady_end_wall_us = tb_wall_us() - (int64_t)(tb_now_us() - t1);
     lr.steady_start_wall_us = lr.steady_end_wall_us - (int64_t)(t1 - t0);
     tb_telemetry_clear(&lr.telemetry);

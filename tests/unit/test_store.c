@@ -192,6 +192,8 @@ static int put_level(tb_store *s, int64_t run_id, int tiles, const hists *h, cha
     lr.steady_start_wall_us = (int64_t)1780000100 * 1000000;
     lr.steady_end_wall_us = (int64_t)1780000160 * 1000000;
     lr.steady_us = 60000000;
+    lr.steady_start_mono_us = 100 * (uint64_t)tiles * 1000000u; /* its samples are at 100·tiles s and 1 s later */
+    lr.steady_end_mono_us = lr.steady_start_mono_us + lr.steady_us;
     lr.score = tiles == 1 ? 1.0 : 1.9;
     lr.avg_watts = tiles == 1 ? 120.5 : 150.25;
     lr.ppkw = lr.score / (lr.avg_watts / 1000.0);
@@ -389,6 +391,8 @@ static void test_json_round_trip(void **state) {
 
 /* The stored rows themselves: samples with NaN as NULL, the idle samples
  * without a level, and histogram BLOBs that decode to the same counts. */
+static int64_t pragma_int(sqlite3 *db, const char *sql);
+
 static void test_stored_rows(void **state) {
     fix *f = *state;
     hists h;
@@ -413,6 +417,13 @@ static void test_stored_rows(void **state) {
     assert_int_equal(sqlite3_column_int(st, 3), 9);
     assert_int_equal(sqlite3_column_int(st, 4), 2);
     sqlite3_finalize(st);
+    /* the steady window on the samples' clock: each level's samples lie in it */
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM levels WHERE steady_start_mono_us = 100000000 * tiles"
+                                    " AND steady_end_mono_us - steady_start_mono_us = 60000000"),
+                     2);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples p JOIN levels l ON l.id = p.level_id"
+                                    " WHERE p.mono_us < l.steady_start_mono_us OR p.mono_us >= l.steady_end_mono_us"),
+                     0);
     assert_int_equal(sqlite3_prepare_v2(db, "SELECT hist, hist_uncorrected FROM ops WHERE name = 'HomePage' LIMIT 1",
                                         -1, &st, NULL),
                      SQLITE_OK);
@@ -580,7 +591,9 @@ static void test_migrate_v4_to_v5(void **state) {
                                   "ALTER TABLE ops DROP COLUMN err_timeout; ALTER TABLE ops DROP COLUMN err_server;"
                                   "ALTER TABLE ops DROP COLUMN err_content; ALTER TABLE qos DROP COLUMN judged;"
                                   "ALTER TABLE qos DROP COLUMN ops; ALTER TABLE qos DROP COLUMN min_ops;"
-                                  "ALTER TABLE levels DROP COLUMN qos_not_judged; PRAGMA user_version = 4;",
+                                  "ALTER TABLE levels DROP COLUMN qos_not_judged;"
+                                  "ALTER TABLE levels DROP COLUMN steady_start_mono_us;"
+                                  "ALTER TABLE levels DROP COLUMN steady_end_mono_us; PRAGMA user_version = 4;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
@@ -589,7 +602,7 @@ static void test_migrate_v4_to_v5(void **state) {
     assert_non_null(strstr(err, "4"));
     /* a writer migrates */
     assert_int_equal(tb_store_open(f->db, &s, err), 0);
-    assert_int_equal(pragma_int(tb_store_db(s), "PRAGMA user_version"), 5);
+    assert_int_equal(pragma_int(tb_store_db(s), "PRAGMA user_version"), TB_STORE_SCHEMA_VERSION);
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM ops WHERE err_content IS NULL"),
                      pragma_int(tb_store_db(s), "SELECT count(*) FROM ops"));
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM qos WHERE judged = 1"),
