@@ -7,9 +7,12 @@ and compares them with what tilebench stored.
 
 Definitions used (README "Scores" and "Mean power"; the units of the tile
 file's `unit` key):
-  - a workload's throughput = the count of its metric ops (ops.metric = 1)
-    divided by the steady window's length, in the workload's unit: per second
-    for `ops/s`, per minute (x 60) for `OPM` and `ops/min`;
+  - a workload's throughput = the count of its metric ops divided by the
+    steady window's length, in the workload's unit: per second for `ops/s`,
+    per minute (x 60) for `OPM` and `ops/min`. The metric ops (README,
+    "Workloads" and "p95 per workload"): oltp's orders (`Order`, or `Point` in
+    point mode), kv's `GET` and `SET`, every mail action, web's Olio ops (not
+    the asset `Request`s), http's `GET`. ops.metric must say the same;
   - normalized = throughput / reference, the reference being the tile file's
     `reference` (the run's config_text) or, when the run normalized against a
     calibration, that calibration's row;
@@ -36,6 +39,14 @@ import sys
 REL = 1e-9
 BAD_FLAGS = 0x01 | 0x02 | 0x04 | 0x20
 PER_SECOND = {"ops/s": 1.0, "OPM": 60.0, "ops/min": 60.0}
+OLIO = {"HomePage", "Login", "TagSearch", "EventDetail", "PersonDetail", "AddPerson", "AddEvent"}
+METRIC = {  # kind -> is this op one of its metric ops
+    "oltp": lambda op: op in ("Order", "Point"),
+    "kv": lambda op: op in ("GET", "SET"),
+    "mail": lambda op: True,
+    "web": lambda op: op in OLIO,
+    "http": lambda op: op == "GET",
+}
 
 
 class Check:
@@ -73,7 +84,7 @@ def die(msg):
 
 
 def tile_file_workloads(config_text):
-    """{name: (unit, reference)} from the tile file's [workload.NAME] sections."""
+    """{name: (unit, reference, kind)} from the tile file's [workload.NAME] sections."""
     cp = configparser.ConfigParser(
         strict=False, interpolation=None, comment_prefixes=(";", "#"), inline_comment_prefixes=None
     )
@@ -83,12 +94,16 @@ def tile_file_workloads(config_text):
         if not sec.startswith("workload."):
             continue
         ref = cp[sec].get("reference")
-        out[sec[len("workload."):]] = (cp[sec].get("unit", "ops/s"), float(ref) if ref is not None else None)
+        out[sec[len("workload."):]] = (
+            cp[sec].get("unit", "ops/s"),
+            float(ref) if ref is not None else None,
+            cp[sec].get("kind"),
+        )
     return out
 
 
 def references(db, run):
-    """{workload: (unit, reference)} the run should have normalized against."""
+    """{workload: (unit, reference, kind)} the run should have normalized against."""
     config_text, settings = db.execute("SELECT config_text, settings_json FROM runs WHERE id = ?", (run,)).fetchone()
     refs = tile_file_workloads(config_text)
     if not refs:
@@ -104,7 +119,7 @@ def references(db, run):
             ).fetchone()
             if not row:
                 die(f"run {run}: {name} was normalized against calibration run {cal_run}, which has no row for it")
-            refs[name] = (row[0], row[1])
+            refs[name] = (row[0], row[1], refs.get(name, (None, None, None))[2])
     return refs
 
 
@@ -149,12 +164,14 @@ def check_level(db, chk, run, lv, refs, n_meters):
         norms = []
         for wid, name, ops, unit, ref, thr, norm in rows:
             wtag = f"{tag} tile {tile} {name}"
-            counts = db.execute("SELECT count, metric FROM ops WHERE workload_id = ?", (wid,)).fetchall()
-            if any(m is None for _, m in counts):
-                die(f"{wtag}: ops rows without a metric flag (stored before schema 3)")
-            metric_ops = sum(c for c, m in counts if m == 1)
+            want_unit, want_ref, kind = refs.get(name, (None, None, None))
+            counts = db.execute("SELECT name, count, metric FROM ops WHERE workload_id = ?", (wid,)).fetchall()
+            if kind not in METRIC:
+                die(f"{wtag}: kind '{kind}': which of its ops count is not known to this check")
+            for op, _, flag in counts:
+                chk.equal(f"{wtag} op {op}: metric flag", flag, 1 if METRIC[kind](op) else 0)
+            metric_ops = sum(c for op, c, _ in counts if METRIC[kind](op))
             chk.equal(f"{wtag}: ops = its metric ops' counts", ops, metric_ops)
-            want_unit, want_ref = refs.get(name, (None, None))
             chk.equal(f"{wtag}: unit", unit, want_unit)
             chk.close(f"{wtag}: reference", ref, want_ref)
             if unit not in PER_SECOND:
