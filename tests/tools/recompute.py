@@ -182,6 +182,10 @@ def check_level(db, chk, run, lv, refs, n_meters):
             chk.close(f"{wtag}: normalized", norm, my_norm)
             norms.append(my_norm)
         tile_scores.append(geomean(norms))
+    stray = db.execute(
+        "SELECT count(*) FROM workloads WHERE level_id = ? AND (tile < 1 OR tile > ?)", (lid, tiles)
+    ).fetchone()[0]
+    chk.equal(f"{tag}: workload rows of tiles outside 1..{tiles}", stray, 0)
     my_score = sum(tile_scores)
     chk.close(f"{tag}: score", score, my_score)
 
