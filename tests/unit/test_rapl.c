@@ -1,6 +1,9 @@
 /*
  * test_rapl.c: unit tests of the RAPL driver on a fake powercap tree
- * (TB_RAPL_ROOT): counter wraparound, which zones are summed (package-N and
+ * (TB_RAPL_ROOT): counter wraparound told from a reset (a real wrap is a
+ * valid sample with the right watts; a reset is INVALID, and the next
+ * interval counts from the new value), the first sample right after open
+ * (valid, not "too soon"), which zones are summed (package-N and
  * dram; never core/uncore, which are inside the package; never the
  * intel-rapl-mmio duplicate; psys only alone), and the errors. Expected
  * watts are bounded by the test's own clock readings around open and sample,
