@@ -22,6 +22,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "powermeter/ipmi.h"
+#include "powermeter/meter.h"
 #include "qos/hist.h"
 #include "results/report_data.h"
 #include "scoring/score.h"
@@ -176,11 +178,18 @@ static int add_meters(read_ctx *c, int64_t run_id, json_t *run, int *estimated) 
              " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.run_id = meters.run_id"
              "  AND p.meter_idx = meters.idx),"
              " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
-             "  AND (p.flags & 7) != 0)"
+             "  AND (p.flags & 7) != 0),"
+             /* FLAT among the valid readings, and the valid readings (tb_ipmi_not_averaged) */
+             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+             "  AND (p.flags & ?2) = 0 AND (p.flags & ?3) != 0),"
+             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+             "  AND (p.flags & ?2) = 0)"
              " FROM meters WHERE run_id = ?1 ORDER BY idx",
              &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, (int)TB_SAMPLE_BAD);
+    sqlite3_bind_int(st, 3, (int)TB_SAMPLE_FLAT);
     while ((rc = next_row(c, st)) == 1) {
         json_t *m = json_object(), *r = json_object();
         json_object_set_new(m, "uri", col_str(st, 0));
@@ -200,6 +209,11 @@ static int add_meters(read_ctx *c, int64_t run_id, json_t *run, int *estimated) 
         json_object_set_new(m, "avg_window_ms", col_int(st, 13));
         json_object_set_new(m, "max_uncertainty_pct", col_real(st, 14));
         json_object_set_new(m, "invalid_samples", col_int(st, 15));
+        json_object_set_new(m, "flat_readings", json_integer(sqlite3_column_int64(st, 16)));
+        json_object_set_new(m, "valid_readings", json_integer(sqlite3_column_int64(st, 17)));
+        json_object_set_new(
+            m, "not_averaged",
+            json_boolean(tb_ipmi_not_averaged(sqlite3_column_int64(st, 16), sqlite3_column_int64(st, 17))));
         if (sqlite3_column_int(st, 3)) *estimated = 1;
         json_array_append_new(arr, m);
     }
@@ -694,6 +708,25 @@ static const char *jnum(const json_t *o, const char *key, const char *fmt, char 
 
 static void text_host_config(FILE *f, const json_t *host);
 
+/* A meter's own averaging, where it tells: its window, and whether its
+ * readings' min, max and average were equal (TB_SAMPLE_FLAT, ipmi.h). */
+static void text_meter_averaging(FILE *f, const json_t *m) {
+    const json_t *win = json_object_get(m, "avg_window_ms");
+    long long flat = json_integer_value(json_object_get(m, "flat_readings"));
+    long long valid = json_integer_value(json_object_get(m, "valid_readings"));
+    if (!json_is_integer(win) && flat == 0) return;
+    fputs("               ", f);
+    if (json_is_integer(win))
+        fprintf(f, "averaging window %lld ms", (long long)json_integer_value(win));
+    else
+        fputs("averaging window not reported", f);
+    if (json_is_true(json_object_get(m, "not_averaged")))
+        fprintf(f, "; NOT AVERAGED: min = max = average in all %lld valid readings", valid);
+    else if (flat > 0)
+        fprintf(f, "; min = max = average in %lld of %lld valid readings", flat, valid);
+    fputc('\n', f);
+}
+
 static void text_header(FILE *f, const json_t *run) {
     const json_t *host = json_object_get(run, "host"), *meters = json_object_get(run, "meters"), *m;
     char b1[64];
@@ -743,6 +776,7 @@ static void text_header(FILE *f, const json_t *run) {
         }
         if (json_is_true(json_object_get(m, "estimated"))) fputs("  (ESTIMATED)", f);
         fputc('\n', f);
+        text_meter_averaging(f, m);
     }
     if (json_array_size(meters) == 0) fputs("  meters       none recorded\n", f);
     if (json_is_true(json_object_get(run, "estimated_power"))) {
