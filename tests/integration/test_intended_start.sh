@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# test_intended_start.sh: intended-start (open-loop) timing, against a real
-# redis-server behind a delaying proxy (tests/tools/delay_proxy.py).
+# test_intended_start.sh: intended-start (open-loop) timing, against the
+# embedded SUT's redis-server and PostgreSQL behind a delaying proxy
+# (tests/tools/delay_proxy.py).
 #
 # The proxy holds every reply that reaches it during a window of W_H for D,
 # once, in the middle of steady state. U kv users, one SET in flight each.
