@@ -421,6 +421,36 @@ static json_t *class_sum_json(const uint64_t *sum, int known) {
     return o;
 }
 
+#define OPS_UNC_COL 16 /* hist_uncorrected */
+
+/* An op's "uncorrected" object: mean and percentiles (ms) of its latency
+ * from the actual send (ops.hist_uncorrected), beside the op's own corrected
+ * ones (from the intended start); members null when the op has no such
+ * histogram or it is empty, null when the blob is unreadable. */
+static json_t *uncorrected_json(sqlite3_stmt *st) {
+    static const char *const names[] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms"};
+    static const double pcts[] = {50, 90, 95, 99, 99.9};
+    const void *blob = sqlite3_column_blob(st, OPS_UNC_COL);
+    int blen = sqlite3_column_bytes(st, OPS_UNC_COL);
+    tb_hist *h = NULL;
+    char herr[TB_ERR_LEN];
+    json_t *o;
+    int have;
+    if (blob && blen > 0 && tb_hist_decode(blob, (size_t)blen, &h, herr) != 0) {
+        tb_log(TB_LOG_WARN, "op %s: stored uncorrected histogram unreadable: %s", sqlite3_column_text(st, 0), herr);
+        return json_null();
+    }
+    o = json_object();
+    have = h && tb_hist_count(h) > 0;
+    json_object_set_new(o, "mean_ms", have ? json_real(tb_hist_mean(h) / 1000.0) : json_null());
+    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+        json_object_set_new(o, names[i],
+                            have ? json_real((double)tb_hist_percentile(h, pcts[i]) / 1000.0) : json_null());
+    json_object_set_new(o, "max_ms", have ? json_real((double)tb_hist_max(h) / 1000.0) : json_null());
+    tb_hist_free(h);
+    return o;
+}
+
 static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, json_t *w) {
     static const char *const cols[] = {"name",   "count",  "errors", "count_all", "mean_ms", "p50_ms",
                                        "p90_ms", "p95_ms", "p99_ms", "p999_ms",   "max_ms"};
@@ -437,6 +467,7 @@ static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, j
         for (i = 1; i < 4; i++) json_object_set_new(op, cols[i], col_int(ls->ops, (int)i));
         for (i = 4; i < sizeof cols / sizeof cols[0]; i++) json_object_set_new(op, cols[i], col_real(ls->ops, (int)i));
         json_object_set_new(op, "errors_by_class", errors_by_class(ls->ops, sum, &known));
+        json_object_set_new(op, "uncorrected", uncorrected_json(ls->ops));
         json_array_append_new(arr, op);
     }
     json_object_set_new(w, "errors_by_class", class_sum_json(sum, known));
@@ -537,7 +568,7 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
              &ls.workloads) != 0 ||
         prep(c,
              "SELECT name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, max_ms,"
-             " err_connect, err_io, err_timeout, err_server, err_content"
+             " err_connect, err_io, err_timeout, err_server, err_content, hist_uncorrected"
              " FROM ops WHERE workload_id = ?1 ORDER BY rowid",
              &ls.ops) != 0)
         goto out;
