@@ -9,6 +9,22 @@
 #                               not start.
 #   bench_nginx_stop DIR        stops the nginx bench_nginx_start started in DIR
 #   median                      the median of the numbers on stdin
+#   bench_stats                 "MEDIAN MIN MAX" of the numbers on stdin
+#   bench_fmt PREC MEDIAN MIN MAX   "MEDIAN (MIN-MAX)" with PREC decimals
+#   bench_cpu OUT ERR CMD...    runs CMD with stdout to OUT and stderr to ERR
+#                               and prints "WALL USER SYS RC": wall seconds,
+#                               and the user and system CPU seconds the kernel
+#                               accounted to CMD's process, all its threads and
+#                               the children it waited for, read from wait4's
+#                               rusage once it has exited (never sampled while
+#                               it runs); RC is its exit status (128+N for a
+#                               signal). Its own return status is 0.
+#   bench_repeat NAME VALUE     checks that VALUE (a REPEAT) is a whole number
+#                               >= 1; exits 2 naming NAME otherwise
+#   bench_first_peer I          true when round I (1-based) of alternating
+#                               runs starts with the peer tool: odd rounds run
+#                               the peer first, even rounds tilebench first, so
+#                               neither always runs on a warmer server
 #
 # nginx's worker_connections follows `ulimit -n`: raise it before starting.
 
@@ -55,3 +71,35 @@ bench_nginx_stop() {
 }
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+bench_stats() { sort -g | awk '{v[NR] = $1} END {if (!NR) exit 1; m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR]}'; }
+
+bench_fmt() { awk -v p="$1" -v m="$2" -v lo="$3" -v hi="$4" 'BEGIN {printf "%.*f (%.*f-%.*f)", p, m, p, lo, p, hi}'; }
+
+bench_cpu() {
+    python3 - "$@" <<'PY'
+import os, sys, time
+out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+t0 = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
+        os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
+        os.execvp(cmd[0], cmd)
+    except OSError as e:
+        os.write(2, f"bench_cpu: {cmd[0]}: {e}\n".encode())
+    os._exit(127)
+_, status, ru = os.wait4(pid, 0)  # the kernel's accounting of the exited process
+wall = time.monotonic() - t0
+rc = os.waitstatus_to_exitcode(status)
+print(f"{wall:.6f} {ru.ru_utime:.6f} {ru.ru_stime:.6f} {rc if rc >= 0 else 128 - rc}")
+PY
+}
+
+bench_repeat() {
+    case "$2" in '' | *[!0-9]*) echo "bench: $1 '$2': expected a whole number >= 1" >&2; exit 2 ;; esac
+    [ "$2" -ge 1 ] || { echo "bench: $1 '$2': expected a whole number >= 1" >&2; exit 2; }
+}
+
+bench_first_peer() { [ $(($1 % 2)) -eq 1 ]; }

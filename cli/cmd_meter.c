@@ -90,6 +90,7 @@ static void flags_text(unsigned f, char *buf, size_t len) {
     if (f & TB_SAMPLE_OVERRANGE) strncat(buf, "OVERRANGE,", len - strlen(buf) - 1);
     if (f & TB_SAMPLE_AUTORANGE) strncat(buf, "AUTORANGE,", len - strlen(buf) - 1);
     if (f & TB_SAMPLE_ESTIMATED) strncat(buf, "ESTIMATED,", len - strlen(buf) - 1);
+    if (f & TB_SAMPLE_FLAT) strncat(buf, "FLAT,", len - strlen(buf) - 1); /* min = max = avg (IPMI DCMI) */
     if (buf[0])
         buf[strlen(buf) - 1] = '\0';
     else

@@ -266,7 +266,7 @@ static void on_reply(redisAsyncContext *ac, void *r, void *priv) {
             st = TB_OP_ERR_CONTENT;
     }
     if (--s->inflight > 0) /* an earlier reply of a pipelined batch */
-        tb_user_record(s->u, s->op, tb_user_intended_us(s->u), tb_now_us(), st);
+        tb_user_record_step(s->u, s->op, tb_user_intended_us(s->u), tb_user_sent_us(s->u), tb_now_us(), st);
     else
         tb_user_op_done(s->u, st);
 }

@@ -96,6 +96,7 @@ typedef struct send_ctx {
     struct bufferevent *bev;
     struct event *timer, *timeout;
     uint64_t intended_us;
+    uint64_t sent_us; /* the delivery in flight started (its uncorrected latency counts from here) */
     int started; /* the schedule runs (from the user's first op) */
     int busy;    /* a delivery is in flight */
     int step;
@@ -659,7 +660,7 @@ static void send_end(send_ctx *s, tb_op_status st) {
         tb_user_op_done(mu->u, st); /* the driver's op: it records and schedules */
         return;
     }
-    tb_user_record(mu->u, OP_SEND, s->intended_us, now, st);
+    tb_user_record_step(mu->u, OP_SEND, s->intended_us, s->sent_us, now, st);
     send_schedule(s);
 }
 
@@ -772,6 +773,7 @@ static void send_start(send_ctx *s) {
     uint64_t t = mu->cfg->timeout_us;
     struct timeval tv = {(time_t)(t / 1000000), (suseconds_t)(t % 1000000)};
     s->busy = 1;
+    s->sent_us = tb_now_us();
     s->step = SS_GREETING;
     s->pipelined = 0;
     if (s->timeout) evtimer_add(s->timeout, &tv); /* send only: the driver's timeout */

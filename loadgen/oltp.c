@@ -12,6 +12,12 @@
  * "Rollback", not as an error (DS2 counts rollbacks the same way).
  * Source: dvdstore/ds2 driver (ds2xdriver) order flow.
  *
+ * Each step is also recorded as its own op. Its corrected latency counts
+ * from when it was due: the first step (Login or NewCustomer) from the
+ * order's intended start, so a late order (and the connect of a new
+ * connection) shows in its first step too, and each later step from the
+ * previous step's end; its uncorrected latency from its own send.
+ *
  * Each step is one SQL statement in autocommit mode, so each is exactly one
  * PostgreSQL transaction: the server's pg_stat_database.xact_commit can be
  * checked against the client's counts of Login+NewCustomer+Browse+Purchase+Rollback.
@@ -88,7 +94,8 @@ typedef struct oltp_user {
     int sub_op;             /* op index recorded for the step in flight */
     int browses_left;
     int customerid;
-    uint64_t step_start_us;
+    uint64_t step_due_us;   /* the step in flight was due: the order's intended start, or the previous step's end */
+    uint64_t step_start_us; /* ... and was sent */
     PGresult *res;          /* first result of the statement in flight */
     unsigned long seq;      /* new-customer counter, makes usernames unique */
     uint64_t backoff_us;    /* current reconnect back-off; 0 after a good connect */
@@ -207,7 +214,7 @@ static void back_off(oltp_user *s) {
 static void fail_step(oltp_user *s, tb_op_status st) {
     /* a failed step of an order is recorded itself; a point lookup is the op */
     if (s->step >= STEP_LOGIN && s->step != STEP_POINT)
-        tb_user_record(s->u, s->sub_op, s->step_start_us, tb_now_us(), st);
+        tb_user_record_step(s->u, s->sub_op, s->step_due_us, s->step_start_us, tb_now_us(), st);
     if (st == TB_OP_ERR_IO || st == TB_OP_ERR_CONNECT || s->step == STEP_PREPARE) {
         drop_conn(s); /* unusable: lost, or without its prepared statements */
         back_off(s);
@@ -345,7 +352,8 @@ static void on_step_result(oltp_user *s, PGresult *res) {
             fail_step(s, TB_OP_ERR_CONTENT);
             return;
         }
-        tb_user_record(s->u, s->sub_op, s->step_start_us, end, TB_OP_OK);
+        tb_user_record_step(s->u, s->sub_op, s->step_due_us, s->step_start_us, end, TB_OP_OK);
+        s->step_due_us = end;
         s->customerid = id;
         s->browses_left = tb_user_rand_range(s->u, s->cfg->browse_min, s->cfg->browse_max);
         next_browse_or_purchase(s);
@@ -365,7 +373,8 @@ static void on_step_result(oltp_user *s, PGresult *res) {
         break;
     case STEP_BROWSE:
         PQclear(res);
-        tb_user_record(s->u, s->sub_op, s->step_start_us, end, TB_OP_OK);
+        tb_user_record_step(s->u, s->sub_op, s->step_due_us, s->step_start_us, end, TB_OP_OK);
+        s->step_due_us = end;
         next_browse_or_purchase(s);
         break;
     case STEP_PURCHASE: {
@@ -375,7 +384,8 @@ static void on_step_result(oltp_user *s, PGresult *res) {
             fail_step(s, TB_OP_ERR_CONTENT);
             return;
         }
-        tb_user_record(s->u, orderid == 0 ? OP_ROLLBACK : OP_PURCHASE, s->step_start_us, end, TB_OP_OK);
+        tb_user_record_step(s->u, orderid == 0 ? OP_ROLLBACK : OP_PURCHASE, s->step_due_us, s->step_start_us, end,
+                            TB_OP_OK);
         order_done(s, TB_OP_OK);
         break;
     }
@@ -460,6 +470,9 @@ static void on_connect_poll(evutil_socket_t fd, short what, void *arg) {
 static void oltp_op_start(void *st, int op) {
     oltp_user *s = st;
     (void)op;
+    /* the first step (Login or NewCustomer) is due when the order was: a late
+     * order, or the connect and PREPARE before it, shows in its latency */
+    s->step_due_us = tb_user_intended_us(s->u);
     if (!s->conn) {
         char opts[64];
         const char *keys[] = {"dbname", "options", "application_name", NULL};

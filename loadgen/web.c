@@ -20,7 +20,9 @@
  * (else TB_OP_ERR_CONTENT); a status >= 400 of the page or an asset is
  * TB_OP_ERR_SERVER. Every HTTP request that got a complete response is also
  * recorded as op "Request" (not in the mix, not in the metric), so its count
- * can be compared with the app's /stats counter.
+ * can be compared with the app's /stats counter; the op's first request is
+ * timed (corrected) from the op's intended start, a later one from the
+ * previous response, and (uncorrected) each from its own send.
  *
  * Targets: EventDetail and PersonDetail follow a link of the previous page
  * (Olio picks from the list it was shown), or a random id when that page had
@@ -82,7 +84,8 @@ typedef struct web_user {
     int cur;  /* Markov state: the last op, -1 before the first */
     int op;   /* op in flight */
     int step; /* STEP_* of the request in flight */
-    uint64_t req_start_us;
+    uint64_t req_due_us;   /* the request in flight was due: the op's intended start, or the previous response */
+    uint64_t req_start_us; /* ... and was sent */
     uint64_t backoff_us;
     unsigned seq;
     char *assets; /* WEB_MAX_ASSETS x WEB_PATH_LEN paths of the page in flight */
@@ -458,7 +461,7 @@ static void on_response(void *arg, tb_http_result r, const tb_http_parser *resp,
                           : r == TB_HTTP_EPROTO ? TB_OP_ERR_CONTENT
                                                 : TB_OP_ERR_IO;
         tb_log(TB_LOG_DEBUG, "web: %s: %s", op_names[s->op], why);
-        tb_user_record(s->u, OP_REQUEST, s->req_start_us, now, st);
+        tb_user_record_step(s->u, OP_REQUEST, s->req_due_us, s->req_start_us, now, st);
         if (r == TB_HTTP_ECONNECT) {
             /* back off before reconnecting: 100 ms doubling to 5 s (tilebench choice, as kv) */
             s->backoff_us = s->backoff_us ? (s->backoff_us * 2 > 5000000 ? 5000000 : s->backoff_us * 2) : 100000;
@@ -469,7 +472,8 @@ static void on_response(void *arg, tb_http_result r, const tb_http_parser *resp,
     }
     s->backoff_us = 0;
     /* a complete response: the server served this request, whatever its status */
-    tb_user_record(s->u, OP_REQUEST, s->req_start_us, now, TB_OP_OK);
+    tb_user_record_step(s->u, OP_REQUEST, s->req_due_us, s->req_start_us, now, TB_OP_OK);
+    s->req_due_us = now;
     if (resp->status >= 400) {
         if (resp->status == 401 || resp->status == 403) tb_http_conn_clear_cookies(s->conn); /* log in again */
         end_op(s, TB_OP_ERR_SERVER);
@@ -496,6 +500,7 @@ static void on_response(void *arg, tb_http_result r, const tb_http_parser *resp,
 static void web_op_start(void *st, int op) {
     web_user *s = st;
     s->op = op;
+    s->req_due_us = tb_user_intended_us(s->u);
     if (!s->have_target) {
         tb_user_op_done_soon(s->u, TB_OP_ERR_CONNECT);
         return;

@@ -258,6 +258,7 @@ static uint64_t splitmix(uint64_t *x) {
 
 struct event_base *tb_user_base(tb_user_ctx *u) { return u->w->base; }
 uint64_t tb_user_intended_us(const tb_user_ctx *u) { return u->intended_us; }
+uint64_t tb_user_sent_us(const tb_user_ctx *u) { return u->sent_us; }
 int tb_user_tile(const tb_user_ctx *u) { return u->tile; }
 int tb_user_index(const tb_user_ctx *u) { return u->index; }
 
@@ -374,6 +375,10 @@ void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st) {
 
 void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st) {
     record(u, op, start_us, start_us, end_us, st);
+}
+
+void tb_user_record_step(tb_user_ctx *u, int op, uint64_t due_us, uint64_t sent_us, uint64_t end_us, tb_op_status st) {
+    record(u, op, due_us, sent_us, end_us, st);
 }
 
 static void on_timeout(evutil_socket_t fd, short what, void *arg) {

@@ -52,14 +52,25 @@ void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st);
  * extra wait is the workload's choice, so it is not counted as latency. */
 void tb_user_delay_next(tb_user_ctx *u, uint64_t us);
 
-/* Records a sub-step the workload timed itself (e.g. an order's Login),
- * latency end-start in µs, uncorrected and corrected alike. */
+/* Records a result the workload timed itself, latency end-start in µs,
+ * uncorrected and corrected alike (start_us also places it in a phase). */
 void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st);
+
+/* Records a step of a multi-step op (an order's Login, Browse, Purchase) or
+ * an extra result of one op (a reply of a pipelined batch): the corrected
+ * latency is end - due_us, the uncorrected end - sent_us (µs), and due_us
+ * places it in a phase (Faban's rule). The first step of an op is due at
+ * the op's intended start (tb_user_intended_us), so an op that starts late
+ * shows it in its first step too; a later step is due when the previous
+ * step ended. sent_us is when the step itself went out. */
+void tb_user_record_step(tb_user_ctx *u, int op, uint64_t due_us, uint64_t sent_us, uint64_t end_us, tb_op_status st);
 
 struct event_base *tb_user_base(tb_user_ctx *u);
 /* When the op in flight was due (monotonic µs): the start for tb_user_record
  * of extra results of one op, e.g. each reply of a pipelined batch. */
 uint64_t tb_user_intended_us(const tb_user_ctx *u);
+/* When the op in flight actually started (op_start was called), monotonic µs. */
+uint64_t tb_user_sent_us(const tb_user_ctx *u);
 int tb_user_tile(const tb_user_ctx *u);  /* 1-based tile index */
 int tb_user_index(const tb_user_ctx *u); /* 0-based user index within its tile and workload */
 /* The user's own PRNG (xoshiro-style, seeded per user): each draw independent. */

@@ -8,7 +8,11 @@
  *
  * method=dcmi (default): DCMI Get Power Reading ("ipmitool dcmi power
  * reading"); the sample is the instantaneous reading and the BMC's averaging
- * window (vendor-defined) goes into the meter info. method=sensor: an SDR
+ * window (vendor-defined) goes into the meter info, in ms from the raw reply
+ * read once at open ("ipmitool raw 0x2c 0x02 0xdc 0x01 0x00 0x00"), since
+ * the text rounds it down to whole seconds. A reading whose min, max and
+ * average are equal is flagged FLAT; many of them in a run make the BMC
+ * "not averaged" in the reports (tb_ipmi_not_averaged). method=sensor: an SDR
  * sensor in Watts by name ("ipmitool sensor reading NAME"), e.g.
  * "Pwr Consumption". Readings of 0 W or 65535 W, and DCMI readings not
  * marked active, are INVALID samples (tb_ipmi_judge).
@@ -134,6 +138,34 @@ int tb_ipmi_parse_dcmi_raw(const uint8_t *b, size_t n, tb_ipmi_dcmi *out) {
     out->period_ms = le32(b + 14);
     out->active = (b[18] & 0x40) ? 1 : 0;
     return 0;
+}
+
+int tb_ipmi_parse_raw_hex(const char *text, uint8_t *out, size_t cap) {
+    size_t n = 0;
+    const char *p = text;
+    for (;;) {
+        unsigned v = 0;
+        int digits = 0;
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
+        if (!*p) return (int)n;
+        while (isxdigit((unsigned char)*p) && digits < 3) {
+            v = v * 16 + (unsigned)(isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10);
+            digits++;
+            p++;
+        }
+        if (digits == 0 || digits > 2 || (*p && !isspace((unsigned char)*p))) return -1;
+        if (n == cap) return -1;
+        out[n++] = (uint8_t)v;
+    }
+}
+
+int tb_ipmi_dcmi_flat(const tb_ipmi_dcmi *d) {
+    return !isnan(d->min_w) && !isnan(d->max_w) && !isnan(d->avg_w) && d->min_w == d->max_w && d->max_w == d->avg_w;
+}
+
+int tb_ipmi_not_averaged(long long flat_readings, long long valid_readings) {
+    return valid_readings >= TB_IPMI_NOT_AVERAGED_MIN && flat_readings == valid_readings;
 }
 
 int tb_ipmi_parse_sensor_text(const char *text, const char *name, double *watts) {
@@ -345,28 +377,27 @@ static void tool_error(ipmi *m, int rc, const char *out, char *err) {
         tb_seterr(err, "ipmitool exited %d: %s", rc, ll[0] ? ll : "(no output)");
 }
 
-/* One reading. 0 with watts, active and window filled, or -1 with err. */
-static int ipmi_read(ipmi *m, double *watts, int *active, uint32_t *window_ms, char *err) {
+/* One reading into *d (method=sensor: cur_w only, the rest unknown). 0, or -1 with err. */
+static int ipmi_read(ipmi *m, tb_ipmi_dcmi *d, char *err) {
     char out[IPMI_OUT_MAX], e[TB_ERR_LEN];
     int rc;
     if (m->dcmi) {
         static const char *const args[] = {"dcmi", "power", "reading", NULL};
-        tb_ipmi_dcmi d;
         rc = run_tool(m, args, out, sizeof out, e);
         if (rc < 0) {
             tb_seterr(err, "%s", e);
             return -1;
         }
-        if (rc != 0 || tb_ipmi_parse_dcmi_text(out, &d) != 0) {
+        if (rc != 0 || tb_ipmi_parse_dcmi_text(out, d) != 0) {
             tool_error(m, rc, out, err);
             return -1;
         }
-        *watts = d.cur_w;
-        *active = d.active;
-        *window_ms = d.period_ms;
         return 0;
     } else {
         const char *args[] = {"sensor", "reading", m->sensor, NULL};
+        d->cur_w = d->min_w = d->max_w = d->avg_w = NAN;
+        d->period_ms = 0;
+        d->active = -1;
         rc = run_tool(m, args, out, sizeof out, e);
         if (rc < 0) {
             tb_seterr(err, "%s", e);
@@ -376,14 +407,12 @@ static int ipmi_read(ipmi *m, double *watts, int *active, uint32_t *window_ms, c
             tool_error(m, rc, out, err);
             return -1;
         }
-        *active = -1;
-        *window_ms = 0;
-        if (tb_ipmi_parse_sensor_text(out, m->sensor, watts) != 0) {
+        if (tb_ipmi_parse_sensor_text(out, m->sensor, &d->cur_w) != 0) {
             char ll[160];
             last_line(out, ll, sizeof ll);
             /* Present but without a number: an invalid sample, not a failure. */
             if (strstr(out, m->sensor) && !strstr(out, "Unable to find")) {
-                *watts = NAN;
+                d->cur_w = NAN;
                 return 0;
             }
             tb_seterr(err, "sensor '%s': %s", m->sensor, ll[0] ? ll : "not found");
@@ -391,6 +420,26 @@ static int ipmi_read(ipmi *m, double *watts, int *active, uint32_t *window_ms, c
         }
         return 0;
     }
+}
+
+/*
+ * The averaging window in ms from the raw DCMI reply (ipmitool's text gives
+ * whole seconds: a 250 ms window prints as "00000000 Seconds"). Keeps
+ * m->window_ms (the text's value) when the raw command fails or gives 0.
+ */
+static void raw_window(ipmi *m) {
+    static const char *const args[] = {"raw", "0x2c", "0x02", "0xdc", "0x01", "0x00", "0x00", NULL};
+    char out[IPMI_OUT_MAX], e[TB_ERR_LEN];
+    uint8_t b[64];
+    tb_ipmi_dcmi d;
+    int n;
+    if (run_tool(m, args, out, sizeof out, e) != 0 || (n = tb_ipmi_parse_raw_hex(out, b + 1, sizeof b - 1)) < 0) {
+        tb_log(TB_LOG_INFO, "ipmi: raw DCMI power reading failed; averaging window from ipmitool's text (%u ms)",
+               m->window_ms);
+        return;
+    }
+    b[0] = 0; /* the completion code, which ipmitool does not print on success */
+    if (tb_ipmi_parse_dcmi_raw(b, (size_t)n + 1, &d) == 0 && d.period_ms > 0) m->window_ms = d.period_ms;
 }
 
 static int parse_uri(const char *uri, ipmi *m, char *err) {
@@ -470,8 +519,7 @@ static int parse_uri(const char *uri, ipmi *m, char *err) {
 
 static int ipmi_open(const char *uri, void **self, char *err) {
     ipmi *m = xcalloc(1, sizeof *m);
-    double w;
-    int active;
+    tb_ipmi_dcmi d;
     char out[IPMI_OUT_MAX], e[TB_ERR_LEN];
     int rc = -1;
 
@@ -494,10 +542,12 @@ static int ipmi_open(const char *uri, void **self, char *err) {
     }
     /* One reading now, so a wrong password or an unsupported method fails at
      * open, and the averaging window is known. */
-    if (ipmi_read(m, &w, &active, &m->window_ms, err) != 0) {
+    if (ipmi_read(m, &d, err) != 0) {
         rc = TB_METER_EUNREACH; /* the URI is fine; the BMC did not answer or refused us */
         goto fail;
     }
+    m->window_ms = d.period_ms;
+    if (m->dcmi) raw_window(m);
     {
         static const char *const args[] = {"mc", "info", NULL};
         const char *p;
@@ -535,14 +585,13 @@ static int ipmi_identify(void *self, tb_meter_info *info, char *err) {
 
 static int ipmi_sample(void *self, tb_sample *s, char *err) {
     ipmi *m = self;
-    double w;
-    int active;
-    uint32_t win = 0;
-    if (ipmi_read(m, &w, &active, &win, err) != 0) return -1;
+    tb_ipmi_dcmi d;
+    if (ipmi_read(m, &d, err) != 0) return -1;
     s->mono_us = tb_now_us();
     s->wall_us = tb_wall_us();
-    s->flags |= tb_ipmi_judge(w, active);
-    s->watts = (s->flags & TB_SAMPLE_INVALID) ? NAN : w;
+    s->flags |= tb_ipmi_judge(d.cur_w, d.active);
+    if (m->dcmi && tb_ipmi_dcmi_flat(&d)) s->flags |= TB_SAMPLE_FLAT;
+    s->watts = (s->flags & TB_SAMPLE_INVALID) ? NAN : d.cur_w;
     return 0;
 }
 

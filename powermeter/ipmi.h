@@ -40,6 +40,31 @@ int tb_ipmi_parse_dcmi_text(const char *text, tb_ipmi_dcmi *out);
 int tb_ipmi_parse_dcmi_raw(const uint8_t *b, size_t n, tb_ipmi_dcmi *out);
 
 /*
+ * Parses what `ipmitool raw` prints for a reply: the response data after the
+ * completion code (ipmitool prints no code on success), as hex bytes
+ * separated by spaces and newlines (" dc 64 00 ..."). Returns the number of
+ * bytes put in out, or -1 for a token that is not one or two hex digits, or
+ * more than cap bytes.
+ */
+int tb_ipmi_parse_raw_hex(const char *text, uint8_t *out, size_t cap);
+
+/* 1 when the reading's min, max and average are all known and equal: a
+ * "flat" reading (TB_SAMPLE_FLAT). */
+int tb_ipmi_dcmi_flat(const tb_ipmi_dcmi *d);
+
+/*
+ * The "not averaged" verdict on a BMC: of its valid readings, at least
+ * TB_IPMI_NOT_AVERAGED_MIN and every one flat. One flat reading proves
+ * nothing (a steady load, a coarse BMC); ten in a row do, for a BMC that
+ * claims to average over its window: a real server's draw moves by more
+ * than the 1 W resolution of DCMI within a second, so a BMC that averages
+ * gives min < max nearly every time. Such a BMC's "average" is one
+ * instantaneous value, and its window says nothing about the reading.
+ */
+#define TB_IPMI_NOT_AVERAGED_MIN 10
+int tb_ipmi_not_averaged(long long flat_readings, long long valid_readings);
+
+/*
  * Parses `ipmitool sensor reading NAME` ("Pwr Consumption  | 120") or its
  * -c form ("Pwr Consumption,120") for the sensor called name. Returns 0 with
  * *watts, or -1 when the sensor is not in the text or has no number ("na").

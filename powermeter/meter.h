@@ -26,6 +26,10 @@
  * disagree with W beyond the meter's accuracy. Set by one shared check in
  * the meter front end (meter.c), never by a driver. */
 #define TB_SAMPLE_IMPLAUSIBLE 0x20u
+/* A warning, not BAD: the reading's own minimum, maximum and average over
+ * its averaging window are equal (IPMI DCMI), so the BMC may not average at
+ * all; over many readings that is the "not averaged" verdict (ipmi.h). */
+#define TB_SAMPLE_FLAT 0x40u
 #define TB_SAMPLE_BAD (TB_SAMPLE_INVALID | TB_SAMPLE_MISSING | TB_SAMPLE_OVERRANGE | TB_SAMPLE_IMPLAUSIBLE)
 
 typedef struct tb_sample {

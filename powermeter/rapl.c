@@ -15,6 +15,12 @@
  *    alone (zones=psys) and never summed with package.
  *  - intel-rapl-mmio:* mirrors the package zone through MMIO on client
  *    CPUs: skipped, or it would be counted twice.
+ * Wrap or reset: energy_uj wraps at max_energy_range_uj, and a wrap is only
+ * believed when its energy, (max - prev) + cur, is within what the zone can
+ * draw over the interval (TB_RAPL_ZONE_MAX_W): prev near the top, cur near
+ * zero. Any other drop is a reset (a reboot, a driver reload) and makes that
+ * interval's sample INVALID (rapl.h, tb_rapl_interval); counting resumes from
+ * the new value.
  * RAPL is not a wall-power meter (no PSU, fans, disks); the meter info says
  * "RAPL (CPU package + DRAM only)" so a reader can judge.
  *
@@ -28,16 +34,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "powermeter/meter.h"
 #include "powermeter/meter_uri.h"
 
 #define RAPL_MAX_ZONES 32
 
-uint64_t tb_rapl_delta_uj(uint64_t prev_uj, uint64_t cur_uj, uint64_t max_range_uj) {
-    if (cur_uj >= prev_uj) return cur_uj - prev_uj;
-    if (max_range_uj == 0 || prev_uj > max_range_uj) return 0;
-    return (max_range_uj - prev_uj) + cur_uj;
+int tb_rapl_interval(uint64_t prev_uj, uint64_t cur_uj, uint64_t max_range_uj, uint64_t dt_us, double max_w,
+                     uint64_t *energy_uj) {
+    double ceiling = max_w * (double)dt_us; /* W x us = uJ */
+    uint64_t e;
+    int wrapped = 0;
+    *energy_uj = 0;
+    if (max_range_uj && (cur_uj > max_range_uj || prev_uj > max_range_uj)) return -1; /* a bad read */
+    if (cur_uj >= prev_uj) {
+        e = cur_uj - prev_uj;
+    } else {
+        if (max_range_uj == 0) return -1; /* no range known: no guess */
+        e = (max_range_uj - prev_uj) + cur_uj;
+        wrapped = 1;
+    }
+    if ((double)e > ceiling) return -1; /* a reset (or a bad read), not energy the zone used */
+    *energy_uj = e;
+    return wrapped;
 }
 
 typedef struct zone {
@@ -222,29 +242,52 @@ static int rapl_identify(void *self, tb_meter_info *info, char *err) {
     return 0;
 }
 
-static int rapl_sample(void *self, tb_sample *s, char *err) {
-    rapl *r = self;
-    uint64_t now, total = 0, cur[RAPL_MAX_ZONES];
+/* Reads every zone's counter into cur, and the time of the read. 0 or -1 with err. */
+static int read_all(rapl *r, uint64_t *cur, uint64_t *now, char *err) {
     for (int i = 0; i < r->n; i++) {
         if (read_u64(r->z[i].path, &cur[i]) != 0) {
             tb_seterr(err, "%s: %s", r->z[i].path, strerror(errno));
             return -1;
         }
     }
-    now = tb_now_us();
+    *now = tb_now_us();
+    return 0;
+}
+
+static void sleep_us(uint64_t us) {
+    struct timespec d = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
+    while (nanosleep(&d, &d) != 0 && errno == EINTR) {
+    }
+}
+
+/* One interval: the sum of the zones' energies over the time since the last
+ * read. A zone whose counter reset (tb_rapl_interval -1) makes the sample
+ * INVALID; every zone starts afresh from this read either way. */
+static int rapl_sample(void *self, tb_sample *s, char *err) {
+    rapl *r = self;
+    uint64_t now, dt, total = 0, cur[RAPL_MAX_ZONES];
+    if (read_all(r, cur, &now, err) != 0) return -1;
+    if (now - r->prev_us < TB_RAPL_MIN_INTERVAL_US) { /* too soon: wait, do not report an invalid sample */
+        sleep_us(TB_RAPL_MIN_INTERVAL_US - (now - r->prev_us));
+        if (read_all(r, cur, &now, err) != 0) return -1;
+    }
+    dt = now - r->prev_us;
     for (int i = 0; i < r->n; i++) {
-        if (cur[i] > r->z[i].max_uj && r->z[i].max_uj) s->flags |= TB_SAMPLE_INVALID; /* beyond the range: a bad read */
-        total += tb_rapl_delta_uj(r->z[i].prev_uj, cur[i], r->z[i].max_uj);
+        uint64_t e;
+        if (tb_rapl_interval(r->z[i].prev_uj, cur[i], r->z[i].max_uj, dt, TB_RAPL_ZONE_MAX_W, &e) < 0) {
+            s->flags |= TB_SAMPLE_INVALID;
+            tb_log(TB_LOG_WARN,
+                   "rapl: %s went from %llu to %llu uJ in %llu us (range %llu uJ): a counter reset or bad read, "
+                   "not a wrap; this interval is invalid",
+                   r->z[i].path, (unsigned long long)r->z[i].prev_uj, (unsigned long long)cur[i],
+                   (unsigned long long)dt, (unsigned long long)r->z[i].max_uj);
+        }
+        total += e;
         r->z[i].prev_uj = cur[i];
     }
     s->mono_us = now;
     s->wall_us = tb_wall_us();
-    if (now - r->prev_us < 1000u) { /* under 1 ms: the counter's own update period */
-        s->flags |= TB_SAMPLE_INVALID;
-        s->watts = NAN;
-    } else if (!(s->flags & TB_SAMPLE_INVALID)) {
-        s->watts = (double)total / (double)(now - r->prev_us);
-    }
+    s->watts = (s->flags & TB_SAMPLE_INVALID) ? NAN : (double)total / (double)dt;
     r->prev_us = now;
     return 0;
 }

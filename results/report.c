@@ -22,6 +22,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "powermeter/ipmi.h"
+#include "powermeter/meter.h"
 #include "qos/hist.h"
 #include "results/report_data.h"
 #include "scoring/score.h"
@@ -176,11 +178,18 @@ static int add_meters(read_ctx *c, int64_t run_id, json_t *run, int *estimated) 
              " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.run_id = meters.run_id"
              "  AND p.meter_idx = meters.idx),"
              " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
-             "  AND (p.flags & 7) != 0)"
+             "  AND (p.flags & 7) != 0),"
+             /* FLAT among the valid readings, and the valid readings (tb_ipmi_not_averaged) */
+             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+             "  AND (p.flags & ?2) = 0 AND (p.flags & ?3) != 0),"
+             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+             "  AND (p.flags & ?2) = 0)"
              " FROM meters WHERE run_id = ?1 ORDER BY idx",
              &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, (int)TB_SAMPLE_BAD);
+    sqlite3_bind_int(st, 3, (int)TB_SAMPLE_FLAT);
     while ((rc = next_row(c, st)) == 1) {
         json_t *m = json_object(), *r = json_object();
         json_object_set_new(m, "uri", col_str(st, 0));
@@ -200,6 +209,11 @@ static int add_meters(read_ctx *c, int64_t run_id, json_t *run, int *estimated) 
         json_object_set_new(m, "avg_window_ms", col_int(st, 13));
         json_object_set_new(m, "max_uncertainty_pct", col_real(st, 14));
         json_object_set_new(m, "invalid_samples", col_int(st, 15));
+        json_object_set_new(m, "flat_readings", json_integer(sqlite3_column_int64(st, 16)));
+        json_object_set_new(m, "valid_readings", json_integer(sqlite3_column_int64(st, 17)));
+        json_object_set_new(
+            m, "not_averaged",
+            json_boolean(tb_ipmi_not_averaged(sqlite3_column_int64(st, 16), sqlite3_column_int64(st, 17))));
         if (sqlite3_column_int(st, 3)) *estimated = 1;
         json_array_append_new(arr, m);
     }
@@ -407,6 +421,36 @@ static json_t *class_sum_json(const uint64_t *sum, int known) {
     return o;
 }
 
+#define OPS_UNC_COL 16 /* hist_uncorrected */
+
+/* An op's "uncorrected" object: mean and percentiles (ms) of its latency
+ * from the actual send (ops.hist_uncorrected), beside the op's own corrected
+ * ones (from the intended start); members null when the op has no such
+ * histogram or it is empty, null when the blob is unreadable. */
+static json_t *uncorrected_json(sqlite3_stmt *st) {
+    static const char *const names[] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms"};
+    static const double pcts[] = {50, 90, 95, 99, 99.9};
+    const void *blob = sqlite3_column_blob(st, OPS_UNC_COL);
+    int blen = sqlite3_column_bytes(st, OPS_UNC_COL);
+    tb_hist *h = NULL;
+    char herr[TB_ERR_LEN];
+    json_t *o;
+    int have;
+    if (blob && blen > 0 && tb_hist_decode(blob, (size_t)blen, &h, herr) != 0) {
+        tb_log(TB_LOG_WARN, "op %s: stored uncorrected histogram unreadable: %s", sqlite3_column_text(st, 0), herr);
+        return json_null();
+    }
+    o = json_object();
+    have = h && tb_hist_count(h) > 0;
+    json_object_set_new(o, "mean_ms", have ? json_real(tb_hist_mean(h) / 1000.0) : json_null());
+    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+        json_object_set_new(o, names[i],
+                            have ? json_real((double)tb_hist_percentile(h, pcts[i]) / 1000.0) : json_null());
+    json_object_set_new(o, "max_ms", have ? json_real((double)tb_hist_max(h) / 1000.0) : json_null());
+    tb_hist_free(h);
+    return o;
+}
+
 static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, json_t *w) {
     static const char *const cols[] = {"name",   "count",  "errors", "count_all", "mean_ms", "p50_ms",
                                        "p90_ms", "p95_ms", "p99_ms", "p999_ms",   "max_ms"};
@@ -423,6 +467,7 @@ static int add_workload_ops(read_ctx *c, level_stmts *ls, int64_t workload_id, j
         for (i = 1; i < 4; i++) json_object_set_new(op, cols[i], col_int(ls->ops, (int)i));
         for (i = 4; i < sizeof cols / sizeof cols[0]; i++) json_object_set_new(op, cols[i], col_real(ls->ops, (int)i));
         json_object_set_new(op, "errors_by_class", errors_by_class(ls->ops, sum, &known));
+        json_object_set_new(op, "uncorrected", uncorrected_json(ls->ops));
         json_array_append_new(arr, op);
     }
     json_object_set_new(w, "errors_by_class", class_sum_json(sum, known));
@@ -523,7 +568,7 @@ static int add_levels(read_ctx *c, int64_t run_id, json_t *run, model_extra *ex)
              &ls.workloads) != 0 ||
         prep(c,
              "SELECT name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, max_ms,"
-             " err_connect, err_io, err_timeout, err_server, err_content"
+             " err_connect, err_io, err_timeout, err_server, err_content, hist_uncorrected"
              " FROM ops WHERE workload_id = ?1 ORDER BY rowid",
              &ls.ops) != 0)
         goto out;
@@ -694,6 +739,25 @@ static const char *jnum(const json_t *o, const char *key, const char *fmt, char 
 
 static void text_host_config(FILE *f, const json_t *host);
 
+/* A meter's own averaging, where it tells: its window, and whether its
+ * readings' min, max and average were equal (TB_SAMPLE_FLAT, ipmi.h). */
+static void text_meter_averaging(FILE *f, const json_t *m) {
+    const json_t *win = json_object_get(m, "avg_window_ms");
+    long long flat = json_integer_value(json_object_get(m, "flat_readings"));
+    long long valid = json_integer_value(json_object_get(m, "valid_readings"));
+    if (!json_is_integer(win) && flat == 0) return;
+    fputs("               ", f);
+    if (json_is_integer(win))
+        fprintf(f, "averaging window %lld ms", (long long)json_integer_value(win));
+    else
+        fputs("averaging window not reported", f);
+    if (json_is_true(json_object_get(m, "not_averaged")))
+        fprintf(f, "; NOT AVERAGED: min = max = average in all %lld valid readings", valid);
+    else if (flat > 0)
+        fprintf(f, "; min = max = average in %lld of %lld valid readings", flat, valid);
+    fputc('\n', f);
+}
+
 static void text_header(FILE *f, const json_t *run) {
     const json_t *host = json_object_get(run, "host"), *meters = json_object_get(run, "meters"), *m;
     char b1[64];
@@ -743,6 +807,7 @@ static void text_header(FILE *f, const json_t *run) {
         }
         if (json_is_true(json_object_get(m, "estimated"))) fputs("  (ESTIMATED)", f);
         fputc('\n', f);
+        text_meter_averaging(f, m);
     }
     if (json_array_size(meters) == 0) fputs("  meters       none recorded\n", f);
     if (json_is_true(json_object_get(run, "estimated_power"))) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "powermeter/ipmi.h"
 #include "results/report_data.h"
 #include "results/store.h"
 
@@ -1339,13 +1340,26 @@ static void html_workloads(page *p) {
     fputs("</table>\n", f);
 }
 
+/* The "averaged" cell: NOT AVERAGED when every valid reading had min = max =
+ * average (tb_ipmi_not_averaged), else how many did; blank when none did. */
+static void html_averaged(FILE *f, const json_t *m) {
+    long long flat = (long long)json_integer_value(json_object_get(m, "flat_readings"));
+    long long valid = (long long)json_integer_value(json_object_get(m, "valid_readings"));
+    if (json_is_true(json_object_get(m, "not_averaged")))
+        fprintf(f, "<td class=\"fail\">NOT AVERAGED: min = max = average in all %lld valid readings</td>", valid);
+    else if (flat > 0)
+        fprintf(f, "<td>min = max = average in %lld of %lld valid readings</td>", flat, valid);
+    else
+        fputs("<td></td>", f);
+}
+
 static void html_meters(page *p) {
     FILE *f = p->f;
     const json_t *meters = json_object_get(p->run, "meters"), *m;
     size_t i;
     if (!section(f, "meters", "Meters", json_array_size(meters) == 0, "No meter recorded.")) return;
-    table_open(f, "##|URI|model|IDN|driver|V range|A range|crest factor|update ms|max uncertainty %|invalid "
-                  "samples|estimated");
+    table_open(f, "##|URI|model|IDN|driver|V range|A range|crest factor|update ms|averaging window ms|averaged|max "
+                  "uncertainty %|invalid samples|estimated");
     json_array_foreach(meters, i, m) {
         int est = json_is_true(json_object_get(m, "estimated"));
         const json_t *r = json_object_get(m, "ranges");
@@ -1365,14 +1379,20 @@ static void html_meters(page *p) {
         td_text(f, isnan(jnum(r, "amps")) ? jstr(r, "amp_mode") : buf);
         td_num(f, jnum(m, "crest_factor"), 0);
         td_num(f, jnum(m, "update_ms"), 0);
+        td_num(f, jnum(m, "avg_window_ms"), 0);
+        html_averaged(f, m);
         td_num(f, jnum(m, "max_uncertainty_pct"), 3);
         td_num(f, jnum(m, "invalid_samples"), 0);
         fputs(est ? "<td class=\"fail\">ESTIMATED</td></tr>\n" : "<td>no (measured)</td></tr>\n", f);
     }
-    fputs("</table>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
-          "the meter at the start of the run; auto-ranging during steady state is a validity warning "
-          "(SPECpower). Invalid samples: NaN, over-range, missing or above 1% uncertainty.</p>\n",
-          f);
+    fprintf(f,
+            "</table>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
+            "the meter at the start of the run; auto-ranging during steady state is a validity warning "
+            "(SPECpower). Invalid samples: NaN, over-range, missing or above 1%% uncertainty. Averaging window: "
+            "the meter's own (the statistics period of an IPMI DCMI reading). NOT AVERAGED: a BMC whose every "
+            "valid reading, at least %d of them, had min = max = average, so its \"average\" is one "
+            "instantaneous value.</p>\n",
+            TB_IPMI_NOT_AVERAGED_MIN);
 }
 
 static void html_events(page *p) {

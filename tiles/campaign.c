@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <libgen.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +29,7 @@
 #include "loadgen/loadgen.h"
 #include "results/compare.h"
 #include "results/store.h"
+#include "tiles/ini_text.h"
 #include "tiles/tiledef.h"
 
 #define MAX_OUTPUT (64 * 1024) /* output kept per command; the rest is echoed, not stored */
@@ -38,9 +38,7 @@
 
 typedef struct parse_state {
     tb_campaign *c;
-    FILE *f;
-    int line;
-    int too_long; /* a line longer than inih reads */
+    tb_ini_text in; /* the text, read line by line: in.line is the current line */
     char err[TB_ERR_LEN];
     int failed; /* the line of the first handler error, 0 for none */
     int baseline_line;
@@ -48,21 +46,9 @@ typedef struct parse_state {
     int n_seen;
 } parse_state;
 
-static char *counting_reader(char *str, int num, void *stream) {
-    parse_state *ps = stream;
-    char *r = fgets(str, num, ps->f);
-    if (r) {
-        size_t n = strlen(r);
-        ps->line++;
-        /* fgets cut the line: inih would parse its rest as another line */
-        if (n > 0 && r[n - 1] != '\n' && !feof(ps->f) && !ps->too_long) ps->too_long = ps->line;
-    }
-    return r;
-}
-
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
-    snprintf(ps->err, sizeof ps->err, "%.200s:%d: [%.60s] %.40s: %.200s", ps->c->path, ps->line, section, key, why);
-    ps->failed = ps->line;
+    snprintf(ps->err, sizeof ps->err, "%.200s:%d: [%.60s] %.40s: %.200s", ps->c->path, ps->in.line, section, key, why);
+    ps->failed = ps->in.line;
     return 0; /* stops inih */
 }
 
@@ -74,7 +60,7 @@ static tb_campaign_config *get_config(parse_state *ps, const char *name) {
     tb_campaign_config *k = &c->configs[c->n_configs++];
     memset(k, 0, sizeof *k);
     snprintf(k->name, sizeof k->name, "%s", name);
-    k->line = ps->line;
+    k->line = ps->in.line;
     return k;
 }
 
@@ -107,6 +93,7 @@ static int set_sweep(parse_state *ps, const char *section, const char *key, cons
         snprintf(c->tiles, sizeof c->tiles, "%s", val);
     } else if (strcmp(key, "tile_file") == 0) {
         if (!*val) return fail(ps, section, key, "must not be empty (leave it out for the standard tile)");
+        if (strlen(val) + strlen(c->path) + 2 > sizeof c->tile_file) return fail(ps, section, key, "too long");
         if (val[0] == '/') snprintf(c->tile_file, sizeof c->tile_file, "%s", val);
         else {
             /* relative to the campaign file's folder, so the pair can move together */
@@ -141,10 +128,6 @@ static int handler(void *user, const char *section, const char *key, const char 
     tb_campaign *c = ps->c;
     char e[TB_ERR_LEN], tag[96];
     if (ps->failed) return 0;
-    if (ps->too_long) {
-        ps->line = ps->too_long;
-        return fail(ps, section, key, "line longer than 199 characters (put a long command in a script)");
-    }
     snprintf(tag, sizeof tag, "%.60s\t%.30s", section, key);
     if (strcmp(key, "meter") != 0) { /* meter is repeatable; any other key given twice is a mistake */
         for (int i = 0; i < ps->n_seen; i++)
@@ -158,7 +141,7 @@ static int handler(void *user, const char *section, const char *key, const char 
         } else if (strcmp(key, "baseline") == 0) {
             if (!*val || strlen(val) >= sizeof c->baseline) return fail(ps, section, key, "empty or too long");
             snprintf(c->baseline, sizeof c->baseline, "%s", val);
-            ps->baseline_line = ps->line;
+            ps->baseline_line = ps->in.line;
         } else if (strcmp(key, "settle") == 0) {
             if (tb_parse_duration_us(val, &c->settle_us, e) != 0) return fail(ps, section, key, e);
         } else {
@@ -178,6 +161,11 @@ static int handler(void *user, const char *section, const char *key, const char 
         if (strcmp(key, "apply") == 0 || strcmp(key, "revert") == 0) {
             int apply = key[0] == 'a';
             if (!*val) return fail(ps, section, key, "empty command (use 'true' for nothing to do)");
+            if (strlen(val) >= TB_CAMPAIGN_CMD_LEN) {
+                snprintf(e, sizeof e, "command of %zu bytes, longer than the %d allowed (put a long command in a script)",
+                         strlen(val), TB_CAMPAIGN_CMD_LEN - 1);
+                return fail(ps, section, key, e);
+            }
             snprintf(apply ? k->apply : k->revert, TB_CAMPAIGN_CMD_LEN, "%s", val);
             if (apply) k->has_apply = 1;
             else k->has_revert = 1;
@@ -189,7 +177,7 @@ static int handler(void *user, const char *section, const char *key, const char 
     return fail(ps, section, key, "unknown section (known: [campaign], [sweep], [config.NAME])");
 }
 
-static char *slurp(FILE *f) {
+static char *slurp(FILE *f, size_t *lenp) {
     size_t cap = 4096, len = 0, n;
     char *buf = xmalloc(cap);
     while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
@@ -197,12 +185,16 @@ static char *slurp(FILE *f) {
         if (cap - len < 2) buf = xrealloc(buf, cap *= 2);
     }
     buf[len] = '\0';
+    *lenp = len;
     return buf;
 }
 
 int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
     parse_state *ps;
     struct stat sb;
+    char *raw = NULL;
+    size_t len;
+    FILE *f;
     int rc;
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
@@ -211,39 +203,38 @@ int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
     c->max_tiles = 8;
     ps = xcalloc(1, sizeof *ps);
     ps->c = c;
-    ps->f = fopen(path, "r");
-    if (!ps->f) {
+    f = fopen(path, "r");
+    if (!f) {
         tb_seterr(err, "campaign %s: %s", path, strerror(errno));
         free(ps);
         return -1;
     }
-    if (fstat(fileno(ps->f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(ps->f);
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
         free(ps);
         tb_seterr(err, "campaign %s: is a directory, not a campaign file", path);
         return -1;
     }
-    c->text = slurp(ps->f);
-    rewind(ps->f);
-    rc = ini_parse_stream(counting_reader, ps, handler, ps);
-    fclose(ps->f);
-    if (!ps->failed && ps->too_long) {
-        snprintf(ps->err, sizeof ps->err, "%.200s:%d: line longer than 199 characters (put a long command in a script)",
-                 path, ps->too_long);
-        ps->failed = ps->too_long;
-    }
+    raw = slurp(f, &len);
+    fclose(f);
+    c->text = tb_ini_redact(raw, len, NULL); /* stored with the campaign: no secrets */
+    rc = tb_ini_parse(&ps->in, c->path, raw, len, handler, ps);
     /* inih goes on after a syntax error and returns the first error's line (a
      * handler error counts too): a syntax error before the first handler error
-     * is the one to report, as the keys after it land in the wrong section */
+     * is the one to report, as the keys after it land in the wrong section; a
+     * line the reader refused (too long, a NUL byte) ended the text */
     if (rc > 0 && (!ps->failed || rc < ps->failed)) {
-        tb_tiledef_syntax_error(path, c->text, strlen(c->text), rc, err);
+        tb_tiledef_syntax_error(path, raw, len, rc, err);
         goto fail;
     }
-    if (ps->failed || rc != 0) {
+    if (ps->failed || ps->in.bad_line || rc != 0) {
         if (ps->failed) tb_seterr(err, "%s", ps->err);
+        else if (ps->in.bad_line) tb_seterr(err, "%s", ps->in.bad);
         else tb_seterr(err, "%s: cannot parse (inih error %d)", path, rc);
         goto fail;
     }
+    free(raw);
+    raw = NULL;
     if (!*c->name) {
         tb_seterr(err, "%s: [campaign] name: missing (every campaign needs a name)", path);
         goto fail;
@@ -290,6 +281,8 @@ int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
     free(ps);
     return 0;
 fail:
+    tb_tiledef_escape_err(err); /* secrets redacted, bytes escaped */
+    free(raw);
     free(ps);
     tb_campaign_free(c);
     return -1;

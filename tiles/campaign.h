@@ -40,7 +40,7 @@
 #include "tiles/coordinator.h"
 
 #define TB_CAMPAIGN_MAX_CONFIGS 32
-#define TB_CAMPAIGN_CMD_LEN 256 /* inih reads lines of at most 199 characters */
+#define TB_CAMPAIGN_CMD_LEN 256 /* a longer command is an error: put it in a script */
 
 typedef struct tb_campaign_config {
     char name[64];

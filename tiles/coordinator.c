@@ -28,6 +28,7 @@
 #include "powermeter/poller.h"
 #include "powermeter/telemetry.h"
 #include "qos/qos.h"
+#include "qos/validity.h"
 #include "results/report.h"
 #include "results/store.h"
 #include "scoring/saturation.h"
@@ -37,16 +38,10 @@
 /* Grace after a phase end before collecting it, so an op that ended just
  * before the edge but was still being recorded is not lost. */
 #define COLLECT_GRACE_US 50000
-/* A load level is invalid when more than this share of power samples is bad (design.md). */
-#define MAX_BAD_SAMPLE_PCT 1.0
 /* Telemetry sampling interval: 1 Hz, like the meter poller (design.md). */
 #define TELEM_INTERVAL_US 1000000
 /* Unmeasured pause between starting the embedded SUT and measuring active idle. */
 #define SUT_SETTLE_US 3000000
-/* A meter uncertainty above this invalidates a level (SPECpower run rules, design.md). */
-#define MAX_UNCERTAINTY_PCT 1.0
-/* The load generator is CPU-bound when it used >= 90% of its threads' capacity (issue 7). */
-#define CPU_BOUND_FRACTION 0.9
 /* A phase whose load generator loop stalled longer than this gets a warning
  * event: ops due then started late (issue 10's target for worker loops). */
 #define STALL_WARN_US 10000
@@ -207,11 +202,6 @@ static void telem_line(const tb_telemetry *t, char *buf, size_t len) {
 
 static double per_unit(const char *unit) { return strcmp(unit, "ops/s") == 0 ? 1.0 : 60.0; }
 
-static void append_reason(char *buf, size_t len, const char *msg) {
-    size_t l = strlen(buf);
-    snprintf(buf + l, len - l, "%s%s", l ? "; " : "", msg);
-}
-
 /* Turns one phase's statistics into a stored result. */
 static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all,
                         double cpu_s, char *err) {
@@ -350,61 +340,37 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
     lr.samples = samples;
     lr.n_samples = n_samples;
     lr.ppkw = lr.avg_watts > 0 ? tb_score_ppkw(lr.score, lr.avg_watts) : 0;
-    lr.valid = 1;
-    if (lr.avg_watts < 0) {
-        lr.valid = 0;
-        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, "no valid power samples from a meter");
-    }
-    if (lr.samples_total > 0 && 100.0 * (double)lr.samples_bad / (double)lr.samples_total > MAX_BAD_SAMPLE_PCT) {
-        lr.valid = 0;
-        snprintf(msg, sizeof msg, "%.1f%% of power samples missing or invalid (limit %.0f%%)",
-                 100.0 * (double)lr.samples_bad / (double)lr.samples_total, MAX_BAD_SAMPLE_PCT);
-        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
-    }
     {
-        uint64_t expected = (uint64_t)c->o->n_meters * (uint64_t)floor(steady_s);
-        if (lr.samples_total + (expected / 100) < expected) {
-            lr.valid = 0;
-            snprintf(msg, sizeof msg, "only %llu of %llu expected power samples",
-                     (unsigned long long)lr.samples_total, (unsigned long long)expected);
-            append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
-        }
-    }
-    {
-        /* SPECpower: a meter's uncertainty above 1% invalidates; auto-ranging
-         * during measurement is a warning */
-        double max_unc = 0;
-        int autorange = 0;
+        /* the rules are qos/validity.c's; here the samples are counted */
+        tb_validity_input vin;
+        tb_validity v;
+        memset(&vin, 0, sizeof vin);
+        vin.samples_total = lr.samples_total;
+        vin.no_valid_meter = lr.avg_watts < 0;
+        vin.meters = c->o->n_meters;
+        vin.steady_s = steady_s;
         for (int i = 0; i < n_samples; i++) {
-            if (isfinite(samples[i].s.uncertainty_pct) && samples[i].s.uncertainty_pct > max_unc)
-                max_unc = samples[i].s.uncertainty_pct;
-            if (samples[i].s.flags & TB_SAMPLE_AUTORANGE) autorange++;
+            unsigned f = samples[i].s.flags;
+            if (isfinite(samples[i].s.uncertainty_pct) && samples[i].s.uncertainty_pct > vin.max_uncertainty_pct)
+                vin.max_uncertainty_pct = samples[i].s.uncertainty_pct;
+            if (f & TB_SAMPLE_AUTORANGE) vin.autorange++;
+            /* each bad sample in one kind, the most specific first */
+            if (f & TB_SAMPLE_IMPLAUSIBLE) vin.implausible++;
+            else if (f & TB_SAMPLE_OVERRANGE) vin.overrange++;
+            else if (f & TB_SAMPLE_MISSING) vin.missing++;
+            else if (f & TB_SAMPLE_BAD) vin.invalid++;
         }
-        if (max_unc > MAX_UNCERTAINTY_PCT) {
-            lr.valid = 0;
-            snprintf(msg, sizeof msg, "meter uncertainty up to %.2f%% (limit %.0f%%)", max_unc, MAX_UNCERTAINTY_PCT);
-            append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
-        }
-        if (autorange > 0) {
-            snprintf(msg, sizeof msg, "%d tiles phase %d: %d power samples taken while the meter was auto-ranging",
-                     tiles, p + 1, autorange);
+        vin.cpu_s = cpu_s;
+        vin.threads = lg->ops->threads(lg->self);
+        vin.compliant = c->o->preset && strcmp(c->o->preset, "compliant") == 0;
+        vin.qos_not_judged = lr.qos_not_judged;
+        lr.valid = tb_validity_judge(&vin, &v);
+        snprintf(lr.invalid_reason, sizeof lr.invalid_reason, "%s", v.reason);
+        for (int i = 0; i < v.n_warnings; i++) {
+            snprintf(msg, sizeof msg, "%d tiles phase %d: %s", tiles, p + 1, v.warnings[i]);
             note(c, "warning", msg);
             if (!c->o->quiet) printf("  warning: %s\n", msg);
         }
-    }
-    if (lr.qos_not_judged > 0 && c->o->preset && strcmp(c->o->preset, "compliant") == 0) {
-        /* a compliant run is long enough to judge every rule; one that is not
-         * cannot claim the QoS it was meant to show */
-        lr.valid = 0;
-        snprintf(msg, sizeof msg, "%d QoS rule%s not judged (too few ops); a compliant run must judge every rule",
-                 lr.qos_not_judged, lr.qos_not_judged == 1 ? "" : "s");
-        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
-    }
-    if (cpu_s >= CPU_BOUND_FRACTION * steady_s * lg->ops->threads(lg->self)) {
-        lr.valid = 0;
-        snprintf(msg, sizeof msg, "load generator CPU-bound (%.0f%% of %d threads)",
-                 100.0 * cpu_s / (steady_s * lg->ops->threads(lg->self)), lg->ops->threads(lg->self));
-        append_reason(lr.invalid_reason, sizeof lr.invalid_reason, msg);
     }
     lr.n_workloads = tiles * nw;
     lr.workloads = wr;

@@ -1,12 +1,12 @@
 /*
- * tiledef.c: parses a tile definition file with inih into a tb_tiledef and
+ * tiledef.c: parses a tile definition file with inih (through ini_text.h,
+ * which reads whole lines up to TB_INI_MAX_LINE) into a tb_tiledef and
  * checks it: every value is typed, every unknown section or key is an error,
  * and every error names file:line, the section and the key.
  */
 #include "tiles/tiledef.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +16,13 @@
 
 #include "loadgen/workload.h"
 #include "powermeter/meter.h"
+#include "tiles/ini_text.h"
 
 #define MAX_KEYS_SEEN 1024
 
 typedef struct parse_state {
     tb_tiledef *def;
-    const char *text; /* the whole file, len bytes, read line by line from off */
-    size_t len, off;
-    int line;       /* current line, counted by our reader */
+    tb_ini_text in; /* the text, read line by line: in.line is the current line */
     char err[TB_ERR_LEN];
     int failed;     /* 0, or the line of the first handler error */
     int n_seen;     /* "section\0key" hashes already seen: a repeated key is an error */
@@ -38,26 +37,9 @@ static uint64_t key_hash(const char *section, const char *key) {
     return h;
 }
 
-/* inih reader over the text in memory, with fgets' contract (at most num - 1
- * bytes, up to and including a newline), that counts lines, so the handler
- * can say where a key is. */
-static char *counting_reader(char *str, int num, void *stream) {
-    parse_state *ps = stream;
-    size_t n = 0;
-    if (num < 2 || ps->off >= ps->len) return NULL;
-    while (n < (size_t)num - 1 && ps->off < ps->len) {
-        char c = ps->text[ps->off++];
-        str[n++] = c;
-        if (c == '\n') break;
-    }
-    str[n] = '\0';
-    ps->line++;
-    return str;
-}
-
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
-    snprintf(ps->err, sizeof ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->line, section, key, why);
-    ps->failed = ps->line;
+    snprintf(ps->err, sizeof ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->in.line, section, key, why);
+    ps->failed = ps->in.line;
     return 0; /* tells inih to stop */
 }
 
@@ -76,7 +58,7 @@ static tb_workload_def *get_workload(parse_state *ps, const char *name) {
     memset(w, 0, sizeof *w);
     snprintf(w->name, sizeof w->name, "%s", name);
     snprintf(w->file, sizeof w->file, "%.255s", ps->def->path);
-    w->line = ps->line;
+    w->line = ps->in.line;
     w->users = 1;
     w->think_us = 1000000;
     snprintf(w->think_dist, sizeof w->think_dist, "fixed");
@@ -142,12 +124,15 @@ static int set_workload(parse_state *ps, const char *sec, const char *name, cons
     } else {
         tb_param *p;
         if (w->n_params >= TB_MAX_PARAMS) return fail(ps, sec, key, "too many keys");
-        if (strlen(key) >= sizeof p->key || strlen(val) >= sizeof p->value)
-            return fail(ps, sec, key, "key or value too long");
+        if (strlen(key) >= sizeof p->key) return fail(ps, sec, key, "key longer than 47 bytes");
+        if (strlen(val) >= sizeof p->value) {
+            snprintf(e, sizeof e, "value of %zu bytes, longer than the %zu allowed", strlen(val), sizeof p->value - 1);
+            return fail(ps, sec, key, e);
+        }
         p = &w->params[w->n_params++];
         snprintf(p->key, sizeof p->key, "%s", key);
         snprintf(p->value, sizeof p->value, "%s", val);
-        p->line = ps->line;
+        p->line = ps->in.line;
     }
     return 1;
 }
@@ -161,11 +146,11 @@ static int add_rule(parse_state *ps, const char *sec, const char *wname, const c
     if (def->n_rules >= TB_MAX_RULES) return fail(ps, sec, key, "too many rules");
     r = &def->rules[def->n_rules];
     if (tb_qos_parse_rule(wname, key, val, r, e) != 0) {
-        snprintf(ps->err, sizeof ps->err, "%.200s:%d: %s", def->path, ps->line, e);
-        ps->failed = ps->line;
+        snprintf(ps->err, sizeof ps->err, "%.200s:%d: %s", def->path, ps->in.line, e);
+        ps->failed = ps->in.line;
         return 0;
     }
-    snprintf(r->source, sizeof r->source, "%.80s:%d", base ? base + 1 : def->path, ps->line);
+    snprintf(r->source, sizeof r->source, "%.80s:%d", base ? base + 1 : def->path, ps->in.line);
     def->n_rules++;
     return 1;
 }
@@ -339,106 +324,6 @@ static char *slurp(FILE *f, size_t *lenp) {
     return buf;
 }
 
-/* Appends n bytes to the growing buffer *b (length *bl, capacity *bc). */
-static void put(char **b, size_t *bl, size_t *bc, const char *p, size_t n) {
-    if (*bl + n + 1 > *bc) {
-        while (*bl + n + 1 > *bc) *bc *= 2;
-        *b = xrealloc(*b, *bc);
-    }
-    memcpy(*b + *bl, p, n);
-    *bl += n;
-    (*b)[*bl] = '\0';
-}
-
-/* Redacts the secrets a PostgreSQL connection string may hold: the value of
- * "password=" (keyword form) and the password of a postgresql:// URI. */
-static void put_conninfo(char **b, size_t *bl, size_t *bc, const char *v, size_t n) {
-    size_t i = 0, verbatim = 0; /* v[verbatim..i) was copied as is */
-    while (i < n) {
-        int at_word = i == 0 || v[i - 1] == ' ' || v[i - 1] == '\t';
-        if (at_word && n - i > 8 && strncasecmp(v + i, "password", 8) == 0) {
-            size_t j = i + 8;
-            while (j < n && (v[j] == ' ' || v[j] == '\t')) j++;
-            if (j < n && v[j] == '=') {
-                j++;
-                while (j < n && (v[j] == ' ' || v[j] == '\t')) j++;
-                if (j < n && v[j] == '\'') { /* quoted: up to the closing quote, \' escaped */
-                    j++;
-                    while (j < n && v[j] != '\'') j += (v[j] == '\\' && j + 1 < n) ? 2 : 1;
-                    if (j < n) j++;
-                } else {
-                    while (j < n && v[j] != ' ' && v[j] != '\t' && v[j] != '\r' && v[j] != '\n') j++;
-                }
-                put(b, bl, bc, "password=***", 12);
-                i = verbatim = j;
-                continue;
-            }
-        }
-        if (n - i > 3 && strncmp(v + i, "://", 3) == 0) { /* URI: redact like a meter URI, to the line end */
-            char in[1024], out[1024];
-            size_t start = i, end = i;
-            while (start > verbatim && v[start - 1] != ' ' && v[start - 1] != '=') start--;
-            while (end < n && v[end] != ' ' && v[end] != '\r' && v[end] != '\n') end++;
-            if (end - start < sizeof in) {
-                memcpy(in, v + start, end - start);
-                in[end - start] = '\0';
-                tb_meter_redact_uri(in, out, sizeof out);
-                *bl -= i - start; /* drop the scheme already copied */
-                put(b, bl, bc, out, strlen(out));
-                i = verbatim = end;
-                continue;
-            }
-        }
-        put(b, bl, bc, v + i, 1);
-        i++;
-    }
-}
-
-/*
- * The tile file's text as stored with the run: the same bytes, except that
- * [sut] mail_password's value becomes "***" and a pg / pg.tileN connection
- * string loses its password, so no secret reaches the results database or a
- * report (design: passwords never reach the database).
- */
-static char *redacted_text(const char *text, size_t len) {
-    size_t cap = len + 64, bl = 0, pos = 0;
-    char *b = xmalloc(cap);
-    int in_sut = 0;
-    b[0] = '\0';
-    while (pos < len) {
-        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - line) + 1 : len - pos, k = 0, ks, ke, d;
-        pos += n;
-        while (k < n && (line[k] == ' ' || line[k] == '\t')) k++;
-        if (k < n && line[k] == '[') {
-            const char *close = memchr(line + k, ']', n - k);
-            in_sut = close && (size_t)(close - (line + k)) == 4 && strncmp(line + k, "[sut", 4) == 0;
-            put(&b, &bl, &cap, line, n);
-            continue;
-        }
-        ks = k;
-        while (k < n && line[k] != '=' && line[k] != ':' && line[k] != '\n') k++;
-        ke = k;
-        while (ke > ks && (line[ke - 1] == ' ' || line[ke - 1] == '\t')) ke--;
-        if (!in_sut || k >= n || line[k] == '\n') {
-            put(&b, &bl, &cap, line, n);
-            continue;
-        }
-        d = k + 1; /* the value starts after the delimiter */
-        if (ke - ks == 13 && strncmp(line + ks, "mail_password", 13) == 0) {
-            put(&b, &bl, &cap, line, d);
-            put(&b, &bl, &cap, " ***", 4);
-            if (line[n - 1] == '\n') put(&b, &bl, &cap, "\n", 1);
-        } else if (ke - ks >= 2 && strncmp(line + ks, "pg", 2) == 0 && (ke - ks == 2 || line[ks + 2] == '.')) {
-            put(&b, &bl, &cap, line, d);
-            put_conninfo(&b, &bl, &cap, line + d, n - d);
-        } else {
-            put(&b, &bl, &cap, line, n);
-        }
-    }
-    return b;
-}
-
 /* Appends s[0..n) to out (size outlen, always terminated) with bytes that
  * would garble a terminal escaped as \xNN: control bytes, DEL and bytes that
  * are not part of a valid UTF-8 sequence (a binary file given as --config).
@@ -471,33 +356,31 @@ static void escape_bytes(const char *s, size_t n, char *out, size_t outlen) {
 void tb_tiledef_escape_err(char *err) {
     char raw[TB_ERR_LEN];
     snprintf(raw, sizeof raw, "%s", err);
+    tb_ini_redact_msg(raw, sizeof raw); /* a value quoted in a message may hold a password */
     err[0] = '\0';
     escape_bytes(raw, strlen(raw), err, TB_ERR_LEN);
 }
 
-/* The syntax error inih found at `line` (a line, as inih read it, that it
- * could not parse): what is wrong and an escaped excerpt of the line. The
- * line is found by reading the text again exactly as inih did. */
+/* The syntax error inih found at `line` (a line it could not parse): what is
+ * wrong and an excerpt of the line, its secrets redacted as in the stored
+ * text and its bytes escaped. */
 static void syntax_error(const char *name, const char *text, size_t len, int line, char *err) {
-    parse_state rd;
-    char buf[INI_MAX_LINE], excerpt[72] = ""; /* escape_bytes ends it in "..." when longer */
-    const char *l = NULL, *why;
+    char excerpt[72] = "", *red; /* escape_bytes ends it in "..." when longer */
+    const char *l = tb_ini_line(text, len, line, &len), *why;
     size_t n;
-    memset(&rd, 0, sizeof rd);
-    rd.text = text;
-    rd.len = len;
-    while (rd.line < line && (l = counting_reader(buf, sizeof buf, &rd)) != NULL) {}
-    if (!l || rd.line != line) {
+    if (!l) {
         tb_seterr(err, "%s:%d: syntax error (expected [section] or key = value)", name, line);
         return;
     }
-    if (line == 1 && strncmp(l, "\xEF\xBB\xBF", 3) == 0) l += 3; /* inih skips a UTF-8 BOM */
-    while (*l == ' ' || *l == '\t' || *l == '\r') l++;
-    n = strcspn(l, "\r\n");
-    while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t')) n--;
+    red = tb_ini_redact(l, len, &n);
+    l = red;
+    if (line == 1 && strncmp(l, "\xEF\xBB\xBF", 3) == 0) l += 3, n -= 3; /* inih skips a UTF-8 BOM */
+    while (n > 0 && (*l == ' ' || *l == '\t' || *l == '\r')) l++, n--;
+    while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r')) n--;
     why = *l == '[' ? "unclosed section header (no ']')" : "expected key = value (or [section])";
     escape_bytes(l, n, excerpt, sizeof excerpt);
     tb_seterr(err, "%s:%d: syntax error: %s: '%s'", name, line, why, excerpt);
+    free(red);
 }
 
 void tb_tiledef_syntax_error(const char *name, const char *text, size_t len, int line, char *err) {
@@ -506,10 +389,9 @@ void tb_tiledef_syntax_error(const char *name, const char *text, size_t len, int
 }
 
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
-    parse_state ps;
+    parse_state *ps = xcalloc(1, sizeof *ps); /* in.bad and err: a few KiB, off the stack */
     int rc;
     memset(def, 0, sizeof *def);
-    memset(&ps, 0, sizeof ps);
     snprintf(def->path, sizeof def->path, "%s", name);
     snprintf(def->name, sizeof def->name, "unnamed");
     def->stages.ramp_up_us = 5000000;
@@ -518,32 +400,25 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
     def->stages.ramp_down_us = 2000000;
     def->stages.idle_us = 5000000;
     def->stages.phases = 1;
-    def->text = redacted_text(text, len);
-    ps.def = def;
-    ps.text = text;
-    ps.len = len;
-    rc = ini_parse_stream(counting_reader, &ps, handler, &ps);
+    def->text = tb_ini_redact(text, len, NULL);
+    ps->def = def;
+    rc = tb_ini_parse(&ps->in, def->path, text, len, handler, ps);
     /* inih goes on after a syntax error and returns the first error's line
      * (a handler error counts too): a syntax error before the first handler
-     * error is the one to report, as later keys land in the wrong section */
-    if (rc > 0 && (!ps.failed || rc < ps.failed)) {
-        tb_tiledef_syntax_error(name, text, len, rc, err);
-        tb_tiledef_free(def);
-        return -1;
+     * error is the one to report, as later keys land in the wrong section;
+     * a line the reader refused (too long, a NUL byte) ended the text */
+    if (rc > 0 && (!ps->failed || rc < ps->failed)) tb_tiledef_syntax_error(name, text, len, rc, err);
+    else if (ps->failed) tb_seterr(err, "%s", ps->err);
+    else if (ps->in.bad_line) tb_seterr(err, "%s", ps->in.bad);
+    else if (rc != 0) tb_seterr(err, "%s: cannot parse (inih error %d)", name, rc);
+    else if (check(def, err) == 0) {
+        free(ps);
+        return 0;
     }
-    if (ps.failed || rc != 0) {
-        if (ps.failed) tb_seterr(err, "%s", ps.err);
-        else tb_seterr(err, "%s: cannot parse (inih error %d)", name, rc);
-        tb_tiledef_escape_err(err);
-        tb_tiledef_free(def);
-        return -1;
-    }
-    if (check(def, err) != 0) {
-        tb_tiledef_escape_err(err);
-        tb_tiledef_free(def);
-        return -1;
-    }
-    return 0;
+    tb_tiledef_escape_err(err);
+    tb_tiledef_free(def);
+    free(ps);
+    return -1;
 }
 
 int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {

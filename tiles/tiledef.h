@@ -59,8 +59,8 @@ typedef struct tb_tiledef {
     int has_sut;            /* a [sut] section with endpoints was given (telemetry alone does not count) */
     char telemetry[256];    /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default */
     tb_sut_endpoints sut;
-    char *text;             /* the file's text for the results store, secrets redacted: [sut]
-                               mail_password and pg passwords become *** (tb_tiledef_free frees) */
+    char *text;             /* the file's text for the results store, secrets redacted in every
+                               line, commented out or not (tb_ini_redact; tb_tiledef_free frees) */
 } tb_tiledef;
 
 /*
@@ -79,7 +79,8 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) TB_WUR;
 void tb_tiledef_free(tb_tiledef *def);
 
-/* Rewrites err (TB_ERR_LEN bytes, NUL-terminated) with control bytes, DEL and
+/* Rewrites err (TB_ERR_LEN bytes, NUL-terminated) with passwords redacted
+ * (tb_ini_redact_msg) and control bytes, DEL and
  * bytes outside valid UTF-8 as \xNN, cut with "..." when it no longer fits:
  * for errors that quote names or values from a tile file, which may be a
  * binary file given as --config. tb_tiledef_load/parse do it themselves;
@@ -90,9 +91,8 @@ void tb_tiledef_escape_err(char *err);
 /* The INI syntax error inih reported at `line` of text (len bytes, named
  * name in the message): err gets "name:line: syntax error: WHY: 'EXCERPT'",
  * WHY saying an unclosed section header or a line that is not key = value,
- * EXCERPT the line with control and non-UTF-8 bytes escaped. The line is
- * found by reading text again as inih reads it (at most INI_MAX_LINE - 1
- * bytes at a time). Shared by the tile and campaign file parsers. */
+ * EXCERPT the line with its secrets redacted (tb_ini_redact) and control and
+ * non-UTF-8 bytes escaped. Shared by the tile and campaign file parsers. */
 void tb_tiledef_syntax_error(const char *name, const char *text, size_t len, int line, char *err);
 
 /* The workload's kind-specific value for key, or NULL. */

@@ -34,11 +34,34 @@ expect_exit2 "$T/unclosed.ini:6: syntax error: unclosed section header (no ']'):
 # bytes from the file are escaped (\xNN), never sent raw to the terminal: a binary
 # file, and a control byte in a value that only the workload's own check rejects
 no_raw_bytes() { ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/err" || fail "raw control bytes: $(cat -v "$T/err")"; }
-expect_exit2 "$TILEBENCH:1: syntax error: expected key = value (or [section]): '\x7fELF" $TB run --config "$TILEBENCH"
+expect_exit2 "$TILEBENCH:1: (no key = value): a NUL byte at byte 8 of the line (a binary file?)" $TB run --config "$TILEBENCH"
 no_raw_bytes
 printf '[workload.kv]\nkind = kv\nreference = 1\nkey_pattern = \033[31mred\n' >"$T/esc.ini"
 expect_exit2 "$T/esc.ini:4: [workload.kv] key_pattern: '\x1b[31mred'" $TB run --config "$T/esc.ini"
 no_raw_bytes
+# lines are read whole up to 64 KiB (Debian's inih alone reads 199 bytes at a
+# time): a 226-byte urls line is one value, so the error on the next line names
+# line 5; a 10 MB line is refused naming its own line and key; a NUL byte too
+head='[workload.web]\nkind = http\nreference = 1\n'
+printf "${head}urls = /%s\nusers = many\n" "$(head -c 218 /dev/zero | tr '\0' a)" >"$T/long.ini"
+expect_exit2 "$T/long.ini:5: [workload.web] users: 'many'" $TB run --config "$T/long.ini"
+printf "${head}urls = /%s\nusers = many\n" "$(head -c 10485752 /dev/zero | tr '\0' a)" >"$T/huge.ini"
+expect_exit2 "$T/huge.ini:4: [workload.web] urls: line of 10485760 bytes, longer than the 65536 allowed" \
+    $TB run --config "$T/huge.ini"
+printf '[workload.kv]\nkind = kv\nreference = 1\0 0\n' >"$T/nul.ini"
+expect_exit2 "$T/nul.ini:3: [workload.kv] reference: a NUL byte at byte 14" $TB run --config "$T/nul.ini"
+# errors on a line with a password quote it without the password: a syntax
+# error (no '='), a pg line over the limit
+printf '[workload.kv]\nkind = kv\nreference = 1\n[sut]\nmail_password Cli-Secret-1\n' >"$T/pwsyntax.ini"
+expect_exit2 "$T/pwsyntax.ini:5: syntax error: expected key = value (or [section]): 'mail_password ***'" \
+    $TB run --config "$T/pwsyntax.ini"
+printf '[workload.kv]\nkind = kv\nreference = 1\n[sut]\npg = host=127.0.0.1 application_name=%s password=Cli-Secret-2\n' \
+    "$(head -c 70000 /dev/zero | tr '\0' x)" >"$T/pglong.ini"
+expect_exit2 "$T/pglong.ini:5: [sut] pg: line of 70059 bytes, longer than the 65536 allowed" $TB run --config "$T/pglong.ini"
+for f in "$T/pwsyntax.ini" "$T/pglong.ini"; do
+    $TB run --config "$f" >/dev/null 2>"$T/err" || true
+    ! grep -q Cli-Secret "$T/err" || fail "a password is in the error: $(cat "$T/err")"
+done
 expect_exit2 "not found" $TB report latest --db "$T/none.db"
 expect_exit2 "--db needs a file name" $TB run --tiles 1 --meter estimate: --db ""
 # A missing PostgreSQL installation is a configuration error, named as such.

@@ -6,7 +6,10 @@
 # is answered by a small ipmi_sim module built here from the C below against
 # libopenipmi-dev's server headers. Checks: values follow the file, 0 W and
 # "not active" readings are INVALID, the averaging window is recorded, a
-# wrong password is a clear error that never shows the password.
+# wrong password is a clear error that never shows the password. A 250 ms
+# window (which ipmitool's text prints as 0 s) is stored as 250 ms, and a BMC
+# whose readings all have min = max = average is NOT AVERAGED in the text and
+# HTML reports of a run.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -19,7 +22,8 @@ SIM_PID=""
 at_exit '[ -n "$SIM_PID" ] && { kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null; }'
 
 # ---- the DCMI module: Get Power Reading (NetFn 0x2C, cmd 0x02, group
-# extension 0xDC) from a file "WATTS [inactive]"; DCMI spec 1.5 6.6.1 layout.
+# extension 0xDC) from a file "WATTS [active|inactive [PERIOD_MS [MIN MAX AVG]]]"
+# (default: 1000 ms, min = max = avg = WATTS); DCMI spec 1.5 6.6.1 layout.
 cat >"$T/dcmi_mod.c" <<'EOF'
 #include <stdint.h>
 #include <stdio.h>
@@ -31,17 +35,21 @@ static char path[512];
 int ipmi_sim_module_init(sys_data_t *sys, const char *options);
 static void le(unsigned char *p, uint32_t v, int n) { for (int i = 0; i < n; i++) p[i] = (v >> (8 * i)) & 0xff; }
 static void get_power_reading(lmc_data_t *mc, msg_t *msg, unsigned char *rdata, unsigned int *rdata_len, void *cb) {
-    unsigned w = 0;
+    unsigned w = 0, period = 1000, mma[3];
     char state[32] = "active";
+    int n = 0;
     FILE *f = fopen(path, "r");
     (void)mc; (void)cb;
     if (msg->cmd != 0x02) { rdata[0] = 0xC1; *rdata_len = 1; return; }
-    if (f) { if (fscanf(f, "%u %31s", &w, state) < 1) w = 0; fclose(f); }
+    if (f) { n = fscanf(f, "%u %31s %u %u %u %u", &w, state, &period, &mma[0], &mma[1], &mma[2]); fclose(f); }
+    if (n < 1) w = 0;
+    if (n < 6) mma[0] = mma[1] = mma[2] = w;
     rdata[0] = 0x00;
     rdata[1] = 0xDC;
-    for (int i = 0; i < 4; i++) le(rdata + 2 + 2 * i, w, 2); /* current, min, max, avg */
+    le(rdata + 2, w, 2); /* current */
+    for (int i = 0; i < 3; i++) le(rdata + 4 + 2 * i, mma[i], 2); /* min, max, avg */
     le(rdata + 10, (uint32_t)time(NULL), 4);
-    le(rdata + 14, 1000, 4); /* averaging period, ms */
+    le(rdata + 14, period, 4); /* averaging period, ms */
     rdata[18] = strcmp(state, "inactive") == 0 ? 0x00 : 0x40;
     *rdata_len = 19;
 }
@@ -208,6 +216,75 @@ expect "dcmi 65535 W is INVALID" "$(field dcmi_max invalid)" -eq 1
 echo 0 >"$T/dcmi_watts"
 probe dcmi_zero "$BMC" 1
 expect "dcmi 0 W is INVALID" "$(field dcmi_zero invalid)" -eq 1
+
+# ---- a sub-second window, averaged and not-averaged readings ----
+# ipmitool's text gives the window in whole seconds, so 250 ms prints as
+# "00000000 Seconds"; the driver must read 250 from the raw DCMI reply.
+echo "215 active 250 190 240 214" >"$T/dcmi_watts"
+IPMI_PASSWORD=s3cr3t-pw ipmitool -I lanplus -H 127.0.0.1 -p "$PORT" -U admin -E -C 3 dcmi power reading \
+    >"$T/dcmi_text.out" 2>&1 || fail "ipmitool dcmi power reading: $(cat "$T/dcmi_text.out")"
+grep -Eq 'Sampling period: *00000000 Seconds' "$T/dcmi_text.out" ||
+    fail "ipmitool did not print a 250 ms window as 0 s: $(cat "$T/dcmi_text.out")"
+probe win "$BMC" 2
+grep -q '^window: *250 ms' "$T/win.out" || fail "dcmi: 250 ms window not read from the raw reply: $(cat "$T/win.out")"
+expect "averaged readings (min < max) are not FLAT" "$(grep -c 'FLAT' "$T/win.out" || true)" -eq 0
+echo "215 active 250" >"$T/dcmi_watts" # min = max = avg = 215
+probe flat "$BMC" 2
+expect "min = max = avg readings are FLAT (flag column)" "$(grep -Ec '^ +[12] .*FLAT$' "$T/flat.out")" -eq 2
+echo "ok: the 250 ms window comes from the raw reply; min = max = avg readings are FLAT"
+
+# A run through this BMC: the window is stored in ms and, with every reading
+# flat over more than TB_IPMI_NOT_AVERAGED_MIN (10) readings, the meter is
+# NOT AVERAGED in the text and HTML reports. A second run whose readings are
+# averaged shows the window and no such verdict. The load: kv against a
+# redis-server of our own on loopback.
+RP=""
+for i in $(seq 1 50); do
+    p=$((20000 + RANDOM % 40000))
+    if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then RP=$p; break; fi
+done
+[ -n "$RP" ] || fail "no free TCP port for redis"
+redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no --dir "$T" >"$T/redis.log" 2>&1 &
+REDIS_PID=$!
+at_exit 'kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null'
+for i in $(seq 1 100); do
+    [ "$(redis-cli -h 127.0.0.1 -p "$RP" ping 2>/dev/null)" = PONG ] && break
+    kill -0 "$REDIS_PID" 2>/dev/null || fail "redis-server exited: $(cat "$T/redis.log")"
+    sleep 0.05
+done
+[ "$(redis-cli -h 127.0.0.1 -p "$RP" ping)" = PONG ] || fail "redis-server did not answer within 5 s"
+printf '[tile]\nname = kv\n[workload.kv]\nkind = kv\nusers = 1\nthink_time = 50ms\nthink_dist = uniform\nunit = ops/s\nreference = 1\ntimeout = 1s\n[sut]\nredis = 127.0.0.1:%s\n' \
+    "$RP" >"$T/kv.ini"
+bmc_run() { # NAME STEADY: one level against the BMC into $T/NAME.db, and its text and HTML reports
+    "$TB" run --config "$T/kv.ini" --tiles 1 --ramp-up 0 --warm-up 1s --steady "$2" --ramp-down 0 --idle 0 \
+        --meter "$BMC" --db "$T/$1.db" --quiet >"$T/$1.log" 2>&1 || fail "$1: run exited $?: $(cat "$T/$1.log")"
+    "$TB" report latest --db "$T/$1.db" >"$T/$1.txt" || fail "$1: text report failed"
+    "$TB" report latest --db "$T/$1.db" --format html -o "$T/$1.html" || fail "$1: html report failed"
+    if grep -q 's3cr3t-pw' "$T/$1.txt" "$T/$1.html"; then fail "$1: the password appears in a report"; fi
+}
+# db_int NAME SQL: one number from the database, read by Python's sqlite3, not tilebench
+db_int() { /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$T/$1.db" "$2"; }
+bmc_run flat 15s
+expect "flat run: meters.avg_window_ms" "$(db_int flat 'SELECT avg_window_ms FROM meters')" -eq 250
+VALID=$(db_int flat 'SELECT count(*) FROM power_samples WHERE (flags & 39) = 0')   # 39 = 0x27, BAD
+FLAT=$(db_int flat 'SELECT count(*) FROM power_samples WHERE (flags & 39) = 0 AND (flags & 64) != 0') # 64 = FLAT
+expect "flat run: valid readings (>= 10, the 'many' of the rule)" "$VALID" -ge 10
+expect "flat run: every valid reading stored FLAT" "$FLAT" -eq "$VALID"
+grep -Eq "^ +averaging window 250 ms; NOT AVERAGED: min = max = average in all $VALID valid readings\$" "$T/flat.txt" ||
+    fail "flat run: text report lacks the window or the verdict: $(grep -A1 'meter 0' "$T/flat.txt")"
+grep -q "<td class=\"n\">250</td><td class=\"fail\">NOT AVERAGED: min = max = average in all $VALID valid readings</td>" \
+    "$T/flat.html" || fail "flat run: HTML meters table lacks the window or the verdict: $(grep -o '<td><code>ipmi[^\n]*' "$T/flat.html" | head -c 800)"
+echo "ok: flat run: window 250 ms stored and shown; NOT AVERAGED in text and HTML ($FLAT of $VALID)"
+
+echo "215 active 250 190 240 214" >"$T/dcmi_watts"
+bmc_run avg 3s
+expect "averaged run: meters.avg_window_ms" "$(db_int avg 'SELECT avg_window_ms FROM meters')" -eq 250
+expect "averaged run: FLAT samples" "$(db_int avg 'SELECT count(*) FROM power_samples WHERE (flags & 64) != 0')" -eq 0
+grep -Eq '^ +averaging window 250 ms$' "$T/avg.txt" || fail "averaged run: text: $(grep -A1 'meter 0' "$T/avg.txt")"
+grep -q '<td class="n">250</td><td></td>' "$T/avg.html" || fail "averaged run: HTML meters row"
+expect "averaged run: no verdict in the text report" "$(grep -c 'NOT AVERAGED\|min = max' "$T/avg.txt" || true)" -eq 0
+expect "averaged run: no verdict cell in the HTML report" "$(grep -c 'class="fail">NOT AVERAGED' "$T/avg.html" || true)" -eq 0
+echo "ok: averaged run: window shown, no NOT AVERAGED"
 
 # ---- a wrong password: a clear error, exit 3, no password shown ----
 probe badpw "ipmi://admin:wrong-pw@127.0.0.1:$PORT" 1

@@ -7,7 +7,9 @@
 #    whose tile file holds the mail password inline and a PostgreSQL
 #    password in its conninfo (the mail workload logs in with it), and a run
 #    with a password-bearing meter URI, and one whose PostgreSQL server
-#    refuses (the error names the server); then the database files, every
+#    refuses (the error names the server), passwords in commented-out lines,
+#    and runs refused for a syntax error or an over-long line on a password
+#    line (exit 2); then the database files, every
 #    report format, `runs` and the runs' output are searched for them.
 #  - Temporary folders are made with mkdtemp, never a guessed name: the
 #    sources use no tmpnam/tempnam/mktemp.
@@ -49,6 +51,7 @@ expect "SUT listening sockets found, all on loopback" "$n" -ge 4
 MAILPW=$(cat "$(sed -n 's/^mail_password_file = //p' "$SUT")")
 [ -n "$MAILPW" ] || fail "no mail password in the SUT"
 PGPW="Pg-Secret-$$"
+CMTPW="Comment-Secret-$$"
 PG=$(sed -n 's/^pg = //p' "$SUT")
 {
     printf '[tile]\nname = secrets\n[workload.mail]\nkind = mail\nusers = 2\ncycle_time = 300ms\nsend_interval = 500ms\n'
@@ -57,6 +60,9 @@ PG=$(sed -n 's/^pg = //p' "$SUT")
     grep -v '^mail_password_file\|^pg = ' "$SUT"
     printf 'mail_password = %s\n' "$MAILPW"
     printf 'pg = %s password=%s\n' "$PG" "$PGPW" # the embedded SUT trusts loopback: the password is not checked
+    # commented-out lines hold secrets as well
+    printf '; pg = %s password=%s\n#mail_password = %s\n' "$PG" "$CMTPW" "$CMTPW"
+    printf ';pg.tile2 = postgresql://tb:%s@127.0.0.1/tb\n' "$CMTPW"
 } >"$T/secrets.ini"
 DB="$T/r.db"
 "$TILEBENCH" run --config "$T/secrets.ini" --tiles 1 --ramp-up 0 --warm-up 1s --steady 3s --ramp-down 0 --idle 0 \
@@ -83,17 +89,35 @@ grep -q 'connect .*dbname=nosuchdb.*does not exist' "$T/run-nodb.log" || fail "u
 grep -qF -- "$PGPW" "$T/run-nodb.log" && fail "the PostgreSQL password is in the error: $(cat "$T/run-nodb.log")"
 echo "ok: $(grep -o 'connect .*' "$T/run-nodb.log" | head -1)"
 
+# errors on lines with a password (exit 2): a syntax error, a line over the limit
+SYNPW="Syntax-Secret-$$"
+{ cat "$T/secrets.ini"; printf 'mail_password %s\n' "$SYNPW"; } >"$T/syntax.ini"
+{ cat "$T/secrets.ini"; printf 'pg = %s application_name=%s password=%s\n' "$PG" "$(head -c 70000 /dev/zero | tr '\0' x)" "$SYNPW"; } >"$T/long.ini"
+for f in syntax long; do
+    rc=0
+    "$TILEBENCH" run --config "$T/$f.ini" --tiles 1 --steady 1s --idle 0 --db "$DB" >"$T/run-$f.log" 2>&1 || rc=$?
+    expect "run with a $f error on a password line: exit" "$rc" -eq 2
+    grep -q "$f.ini:$(wc -l <"$T/secrets.ini" | awk '{print $1 + 1}'): " "$T/run-$f.log" || fail "the error does not name the line: $(cat "$T/run-$f.log")"
+done
+jq -r .run.config_text "$T/r.json" | grep -q "^; pg = .*password=\*\*\*$" || fail "stored config text lacks the redacted commented pg line"
+
 for fmt in text html json csv; do "$TILEBENCH" report latest --db "$DB" --format $fmt -o "$T/report.$fmt" || fail "report $fmt"; done
 "$TILEBENCH" runs --db "$DB" >"$T/runs.out"
-for secret in "$MAILPW" "$PGPW" "$MPW"; do
-    # the database with its WAL, read as bytes; every report; every log of tilebench
-    if grep -alF -- "$secret" "$DB" "$DB-wal" "$T"/report.* "$T/runs.out" "$T/run.log" "$T/run-meter.log" "$T/run-nodb.log" 2>/dev/null; then
+# the database with its WAL (when there is one), read as bytes; every report;
+# every log of tilebench. Only files that exist: grep exits 2 on a missing
+# one, even when another matched, and `if` would take that as no match.
+files=()
+for f in "$DB" "$DB-wal" "$T"/report.* "$T/runs.out" "$T"/run*.log; do [ -e "$f" ] && files+=("$f"); done
+expect "files searched for passwords" "${#files[@]}" -ge 10
+for secret in "$MAILPW" "$PGPW" "$MPW" "$CMTPW" "$SYNPW"; do
+    if grep -alF -- "$secret" "${files[@]}"; then
         fail "a password ($secret) was found in the files above"
     fi
 done
 sqlite3 "$DB" .dump >"$T/dump.sql"
 grep -qF -- "$MAILPW" "$T/dump.sql" && fail "the mail password is in the database dump"
 grep -qF -- "$PGPW" "$T/dump.sql" && fail "the PostgreSQL password is in the database dump"
+grep -qF -- "$CMTPW" "$T/dump.sql" && fail "a commented-out password is in the database dump"
 echo "ok: no password in the database, $(ls "$T"/report.* | wc -l) reports, runs and the run logs"
 
 # ---- temporary folders: mkdtemp only ----

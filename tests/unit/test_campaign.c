@@ -3,7 +3,8 @@
  * the shipped example parses into the expected sweep and configurations, a
  * relative tile_file is taken from the campaign file's folder, meter repeats,
  * and errors name file:line, the section and the key (unknown section and
- * key, a key given twice, a line longer than inih reads, a bad tile spec).
+ * key, a key given twice, long lines, NUL bytes, a bad tile spec), and the
+ * stored text has no password.
  * Running a campaign is tested end to end in tests/integration/test_campaign.sh.
  */
 #include <setjmp.h>
@@ -126,13 +127,62 @@ static void errors_name_line_and_key(void **state) {
     }
 }
 
+/* Lines are read whole (Debian's inih reads 199 bytes at a time by itself):
+ * a 255-byte command is taken, a 256-byte one is an error naming its line
+ * and key, as is a line over TB_INI_MAX_LINE and a NUL byte; the line
+ * numbers after a long line are right. */
 static void long_line(void **state) {
     tb_campaign *c = calloc(1, sizeof *c);
-    char err[TB_ERR_LEN] = "", path[512], text[1024];
+    char err[TB_ERR_LEN] = "", path[512], *text = malloc(80000);
+    static const char two[] = "[config.b]\napply = true\nrevert = true\n";
     (void)state;
-    snprintf(text, sizeof text, "[campaign]\nname = n\nbaseline = a\n[config.a]\napply = echo %0250d\nrevert = true\n", 0);
+    snprintf(text, 80000, "[campaign]\nname = n\nbaseline = a\n[config.a]\napply = echo %0250d\nrevert = true\n%snope = 1\n",
+             0, two);
     assert_int_equal(load_text(text, c, err, path, sizeof path), -1);
-    if (!strstr(err, ":5:") || !strstr(err, "longer than 199 characters")) fail_msg("'%s'", err);
+    if (!strstr(err, ":10: [config.b] nope: unknown key")) fail_msg("'%s'", err);
+    tb_campaign_free(c);
+    snprintf(text, 80000, "[campaign]\nname = n\nbaseline = a\n[config.a]\napply = echo %0250d\nrevert = true\n%s", 0,
+             two);
+    if (load_text(text, c, err, path, sizeof path) != 0) fail_msg("a 255-byte command: %s", err);
+    assert_int_equal(strlen(c->configs[0].apply), 255);
+    tb_campaign_free(c);
+    snprintf(text, 80000, "[campaign]\nname = n\nbaseline = a\n[config.a]\napply = echo %0251d\nrevert = true\n%s", 0,
+             two);
+    assert_int_equal(load_text(text, c, err, path, sizeof path), -1);
+    if (!strstr(err, ":5: [config.a] apply: command of 256 bytes, longer than the 255 allowed")) fail_msg("'%s'", err);
+    snprintf(text, 80000, "[campaign]\nname = n\nbaseline = a\n[config.a]\nrevert = true\napply = echo %070000d\n%s", 0,
+             two);
+    assert_int_equal(load_text(text, c, err, path, sizeof path), -1);
+    if (!strstr(err, ":6: [config.a] apply: line of 70013 bytes, longer than the 65536 allowed")) fail_msg("'%s'", err);
+    free(text);
+    free(c);
+}
+
+/* A NUL byte is an error naming its line; the text stored with the campaign
+ * has its secrets redacted, commented-out lines too. */
+static void nul_and_secrets(void **state) {
+    static const char nul[] = "[campaign]\nname = n\nbaseline = a\n[sweep]\nmeter = rapl:\0\n";
+    static const char secrets[] =
+        "[campaign]\nname = n\nbaseline = a\n[sweep]\nmeter = ipmi://admin:Hidden1@127.0.0.1?method=dcmi\n"
+        "; meter = ipmi://admin:Hidden2@127.0.0.1\n[config.a]\napply = true\nrevert = true\n"
+        "[config.b]\napply = true\nrevert = true\n";
+    tb_campaign *c = calloc(1, sizeof *c);
+    char err[TB_ERR_LEN] = "", path[512];
+    FILE *f;
+    (void)state;
+    snprintf(path, sizeof path, "%s/c.ini", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(nul, 1, sizeof nul - 1, f), sizeof nul - 1);
+    fclose(f);
+    assert_int_equal(tb_campaign_load(path, c, err), -1);
+    if (!strstr(err, ":5: [sweep] meter: a NUL byte at byte 14")) fail_msg("'%s'", err);
+    if (load_text(secrets, c, err, path, sizeof path) != 0) fail_msg("%s", err);
+    assert_string_equal(c->meters[0], "ipmi://admin:Hidden1@127.0.0.1?method=dcmi"); /* used as given */
+    if (strstr(c->text, "Hidden")) fail_msg("stored text holds a password:\n%s", c->text);
+    assert_non_null(strstr(c->text, "\nmeter = ipmi://admin:***@127.0.0.1?method=dcmi\n"));
+    assert_non_null(strstr(c->text, "\n; meter = ipmi://admin:***@127.0.0.1\n"));
+    tb_campaign_free(c);
     free(c);
 }
 
@@ -142,6 +192,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(relative_tile_file_and_meters, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_name_line_and_key, setup, teardown),
         cmocka_unit_test_setup_teardown(long_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(nul_and_secrets, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "common/tb_common.h"
+#include "tiles/ini_text.h"
 #include "tiles/levels.h"
 #include "tiles/tiledef.h"
 
@@ -276,9 +277,156 @@ static void stored_text_has_no_secrets(void **state) {
     assert_non_null(strstr(def.text, "pg = host=127.0.0.1 password=*** dbname=x\n"));
     assert_non_null(strstr(def.text, "pg.tile2 = postgresql://tb:***@127.0.0.1:5432/tb?password=***\n"));
     assert_non_null(strstr(def.text, "mail_password: ***\n"));
-    assert_non_null(strstr(def.text, "; password = not-a-secret-here\n"));
+    assert_non_null(strstr(def.text, "; password = ***\n")); /* commented out, still a password */
     assert_non_null(strstr(def.text, "\nmail_user = tile%t-user%u\n"));
     tb_tiledef_free(&def);
+}
+
+/* Parses text (len bytes) from memory: 0 or -1 with err. */
+static int parse_mem(const char *text, size_t len, tb_tiledef *def, char *err) {
+    return tb_tiledef_parse("mem.ini", text, len, def, err);
+}
+
+/* Text of a tile with a web workload: "[workload.web]\nkind = http\nreference = 1\n"
+ * then a urls line (line 4) of `len` bytes, then "users = ten" (line 5, an
+ * error that names its line) unless good. */
+static char *web_tile(size_t len, int good, size_t *out) {
+    static const char head[] = "[workload.web]\nkind = http\nreference = 1\n";
+    static const char tail[] = "\nusers = ten\n";
+    char *t = malloc(sizeof head + len + sizeof tail);
+    size_t o = sizeof head - 1;
+    assert_non_null(t);
+    memcpy(t, head, o);
+    memcpy(t + o, "urls = /", 8);
+    memset(t + o + 8, 'a', len - 8);
+    o += len;
+    memcpy(t + o, good ? "\n" : tail, good ? 2 : sizeof tail);
+    *out = o + (good ? 1 : sizeof tail - 1);
+    return t;
+}
+
+/* Lines are read whole up to TB_INI_MAX_LINE bytes (Debian's inih reads 199
+ * at a time by itself): a 226-byte urls line is a urls value, and the line
+ * numbers after a long line are right; a value longer than a key takes, a
+ * line longer than the limit (also 10 MB) is an error naming its true line
+ * and key. */
+static void long_lines(void **state) {
+    static const size_t lens[] = {226, 4000, TB_INI_MAX_LINE};
+    tb_tiledef def;
+    char err[TB_ERR_LEN];
+    size_t n;
+    char *t;
+    (void)state;
+    t = web_tile(226, 1, &n);
+    if (parse_mem(t, n, &def, err) != 0) fail_msg("a 226-byte urls line: %s", err);
+    assert_int_equal(strlen(tb_tiledef_param(&def.workloads[0], "urls")->value), 226 - 7);
+    tb_tiledef_free(&def);
+    free(t);
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        t = web_tile(lens[i], 0, &n);
+        assert_int_equal(parse_mem(t, n, &def, err), -1);
+        if (lens[i] < 256 + 7 ? !strstr(err, "mem.ini:5: [workload.web] users: 'ten'")
+                              : !strstr(err, "mem.ini:4: [workload.web] urls: value of ") || !strstr(err, "longer than the 255 allowed"))
+            fail_msg("a %zu-byte line: '%s'", lens[i], err);
+        free(t);
+    }
+    /* a comment line of exactly the limit is fine, with \r\n too; one byte more is not */
+    for (int crlf = 0; crlf < 2; crlf++) {
+        for (size_t extra = 0; extra < 2; extra++) {
+            size_t ll = TB_INI_MAX_LINE + extra;
+            char *u = malloc(ll + 64);
+            size_t o = (size_t)sprintf(u, "[workload.kv]\nkind = kv\n");
+            u[o] = ';';
+            memset(u + o + 1, 'c', ll - 1);
+            o += ll;
+            o += (size_t)sprintf(u + o, "%s%s", crlf ? "\r\n" : "\n", "reference = 1\n");
+            int rc = parse_mem(u, o, &def, err);
+            if (extra == 0 && rc != 0) fail_msg("a %zu-byte comment line: %s", ll, err);
+            if (extra == 1 && (rc == 0 || !strstr(err, "mem.ini:3: [workload.kv] (a comment): line of 65537 bytes, "
+                                                        "longer than the 65536 allowed")))
+                fail_msg("a %zu-byte comment line: '%s'", ll, rc ? err : "accepted");
+            if (rc == 0) tb_tiledef_free(&def);
+            free(u);
+        }
+    }
+    t = web_tile(10 * 1024 * 1024, 0, &n);
+    assert_int_equal(parse_mem(t, n, &def, err), -1);
+    if (!strstr(err, "mem.ini:4: [workload.web] urls: line of 10485760 bytes, longer than the 65536 allowed"))
+        fail_msg("a 10 MB line: '%s'", err);
+    free(t);
+}
+
+/* A NUL byte in a value or at the start of a line is an error naming the
+ * line (inih would cut the line there, and the stored text with it). */
+static void nul_bytes(void **state) {
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *want;
+    } cases[] = {
+#define C(s, w) {s, sizeof s - 1, w}
+        C("[workload.kv]\nkind = kv\nreference = 1\0 0\n", "mem.ini:3: [workload.kv] reference: a NUL byte at byte 14"),
+        C("[workload.kv]\nkind = kv\n\0reference = 1\n", "mem.ini:3: [workload.kv] (no key = value): a NUL byte at byte 1"),
+        C("[workload.kv]\nkind = kv\nreference = 1\n; a comment\0\n", "mem.ini:4: [workload.kv] (a comment): a NUL"),
+        C("[tile]\nname = x\n[workload.kv]\nkind = kv\nreference = 1\n\0", "mem.ini:6: [workload.kv] (no key = value): a NUL"),
+#undef C
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_tiledef def;
+        char err[TB_ERR_LEN] = "";
+        if (parse_mem(cases[i].text, cases[i].len, &def, err) == 0) {
+            tb_tiledef_free(&def);
+            fail_msg("case %zu: a NUL byte was accepted", i);
+        }
+        if (!strstr(err, cases[i].want)) fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+    }
+}
+
+/* Secrets in commented-out lines are redacted in the stored text as in
+ * active ones, and no error message quotes one: a syntax error on a pg
+ * line, a long pg line, a URI longer than 1 KiB. */
+static void secrets_in_comments_and_errors(void **state) {
+    static const char *const bad[] = {
+        "[workload.kv]\nkind = kv\nreference = 1\n[sut]\npg host=127.0.0.1 password=Hidden1 dbname=x\n",
+        "[workload.kv]\nkind = kv\nreference = 1\n[sut]\nmail_password Hidden1\n",
+        "[workload.kv]\nkind = kv\nreference = 1\n[sut]\npg host=127.0.0.1 user=tilebench_with_a_long_name "
+        "application_name=a_long_application_name_that_pushes_the_password_past_the_old_limit_of_inih "
+        "dbname=a_long_database_name_too sslmode=disable password=Hidden1\n",
+    };
+    char text[4096], uri[1500];
+    tb_tiledef def;
+    char err[TB_ERR_LEN];
+    (void)state;
+    memset(uri, 'p', sizeof uri);
+    memcpy(uri, "postgresql://tb:Hidden9@h/", 26);
+    uri[sizeof uri - 1] = '\0';
+    snprintf(text, sizeof text,
+             "[tile]\nname = t\n; pg = host=127.0.0.1 password=Hidden2 dbname=x\n"
+             "#mail_password = Hidden3\n  ;  pg.tile2 = postgresql://tb:Hidden4@127.0.0.1/tb\n"
+             "[workload.kv]\nkind = kv\nreference = 10\n; %s\n[sut]\n; redis = 127.0.0.1:6379\n",
+             uri);
+    if (parse_mem(text, strlen(text), &def, err) != 0) fail_msg("%s", err);
+    for (int i = 2; i <= 9; i++) {
+        char secret[16];
+        snprintf(secret, sizeof secret, "Hidden%d", i);
+        if (strstr(def.text, secret)) fail_msg("stored text holds %s:\n%s", secret, def.text);
+    }
+    assert_non_null(strstr(def.text, "\n; pg = host=127.0.0.1 password=*** dbname=x\n"));
+    assert_non_null(strstr(def.text, "\n#mail_password = ***\n"));
+    assert_non_null(strstr(def.text, "\n  ;  pg.tile2 = postgresql://tb:***@127.0.0.1/tb\n"));
+    assert_non_null(strstr(def.text, "\n; postgresql://tb:***@h/ppp"));
+    assert_non_null(strstr(def.text, "\n; redis = 127.0.0.1:6379\n"));
+    tb_tiledef_free(&def);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (parse_mem(bad[i], strlen(bad[i]), &def, err) == 0) fail_msg("case %zu accepted", i);
+        if (strstr(err, "Hidden") || !strstr(err, "mem.ini:5:")) fail_msg("case %zu: '%s'", i, err);
+    }
+    /* a message that quotes a value (a workload's own check) is redacted too */
+    snprintf(err, sizeof err, "t.ini:4: [workload.web] urls: 'http://u:Hidden1@h/?password=Hidden1' or 'password=Hidden1'");
+    tb_tiledef_escape_err(err);
+    assert_string_equal(err, "t.ini:4: [workload.web] urls: 'http://u:***@h/?password=***' or 'password=***'");
 }
 
 static void unreadable_file(void **state) {
@@ -297,6 +445,8 @@ int main(void) {
         cmocka_unit_test(sut_section_and_overrides), cmocka_unit_test(bad_files),
         cmocka_unit_test(sut_telemetry_key),         cmocka_unit_test(stored_text_has_no_secrets),
         cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
+        cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
+        cmocka_unit_test(secrets_in_comments_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
  * one-label-per-line layout and in the newer one where the timestamp and the
  * sampling period share a line, FreeIPMI's ipmi-dcmi layout, "deactivated",
  * raw DCMI Get Power Reading responses (active, inactive, completion codes,
- * short), ipmitool sensor readings, and the 0 W / 65535 W rejections.
+ * short), ipmitool sensor readings, and the 0 W / 65535 W rejections; a
+ * sub-second window (0 s in the text, ms in `ipmitool raw`'s hex), flat
+ * readings (min = max = average) and the "not averaged" verdict.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -96,6 +98,69 @@ static void test_dcmi_raw(void **state) {
     assert_int_equal(tb_ipmi_parse_dcmi_raw(ok, 0, &d), -1);
 }
 
+/* A BMC with a 250 ms window whose min, max and average equal the current
+ * reading: ipmitool's text rounds the window down to 0 s; `ipmitool raw 0x2c
+ * 0x02 0xdc 0x01 0x00 0x00` prints the reply without its completion code, 16
+ * bytes a line, and carries the window in ms. */
+static const char dcmi_subsecond[] = "\n"
+                                     "    Instantaneous power reading:                   215 Watts\n"
+                                     "    Minimum during sampling period:                215 Watts\n"
+                                     "    Maximum during sampling period:                215 Watts\n"
+                                     "    Average power reading over sample period:      215 Watts\n"
+                                     "    IPMI timestamp:                           Tue Dec  1 19:00:00 2026\n"
+                                     "    Sampling period:                          00000000 Seconds.\n"
+                                     "    Power reading state is:                   activated\n\n";
+static const char raw_subsecond[] = " dc d7 00 d7 00 d7 00 d7 00 10 20 30 40 fa 00 00\n 00 40\n";
+
+static void test_subsecond_window(void **state) {
+    tb_ipmi_dcmi d;
+    uint8_t b[32];
+    (void)state;
+    assert_int_equal(tb_ipmi_parse_dcmi_text(dcmi_subsecond, &d), 0);
+    assert_int_equal(d.period_ms, 0); /* what the text can say: under a second */
+    assert_true(tb_ipmi_dcmi_flat(&d));
+    assert_int_equal(tb_ipmi_parse_raw_hex(raw_subsecond, b + 1, sizeof b - 1), 18);
+    b[0] = 0;
+    assert_int_equal(tb_ipmi_parse_dcmi_raw(b, 19, &d), 0);
+    assert_int_equal(d.period_ms, 250);
+    assert_true(d.cur_w == 215 && d.min_w == 215 && d.max_w == 215 && d.avg_w == 215);
+    assert_int_equal(d.active, 1);
+    assert_true(tb_ipmi_dcmi_flat(&d));
+    /* hex that is not ipmitool's: refused, never half-read */
+    assert_int_equal(tb_ipmi_parse_raw_hex(" dc zz\n", b, sizeof b), -1);
+    assert_int_equal(tb_ipmi_parse_raw_hex(" dc 123\n", b, sizeof b), -1);
+    assert_int_equal(tb_ipmi_parse_raw_hex(" dc 0x12\n", b, sizeof b), -1);
+    assert_int_equal(tb_ipmi_parse_raw_hex(raw_subsecond, b, 17), -1); /* more than fits */
+    assert_int_equal(tb_ipmi_parse_raw_hex("Unable to send RAW command (rsp=0xc1): Invalid command\n", b, sizeof b),
+                     -1);
+    assert_int_equal(tb_ipmi_parse_raw_hex(" \n", b, sizeof b), 0);
+    assert_int_equal(tb_ipmi_parse_raw_hex("A", b, sizeof b), 1);
+    assert_int_equal(b[0], 0x0A);
+}
+
+static void test_not_averaged(void **state) {
+    tb_ipmi_dcmi d;
+    (void)state;
+    /* an averaged reading: min < max */
+    assert_int_equal(tb_ipmi_parse_dcmi_text(dcmi_old, &d), 0);
+    assert_false(tb_ipmi_dcmi_flat(&d));
+    d.min_w = d.max_w = 201; /* min = max, average the same: flat */
+    assert_true(tb_ipmi_dcmi_flat(&d));
+    d.avg_w = 200; /* min = max but a different average: not flat */
+    assert_false(tb_ipmi_dcmi_flat(&d));
+    d.avg_w = NAN; /* unknown: not flat */
+    assert_false(tb_ipmi_dcmi_flat(&d));
+    /* the verdict: at least TB_IPMI_NOT_AVERAGED_MIN valid readings, all flat */
+    assert_int_equal(TB_IPMI_NOT_AVERAGED_MIN, 10);
+    assert_true(tb_ipmi_not_averaged(10, 10));
+    assert_true(tb_ipmi_not_averaged(500, 500));
+    assert_false(tb_ipmi_not_averaged(9, 9));  /* too few to tell */
+    assert_false(tb_ipmi_not_averaged(9, 10)); /* one averaged reading */
+    assert_false(tb_ipmi_not_averaged(499, 500));
+    assert_false(tb_ipmi_not_averaged(0, 0));
+    assert_false(tb_ipmi_not_averaged(0, 100));
+}
+
 static void test_sensor_text(void **state) {
     double w = 0;
     (void)state;
@@ -140,8 +205,9 @@ static void test_uri_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dcmi_text), cmocka_unit_test(test_dcmi_raw),   cmocka_unit_test(test_sensor_text),
-        cmocka_unit_test(test_judge),     cmocka_unit_test(test_uri_errors),
+        cmocka_unit_test(test_dcmi_text),    cmocka_unit_test(test_dcmi_raw),   cmocka_unit_test(test_sensor_text),
+        cmocka_unit_test(test_judge),        cmocka_unit_test(test_uri_errors), cmocka_unit_test(test_subsecond_window),
+        cmocka_unit_test(test_not_averaged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,9 @@
 /*
  * test_rapl.c: unit tests of the RAPL driver on a fake powercap tree
- * (TB_RAPL_ROOT): counter wraparound, which zones are summed (package-N and
+ * (TB_RAPL_ROOT): counter wraparound told from a reset (a real wrap is a
+ * valid sample with the right watts; a reset is INVALID, and the next
+ * interval counts from the new value), the first sample right after open
+ * (valid, not "too soon"), which zones are summed (package-N and
  * dram; never core/uncore, which are inside the package; never the
  * intel-rapl-mmio duplicate; psys only alone), and the errors. Expected
  * watts are bounded by the test's own clock readings around open and sample,
@@ -79,14 +82,32 @@ static int teardown_tree(void **state) {
     return 0;
 }
 
-static void test_delta(void **state) {
+static void test_interval(void **state) {
+    uint64_t e = 99;
     (void)state;
-    assert_true(tb_rapl_delta_uj(100, 250, 1000) == 150);
-    assert_true(tb_rapl_delta_uj(900, 100, 1000) == 200); /* wrapped once */
-    assert_true(tb_rapl_delta_uj(MAXR - 5, 7, MAXR) == 12);
-    assert_true(tb_rapl_delta_uj(5, 5, 1000) == 0);
-    assert_true(tb_rapl_delta_uj(900, 100, 0) == 0);     /* no range known: no guess */
-    assert_true(tb_rapl_delta_uj(2000, 100, 1000) == 0); /* prev beyond the range: a bad read */
+    /* forward counts */
+    assert_int_equal(tb_rapl_interval(100, 250, 1000, 1000000, TB_RAPL_ZONE_MAX_W, &e), 0);
+    assert_true(e == 150);
+    assert_int_equal(tb_rapl_interval(5, 5, 1000, 1000000, TB_RAPL_ZONE_MAX_W, &e), 0);
+    assert_true(e == 0);
+    /* a wrap: prev near the top, cur near 0, energy within the zone's ceiling */
+    assert_int_equal(tb_rapl_interval(900, 100, 1000, 1000000, TB_RAPL_ZONE_MAX_W, &e), 1);
+    assert_true(e == 200);
+    assert_int_equal(tb_rapl_interval(MAXR - 5, 7, MAXR, 1000000, TB_RAPL_ZONE_MAX_W, &e), 1);
+    assert_true(e == 12);
+    /* 1.9 kJ in 1 s wraps (1.9 kW); 2.1 kJ in 1 s is more than a zone draws: a reset */
+    assert_int_equal(tb_rapl_interval(MAXR - 1900000000ull, 0, MAXR, 1000000, 2000.0, &e), 1);
+    assert_true(e == 1900000000ull);
+    assert_int_equal(tb_rapl_interval(MAXR - 2100000000ull, 0, MAXR, 1000000, 2000.0, &e), -1);
+    assert_true(e == 0);
+    /* a reset halfway up the range: not a 131 kW wrap */
+    assert_int_equal(tb_rapl_interval(MAXR / 2, 1000, MAXR, 1000000, TB_RAPL_ZONE_MAX_W, &e), -1);
+    /* no range known: no guess; a counter beyond its range: a bad read */
+    assert_int_equal(tb_rapl_interval(900, 100, 0, 1000000, TB_RAPL_ZONE_MAX_W, &e), -1);
+    assert_int_equal(tb_rapl_interval(2000, 100, 1000, 1000000, TB_RAPL_ZONE_MAX_W, &e), -1);
+    assert_int_equal(tb_rapl_interval(100, 2000, 1000, 1000000, TB_RAPL_ZONE_MAX_W, &e), -1);
+    /* a forward jump beyond the ceiling (3 kJ in 1 s) is no energy either */
+    assert_int_equal(tb_rapl_interval(0, 3000000000ull, MAXR, 1000000, 2000.0, &e), -1);
 }
 
 static void sleep_ms(long ms) {
@@ -148,6 +169,90 @@ static void test_zones_and_watts(void **state) {
     tb_meter_close(m);
 }
 
+/* The driver's interval lies within [t2 - t1, t3 - t0]: t0/t1 around the
+ * previous read (open or sample), t2/t3 around this sample. */
+static void check_watts(const char *what, double e_uj, double w, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3) {
+    double lo = e_uj / (double)(t3 - t0), hi = e_uj / (double)(t2 - t1);
+    if (!(w >= lo && w <= hi)) fail_msg("%s: watts %.3f outside [%.3f, %.3f]", what, w, lo, hi);
+}
+
+/* The first sample of `meter probe rapl:` comes at once after open: it waits
+ * out the counter's minimum interval instead of being INVALID. */
+static void test_first_sample(void **state) {
+    tb_meter *m = NULL;
+    char err[TB_ERR_LEN];
+    tb_sample s;
+    uint64_t t0, t1, t3;
+    (void)state;
+    set_energy("intel-rapl:0", 1000000);
+    set_energy("intel-rapl:1", 1000000);
+    t0 = tb_now_us();
+    assert_int_equal(tb_meter_open("rapl:?zones=package", &m, err), 0);
+    t1 = tb_now_us();
+    assert_int_equal(tb_meter_sample(m, &s, err), 0); /* no sleep, as probe's first sample */
+    t3 = tb_now_us();
+    if (s.flags != 0) fail_msg("first sample %llu us after open: flags 0x%x", (unsigned long long)(t3 - t1), s.flags);
+    assert_true(s.watts == 0.0); /* the counters did not move */
+    assert_true(s.mono_us - t1 <= t3 - t1);
+    assert_true(t3 - t0 >= TB_RAPL_MIN_INTERVAL_US);
+    tb_meter_close(m);
+}
+
+/* A real wrap: prev near the top of the range, cur near 0; valid, right watts. */
+static void test_real_wrap(void **state) {
+    tb_meter *m = NULL;
+    char err[TB_ERR_LEN];
+    tb_sample s;
+    uint64_t t0, t1, t2, t3;
+    (void)state;
+    set_energy("intel-rapl:0", MAXR - 2000000);
+    set_energy("intel-rapl:1", 5000000);
+    t0 = tb_now_us();
+    assert_int_equal(tb_meter_open("rapl:?zones=package", &m, err), 0);
+    t1 = tb_now_us();
+    set_energy("intel-rapl:0", 1000000); /* wrapped: 2e6 + 1e6 */
+    set_energy("intel-rapl:1", 6000000); /* 1e6 */
+    sleep_ms(50);
+    t2 = tb_now_us();
+    assert_int_equal(tb_meter_sample(m, &s, err), 0);
+    t3 = tb_now_us();
+    assert_int_equal(s.flags, 0);
+    check_watts("wrap", 4e6, s.watts, t0, t1, t2, t3); /* 4 J in ~50 ms: about 80 W */
+    tb_meter_close(m);
+}
+
+/* A reset (the counter dropped from mid-range to near 0): that interval is
+ * INVALID, not (MAXR/2) J in 50 ms = 2.6 MW marked ok; the next one counts
+ * from the new value. */
+static void test_reset(void **state) {
+    tb_meter *m = NULL;
+    char err[TB_ERR_LEN];
+    tb_sample s;
+    uint64_t t0, t1, t2, t3;
+    (void)state;
+    set_energy("intel-rapl:0", MAXR / 2);
+    set_energy("intel-rapl:1", 1000000);
+    assert_int_equal(tb_meter_open("rapl:?zones=package", &m, err), 0);
+    set_energy("intel-rapl:0", 1000); /* reset */
+    set_energy("intel-rapl:1", 1500000);
+    sleep_ms(50);
+    t0 = tb_now_us();
+    assert_int_equal(tb_meter_sample(m, &s, err), 0);
+    t1 = tb_now_us();
+    if (!(s.flags & TB_SAMPLE_INVALID)) fail_msg("a reset gave flags 0x%x, %.1f W", s.flags, s.watts);
+    assert_true(isnan(s.watts));
+    /* the next interval counts from the value after the reset */
+    set_energy("intel-rapl:0", 1000 + 3000000);
+    set_energy("intel-rapl:1", 1500000 + 1000000);
+    sleep_ms(50);
+    t2 = tb_now_us();
+    assert_int_equal(tb_meter_sample(m, &s, err), 0);
+    t3 = tb_now_us();
+    assert_int_equal(s.flags, 0);
+    check_watts("after the reset", 4e6, s.watts, t0, t1, t2, t3);
+    tb_meter_close(m);
+}
+
 static void test_errors(void **state) {
     tb_meter *m = (tb_meter *)0x1;
     char err[TB_ERR_LEN], p[128];
@@ -173,9 +278,8 @@ static void test_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_delta),
-        cmocka_unit_test(test_zones_and_watts),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_interval),  cmocka_unit_test(test_zones_and_watts), cmocka_unit_test(test_first_sample),
+        cmocka_unit_test(test_real_wrap), cmocka_unit_test(test_reset),           cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }

@@ -1,0 +1,62 @@
+/*
+ * validity.h: the validity verdict of one load level (one phase), kept
+ * apart from its QoS verdict. A level is invalid when (SPECpower-style run
+ * rules):
+ * - some meter gave no valid power sample in the steady window;
+ * - more than 1% of its power samples are bad (missing, invalid, over range
+ *   or implausible);
+ * - more than 1% of the expected samples (one per meter per whole second of
+ *   steady state) never arrived at all;
+ * - a meter reported an uncertainty above 1%;
+ * - a compliant run left a QoS rule unjudged (too few ops);
+ * - the load generator used >= 90% of its threads' CPU time (CPU-bound: the
+ *   figures would measure the load generator, not the SUT).
+ * Samples taken while the meter was auto-ranging give a warning, not an
+ * invalid level.
+ *
+ * The input is plain counts and figures, so the rules can be judged (and
+ * tested) without meters or a run. Pure computation, no I/O.
+ */
+#ifndef TB_QOS_VALIDITY_H
+#define TB_QOS_VALIDITY_H
+
+#include <stdint.h>
+
+/* The share of power samples (bad ones, or ones that never arrived) a
+ * level may lose, in percent; more invalidates it. */
+#define TB_VALIDITY_MAX_BAD_PCT 1
+/* A meter uncertainty above this (percent of the reading) invalidates. */
+#define TB_VALIDITY_MAX_UNCERTAINTY_PCT 1.0
+/* The load generator is CPU-bound at this share of its threads' capacity. */
+#define TB_VALIDITY_CPU_BOUND_FRACTION 0.9
+
+#define TB_VALIDITY_MAX_WARNINGS       4
+
+typedef struct tb_validity_input {
+    /* Power samples of the steady window, all meters together. Each bad one
+     * counts in exactly one kind (the coordinator picks implausible, then
+     * over-range, then missing, then invalid); the bad ones are their sum. */
+    uint64_t samples_total;
+    uint64_t missing, invalid, overrange, implausible;
+    int no_valid_meter;         /* nonzero: some meter has no valid sample in the window */
+    int meters;                 /* meters polled (each should give one sample per second) */
+    double steady_s;            /* length of the steady window, s */
+    double max_uncertainty_pct; /* largest uncertainty a sample reported; 0 or NaN when none */
+    uint64_t autorange;         /* samples taken while the meter was auto-ranging */
+    double cpu_s;               /* load generator CPU time (user + system) over the window */
+    int threads;                /* load generator threads (capacity: threads x steady_s) */
+    int compliant;              /* nonzero for a compliant run (--preset compliant) */
+    int qos_not_judged;         /* QoS rules not judged for too few ops */
+} tb_validity_input;
+
+typedef struct tb_validity {
+    int valid;
+    char reason[512]; /* "" when valid; "; "-separated reasons otherwise */
+    int n_warnings;
+    char warnings[TB_VALIDITY_MAX_WARNINGS][192]; /* e.g. "3 power samples taken while the meter was auto-ranging" */
+} tb_validity;
+
+/* Judges one level; fills *out and returns out->valid. */
+int tb_validity_judge(const tb_validity_input *in, tb_validity *out);
+
+#endif

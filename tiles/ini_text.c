@@ -1,0 +1,259 @@
+/*
+ * ini_text.c: INI text read with libinih one whole line at a time (see
+ * ini_text.h for why), and secrets redacted from such text.
+ */
+#include "tiles/ini_text.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "powermeter/meter.h"
+
+/* ---- reading ------------------------------------------------------------------ */
+
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* What the line l (n bytes, newline included) is, for a message: the key
+ * before '=' or ':', or what else the line is. */
+static void line_what(const char *l, size_t n, char *out, size_t outlen) {
+    size_t k = 0, e;
+    while (k < n && (is_blank(l[k]) || l[k] == '\r'))
+        k++;
+    if (k < n && (l[k] == ';' || l[k] == '#')) {
+        snprintf(out, outlen, "(a comment)");
+        return;
+    }
+    if (k < n && l[k] == '[') {
+        snprintf(out, outlen, "(a section header)");
+        return;
+    }
+    e = k;
+    while (e < n && l[e] != '=' && l[e] != ':' && l[e] != '\n' && l[e] != '\0')
+        e++;
+    if (e >= n || l[e] == '\n' || l[e] == '\0') {
+        snprintf(out, outlen, "(no key = value)");
+        return;
+    }
+    while (e > k && is_blank(l[e - 1]))
+        e--;
+    snprintf(out, outlen, "%.*s%s", (int)(e - k < 40 ? e - k : 40), l + k, e - k > 40 ? "..." : "");
+}
+
+/* Notes the section a header line opens, as inih reads it: the text between
+ * '[' and the first ']'. */
+static void note_section(tb_ini_text *t, const char *l, size_t n) {
+    size_t k = 0;
+    const char *close;
+    while (k < n && is_blank(l[k]))
+        k++;
+    if (k >= n || l[k] != '[') return;
+    close = memchr(l + k, ']', n - k);
+    if (close) snprintf(t->section, sizeof t->section, "%.*s", (int)(close - (l + k + 1)), l + k + 1);
+}
+
+static char *refuse(tb_ini_text *t, const char *l, size_t n, const char *why) {
+    char what[64];
+    line_what(l, n, what, sizeof what);
+    if (t->section[0])
+        snprintf(t->bad, sizeof t->bad, "%.200s:%d: [%.60s] %s: %s", t->name, t->line, t->section, what, why);
+    else
+        snprintf(t->bad, sizeof t->bad, "%.200s:%d: %s: %s", t->name, t->line, what, why);
+    t->bad_line = t->line;
+    return NULL; /* inih takes it as the end of the text */
+}
+
+/* inih's reader (fgets' contract: at most num - 1 bytes and a NUL): one whole
+ * line per call, or NULL at the end or for a line it refuses. */
+static char *reader(char *str, int num, void *stream) {
+    tb_ini_text *t = stream;
+    const char *l = t->text + t->off, *nl, *nul;
+    size_t n, body;
+    char why[160];
+    if (t->off >= t->len || t->bad_line) return NULL;
+    nl = memchr(l, '\n', t->len - t->off);
+    n = nl ? (size_t)(nl - l) + 1 : t->len - t->off;
+    body = n - (nl != NULL);
+    if (body > 0 && l[body - 1] == '\r') body--;
+    t->line++;
+    if ((nul = memchr(l, '\0', n)) != NULL) {
+        snprintf(why, sizeof why, "a NUL byte at byte %zu of the line (a binary file?)", (size_t)(nul - l) + 1);
+        return refuse(t, l, n, why);
+    }
+    if (body > TB_INI_MAX_LINE || num < 1 || n >= (size_t)num) {
+        snprintf(why, sizeof why, "line of %zu bytes, longer than the %d allowed", body,
+                 num > 3 && num - 3 < TB_INI_MAX_LINE ? num - 3 : TB_INI_MAX_LINE);
+        return refuse(t, l, n, why);
+    }
+    memcpy(str, l, n);
+    str[n] = '\0';
+    t->off += n;
+    note_section(t, l, n);
+    return str;
+}
+
+int tb_ini_parse(tb_ini_text *t, const char *name, const char *text, size_t len, ini_handler handler, void *user) {
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->text = text;
+    t->len = len;
+    /* Debian's libinih reads these at each parse: one heap buffer of the
+     * whole limit, never grown (growing calls the reader again mid-line) */
+    ini_use_stack = false;
+    ini_allow_realloc = false;
+    ini_max_line = TB_INI_MAX_LINE + 3;
+    ini_initial_alloc = TB_INI_MAX_LINE + 3;
+    return ini_parse_stream(reader, t, handler, user);
+}
+
+const char *tb_ini_line(const char *text, size_t len, int line, size_t *n) {
+    size_t off = 0;
+    for (int i = 1; off < len; i++) { /* as the reader: a line starts before the end */
+        const char *l = text + off, *nl = memchr(l, '\n', len - off);
+        size_t ln = nl ? (size_t)(nl - l) : len - off;
+        if (i == line) {
+            *n = ln;
+            return l;
+        }
+        off += ln + (nl != NULL);
+    }
+    return NULL;
+}
+
+/* ---- redaction ---------------------------------------------------------------- */
+
+typedef struct buf {
+    char *b;
+    size_t len, cap;
+} buf;
+
+static void put(buf *b, const char *p, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        while (b->len + n + 1 > b->cap)
+            b->cap *= 2;
+        b->b = xrealloc(b->b, b->cap);
+    }
+    memcpy(b->b + b->len, p, n);
+    b->len += n;
+    b->b[b->len] = '\0';
+}
+
+/* A password= word at v[i..n) (PostgreSQL's keyword form): its end after
+ * the value (quoted: up to the closing quote, \' escaped), or 0. */
+static size_t password_word(const char *v, size_t i, size_t n) {
+    size_t j = i + 8;
+    if (n - i <= 8 || strncasecmp(v + i, "password", 8) != 0) return 0;
+    if (i > 0 && !strchr(" \t'\"(,", v[i - 1])) return 0;
+    while (j < n && is_blank(v[j]))
+        j++;
+    if (j >= n || v[j] != '=') return 0;
+    j++;
+    while (j < n && is_blank(v[j]))
+        j++;
+    if (j < n && v[j] == '\'') {
+        j++;
+        while (j < n && v[j] != '\'')
+            j += (v[j] == '\\' && j + 1 < n) ? 2 : 1;
+        if (j < n) j++;
+    } else {
+        char q = i > 0 && (v[i - 1] == '\'' || v[i - 1] == '"') ? v[i - 1] : '\n'; /* quoted in a message */
+        while (j < n && !is_blank(v[j]) && v[j] != '\r' && v[j] != '\n' && v[j] != q)
+            j++;
+    }
+    return j;
+}
+
+/* Copies v[0..n) to b with password= values and URI passwords as ***. */
+static void put_redacted(buf *b, const char *v, size_t n) {
+    size_t i = 0, verbatim = 0; /* v[verbatim..i) was copied as is */
+    while (i < n) {
+        size_t j = password_word(v, i, n);
+        if (j) {
+            put(b, "password=***", 12);
+            i = verbatim = j;
+            continue;
+        }
+        if (n - i > 3 && strncmp(v + i, "://", 3) == 0) { /* a URI: from its word's start to a blank */
+            size_t start = i, end = i;
+            char *in, *out;
+            while (start > verbatim && !strchr(" \t='\"", v[start - 1]))
+                start--;
+            while (end < n && !strchr(" \t\r\n'\"", v[end]))
+                end++;
+            in = xmalloc(end - start + 1);
+            out = xmalloc(2 * (end - start) + 16); /* "***" may be longer than what it hides */
+            memcpy(in, v + start, end - start);
+            in[end - start] = '\0';
+            tb_meter_redact_uri(in, out, 2 * (end - start) + 16);
+            b->len -= i - start; /* drop the scheme already copied */
+            put(b, out, strlen(out));
+            free(in);
+            free(out);
+            i = verbatim = end;
+            continue;
+        }
+        put(b, v + i, 1);
+        i++;
+    }
+}
+
+/* A key naming a password: mail_password, password, passwd. */
+static int secret_key(const char *k, size_t n) {
+    return (n >= 8 && strncasecmp(k + n - 8, "password", 8) == 0) ||
+           (n >= 6 && strncasecmp(k + n - 6, "passwd", 6) == 0);
+}
+
+/* One line (n bytes, its newline included) into b, redacted. A comment
+ * prefix is looked through: a commented-out line holds the same secrets. */
+static void redact_line(buf *b, const char *l, size_t n) {
+    size_t k = 0, ks, ke, d;
+    while (k < n && is_blank(l[k]))
+        k++;
+    while (k < n && (l[k] == ';' || l[k] == '#'))
+        k++;
+    while (k < n && is_blank(l[k]))
+        k++;
+    ks = k;
+    while (k < n && !strchr("=: \t\r\n", l[k]))
+        k++;
+    ke = d = k;
+    while (d < n && is_blank(l[d]))
+        d++;
+    if (ke > ks && secret_key(l + ks, ke - ks)) {
+        size_t eol = n;
+        if (d < n && (l[d] == '=' || l[d] == ':')) ke = d + 1;
+        while (eol > ke && (l[eol - 1] == '\n' || l[eol - 1] == '\r'))
+            eol--;
+        put(b, l, ke);
+        if (eol > ke) put(b, " ***", 4);
+        put(b, l + eol, n - eol);
+        return;
+    }
+    put(b, l, ks);
+    put_redacted(b, l + ks, n - ks);
+}
+
+char *tb_ini_redact(const char *text, size_t len, size_t *out_len) {
+    buf b = {xmalloc(len + 64), 0, len + 64};
+    size_t pos = 0;
+    b.b[0] = '\0';
+    while (pos < len) {
+        const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - l) + 1 : len - pos;
+        redact_line(&b, l, n);
+        pos += n;
+    }
+    if (out_len) *out_len = b.len;
+    return b.b;
+}
+
+void tb_ini_redact_msg(char *s, size_t size) {
+    size_t n = strlen(s);
+    buf b = {xmalloc(n + 64), 0, n + 64};
+    b.b[0] = '\0';
+    put_redacted(&b, s, n);
+    snprintf(s, size, "%s", b.b);
+    free(b.b);
+}
