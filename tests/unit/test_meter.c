@@ -93,8 +93,7 @@ static void test_redact_cases(void **state) {
         {"ipmi://bmc?password=", "ipmi://bmc?password="},
         {"ipmi://bmc?mypassword=1&passwordx=2", "ipmi://bmc?mypassword=1&passwordx=2"},
         {"ipmi://u:pw@bmc?password=pw2", "ipmi://u:***@bmc?password=***"},
-        {"yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600",
-         "yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600"},
+        {"yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600", "yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600"},
         {"rapl:", "rapl:"},
         {"auto", "auto"},
         {"", ""},
@@ -284,8 +283,7 @@ static void test_bad_uris(void **state) {
     tb_meter *m = NULL;
     (void)state;
     assert_open_fails("", "meter '': empty URI");
-    assert_open_fails("bogus:", "meter 'bogus:': unknown scheme 'bogus' (known: estimate, wt310, wt210, "
-                                "yokogawa+serial, ptd, rapl, ipmi, auto)");
+    assert_open_fails("bogus:", "meter 'bogus:': unknown scheme 'bogus' (known: estimate, wt310, wt210, yokogawa+serial, ptd, rapl, ipmi, auto)");
     assert_open_fails("wt999://10.0.0.1:10001", "unknown scheme 'wt999'");
     assert_open_fails("estimate", "meter 'estimate': not a meter URI");
     assert_open_fails(":x", "meter ':x': not a meter URI");
