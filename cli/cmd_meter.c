@@ -195,8 +195,12 @@ static int cmd_probe(int argc, char **argv) {
         if (s.flags & TB_SAMPLE_IMPLAUSIBLE) (void)tb_meter_plausible(info, &s, why, sizeof why);
         if (serr[0])
             printf("  %s: %s\n", fl, serr);
-        else if (s.reason != TB_REASON_NONE)
-            printf("  %s: %s%s%s%s\n", fl, tb_meter_reason_text(s.reason), why[0] ? " (" : "", why, why[0] ? ")" : "");
+        else if (s.reason != TB_REASON_NONE) {
+            /* "IMPLAUSIBLE: negative active power: W -27.1 < 0": the text without its "implausible: " */
+            const char *text = tb_meter_reason_text(s.reason), *colon = strstr(text, ": ");
+            if (colon) text = colon + 2; /* the flags column says it */
+            printf("  %s: %s%s%s\n", fl, text, why[0] ? ": " : "", why);
+        }
         else
             printf("  %s\n", fl);
         fflush(stdout);
