@@ -147,17 +147,17 @@ void tb_meter_close(tb_meter *m); /* NULL is a no-op */
  *  - TB_REASON_ABOVE_RANGE: both ranges are known and neither auto-ranges,
  *    and watts > tb_meter_max_watts(info): the largest instantaneous power the
  *    inputs can take is the measurable peak voltage times the measurable peak
- *    current, and a mean (active) power cannot exceed it. Yokogawa defines
- *    the crest factor as "the maximum multiple of the measurement range that
- *    can be applied as a peak value" (WT310E user's manual IM WT310E-01EN,
- *    2.7), so the bound is CF x V range x CF x A range, times the elements
+ *    current, and a mean (active) power cannot exceed it. On a Yokogawa the
+ *    crest factor is the largest multiple of a range that an input takes as
+ *    a peak (WT310E user's manual IM WT310E-01EN, 2.7), so the bound is
+ *    CF x V range x CF x A range, times the elements
  *    summed (SIGMA). Without a crest factor CF = 3, the smallest Yokogawa's
  *    meters offer: 9 x V range x A range is still above the 7.84 x V range x
  *    A range that a WT310E shows before it signals over-range (280% of range
  *    on each input at crest factor 6A, IM WT310E-02EN 1.5);
  *  - TB_REASON_VAPF: V, A and PF are all finite, one element is read, and
- *    |W - V x A x PF| is above the tolerance below. A
- *    Yokogawa computes PF = P / (U x I) from its own readings (IM WT310E-02EN
+ *    |W - V x A x PF| is above the tolerance below. A Yokogawa computes
+ *    PF = P / (U x I) from its own readings (IM WT310E-02EN
  *    7.4.3), so the two agree up to the rounding of five digits unless PF was
  *    clipped at 1, which only the measurement errors of P, U and I can cause.
  *    The tolerance is their sum taken at the WT310E's widest stated accuracy

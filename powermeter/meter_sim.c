@@ -104,6 +104,7 @@ int tb_msim_trace_load(const char *path, tb_msim_trace **out, char *err) {
         char *p = line, *end;
         double t, w, vapf[3];
         lineno++;
+        line[strcspn(line, "\r\n")] = '\0'; /* so messages quote the value alone */
         while (isspace((unsigned char)*p))
             p++;
         if (*p == '\0' || *p == '#') continue;

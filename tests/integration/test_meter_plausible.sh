@@ -54,6 +54,13 @@ row() { grep -E "^ +$2  " "$T/$1.out" || fail "$1: no sample row $2"; }
 row_has() { row "$1" "$2" | grep -q -- "$3" || fail "$1: sample $2 lacks '$3': $(row "$1" "$2")"; }
 row_ok() { row "$1" "$2" | grep -qE '  ok$' || fail "$1: sample $2 is not ok: $(row "$1" "$2")"; }
 
+# ---- the trace format: "seconds,watts[,volts,amps,pf]", watts may be < 0 ----
+printf 'time,watts\n0,-5\n1,200,230\n' >"$T/bad.csv"
+rc=0
+"$TB" meter sim --trace "$T/bad.csv" >"$T/badtrace.log" 2>&1 || rc=$?
+expect "a trace line with V but no A, PF: exit" "$rc" -eq 2
+grep -q "bad.csv:3: amps '' is not a number" "$T/badtrace.log" || fail "bad trace line: $(cat "$T/badtrace.log")"
+
 # ---- probe: negative, over WT310 and PTD ----
 start_sim neg --protocol wt310 --watts 200 --fault negative:2
 probe neg "wt310://127.0.0.1:$PORT" 6
