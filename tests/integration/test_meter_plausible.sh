@@ -226,4 +226,9 @@ for k in ("ok", "nan", "inf", "vapf"):
         print(f"FAIL: no '{k}' sample stored: {kinds}", file=sys.stderr)
         sys.exit(1)
 EOF
+# The emulators exit cleanly on SIGTERM, with no sanitizer report (ASan build).
+for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+for p in "${SIM_PIDS[@]}"; do wait "$p" 2>/dev/null || fail "meter sim $p exited $? on SIGTERM"; done
+SIM_PIDS=()
+if grep -lE "AddressSanitizer|LeakSanitizer|runtime error" "$T"/*.log; then fail "sanitizer report from the meter sim"; fi
 echo "PASS test_meter_plausible"
