@@ -200,8 +200,7 @@ static int cmd_probe(int argc, char **argv) {
             const char *text = tb_meter_reason_text(s.reason), *colon = strstr(text, ": ");
             if (colon) text = colon + 2; /* the flags column says it */
             printf("  %s: %s%s%s\n", fl, text, why[0] ? ": " : "", why);
-        }
-        else
+        } else
             printf("  %s\n", fl);
         fflush(stdout);
         if (s.flags & TB_SAMPLE_MISSING)

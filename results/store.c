@@ -312,7 +312,8 @@ static const char *const stmt_sql[ST_COUNT] = {
               " err_content)"
               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
-                  " amps, pf, flags, uncertainty_pct, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                  " amps, pf, flags, uncertainty_pct, reason)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile, judged, ops, min_ops)"
                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_EVENT] = "INSERT INTO events (run_id, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
