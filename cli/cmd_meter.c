@@ -33,8 +33,13 @@ static void usage(FILE *f) {
           "                           [--fault KIND:N]... [--pty]\n"
           "\n"
           "probe: open the meter, print its identity (model, *IDN?, ranges, driver) and N\n"
-          "samples (default 5, one per --interval, default 1s) with their flags, then a line\n"
-          "  summary: samples=N replies=R ok=K invalid=I overrange=O missing=M autorange=A mean_w=W\n"
+          "samples (default 5, one per --interval, default 1s) with their flags and, for a bad\n"
+          "sample, its reason, then a line\n"
+          "  summary: samples=N replies=R ok=K invalid=I overrange=O missing=M autorange=A\n"
+          "           implausible=P mean_w=W   (mean_w over the ok samples only)\n"
+          "  IMPLAUSIBLE (any driver): W negative or not finite, W above (CF x V range) x\n"
+          "  (CF x A range) on fixed ranges, or V x A x PF off W by more than 1.5% of W plus\n"
+          "  1.5% of V range x A range (see README, \"Power meters\").\n"
           "  Meter URIs: wt310://HOST:PORT, wt210://HOST:PORT,\n"
           "  yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600, ptd://HOST:8888,\n"
           "  ipmi://USER:PASS@HOST[:PORT]?method=dcmi|sensor&sensor=NAME, ipmi:local, rapl:,\n"
@@ -47,7 +52,10 @@ static void usage(FILE *f) {
           "  --watts W           constant power (default 100 W)\n"
           "  --trace FILE        power from a trace: lines 'seconds,watts' (step function\n"
           "                      from the sim's start, printed as 'trace t=0 at monotonic\n"
-          "                      N us'); --loop repeats it\n"
+          "                      N us'); --loop repeats it. A line may be\n"
+          "                      'seconds,watts,volts,amps,pf': then V, A and PF are served\n"
+          "                      as given, not derived. Watts may be negative: the sim\n"
+          "                      serves implausible readings verbatim, for tests\n"
           "  --trace-sync        the trace's t=0 is the first value request instead (a\n"
           "                      run's first sample), printed as above when it comes\n"
           "  --cpu IDLE:MAX      power follows this host's CPU utilization (linear model)\n"
@@ -55,7 +63,10 @@ static void usage(FILE *f) {
           "  --elements N        input elements 1..3; W is split evenly, SIGMA is the sum\n"
           "  --interval DUR      PTD sample interval when Go asks for 0 (default 1s)\n"
           "  --fault KIND:N      every Nth value request: nan, inf (over-range), garbage,\n"
-          "                      stall (no reply), disconnect, uncertainty (PTD: 1.5%)\n"
+          "                      stall (no reply), disconnect, uncertainty (PTD: 1.5%),\n"
+          "                      negative (-27.1 W, -3.199 A: a WT310E field bug,\n"
+          "                      mlcommons/power-dev#253), inconsistent (the current\n"
+          "                      doubled, so V x A x PF = 2 x W)\n"
           "  --pty               also serve on a pseudo-terminal (printed as 'pty PATH'),\n"
           "                      for yokogawa+serial://\n"
           "  Counters: send 'tb:count?' on a connection, or SIGUSR1 (printed on stdout).\n"
@@ -88,6 +99,7 @@ static void flags_text(unsigned f, char *buf, size_t len) {
     if (f & TB_SAMPLE_MISSING) strncat(buf, "MISSING,", len - strlen(buf) - 1);
     if (f & TB_SAMPLE_INVALID) strncat(buf, "INVALID,", len - strlen(buf) - 1);
     if (f & TB_SAMPLE_OVERRANGE) strncat(buf, "OVERRANGE,", len - strlen(buf) - 1);
+    if (f & TB_SAMPLE_IMPLAUSIBLE) strncat(buf, "IMPLAUSIBLE,", len - strlen(buf) - 1);
     if (f & TB_SAMPLE_AUTORANGE) strncat(buf, "AUTORANGE,", len - strlen(buf) - 1);
     if (f & TB_SAMPLE_ESTIMATED) strncat(buf, "ESTIMATED,", len - strlen(buf) - 1);
     if (f & TB_SAMPLE_FLAT) strncat(buf, "FLAT,", len - strlen(buf) - 1); /* min = max = avg (IPMI DCMI) */
@@ -113,7 +125,7 @@ static int cmd_probe(int argc, char **argv) {
     };
     char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
     uint64_t samples = PROBE_DEFAULT_SAMPLES, interval_us = 1000000u, next;
-    unsigned long long n_ok = 0, n_inv = 0, n_over = 0, n_miss = 0, n_auto = 0;
+    unsigned long long n_ok = 0, n_inv = 0, n_over = 0, n_miss = 0, n_auto = 0, n_impl = 0;
     double sum_w = 0;
     const tb_meter_info *info;
     tb_meter *m = NULL;
@@ -168,7 +180,7 @@ static int cmd_probe(int argc, char **argv) {
     next = tb_now_us();
     for (uint64_t i = 0; i < samples; i++) {
         tb_sample s;
-        char ts[32], fl[96], serr[TB_ERR_LEN] = "";
+        char ts[32], fl[96], serr[TB_ERR_LEN] = "", why[256] = "";
         uint64_t now = tb_now_us();
         if (next > now) {
             struct timespec d = {(time_t)((next - now) / 1000000u), (long)(((next - now) % 1000000u) * 1000u)};
@@ -184,7 +196,16 @@ static int cmd_probe(int argc, char **argv) {
         print_num(s.amps, 9, 4);
         print_num(s.pf, 7, 4);
         print_num(s.uncertainty_pct, 6, 3);
-        printf("  %s%s%s\n", fl, serr[0] ? ": " : "", serr);
+        if (s.flags & TB_SAMPLE_IMPLAUSIBLE) (void)tb_meter_plausible(info, &s, why, sizeof why);
+        if (serr[0])
+            printf("  %s: %s\n", fl, serr);
+        else if (s.reason != TB_REASON_NONE) {
+            /* "IMPLAUSIBLE: negative active power: W -27.1 < 0": the text without its "implausible: " */
+            const char *text = tb_meter_reason_text(s.reason), *colon = strstr(text, ": ");
+            if (colon) text = colon + 2; /* the flags column says it */
+            printf("  %s: %s%s%s\n", fl, text, why[0] ? ": " : "", why);
+        } else
+            printf("  %s\n", fl);
         fflush(stdout);
         if (s.flags & TB_SAMPLE_MISSING)
             n_miss++;
@@ -192,6 +213,8 @@ static int cmd_probe(int argc, char **argv) {
             n_over++;
         else if (s.flags & TB_SAMPLE_INVALID)
             n_inv++;
+        else if (s.flags & TB_SAMPLE_IMPLAUSIBLE)
+            n_impl++;
         else {
             n_ok++;
             sum_w += s.watts;
@@ -199,9 +222,9 @@ static int cmd_probe(int argc, char **argv) {
         if (s.flags & TB_SAMPLE_AUTORANGE) n_auto++;
     }
     printf("summary: samples=%llu replies=%llu ok=%llu invalid=%llu overrange=%llu missing=%llu autorange=%llu "
-           "mean_w=%.3f\n",
+           "implausible=%llu mean_w=%.3f\n",
            (unsigned long long)samples, (unsigned long long)samples - n_miss, n_ok, n_inv, n_over, n_miss, n_auto,
-           n_ok ? sum_w / (double)n_ok : NAN);
+           n_impl, n_ok ? sum_w / (double)n_ok : NAN);
     tb_meter_close(m);
     return n_miss == samples ? TB_EXIT_ABORTED : TB_EXIT_OK;
 }
@@ -389,8 +412,8 @@ static int cmd_sim(int argc, char **argv) {
         printf(", %g W", o.watts);
     printf(", %g V, PF %g, %d element%s", o.volts, o.pf, o.elements, o.elements > 1 ? "s" : "");
     for (int i = 0; i < o.nfaults; i++) {
-        static const char *const names[] = {"nan", "inf", "garbage", "stall", "disconnect", "uncertainty"};
-        printf("%s%s:%llu", i ? "," : ", faults ", names[o.faults[i].kind], (unsigned long long)o.faults[i].every);
+        printf("%s%s:%llu", i ? "," : ", faults ", tb_msim_fault_name(o.faults[i].kind),
+               (unsigned long long)o.faults[i].every);
     }
     printf("\n");
     if (tb_msim_pty_path(sim)[0]) printf("pty %s\n", tb_msim_pty_path(sim));

@@ -4,6 +4,8 @@
  * URI, turns a driver failure into a MISSING sample so the poller keeps its
  * cadence, and implements "auto" (best real source on this host, else the
  * utilization estimate) and password redaction for anything that gets stored.
+ * Every sample then passes one plausibility check (tb_meter_plausible), the
+ * same for every driver: no driver repeats it.
  *
  * Adding a meter = one driver file exporting a tb_meter_driver, plus one
  * extern line and one entry in `drivers[]` below. Driver error messages are
@@ -206,17 +208,89 @@ int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
     s->wall_us = tb_wall_us();
     s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
     s->flags = 0;
+    s->reason = TB_REASON_NONE;
     if (m->drv->sample(m->self, s, derr) != 0) {
         /* Stamp the failure when it was noticed, not when it was asked for. */
         s->mono_us = tb_now_us();
         s->wall_us = tb_wall_us();
         s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
         s->flags = TB_SAMPLE_MISSING | (m->info.estimated ? TB_SAMPLE_ESTIMATED : 0u);
+        s->reason = TB_REASON_MISSING;
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "sample failed");
         return -1;
     }
     if (m->info.estimated) s->flags |= TB_SAMPLE_ESTIMATED;
+    /* The driver's own flags first; then one plausibility check for all. */
+    if (s->flags & TB_SAMPLE_MISSING)
+        s->reason = TB_REASON_MISSING;
+    else if (s->flags & TB_SAMPLE_OVERRANGE)
+        s->reason = TB_REASON_OVERRANGE;
+    else if (s->flags & TB_SAMPLE_INVALID)
+        s->reason = TB_REASON_INVALID;
+    else if ((s->reason = tb_meter_plausible(&m->info, s, NULL, 0)) != TB_REASON_NONE)
+        s->flags |= TB_SAMPLE_IMPLAUSIBLE;
     return 0;
+}
+
+/* ---- plausibility (meter.h) ---- */
+
+static double crest_of(const tb_meter_info *info) {
+    return info->crest_factor > 0 ? info->crest_factor : TB_PLAUSIBLE_DEFAULT_CREST;
+}
+
+double tb_meter_max_watts(const tb_meter_info *info) {
+    double cf = crest_of(info);
+    if (!(info->volt_range_v > 0) || !(info->amp_range_a > 0)) return 0;
+    if (info->volt_mode == TB_RANGE_AUTO || info->amp_mode == TB_RANGE_AUTO) return 0;
+    return cf * info->volt_range_v * cf * info->amp_range_a * (info->elements > 1 ? info->elements : 1);
+}
+
+int tb_meter_plausible(const tb_meter_info *info, const tb_sample *s, char *why, size_t len) {
+    double w = s->watts, max_w, vapf, tol, range_w = 0;
+    if (why && len) why[0] = '\0';
+    if (s->flags & (TB_SAMPLE_MISSING | TB_SAMPLE_INVALID | TB_SAMPLE_OVERRANGE)) return TB_REASON_NONE;
+    if (!isfinite(w)) {
+        if (why) snprintf(why, len, "W %g is not a finite number", w);
+        return TB_REASON_NONFINITE;
+    }
+    if (w < 0) {
+        if (why) snprintf(why, len, "W %g < 0", w);
+        return TB_REASON_NEGATIVE;
+    }
+    max_w = tb_meter_max_watts(info);
+    if (max_w > 0 && w > max_w) {
+        double cf = crest_of(info);
+        if (why)
+            snprintf(why, len, "W %g > %g W = (%g x %g V) x (%g x %g A)%s", w, max_w, cf, info->volt_range_v, cf,
+                     info->amp_range_a, info->elements > 1 ? " x elements" : "");
+        return TB_REASON_ABOVE_RANGE;
+    }
+    if (!isfinite(s->volts) || !isfinite(s->amps) || !isfinite(s->pf) || info->elements > 1) return TB_REASON_NONE;
+    vapf = s->volts * s->amps * s->pf;
+    if (info->volt_range_v > 0 && info->amp_range_a > 0)
+        range_w = info->volt_range_v * info->amp_range_a * (info->crest_factor >= 6 ? 2.0 : 1.0);
+    tol = TB_PLAUSIBLE_VAPF_READING * fmax(fabs(w), fabs(vapf)) + TB_PLAUSIBLE_VAPF_RANGE * range_w;
+    if (fabs(w - vapf) > tol) {
+        if (why)
+            snprintf(why, len, "V x A x PF = %g x %g x %g = %g W, but W %g (tolerance %g W)", s->volts, s->amps, s->pf,
+                     vapf, w, tol);
+        return TB_REASON_VAPF;
+    }
+    return TB_REASON_NONE;
+}
+
+const char *tb_meter_reason_text(int reason) {
+    static const char *const text[TB_REASON_COUNT] = {
+        [TB_REASON_NONE] = "",
+        [TB_REASON_MISSING] = "missing: no reply from the meter",
+        [TB_REASON_INVALID] = "invalid: the meter or driver flagged the reading (no data, unparsable, uncertainty)",
+        [TB_REASON_OVERRANGE] = "over-range: the meter reports its input above range",
+        [TB_REASON_NEGATIVE] = "implausible: negative active power",
+        [TB_REASON_NONFINITE] = "implausible: active power not a finite number",
+        [TB_REASON_ABOVE_RANGE] = "implausible: active power above what the V and A ranges can measure",
+        [TB_REASON_VAPF] = "implausible: V x A x PF disagrees with W beyond the meter's accuracy",
+    };
+    return reason > 0 && reason < TB_REASON_COUNT ? text[reason] : "";
 }
 
 void tb_meter_close(tb_meter *m) {

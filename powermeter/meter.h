@@ -39,7 +39,25 @@ typedef struct tb_sample {
     double volts, amps, pf; /* NaN when the meter does not report them */
     double uncertainty_pct; /* the meter's own uncertainty of this W, %; NaN unknown (PTD) */
     unsigned flags;
+    int reason; /* TB_REASON_*: why the sample is bad (tb_meter_sample sets it); 0 when it is not */
 } tb_sample;
+
+/*
+ * Why a sample is bad, one code per sample (tb_sample.reason, stored with the
+ * sample as tb_meter_reason_text). The first three restate the driver's own
+ * flag; the IMPLAUSIBLE ones come from tb_meter_plausible.
+ */
+enum {
+    TB_REASON_NONE = 0,
+    TB_REASON_MISSING,     /* TB_SAMPLE_MISSING: no reply in time, or the driver failed */
+    TB_REASON_INVALID,     /* TB_SAMPLE_INVALID: no data, a reply that does not parse, uncertainty */
+    TB_REASON_OVERRANGE,   /* TB_SAMPLE_OVERRANGE: the meter says its input is over range */
+    TB_REASON_NEGATIVE,    /* IMPLAUSIBLE: active power below 0 W */
+    TB_REASON_NONFINITE,   /* IMPLAUSIBLE: W NaN or infinite, yet not flagged by the driver */
+    TB_REASON_ABOVE_RANGE, /* IMPLAUSIBLE: W above what the fixed V and A ranges can measure */
+    TB_REASON_VAPF,        /* IMPLAUSIBLE: V x A x PF disagrees with W beyond the meter's accuracy */
+    TB_REASON_COUNT
+};
 
 /* How a meter input range is set: tb_meter_info.volt_mode / amp_mode. */
 enum { TB_RANGE_UNKNOWN = 0, TB_RANGE_FIXED = 1, TB_RANGE_AUTO = 2 };
@@ -64,6 +82,7 @@ typedef struct tb_meter_info {
     double crest_factor;     /* 3 or 6 on Yokogawa; 0 unknown */
     unsigned update_ms;      /* the meter's own update/sample interval, ms; 0 unknown */
     unsigned avg_window_ms;  /* averaging window of one reading (IPMI DCMI), ms; 0 unknown */
+    int elements;            /* input elements summed into W (Yokogawa SIGMA: up to 3); 0 or 1: one */
 } tb_meter_info;
 
 typedef struct tb_meter tb_meter;
@@ -117,6 +136,48 @@ int tb_meter_scheme_known(const char *uri);
  */
 int tb_meter_sample(tb_meter *m, tb_sample *s, char *err);
 void tb_meter_close(tb_meter *m); /* NULL is a no-op */
+
+/*
+ * The plausibility check that tb_meter_sample applies to every driver's
+ * samples, after the driver's own flags (a pure function, for tests). A
+ * sample the driver already flagged MISSING, INVALID or OVERRANGE is not
+ * judged again (returns TB_REASON_NONE). Otherwise, in this order:
+ *  - TB_REASON_NONFINITE: watts is NaN or infinite;
+ *  - TB_REASON_NEGATIVE: watts < 0 (a server's power feed only consumes);
+ *  - TB_REASON_ABOVE_RANGE: both ranges are known and neither auto-ranges,
+ *    and watts > tb_meter_max_watts(info): the largest instantaneous power the
+ *    inputs can take is the measurable peak voltage times the measurable peak
+ *    current, and a mean (active) power cannot exceed it. On a Yokogawa the
+ *    crest factor is the largest multiple of a range that an input takes as
+ *    a peak (WT310E user's manual IM WT310E-01EN, 2.7), so the bound is
+ *    CF x V range x CF x A range, times the elements
+ *    summed (SIGMA). Without a crest factor CF = 3, the smallest Yokogawa's
+ *    meters offer: 9 x V range x A range is still above the 7.84 x V range x
+ *    A range that a WT310E shows before it signals over-range (280% of range
+ *    on each input at crest factor 6A, IM WT310E-02EN 1.5);
+ *  - TB_REASON_VAPF: V, A and PF are all finite, one element is read, and
+ *    |W - V x A x PF| is above the tolerance below. A Yokogawa computes
+ *    PF = P / (U x I) from its own readings (IM WT310E-02EN
+ *    7.4.3), so the two agree up to the rounding of five digits unless PF was
+ *    clipped at 1, which only the measurement errors of P, U and I can cause.
+ *    The tolerance is their sum taken at the WT310E's widest stated accuracy
+ *    for DC to 100 kHz without the frequency term, +-(0.5% of reading + 0.5%
+ *    of range) each (IM WT310E-02EN 7.3; range error doubled at crest factor
+ *    6): 1.5% of the larger of |W| and |V x A x PF|, plus (when both ranges
+ *    are known) 1.5% of V range x A range, x2 at crest factor 6.
+ * Returns the TB_REASON_* code. When why is not NULL it receives a one-line
+ * explanation with the numbers ("W -27.1 < 0").
+ */
+#define TB_PLAUSIBLE_DEFAULT_CREST 3.0
+#define TB_PLAUSIBLE_VAPF_READING  0.015 /* 3 x 0.5% of reading */
+#define TB_PLAUSIBLE_VAPF_RANGE    0.015 /* 3 x 0.5% of range (x2 at crest factor 6) */
+int tb_meter_plausible(const tb_meter_info *info, const tb_sample *s, char *why, size_t len);
+/* The bound tb_meter_plausible uses for TB_REASON_ABOVE_RANGE, W; 0 when the
+ * ranges are unknown or auto-ranging (no bound). */
+double tb_meter_max_watts(const tb_meter_info *info);
+/* Short fixed text of a reason code ("implausible: negative active power"),
+ * stored with each bad sample; "" for TB_REASON_NONE or an unknown code. */
+const char *tb_meter_reason_text(int reason);
 
 /*
  * Copies uri into out (len bytes, always NUL-terminated, truncated if short)

@@ -46,13 +46,47 @@
 #define SIM_LINE         1024
 #define SIM_PTD_UNC_GOOD 0.002 /* 0.2%: a WT310 well inside its range */
 #define SIM_PTD_UNC_BAD  0.015 /* 1.5%: above SPEC's 1% limit */
+#define SIM_NEG_W        -27.1 /* the WT310E field bug's reading (mlcommons/power-dev#253) */
+#define SIM_NEG_A        -3.199
 
 /* ---- trace ---- */
 
 struct tb_msim_trace {
     double *t, *w;
+    double *v, *a, *pf; /* NaN where the line gives only "t,W" */
     size_t n;
 };
+
+/* Parses the optional ",V,A,PF" after the watts of a trace line into out[3]
+ * (all three or none). Returns 0, or -1 with err naming file:line. */
+static int trace_vapf(const char *p, const char *path, size_t lineno, double out[3], char *err) {
+    static const char *const names[3] = {"volts", "amps", "pf"};
+    char *end;
+    out[0] = out[1] = out[2] = NAN;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '\0') return 0;
+    for (int k = 0; k < 3; k++) {
+        while (*p == ' ' || *p == '\t' || *p == ',' || *p == ';')
+            p++;
+        out[k] = strtod(p, &end);
+        if (end == p || !isfinite(out[k])) {
+            tb_seterr(err,
+                      "%s:%zu: %s '%.20s' is not a number (a line is 'seconds,watts' or "
+                      "'seconds,watts,volts,amps,pf')",
+                      path, lineno, names[k], p);
+            return -1;
+        }
+        p = end;
+    }
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p) {
+        tb_seterr(err, "%s:%zu: unexpected '%.20s' after the power factor", path, lineno, p);
+        return -1;
+    }
+    return 0;
+}
 
 int tb_msim_trace_load(const char *path, tb_msim_trace **out, char *err) {
     FILE *f = fopen(path, "r");
@@ -68,8 +102,9 @@ int tb_msim_trace_load(const char *path, tb_msim_trace **out, char *err) {
     tr = xcalloc(1, sizeof *tr);
     while (fgets(line, sizeof line, f)) {
         char *p = line, *end;
-        double t, w;
+        double t, w, vapf[3];
         lineno++;
+        line[strcspn(line, "\r\n")] = '\0'; /* so messages quote the value alone */
         while (isspace((unsigned char)*p))
             p++;
         if (*p == '\0' || *p == '#') continue;
@@ -84,17 +119,14 @@ int tb_msim_trace_load(const char *path, tb_msim_trace **out, char *err) {
         p = end;
         while (*p == ' ' || *p == '\t' || *p == ',' || *p == ';')
             p++;
+        /* Negative watts are allowed: the emulator serves what it is told,
+         * so tests can feed tilebench implausible readings. */
         w = strtod(p, &end);
-        if (end == p || !isfinite(w) || w < 0) {
-            tb_seterr(err, "%s:%zu: watts '%.20s' is not a number >= 0", path, lineno, p);
+        if (end == p || !isfinite(w)) {
+            tb_seterr(err, "%s:%zu: watts '%.20s' is not a number", path, lineno, p);
             goto fail;
         }
-        while (isspace((unsigned char)*end))
-            end++;
-        if (*end) {
-            tb_seterr(err, "%s:%zu: unexpected '%.20s' after the watts", path, lineno, end);
-            goto fail;
-        }
+        if (trace_vapf(end, path, lineno, vapf, err) != 0) goto fail;
         if (tr->n > 0 && t <= tr->t[tr->n - 1]) {
             tb_seterr(err, "%s:%zu: time %g s is not after the previous %g s", path, lineno, t, tr->t[tr->n - 1]);
             goto fail;
@@ -103,9 +135,15 @@ int tb_msim_trace_load(const char *path, tb_msim_trace **out, char *err) {
             cap = cap ? cap * 2 : 64;
             tr->t = xrealloc(tr->t, cap * sizeof *tr->t);
             tr->w = xrealloc(tr->w, cap * sizeof *tr->w);
+            tr->v = xrealloc(tr->v, cap * sizeof *tr->v);
+            tr->a = xrealloc(tr->a, cap * sizeof *tr->a);
+            tr->pf = xrealloc(tr->pf, cap * sizeof *tr->pf);
         }
         tr->t[tr->n] = t;
         tr->w[tr->n] = w;
+        tr->v[tr->n] = vapf[0];
+        tr->a[tr->n] = vapf[1];
+        tr->pf[tr->n] = vapf[2];
         tr->n++;
     }
     fclose(f);
@@ -122,11 +160,12 @@ fail:
     return -1;
 }
 
-double tb_msim_trace_watts(const tb_msim_trace *tr, double t_s, int loop) {
+/* Index of the trace point in force at t_s (see tb_msim_trace_watts). */
+static size_t trace_at(const tb_msim_trace *tr, double t_s, int loop) {
     size_t lo = 0, hi;
     double last = tr->t[tr->n - 1];
     if (loop && last > 0 && t_s >= last) t_s = fmod(t_s, last);
-    if (t_s < tr->t[0]) return tr->w[0];
+    if (t_s < tr->t[0]) return 0;
     hi = tr->n; /* find the last index with t <= t_s */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
@@ -135,20 +174,27 @@ double tb_msim_trace_watts(const tb_msim_trace *tr, double t_s, int loop) {
         else
             hi = mid;
     }
-    return tr->w[lo];
+    return lo;
 }
+
+double tb_msim_trace_watts(const tb_msim_trace *tr, double t_s, int loop) { return tr->w[trace_at(tr, t_s, loop)]; }
 
 void tb_msim_trace_free(tb_msim_trace *tr) {
     if (!tr) return;
     free(tr->t);
     free(tr->w);
+    free(tr->v);
+    free(tr->a);
+    free(tr->pf);
     free(tr);
 }
 
 /* ---- faults and counters ---- */
 
-static const char *const fault_names[TB_MSIM_FAULT_KINDS] = {"nan",   "inf",        "garbage",
-                                                             "stall", "disconnect", "uncertainty"};
+static const char *const fault_names[TB_MSIM_FAULT_KINDS] = {"nan",        "inf",         "garbage",  "stall",
+                                                             "disconnect", "uncertainty", "negative", "inconsistent"};
+
+const char *tb_msim_fault_name(int kind) { return kind >= 0 && kind < TB_MSIM_FAULT_KINDS ? fault_names[kind] : "?"; }
 
 void tb_msim_defaults(tb_msim_opts *o) {
     memset(o, 0, sizeof *o);
@@ -176,8 +222,10 @@ int tb_msim_parse_fault(const char *spec, tb_msim_fault *out, char *err) {
             strncasecmp(spec, fault_names[k], (size_t)(colon - spec)) == 0)
             break;
     if (k == TB_MSIM_FAULT_KINDS) {
-        tb_seterr(err, "'%s': unknown fault '%.*s' (nan, inf, garbage, stall, disconnect, uncertainty)", spec,
-                  (int)(colon - spec), spec);
+        tb_seterr(err,
+                  "'%s': unknown fault '%.*s' (nan, inf, garbage, stall, disconnect, uncertainty, negative, "
+                  "inconsistent)",
+                  spec, (int)(colon - spec), spec);
         return -1;
     }
     if (tb_parse_u64(colon + 1, &n, e) != 0 || n == 0) {
@@ -192,11 +240,11 @@ int tb_msim_parse_fault(const char *spec, tb_msim_fault *out, char *err) {
 void tb_msim_format_counters(const tb_msim_counters *c, char *buf, size_t len) {
     snprintf(buf, len,
              "requests=%llu served=%llu valid=%llu nan=%llu overrange=%llu garbage=%llu uncertain=%llu "
-             "stalled=%llu disconnects=%llu connections=%llu",
+             "implausible=%llu stalled=%llu disconnects=%llu connections=%llu",
              (unsigned long long)c->requests, (unsigned long long)c->served, (unsigned long long)c->valid,
              (unsigned long long)c->nan, (unsigned long long)c->overrange, (unsigned long long)c->garbage,
-             (unsigned long long)c->uncertain, (unsigned long long)c->stalled, (unsigned long long)c->disconnects,
-             (unsigned long long)c->connections);
+             (unsigned long long)c->uncertain, (unsigned long long)c->implausible, (unsigned long long)c->stalled,
+             (unsigned long long)c->disconnects, (unsigned long long)c->connections);
 }
 
 /* ---- the server ---- */
@@ -221,6 +269,7 @@ struct tb_msim {
     tb_msim_trace *trace;
     tb_meter *cpu;
     double cpu_last_w;
+    double src_v, src_a, src_pf; /* the trace's V, A, PF now (set by source_watts); NaN: derive them */
     int lfd, port;
     int pty_fd;
     char pty_path[64];
@@ -263,7 +312,14 @@ static double source_watts(tb_msim *m, uint64_t at_us) {
         }
     }
     t = at_us > m->t0_us ? (double)(at_us - m->t0_us) / 1e6 : 0.0;
-    if (m->trace) return tb_msim_trace_watts(m->trace, t, m->o.trace_loop);
+    m->src_v = m->src_a = m->src_pf = NAN;
+    if (m->trace) {
+        size_t k = trace_at(m->trace, t, m->o.trace_loop);
+        m->src_v = m->trace->v[k];
+        m->src_a = m->trace->a[k];
+        m->src_pf = m->trace->pf[k];
+        return m->trace->w[k];
+    }
     if (m->cpu) {
         tb_sample s;
         char e[TB_ERR_LEN];
@@ -390,6 +446,7 @@ int tb_msim_open(const tb_msim_opts *o, tb_msim **out, char *err) {
     m->trace_wait = m->trace && o->trace_from_request;
     m->t0_us = m->trace_wait ? 0 : tb_now_us();
     m->cpu_last_w = 0;
+    m->src_v = m->src_a = m->src_pf = NAN;
     *out = m;
     return 0;
 fail:
@@ -403,7 +460,7 @@ uint64_t tb_msim_t0_us(const tb_msim *m) { return m->t0_us; }
 
 void tb_msim_get_counters(const tb_msim *m, tb_msim_counters *c) {
     *c = m->c;
-    c->valid = c->served - c->nan - c->overrange - c->garbage - c->uncertain;
+    c->valid = c->served - c->nan - c->overrange - c->garbage - c->uncertain - c->implausible;
 }
 
 static void drop_client(tb_msim *m, int i) {
@@ -508,8 +565,9 @@ static const double aranges[] = {0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
 /* The value of function f for element e (0 = SIGMA) at the given total watts. */
 static double yoko_func(const tb_msim *m, const char *f, int e, double total_w) {
     double n = (double)m->o.elements, w = e == 0 ? total_w : total_w / n;
-    double u = m->o.volts, pf = m->o.pf;
-    double i = u > 0 && pf > 0 ? w / (u * pf) : 0, s = u * i;
+    double u = isfinite(m->src_v) ? m->src_v : m->o.volts, pf = isfinite(m->src_pf) ? m->src_pf : m->o.pf;
+    double i = isfinite(m->src_a) ? (e == 0 ? m->src_a : m->src_a / n) : u > 0 && pf > 0 ? w / (u * pf) : 0;
+    double s = u * i;
     if (strcmp(f, "P") == 0 || strcmp(f, "W") == 0) return w;
     if (strcmp(f, "U") == 0 || strcmp(f, "V") == 0 || strcmp(f, "URMS") == 0) return u;
     if (strcmp(f, "I") == 0 || strcmp(f, "A") == 0 || strcmp(f, "IRMS") == 0) return i;
@@ -526,6 +584,23 @@ static void fmt_nr3(char *buf, size_t len, double v) {
         snprintf(buf, len, "NAN");
     else
         snprintf(buf, len, "%.5E", v);
+}
+
+/*
+ * The implausible faults, applied to the values about to be served (through
+ * src_*, which source_watts resets for the next reply): negative serves the
+ * WT310E field bug's reading (mlcommons/power-dev#253), -27.1 W and -3.199 A
+ * whatever the source; inconsistent keeps W and doubles the current, so
+ * V x A x PF is twice W.
+ */
+static void implausible_values(tb_msim *m, int f, double *total_w) {
+    double u = isfinite(m->src_v) ? m->src_v : m->o.volts, pf = isfinite(m->src_pf) ? m->src_pf : m->o.pf;
+    if (f == TB_MSIM_FAULT_NEGATIVE) {
+        *total_w = SIM_NEG_W;
+        m->src_a = SIM_NEG_A;
+    } else {
+        m->src_a = 2.0 * (isfinite(m->src_a) ? m->src_a : u > 0 && pf > 0 ? *total_w / (u * pf) : 0);
+    }
 }
 
 /* Builds the reply to a value query, applying the fault. Returns 0 to send
@@ -553,9 +628,13 @@ static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
     }
     if (f == TB_MSIM_FAULT_NAN) m->c.nan++;
     if (f == TB_MSIM_FAULT_INF) m->c.overrange++;
+    if (f == TB_MSIM_FAULT_NEGATIVE || f == TB_MSIM_FAULT_INCONSISTENT) {
+        m->c.implausible++;
+        implausible_values(m, f, &total);
+    }
     /* A real over-range: the input is above 140% of a fixed range. */
     {
-        double u = m->o.volts, i = yoko_func(m, "I", 1, total);
+        double u = isfinite(m->src_v) ? m->src_v : m->o.volts, i = yoko_func(m, "I", 1, total);
         if ((!m->vauto && u > 1.4 * m->vrange) || (!m->aauto && i > 1.4 * m->arange)) over = 1;
     }
     buf[0] = '\0';
@@ -854,6 +933,12 @@ static int ptd_send_rl(tb_msim *m, client *c, int f) {
     m->last_read = k;
     at = m->go_us + k * m->interval_us;
     w = source_watts(m, at);
+    if (isfinite(m->src_v)) u = m->src_v;
+    if (isfinite(m->src_pf)) pf = m->src_pf;
+    if (f == TB_MSIM_FAULT_NEGATIVE || f == TB_MSIM_FAULT_INCONSISTENT) {
+        m->c.implausible++;
+        implausible_values(m, f, &w);
+    }
     wall = tb_wall_us() - (int64_t)(tb_now_us() - at);
     secs = (time_t)(wall / 1000000);
     localtime_r(&secs, &tm);
@@ -885,7 +970,10 @@ static int ptd_send_rl(tb_msim *m, client *c, int f) {
         if (SIM_PTD_UNC_BAD > m->unc_max) m->unc_max = SIM_PTD_UNC_BAD;
     }
     snprintf(line, sizeof line, "Last 1 sample\r\nTime,%s,Watts,%.6f,Volts,%.6f,Amps,%.6f,PF,%.6f\r\n", ts, w, u,
-             u > 0 && pf > 0 ? w / (u * pf) : 0.0, pf);
+             isfinite(m->src_a) ? m->src_a
+             : u > 0 && pf > 0  ? w / (u * pf)
+                                : 0.0,
+             pf);
     put(c, line);
     return 0;
 }

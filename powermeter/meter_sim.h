@@ -29,6 +29,8 @@ enum {
     TB_MSIM_FAULT_STALL,       /* no reply at all to that request */
     TB_MSIM_FAULT_DISCONNECT,  /* the connection is closed instead of replying */
     TB_MSIM_FAULT_UNCERTAINTY, /* PTD only: the sample's uncertainty is 1.5% (> 1%) */
+    TB_MSIM_FAULT_NEGATIVE,    /* -27.1 W and -3.199 A, the WT310E field bug (mlcommons/power-dev#253) */
+    TB_MSIM_FAULT_INCONSISTENT, /* W as the source says, the current doubled: V x A x PF = 2 W */
     TB_MSIM_FAULT_KINDS
 };
 
@@ -44,7 +46,7 @@ typedef struct tb_msim_opts {
     char host[128];           /* listen address, default "127.0.0.1" */
     char port[8];             /* "0" = any free port (the bound one is printed) */
     double watts;             /* constant source, W (used when no trace and no cpu model) */
-    const char *trace;        /* trace file "t_s,W" per line, or NULL */
+    const char *trace;        /* trace file "t_s,W" or "t_s,W,V,A,PF" per line (W may be < 0), or NULL */
     int trace_loop;           /* 1: the trace repeats; 0: the last value holds */
     int trace_from_request;   /* 1: the trace's t = 0 is the first value request, not the start */
     const char *cpu_model;    /* an estimate: URI ("estimate:?idle=50&max=200"), or NULL */
@@ -61,8 +63,9 @@ typedef struct tb_msim_opts {
 typedef struct tb_msim_counters {
     uint64_t requests;                           /* value requests received (:NUM:NORM:VAL?, :MEAS:NORM:VAL?, RL) */
     uint64_t served;                             /* value replies sent (PTD: RL sample lines), faulty ones included */
-    uint64_t valid;                              /* served - nan - overrange - garbage - uncertain */
+    uint64_t valid;                              /* served - nan - overrange - garbage - uncertain - implausible */
     uint64_t nan, overrange, garbage, uncertain; /* served with that fault */
+    uint64_t implausible;                        /* served with the negative or inconsistent fault */
     uint64_t stalled;                            /* requests left unanswered */
     uint64_t disconnects;                        /* connections closed instead of a reply */
     uint64_t connections;                        /* connections accepted */
@@ -75,10 +78,12 @@ void tb_msim_defaults(tb_msim_opts *o);
 
 /*
  * Parses a fault spec "KIND:N" (KIND: nan, inf, garbage, stall, disconnect,
- * uncertainty; N >= 1: every Nth value request). Returns 0, or -1 with err
- * naming the spec.
+ * uncertainty, negative, inconsistent; N >= 1: every Nth value request).
+ * Returns 0, or -1 with err naming the spec.
  */
 int tb_msim_parse_fault(const char *spec, tb_msim_fault *out, char *err) TB_WUR;
+/* The spec name of a fault kind ("nan"), "?" for an unknown one. */
+const char *tb_msim_fault_name(int kind);
 
 /*
  * Loads the trace (if any), opens the CPU model (if any) and binds the
@@ -108,13 +113,16 @@ int tb_msim_run(tb_msim *m, volatile sig_atomic_t *stop, volatile sig_atomic_t *
 void tb_msim_get_counters(const tb_msim *m, tb_msim_counters *c);
 
 /* "requests=N served=N valid=N nan=N overrange=N garbage=N uncertain=N
- * stalled=N disconnects=N connections=N" into buf (len bytes). */
+ * implausible=N stalled=N disconnects=N connections=N" into buf (len bytes). */
 void tb_msim_format_counters(const tb_msim_counters *c, char *buf, size_t len);
 
 void tb_msim_close(tb_msim *m); /* NULL is a no-op */
 
 /*
- * The trace model, public for tests: the watts at t_s seconds since the
+ * The trace model, public for tests. Lines are "seconds,watts" or
+ * "seconds,watts,volts,amps,pf" (then those are served as given instead of
+ * the --volts/--pf defaults and the current derived from them); watts may be
+ * negative, to serve implausible readings. The watts at t_s seconds since the
  * start are those of the last point with time <= t_s (a step function); before
  * the first point, the first value; after the last, the last value, or with
  * loop the trace starts over (period = last time; requires last time > 0).

@@ -221,11 +221,13 @@ unsigned tb_ptd_parse_rl_sample(const char *line, double *w, double *v, double *
         if (dst == w) {
             have_w = 1;
             if (x == -2) return TB_SAMPLE_MISSING;
-            if (x < 0) {
+            if (x == -1) {
                 *w = NAN;
                 return TB_SAMPLE_INVALID;
             }
-        } else if (x < 0 && dst != pf) {
+            /* Any other negative W is a reading, kept as read: the front
+             * end's plausibility check (meter.c) flags it IMPLAUSIBLE. */
+        } else if ((x == -1 || x == -2) && dst != pf) {
             continue; /* -1/-2 on V or A: unknown, the watts still stand */
         }
         *dst = x;

@@ -72,7 +72,8 @@ int tb_ptd_parse_rl_header(const char *line, unsigned *n);
  * (fields after the time in any order; unknown ones skipped). Fills W, V, A,
  * PF (NaN when absent or flagged) and returns TB_SAMPLE_* flags: 0 good,
  * TB_SAMPLE_INVALID for Watts -1 (an error) or a line that does not parse,
- * TB_SAMPLE_MISSING for Watts -2 (a missed sample). *wall_us gets the
+ * TB_SAMPLE_MISSING for Watts -2 (a missed sample). Other values, negative
+ * ones included, are returned as read (meter.c judges them). *wall_us gets the
  * sample's time stamp (PTD host's local time) or 0 when it does not parse.
  */
 unsigned tb_ptd_parse_rl_sample(const char *line, double *w, double *v, double *a, double *pf, int64_t *wall_us);

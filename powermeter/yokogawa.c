@@ -491,6 +491,7 @@ static int yoko_identify(void *self, tb_meter_info *info, char *err) {
     info->amp_mode = y->got.amp_mode;
     info->crest_factor = y->got.crest_factor;
     info->update_ms = y->got.update_ms;
+    info->elements = y->element == 0 ? 3 : 1; /* SIGMA sums up to 3 elements (WT333) */
     info->estimated = 0;
     return 0;
 }

@@ -259,7 +259,13 @@ static const char *const migrations[] = {
     "ALTER TABLE qos ADD COLUMN ops INTEGER;"
     "ALTER TABLE qos ADD COLUMN min_ops INTEGER;"
     "ALTER TABLE levels ADD COLUMN qos_not_judged INTEGER NOT NULL DEFAULT 0;",
-    /* 5 -> 6: the steady window on the monotonic clock of power_samples.mono_us
+    /* 5 -> 6: why a power sample is bad (issue 19): tb_meter_reason_text of
+     * its reason, e.g. "implausible: negative active power" for a sample
+     * flagged IMPLAUSIBLE (0x20) by the meter front end's plausibility
+     * check. NULL for a good sample, and on rows stored before. watts keeps
+     * the raw reading even then; level means skip bad samples. */
+    "ALTER TABLE power_samples ADD COLUMN reason TEXT;",
+    /* 6 -> 7: the steady window on the monotonic clock of power_samples.mono_us
      * ([start, end) in µs), so its samples, edges and duration can be checked
      * from the rows alone (tests/tools/recompute.py); NULL before. */
     "ALTER TABLE levels ADD COLUMN steady_start_mono_us INTEGER;"
@@ -312,7 +318,8 @@ static const char *const stmt_sql[ST_COUNT] = {
               " err_content)"
               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
-                  " amps, pf, flags, uncertainty_pct) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                  " amps, pf, flags, uncertainty_pct, reason)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile, judged, ops, min_ops)"
                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_EVENT] = "INSERT INTO events (run_id, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
@@ -788,6 +795,10 @@ static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const t
         bind_real(st, 9, x->pf);
         sqlite3_bind_int64(st, 10, (int64_t)x->flags);
         bind_real(st, 11, x->uncertainty_pct);
+        if (x->reason != TB_REASON_NONE)
+            sqlite3_bind_text(st, 12, tb_meter_reason_text(x->reason), -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 12);
         if ((rc = step_done(st)) != SQLITE_OK) return rc;
     }
     return SQLITE_OK;

@@ -16,6 +16,7 @@ at_exit 'for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/n
 start_sim() {
     local name=$1 i
     shift
+    : >"$T/$name.log" # exists before the loop below reads it, however late the child starts
     "$TB" meter sim --listen 127.0.0.1:0 "$@" >"$T/$name.log" 2>&1 &
     SIM_PID=$!
     SIM_PIDS+=("$SIM_PID")

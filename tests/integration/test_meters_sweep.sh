@@ -14,6 +14,7 @@ at_exit '[ -n "$SIM_PID" ] && { kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/
 # one value for the whole run (the step model holds the last value).
 WATTS=187.5
 printf 'time,watts\n0,%s\n' "$WATTS" >"$T/trace.csv"
+: >"$T/sim.log" # exists before the loop below reads it, however late the child starts
 "$TB" meter sim --listen 127.0.0.1:0 --protocol wt310 --trace "$T/trace.csv" >"$T/sim.log" 2>&1 &
 SIM_PID=$!
 PORT=""

@@ -147,7 +147,7 @@ def check_level(db, chk, run, lv, refs, n_meters):
     (lid, tiles, phase, rep, steady_s, t0, t1, score, avg_w, ppkw, s_total, s_bad) = lv
     tag = f"level {tiles} tiles phase {phase} repeat {rep}"
     if t0 is None or t1 is None:
-        die(f"{tag}: no steady_start_mono_us/steady_end_mono_us (stored before schema 6?)")
+        die(f"{tag}: no steady_start_mono_us/steady_end_mono_us (stored before schema 7?)")
     window_s = (t1 - t0) / 1e6
     chk.close(f"{tag}: steady_s against the monotonic window", steady_s, window_s)
 

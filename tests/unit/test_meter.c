@@ -377,6 +377,214 @@ static void test_open_driver_and_missing_samples(void **state) {
     assert_string_equal(err, "meter 'fake://fail': connect 127.0.0.1:1: Connection refused");
 }
 
+/* ---- plausibility (tb_meter_plausible), both sides of every bound ---- */
+
+/* A WT310 on fixed 300 V / 20 A ranges at crest factor 3, one element. */
+static tb_meter_info wt310_info(void) {
+    tb_meter_info i;
+    memset(&i, 0, sizeof i);
+    snprintf(i.model, sizeof i.model, "WT310");
+    i.volt_range_v = 300;
+    i.amp_range_a = 20;
+    i.volt_mode = i.amp_mode = TB_RANGE_FIXED;
+    i.crest_factor = 3;
+    i.elements = 1;
+    return i;
+}
+
+static tb_sample sample_w(double w, double v, double a, double pf) {
+    tb_sample s;
+    memset(&s, 0, sizeof s);
+    s.watts = w;
+    s.volts = v;
+    s.amps = a;
+    s.pf = pf;
+    s.uncertainty_pct = NAN;
+    return s;
+}
+
+static void expect_reason(const tb_meter_info *info, tb_sample s, int want, const char *what) {
+    char why[256];
+    int got = tb_meter_plausible(info, &s, why, sizeof why);
+    if (got != want)
+        fail_msg("%s: W %.9g V %g A %.9g PF %g: reason %d (%s), want %d", what, s.watts, s.volts, s.amps, s.pf, got,
+                 why, want);
+    if ((got != TB_REASON_NONE) != (why[0] != '\0')) fail_msg("%s: explanation '%s' for reason %d", what, why, got);
+}
+
+static void test_plausible_negative_and_nonfinite(void **state) {
+    tb_meter_info info = wt310_info();
+    tb_sample s;
+    char why[128];
+    (void)state;
+    expect_reason(&info, sample_w(0, NAN, NAN, NAN), TB_REASON_NONE, "0 W");
+    expect_reason(&info, sample_w(-1e-9, NAN, NAN, NAN), TB_REASON_NEGATIVE, "-1e-9 W");
+    expect_reason(&info, sample_w(-27.1, 230, -3.199, 0.95), TB_REASON_NEGATIVE, "the WT310E field bug");
+    expect_reason(&info, sample_w(NAN, 230, 1, 1), TB_REASON_NONFINITE, "NaN W, unflagged");
+    expect_reason(&info, sample_w(INFINITY, NAN, NAN, NAN), TB_REASON_NONFINITE, "+inf W");
+    expect_reason(&info, sample_w(-INFINITY, NAN, NAN, NAN), TB_REASON_NONFINITE, "-inf W");
+    /* what the driver already flagged is not judged again */
+    s = sample_w(NAN, NAN, NAN, NAN);
+    s.flags = TB_SAMPLE_INVALID;
+    expect_reason(&info, s, TB_REASON_NONE, "NaN W flagged INVALID");
+    s = sample_w(-5, NAN, NAN, NAN);
+    s.flags = TB_SAMPLE_OVERRANGE;
+    expect_reason(&info, s, TB_REASON_NONE, "flagged OVERRANGE");
+    s = sample_w(-5, NAN, NAN, NAN);
+    s.flags = TB_SAMPLE_MISSING;
+    expect_reason(&info, s, TB_REASON_NONE, "flagged MISSING");
+    /* the estimate and auto-range flags are not bad: still judged */
+    s = sample_w(-5, NAN, NAN, NAN);
+    s.flags = TB_SAMPLE_ESTIMATED | TB_SAMPLE_AUTORANGE;
+    expect_reason(&info, s, TB_REASON_NEGATIVE, "negative, flagged ESTIMATED|AUTORANGE");
+    s = sample_w(-27.1, NAN, NAN, NAN);
+    assert_int_equal(tb_meter_plausible(&info, &s, why, sizeof why), TB_REASON_NEGATIVE);
+    assert_non_null(strstr(why, "-27.1"));
+    assert_int_equal(tb_meter_plausible(&info, &s, NULL, 0), TB_REASON_NEGATIVE);
+}
+
+static void test_plausible_range_bound(void **state) {
+    tb_meter_info info = wt310_info();
+    (void)state;
+    /* (3 x 300 V) x (3 x 20 A) = 54 kW */
+    assert_true(tb_meter_max_watts(&info) == 54000.0);
+    expect_reason(&info, sample_w(54000, NAN, NAN, NAN), TB_REASON_NONE, "at the bound");
+    expect_reason(&info, sample_w(54000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "just above");
+    /* crest factor 6: (6 x 300) x (6 x 20) */
+    info.crest_factor = 6;
+    expect_reason(&info, sample_w(216000, NAN, NAN, NAN), TB_REASON_NONE, "CF6 at the bound");
+    expect_reason(&info, sample_w(216000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "CF6 just above");
+    /* crest factor not reported: 3 */
+    info.crest_factor = 0;
+    assert_true(tb_meter_max_watts(&info) == 54000.0);
+    expect_reason(&info, sample_w(54000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "CF unknown, just above");
+    /* SIGMA of up to 3 elements */
+    info.elements = 3;
+    expect_reason(&info, sample_w(162000, NAN, NAN, NAN), TB_REASON_NONE, "3 elements at the bound");
+    expect_reason(&info, sample_w(162000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "3 elements just above");
+    /* no bound when a range auto-ranges or is unknown */
+    info = wt310_info();
+    info.amp_mode = TB_RANGE_AUTO;
+    assert_true(tb_meter_max_watts(&info) == 0);
+    expect_reason(&info, sample_w(1e7, NAN, NAN, NAN), TB_REASON_NONE, "auto-ranging: no bound");
+    info = wt310_info();
+    info.volt_range_v = 0;
+    expect_reason(&info, sample_w(1e7, NAN, NAN, NAN), TB_REASON_NONE, "V range unknown: no bound");
+    /* a small range: 0.2 A, 300 V -> 540 W */
+    info = wt310_info();
+    info.amp_range_a = 0.2;
+    expect_reason(&info, sample_w(540, NAN, NAN, NAN), TB_REASON_NONE, "0.2 A range at the bound");
+    expect_reason(&info, sample_w(540.001, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "0.2 A range just above");
+}
+
+static void test_plausible_vapf(void **state) {
+    tb_meter_info info = wt310_info(), none;
+    (void)state;
+    /* good WT310 samples: PF = P / (U x I) rounded to five digits */
+    expect_reason(&info, sample_w(199.45, 229.87, 0.91234, 0.95103), TB_REASON_NONE, "a good WT310 sample");
+    expect_reason(&info, sample_w(1.2345, 100.02, 0.012345, 0.99980), TB_REASON_NONE, "a small good sample");
+    /* PF clipped at 1 while P > U x I by 0.15% (measurement error) */
+    expect_reason(&info, sample_w(100.20, 230.00, 0.43500, 1.0000), TB_REASON_NONE, "PF clipped at 1");
+    /* 300 V x 20 A ranges: tolerance 1.5% of max(|W|, |VAPF|) + 1.5% of 6000 W = 90 W.
+     * At W 1000: VAPF up to 1090 / 0.985 = 1106.599 W passes. */
+    expect_reason(&info, sample_w(1000, 230, 1106.5 / 230, 1), TB_REASON_NONE, "VAPF 1106.5 vs W 1000");
+    expect_reason(&info, sample_w(1000, 230, 1106.7 / 230, 1), TB_REASON_VAPF, "VAPF 1106.7 vs W 1000");
+    /* below W: VAPF down to (1000 - 90 - 15) = 895 passes */
+    expect_reason(&info, sample_w(1000, 230, 895.1 / 230, 1), TB_REASON_NONE, "VAPF 895.1 vs W 1000");
+    expect_reason(&info, sample_w(1000, 230, 894.9 / 230, 1), TB_REASON_VAPF, "VAPF 894.9 vs W 1000");
+    /* crest factor 6 doubles the range term: 180 W + 1.5% of 1000 W = 195 W */
+    info.crest_factor = 6;
+    expect_reason(&info, sample_w(1000, 230, 805.1 / 230, 1), TB_REASON_NONE, "CF6: VAPF 805.1 vs W 1000");
+    expect_reason(&info, sample_w(1000, 230, 804.9 / 230, 1), TB_REASON_VAPF, "CF6: VAPF 804.9 vs W 1000");
+    /* ranges unknown: 1.5% of the larger of the two only */
+    memset(&none, 0, sizeof none);
+    expect_reason(&none, sample_w(100, 230, 101.5 / 230, 1), TB_REASON_NONE, "no ranges: VAPF 101.5 vs W 100");
+    expect_reason(&none, sample_w(100, 230, 101.6 / 230, 1), TB_REASON_VAPF, "no ranges: VAPF 101.6 vs W 100");
+    expect_reason(&none, sample_w(100, 230, 98.6 / 230, 1), TB_REASON_NONE, "no ranges: VAPF 98.6 vs W 100");
+    expect_reason(&none, sample_w(100, 230, 98.4 / 230, 1), TB_REASON_VAPF, "no ranges: VAPF 98.4 vs W 100");
+    /* the emulator's inconsistent fault: the current doubled */
+    expect_reason(&none, sample_w(200, 230, 2 * 200 / (230 * 0.95), 0.95), TB_REASON_VAPF, "current doubled");
+    /* not judged without all of V, A, PF, or on a SIGMA of several elements */
+    expect_reason(&none, sample_w(100, 230, NAN, 1), TB_REASON_NONE, "no A");
+    expect_reason(&none, sample_w(100, NAN, 1, 1), TB_REASON_NONE, "no V");
+    expect_reason(&none, sample_w(100, 230, 1, NAN), TB_REASON_NONE, "no PF");
+    info = wt310_info();
+    info.elements = 3;
+    expect_reason(&info, sample_w(100, 230, 1, 1), TB_REASON_NONE, "SIGMA: V and A are averages");
+}
+
+static void test_reason_texts(void **state) {
+    (void)state;
+    assert_string_equal(tb_meter_reason_text(TB_REASON_NONE), "");
+    assert_string_equal(tb_meter_reason_text(TB_REASON_COUNT), "");
+    assert_string_equal(tb_meter_reason_text(-1), "");
+    for (int r = TB_REASON_NEGATIVE; r <= TB_REASON_VAPF; r++)
+        assert_non_null(strstr(tb_meter_reason_text(r), "implausible"));
+    for (int r = TB_REASON_MISSING; r <= TB_REASON_OVERRANGE; r++) {
+        assert_true(tb_meter_reason_text(r)[0] != '\0');
+        assert_null(strstr(tb_meter_reason_text(r), "implausible"));
+    }
+}
+
+/* The front end applies the check to every driver's samples, after the
+ * driver's own flags, and stamps a reason on every bad sample. */
+static const double scripted_w[] = {200, -27.1, NAN, 70000, 100, 100};
+static const unsigned scripted_flags[] = {0, 0, 0, 0, TB_SAMPLE_INVALID, 0};
+static const double scripted_a[] = {NAN, -3.199, NAN, NAN, NAN, 2.0};
+static int scripted_i;
+
+static int scripted_open(const char *uri, void **self, char *err) {
+    (void)uri;
+    (void)err;
+    scripted_i = 0;
+    *self = &scripted_i;
+    return 0;
+}
+
+static int scripted_identify(void *self, tb_meter_info *info, char *err) {
+    (void)self;
+    (void)err;
+    *info = wt310_info();
+    return 0;
+}
+
+static int scripted_sample(void *self, tb_sample *s, char *err) {
+    int i = (*(int *)self)++;
+    (void)err;
+    s->watts = scripted_w[i];
+    s->amps = scripted_a[i];
+    if (isfinite(scripted_a[i])) {
+        s->volts = 230;
+        s->pf = 1;
+    }
+    s->flags |= scripted_flags[i];
+    return 0;
+}
+
+static const tb_meter_driver scripted_driver = {"scripted", scripted_open, scripted_identify, scripted_sample,
+                                                fake_close};
+
+static void test_front_end_flags_implausible(void **state) {
+    static const int want_reason[] = {TB_REASON_NONE,        TB_REASON_NEGATIVE, TB_REASON_NONFINITE,
+                                      TB_REASON_ABOVE_RANGE, TB_REASON_INVALID,  TB_REASON_VAPF};
+    tb_meter *m = NULL;
+    char err[TB_ERR_LEN] = "";
+    (void)state;
+    assert_int_equal(tb_meter_open_driver(&scripted_driver, "scripted:", &m, err), 0);
+    for (size_t i = 0; i < sizeof want_reason / sizeof want_reason[0]; i++) {
+        tb_sample s;
+        unsigned want_flags = want_reason[i] >= TB_REASON_NEGATIVE ? TB_SAMPLE_IMPLAUSIBLE : scripted_flags[i];
+        assert_int_equal(tb_meter_sample(m, &s, err), 0);
+        if (s.reason != want_reason[i] || s.flags != want_flags)
+            fail_msg("sample %zu (W %g): reason %d flags 0x%x, want %d 0x%x", i, s.watts, s.reason, s.flags,
+                     want_reason[i], want_flags);
+        /* the raw reading is kept */
+        if (i == 1) assert_true(s.watts == -27.1);
+        if (want_reason[i] != TB_REASON_NONE) assert_true(s.flags & TB_SAMPLE_BAD);
+    }
+    tb_meter_close(m);
+}
+
 static void test_close_null_is_noop(void **state) {
     (void)state;
     tb_meter_close(NULL);
@@ -397,6 +605,11 @@ int main(void) {
         cmocka_unit_test_setup(test_auto_falls_back_to_estimate, reset_stat),
         cmocka_unit_test_setup(test_open_driver_and_missing_samples, reset_stat),
         cmocka_unit_test_setup(test_close_null_is_noop, reset_stat),
+        cmocka_unit_test_setup(test_plausible_negative_and_nonfinite, reset_stat),
+        cmocka_unit_test_setup(test_plausible_range_bound, reset_stat),
+        cmocka_unit_test_setup(test_plausible_vapf, reset_stat),
+        cmocka_unit_test_setup(test_reason_texts, reset_stat),
+        cmocka_unit_test_setup(test_front_end_flags_implausible, reset_stat),
     };
     return cmocka_run_group_tests(tests, setup_stat, teardown_stat);
 }

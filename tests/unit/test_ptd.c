@@ -123,6 +123,13 @@ static void test_rl(void **state) {
     assert_int_equal(
         tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Watts,50,Volts,-1,Amps,-1", &w, &v, &a, &pf, &t), 0);
     assert_true(w == 50 && isnan(v));
+    /* any other negative is a reading, kept as read for meter.c to judge
+     * (the WT310E field bug: -27.1 W, -3.199 A) */
+    assert_int_equal(
+        tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Watts,-27.100000,Volts,230,Amps,-3.199000,PF,0.95", &w, &v,
+                               &a, &pf, &t),
+        0);
+    assert_true(w == -27.1 && a == -3.199 && v == 230);
     /* garbage */
     assert_int_equal(tb_ptd_parse_rl_sample("T\x7fime,,,@@garbage4", &w, &v, &a, &pf, &t), TB_SAMPLE_INVALID);
     assert_int_equal(tb_ptd_parse_rl_sample("Time,11-30-2026 16:00:01.000,Volts,230", &w, &v, &a, &pf, &t),

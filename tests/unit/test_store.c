@@ -186,6 +186,7 @@ static int put_level(tb_store *s, int64_t run_id, int tiles, const hists *h, cha
     smp[0] = sample_at(0, 100 * (uint64_t)tiles, 100.0 + tiles);
     smp[1] = sample_at(0, 100 * (uint64_t)tiles + 1, NAN);
     smp[1].s.flags = TB_SAMPLE_MISSING;
+    smp[1].s.reason = TB_REASON_MISSING;
     smp[2] = sample_at(1, 100 * (uint64_t)tiles + 1, 20.0);
     lr.tiles = tiles;
     lr.phase = 1;
@@ -391,7 +392,7 @@ static void test_json_round_trip(void **state) {
 
 /* The stored rows themselves: samples with NaN as NULL, the idle samples
  * without a level, and histogram BLOBs that decode to the same counts. */
-static int64_t pragma_int(sqlite3 *db, const char *sql);
+static int64_t pragma_int(sqlite3 *db, const char *sql); /* below */
 
 static void test_stored_rows(void **state) {
     fix *f = *state;
@@ -424,6 +425,11 @@ static void test_stored_rows(void **state) {
     assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples p JOIN levels l ON l.id = p.level_id"
                                     " WHERE p.mono_us < l.steady_start_mono_us OR p.mono_us >= l.steady_end_mono_us"),
                      0);
+    /* a bad sample's reason is stored as its text; a good one has none */
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE flags = 2 AND reason = "
+                                    "'missing: no reply from the meter'"),
+                     2);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE reason IS NULL"), 7);
     assert_int_equal(sqlite3_prepare_v2(db, "SELECT hist, hist_uncorrected FROM ops WHERE name = 'HomePage' LIMIT 1",
                                         -1, &st, NULL),
                      SQLITE_OK);
@@ -557,21 +563,21 @@ static void test_schema_version(void **state) {
 
     /* a database from a newer tilebench is refused, naming both versions */
     assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(raw, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(raw);
     assert_int_equal(tb_store_open(f->db, &s, err), -1);
     assert_null(s);
-    assert_non_null(strstr(err, "schema version 7 is newer"));
+    assert_non_null(strstr(err, "schema version 99 is newer"));
     {
         char known[16];
         snprintf(known, sizeof known, "(%d)", TB_STORE_SCHEMA_VERSION);
         assert_non_null(strstr(err, known));
     }
     assert_int_equal(tb_store_open_readonly(f->db, &s, err), -1);
-    assert_non_null(strstr(err, "schema version 7"));
+    assert_non_null(strstr(err, "schema version 99"));
 }
 
-/* Schema 4 -> 5: a database written before errors were split by class and
+/* Schema 4 -> 5 (and on to 6): a database written before errors were split by class and
  * before rules could go unjudged is migrated on the first open for writing;
  * its rows read as "not split" (errors_by_class null) and as judged. The v4
  * database is made from a v5 one by dropping what migration 5 adds. */
@@ -593,7 +599,8 @@ static void test_migrate_v4_to_v5(void **state) {
                                   "ALTER TABLE qos DROP COLUMN ops; ALTER TABLE qos DROP COLUMN min_ops;"
                                   "ALTER TABLE levels DROP COLUMN qos_not_judged;"
                                   "ALTER TABLE levels DROP COLUMN steady_start_mono_us;"
-                                  "ALTER TABLE levels DROP COLUMN steady_end_mono_us; PRAGMA user_version = 4;",
+                                  "ALTER TABLE levels DROP COLUMN steady_end_mono_us;"
+                                  "ALTER TABLE power_samples DROP COLUMN reason; PRAGMA user_version = 4;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
@@ -603,6 +610,11 @@ static void test_migrate_v4_to_v5(void **state) {
     /* a writer migrates */
     assert_int_equal(tb_store_open(f->db, &s, err), 0);
     assert_int_equal(pragma_int(tb_store_db(s), "PRAGMA user_version"), TB_STORE_SCHEMA_VERSION);
+    /* 5 -> 6: the old samples have no reason */
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM power_samples WHERE reason IS NOT NULL"), 0);
+    /* 6 -> 7: the old levels have no monotonic window */
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM levels WHERE steady_start_mono_us IS NOT NULL"),
+                     0);
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM ops WHERE err_content IS NULL"),
                      pragma_int(tb_store_db(s), "SELECT count(*) FROM ops"));
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM qos WHERE judged = 1"),

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# test_meter_plausible.sh: implausible meter readings are invalid samples,
+# for every driver, with their reason (issue 19).
+#  - probe: the emulator serves negative (the WT310E field bug, -27.1 W /
+#    -3.199 A), out-of-range and V x A x PF-inconsistent readings, over the
+#    WT310 and PTDaemon protocols, plus NaN and over-range replies: each is a
+#    bad sample with its reason, and the samples after it are good again.
+#  - sweep: a meter that alternates 200 W and -27.1 W gives an INVALID level
+#    whose reason names implausible samples and whose mean power is the
+#    trace's 200 W (the bogus samples excluded); every raw sample is in
+#    power_samples with its flags and reason. A second run mixes NaN, INF and
+#    inconsistent replies with good ones: each stored with its own reason.
+# Expected figures come from the traces and the meter's ranges as printed by
+# probe, computed here (python3's sqlite3 reads the database).
+source "$(dirname "$0")/lib.sh"
+
+TB=$TILEBENCH
+SIM_PIDS=()
+at_exit 'for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done'
+
+# start_sim NAME ARGS...: the emulator on a free loopback port; sets PORT.
+start_sim() {
+    local name=$1 i
+    shift
+    : >"$T/$name.log"
+    "$TB" meter sim --listen 127.0.0.1:0 "$@" >"$T/$name.log" 2>&1 &
+    SIM_PIDS+=($!)
+    PORT=""
+    for i in $(seq 1 100); do
+        PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/$name.log")
+        [ -n "$PORT" ] && break
+        kill -0 "${SIM_PIDS[-1]}" 2>/dev/null || fail "meter sim '$name' exited: $(cat "$T/$name.log")"
+        sleep 0.05
+    done
+    [ -n "$PORT" ] || fail "meter sim '$name' did not listen: $(cat "$T/$name.log")"
+}
+
+sim_count() {
+    local line
+    exec 7<>"/dev/tcp/127.0.0.1/$1" || fail "cannot reach the sim on $1"
+    printf 'tb:count?\n' >&7
+    IFS= read -r -t 5 line <&7 || fail "no counters from the sim on $1"
+    exec 7<&-
+    echo "${line%$'\r'}" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# probe NAME URI N: N samples 10 ms apart (PTD: its own interval) into $T/NAME.out.
+probe() {
+    "$TB" meter probe "$2" --samples "$3" --interval 10ms >"$T/$1.out" 2>"$T/$1.err" ||
+        fail "probe $1 exited $?: $(cat "$T/$1.err")"
+}
+field() { sed -n 's/^summary: //p' "$T/$1.out" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+row() { grep -E "^ +$2  " "$T/$1.out" || fail "$1: no sample row $2"; }
+row_has() { row "$1" "$2" | grep -q -- "$3" || fail "$1: sample $2 lacks '$3': $(row "$1" "$2")"; }
+row_ok() { row "$1" "$2" | grep -qE '  ok$' || fail "$1: sample $2 is not ok: $(row "$1" "$2")"; }
+
+# ---- the trace format: "seconds,watts[,volts,amps,pf]", watts may be < 0 ----
+printf 'time,watts\n0,-5\n1,200,230\n' >"$T/bad.csv"
+rc=0
+"$TB" meter sim --trace "$T/bad.csv" >"$T/badtrace.log" 2>&1 || rc=$?
+expect "a trace line with V but no A, PF: exit" "$rc" -eq 2
+grep -q "bad.csv:3: amps '' is not a number" "$T/badtrace.log" || fail "bad trace line: $(cat "$T/badtrace.log")"
+
+# ---- probe: negative, over WT310 and PTD ----
+start_sim neg --protocol wt310 --watts 200 --fault negative:2
+probe neg "wt310://127.0.0.1:$PORT" 6
+for i in 2 4 6; do
+    row_has neg $i "-27.100"
+    row_has neg $i "-3.1990"
+    row_has neg $i "IMPLAUSIBLE: negative active power: W -27.1 < 0"
+done
+for i in 1 3 5; do row_ok neg $i; done
+expect "neg: implausible samples" "$(field neg implausible)" -eq 3
+expect "neg: ok samples" "$(field neg ok)" -eq 3
+expect "neg: mean_w over the ok samples" "$(field neg mean_w)" = 200.000
+expect "neg: sim served the fault 3 times" "$(sim_count "$PORT" implausible)" -eq 3
+
+start_sim negptd --protocol ptd --watts 200 --interval 50ms --fault negative:2
+probe negptd "ptd://127.0.0.1:$PORT?interval=50ms" 4
+for i in 2 4; do row_has negptd $i "IMPLAUSIBLE: negative active power"; done
+for i in 1 3; do row_ok negptd $i; done
+expect "ptd neg: implausible samples" "$(field negptd implausible)" -eq 2
+
+# ---- probe: above what the ranges can measure ----
+# The bound is (CF x V range) x (CF x A range), from the ranges probe prints.
+printf '0,60000,230,0.5,0.95\n' >"$T/over.csv"
+start_sim over --protocol wt310 --trace "$T/over.csv"
+probe over "wt310://127.0.0.1:$PORT" 2
+read -r VR AR < <(sed -n 's/^ranges: *\([0-9.]*\) V (fixed), \([0-9.]*\) A (fixed)$/\1 \2/p' "$T/over.out")
+CF=$(sed -n 's/^crest: *//p' "$T/over.out")
+[ -n "$VR" ] && [ -n "$AR" ] && [ -n "$CF" ] || fail "over: ranges or crest factor not printed: $(cat "$T/over.out")"
+MAXW=$(awk -v v="$VR" -v a="$AR" -v c="$CF" 'BEGIN { printf "%.0f", c * v * c * a }')
+expect "over: the trace's 60000 W is above the bound" "$MAXW" -lt 60000
+for i in 1 2; do row_has over $i "IMPLAUSIBLE: active power above what the V and A ranges can measure: W 60000 > $MAXW W"; done
+# Just inside the bound W is judged on (and here fails) V x A x PF only.
+printf '0,%s,230,0.5,0.95\n' "$((MAXW - 1))" >"$T/inside.csv"
+start_sim inside --protocol wt310 --trace "$T/inside.csv"
+probe inside "wt310://127.0.0.1:$PORT" 1
+row_has inside 1 "IMPLAUSIBLE: V x A x PF disagrees with W"
+
+# ---- probe: V x A x PF inconsistent, from a trace and from the fault ----
+# 230 V x 2 A x 0.95 = 437 W against 200 W; tolerance 1.5% of 437 + 1.5% of the ranges.
+TOL=$(awk -v v="$VR" -v a="$AR" 'BEGIN { printf "%.3f", 0.015 * 437 + 0.015 * v * a }')
+expect_true "vapf: 237 W off is beyond the tolerance" "$TOL" ". < 237"
+printf '0,200,230,2,0.95\n' >"$T/vapf.csv"
+start_sim vapf --protocol wt310 --trace "$T/vapf.csv"
+probe vapf "wt310://127.0.0.1:$PORT" 2
+row_has vapf 1 "IMPLAUSIBLE: V x A x PF disagrees with W beyond the meter's accuracy: V x A x PF = 230 x 2 x 0.95 = 437 W"
+start_sim vapff --protocol wt310 --watts 200 --fault inconsistent:2
+probe vapff "wt310://127.0.0.1:$PORT" 4
+for i in 2 4; do row_has vapff $i "IMPLAUSIBLE: V x A x PF disagrees"; done
+for i in 1 3; do row_ok vapff $i; done
+# A good sample as the WT310 emulator serves it (PF = P / (U x I)) passes.
+printf '0,199.45,229.87,0.91234,0.95103\n' >"$T/good.csv"
+start_sim good --protocol wt310 --trace "$T/good.csv"
+probe good "wt310://127.0.0.1:$PORT" 2
+for i in 1 2; do row_ok good $i; done
+
+# ---- probe: NaN and over-range replies carry their reason too ----
+start_sim nan --protocol wt310 --watts 200 --fault nan:2 --fault inf:3
+probe nan "wt310://127.0.0.1:$PORT" 4
+row_has nan 2 "INVALID: the meter or driver flagged the reading"
+row_has nan 3 "OVERRANGE: the meter reports its input above range"
+for i in 1; do row_ok nan $i; done
+row_has nan 4 "INVALID:"
+
+# ---- sweep: 200 W and -27.1 W alternately ----
+W=200
+printf 'time,watts\n0,%s\n' "$W" >"$T/trace.csv"
+start_sim sweep --protocol wt310 --trace "$T/trace.csv" --fault negative:2
+SWEEP_PORT=$PORT
+"$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
+run() {
+    "$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady "$3" --ramp-down 1s --idle 0 \
+        --meter "wt310://127.0.0.1:$1" --db "$T/results.db" --quiet >"$T/run-$2.log" 2>&1 ||
+        fail "run $2 exited $?: $(cat "$T/run-$2.log")"
+}
+run "$SWEEP_PORT" neg 6s
+"$TB" report latest --db "$T/results.db" --format json >"$T/neg.json"
+J="$T/neg.json"
+expect "run status (the run goes on)" "$(jq -r .run.status "$J")" = complete
+expect "level invalid" "$(jq .run.levels[0].valid "$J")" = false
+REASON=$(jq -r '.run.levels[0].invalid_reason' "$J")
+echo "$REASON" | grep -qi implausible || fail "invalid_reason does not mention implausible samples: $REASON"
+echo "ok: invalid_reason: $REASON"
+AVG=$(jq '.run.levels[0].avg_watts' "$J")
+# A constant trace: any window's time-weighted mean is its one value.
+expect_true "avg_watts is the trace's $W W (bogus samples excluded)" "$AVG" "((. - $W) | fabs) <= $W * 1e-9"
+
+# The raw samples, checked in the database by code of this test's own.
+/usr/bin/python3 - "$T/results.db" "$W" <<'EOF' || fail "power_samples check failed"
+import sqlite3, sys
+db, w_good = sys.argv[1], float(sys.argv[2])
+c = sqlite3.connect(db)
+run_id, = c.execute("SELECT max(id) FROM runs").fetchone()
+lid, total, bad, avg = c.execute(
+    "SELECT id, samples_total, samples_bad, avg_watts FROM levels WHERE run_id = ?", (run_id,)).fetchone()
+rows = c.execute("SELECT mono_us, watts, amps, flags, reason FROM power_samples WHERE level_id = ? ORDER BY mono_us",
+                 (lid,)).fetchall()
+def die(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+if len(rows) != total: die(f"{len(rows)} stored samples, level says {total}")
+if len(rows) < 5: die(f"only {len(rows)} samples in a 6 s steady state")
+neg = [r for r in rows if r[1] is not None and r[1] < 0]
+good = [r for r in rows if r[1] == w_good]
+if len(neg) + len(good) != len(rows): die(f"samples neither {w_good} nor negative: {rows}")
+for r in neg:
+    if r[1] != -27.1 or r[2] != -3.199: die(f"negative sample not kept raw: {r}")
+    if not r[3] & 0x20: die(f"negative sample without the IMPLAUSIBLE flag: {r}")
+    if r[4] != "implausible: negative active power": die(f"negative sample's reason: {r}")
+for r in good:
+    if r[3] & 0x27 or r[4] is not None: die(f"good sample flagged: {r}")
+if abs(len(neg) - len(good)) > 1 or len(neg) < 2: die(f"{len(neg)} negative vs {len(good)} good: not alternating")
+for a, b in zip(rows, rows[1:]):
+    if (a[1] < 0) == (b[1] < 0): die(f"two samples in a row alike: {a} {b}")
+if bad != len(neg): die(f"samples_bad {bad}, {len(neg)} implausible stored")
+# mean power by the trapezoid rule over the valid samples, and the naive mean
+pts = [(r[0], r[1]) for r in rows if not r[3] & 0x27]
+e = sum((w0 + w1) / 2 * (t1 - t0) for (t0, w0), (t1, w1) in zip(pts, pts[1:]))
+mean = e / (pts[-1][0] - pts[0][0])
+if abs(mean - avg) > 1e-9 * avg: die(f"trapezoid of the stored valid samples {mean} != avg_watts {avg}")
+naive = sum(r[1] for r in rows) / len(rows)
+print(f"ok: {len(rows)} samples stored, {len(neg)} implausible with reason; mean {mean:.6f} W; "
+      f"believing the bogus samples would give {naive:.1f} W")
+EOF
+
+# ---- a second run: NaN, over-range and inconsistent replies ----
+# request n: n % 4 == 0 INF, else n % 3 == 0 NaN, else even: V x A x PF
+# doubled, else 200 W (the first listed fault wins). By residue mod 12, any
+# 8 requests in a row hold each of the four; a 9 s steady state has 9.
+start_sim mixed --protocol wt310 --trace "$T/trace.csv" --fault inf:4 --fault nan:3 --fault inconsistent:2
+run "$PORT" mixed 9s
+"$TB" report latest --db "$T/results.db" --format json >"$T/mixed.json"
+expect "mixed: run status" "$(jq -r .run.status "$T/mixed.json")" = complete
+expect "mixed: level invalid" "$(jq .run.levels[0].valid "$T/mixed.json")" = false
+expect_true "mixed: avg_watts is the trace's $W W" "$(jq '.run.levels[0].avg_watts' "$T/mixed.json")" \
+    "((. - $W) | fabs) <= $W * 1e-9"
+/usr/bin/python3 - "$T/results.db" <<'EOF' || fail "mixed power_samples check failed"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+run_id, = c.execute("SELECT max(id) FROM runs").fetchone()
+rows = c.execute("SELECT s.watts, s.amps, s.flags, s.reason FROM power_samples s JOIN levels l ON s.level_id = l.id"
+                 " WHERE l.run_id = ?", (run_id,)).fetchall()
+kinds = {}
+for w, a, f, why in rows:
+    if f == 0 and why is None and w == 200:
+        k = "ok"
+    elif f == 0x01 and w is None and why.startswith("invalid:"):
+        k = "nan"
+    elif f == 0x04 and w is None and why.startswith("over-range:"):
+        k = "inf"
+    elif f == 0x20 and w == 200 and why == "implausible: V x A x PF disagrees with W beyond the meter's accuracy":
+        k = "vapf"
+    else:
+        print(f"FAIL: sample with unexpected flags/reason: {(w, a, f, why)}", file=sys.stderr)
+        sys.exit(1)
+    kinds[k] = kinds.get(k, 0) + 1
+print("ok: mixed run samples by kind:", kinds)
+if len(rows) < 8:
+    print(f"FAIL: only {len(rows)} samples in a 9 s steady state", file=sys.stderr)
+    sys.exit(1)
+for k in ("ok", "nan", "inf", "vapf"):
+    if kinds.get(k, 0) == 0:
+        print(f"FAIL: no '{k}' sample stored: {kinds}", file=sys.stderr)
+        sys.exit(1)
+EOF
+# The emulators exit cleanly on SIGTERM, with no sanitizer report (ASan build).
+for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+for p in "${SIM_PIDS[@]}"; do wait "$p" 2>/dev/null || fail "meter sim $p exited $? on SIGTERM"; done
+SIM_PIDS=()
+if grep -lE "AddressSanitizer|LeakSanitizer|runtime error" "$T"/*.log; then fail "sanitizer report from the meter sim"; fi
+echo "PASS test_meter_plausible"
