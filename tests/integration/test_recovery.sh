@@ -33,14 +33,20 @@ KV_USERS=4 MAIL_USERS=4 OLTP_USERS=4 WEB_USERS=4
 q() { psql "$PG" -XAtc "$1"; }
 rcli() { redis-cli -p "$RP" "$@"; }
 now() { echo "$EPOCHREALTIME"; }
-# wait_for WHAT SECONDS COMMAND...: polls every 0.1 s until COMMAND succeeds
+# wait_for WHAT SECONDS COMMAND...: polls every 0.1 s until COMMAND succeeds;
+# on time-out the failure shows COMMAND's last output
 wait_for() {
-    local what=$1 n=$(($2 * 10)) i
+    local what=$1 n=$(($2 * 10)) i out=
     shift 2
-    for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-    fail "$what: not within $((n / 10)) s"
+    for ((i = 0; i < n; i++)); do out=$("$@" 2>&1) && return 0; sleep 0.1; done
+    fail "$what: not within $((n / 10)) s (last: ${out//$'\n'/ })"
 }
-gone() { ! kill -0 "$1" 2>/dev/null; }
+# gone PID: exited (a zombie counts: pid 1 may be slow to reap what sut up left it)
+gone() {
+    local st
+    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 0
+    [[ $st == Z* ]]
+}
 # the run's own record that steady state began (written when it starts)
 steady_begun() {
     [ -f "$1" ] && [ "$(sqlite3 -readonly "$1" \
@@ -91,6 +97,50 @@ bound_paced() { awk -v u="$1" -v p="$2" -v d="$3" 'BEGIN { print u * (int(d / p)
 # (a Poisson count of mean 16 exceeds 2 x 16 + 12 with chance below 1e-8).
 bound_poisson() { awk -v u="$1" -v p="$2" -v d="$3" 'BEGIN { print int(2 * u * d / p) + 3 * u }'; }
 
+# ---- the servers' own counters: each prints what it saw, and succeeds when
+# the users are back (for the *_back checks) ----
+MAILDIR="$T/sut/mail"
+cmdcalls() { rcli INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_\(get\|set\):calls=\([0-9]*\),.*/\2/p' |
+    awk '{ s += $1 } END { print s + 0 }'; }
+clients() { rcli INFO clients | tr -d '\r' | sed -n 's/^connected_clients://p'; }
+kvkeys() { rcli --scan --pattern 't1:k*' | wc -l; }
+# redis_back OP: GET+SET calls, kv keys, and clients OP kv users + 1 (this
+# redis-cli). Before the kill the web app holds connections to this Redis
+# too (-ge); run A sends it no request, so after the restart it has none (-eq).
+redis_back() {
+    local c k n
+    c=$(cmdcalls) k=$(kvkeys) n=$(clients)
+    echo "GET+SET calls $c, kv keys $k, clients $n"
+    [ "$c" -gt 0 ] && [ "$k" -gt 0 ] && [ "$n" "$1" $((KV_USERS + 1)) ]
+}
+msgs_since() { # MARKER [-L|-l] : messages written after MARKER, with (-l) or without (-L) a Delivered-To header
+    find "$MAILDIR" -type f \( -path '*/new/*' -o -path '*/cur/*' \) -newer "$1" -print0 |
+        xargs -0r grep "$2" -m1 '^Delivered-To:' | wc -l
+}
+logins_since() { tail -c +"$(($1 + 1))" "$T/sut/dovecot.log" | sed -n 's/.* imap-login: Info: Login: user=<\([^>]*\)>.*/\1/p' |
+    sort -u | wc -l; }
+dovecot_back() {
+    local a d l
+    a=$(msgs_since "$1" -L) d=$(msgs_since "$1" -l) l=$(logins_since "$2")
+    echo "$a appended and $d delivered messages, $l users logged in"
+    [ "$a" -gt 0 ] && [ "$d" -gt 0 ] && [ "$l" -eq "$MAIL_USERS" ]
+}
+orders() { q "SELECT count(*) FROM tile1.orders"; }
+conns() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tilebench' AND datname = 'tilebench'"; }
+pg_back() {
+    local o c
+    o=$(orders) c=$(conns)
+    echo "tile1.orders $o (was $1), $c user sessions"
+    [ "$o" -gt "$1" ] && [ "$c" -eq "$OLTP_USERS" ]
+}
+requests() { curl -fs "$W1/stats" | jq .requests; }
+web_back() {
+    local r
+    r=$(requests)
+    echo "$r requests"
+    [ "$r" -gt "$1" ]
+}
+
 # ---------------- A. Redis, Dovecot and PostgreSQL in one steady state ----------------
 {
     printf '[tile]\nname = recovery\n'
@@ -107,10 +157,7 @@ STEADY_A=24
 start_run a "$T/a.ini" ${STEADY_A}s
 
 # -- Redis --
-cmdcalls() { rcli INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_\(get\|set\):calls=\([0-9]*\),.*/\2/p' |
-    awk '{ s += $1 } END { print s + 0 }'; }
-clients() { rcli INFO clients | tr -d '\r' | sed -n 's/^connected_clients://p'; }
-expect "redis: GET+SET calls before the kill" "$(cmdcalls)" -gt 0
+wait_for "redis: GET+SET calls and kv keys before the kill, from all $KV_USERS users" 10 redis_back -ge
 t_kill=$(now)
 rcli SHUTDOWN NOSAVE >/dev/null 2>&1 || true
 wait_for "redis: down" 10 bash -c "! redis-cli -p $RP PING"
@@ -121,23 +168,14 @@ at_exit '[ -f "$T/redis2.pid" ] && kill "$(cat "$T/redis2.pid")" 2>/dev/null'
 wait_for "redis: up again" 10 rcli PING
 t_up=$(now)
 D_REDIS=$(awk -v a="$t_kill" -v b="$t_up" 'BEGIN { print b - a }')
-redis_back() { [ "$(cmdcalls)" -gt 0 ] && [ "$(clients)" -eq $((KV_USERS + 1)) ]; } # +1: this redis-cli
-wait_for "redis: GET+SET calls after the restart, from all $KV_USERS users" 10 redis_back
+wait_for "redis: GET+SET calls and kv keys after the restart, from all $KV_USERS users" 10 redis_back -eq
 t_redis=$(now)
-echo "ok: redis: down ${D_REDIS}s; after the restart $(cmdcalls) GET+SET calls, $(clients) clients (users + redis-cli)"
+echo "ok: redis: down ${D_REDIS}s; after the restart $(redis_back -eq) (users + redis-cli)"
 
 # -- Dovecot --
-MAILDIR="$T/sut/mail"
 DM=$(cat "$T/sut/dovecot/base/master.pid" 2>/dev/null) || fail "no dovecot master.pid under $T/sut/dovecot/base"
-msgs_since() { # MARKER [-L|-l] : messages written after MARKER, with (-l) or without (-L) a Delivered-To header
-    find "$MAILDIR" -type f \( -path '*/new/*' -o -path '*/cur/*' \) -newer "$1" -print0 |
-        xargs -0r grep "$2" -m1 '^Delivered-To:' | wc -l
-}
-logins_since() { tail -c +"$(($1 + 1))" "$T/sut/dovecot.log" | sed -n 's/.* imap-login: Info: Login: user=<\([^>]*\)>.*/\1/p' |
-    sort -u | wc -l; }
 touch "$T/before-dovecot"
-wait_for "dovecot: appends and deliveries before the kill" 10 \
-    bash -c "[ \$(find '$MAILDIR' -type f -newer '$T/before-dovecot' | wc -l) -gt 1 ]"
+wait_for "dovecot: appends and deliveries before the kill" 10 dovecot_back "$T/before-dovecot" 0
 # the master and every process it forked: its imap processes would otherwise
 # keep serving their sessions without it
 DPIDS=$(pgrep -P "$DM" | tr '\n' ' ')
@@ -153,22 +191,15 @@ wait_for "dovecot: up again" 10 bash -c "exec 3<>/dev/tcp/${IMAP%:*}/${IMAP##*:}
 t_up=$(now)
 touch "$T/dovecot-up"
 D_DOVECOT=$(awk -v a="$t_kill" -v b="$t_up" 'BEGIN { print b - a }')
-dovecot_back() {
-    [ "$(msgs_since "$T/dovecot-up" -L)" -gt 0 ] && [ "$(msgs_since "$T/dovecot-up" -l)" -gt 0 ] &&
-        [ "$(logins_since "$log_off")" -eq "$MAIL_USERS" ]
-}
-wait_for "dovecot: IMAP appends, LMTP deliveries and all $MAIL_USERS users' logins after the restart" 10 dovecot_back
+wait_for "dovecot: IMAP appends, LMTP deliveries and all $MAIL_USERS users' logins after the restart" 10 \
+    dovecot_back "$T/dovecot-up" "$log_off"
 t_dovecot=$(now)
-echo "ok: dovecot: down ${D_DOVECOT}s; after the restart $(msgs_since "$T/dovecot-up" -L) appended and" \
-    "$(msgs_since "$T/dovecot-up" -l) delivered messages, $(logins_since "$log_off") users logged in"
+echo "ok: dovecot: down ${D_DOVECOT}s; after the restart $(dovecot_back "$T/dovecot-up" "$log_off")"
 
 # -- PostgreSQL --
-orders() { q "SELECT count(*) FROM tile1.orders"; }
-conns() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tilebench' AND datname = 'tilebench'"; }
 PM=$(head -1 "$T/sut/pg/postmaster.pid")
 mapfile -d '' PGCMD <"/proc/$PM/cmdline"
-o_before=$(orders)
-wait_for "postgresql: orders before the kill" 10 bash -c "[ \$(psql '$PG' -XAtc 'SELECT count(*) FROM tile1.orders') -gt $o_before ]"
+wait_for "postgresql: orders before the kill" 10 pg_back "$(orders)"
 t_kill=$(now)
 kill -INT "$PM" # fast shutdown: sessions are ended, committed orders stay
 wait_for "postgresql: down" 20 gone "$PM"
@@ -181,10 +212,9 @@ wait_for "postgresql: up again" 20 q "SELECT 1"
 t_up=$(now)
 o_up=$(orders)
 D_PG=$(awk -v a="$t_kill" -v b="$t_up" 'BEGIN { print b - a }')
-pg_back() { [ "$(orders)" -gt "$o_up" ] && [ "$(conns)" -eq "$OLTP_USERS" ]; }
-wait_for "postgresql: new rows in tile1.orders after the restart, all $OLTP_USERS users connected" 10 pg_back
+wait_for "postgresql: new rows in tile1.orders after the restart, all $OLTP_USERS users connected" 10 pg_back "$o_up"
 t_pg=$(now)
-echo "ok: postgresql: down ${D_PG}s; tile1.orders $o_up at the restart, $(orders) after; $(conns) user sessions"
+echo "ok: postgresql: down ${D_PG}s; $(pg_back "$o_up")"
 
 wait $RUNPID || fail "run A exited $?: $(cat "$T/a-run.log")"
 RUNPID=
@@ -216,10 +246,8 @@ grep -q '^next\.HomePage' "$T/b.ini" || fail "no Markov rows copied from the sta
 WP=$(awk '$1 == "web.tile1" {print $2}' "$T/sut/sut.state")
 [ -n "$WP" ] && kill -0 "$WP" || fail "no running web.tile1 in $T/sut/sut.state"
 mapfile -d '' WEBCMD <"/proc/$WP/cmdline"
-requests() { curl -fs "$W1/stats" | jq .requests; }
 start_run b "$T/b.ini" 12s
-r0=$(requests)
-wait_for "webapp: requests before the kill" 10 bash -c "[ \$(curl -fs '$W1/stats' | jq .requests) -gt $r0 ]"
+wait_for "webapp: requests before the kill" 10 web_back "$(requests)"
 t_kill=$(now)
 kill "$WP"
 wait_for "webapp: down" 10 gone "$WP"
@@ -230,10 +258,9 @@ at_exit 'kill "$WP2" 2>/dev/null'
 wait_for "webapp: up again" 10 curl -fs "$W1/healthz"
 t_up=$(now)
 D_WEB=$(awk -v a="$t_kill" -v b="$t_up" 'BEGIN { print b - a }')
-web_back() { [ "$(requests)" -gt 0 ]; }
-wait_for "webapp: requests after the restart" 10 web_back
+wait_for "webapp: requests after the restart" 10 web_back 0
 t_web=$(now)
-echo "ok: webapp: down ${D_WEB}s; $(requests) requests after the restart ($(curl -fs "$W1/stats" | jq -c .pages))"
+echo "ok: webapp: down ${D_WEB}s; $(web_back 0) after the restart, pages $(curl -fs "$W1/stats" | jq -c .pages)"
 wait $RUNPID || fail "run B exited $?: $(cat "$T/b-run.log")"
 RUNPID=
 "$TB" report latest --db "$T/b.db" --format json >"$T/b.json"
