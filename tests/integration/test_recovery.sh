@@ -251,6 +251,8 @@ wait_for "webapp: requests before the kill" 10 web_back "$(requests)"
 t_kill=$(now)
 kill "$WP"
 wait_for "webapp: down" 10 gone "$WP"
+# it stopped on SIGTERM: in a sanitizer build its leak and error reports are in its log now
+! grep -q 'Sanitizer' "$T/sut/web.tile1.log" || fail "webapp: sanitizer report at exit: $(cat "$T/sut/web.tile1.log")"
 sleep "$OUTAGE"
 setsid "${WEBCMD[@]}" >>"$T/web-restart.log" 2>&1 </dev/null &
 WP2=$!
