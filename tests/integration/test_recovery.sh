@@ -11,13 +11,15 @@
 #     (alone: it needs PostgreSQL and Redis, whose outages would add 503s).
 # After each restart, while the level is still in steady state, the server's
 # own counters must move: Redis INFO commandstats GET+SET calls (a restarted
-# Redis counts from 0) and every user connected again; messages appended over
+# Redis counts from 0), kv keys and every user connected again; messages appended over
 # IMAP and delivered over LMTP into the maildirs after the restart, and every
 # mail user logged in again (dovecot.log); new rows in tile1.orders and every
 # user connected again (pg_stat_activity); the app's /stats request count (a
 # restarted app counts from 0). The times of these readings are checked
 # against the level's stored steady window. Then the level's stored errors for
-# each workload are > 0 and within a bound from the measured outage (see bound_*).
+# each workload are > 0 and within a bound from the measured outage (see
+# bound_*), which users retrying without back-off exceed. The killed web app's
+# log must hold no sanitizer report (it exits on SIGTERM).
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
