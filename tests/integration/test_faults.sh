@@ -8,9 +8,10 @@
 #  2. Redis, 3. Dovecot, 4. PostgreSQL and 5. tile 1's reference web app each killed and restarted in the
 #     middle of level 1 of a 1..2 sweep: the run completes, errors are
 #     counted, level 1 fails QoS on its error rate with the rule named, and
-#     level 2 is measured (users reconnected).
-# (test_oltp and test_kv check the one-level restart in more detail; this
-# test checks the verdict and the next level.)
+#     level 2 is measured.
+# (test_recovery checks that users reconnect inside the level of the restart,
+# against the servers' own counters; this test checks the verdict and that
+# the sweep goes on.)
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -84,9 +85,8 @@ restart_level() {
     jq -r '.run.levels[0].qos[] | select(.pass == false) | .rule' "$j" | grep -q 'error' ||
         fail "$svc: level 1 fails, but not on its error rate: $(jq -c '[.run.levels[0].qos[] | select(.pass == false)]' "$j")"
     echo "ok: $svc: level 1 fails: $(jq -r '[.run.levels[0].qos[] | select(.pass == false) | .rule] | join("; ")' "$j")"
+    # level 2's users connect afresh: reconnecting is test_recovery's
     expect "$svc: level 2 measured after the restart" "$(jq '[.run.levels[1].workloads[].ops] | add' "$j")" -gt 0
-    expect "$svc: level 2 ops without errors (users reconnected)" \
-        "$(jq '[.run.levels[1].workloads[].ops] | add' "$j")" -gt "$(jq '[.run.levels[1].workloads[].errors] | add' "$j")"
 }
 
 # ---- 2. Redis ----
