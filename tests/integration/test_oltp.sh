@@ -52,7 +52,8 @@ q "UPDATE tile1.inventory SET quan_in_stock = 1000" >/dev/null
 # 3. PostgreSQL restarts in the middle of steady state
 "$TILEBENCH" run --config "$T/oltp.ini" --steady 10s "${RUN[@]}" >"$T/run3.log" 2>&1 &
 pid=$!
-sleep 4
+wait_steady "$T/r.db" 1 $pid
+sleep 3
 PM=$(head -1 "$T/sut/pg/postmaster.pid")
 mapfile -d '' CMD <"/proc/$PM/cmdline"
 kill -INT "$PM"

@@ -44,6 +44,8 @@ cleanup() {
     local rc=$?
     "$TILEBENCH" sut down --dir "$other" >/dev/null 2>&1 || true
     "$TILEBENCH" sut down --dir "$sut" >/dev/null 2>&1 || true
+    sanitizer_reports || { [[ $rc -ne 0 ]] || rc=1; } # the web apps' reports (lib.sh)
+    rm -rf "$T"
     if [[ $rc -ne 0 ]]; then
         for log in "$sut/pg.log" "$sut/redis.log" "$sut/dovecot.log"; do
             [[ -f "$log" ]] && { echo "--- last lines of $log" >&2; tail -n 20 "$log" >&2; }
