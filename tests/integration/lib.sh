@@ -71,11 +71,6 @@ wait_steady() {
     fail "no steady state of a $tiles-tile level in $db within 2 min"
 }
 
-# at_exit 'COMMAND': run COMMAND when the test exits, pass or fail, before the
-# SUT is stopped (last registered, first run): for processes a test starts
-# itself, such as an emulator or a server it restarted.
-AT_EXIT=()
-
 # sanitizer_reports: after the test's own children (an emulator, a restarted
 # web app) were signalled, waits up to 10 s for them to exit, so that their
 # reports are written; then prints every sanitizer report under $T and
@@ -88,6 +83,11 @@ sanitizer_reports() {
     echo "FAIL: sanitizer reports from the processes this test started (above)" >&2
     return 1
 }
+
+# at_exit 'COMMAND': run COMMAND when the test exits, pass or fail, before the
+# SUT is stopped (last registered, first run): for processes a test starts
+# itself, such as an emulator or a server it restarted.
+AT_EXIT=()
 at_exit() { AT_EXIT+=("$1"); }
 
 cleanup_dir() {

@@ -138,7 +138,7 @@ phase_max() { # PHASE: the phase's stall max, ms
 phase_warns() { # PHASE
     jq "[.run.events[] | select(.kind == \"warning\" and (.message | test(\"phase $1: load generator loop stalled up to\")))] | length" "$T/stall.json"
 }
-"$TILEBENCH" run --config "$T/t.ini" --tiles 1 --threads 1 --ramp-up 0 --warm-up 0 --steady 3s --phases 2 \
+"$TILEBENCH" run --config "$T/t.ini" --tiles 1 --threads 1 --ramp-up 0 --warm-up 0 --steady 2s --phases 2 \
     --ramp-down 0 --idle 0 --meter estimate: --telemetry none --db "$T/r.db" >"$T/stall.log" 2>&1 &
 pid=$!
 at_exit "kill -CONT $pid 2>/dev/null"

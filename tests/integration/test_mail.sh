@@ -75,6 +75,7 @@ client=$((sent + appended - expunged))
 DLOG="$T/sut/dovecot.log"
 imap_cut() { grep -c 'imap(.*Disconnected: Connection closed\|imap(.*Disconnected in ' "$DLOG" || true; }
 lmtp_open() { echo $(($(grep -c 'lmtp(.*Connect from ' "$DLOG" || true) - $(grep -c 'lmtp(.*Disconnect from ' "$DLOG" || true))); }
+lmtp_ended() { [ "$(lmtp_open)" -eq 0 ]; }
 sessions_ended() { [ "$(imap_cut)" -ge $((USERS * 3)) ] && [ "$(lmtp_open)" -eq 0 ]; }
 wait_for "Dovecot logged the end of every session of the run" 10 sessions_ended
 cp "$DLOG" "$T/dovecot-run.log"
@@ -177,7 +178,7 @@ for op in Login Select FetchHeaders FetchBody Store Expunge Append Search Logout
 done
 # a closed loop, not the 10 s default send_interval: loopback LMTP takes far more than 2 per user in 4 s
 expect "send only: closed loop (sends per user)" "$((so_sent / SO_USERS))" -gt 2
-sleep 1
+wait_for "Dovecot logged the end of every LMTP session of the send-only run" 10 lmtp_ended
 after=$(find "$T/sut/mail" -type f \( -path '*/new/*' -o -path '*/cur/*' \) | wc -l)
 expect "send only: delivered - client count (>= 0)" "$((after - before - so_sent))" -ge 0
 expect "send only: delivered - client count (<= users in flight)" "$((after - before - so_sent))" -le "$SO_USERS"
