@@ -8,8 +8,8 @@
 # also refused the final status, else the 'aborted' it stored).
 # The database lives on a 4 MB tmpfs, filled to the last byte after level 1
 # (a real ENOSPC). Where mounting is not allowed (an unprivileged container),
-# the run's RLIMIT_FSIZE is lowered to the database's size instead (prlimit;
-# SIGXFSZ ignored, so the write fails with EFBIG).
+# or with TB_TEST_DISK_FULL=fsize, the run's RLIMIT_FSIZE is lowered to 1
+# byte instead (prlimit; SIGXFSZ ignored, so the next write fails with EFBIG).
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
