@@ -13,7 +13,7 @@
  *    user of the same tile, one LMTP (LHLO) or SMTP (EHLO) session per
  *    message, with PIPELINING when offered. It has its own timer, measured
  *    from each send's intended start like the driver's ops, and is recorded
- *    as op Send through tb_user_record.
+ *    as op Send through tb_user_record_step.
  * Every op is one action; the metric is actions per minute (all ops).
  *
  * Send only: session_length = 0 means no IMAP at all. Each user then only

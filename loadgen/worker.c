@@ -373,10 +373,6 @@ void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st) {
     evtimer_add(u->soon, &zero);
 }
 
-void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st) {
-    record(u, op, start_us, start_us, end_us, st);
-}
-
 void tb_user_record_step(tb_user_ctx *u, int op, uint64_t due_us, uint64_t sent_us, uint64_t end_us, tb_op_status st) {
     record(u, op, due_us, sent_us, end_us, st);
 }

@@ -52,10 +52,6 @@ void tb_user_op_done_soon(tb_user_ctx *u, tb_op_status st);
  * extra wait is the workload's choice, so it is not counted as latency. */
 void tb_user_delay_next(tb_user_ctx *u, uint64_t us);
 
-/* Records a result the workload timed itself, latency end-start in µs,
- * uncorrected and corrected alike (start_us also places it in a phase). */
-void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, tb_op_status st);
-
 /* Records a step of a multi-step op (an order's Login, Browse, Purchase) or
  * an extra result of one op (a reply of a pipelined batch): the corrected
  * latency is end - due_us, the uncorrected end - sent_us (µs), and due_us
@@ -66,7 +62,7 @@ void tb_user_record(tb_user_ctx *u, int op, uint64_t start_us, uint64_t end_us, 
 void tb_user_record_step(tb_user_ctx *u, int op, uint64_t due_us, uint64_t sent_us, uint64_t end_us, tb_op_status st);
 
 struct event_base *tb_user_base(tb_user_ctx *u);
-/* When the op in flight was due (monotonic µs): the start for tb_user_record
+/* When the op in flight was due (monotonic µs): the due time for tb_user_record_step
  * of extra results of one op, e.g. each reply of a pipelined batch. */
 uint64_t tb_user_intended_us(const tb_user_ctx *u);
 /* When the op in flight actually started (op_start was called), monotonic µs. */

@@ -178,7 +178,7 @@ static int add_meters(read_ctx *c, int64_t run_id, json_t *run, int *estimated) 
              " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.run_id = meters.run_id"
              "  AND p.meter_idx = meters.idx),"
              " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
-             "  AND (p.flags & 7) != 0),"
+             "  AND (p.flags & ?2) != 0),"
              /* FLAT among the valid readings, and the valid readings (tb_ipmi_not_averaged) */
              " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
              "  AND (p.flags & ?2) = 0 AND (p.flags & ?3) != 0),"

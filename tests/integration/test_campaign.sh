@@ -93,7 +93,18 @@ expect "compare baseline" "$(jq .comparison.baseline "$J")" -eq "$BASE_RUN"
 expect "compare runs: configurations" "$(jq -r '[.comparison.runs[].campaign.config] | join(",")' "$J")" = "eco,base"
 expect "compare level 1 tile present in both" "$(jq '[.comparison.levels[0].runs[].present] | all' "$J")" = true
 expect "baseline % change of its own score" "$(jq '.comparison.levels[0].runs[1].score.pct' "$J")" = 0
-expect_true "eco score % change" "$(jq '.comparison.levels[0].runs[0].score.pct' "$J")" '. != null'
+# the compared scores are the stored ones, and eco's % change is
+# (eco - base) / base x 100 of them, recomputed here (the JSON rounds to 0.01)
+base_score=$(sqlite3 "$DB" "SELECT printf('%.17g', score) FROM levels WHERE run_id = $BASE_RUN")
+eco_score=$(sqlite3 "$DB" "SELECT printf('%.17g', score) FROM levels WHERE run_id = $ECO_RUN")
+echo "stored scores: base $base_score, eco $eco_score; compare: $(jq -c '[.comparison.levels[0].runs[].score]' "$J")"
+expect_true "compared eco score = stored" "[$(jq '.comparison.levels[0].runs[0].score.value' "$J"), $eco_score]" \
+    '(.[0] - .[1] | fabs) <= 1e-9 * .[1]'
+expect_true "compared base score = stored" "[$(jq '.comparison.levels[0].runs[1].score.value' "$J"), $base_score]" \
+    '(.[0] - .[1] | fabs) <= 1e-9 * .[1]'
+expect_true "eco score % change = (eco - base) / base x 100, to 0.01" \
+    "[$(jq '.comparison.levels[0].runs[0].score.pct' "$J"), $eco_score, $base_score]" \
+    '(.[0] - (.[1] - .[2]) / .[2] * 100 | fabs) <= 0.005 + 1e-9'
 # one p95 per workload of the standard tile
 nwl=$(grep -c '^\[workload\.' "$TB_SOURCE_DIR/tiles/standard.ini")
 expect "p95 per workload compared" "$(jq '.comparison.levels[0].runs[0].p95_ms | keys | length' "$J")" -eq "$nwl"
@@ -180,7 +191,7 @@ for _ in $(seq 1 240); do # until the run is being written (its row exists)
         WHERE c.name = 'it sigint'" 2>/dev/null)" = 1 ] && break
     sleep 0.5
 done
-sleep 2
+wait_steady "$DB" 1 "$CPID" # during the run's steady state
 kill -INT "$CPID"
 rc=0
 wait "$CPID" || rc=$?

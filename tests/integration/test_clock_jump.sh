@@ -31,7 +31,8 @@ FAKETIME_TIMESTAMP_FILE="$T/faketime" FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MON
     --idle 0 --db "$DB" --quiet >"$T/run.log" 2>&1 &
 pid=$!
 at_exit 'kill $pid 2>/dev/null'
-sleep 5 # ramp-up and warm-up are over: 3 s into steady state
+wait_steady "$DB" 1 $pid
+sleep 2 # 2 s into steady state
 echo "+3h" >"$T/faketime"
 echo "ok: wall clock of the run +3 h"
 sleep 3

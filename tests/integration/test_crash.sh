@@ -23,7 +23,8 @@ for _ in $(seq 1 240); do
     sleep 0.25
 done
 expect "levels stored before the kill" "$(levels)" -eq 1
-sleep 4 # inside level 2: ramp-up, warm-up, steady state
+wait_steady "$DB" 2 $pid
+sleep 1 # inside level 2's steady state
 kill -0 $pid 2>/dev/null || fail "run ended before the kill: $(cat "$T/run.log")"
 # level 2 is running: its samples are being taken, it is not stored yet
 expect "still one level stored just before the kill" "$(levels)" -eq 1

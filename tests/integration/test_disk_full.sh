@@ -8,8 +8,8 @@
 # also refused the final status, else the 'aborted' it stored).
 # The database lives on a 4 MB tmpfs, filled to the last byte after level 1
 # (a real ENOSPC). Where mounting is not allowed (an unprivileged container),
-# the run's RLIMIT_FSIZE is lowered to the database's size instead (prlimit;
-# SIGXFSZ ignored, so the write fails with EFBIG).
+# or with TB_TEST_DISK_FULL=fsize, the run's RLIMIT_FSIZE is lowered to 1
+# byte instead (prlimit; SIGXFSZ ignored, so the next write fails with EFBIG).
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -25,10 +25,15 @@ DB="$T/small/results.db"
 q() { sqlite3 -batch "$DB" "$1"; }
 levels() { q "SELECT count(*) FROM levels" 2>/dev/null || echo 0; }
 
+# the run's output goes through a pipe: a file size limit on the run (fsize
+# mode) must not cut its own messages
+mkfifo "$T/run.fifo"
+cat "$T/run.fifo" >"$T/run.log" &
+logger=$!
 (
     trap '' XFSZ # inherited as ignored: an over-limit write fails with EFBIG instead of killing the run
     exec "$TILEBENCH" run --config "$T/tile.ini" --tiles 1..2 --ramp-up 1s --warm-up 1s --steady 8s --ramp-down 0 \
-        --idle 1s --db "$DB" --quiet >"$T/run.log" 2>&1
+        --idle 1s --db "$DB" --quiet >"$T/run.fifo" 2>&1
 ) &
 pid=$!
 at_exit 'kill $pid 2>/dev/null'
@@ -42,12 +47,17 @@ if [ $MODE = tmpfs ]; then
     dd if=/dev/zero of="$T/small/fill" bs=4k >/dev/null 2>&1 || true # stops at ENOSPC
     expect "free blocks left on the small filesystem" "$(df --output=avail "$T/small" | tail -1 | tr -d ' ')" -eq 0
 else
-    size=$(cat "$DB" "$DB-wal" 2>/dev/null | wc -c)
-    prlimit --pid "$pid" --fsize="$size" || fail "prlimit failed"
+    # A limit of 1 byte: the kernel refuses any write that reaches past a
+    # file's first byte (at whatever offset the file already has), and every
+    # write SQLite makes for level 2 (a WAL frame, at offset 32 or later, or
+    # a whole page) does, so the next write of the database must fail.
+    prlimit --pid "$pid" --fsize=1 || fail "prlimit failed"
+    expect "the run's file size limit (bytes)" "$(prlimit --pid "$pid" --fsize --output SOFT --noheadings | tr -d ' ')" -eq 1
 fi
 
 rc=0
 wait $pid || rc=$?
+wait $logger
 cat "$T/run.log"
 expect "exit code when the database is full" "$rc" -eq 3
 grep -q "store put level 2 phase 1: .*$DB" "$T/run.log" || fail "the error does not name level 2 and the database"

@@ -8,9 +8,10 @@
 #  2. Redis, 3. Dovecot, 4. PostgreSQL and 5. tile 1's reference web app each killed and restarted in the
 #     middle of level 1 of a 1..2 sweep: the run completes, errors are
 #     counted, level 1 fails QoS on its error rate with the rule named, and
-#     level 2 is measured (users reconnected).
-# (test_oltp and test_kv check the one-level restart in more detail; this
-# test checks the verdict and the next level.)
+#     level 2 is measured.
+# (test_recovery checks that users reconnect inside the level of the restart,
+# against the servers' own counters; this test checks the verdict and that
+# the sweep goes on.)
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -62,20 +63,21 @@ expect "meter connections (the driver reconnected after the stall and the discon
 kill $SIM 2>/dev/null || true
 
 # restart_level SERVICE TILEFILE STOP-CMD START-CMD: a 1..2 sweep, SERVICE
-# stopped 4 s into the run (in level 1's steady state) and started again 1.5 s
-# later; then the verdicts.
+# stopped 2 s into level 1's steady state and started again 1.5 s later; then
+# the verdicts.
 restart_level() {
     local svc=$1 ini=$2 stop=$3 start=$4 pid rc=0 j="$T/$1.json"
     "$TB" run --config "$ini" --tiles 1..2 "${STAGES[@]}" --db "$T/$svc.db" >"$T/$svc-run.log" 2>&1 &
     pid=$!
-    sleep 4
+    wait_steady "$T/$svc.db" 1 $pid
+    sleep 2
     [ "$(q "$T/$svc.db" 'SELECT count(*) FROM levels' 2>/dev/null || echo 0)" -eq 0 ] ||
         fail "$svc: level 1 ended before the restart"
     eval "$stop"
     sleep 1.5
     eval "$start"
     wait $pid || rc=$?
-    expect "$svc: run exit (0 or 1 for QoS)" "$rc" -le 1
+    expect "$svc: run exit (0: complete; a failed QoS verdict is not an exit status of run)" "$rc" -eq 0
     "$TB" report latest --db "$T/$svc.db" --format json >"$j"
     expect "$svc: status" "$(jq -r .run.status "$j")" = complete
     expect "$svc: levels" "$(jq '.run.levels | length' "$j")" -eq 2
@@ -84,9 +86,8 @@ restart_level() {
     jq -r '.run.levels[0].qos[] | select(.pass == false) | .rule' "$j" | grep -q 'error' ||
         fail "$svc: level 1 fails, but not on its error rate: $(jq -c '[.run.levels[0].qos[] | select(.pass == false)]' "$j")"
     echo "ok: $svc: level 1 fails: $(jq -r '[.run.levels[0].qos[] | select(.pass == false) | .rule] | join("; ")' "$j")"
+    # level 2's users connect afresh: reconnecting is test_recovery's
     expect "$svc: level 2 measured after the restart" "$(jq '[.run.levels[1].workloads[].ops] | add' "$j")" -gt 0
-    expect "$svc: level 2 ops without errors (users reconnected)" \
-        "$(jq '[.run.levels[1].workloads[].ops] | add' "$j")" -gt "$(jq '[.run.levels[1].workloads[].errors] | add' "$j")"
 }
 
 # ---- 2. Redis ----

@@ -18,7 +18,7 @@ interrupt() { # SIGNAL
     done
     expect "SIG$sig: levels stored before the signal" "$(levels)" -eq 1
     pgrep -f "$T/sut" >/dev/null || fail "SIG$sig: no SUT process found while the run is going"
-    sleep 3 # well inside level 2
+    wait_steady "$db" 2 $pid # inside level 2
     kill -"$sig" $pid
     wait $pid || rc=$?
     expect "SIG$sig: exit code" "$rc" -eq 3
@@ -27,9 +27,8 @@ interrupt() { # SIGNAL
     expect "SIG$sig: levels kept" "$(jq '.run.levels | length' "$T/report-$sig.json")" -eq 1
     expect "SIG$sig: level kept has ops" "$(jq '[.run.levels[0].workloads[].ops] | add' "$T/report-$sig.json")" -gt 0
     grep -q "interrupted" "$log" || fail "SIG$sig: run did not say it was interrupted: $(cat "$log")"
-    sleep 1
-    left=$(pgrep -f "$T/sut" || true)
-    [ -z "$left" ] || fail "SIG$sig: SUT processes still running after the interrupt: $left"
+    no_sut_left() { ! pgrep -f "$T/sut" >/dev/null; }
+    wait_for "SIG$sig: SUT processes still running after the interrupt" 5 no_sut_left
     echo "ok: SIG$sig: no SUT process left"
 }
 interrupt INT
@@ -53,8 +52,8 @@ db="$T/results-rampdown.db"
 "$TILEBENCH" run --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 30s --idle 1s \
     --sut-dir "$T/sut" --db "$db" >"$T/run-rampdown.log" 2>&1 &
 pid=$!
-wait_for_line "$T/run-rampdown.log" "level 1 tiles: ramp-up" $pid ramp-down
-sleep 9 # 5 s of ramp-up, warm-up and steady state, then well inside the 30 s ramp-down
+wait_steady "$db" 1 $pid
+sleep 4 # the 3 s steady state, then inside the 30 s ramp-down
 kill -0 $pid 2>/dev/null || fail "ramp-down: run ended before the signal: $(cat "$T/run-rampdown.log")"
 kill -INT $pid
 rc=0
@@ -77,11 +76,13 @@ pid=$!
 wait_for_line "$T/run-load.log" "starting the embedded SUT" $pid load
 sutdir=$(grep -o '/tmp/tilebench-sut\.[A-Za-z0-9]*' "$T/run-load.log" | head -1)
 [ -n "$sutdir" ] || fail "load: no SUT folder named: $(cat "$T/run-load.log")"
-for _ in $(seq 1 120); do # until PostgreSQL is up and the data load has begun
-    pgrep -f "$sutdir/pg" >/dev/null && break
-    sleep 0.5
-done
-sleep 3
+# until PostgreSQL is up and the loader's session on it is open (the data load has begun)
+pm_up() { pgrep -f "^[^ ]*/postgres -D $sutdir/pg" >/dev/null; }
+wait_for "load: PostgreSQL of $sutdir" 60 pm_up
+pm=$(pgrep -of "^[^ ]*/postgres -D $sutdir/pg")
+loading() { pgrep -P "$pm" -f '^postgres: tilebench ' >/dev/null; }
+wait_for "load: the loader's session on $sutdir/pg" 60 loading
+sleep 1
 kill -INT $pid
 t0=$(date +%s)
 rc=0

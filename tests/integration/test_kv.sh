@@ -69,11 +69,14 @@ expect "zipf keys repeat (distinct*100/ops)" $((dz * 100 / nz)) -le 60
 # 3. Redis restarts mid-steady-state: errors are counted, the level is measured.
 #    Regression: kv_reconnect_after_refused_connect (a refused reconnect used a
 #    context hiredis had already freed, and the run crashed).
-tile "set_pct = 50" >"$T/restart.ini"
+# error_rate = 0.01 (%): one error in 10,000 fails it, and this level has
+# fewer ops than that (4 users x 20 ms think time x 8 s)
+tile "set_pct = 50" "[qos.kv]" "error_rate = 0.01" >"$T/restart.ini"
 "$TILEBENCH" run --config "$T/restart.ini" --tiles 1 --ramp-up 0 --warm-up 1s --steady 8s --ramp-down 0 --idle 0 \
     --quiet --db "$T/r.db" >"$T/run3.log" 2>&1 &
 pid=$!
-sleep 3
+wait_steady "$T/r.db" 1 $pid
+sleep 1
 rc SHUTDOWN NOSAVE >/dev/null 2>&1 || true
 sleep 1.5
 redis-server "$T/sut/redis.conf" --daemonize yes --pidfile "$T/redis2.pid" >/dev/null
@@ -88,7 +91,14 @@ ops=$(jq '[.run.levels[0].workloads[].ops] | add' "$T/r.json")
 echo "restart level: $ops ops, $errors errors"
 expect "errors counted during the outage" "$errors" -gt 0
 expect "ops before and after the outage" "$ops" -gt 400
-expect "level verdict recorded" "$(jq ".run.levels[0].qos_pass | type" "$T/r.json")" = '"boolean"'
+# the verdict follows from the counts: the error-rate rule's figure is the
+# errors' share of all steady-state ops (recomputed here), and it fails the level
+rule=$(jq -c '.run.levels[0].qos[] | select(.rule | test("error rate"))' "$T/r.json")
+echo "error-rate rule: $rule"
+expect_true "error rate observed = 100 x errors / (ops + errors)" \
+    "[$(echo "$rule" | jq .observed), $((100 * errors)), $((ops + errors))]" '.[0] as $o | ($o - .[1] / .[2] | fabs) <= 1e-9 * $o'
+expect "error-rate rule fails" "$(echo "$rule" | jq .pass)" = false
+expect "level verdict: QoS fails on the error rate" "$(jq ".run.levels[0].qos_pass" "$T/r.json")" = false
 # 5. an out-of-range kv setting is refused before the run (exit 2), naming the key,
 # its value and its own line in the tile file
 for bad in "set_pct = 150" "keyspace = 0" "value_size = 2000000" "zipf_theta = 1" "pipeline = 0"; do

@@ -144,6 +144,11 @@ expect "level invalid" "$(jq .run.levels[0].valid "$J")" = false
 REASON=$(jq -r '.run.levels[0].invalid_reason' "$J")
 echo "$REASON" | grep -qi implausible || fail "invalid_reason does not mention implausible samples: $REASON"
 echo "ok: invalid_reason: $REASON"
+# The report's per-meter count of bad samples counts the implausible ones
+# too: every negative raw value the run stored (active idle included).
+NEG=$(sqlite3 "$T/results.db" "SELECT count(*) FROM power_samples WHERE run_id = (SELECT max(id) FROM runs) AND watts < 0")
+expect "negative raw samples stored" "$NEG" -gt 0
+expect "report: meter's invalid_samples = the negative samples" "$(jq '.run.meters[0].invalid_samples' "$J")" -eq "$NEG"
 AVG=$(jq '.run.levels[0].avg_watts' "$J")
 # A constant trace: any window's time-weighted mean is its one value.
 expect_true "avg_watts is the trace's $W W (bogus samples excluded)" "$AVG" "((. - $W) | fabs) <= $W * 1e-9"

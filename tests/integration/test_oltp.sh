@@ -2,10 +2,9 @@
 # test_oltp.sh: the OLTP workload against a real PostgreSQL. The orders table
 # grows by exactly the purchases the driver counts (within the orders in
 # flight when the level stops), rolled-back purchases change nothing, and
-# pg_stat_database's rollbacks stay at zero; a PostgreSQL restart in the middle
-# of steady state is survived (users reconnect with back-off, errors are
-# counted, the run completes); a missing database or tile, or more users than
-# the server has connections for, fails at start with exit 3 and a clear message.
+# pg_stat_database's rollbacks stay at zero; a missing database or tile, or more
+# users than the server has connections for, fails at start with exit 3 and a
+# clear message. (A PostgreSQL restart in steady state: test_recovery.sh.)
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -49,33 +48,7 @@ expect "stock untouched" "$(q "SELECT sum(quan_in_stock) FROM tile1.inventory")"
 expect "no errors from rollbacks" "$(jq '[.run.levels[0].workloads[].errors] | add' "$T/r.json")" -eq 0
 q "UPDATE tile1.inventory SET quan_in_stock = 1000" >/dev/null
 
-# 3. PostgreSQL restarts in the middle of steady state
-"$TILEBENCH" run --config "$T/oltp.ini" --steady 10s "${RUN[@]}" >"$T/run3.log" 2>&1 &
-pid=$!
-sleep 4
-PM=$(head -1 "$T/sut/pg/postmaster.pid")
-mapfile -d '' CMD <"/proc/$PM/cmdline"
-kill -INT "$PM"
-for _ in $(seq 100); do kill -0 "$PM" 2>/dev/null || break; sleep 0.05; done
-sleep 1
-setsid runuser -u postgres -- "${CMD[@]}" >>"$T/pg-restart.log" 2>&1 </dev/null &
-# this postmaster is ours now, not `sut down`'s: stop it (fast shutdown) on the way out
-at_exit 'pm=$(head -1 "$T/sut/pg/postmaster.pid" 2>/dev/null) && kill -INT "$pm" 2>/dev/null &&
-    for _ in $(seq 100); do kill -0 "$pm" 2>/dev/null || break; sleep 0.1; done'
-for _ in $(seq 100); do q "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done
-wait $pid || fail "run exited $? across the restart: $(cat "$T/run3.log")"
-"$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
-expect "status after the restart" "$(jq -r .run.status "$T/r.json")" = complete
-errors=$(jq '[.run.levels[0].workloads[].errors] | add' "$T/r.json")
-orders=$(sumop Order count)
-echo "restart level: $orders orders, $errors errors"
-expect "errors counted during the outage" "$errors" -gt 0
-expect "orders before and after the outage" "$orders" -gt 30
-# users back off (100 ms doubling) instead of hammering: a 1 s outage costs
-# each of the 5 users a handful of failed tries, not hundreds
-expect "failed tries bounded by back-off" "$errors" -le 100
-
-# 4. at start: a database that does not exist, and a tile without data -> exit 3, clear message
+# 3. at start: a database that does not exist, and a tile without data -> exit 3, clear message
 sed 's/dbname=tilebench/dbname=nosuchdb/' "$T/oltp.ini" >"$T/nodb.ini"
 rc=0; "$TILEBENCH" run --config "$T/nodb.ini" --steady 2s "${RUN[@]}" >"$T/run4.log" 2>&1 || rc=$?
 expect "exit for a missing database" "$rc" -eq 3
@@ -91,7 +64,7 @@ rc=0; "$TILEBENCH" run --config "$T/many.ini" --steady 2s "${RUN[@]}" >"$T/run8.
 expect "exit when users exceed free connections" "$rc" -eq 3
 grep -q "1 tile x 500 users need 500 connections, but the server has [0-9]* free (max_connections 120" "$T/run8.log" ||
     fail "unclear connection-budget error: $(cat "$T/run8.log")"
-# 5. a connection string per tile: [sut] pg.tileN overrides pg for that tile
+# 4. a connection string per tile: [sut] pg.tileN overrides pg for that tile
 printf 'pg.tile1 = %s\n' "$(echo "$PG" | sed 's/dbname=tilebench/dbname=tile1db/')" >"$T/pertile.sut"
 cat "$T/oltp.ini" "$T/pertile.sut" >"$T/pertile.ini"
 rc=0; "$TILEBENCH" run --config "$T/pertile.ini" --steady 2s "${RUN[@]}" >"$T/run6.log" 2>&1 || rc=$?
@@ -102,7 +75,7 @@ cat "$T/oltp.ini" "$T/pertile.sut" >"$T/pertile.ini"
 "$TILEBENCH" run --config "$T/pertile.ini" --steady 2s "${RUN[@]}" >"$T/run7.log" 2>&1 || fail "per-tile run: $(cat "$T/run7.log")"
 "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
 expect "orders through the per-tile server" "$(sumop Order count)" -gt 5
-# 6. two tiles on one server, named two ways (tile 1 through "localhost", tile 2 through
+# 5. two tiles on one server, named two ways (tile 1 through "localhost", tile 2 through
 # 127.0.0.1): their users are counted together against its free connections. Tile 2's data
 # is a copy of tile 1's (the probe checks the product count).
 psql "$PG" -qc "CREATE SCHEMA tile2; CREATE TABLE tile2.products AS SELECT * FROM tile1.products" ||

@@ -77,7 +77,7 @@ MPW="Meter-Secret-$$"
 rc=0
 "$TILEBENCH" run --config "$T/secrets.ini" --tiles 1 --steady 1s --idle 0 --db "$DB" \
     --meter "ipmi://admin:$MPW@127.0.0.1:1?method=dcmi&timeout=1s" >"$T/run-meter.log" 2>&1 || rc=$?
-[ $rc -ne 0 ] || fail "a run with an unreachable meter succeeded"
+expect "run with an unreachable meter: exit (3: aborted, the meter cannot be reached)" "$rc" -eq 3
 grep -q "ipmi://admin:\*\*\*@127.0.0.1:1" "$T/run-meter.log" || fail "the meter error does not show the redacted URI: $(cat "$T/run-meter.log")"
 
 # a PostgreSQL error names the server, without its password

@@ -35,6 +35,9 @@ for tool in psql redis-cli; do
 done
 
 work=$(mktemp -d)
+# sanitizer reports go to files here, one per process, and fail the test (see cleanup)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$work/asan"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$work/ubsan:print_stacktrace=1"
 # As root PostgreSQL runs as user postgres, which must be able to enter the folder.
 chmod 755 "$work"
 sut="$work/sut"
@@ -44,6 +47,12 @@ cleanup() {
     local rc=$?
     "$TILEBENCH" sut down --dir "$other" >/dev/null 2>&1 || true
     "$TILEBENCH" sut down --dir "$sut" >/dev/null 2>&1 || true
+    # sanitizer reports of the processes started here, the web apps included (as lib.sh)
+    if compgen -G "$work/[au]*san.*" >/dev/null; then
+        for f in "$work"/[au]*san.*; do echo "== sanitizer report $f" >&2; head -60 "$f" >&2; done
+        echo "FAIL: sanitizer reports from the processes this test started (above)" >&2
+        [[ $rc -ne 0 ]] || rc=1
+    fi
     if [[ $rc -ne 0 ]]; then
         for log in "$sut/pg.log" "$sut/redis.log" "$sut/dovecot.log"; do
             [[ -f "$log" ]] && { echo "--- last lines of $log" >&2; tail -n 20 "$log" >&2; }
