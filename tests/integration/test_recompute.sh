@@ -150,7 +150,8 @@ for lvl in 1 2; do
     expect_true "level $lvl mean power $watts W = the traces' $sum W within 0.5%" "$watts" \
         "((. - $sum) | fabs) <= 0.005 * $sum"
 done
-# The emulators stop cleanly on SIGTERM, without a sanitizer report (ASan builds).
+# The emulators stop cleanly on SIGTERM (a sanitizer report of theirs fails the
+# test through lib.sh).
 for i in 0 1; do
     kill -TERM "${SIM_PIDS[i]}" 2>/dev/null || fail "meter sim $i had exited before the end: $(cat "$T"/sim-*.log)"
     rc=0
@@ -158,6 +159,5 @@ for i in 0 1; do
     expect "meter sim $i exit status" "$rc" -eq 0
 done
 SIM_PIDS=()
-! grep -E 'Sanitizer|runtime error' "$T"/sim-*.log || fail "a meter sim reported a sanitizer error"
 [ "$RECOMPUTE" -eq 0 ] || fail "recompute.py exited $RECOMPUTE: $(grep -v '^level' "$T/recompute.log")"
 echo "PASS test_recompute"
