@@ -4,6 +4,7 @@
  */
 #include "tiles/ini_text.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,14 +166,47 @@ static size_t password_word(const char *v, size_t i, size_t n) {
     return j;
 }
 
-/* Copies v[0..n) to b with password= values and URI passwords as ***. */
-static void put_redacted(buf *b, const char *v, size_t n) {
+/* A key naming a password: mail_password, password, passwd. */
+static int secret_key(const char *k, size_t n) {
+    return (n >= 8 && strncasecmp(k + n - 8, "password", 8) == 0) ||
+           (n >= 6 && strncasecmp(k + n - 6, "passwd", 6) == 0);
+}
+
+static int is_key_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.'; }
+
+/* A "KEY =" or "KEY:" whose KEY names a password, starting at v[i] anywhere
+ * in a line (after a comment sign, after an inline comment, after other
+ * words): the offset just past its '=' or ':', or 0. */
+static size_t secret_assign(const char *v, size_t i, size_t n) {
+    size_t j = i;
+    if (i > 0 && is_key_char(v[i - 1])) return 0;
+    while (j < n && is_key_char(v[j]))
+        j++;
+    if (j == i || !secret_key(v + i, j - i)) return 0;
+    while (j < n && is_blank(v[j]))
+        j++;
+    return j < n && (v[j] == '=' || v[j] == ':') ? j + 1 : 0;
+}
+
+/* Copies v[0..n) to b with password= values and URI passwords as ***. In
+ * stored text (text = 1), a password key's value anywhere in the line is
+ * hidden to the end of the line, too; a message keeps what follows it. */
+static void put_redacted(buf *b, const char *v, size_t n, int text) {
     size_t i = 0, verbatim = 0; /* v[verbatim..i) was copied as is */
     while (i < n) {
         size_t j = password_word(v, i, n);
         if (j) {
             put(b, "password=***", 12);
             i = verbatim = j;
+            continue;
+        }
+        if (text && (j = secret_assign(v, i, n)) != 0) {
+            size_t eol = n;
+            while (eol > j && (v[eol - 1] == '\n' || v[eol - 1] == '\r'))
+                eol--;
+            put(b, v + i, j - i);
+            if (eol > j) put(b, " ***", 4);
+            i = verbatim = eol;
             continue;
         }
         if (n - i > 3 && strncmp(v + i, "://", 3) == 0) { /* a URI: from its word's start to a blank */
@@ -199,11 +233,6 @@ static void put_redacted(buf *b, const char *v, size_t n) {
     }
 }
 
-/* A key naming a password: mail_password, password, passwd. */
-static int secret_key(const char *k, size_t n) {
-    return (n >= 8 && strncasecmp(k + n - 8, "password", 8) == 0) ||
-           (n >= 6 && strncasecmp(k + n - 6, "passwd", 6) == 0);
-}
 
 /* One line (n bytes, its newline included) into b, redacted. A comment
  * prefix is looked through: a commented-out line holds the same secrets. */
@@ -232,7 +261,7 @@ static void redact_line(buf *b, const char *l, size_t n) {
         return;
     }
     put(b, l, ks);
-    put_redacted(b, l + ks, n - ks);
+    put_redacted(b, l + ks, n - ks, 1);
 }
 
 char *tb_ini_redact(const char *text, size_t len, size_t *out_len) {
@@ -253,7 +282,7 @@ void tb_ini_redact_msg(char *s, size_t size) {
     size_t n = strlen(s);
     buf b = {xmalloc(n + 64), 0, n + 64};
     b.b[0] = '\0';
-    put_redacted(&b, s, n);
+    put_redacted(&b, s, n, 0);
     snprintf(s, size, "%s", b.b);
     free(b.b);
 }

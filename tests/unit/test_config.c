@@ -404,7 +404,9 @@ static void secrets_in_comments_and_errors(void **state) {
     snprintf(text, sizeof text,
              "[tile]\nname = t\n; pg = host=127.0.0.1 password=Hidden2 dbname=x\n"
              "#mail_password = Hidden3\n  ;  pg.tile2 = postgresql://tb:Hidden4@127.0.0.1/tb\n"
-             "[workload.kv]\nkind = kv\nreference = 10\n; %s\n[sut]\n; redis = 127.0.0.1:6379\n",
+             "[workload.kv]\nkind = kv\nreference = 10\n; %s\n[sut]\n; redis = 127.0.0.1:6379\n"
+             "; old: mail_password = Hidden5\nredis = 127.0.0.1:6379 ; mail_password = Hidden6\n"
+             "; retired: db.passwd: Hidden7 and more\n",
              uri);
     if (parse_mem(text, strlen(text), &def, err) != 0) fail_msg("%s", err);
     for (int i = 2; i <= 9; i++) {
@@ -417,6 +419,10 @@ static void secrets_in_comments_and_errors(void **state) {
     assert_non_null(strstr(def.text, "\n  ;  pg.tile2 = postgresql://tb:***@127.0.0.1/tb\n"));
     assert_non_null(strstr(def.text, "\n; postgresql://tb:***@h/ppp"));
     assert_non_null(strstr(def.text, "\n; redis = 127.0.0.1:6379\n"));
+    /* a password key after other words, or in an inline comment */
+    assert_non_null(strstr(def.text, "\n; old: mail_password = ***\n"));
+    assert_non_null(strstr(def.text, "\nredis = 127.0.0.1:6379 ; mail_password = ***\n"));
+    assert_non_null(strstr(def.text, "\n; retired: db.passwd: ***\n"));
     tb_tiledef_free(&def);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
