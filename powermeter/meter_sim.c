@@ -631,6 +631,8 @@ static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
     if (f == TB_MSIM_FAULT_NEGATIVE || f == TB_MSIM_FAULT_INCONSISTENT) {
         m->c.implausible++;
         implausible_values(m, f, &total);
+    } else if (f < 0 && total < 0) {
+        m->c.implausible++; /* a negative value of the trace, served as it is */
     }
     /* A real over-range: the input is above 140% of a fixed range. */
     {
@@ -938,6 +940,8 @@ static int ptd_send_rl(tb_msim *m, client *c, int f) {
     if (f == TB_MSIM_FAULT_NEGATIVE || f == TB_MSIM_FAULT_INCONSISTENT) {
         m->c.implausible++;
         implausible_values(m, f, &w);
+    } else if (f < 0 && w < 0) {
+        m->c.implausible++; /* a negative value of the trace, served as it is */
     }
     wall = tb_wall_us() - (int64_t)(tb_now_us() - at);
     secs = (time_t)(wall / 1000000);

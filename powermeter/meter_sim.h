@@ -65,7 +65,7 @@ typedef struct tb_msim_counters {
     uint64_t served;                             /* value replies sent (PTD: RL sample lines), faulty ones included */
     uint64_t valid;                              /* served - nan - overrange - garbage - uncertain - implausible */
     uint64_t nan, overrange, garbage, uncertain; /* served with that fault */
-    uint64_t implausible;                        /* served with the negative or inconsistent fault */
+    uint64_t implausible;                        /* served with the negative or inconsistent fault, or a negative trace value */
     uint64_t stalled;                            /* requests left unanswered */
     uint64_t disconnects;                        /* connections closed instead of a reply */
     uint64_t connections;                        /* connections accepted */

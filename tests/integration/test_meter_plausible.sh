@@ -75,6 +75,18 @@ expect "neg: ok samples" "$(field neg ok)" -eq 3
 expect "neg: mean_w over the ok samples" "$(field neg mean_w)" = 200.000
 expect "neg: sim served the fault 3 times" "$(sim_count "$PORT" implausible)" -eq 3
 
+# A negative value in a trace (no fault): the sim counts it as implausible
+# too, so its counters agree with what probe found.
+printf '0,150\n0.25,-5\n' >"$T/negtrace.csv"
+start_sim negtrace --protocol wt310 --trace "$T/negtrace.csv" --trace-sync
+"$TB" meter probe "wt310://127.0.0.1:$PORT" --samples 3 --interval 300ms >"$T/negtrace.out" 2>&1 ||
+    fail "probe negtrace exited $?: $(cat "$T/negtrace.out")"
+row_ok negtrace 1
+for i in 2 3; do row_has negtrace $i "IMPLAUSIBLE: negative active power: W -5 < 0"; done
+expect "negtrace: implausible samples" "$(field negtrace implausible)" -eq 2
+expect "negtrace: sim's implausible = probe's" "$(sim_count "$PORT" implausible)" -eq 2
+expect "negtrace: sim's valid = probe's ok" "$(sim_count "$PORT" valid)" -eq "$(field negtrace ok)"
+
 start_sim negptd --protocol ptd --watts 200 --interval 50ms --fault negative:2
 probe negptd "ptd://127.0.0.1:$PORT?interval=50ms" 4
 for i in 2 4; do row_has negptd $i "IMPLAUSIBLE: negative active power"; done
