@@ -1388,7 +1388,7 @@ static void html_meters(page *p) {
     fprintf(f,
             "</table>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
             "the meter at the start of the run; auto-ranging during steady state is a validity warning "
-            "(SPECpower). Invalid samples: NaN, over-range, missing or above 1%% uncertainty. Averaging window: "
+            "(SPECpower). Invalid samples: NaN, over-range, missing, above 1%% uncertainty, or implausible (negative W, W beyond the ranges, V &times; A &times; PF disagreeing with W). Averaging window: "
             "the meter's own (the statistics period of an IPMI DCMI reading). NOT AVERAGED: a BMC whose every "
             "valid reading, at least %d of them, had min = max = average, so its \"average\" is one "
             "instantaneous value.</p>\n",
