@@ -71,6 +71,52 @@ wait_steady() {
     fail "no steady state of a $tiles-tile level in $db within 2 min"
 }
 
+# start_sim NAME ARGS...: the meter emulator (`tilebench meter sim ARGS`) on a
+# free loopback port, its output in $T/NAME.log; sets PORT, SIM_PID (and PTY
+# with --pty) and adds the pid to SIM_PIDS, which are stopped when the test
+# exits. Fails the test when the emulator exits or does not listen within 5 s.
+SIM_PIDS=()
+start_sim() {
+    local name=$1 i
+    shift
+    : >"$T/$name.log" # exists before the loop below reads it, however late the child starts
+    "$TILEBENCH" meter sim --listen 127.0.0.1:0 "$@" >"$T/$name.log" 2>&1 &
+    SIM_PID=$!
+    SIM_PIDS+=("$SIM_PID")
+    PORT=""
+    for ((i = 0; i < 100; i++)); do
+        PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/$name.log")
+        [ -n "$PORT" ] && break
+        kill -0 "$SIM_PID" 2>/dev/null || fail "meter sim '$name' exited before listening: $(cat "$T/$name.log")"
+        sleep 0.05
+    done
+    [ -n "$PORT" ] || fail "meter sim '$name' did not listen within 5 s: $(cat "$T/$name.log")"
+    PTY=$(sed -n 's/^pty //p' "$T/$name.log")
+    echo "ok: sim $name up on port $PORT${PTY:+ and $PTY}"
+}
+# stop_sims: SIGTERM to every emulator this test started; each must exit 0
+# (a clean exit, so that a sanitizer build's leak check ran).
+stop_sims() {
+    local p rc
+    for p in "${SIM_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || fail "meter sim $p had exited before the end"; done
+    for p in "${SIM_PIDS[@]}"; do
+        rc=0
+        wait "$p" || rc=$?
+        expect "meter sim $p exit status on SIGTERM" "$rc" -eq 0
+    done
+    SIM_PIDS=()
+}
+# sim_count PORT KEY: one counter of the emulator, asked in-band ("tb:count?").
+sim_count() {
+    local port=$1 key=$2 line
+    exec 7<>"/dev/tcp/127.0.0.1/$port" || fail "cannot connect to the sim on $port for its counters"
+    printf 'tb:count?\n' >&7
+    IFS= read -r -t 5 line <&7 || fail "no counters from the sim on $port"
+    exec 7<&-
+    line=${line%$'\r'}
+    echo "$line" | tr ' ' '\n' | sed -n "s/^$key=//p"
+}
+
 # sanitizer_reports: after the test's own children (an emulator, a restarted
 # web app) were signalled, waits up to 10 s for them to exit, so that their
 # reports are written; then prints every sanitizer report under $T and
@@ -89,6 +135,7 @@ sanitizer_reports() {
 # itself, such as an emulator or a server it restarted.
 AT_EXIT=()
 at_exit() { AT_EXIT+=("$1"); }
+at_exit 'for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done'
 
 cleanup_dir() {
     local rc=$? i

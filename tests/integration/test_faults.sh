@@ -21,17 +21,7 @@ STAGES=(--ramp-up 1s --warm-up 1s --steady 8s --ramp-down 0 --idle 0 --quiet)
 q() { sqlite3 -batch "$1" "$2"; }
 
 # ---- 1. meter faults mid-run ----
-"$TB" meter sim --listen 127.0.0.1:0 --protocol wt310 --watts 150 --fault nan:4 --fault stall:6 \
-    --fault garbage:7 --fault disconnect:10 >"$T/sim.log" 2>&1 &
-SIM=$!
-at_exit 'kill $SIM 2>/dev/null'
-PORT=""
-for _ in $(seq 100); do
-    PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/sim.log")
-    [ -n "$PORT" ] && break
-    sleep 0.05
-done
-[ -n "$PORT" ] || fail "meter sim did not listen: $(cat "$T/sim.log")"
+start_sim sim --protocol wt310 --watts 150 --fault nan:4 --fault stall:6 --fault garbage:7 --fault disconnect:10
 {
     printf '[tile]\nname = kv\n[workload.kv]\nkind = kv\nusers = 2\nthink_time = 50ms\nthink_dist = uniform\n'
     printf 'reference = 40\nunit = ops/s\ntimeout = 1s\n[qos.kv]\nerror_rate = 0.5\n'
@@ -60,7 +50,7 @@ IFS= read -r -t 5 line <&7 || fail "no counters from the sim"
 exec 7<&-
 conns=$(echo "${line%$'\r'}" | tr ' ' '\n' | sed -n 's/^connections=//p')
 expect "meter connections (the driver reconnected after the stall and the disconnect)" "$conns" -ge 3
-kill $SIM 2>/dev/null || true
+stop_sims
 
 # restart_level SERVICE TILEFILE STOP-CMD START-CMD: a 1..2 sweep, SERVICE
 # stopped 2 s into level 1's steady state and started again 1.5 s later; then

@@ -15,35 +15,6 @@
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
-SIM_PIDS=()
-at_exit 'for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done'
-
-# start_sim NAME ARGS...: the emulator on a free loopback port; sets PORT.
-start_sim() {
-    local name=$1 i
-    shift
-    : >"$T/$name.log"
-    "$TB" meter sim --listen 127.0.0.1:0 "$@" >"$T/$name.log" 2>&1 &
-    SIM_PIDS+=($!)
-    PORT=""
-    for i in $(seq 1 100); do
-        PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/$name.log")
-        [ -n "$PORT" ] && break
-        kill -0 "${SIM_PIDS[-1]}" 2>/dev/null || fail "meter sim '$name' exited: $(cat "$T/$name.log")"
-        sleep 0.05
-    done
-    [ -n "$PORT" ] || fail "meter sim '$name' did not listen: $(cat "$T/$name.log")"
-}
-
-sim_count() {
-    local line
-    exec 7<>"/dev/tcp/127.0.0.1/$1" || fail "cannot reach the sim on $1"
-    printf 'tb:count?\n' >&7
-    IFS= read -r -t 5 line <&7 || fail "no counters from the sim on $1"
-    exec 7<&-
-    echo "${line%$'\r'}" | tr ' ' '\n' | sed -n "s/^$2=//p"
-}
-
 # probe NAME URI N: N samples 10 ms apart (PTD: its own interval) into $T/NAME.out.
 probe() {
     "$TB" meter probe "$2" --samples "$3" --interval 10ms >"$T/$1.out" 2>"$T/$1.err" ||
@@ -244,8 +215,6 @@ for k in ("ok", "nan", "inf", "vapf"):
         sys.exit(1)
 EOF
 # The emulators exit cleanly on SIGTERM, with no sanitizer report (ASan build).
-for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-for p in "${SIM_PIDS[@]}"; do wait "$p" 2>/dev/null || fail "meter sim $p exited $? on SIGTERM"; done
-SIM_PIDS=()
+stop_sims
 if grep -lE "AddressSanitizer|LeakSanitizer|runtime error" "$T"/*.log; then fail "sanitizer report from the meter sim"; fi
 echo "PASS test_meter_plausible"

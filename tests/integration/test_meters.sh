@@ -7,42 +7,6 @@
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
-SIM_PIDS=()
-
-at_exit 'for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done'
-
-# start_sim NAME ARGS...: starts the emulator on a free loopback port; sets
-# PORT (and PTY with --pty). Fails the test when it does not come up.
-start_sim() {
-    local name=$1 i
-    shift
-    : >"$T/$name.log" # exists before the loop below reads it, however late the child starts
-    "$TB" meter sim --listen 127.0.0.1:0 "$@" >"$T/$name.log" 2>&1 &
-    SIM_PID=$!
-    SIM_PIDS+=("$SIM_PID")
-    PORT=""
-    for i in $(seq 1 100); do
-        PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/$name.log")
-        [ -n "$PORT" ] && break
-        kill -0 "$SIM_PID" 2>/dev/null || fail "meter sim '$name' exited before listening: $(cat "$T/$name.log")"
-        sleep 0.05
-    done
-    [ -n "$PORT" ] || fail "meter sim '$name' did not listen within 5 s: $(cat "$T/$name.log")"
-    PTY=$(sed -n 's/^pty //p' "$T/$name.log")
-    echo "ok: sim $name up on port $PORT${PTY:+ and $PTY}"
-}
-
-# sim_count PORT KEY: one counter of the emulator, asked in-band.
-sim_count() {
-    local port=$1 key=$2 line
-    exec 7<>"/dev/tcp/127.0.0.1/$port" || fail "cannot connect to the sim on $port for its counters"
-    printf 'tb:count?\n' >&7
-    IFS= read -r -t 5 line <&7 || fail "no counters from the sim on $port"
-    exec 7<&-
-    line=${line%$'\r'}
-    echo "$line" | tr ' ' '\n' | sed -n "s/^$key=//p"
-}
-
 # probe NAME URI N [ARGS]: runs meter probe; the output stays in $T/NAME.out.
 probe() {
     local name=$1 uri=$2 n=$3

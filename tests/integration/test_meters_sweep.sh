@@ -7,24 +7,12 @@
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
-SIM_PID=""
-at_exit '[ -n "$SIM_PID" ] && { kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null; }'
 
 # A trace whose time-weighted mean is known whatever window the run measures:
 # one value for the whole run (the step model holds the last value).
 WATTS=187.5
 printf 'time,watts\n0,%s\n' "$WATTS" >"$T/trace.csv"
-: >"$T/sim.log" # exists before the loop below reads it, however late the child starts
-"$TB" meter sim --listen 127.0.0.1:0 --protocol wt310 --trace "$T/trace.csv" >"$T/sim.log" 2>&1 &
-SIM_PID=$!
-PORT=""
-for i in $(seq 1 100); do
-    PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/sim.log")
-    [ -n "$PORT" ] && break
-    kill -0 "$SIM_PID" 2>/dev/null || fail "meter sim exited: $(cat "$T/sim.log")"
-    sleep 0.05
-done
-[ -n "$PORT" ] || fail "meter sim did not listen: $(cat "$T/sim.log")"
+start_sim sim --protocol wt310 --trace "$T/trace.csv"
 
 "$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"

@@ -23,8 +23,6 @@ TB=$TILEBENCH
 TOOLS="$TB_SOURCE_DIR/tests/tools"
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "$PY not found: it runs the independent checkers"
-SIM_PIDS=()
-at_exit 'for p in "${SIM_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done'
 
 # Trace time (s) against the stages below (ramp-up 1 s, warm-up 1 s, 10 s
 # steady, ramp-down 1 s; a level starts 0.2 s after it is planned): level 1's
@@ -68,29 +66,15 @@ flat 27.5 40 40
 EOF
 for m in a b; do "$PY" "$TOOLS/power_trace.py" make "$T/$m.spec" "$T/$m.csv" || fail "trace $m"; done
 
-start_sim() { # NAME PROTOCOL TRACE [OPTION...]
-    "$TB" meter sim --listen 127.0.0.1:0 --protocol "$2" --trace "$3" --trace-sync "${@:4}" >"$T/sim-$1.log" 2>&1 &
-    SIM_PIDS+=($!)
-}
-sim_port() { # NAME: waits for the emulator's port
-    local port="" i
-    for i in $(seq 1 200); do
-        port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/sim-$1.log")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || fail "meter sim $1 did not listen: $(cat "$T/sim-$1.log")"
-    echo "$port"
-}
 # Meter a answers its 12th, 24th, ... value request with -27.1 W (the WT310E
 # bug of issue 19): the samples at trace seconds 11 and 23, inside a flat and
 # a straight stretch, where leaving a sample out changes no trapezoid. Each
 # level then has 1 implausible sample of 20 (5%, so it is invalid), stored
 # with its raw, finite reading, which every mean must leave out.
-start_sim a wt310 "$T/a.csv" --fault negative:12
-start_sim b wt210 "$T/b.csv"
-PA=$(sim_port a)
-PB=$(sim_port b)
+start_sim sim-a --protocol wt310 --trace "$T/a.csv" --trace-sync --fault negative:12
+PA=$PORT
+start_sim sim-b --protocol wt210 --trace "$T/b.csv" --trace-sync
+PB=$PORT
 
 "$TB" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
@@ -152,12 +136,6 @@ for lvl in 1 2; do
 done
 # The emulators stop cleanly on SIGTERM (a sanitizer report of theirs fails the
 # test through lib.sh).
-for i in 0 1; do
-    kill -TERM "${SIM_PIDS[i]}" 2>/dev/null || fail "meter sim $i had exited before the end: $(cat "$T"/sim-*.log)"
-    rc=0
-    wait "${SIM_PIDS[i]}" || rc=$?
-    expect "meter sim $i exit status" "$rc" -eq 0
-done
-SIM_PIDS=()
+stop_sims
 [ "$RECOMPUTE" -eq 0 ] || fail "recompute.py exited $RECOMPUTE: $(grep -v '^level' "$T/recompute.log")"
 echo "PASS test_recompute"

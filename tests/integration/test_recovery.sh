@@ -49,11 +49,6 @@ gone() {
     st=$(ps -o stat= -p "$1" 2>/dev/null) || return 0
     [[ $st == Z* ]]
 }
-# the run's own record that steady state began (written when it starts)
-steady_begun() {
-    [ -f "$1" ] && [ "$(sqlite3 -readonly "$1" \
-        "SELECT count(*) FROM events WHERE message LIKE '% ramp-up and warm-up:%'" 2>/dev/null)" -gt 0 ]
-}
 RUNPID=
 at_exit '[ -n "$RUNPID" ] && kill "$RUNPID" 2>/dev/null'
 # start_run NAME INI STEADY: the run in the background; returns when steady state has begun
@@ -61,7 +56,7 @@ start_run() {
     "$TB" run --config "$2" --tiles 1 --ramp-up 0 --warm-up 1s --steady "$3" --ramp-down 0 --idle 0 --quiet \
         --db "$T/$1.db" >"$T/$1-run.log" 2>&1 &
     RUNPID=$!
-    wait_for "$1: steady state begins" 30 steady_begun "$T/$1.db"
+    wait_steady "$T/$1.db" 1 "$RUNPID" # the run's own record that steady state began
     echo "ok: $1: steady state began (run's event)"
 }
 # the level's steady window as stored (whole seconds, UTC) -> epoch seconds
