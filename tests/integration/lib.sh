@@ -71,6 +71,30 @@ wait_steady() {
     fail "no steady state of a $tiles-tile level in $db within 2 min"
 }
 
+# web_tile FILE USERS [QOS-LINE...]: a tile file of the web workload alone,
+# USERS users at a 200 ms cycle with the standard tile's Markov rows, the QoS
+# lines given (under [qos.web]), and the embedded SUT's endpoints ($SUT).
+web_tile() {
+    local file=$1 users=$2
+    shift 2
+    {
+        printf '[tile]\nname = web\n[workload.web]\nkind = web\nusers = %d\ncycle_time = 200ms\n' "$users"
+        printf 'think_dist = negexp\n'
+        sed -n '/^\[workload\.web\]/,/^\[/{/^next\./p}' "$TB_SOURCE_DIR/tiles/standard.ini"
+        printf 'timeout = 2s\nunit = ops/s\nreference = 20\n'
+        [ $# -eq 0 ] || printf '[qos.web]\n%s\n' "$@"
+        cat "$SUT"
+    } >"$file"
+    grep -q '^next\.HomePage' "$file" || fail "no Markov rows copied from the standard tile"
+}
+# web_app_pid: the pid of tile 1's reference web app, from the embedded SUT's
+# state file (sets WP and WEBCMD, its command line, for a restart).
+web_app_pid() {
+    WP=$(awk '$1 == "web.tile1" {print $2}' "$T/sut/sut.state")
+    [ -n "$WP" ] && kill -0 "$WP" || fail "no running web.tile1 in $T/sut/sut.state"
+    mapfile -d '' WEBCMD <"/proc/$WP/cmdline"
+}
+
 # start_sim NAME ARGS...: the meter emulator (`tilebench meter sim ARGS`) on a
 # free loopback port, its output in $T/NAME.log; sets PORT, SIM_PID (and PTY
 # with --pty) and adds the pid to SIM_PIDS, which are stopped when the test

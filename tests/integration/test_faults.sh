@@ -117,17 +117,8 @@ restart_level postgresql "$T/oltp.ini" 'kill -INT "$PM"; for _ in $(seq 100); do
      for _ in $(seq 100); do psql "$PG" -XAtc "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done'
 
 # ---- 5. the reference web app of tile 1 ----
-{
-    printf '[tile]\nname = web\n[workload.web]\nkind = web\nusers = 4\ncycle_time = 200ms\nthink_dist = negexp\n'
-    sed -n '/^\[workload\.web\]/,/^\[/{/^next\./p}' "$TB_SOURCE_DIR/tiles/standard.ini"
-    printf 'timeout = 2s\nunit = ops/s\nreference = 20\n[qos.web]\n'
-    printf 'HomePage.error_rate = 0.5\nTagSearch.error_rate = 0.5\nEventDetail.error_rate = 0.5\n'
-    cat "$SUT"
-} >"$T/web.ini"
-grep -q '^next\.HomePage' "$T/web.ini" || fail "no Markov rows copied from the standard tile"
-WP=$(awk '$1 == "web.tile1" {print $2}' "$T/sut/sut.state")
-[ -n "$WP" ] && kill -0 "$WP" || fail "no running web.tile1 in $T/sut/sut.state"
-mapfile -d '' WEBCMD <"/proc/$WP/cmdline"
+web_tile "$T/web.ini" 4 HomePage.error_rate=0.5 TagSearch.error_rate=0.5 EventDetail.error_rate=0.5
+web_app_pid
 W1=$(sed -n 's/^web\.tile1 = //p' "$SUT")
 at_exit '[ -n "${WP2:-}" ] && kill "$WP2" 2>/dev/null'
 restart_level webapp "$T/web.ini" 'kill "$WP"; for _ in $(seq 100); do kill -0 "$WP" 2>/dev/null || break; sleep 0.05; done' \

@@ -232,17 +232,8 @@ expect "oltp: level errors (outage counted)" "$e" -gt 0
 expect "oltp: level errors (within back-off bound for ${D_PG}s)" "$e" -le "$b"
 
 # ---------------- B. the reference web app in one steady state ----------------
-{
-    printf '[tile]\nname = web\n[workload.web]\nkind = web\nusers = %d\ncycle_time = 200ms\nthink_dist = negexp\n' \
-        $WEB_USERS
-    sed -n '/^\[workload\.web\]/,/^\[/{/^next\./p}' "$TB_SOURCE_DIR/tiles/standard.ini"
-    printf 'timeout = 2s\nunit = ops/s\nreference = 20\n'
-    cat "$SUT"
-} >"$T/b.ini"
-grep -q '^next\.HomePage' "$T/b.ini" || fail "no Markov rows copied from the standard tile"
-WP=$(awk '$1 == "web.tile1" {print $2}' "$T/sut/sut.state")
-[ -n "$WP" ] && kill -0 "$WP" || fail "no running web.tile1 in $T/sut/sut.state"
-mapfile -d '' WEBCMD <"/proc/$WP/cmdline"
+web_tile "$T/b.ini" "$WEB_USERS"
+web_app_pid
 start_run b "$T/b.ini" 12s
 wait_for "webapp: requests before the kill" 10 web_back "$(requests)"
 t_kill=$(now)
