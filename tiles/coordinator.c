@@ -171,6 +171,44 @@ static double window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sample 
     return missing_meter ? -1 : sum;
 }
 
+/* The power part of a window's validity input (qos/validity.h): its
+ * samples counted, each bad one in one kind (the most specific first), the
+ * largest uncertainty and the auto-ranging ones. avg_w < 0: some meter gave
+ * no valid sample (window_power). */
+static void power_validity_input(const run_ctx *c, const tb_poll_sample *ps, int n, double avg_w, double window_s,
+                                 tb_validity_input *vin) {
+    memset(vin, 0, sizeof *vin);
+    vin->samples_total = (uint64_t)n;
+    vin->no_valid_meter = avg_w < 0;
+    vin->meters = c->o->n_meters;
+    vin->steady_s = window_s;
+    for (int i = 0; i < n; i++) {
+        unsigned f = ps[i].s.flags;
+        if (isfinite(ps[i].s.uncertainty_pct) && ps[i].s.uncertainty_pct > vin->max_uncertainty_pct)
+            vin->max_uncertainty_pct = ps[i].s.uncertainty_pct;
+        if (f & TB_SAMPLE_AUTORANGE) vin->autorange++;
+        if (f & TB_SAMPLE_IMPLAUSIBLE) vin->implausible++;
+        else if (f & TB_SAMPLE_OVERRANGE) vin->overrange++;
+        else if (f & TB_SAMPLE_MISSING) vin->missing++;
+        else if (f & TB_SAMPLE_BAD) vin->invalid++;
+    }
+}
+
+/* Active idle is judged by a level's power rules (its load generator is
+ * idle, so the CPU rule does not apply): a warning event and console line
+ * when they fail, since the idle figure feeds overall efficiency. */
+static void judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, uint64_t idle_us) {
+    tb_validity_input vin;
+    tb_validity v;
+    char msg[700];
+    power_validity_input(c, ps, n, w, (double)idle_us / 1e6, &vin);
+    if (tb_validity_judge(&vin, &v)) return;
+    snprintf(msg, sizeof msg, "active idle: %s; its mean power, and the overall efficiency that uses it, rest on the rest",
+             v.reason);
+    note(c, "warning", msg);
+    if (!c->o->quiet) printf("  warning: %s\n", msg);
+}
+
 /* Telemetry samples that lie inside [t0, t1): each covers about one
  * second, so one straddling an edge (part ramp-up, part steady) is left out.
  * The end may be up to the collect grace after t1. Caller frees. */
@@ -344,22 +382,7 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
         /* the rules are qos/validity.c's; here the samples are counted */
         tb_validity_input vin;
         tb_validity v;
-        memset(&vin, 0, sizeof vin);
-        vin.samples_total = lr.samples_total;
-        vin.no_valid_meter = lr.avg_watts < 0;
-        vin.meters = c->o->n_meters;
-        vin.steady_s = steady_s;
-        for (int i = 0; i < n_samples; i++) {
-            unsigned f = samples[i].s.flags;
-            if (isfinite(samples[i].s.uncertainty_pct) && samples[i].s.uncertainty_pct > vin.max_uncertainty_pct)
-                vin.max_uncertainty_pct = samples[i].s.uncertainty_pct;
-            if (f & TB_SAMPLE_AUTORANGE) vin.autorange++;
-            /* each bad sample in one kind, the most specific first */
-            if (f & TB_SAMPLE_IMPLAUSIBLE) vin.implausible++;
-            else if (f & TB_SAMPLE_OVERRANGE) vin.overrange++;
-            else if (f & TB_SAMPLE_MISSING) vin.missing++;
-            else if (f & TB_SAMPLE_BAD) vin.invalid++;
-        }
+        power_validity_input(c, samples, n_samples, lr.avg_watts, steady_s, &vin);
         vin.cpu_s = cpu_s;
         vin.threads = lg->ops->threads(lg->self);
         vin.compliant = c->o->preset && strcmp(c->o->preset, "compliant") == 0;
@@ -968,6 +991,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
                 goto done;
             }
             if (!o->quiet) printf("active idle: %.1f W%s\n", w, est_mark(&c));
+            judge_idle(&c, ps, n, w, o->stages.idle_us);
             if (c.tsampler) {
                 tb_telem_sample *ts = NULL;
                 tb_telemetry agg;

@@ -114,12 +114,12 @@ start_sim sweep --protocol wt310 --trace "$T/trace.csv" --fault negative:2
 SWEEP_PORT=$PORT
 "$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
-run() {
-    "$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady "$3" --ramp-down 1s --idle 0 \
+run() { # PORT NAME STEADY [IDLE]
+    "$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady "$3" --ramp-down 1s --idle "${4:-0}" \
         --meter "wt310://127.0.0.1:$1" --db "$T/results.db" --quiet >"$T/run-$2.log" 2>&1 ||
         fail "run $2 exited $?: $(cat "$T/run-$2.log")"
 }
-run "$SWEEP_PORT" neg 6s
+run "$SWEEP_PORT" neg 6s 3s
 "$TB" report latest --db "$T/results.db" --format json >"$T/neg.json"
 J="$T/neg.json"
 expect "run status (the run goes on)" "$(jq -r .run.status "$J")" = complete
@@ -132,6 +132,14 @@ echo "ok: invalid_reason: $REASON"
 NEG=$(sqlite3 "$T/results.db" "SELECT count(*) FROM power_samples WHERE run_id = (SELECT max(id) FROM runs) AND watts < 0")
 expect "negative raw samples stored" "$NEG" -gt 0
 expect "report: meter's invalid_samples = the negative samples" "$(jq '.run.meters[0].invalid_samples' "$J")" -eq "$NEG"
+# Active idle, judged by the same power rules: its bad samples are a warning
+# event (the idle figure feeds overall efficiency), naming them.
+IDLE_BAD=$(sqlite3 "$T/results.db" "SELECT count(*) FROM power_samples WHERE run_id = (SELECT max(id) FROM runs)
+    AND level_id IS NULL AND watts < 0")
+expect "active idle: negative samples" "$IDLE_BAD" -gt 0
+expect "active idle: one warning naming its $IDLE_BAD implausible samples" "$(sqlite3 "$T/results.db" "SELECT count(*)
+    FROM events WHERE run_id = (SELECT max(id) FROM runs) AND kind = 'warning'
+    AND message LIKE 'active idle: %power samples missing or invalid (limit 1%; $IDLE_BAD implausible)%'")" -eq 1
 AVG=$(jq '.run.levels[0].avg_watts' "$J")
 # A constant trace: any window's time-weighted mean is its one value.
 expect_true "avg_watts is the trace's $W W (bogus samples excluded)" "$AVG" "((. - $W) | fabs) <= $W * 1e-9"
