@@ -22,7 +22,7 @@
 #define TB_PRINTF(a, b)
 #endif
 
-/* Exit codes of the CLI contract (design.md). */
+/* Exit codes of the CLI contract (README, "The CLI"). */
 enum { TB_EXIT_OK = 0, TB_EXIT_VALIDATE = 1, TB_EXIT_USAGE = 2, TB_EXIT_ABORTED = 3 };
 
 /* Writes "fmt..." into err (TB_ERR_LEN bytes); err may be NULL. */

@@ -4,7 +4,7 @@
  * layouts), ipmitool's "sensor reading" text, and the raw DCMI Get Power
  * Reading response bytes. Pure functions, no I/O.
  *
- * Facts (shared/notes/meters.md; DCMI 1.5 spec section 6.6.1; ipmitool and
+ * Facts (DCMI 1.5 spec section 6.6.1; ipmitool and
  * FreeIPMI output): the response is cc, 0xDC, then current, min, max, avg
  * (16-bit LE W), a 32-bit timestamp, a 32-bit averaging period in ms and a
  * state byte whose bit 0x40 means "power measurement active". Field

@@ -1,5 +1,5 @@
 /*
- * meter.h: the power meter interface. A meter is named by a URI (design.md)
+ * meter.h: the power meter interface. A meter is named by a URI
  * and delivers samples: a timestamp plus W, and V, A, PF where known, with
  * flags for doubtful samples. Each driver is one file exporting one
  * tb_meter_driver table; tb_meter_open dispatches on the URI scheme.
@@ -18,7 +18,7 @@
 #define TB_SAMPLE_OVERRANGE 0x04u /* over range (e.g. Yokogawa 9.9E+37) */
 #define TB_SAMPLE_ESTIMATED 0x08u /* a model, not a measurement */
 /* A warning, not BAD: the meter was auto-ranging when the sample was taken
- * (SPECpower: no auto-ranging during measurement; design.md makes it a level
+ * (SPECpower: no auto-ranging during measurement; tilebench makes it a level
  * warning). */
 #define TB_SAMPLE_AUTORANGE 0x10u
 /* Physically implausible: negative or non-finite W, W beyond what the
@@ -63,7 +63,7 @@ enum {
 enum { TB_RANGE_UNKNOWN = 0, TB_RANGE_FIXED = 1, TB_RANGE_AUTO = 2 };
 
 /*
- * What a meter says about itself at open, for the report (design.md: "the
+ * What a meter says about itself at open, for the report (so that "the
  * report states the meter model, *IDN?, ranges and uncertainty"). Every
  * numeric field is 0 when the meter does not tell (a zero range, rate or
  * window is meaningless, so 0 cannot be mistaken for a reading).
@@ -103,7 +103,7 @@ typedef struct tb_meter_driver {
 } tb_meter_driver;
 
 /*
- * Opens a meter by URI (design.md): "wt310://HOST:PORT", "wt210://HOST:PORT",
+ * Opens a meter by URI: "wt310://HOST:PORT", "wt210://HOST:PORT",
  * "yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600", "ptd://HOST:8888",
  * "ipmi://USER:PASS@HOST[:PORT]?method=dcmi|sensor&sensor=NAME", "ipmi:local",
  * "rapl:", "estimate:?idle=W&max=W", or "auto" (rapl:, then ipmi:local, else

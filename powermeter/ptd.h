@@ -2,7 +2,7 @@
  * ptd.h: the reply parsers of the SPEC PTDaemon client (ptd.c), public so
  * unit tests can feed them raw reply lines. Pure functions over one line.
  *
- * Protocol facts: shared/notes/meters.md (from mlcommons/power-dev's client
+ * Protocol facts (from mlcommons/power-dev's client
  * and compliance checker) and SPEC's harness code for PTDaemon meters: one
  * message per line ending in "\r\n"; Uncertainty values are fractions
  * (0.01 = 1%), SPEC compares them with max_average_uncertainty / 100; RL

@@ -2,8 +2,7 @@
  * rapl.h: what the RAPL driver (rapl.c) exposes for tests: the counter
  * arithmetic. The driver itself is reached through tb_meter_open("rapl:").
  *
- * Facts (kernel Documentation/power/powercap/powercap.rst, shared/notes/
- * meters.md): /sys/class/powercap/intel-rapl:N[:M]/energy_uj counts µJ and
+ * Facts (kernel Documentation/power/powercap/powercap.rst): /sys/class/powercap/intel-rapl:N[:M]/energy_uj counts µJ and
  * wraps at max_energy_range_uj; zone names are package-N, core, uncore, dram,
  * psys; energy_uj is readable by root only since the CVE-2020-8694 fix.
  */

@@ -21,7 +21,7 @@
  * sample reconnects and repeats the set-up, and must find the same *IDN?.
  * A reply that arrives but does not parse is an INVALID sample, not a failure.
  *
- * Facts: shared/notes/meters.md (from intel/yoko-tool and the Yokogawa
+ * Facts (from intel/yoko-tool and the Yokogawa
  * WT310/WT210 manuals). Plain line-based TCP with '\n' is what the emulator
  * (meter_sim.c) serves; the WT1600/WT3000 legacy 4-byte-header framing is not
  * implemented.

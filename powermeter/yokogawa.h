@@ -3,7 +3,7 @@
  * so unit tests can feed them raw reply lines. They are pure functions over
  * one reply line: no I/O, no state.
  *
- * Wire facts (shared/notes/meters.md; Yokogawa WT310 and WT210 user's
+ * Wire facts (Yokogawa WT310 and WT210 user's
  * manuals, communication chapters): replies are ASCII NR1/NR3 numbers
  * separated by ','; with :COMM:HEAD ON a reply is preceded by its header
  * (":NUM:NORM:VAL 1.0E+00"); in ASCII mode "NAN" means no data and "INF"

@@ -1,5 +1,5 @@
 /*
- * report.c: renders a stored run as JSON (the contract of design.md) or as a
+ * report.c: renders a stored run as JSON (the shape README's "Results and reports" documents) or as a
  * terminal summary, hands the same model to the HTML and CSV renderers
  * (report_html.c, report_csv.c, through report_data.h), and lists the runs of
  * a database. Reads only.
@@ -627,7 +627,7 @@ out:
 }
 
 /* Reads run_id into a {"run": {...}} tree (caller decrefs), or NULL with err.
- * The caller holds the read transaction. Keys come in the order of design.md;
+ * The caller holds the read transaction. Keys come in the documented order;
  * extra keys (tile_name, tile_spec, config_text, events, steady_*, samples_*)
  * follow the contract's "fields may be added". */
 static json_t *read_model(read_ctx *c, int64_t run_id, model_extra *ex) {

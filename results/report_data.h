@@ -27,7 +27,7 @@ struct sqlite3_stmt;
  * call that receives it.
  */
 typedef struct tb_report_data {
-    const json_t *run;           /* the "run" object of the JSON report (design.md shape) */
+    const json_t *run;           /* the "run" object of the JSON report (its documented shape) */
     const int64_t *level_ids;    /* levels row ids, in the order of run.levels */
     size_t n_levels;
     struct sqlite3 *db;          /* for tb_report_level_ops */

@@ -165,7 +165,7 @@ static const char *const migrations[] = {
     "  created_at TEXT NOT NULL"
     ");"
     "CREATE INDEX calibrations_key ON calibrations(tile_name, def_hash, workload);"
-    /* what a meter says about itself (design.md: ranges and uncertainty in the report) */
+    /* what a meter says about itself (ranges and uncertainty in the report) */
     "ALTER TABLE meters ADD COLUMN serial TEXT;"
     "ALTER TABLE meters ADD COLUMN firmware TEXT;"
     "ALTER TABLE meters ADD COLUMN driver TEXT;"

@@ -52,7 +52,7 @@ int tb_saturation_next(const int *tiles, const int *pass, int n, const tb_satura
                        char *err) TB_WUR;
 
 /*
- * Saturation of a fixed sweep (design.md): the largest level whose verdict
+ * Saturation of a fixed sweep: the largest level whose verdict
  * passes, whatever failed below it; a level listed more than once passes only
  * if every entry passes. 0 when none passed. tiles/pass as above.
  */

@@ -95,8 +95,8 @@ int tb_score_median_index(const double *v, int n);
 /* v[tb_score_median_index(v, n)]: the median phase score; 0 when n <= 0. */
 double tb_score_median(const double *v, int n);
 
-/* Statistics of a figure across --repeat N runs (design.md: mean, min, max
- * across repeats), plus the sample standard deviation. */
+/* Statistics of a figure across --repeat N runs (mean, min, max
+ * across repeats, as VMmark reports them), plus the sample standard deviation. */
 typedef struct tb_score_stats {
     int n; /* finite values used */
     double mean;

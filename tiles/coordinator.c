@@ -38,7 +38,7 @@
 /* Grace after a phase end before collecting it, so an op that ended just
  * before the edge but was still being recorded is not lost. */
 #define COLLECT_GRACE_US 50000
-/* Telemetry sampling interval: 1 Hz, like the meter poller (design.md). */
+/* Telemetry sampling interval: 1 Hz, like the meter poller. */
 #define TELEM_INTERVAL_US 1000000
 /* Unmeasured pause between starting the embedded SUT and measuring active idle. */
 #define SUT_SETTLE_US 3000000

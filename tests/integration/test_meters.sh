@@ -159,7 +159,7 @@ rc=0
 "$TB" meter sim --fault nan:0 >"$T/fault0.log" 2>&1 || rc=$?
 expect "--fault nan:0: exit" "$rc" -eq 2
 
-# run: a meter that does not answer aborts the run (exit 3, design.md), and
+# run: a meter that does not answer aborts the run (exit 3), and
 # stores no run; a bad parameter in a valid scheme is a usage error (exit 2)
 rc=0
 "$TB" run --tiles 1 --meter "ptd://127.0.0.1:1" --db "$T/unreach.db" >"$T/unreach.log" 2>&1 || rc=$?

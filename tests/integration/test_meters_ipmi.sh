@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # test_meters_ipmi.sh: the IPMI driver against a real BMC peer on loopback:
-# OpenIPMI's ipmi_sim (Debian openipmi) over RMCP+/lanplus, set up as in
-# shared/notes/ipmi-sim.md. The SDR power sensor "Pwr Consumption" reads a
+# OpenIPMI's ipmi_sim (Debian openipmi) over RMCP+/lanplus. The SDR power sensor "Pwr Consumption" reads a
 # file the test writes; DCMI Get Power Reading, which stock ipmi_sim lacks,
 # is answered by a small ipmi_sim module built here from the C below against
 # libopenipmi-dev's server headers. Checks: values follow the file, 0 W and
@@ -71,7 +70,7 @@ for i in $(seq 1 50); do
 done
 [ -n "$PORT" ] || fail "no free UDP port found"
 
-# ---- ipmi_sim set-up (shared/notes/ipmi-sim.md) ----
+# ---- ipmi_sim set-up ----
 echo 120 >"$T/watts"
 echo 215 >"$T/dcmi_watts"
 mkdir -p "$T/state/ipmi_sim/tbsim"
@@ -238,19 +237,27 @@ echo "ok: the 250 ms window comes from the raw reply; min = max = avg readings a
 # NOT AVERAGED in the text and HTML reports. A second run whose readings are
 # averaged shows the window and no such verdict. The load: kv against a
 # redis-server of our own on loopback.
-RP=""
-for i in $(seq 1 50); do
-    p=$((20000 + RANDOM % 40000))
-    if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then RP=$p; break; fi
-done
-[ -n "$RP" ] || fail "no free TCP port for redis"
-redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no --dir "$T" >"$T/redis.log" 2>&1 &
-REDIS_PID=$!
-at_exit 'kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null'
-for i in $(seq 1 100); do
-    [ "$(redis-cli -h 127.0.0.1 -p "$RP" ping 2>/dev/null)" = PONG ] && break
-    kill -0 "$REDIS_PID" 2>/dev/null || fail "redis-server exited: $(cat "$T/redis.log")"
-    sleep 0.05
+# The port: one that no socket uses in any state, below the kernel's
+# ephemeral range; a start that still loses the port to another process
+# (a bind race) is tried again on another one.
+REDIS_PID=""
+at_exit '[ -n "$REDIS_PID" ] && { kill "$REDIS_PID" 2>/dev/null; wait "$REDIS_PID" 2>/dev/null; }'
+for try in 1 2 3 4 5; do
+    RP=""
+    for i in $(seq 1 50); do
+        p=$((20000 + RANDOM % 12000))
+        if ! ss -Htan "sport = :$p" 2>/dev/null | grep -q .; then RP=$p; break; fi
+    done
+    [ -n "$RP" ] || fail "no free TCP port for redis"
+    redis-server --port "$RP" --bind 127.0.0.1 --save '' --appendonly no --dir "$T" >"$T/redis.log" 2>&1 &
+    REDIS_PID=$!
+    for i in $(seq 1 100); do
+        [ "$(redis-cli -h 127.0.0.1 -p "$RP" ping 2>/dev/null)" = PONG ] && break 2
+        kill -0 "$REDIS_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    grep -q "Address already in use" "$T/redis.log" || fail "redis-server did not start: $(cat "$T/redis.log")"
+    echo "redis port $RP was taken meanwhile; another"
 done
 [ "$(redis-cli -h 127.0.0.1 -p "$RP" ping)" = PONG ] || fail "redis-server did not answer within 5 s"
 printf '[tile]\nname = kv\n[workload.kv]\nkind = kv\nusers = 1\nthink_time = 50ms\nthink_dist = uniform\nunit = ops/s\nreference = 1\ntimeout = 1s\n[sut]\nredis = 127.0.0.1:%s\n' \

@@ -1,6 +1,6 @@
 /*
  * test_ptd.c: unit tests of the SPEC PTDaemon reply parsers (ptd.h) on raw
- * reply lines as PTDaemon sends them (examples from shared/notes/meters.md):
+ * reply lines as PTDaemon sends them (examples as PTDaemon 1.9 prints them):
  * Identify, RR, Watts, Uncertainty (and its old name Accuracy), RL headers
  * and sample lines with -1 (error) and -2 (missed) markers, warnings,
  * errors and garbage.
