@@ -107,6 +107,35 @@ row_has nan 3 "OVERRANGE: the meter reports its input above range"
 for i in 1; do row_ok nan $i; done
 row_has nan 4 "INVALID:"
 
+# ---- PTD replies that never end (fake_ptd.py: the emulator answers well) ----
+# Endless warnings, "Last 1000000 samples" and 5 lines one a second: each
+# reply is due within one timeout (1 s interval + 1.5 s) and 64 lines, so the
+# first sample is MISSING with its reason, the connection is reset, and the
+# next sample is good again. timeout(1) turns a hang into a failure.
+fake_ptd() { # NAME MODE: starts the fake, sets FAKE_PORT
+    rm -f "$T/$1.port"
+    /usr/bin/python3 "$TB_SOURCE_DIR/tests/integration/fake_ptd.py" "$T/$1.port" "$2" 2>"$T/fake-$1.log" &
+    FAKE_PIDS="${FAKE_PIDS:-} $!"
+    for _ in $(seq 100); do [ -s "$T/$1.port" ] && break; sleep 0.05; done
+    FAKE_PORT=$(cat "$T/$1.port") || fail "fake_ptd $1 did not start: $(cat "$T/fake-$1.log")"
+}
+stop_fakes() { for p in ${FAKE_PIDS:-}; do kill "$p" 2>/dev/null || true; done; FAKE_PIDS=; }
+at_exit stop_fakes
+for mode in warn last slow; do
+    fake_ptd "$mode" "$mode"
+    t0=$(date +%s)
+    timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/$mode.out" 2>"$T/$mode.err" ||
+        fail "ptd $mode: probe exited $? (124: hung): $(cat "$T/$mode.out" "$T/$mode.err")"
+    t1=$(date +%s)
+    expect "ptd $mode: probe took (s)" "$((t1 - t0))" -le 6
+    row_has "$mode" 1 "MISSING: "
+    row_ok "$mode" 2
+done
+row_has warn 1 "'RL,1': reply of more than 64 lines (will reconnect)"
+row_has last 1 "'RL,1': announces 1000000 samples for one asked (will reconnect)"
+row_has slow 1 "'RL,1': reply not complete within 2500 ms (will reconnect)"
+stop_fakes
+
 # ---- sweep: 200 W and -27.1 W alternately ----
 W=200
 printf 'time,watts\n0,%s\n' "$W" >"$T/trace.csv"
