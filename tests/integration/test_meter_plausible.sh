@@ -112,9 +112,11 @@ row_has nan 4 "INVALID:"
 # reply is due within one timeout (1 s interval + 1.5 s) and 64 lines, so the
 # first sample is MISSING with its reason, the connection is reset, and the
 # next sample is good again. timeout(1) turns a hang into a failure.
-fake_ptd() { # NAME MODE: starts the fake, sets FAKE_PORT
+fake_meter() { # SCRIPT NAME MODE: starts tests/integration/SCRIPT, sets FAKE_PORT
+    local script=$1
+    shift
     rm -f "$T/$1.port"
-    /usr/bin/python3 "$TB_SOURCE_DIR/tests/integration/fake_ptd.py" "$T/$1.port" "$2" 2>"$T/fake-$1.log" &
+    /usr/bin/python3 "$TB_SOURCE_DIR/tests/integration/$script" "$T/$1.port" "$2" 2>"$T/fake-$1.log" &
     FAKE_PIDS="${FAKE_PIDS:-} $!"
     for _ in $(seq 100); do [ -s "$T/$1.port" ] && break; sleep 0.05; done
     FAKE_PORT=$(cat "$T/$1.port") || fail "fake_ptd $1 did not start: $(cat "$T/fake-$1.log")"
@@ -122,7 +124,7 @@ fake_ptd() { # NAME MODE: starts the fake, sets FAKE_PORT
 stop_fakes() { for p in ${FAKE_PIDS:-}; do kill "$p" 2>/dev/null || true; done; FAKE_PIDS=; }
 at_exit stop_fakes
 for mode in warn last slow; do
-    fake_ptd "$mode" "$mode"
+    fake_meter fake_ptd.py "$mode" "$mode"
     t0=$(date +%s)
     timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/$mode.out" 2>"$T/$mode.err" ||
         fail "ptd $mode: probe exited $? (124: hung): $(cat "$T/$mode.out" "$T/$mode.err")"
@@ -134,6 +136,21 @@ done
 row_has warn 1 "'RL,1': reply of more than 64 lines (will reconnect)"
 row_has last 1 "'RL,1': announces 1000000 samples for one asked (will reconnect)"
 row_has slow 1 "'RL,1': reply not complete within 2500 ms (will reconnect)"
+stop_fakes
+
+# ---- a WT310 set-up reply that comes late (fake_wt310.py) ----
+# :INP:CFAC? answered after 1.0 s (timeout 800 ms): the crest factor is lost,
+# the late "3" is not :RATE?'s reply (0.5 s), and poll k's reply (W = 100 + k)
+# is sample k's, never an earlier poll's.
+fake_meter fake_wt310.py latecfac latecfac
+timeout 15 "$TB" meter probe "wt310://127.0.0.1:$FAKE_PORT" --samples 3 --interval 10ms >"$T/latecfac.out" \
+    2>"$T/latecfac.err" || fail "latecfac: probe exited $?: $(cat "$T/latecfac.out" "$T/latecfac.err")"
+grep -q '^update: *500 ms$' "$T/latecfac.out" || fail "latecfac: :RATE? not 500 ms: $(cat "$T/latecfac.out")"
+if grep -q '^crest:' "$T/latecfac.out"; then fail "latecfac: a crest factor from a timed-out reply"; fi
+for i in 1 2 3; do
+    row latecfac $i | grep -qE "^ +$i  \S+ +$((100 + i))\.000 .*  ok$" ||
+        fail "latecfac: sample $i is not poll $i's $((100 + i)) W: $(row latecfac $i)"
+done
 stop_fakes
 
 # ---- sweep: 200 W and -27.1 W alternately ----
