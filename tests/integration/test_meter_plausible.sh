@@ -153,6 +153,15 @@ for i in 1 2 3; do
 done
 stop_fakes
 
+# ---- auto ranges and an absurd reading: bounded by the model's largest ranges ----
+# A WT310E on auto: 3 x 600 V x 3 x 20 A = 108 kW; 5e37 W is far above.
+fake_meter fake_wt310.py huge huge
+timeout 15 "$TB" meter probe "wt310://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/huge.out" 2>&1 ||
+    fail "huge: probe exited $?: $(cat "$T/huge.out")"
+for i in 1 2; do row_has huge $i "IMPLAUSIBLE,AUTORANGE: active power above what the V and A ranges can measure: W 5e+37 > 108000 W = 1800 V peak x 60 A peak"; done
+expect "huge: ok samples" "$(field huge ok)" -eq 0
+stop_fakes
+
 # ---- sweep: 200 W and -27.1 W alternately ----
 W=200
 printf 'time,watts\n0,%s\n' "$W" >"$T/trace.csv"
