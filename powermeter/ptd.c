@@ -173,6 +173,23 @@ int tb_ptd_parse_uncertainty(const char *line, tb_ptd_uncertainty *out) {
     return 0;
 }
 
+unsigned tb_ptd_sample_uncertainty(const tb_ptd_uncertainty *prev, const tb_ptd_uncertainty *now, double *pct) {
+    uint64_t dt;
+    double sum;
+    *pct = NAN;
+    if (now->total <= prev->total) return TB_SAMPLE_INVALID; /* frozen or reset counters: not evaluated */
+    dt = now->total - prev->total;
+    sum = now->avg * (double)now->total - prev->avg * (double)prev->total;
+    *pct = 100.0 * sum / (double)dt;
+    if (!isfinite(*pct) || *pct < 0) {
+        *pct = NAN; /* a running average that fell below what the earlier samples hold */
+        return TB_SAMPLE_INVALID;
+    }
+    if (now->invalid > prev->invalid || now->unknown > prev->unknown || *pct > 100.0 * TB_PTD_UNCERTAINTY_LIMIT)
+        return TB_SAMPLE_INVALID;
+    return 0;
+}
+
 int tb_ptd_parse_rl_header(const char *line, unsigned *n) {
     unsigned long v;
     char *end;
@@ -510,15 +527,11 @@ static int ptd_sample(void *self, tb_sample *s, char *err) {
     rc = ptd_cmd(p, "Uncertainty", buf, sizeof buf, e);
     if (rc == -1) goto drop;
     if (rc == 0 && tb_ptd_parse_uncertainty(buf, &u) == 0) {
-        uint64_t dt = u.total > p->prev.total ? u.total - p->prev.total : 0;
-        if (dt > 0) {
-            double sum = u.avg * (double)u.total - p->prev.avg * (double)p->prev.total;
-            s->uncertainty_pct = 100.0 * sum / (double)dt;
-            if (s->uncertainty_pct < 0) s->uncertainty_pct = NAN; /* rounding on PTD's side */
-        }
-        if (u.invalid > p->prev.invalid || u.unknown > p->prev.unknown ||
-            (dt > 0 && s->uncertainty_pct > 100.0 * TB_PTD_UNCERTAINTY_LIMIT))
-            s->flags |= TB_SAMPLE_INVALID;
+        unsigned uf = tb_ptd_sample_uncertainty(&p->prev, &u, &s->uncertainty_pct);
+        if (uf)
+            tb_log(TB_LOG_DEBUG, "ptd %s: uncertainty not valid: %.80s after total %llu avg %g", p->host, buf,
+                   (unsigned long long)p->prev.total, p->prev.avg);
+        s->flags |= uf;
         p->prev = u;
     } else {
         /* No uncertainty: SPEC rejects such a result; flag rather than trust. */

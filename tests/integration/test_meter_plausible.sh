@@ -136,6 +136,17 @@ done
 row_has warn 1 "'RL,1': reply of more than 64 lines (will reconnect)"
 row_has last 1 "'RL,1': announces 1000000 samples for one asked (will reconnect)"
 row_has slow 1 "'RL,1': reply not complete within 2500 ms (will reconnect)"
+# Uncertainty that cannot be evaluated is not valid (SPEC): counters frozen
+# at 0 samples, or a running average that falls (a negative sum).
+fake_meter fake_ptd.py frozen frozen
+timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/frozen.out" 2>&1 ||
+    fail "frozen: probe exited $?: $(cat "$T/frozen.out")"
+for i in 1 2; do row_has frozen $i "  -  INVALID: the meter or driver flagged the reading"; done
+fake_meter fake_ptd.py negavg negavg
+timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/negavg.out" 2>&1 ||
+    fail "negavg: probe exited $?: $(cat "$T/negavg.out")"
+row_ok negavg 1
+row_has negavg 2 "  -  INVALID: the meter or driver flagged the reading"
 stop_fakes
 
 # ---- a WT310 set-up reply that comes late (fake_wt310.py) ----
