@@ -63,6 +63,22 @@ static const tb_meter_driver *find_driver(const char *scheme, size_t len) {
     return NULL;
 }
 
+/* A meter's identity is the instrument's (or a daemon's) text: replace
+ * bytes outside printable ASCII with '?' so that a reply carrying terminal
+ * escapes ("\x1b]0;...\x07") reaches no terminal, report or database raw. */
+static void printable(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) *s = '?';
+}
+
+static void sanitize_identity(tb_meter_info *info) {
+    printable(info->model);
+    printable(info->idn);
+    printable(info->serial);
+    printable(info->firmware);
+    printable(info->driver);
+}
+
 /* "estimate, auto": for error messages. */
 static void known_schemes(char *buf, size_t len) {
     size_t i, used = 0;
@@ -94,6 +110,7 @@ static int open_with(tb_meter *m, const tb_meter_driver *drv, const char *uri, c
         m->self = NULL;
         return TB_METER_EUNREACH;
     }
+    sanitize_identity(&m->info); /* one place for every driver */
     return 0;
 }
 

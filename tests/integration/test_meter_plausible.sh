@@ -147,6 +147,13 @@ timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval
     fail "negavg: probe exited $?: $(cat "$T/negavg.out")"
 row_ok negavg 1
 row_has negavg 2 "  -  INVALID: the meter or driver flagged the reading"
+# An Identify reply with a terminal escape: printed with '?' for the bytes
+# (the IDN's ';' are PTD's commas).
+fake_meter fake_ptd.py esc esc
+timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 1 >"$T/esc.out" 2>&1 ||
+    fail "esc: probe exited $?: $(cat "$T/esc.out")"
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/esc.out"; then fail "esc: control bytes printed raw"; fi
+grep -q '^idn: *YOKOGAWA,WT310E,C2QE?\]0,pwned?,F1.03$' "$T/esc.out" || fail "esc: idn not sanitized: $(cat -v "$T/esc.out")"
 stop_fakes
 
 # ---- a WT310 set-up reply that comes late (fake_wt310.py) ----

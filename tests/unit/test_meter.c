@@ -622,6 +622,37 @@ static void test_front_end_flags_implausible(void **state) {
     tb_meter_close(m);
 }
 
+/* An identity with terminal escapes (a hostile PTD Identify): the front end
+ * replaces every byte outside printable ASCII with '?', for every driver. */
+static int escapes_identify(void *self, tb_meter_info *info, char *err) {
+    (void)self;
+    (void)err;
+    snprintf(info->model, sizeof info->model, "WT310\x1b]0;pwned\x07");
+    snprintf(info->idn, sizeof info->idn, "YOKOGAWA,WT310,\x1b[2J,F1.0\r\n\x7f\xc3\xa9");
+    snprintf(info->serial, sizeof info->serial, "\x01S1");
+    snprintf(info->firmware, sizeof info->firmware, "F\t1");
+    snprintf(info->driver, sizeof info->driver, "ptd \x9b" "31m");
+    return 0;
+}
+
+static const tb_meter_driver escapes_driver = {"escapes", scripted_open, escapes_identify, scripted_sample,
+                                               fake_close};
+
+static void test_identity_escapes_replaced(void **state) {
+    tb_meter *m = NULL;
+    const tb_meter_info *i;
+    char err[TB_ERR_LEN] = "";
+    (void)state;
+    assert_int_equal(tb_meter_open_driver(&escapes_driver, "escapes:", &m, err), 0);
+    i = tb_meter_get_info(m);
+    assert_string_equal(i->model, "WT310?]0;pwned?");
+    assert_string_equal(i->idn, "YOKOGAWA,WT310,?[2J,F1.0?????");
+    assert_string_equal(i->serial, "?S1");
+    assert_string_equal(i->firmware, "F?1");
+    assert_string_equal(i->driver, "ptd ?31m");
+    tb_meter_close(m);
+}
+
 static void test_close_null_is_noop(void **state) {
     (void)state;
     tb_meter_close(NULL);
@@ -647,6 +678,7 @@ int main(void) {
         cmocka_unit_test_setup(test_plausible_vapf, reset_stat),
         cmocka_unit_test_setup(test_reason_texts, reset_stat),
         cmocka_unit_test_setup(test_front_end_flags_implausible, reset_stat),
+        cmocka_unit_test_setup(test_identity_escapes_replaced, reset_stat),
     };
     return cmocka_run_group_tests(tests, setup_stat, teardown_stat);
 }
