@@ -4,6 +4,7 @@ emulator (tilebench meter sim) cannot produce. Writes its port to PORTFILE.
 The first connection misbehaves as MODE says; later ones answer well, so a
 client that resets its connection gets good samples again.
   warn    RL,1 answered with endless "WARNING: Uncertainty" lines
+  warnall every connection: as warn
   last    RL,1 answered "Last 1000000 samples", then one sample line a second
   slow    RL,1 answered "Last 5 samples", then one sample line a second
   frozen  every connection: Uncertainty counters never change
@@ -20,7 +21,7 @@ SAMPLE = "Time,11-30-2026 16:00:01.250,Watts,200.000000,Volts,230.000000,Amps,0.
 
 def serve(c, nth):
     f = c.makefile("rwb", buffering=0)
-    bad = nth == 1 or mode in ("frozen", "negavg", "esc")
+    bad = nth == 1 or mode in ("frozen", "negavg", "esc", "warnall")
     total, avg = 0, 0.002
     def say(s):
         f.write((s + "\r\n").encode("latin-1"))
@@ -41,7 +42,7 @@ def serve(c, nth):
         elif cmd.startswith("Go,"):
             say("Starting untimed measurement, maximum 500000 samples at 1000ms with 0 rampup samples")
         elif cmd == "RL,1":
-            if bad and mode == "warn":
+            if bad and mode in ("warn", "warnall"):
                 while True:
                     say("WARNING: Uncertainty 1.45%, exceeds 1.00%")
                     time.sleep(0.02)

@@ -255,6 +255,22 @@ print(f"ok: {len(rows)} samples stored, {len(neg)} implausible with reason; mean
       f"believing the bogus samples would give {naive:.1f} W")
 EOF
 
+# ---- a run on a PTDaemon that streams warnings to every RL: it ends ----
+# Every sample is MISSING within its deadline; the run completes, invalid.
+fake_meter fake_ptd.py warnall warnall
+rc=0
+timeout 60 "$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 1s --idle 0 \
+    --meter "ptd://127.0.0.1:$FAKE_PORT" --db "$T/warnall.db" --quiet >"$T/run-warnall.log" 2>&1 || rc=$?
+[ "$rc" -ne 124 ] || fail "warnall: the run hung: $(tail -5 "$T/run-warnall.log")"
+"$TB" report latest --db "$T/warnall.db" --format json >"$T/warnall.json" || fail "warnall: no report (run exited $rc)"
+expect "warnall: run status" "$(jq -r .run.status "$T/warnall.json")" = complete
+expect "warnall: level invalid" "$(jq .run.levels[0].valid "$T/warnall.json")" = false
+expect "warnall: no valid sample stored" "$(sqlite3 "$T/warnall.db" "SELECT count(*) FROM power_samples
+    WHERE flags & 1 = 0 AND flags & 2 = 0")" -eq 0
+expect "warnall: missing samples stored with their reason" "$(sqlite3 "$T/warnall.db" "SELECT count(*)
+    FROM power_samples WHERE reason LIKE 'missing:%'")" -gt 0
+stop_fakes
+
 # ---- a second run: NaN, over-range and inconsistent replies ----
 # request n: n % 4 == 0 INF, else n % 3 == 0 NaN, else even: V x A x PF
 # doubled, else 200 W (the first listed fault wins). By residue mod 12, any
