@@ -63,6 +63,22 @@ static const tb_meter_driver *find_driver(const char *scheme, size_t len) {
     return NULL;
 }
 
+/* A meter's identity is the instrument's (or a daemon's) text: replace
+ * bytes outside printable ASCII with '?' so that a reply carrying terminal
+ * escapes ("\x1b]0;...\x07") reaches no terminal, report or database raw. */
+static void printable(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) *s = '?';
+}
+
+static void sanitize_identity(tb_meter_info *info) {
+    printable(info->model);
+    printable(info->idn);
+    printable(info->serial);
+    printable(info->firmware);
+    printable(info->driver);
+}
+
 /* "estimate, auto": for error messages. */
 static void known_schemes(char *buf, size_t len) {
     size_t i, used = 0;
@@ -94,6 +110,7 @@ static int open_with(tb_meter *m, const tb_meter_driver *drv, const char *uri, c
         m->self = NULL;
         return TB_METER_EUNREACH;
     }
+    sanitize_identity(&m->info); /* one place for every driver */
     return 0;
 }
 
@@ -238,15 +255,95 @@ static double crest_of(const tb_meter_info *info) {
     return info->crest_factor > 0 ? info->crest_factor : TB_PLAUSIBLE_DEFAULT_CREST;
 }
 
-double tb_meter_max_watts(const tb_meter_info *info) {
-    double cf = crest_of(info);
-    if (!(info->volt_range_v > 0) || !(info->amp_range_a > 0)) return 0;
-    if (info->volt_mode == TB_RANGE_AUTO || info->amp_mode == TB_RANGE_AUTO) return 0;
-    return cf * info->volt_range_v * cf * info->amp_range_a * (info->elements > 1 ? info->elements : 1);
+/*
+ * The largest ranges of the meters whose model the info names (matched as a
+ * case-insensitive substring, first match wins), at crest factor 3, where
+ * they are largest (at CF 6 each range halves, CF x range stays the same).
+ * Sources: WT310E/WT310EH/WT332E/WT333E user's manual IM WT310E-01EN (and
+ * the WT310/WT310HC/WT330 one, IM WT310-01EN), WT210/WT230 IM 760401-01E,
+ * WT500 IM 760201-01E, each in its "Specifications" chapter.
+ */
+static const struct {
+    const char *model;
+    double volts, amps;
+} largest_ranges[] = {
+    {"WT310HC", 600, 40}, {"WT310EH", 600, 40}, {"WT310", 600, 20},  {"WT33", 600, 20},
+    {"WT210", 600, 20},   {"WT230", 600, 20},   {"WT500", 1000, 40},
+};
+
+/* 1 when needle occurs in hay, ignoring case. */
+static int has_word(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0) return 1;
+    return 0;
+}
+
+static int model_ranges(const tb_meter_info *info, double *v, double *a) {
+    for (size_t i = 0; i < sizeof largest_ranges / sizeof largest_ranges[0]; i++)
+        if (has_word(info->model, largest_ranges[i].model)) {
+            *v = largest_ranges[i].volts;
+            *a = largest_ranges[i].amps;
+            return 1;
+        }
+    return 0;
+}
+
+static int range_fixed(int mode, double range) { return mode == TB_RANGE_FIXED && range > 0; }
+
+/* The bound of tb_meter_plausible's TB_REASON_ABOVE_RANGE and how it was
+ * found (for the explanation). */
+static double max_watts(const tb_meter_info *info, char *how, size_t len) {
+    double cf = crest_of(info), v, a, n = info->elements > 1 ? info->elements : 1;
+    int vf = range_fixed(info->volt_mode, info->volt_range_v), af = range_fixed(info->amp_mode, info->amp_range_a);
+    if (vf && af) {
+        if (how)
+            snprintf(how, len, "(%g x %g V) x (%g x %g A)%s", cf, info->volt_range_v, cf, info->amp_range_a,
+                     n > 1 ? " x elements" : "");
+        return cf * info->volt_range_v * cf * info->amp_range_a * n;
+    }
+    if (model_ranges(info, &v, &a)) {
+        /* A side on a fixed, known range keeps it; the other may reach the
+         * model's largest range (auto-ranging) or is unknown. */
+        double pv = vf ? cf * info->volt_range_v : 3 * v, pa = af ? cf * info->amp_range_a : 3 * a;
+        if (how)
+            snprintf(how, len, "%g V peak x %g A peak%s (%s's largest ranges at crest factor 3 where a range is %s)",
+                     pv, pa, n > 1 ? " x elements" : "", info->model,
+                     info->volt_mode == TB_RANGE_AUTO || info->amp_mode == TB_RANGE_AUTO ? "auto" : "unknown");
+        return pv * pa * n;
+    }
+    if (how) snprintf(how, len, "the ceiling of one meter feed (ranges auto or unknown, model unknown)");
+    return TB_PLAUSIBLE_FEED_MAX_W;
+}
+
+double tb_meter_max_watts(const tb_meter_info *info) { return max_watts(info, NULL, 0); }
+
+/* W against V x A (PF not read: |PF| <= 1) or V x A x PF, within the tolerance. */
+static int judge_vapf(const tb_meter_info *info, const tb_sample *s, char *why, size_t len) {
+    double w = s->watts, va = s->volts * s->amps, vapf, tol, range_w = 0;
+    int have_pf = isfinite(s->pf);
+    if (info->volt_range_v > 0 && info->amp_range_a > 0)
+        range_w = info->volt_range_v * info->amp_range_a * (info->crest_factor >= 6 ? 2.0 : 1.0);
+    if (!have_pf) {
+        tol = TB_PLAUSIBLE_VAPF_READING * fmax(fabs(w), va) + TB_PLAUSIBLE_VAPF_RANGE * range_w;
+        if (fabs(w) <= va + tol) return TB_REASON_NONE;
+        if (why)
+            snprintf(why, len, "W %g > V x A = %g x %g = %g VA (PF not read; tolerance %g W)", w, s->volts, s->amps, va,
+                     tol);
+        return TB_REASON_VAPF;
+    }
+    vapf = va * s->pf;
+    tol = TB_PLAUSIBLE_VAPF_READING * fmax(fabs(w), fabs(vapf)) + TB_PLAUSIBLE_VAPF_RANGE * range_w;
+    if (fabs(w - vapf) <= tol) return TB_REASON_NONE;
+    if (why)
+        snprintf(why, len, "V x A x PF = %g x %g x %g = %g W, but W %g (tolerance %g W)", s->volts, s->amps, s->pf,
+                 vapf, w, tol);
+    return TB_REASON_VAPF;
 }
 
 int tb_meter_plausible(const tb_meter_info *info, const tb_sample *s, char *why, size_t len) {
-    double w = s->watts, max_w, vapf, tol, range_w = 0;
+    double w = s->watts, max_w;
+    char how[160];
     if (why && len) why[0] = '\0';
     if (s->flags & (TB_SAMPLE_MISSING | TB_SAMPLE_INVALID | TB_SAMPLE_OVERRANGE)) return TB_REASON_NONE;
     if (!isfinite(w)) {
@@ -257,26 +354,17 @@ int tb_meter_plausible(const tb_meter_info *info, const tb_sample *s, char *why,
         if (why) snprintf(why, len, "W %g < 0", w);
         return TB_REASON_NEGATIVE;
     }
-    max_w = tb_meter_max_watts(info);
-    if (max_w > 0 && w > max_w) {
-        double cf = crest_of(info);
-        if (why)
-            snprintf(why, len, "W %g > %g W = (%g x %g V) x (%g x %g A)%s", w, max_w, cf, info->volt_range_v, cf,
-                     info->amp_range_a, info->elements > 1 ? " x elements" : "");
+    max_w = max_watts(info, how, sizeof how);
+    if (w > max_w) {
+        if (why) snprintf(why, len, "W %g > %g W = %s", w, max_w, how);
         return TB_REASON_ABOVE_RANGE;
     }
-    if (!isfinite(s->volts) || !isfinite(s->amps) || !isfinite(s->pf) || info->elements > 1) return TB_REASON_NONE;
-    vapf = s->volts * s->amps * s->pf;
-    if (info->volt_range_v > 0 && info->amp_range_a > 0)
-        range_w = info->volt_range_v * info->amp_range_a * (info->crest_factor >= 6 ? 2.0 : 1.0);
-    tol = TB_PLAUSIBLE_VAPF_READING * fmax(fabs(w), fabs(vapf)) + TB_PLAUSIBLE_VAPF_RANGE * range_w;
-    if (fabs(w - vapf) > tol) {
-        if (why)
-            snprintf(why, len, "V x A x PF = %g x %g x %g = %g W, but W %g (tolerance %g W)", s->volts, s->amps, s->pf,
-                     vapf, w, tol);
-        return TB_REASON_VAPF;
+    if (s->volts < 0 || s->amps < 0) { /* NaN compares false: unread stays unjudged */
+        if (why) snprintf(why, len, "RMS %s %g < 0", s->volts < 0 ? "V" : "A", s->volts < 0 ? s->volts : s->amps);
+        return TB_REASON_NEGATIVE_VA;
     }
-    return TB_REASON_NONE;
+    if (!isfinite(s->volts) || !isfinite(s->amps) || info->elements > 1) return TB_REASON_NONE;
+    return judge_vapf(info, s, why, len);
 }
 
 const char *tb_meter_reason_text(int reason) {
@@ -289,6 +377,7 @@ const char *tb_meter_reason_text(int reason) {
         [TB_REASON_NONFINITE] = "implausible: active power not a finite number",
         [TB_REASON_ABOVE_RANGE] = "implausible: active power above what the V and A ranges can measure",
         [TB_REASON_VAPF] = "implausible: V x A x PF disagrees with W beyond the meter's accuracy",
+        [TB_REASON_NEGATIVE_VA] = "implausible: negative RMS voltage or current",
     };
     return reason > 0 && reason < TB_REASON_COUNT ? text[reason] : "";
 }

@@ -56,6 +56,7 @@ enum {
     TB_REASON_NONFINITE,   /* IMPLAUSIBLE: W NaN or infinite, yet not flagged by the driver */
     TB_REASON_ABOVE_RANGE, /* IMPLAUSIBLE: W above what the fixed V and A ranges can measure */
     TB_REASON_VAPF,        /* IMPLAUSIBLE: V x A x PF disagrees with W beyond the meter's accuracy */
+    TB_REASON_NEGATIVE_VA, /* IMPLAUSIBLE: an RMS voltage or current below 0 */
     TB_REASON_COUNT
 };
 
@@ -144,36 +145,45 @@ void tb_meter_close(tb_meter *m); /* NULL is a no-op */
  * judged again (returns TB_REASON_NONE). Otherwise, in this order:
  *  - TB_REASON_NONFINITE: watts is NaN or infinite;
  *  - TB_REASON_NEGATIVE: watts < 0 (a server's power feed only consumes);
- *  - TB_REASON_ABOVE_RANGE: both ranges are known and neither auto-ranges,
- *    and watts > tb_meter_max_watts(info): the largest instantaneous power the
- *    inputs can take is the measurable peak voltage times the measurable peak
- *    current, and a mean (active) power cannot exceed it. On a Yokogawa the
- *    crest factor is the largest multiple of a range that an input takes as
- *    a peak (WT310E user's manual IM WT310E-01EN, 2.7), so the bound is
- *    CF x V range x CF x A range, times the elements
- *    summed (SIGMA). Without a crest factor CF = 3, the smallest Yokogawa's
- *    meters offer: 9 x V range x A range is still above the 7.84 x V range x
- *    A range that a WT310E shows before it signals over-range (280% of range
- *    on each input at crest factor 6A, IM WT310E-02EN 1.5);
- *  - TB_REASON_VAPF: V, A and PF are all finite, one element is read, and
- *    |W - V x A x PF| is above the tolerance below. A Yokogawa computes
+ *  - TB_REASON_ABOVE_RANGE: watts > tb_meter_max_watts(info). With both
+ *    ranges fixed and known: the largest instantaneous power the inputs can
+ *    take is the measurable peak voltage times the measurable peak current,
+ *    and a mean (active) power cannot exceed it. On a Yokogawa the crest
+ *    factor is the largest multiple of a range that an input takes as a peak
+ *    (WT310E user's manual IM WT310E-01EN, 2.7), so the bound is
+ *    CF x V range x CF x A range, times the elements summed (SIGMA). Without
+ *    a crest factor CF = 3, the smallest Yokogawa's meters offer: 9 x V range
+ *    x A range is still above the 7.84 x V range x A range that a WT310E
+ *    shows before it signals over-range (280% of range on each input at crest
+ *    factor 6A, IM WT310E-02EN 1.5). A range that auto-ranges or is unknown
+ *    counts as 3 x the model's largest range (meter.c's table: WT310/WT330/
+ *    WT210 600 V and 20 A, WT310HC/EH 40 A, WT500 1000 V and 40 A); with the
+ *    model unknown too, the bound is TB_PLAUSIBLE_FEED_MAX_W;
+ *  - TB_REASON_NEGATIVE_VA: an RMS voltage or current read below 0;
+ *  - TB_REASON_VAPF: V and A are finite, one element is read, and
+ *    |W - V x A x PF| is above the tolerance below, or, PF not read,
+ *    |W| > V x A + the tolerance (|PF| <= 1). A Yokogawa computes
  *    PF = P / (U x I) from its own readings (IM WT310E-02EN
  *    7.4.3), so the two agree up to the rounding of five digits unless PF was
  *    clipped at 1, which only the measurement errors of P, U and I can cause.
  *    The tolerance is their sum taken at the WT310E's widest stated accuracy
  *    for DC to 100 kHz without the frequency term, +-(0.5% of reading + 0.5%
  *    of range) each (IM WT310E-02EN 7.3; range error doubled at crest factor
- *    6): 1.5% of the larger of |W| and |V x A x PF|, plus (when both ranges
- *    are known) 1.5% of V range x A range, x2 at crest factor 6.
+ *    6): 1.5% of the larger of |W| and |V x A x PF| (V x A without PF), plus
+ *    (when both ranges are known) 1.5% of V range x A range, x2 at CF 6.
  * Returns the TB_REASON_* code. When why is not NULL it receives a one-line
  * explanation with the numbers ("W -27.1 < 0").
  */
 #define TB_PLAUSIBLE_DEFAULT_CREST 3.0
 #define TB_PLAUSIBLE_VAPF_READING  0.015 /* 3 x 0.5% of reading */
 #define TB_PLAUSIBLE_VAPF_RANGE    0.015 /* 3 x 0.5% of range (x2 at crest factor 6) */
+/* The most one meter feed can carry when neither ranges nor model bound W: a
+ * 3-phase 415 V (line to line) 125 A rack feed, sqrt(3) x 415 x 125 = 89.8
+ * kVA, rounded up. No single server or rack a tile runs on draws more. */
+#define TB_PLAUSIBLE_FEED_MAX_W 90000.0
 int tb_meter_plausible(const tb_meter_info *info, const tb_sample *s, char *why, size_t len);
-/* The bound tb_meter_plausible uses for TB_REASON_ABOVE_RANGE, W; 0 when the
- * ranges are unknown or auto-ranging (no bound). */
+/* The bound tb_meter_plausible uses for TB_REASON_ABOVE_RANGE, W (always > 0:
+ * from the ranges, the model's largest ranges, or TB_PLAUSIBLE_FEED_MAX_W). */
 double tb_meter_max_watts(const tb_meter_info *info);
 /* Short fixed text of a reason code ("implausible: negative active power"),
  * stored with each bad sample; "" for TB_REASON_NONE or an unknown code. */

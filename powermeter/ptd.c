@@ -18,8 +18,12 @@
  * flag the sample INVALID. Error replies ("Error: ...", "Unknown command",
  * "Meter busy", ...) fail the command with PTD's own words.
  *
- * Failure policy as in yokogawa.c: a timeout or a drop fails that sample
- * (MISSING) and the next sample reconnects and starts a new measurement.
+ * Each command's whole reply (warning lines and RL's sample lines included)
+ * is due within one reply timeout and PTD_MAX_REPLY_LINES lines, so a daemon
+ * that streams lines cannot hold a sample. Failure policy as in yokogawa.c:
+ * a timeout, a reply too long or a drop fails that sample (MISSING) and the
+ * next sample reconnects and starts a new measurement, so a late line is
+ * never read as a later reply.
  * Facts: see ptd.h.
  */
 #include "powermeter/ptd.h"
@@ -41,6 +45,9 @@
 #define PTD_CONNECT_TIMEOUT_US  1000000u
 #define PTD_SEND_TIMEOUT_US     1000000u
 #define PTD_SLACK_US            1500000u /* reply timeout = interval (RL may wait that long) + this */
+/* Lines one reply may take, warnings included: RL,1 asks for one sample, so a
+ * reply of more (or a stream of warnings) is a daemon out of step. */
+#define PTD_MAX_REPLY_LINES 64u
 
 /* ---- pure parsers (ptd.h) ---- */
 
@@ -166,6 +173,23 @@ int tb_ptd_parse_uncertainty(const char *line, tb_ptd_uncertainty *out) {
     return 0;
 }
 
+unsigned tb_ptd_sample_uncertainty(const tb_ptd_uncertainty *prev, const tb_ptd_uncertainty *now, double *pct) {
+    uint64_t dt;
+    double sum;
+    *pct = NAN;
+    if (now->total <= prev->total) return TB_SAMPLE_INVALID; /* frozen or reset counters: not evaluated */
+    dt = now->total - prev->total;
+    sum = now->avg * (double)now->total - prev->avg * (double)prev->total;
+    *pct = 100.0 * sum / (double)dt;
+    if (!isfinite(*pct) || *pct < 0) {
+        *pct = NAN; /* a running average that fell below what the earlier samples hold */
+        return TB_SAMPLE_INVALID;
+    }
+    if (now->invalid > prev->invalid || now->unknown > prev->unknown || *pct > 100.0 * TB_PTD_UNCERTAINTY_LIMIT)
+        return TB_SAMPLE_INVALID;
+    return 0;
+}
+
 int tb_ptd_parse_rl_header(const char *line, unsigned *n) {
     unsigned long v;
     char *end;
@@ -246,6 +270,8 @@ typedef struct ptd {
     tb_ptd_ranges ranges;
     tb_ptd_uncertainty prev; /* running stats at the previous poll */
     int warned;              /* a warning line was seen since the last sample */
+    uint64_t deadline_us;    /* the whole reply to the current command is due by then */
+    unsigned lines;          /* lines read for the current command */
     unsigned reconnects;
 } ptd;
 
@@ -256,17 +282,44 @@ static void ptd_disconnect(ptd *p) {
     p->ls = NULL;
 }
 
-/* Sends cmd and reads its first non-warning reply line into buf. Error
- * replies fail with PTD's words. 0, or -1 with err. */
+/* One reply line, due by p->deadline_us and counted against
+ * PTD_MAX_REPLY_LINES: a daemon that streams lines cannot hold a sample past
+ * its deadline. 0, or -1 with e. */
+static int ptd_line(ptd *p, char *buf, size_t len, char *e) {
+    uint64_t now = tb_now_us();
+    if (++p->lines > PTD_MAX_REPLY_LINES) {
+        tb_seterr(e, "reply of more than %u lines", PTD_MAX_REPLY_LINES);
+        return -1;
+    }
+    if (now >= p->deadline_us) {
+        tb_seterr(e, "reply not complete within %llu ms", (unsigned long long)(p->timeout_us / 1000));
+        return -1;
+    }
+    int rc = tb_linesock_readline(p->ls, buf, len, p->deadline_us - now, e);
+    if (rc == TB_LS_TIMEOUT)
+        tb_seterr(e, "reply not complete within %llu ms", (unsigned long long)(p->timeout_us / 1000));
+    return rc < 0 ? -1 : 0;
+}
+
+/* Starts a command: its whole reply is due within one reply timeout. */
+static void ptd_begin(ptd *p) {
+    p->deadline_us = tb_now_us() + p->timeout_us;
+    p->lines = 0;
+}
+
+/* Sends cmd and reads its first non-warning reply line into buf (the whole
+ * reply within one timeout). Error replies fail with PTD's words (-2); -1
+ * with err on a timeout, drop or a reply too long. */
 static int ptd_cmd(ptd *p, const char *cmd, char *buf, size_t len, char *err) {
     char e[TB_ERR_LEN];
+    ptd_begin(p);
     if (tb_linesock_send(p->ls, cmd, "\r\n", PTD_SEND_TIMEOUT_US, e) != 0) {
         tb_seterr(err, "'%s': %s", cmd, e);
         return -1;
     }
     for (;;) {
-        int n = tb_linesock_readline(p->ls, buf, len, p->timeout_us, e), k;
-        if (n < 0) {
+        int k;
+        if (ptd_line(p, buf, len, e) != 0) {
             tb_seterr(err, "'%s': %s", cmd, e);
             return -1;
         }
@@ -444,9 +497,19 @@ static int ptd_sample(void *self, tb_sample *s, char *err) {
         tb_seterr(err, "'RL,1': no sample available");
         return -1;
     }
-    /* Only the newest line counts; read them all to stay in step. */
+    if (n >= PTD_MAX_REPLY_LINES) {
+        tb_seterr(e, "'RL,1': announces %u samples for one asked", n);
+        goto drop;
+    }
+    /* Only the newest line counts; read them all (same deadline, same line
+     * bound as the header) to stay in step. */
     for (unsigned i = 0; i < n;) {
-        if (tb_linesock_readline(p->ls, buf, sizeof buf, p->timeout_us, e) < 0) goto drop;
+        if (ptd_line(p, buf, sizeof buf, e) != 0) {
+            char m[TB_ERR_LEN];
+            snprintf(m, sizeof m, "'RL,1': %s", e);
+            snprintf(e, sizeof e, "%s", m);
+            goto drop;
+        }
         if (tb_ptd_classify(buf) == TB_PTD_UNCERT_WARN) {
             p->warned = 1;
             continue;
@@ -464,15 +527,11 @@ static int ptd_sample(void *self, tb_sample *s, char *err) {
     rc = ptd_cmd(p, "Uncertainty", buf, sizeof buf, e);
     if (rc == -1) goto drop;
     if (rc == 0 && tb_ptd_parse_uncertainty(buf, &u) == 0) {
-        uint64_t dt = u.total > p->prev.total ? u.total - p->prev.total : 0;
-        if (dt > 0) {
-            double sum = u.avg * (double)u.total - p->prev.avg * (double)p->prev.total;
-            s->uncertainty_pct = 100.0 * sum / (double)dt;
-            if (s->uncertainty_pct < 0) s->uncertainty_pct = NAN; /* rounding on PTD's side */
-        }
-        if (u.invalid > p->prev.invalid || u.unknown > p->prev.unknown ||
-            (dt > 0 && s->uncertainty_pct > 100.0 * TB_PTD_UNCERTAINTY_LIMIT))
-            s->flags |= TB_SAMPLE_INVALID;
+        unsigned uf = tb_ptd_sample_uncertainty(&p->prev, &u, &s->uncertainty_pct);
+        if (uf)
+            tb_log(TB_LOG_DEBUG, "ptd %s: uncertainty not valid: %.80s after total %llu avg %g", p->host, buf,
+                   (unsigned long long)p->prev.total, p->prev.avg);
+        s->flags |= uf;
         p->prev = u;
     } else {
         /* No uncertainty: SPEC rejects such a result; flag rather than trust. */

@@ -63,6 +63,16 @@ typedef struct tb_ptd_uncertainty {
     uint64_t total, invalid, valid, unknown;
 } tb_ptd_uncertainty;
 int tb_ptd_parse_uncertainty(const char *line, tb_ptd_uncertainty *out);
+/*
+ * The uncertainty of the samples PTD took between two polls of its running
+ * statistics prev and now: the change of avg x total over the change of
+ * total, in percent, into *pct (NaN when it cannot be evaluated). Returns
+ * TB_SAMPLE_INVALID when the samples are not valid by SPEC's rule: the
+ * uncertainty is above TB_PTD_UNCERTAINTY_LIMIT, PTD counted a new invalid
+ * or unknown one, or it cannot be evaluated (no new sample counted, the
+ * counters went back, or the result is negative or not finite); else 0.
+ */
+unsigned tb_ptd_sample_uncertainty(const tb_ptd_uncertainty *prev, const tb_ptd_uncertainty *now, double *pct);
 
 /* "Last N samples" / "Last 1 sample" -> N. Returns 0, or -1 otherwise. */
 int tb_ptd_parse_rl_header(const char *line, unsigned *n);

@@ -19,6 +19,9 @@
  * Failure policy: a reply timeout or a dropped connection makes that sample
  * fail (the front end records it MISSING) and drops the connection; the next
  * sample reconnects and repeats the set-up, and must find the same *IDN?.
+ * A set-up read-back whose reply times out is lost (its value unknown) and
+ * the link is resynchronized with *IDN? as a sentinel, or dropped: a late
+ * reply is never taken for the answer to a later query.
  * A reply that arrives but does not parse is an INVALID sample, not a failure.
  *
  * Facts (from intel/yoko-tool and the Yokogawa
@@ -43,7 +46,8 @@
 #define YOKO_DEFAULT_TIMEOUT_US 800000u
 #define YOKO_CONNECT_TIMEOUT_US 1000000u
 #define YOKO_SEND_TIMEOUT_US    1000000u
-#define YOKO_NITEMS             4 /* W, V, A, PF */
+#define YOKO_NITEMS             4  /* W, V, A, PF */
+#define YOKO_RESYNC_LINES       16 /* late replies dropped before the *IDN? sentinel, at most */
 
 enum { MODEL_WT310 = 0, MODEL_WT210 = 1 };
 
@@ -184,20 +188,11 @@ static const char *const yoko_keys[] = {"element", "volts", "amps", "crest", "ti
 
 static int yoko_send(yoko *y, const char *cmd, char *err) {
     char e[TB_ERR_LEN];
-    if (tb_linesock_send(y->ls, cmd, "\n", YOKO_SEND_TIMEOUT_US, e) != 0) {
-        tb_seterr(err, "'%s': %s", cmd, e);
+    if (!y->ls) {
+        tb_seterr(err, "'%s': not connected (an earlier reply was lost)", cmd);
         return -1;
     }
-    return 0;
-}
-
-/* Sends a query and reads its one-line reply into buf. 0, or -1 with err. */
-static int yoko_query(yoko *y, const char *cmd, char *buf, size_t len, char *err) {
-    char e[TB_ERR_LEN];
-    int n;
-    if (yoko_send(y, cmd, err) != 0) return -1;
-    n = tb_linesock_readline(y->ls, buf, len, y->timeout_us, e);
-    if (n < 0) {
+    if (tb_linesock_send(y->ls, cmd, "\n", YOKO_SEND_TIMEOUT_US, e) != 0) {
         tb_seterr(err, "'%s': %s", cmd, e);
         return -1;
     }
@@ -207,6 +202,49 @@ static int yoko_query(yoko *y, const char *cmd, char *buf, size_t len, char *err
 static void yoko_disconnect(yoko *y) {
     tb_linesock_close(y->ls);
     y->ls = NULL;
+}
+
+/*
+ * After a reply timeout the late reply may still come and would answer the
+ * next query. Resynchronize with *IDN? as a sentinel: lines before the known
+ * identification are late replies and dropped. 0 in step again; -1 (and the
+ * connection dropped) when the sentinel does not come back within a timeout.
+ */
+static int yoko_resync(yoko *y) {
+    char buf[256], e[TB_ERR_LEN];
+    uint64_t deadline = tb_now_us() + y->timeout_us;
+    if (!y->idn[0] || yoko_send(y, "*IDN?", e) != 0) goto drop;
+    for (int i = 0; i < YOKO_RESYNC_LINES; i++) {
+        uint64_t now = tb_now_us();
+        if (now >= deadline || tb_linesock_readline(y->ls, buf, sizeof buf, deadline - now, e) < 0) break;
+        if (strcmp(buf, y->idn) == 0) return 0;
+        tb_log(TB_LOG_DEBUG, "yokogawa: dropped late reply '%.60s'", buf);
+    }
+drop:
+    yoko_disconnect(y);
+    return -1;
+}
+
+/* Sends a query and reads its one-line reply into buf. 0, or a TB_LS_* code
+ * (or -1) with err. The caller must not go on after a timeout as is. */
+static int yoko_query_once(yoko *y, const char *cmd, char *buf, size_t len, char *err) {
+    char e[TB_ERR_LEN];
+    int n;
+    if (yoko_send(y, cmd, err) != 0) return -1;
+    n = tb_linesock_readline(y->ls, buf, len, y->timeout_us, e);
+    if (n < 0) {
+        tb_seterr(err, "'%s': %s", cmd, e);
+        return n;
+    }
+    return 0;
+}
+
+/* yoko_query_once, and after a reply timeout the link is resynchronized
+ * (yoko_resync) or dropped, so a late reply never answers a later query. */
+static int yoko_query(yoko *y, const char *cmd, char *buf, size_t len, char *err) {
+    int rc = yoko_query_once(y, cmd, buf, len, err);
+    if (rc == TB_LS_TIMEOUT) (void)yoko_resync(y);
+    return rc == 0 ? 0 : -1;
 }
 
 /* Reads back a range (NR3 in V or A) and its auto flag into the info. */
@@ -320,8 +358,13 @@ static int yoko_setup(yoko *y, char *err) {
         read_range(y, ":CONF:VOLT:RANG?", ":CONF:VOLT:AUTO?", &y->got.volt_range_v, &y->got.volt_mode);
         read_range(y, ":CONF:CURR:RANG?", ":CONF:CURR:AUTO?", &y->got.amp_range_a, &y->got.amp_mode);
     }
-    /* The read-backs must not have left an error behind either. */
+    /* The read-backs must not have left an error behind either (and a read-back
+     * whose reply timed out must not have left the link out of step). */
     if (yoko_query(y, ":STAT:ERR?", buf, sizeof buf, err) != 0) goto fail;
+    if (tb_yoko_parse_error(buf, &code, msg, sizeof msg) != 0) {
+        tb_seterr(err, ":STAT:ERR? after the read-backs: '%.60s' is not an error report", buf);
+        goto fail;
+    }
     snprintf(y->got.serial, sizeof y->got.serial, "%s", serial);
     snprintf(y->got.firmware, sizeof y->got.firmware, "%s", fw);
     if (y->model == MODEL_WT310) {
@@ -515,7 +558,7 @@ static int yoko_sample(void *self, tb_sample *s, char *err) {
         y->reconnects++;
         tb_log(TB_LOG_INFO, "meter %s: reconnected (%u so far)", y->serial ? y->dev : y->host, y->reconnects);
     }
-    if (yoko_query(y, y->model == MODEL_WT310 ? ":NUM:NORM:VAL?" : ":MEAS:NORM:VAL?", buf, sizeof buf, e) != 0) {
+    if (yoko_query_once(y, y->model == MODEL_WT310 ? ":NUM:NORM:VAL?" : ":MEAS:NORM:VAL?", buf, sizeof buf, e) != 0) {
         /* A late reply must not answer the next question: start over. */
         yoko_disconnect(y);
         tb_seterr(err, "%s (will reconnect)", e);

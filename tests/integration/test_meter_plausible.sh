@@ -107,6 +107,79 @@ row_has nan 3 "OVERRANGE: the meter reports its input above range"
 for i in 1; do row_ok nan $i; done
 row_has nan 4 "INVALID:"
 
+# ---- PTD replies that never end (fake_ptd.py: the emulator answers well) ----
+# Endless warnings, "Last 1000000 samples" and 5 lines one a second: each
+# reply is due within one timeout (1 s interval + 1.5 s) and 64 lines, so the
+# first sample is MISSING with its reason, the connection is reset, and the
+# next sample is good again. timeout(1) turns a hang into a failure.
+fake_meter() { # SCRIPT NAME MODE: starts tests/integration/SCRIPT, sets FAKE_PORT
+    local script=$1
+    shift
+    rm -f "$T/$1.port"
+    /usr/bin/python3 "$TB_SOURCE_DIR/tests/integration/$script" "$T/$1.port" "$2" 2>"$T/fake-$1.log" &
+    FAKE_PIDS="${FAKE_PIDS:-} $!"
+    for _ in $(seq 100); do [ -s "$T/$1.port" ] && break; sleep 0.05; done
+    FAKE_PORT=$(cat "$T/$1.port") || fail "fake_ptd $1 did not start: $(cat "$T/fake-$1.log")"
+}
+stop_fakes() { for p in ${FAKE_PIDS:-}; do kill "$p" 2>/dev/null || true; done; FAKE_PIDS=; }
+at_exit stop_fakes
+for mode in warn last slow; do
+    fake_meter fake_ptd.py "$mode" "$mode"
+    t0=$(date +%s)
+    timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/$mode.out" 2>"$T/$mode.err" ||
+        fail "ptd $mode: probe exited $? (124: hung): $(cat "$T/$mode.out" "$T/$mode.err")"
+    t1=$(date +%s)
+    expect "ptd $mode: probe took (s)" "$((t1 - t0))" -le 6
+    row_has "$mode" 1 "MISSING: "
+    row_ok "$mode" 2
+done
+row_has warn 1 "'RL,1': reply of more than 64 lines (will reconnect)"
+row_has last 1 "'RL,1': announces 1000000 samples for one asked (will reconnect)"
+row_has slow 1 "'RL,1': reply not complete within 2500 ms (will reconnect)"
+# Uncertainty that cannot be evaluated is not valid (SPEC): counters frozen
+# at 0 samples, or a running average that falls (a negative sum).
+fake_meter fake_ptd.py frozen frozen
+timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/frozen.out" 2>&1 ||
+    fail "frozen: probe exited $?: $(cat "$T/frozen.out")"
+for i in 1 2; do row_has frozen $i "  -  INVALID: the meter or driver flagged the reading"; done
+fake_meter fake_ptd.py negavg negavg
+timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/negavg.out" 2>&1 ||
+    fail "negavg: probe exited $?: $(cat "$T/negavg.out")"
+row_ok negavg 1
+row_has negavg 2 "  -  INVALID: the meter or driver flagged the reading"
+# An Identify reply with a terminal escape: printed with '?' for the bytes
+# (the IDN's ';' are PTD's commas).
+fake_meter fake_ptd.py esc esc
+timeout 15 "$TB" meter probe "ptd://127.0.0.1:$FAKE_PORT" --samples 1 >"$T/esc.out" 2>&1 ||
+    fail "esc: probe exited $?: $(cat "$T/esc.out")"
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/esc.out"; then fail "esc: control bytes printed raw"; fi
+grep -q '^idn: *YOKOGAWA,WT310E,C2QE?\]0,pwned?,F1.03$' "$T/esc.out" || fail "esc: idn not sanitized: $(cat -v "$T/esc.out")"
+stop_fakes
+
+# ---- a WT310 set-up reply that comes late (fake_wt310.py) ----
+# :INP:CFAC? answered after 1.0 s (timeout 800 ms): the crest factor is lost,
+# the late "3" is not :RATE?'s reply (0.5 s), and poll k's reply (W = 100 + k)
+# is sample k's, never an earlier poll's.
+fake_meter fake_wt310.py latecfac latecfac
+timeout 15 "$TB" meter probe "wt310://127.0.0.1:$FAKE_PORT" --samples 3 --interval 10ms >"$T/latecfac.out" \
+    2>"$T/latecfac.err" || fail "latecfac: probe exited $?: $(cat "$T/latecfac.out" "$T/latecfac.err")"
+grep -q '^update: *500 ms$' "$T/latecfac.out" || fail "latecfac: :RATE? not 500 ms: $(cat "$T/latecfac.out")"
+if grep -q '^crest:' "$T/latecfac.out"; then fail "latecfac: a crest factor from a timed-out reply"; fi
+for i in 1 2 3; do
+    row latecfac $i | grep -qE "^ +$i  \S+ +$((100 + i))\.000 .*  ok$" ||
+        fail "latecfac: sample $i is not poll $i's $((100 + i)) W: $(row latecfac $i)"
+done
+stop_fakes
+
+# ---- auto ranges and an absurd reading: bounded by the model's largest ranges ----
+# A WT310E on auto: 3 x 600 V x 3 x 20 A = 108 kW; 5e37 W is far above.
+fake_meter fake_wt310.py huge huge
+timeout 15 "$TB" meter probe "wt310://127.0.0.1:$FAKE_PORT" --samples 2 --interval 10ms >"$T/huge.out" 2>&1 ||
+    fail "huge: probe exited $?: $(cat "$T/huge.out")"
+for i in 1 2; do row_has huge $i "IMPLAUSIBLE,AUTORANGE: active power above what the V and A ranges can measure: W 5e+37 > 108000 W = 1800 V peak x 60 A peak"; done
+expect "huge: ok samples" "$(field huge ok)" -eq 0
+stop_fakes
+
 # ---- sweep: 200 W and -27.1 W alternately ----
 W=200
 printf 'time,watts\n0,%s\n' "$W" >"$T/trace.csv"
@@ -181,6 +254,22 @@ naive = sum(r[1] for r in rows) / len(rows)
 print(f"ok: {len(rows)} samples stored, {len(neg)} implausible with reason; mean {mean:.6f} W; "
       f"believing the bogus samples would give {naive:.1f} W")
 EOF
+
+# ---- a run on a PTDaemon that streams warnings to every RL: it ends ----
+# Every sample is MISSING within its deadline; the run completes, invalid.
+fake_meter fake_ptd.py warnall warnall
+rc=0
+timeout 60 "$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 1s --idle 0 \
+    --meter "ptd://127.0.0.1:$FAKE_PORT" --db "$T/warnall.db" --quiet >"$T/run-warnall.log" 2>&1 || rc=$?
+[ "$rc" -ne 124 ] || fail "warnall: the run hung: $(tail -5 "$T/run-warnall.log")"
+"$TB" report latest --db "$T/warnall.db" --format json >"$T/warnall.json" || fail "warnall: no report (run exited $rc)"
+expect "warnall: run status" "$(jq -r .run.status "$T/warnall.json")" = complete
+expect "warnall: level invalid" "$(jq .run.levels[0].valid "$T/warnall.json")" = false
+expect "warnall: no valid sample stored" "$(sqlite3 "$T/warnall.db" "SELECT count(*) FROM power_samples
+    WHERE flags & 1 = 0 AND flags & 2 = 0")" -eq 0
+expect "warnall: missing samples stored with their reason" "$(sqlite3 "$T/warnall.db" "SELECT count(*)
+    FROM power_samples WHERE reason LIKE 'missing:%'")" -gt 0
+stop_fakes
 
 # ---- a second run: NaN, over-range and inconsistent replies ----
 # request n: n % 4 == 0 INF, else n % 3 == 0 NaN, else even: V x A x PF

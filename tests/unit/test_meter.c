@@ -462,14 +462,39 @@ static void test_plausible_range_bound(void **state) {
     info.elements = 3;
     expect_reason(&info, sample_w(162000, NAN, NAN, NAN), TB_REASON_NONE, "3 elements at the bound");
     expect_reason(&info, sample_w(162000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "3 elements just above");
-    /* no bound when a range auto-ranges or is unknown */
+    /* A range auto-ranging or unknown: 3 x the model's largest (WT310: 600 V, 20 A) */
     info = wt310_info();
-    info.amp_mode = TB_RANGE_AUTO;
-    assert_true(tb_meter_max_watts(&info) == 0);
-    expect_reason(&info, sample_w(1e7, NAN, NAN, NAN), TB_REASON_NONE, "auto-ranging: no bound");
+    info.volt_mode = info.amp_mode = TB_RANGE_AUTO;
+    assert_true(tb_meter_max_watts(&info) == 108000.0);
+    expect_reason(&info, sample_w(108000, NAN, NAN, NAN), TB_REASON_NONE, "auto: at the model bound");
+    expect_reason(&info, sample_w(108000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "auto: just above");
+    expect_reason(&info, sample_w(5e37, 230, 0.5, NAN), TB_REASON_ABOVE_RANGE, "auto: the tester's 5e37 W");
+    info.amp_mode = TB_RANGE_FIXED; /* 300 V auto (1800 V peak) x 20 A fixed (60 A peak) */
+    assert_true(tb_meter_max_watts(&info) == 108000.0);
+    info = wt310_info();
+    info.amp_mode = TB_RANGE_AUTO; /* 300 V fixed (900 V peak) x auto (60 A peak) */
+    expect_reason(&info, sample_w(54000, NAN, NAN, NAN), TB_REASON_NONE, "A auto: at the bound");
+    expect_reason(&info, sample_w(54000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "A auto: just above");
     info = wt310_info();
     info.volt_range_v = 0;
-    expect_reason(&info, sample_w(1e7, NAN, NAN, NAN), TB_REASON_NONE, "V range unknown: no bound");
+    expect_reason(&info, sample_w(108000, NAN, NAN, NAN), TB_REASON_NONE, "V range unknown: model bound");
+    expect_reason(&info, sample_w(108000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "V range unknown: above");
+    info.volt_mode = info.amp_mode = TB_RANGE_UNKNOWN;
+    expect_reason(&info, sample_w(1e30, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "modes unknown: 1e30 W");
+    snprintf(info.model, sizeof info.model, "WT500");
+    assert_true(tb_meter_max_watts(&info) == 3000.0 * 120.0);
+    snprintf(info.model, sizeof info.model, "WT210 (760401)");
+    assert_true(tb_meter_max_watts(&info) == 108000.0);
+    snprintf(info.model, sizeof info.model, "WT333E");
+    info.elements = 3;
+    assert_true(tb_meter_max_watts(&info) == 3 * 108000.0);
+    /* neither ranges nor model: the ceiling of one meter feed */
+    memset(&info, 0, sizeof info);
+    snprintf(info.model, sizeof info.model, "SomeMeter");
+    assert_true(tb_meter_max_watts(&info) == TB_PLAUSIBLE_FEED_MAX_W);
+    expect_reason(&info, sample_w(90000, NAN, NAN, NAN), TB_REASON_NONE, "no model: at the feed ceiling");
+    expect_reason(&info, sample_w(90000.01, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "no model: above the ceiling");
+    expect_reason(&info, sample_w(9.8e37, NAN, NAN, NAN), TB_REASON_ABOVE_RANGE, "no model: PTD's 9.8E+37");
     /* a small range: 0.2 A, 300 V -> 540 W */
     info = wt310_info();
     info.amp_range_a = 0.2;
@@ -508,6 +533,18 @@ static void test_plausible_vapf(void **state) {
     expect_reason(&none, sample_w(100, 230, NAN, 1), TB_REASON_NONE, "no A");
     expect_reason(&none, sample_w(100, NAN, 1, 1), TB_REASON_NONE, "no V");
     expect_reason(&none, sample_w(100, 230, 1, NAN), TB_REASON_NONE, "no PF");
+    /* PF not read: |W| <= V x A + 1.5% of the larger (|PF| <= 1) */
+    expect_reason(&none, sample_w(1000, 230, 0.5, NAN), TB_REASON_VAPF, "no PF: the tester's 1000 W > 115 VA");
+    expect_reason(&none, sample_w(101.5, 100, 1, NAN), TB_REASON_NONE, "no PF: 101.5 W vs 100 VA");
+    expect_reason(&none, sample_w(101.6, 100, 1, NAN), TB_REASON_VAPF, "no PF: 101.6 W vs 100 VA");
+    /* 300 V x 20 A at CF 6: + 1.5% of W + 180 W: up to 280 / 0.985 = 284.26 W */
+    expect_reason(&info, sample_w(284.2, 100, 1, NAN), TB_REASON_NONE, "no PF, CF6 ranges: 284.2 W vs 100 VA");
+    expect_reason(&info, sample_w(284.3, 100, 1, NAN), TB_REASON_VAPF, "no PF, CF6 ranges: 284.3 W vs 100 VA");
+    /* RMS V and A are never negative */
+    expect_reason(&none, sample_w(100, -230, -0.4577, 0.95), TB_REASON_NEGATIVE_VA, "the tester's -230 V");
+    expect_reason(&none, sample_w(100, 230, -0.4577, 0.95), TB_REASON_NEGATIVE_VA, "-0.4577 A");
+    expect_reason(&none, sample_w(100, -1e-9, NAN, NAN), TB_REASON_NEGATIVE_VA, "-1e-9 V, A not read");
+    expect_reason(&none, sample_w(0, 0, 0, NAN), TB_REASON_NONE, "0 W, 0 V, 0 A");
     info = wt310_info();
     info.elements = 3;
     expect_reason(&info, sample_w(100, 230, 1, 1), TB_REASON_NONE, "SIGMA: V and A are averages");
@@ -518,7 +555,7 @@ static void test_reason_texts(void **state) {
     assert_string_equal(tb_meter_reason_text(TB_REASON_NONE), "");
     assert_string_equal(tb_meter_reason_text(TB_REASON_COUNT), "");
     assert_string_equal(tb_meter_reason_text(-1), "");
-    for (int r = TB_REASON_NEGATIVE; r <= TB_REASON_VAPF; r++)
+    for (int r = TB_REASON_NEGATIVE; r <= TB_REASON_NEGATIVE_VA; r++)
         assert_non_null(strstr(tb_meter_reason_text(r), "implausible"));
     for (int r = TB_REASON_MISSING; r <= TB_REASON_OVERRANGE; r++) {
         assert_true(tb_meter_reason_text(r)[0] != '\0');
@@ -585,6 +622,37 @@ static void test_front_end_flags_implausible(void **state) {
     tb_meter_close(m);
 }
 
+/* An identity with terminal escapes (a hostile PTD Identify): the front end
+ * replaces every byte outside printable ASCII with '?', for every driver. */
+static int escapes_identify(void *self, tb_meter_info *info, char *err) {
+    (void)self;
+    (void)err;
+    snprintf(info->model, sizeof info->model, "WT310\x1b]0;pwned\x07");
+    snprintf(info->idn, sizeof info->idn, "YOKOGAWA,WT310,\x1b[2J,F1.0\r\n\x7f\xc3\xa9");
+    snprintf(info->serial, sizeof info->serial, "\x01S1");
+    snprintf(info->firmware, sizeof info->firmware, "F\t1");
+    snprintf(info->driver, sizeof info->driver, "ptd \x9b" "31m");
+    return 0;
+}
+
+static const tb_meter_driver escapes_driver = {"escapes", scripted_open, escapes_identify, scripted_sample,
+                                               fake_close};
+
+static void test_identity_escapes_replaced(void **state) {
+    tb_meter *m = NULL;
+    const tb_meter_info *i;
+    char err[TB_ERR_LEN] = "";
+    (void)state;
+    assert_int_equal(tb_meter_open_driver(&escapes_driver, "escapes:", &m, err), 0);
+    i = tb_meter_get_info(m);
+    assert_string_equal(i->model, "WT310?]0;pwned?");
+    assert_string_equal(i->idn, "YOKOGAWA,WT310,?[2J,F1.0?????");
+    assert_string_equal(i->serial, "?S1");
+    assert_string_equal(i->firmware, "F?1");
+    assert_string_equal(i->driver, "ptd ?31m");
+    tb_meter_close(m);
+}
+
 static void test_close_null_is_noop(void **state) {
     (void)state;
     tb_meter_close(NULL);
@@ -610,6 +678,7 @@ int main(void) {
         cmocka_unit_test_setup(test_plausible_vapf, reset_stat),
         cmocka_unit_test_setup(test_reason_texts, reset_stat),
         cmocka_unit_test_setup(test_front_end_flags_implausible, reset_stat),
+        cmocka_unit_test_setup(test_identity_escapes_replaced, reset_stat),
     };
     return cmocka_run_group_tests(tests, setup_stat, teardown_stat);
 }

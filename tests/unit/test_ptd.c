@@ -87,6 +87,56 @@ static void test_ranges_watts_uncertainty(void **state) {
     assert_int_equal(tb_ptd_parse_uncertainty("Uncertainty,0.002,0.002,0.002,-5,0,5,0", &u), -1);
 }
 
+static tb_ptd_uncertainty unc(double avg, uint64_t total, uint64_t invalid, uint64_t unknown) {
+    tb_ptd_uncertainty u;
+    memset(&u, 0, sizeof u);
+    u.avg = avg;
+    u.total = total;
+    u.invalid = invalid;
+    u.unknown = unknown;
+    u.valid = total - invalid - unknown;
+    return u;
+}
+
+/* Per-sample uncertainty from two polls of PTD's running statistics. */
+static void test_sample_uncertainty(void **state) {
+    tb_ptd_uncertainty zero = unc(0, 0, 0, 0), a = unc(0.002, 10, 0, 0), b;
+    double pct;
+    (void)state;
+    /* 10 samples at 0.2%, then 10 more at 0.6%: running avg 0.004 over 20 */
+    assert_int_equal(tb_ptd_sample_uncertainty(&zero, &a, &pct), 0);
+    assert_true(fabs(pct - 0.2) < 1e-9);
+    b = unc(0.004, 20, 0, 0);
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), 0);
+    assert_true(fabs(pct - 0.6) < 1e-9);
+    /* both sides of the 1% limit: new samples at 1.0% and at 1.02% */
+    b = unc((0.002 * 10 + 0.0100 * 10) / 20, 20, 0, 0);
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), 0);
+    b = unc((0.002 * 10 + 0.0102 * 10) / 20, 20, 0, 0);
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), TB_SAMPLE_INVALID);
+    /* the tester's frozen counters: no new sample counted, not evaluated */
+    b = unc(0.002, 0, 0, 0);
+    assert_int_equal(tb_ptd_sample_uncertainty(&zero, &b, &pct), TB_SAMPLE_INVALID);
+    assert_true(isnan(pct));
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &a, &pct), TB_SAMPLE_INVALID);
+    assert_true(isnan(pct));
+    b = unc(0.002, 5, 0, 0); /* counters went back (a restarted measurement) */
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), TB_SAMPLE_INVALID);
+    /* a running average that falls below the earlier samples' sum: negative */
+    b = unc(0.0005, 20, 0, 0);
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), TB_SAMPLE_INVALID);
+    assert_true(isnan(pct));
+    /* exactly the earlier sum: 0% is fine */
+    b = unc(0.001, 20, 0, 0);
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), 0);
+    assert_true(fabs(pct) < 1e-9);
+    /* PTD counted a new invalid or unknown sample */
+    b = unc(0.002, 20, 1, 0);
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), TB_SAMPLE_INVALID);
+    b = unc(0.002, 20, 0, 1);
+    assert_int_equal(tb_ptd_sample_uncertainty(&a, &b, &pct), TB_SAMPLE_INVALID);
+}
+
 static void test_rl(void **state) {
     unsigned n = 99;
     double w, v, a, pf;
@@ -160,6 +210,7 @@ int main(void) {
         cmocka_unit_test(test_classify),
         cmocka_unit_test(test_identify),
         cmocka_unit_test(test_ranges_watts_uncertainty),
+        cmocka_unit_test(test_sample_uncertainty),
         cmocka_unit_test(test_rl),
         cmocka_unit_test(test_uri_errors),
     };
