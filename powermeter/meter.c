@@ -260,7 +260,7 @@ static double crest_of(const tb_meter_info *info) {
  * case-insensitive substring, first match wins), at crest factor 3, where
  * they are largest (at CF 6 each range halves, CF x range stays the same).
  * Sources: WT310E/WT310EH/WT332E/WT333E user's manual IM WT310E-01EN (and
- * the WT310/WT310HC/WT330 one, IM WT310-01EN), WT210/WT230 IM 760401-01E,
+ * the WT310/WT310HC/WT330 one), WT210/WT230 IM 760401-01E,
  * WT500 IM 760201-01E, each in its "Specifications" chapter.
  */
 static const struct {
