@@ -112,14 +112,14 @@ row_has nan 4 "INVALID:"
 # reply is due within one timeout (1 s interval + 1.5 s) and 64 lines, so the
 # first sample is MISSING with its reason, the connection is reset, and the
 # next sample is good again. timeout(1) turns a hang into a failure.
-fake_meter() { # SCRIPT NAME MODE: starts tests/integration/SCRIPT, sets FAKE_PORT
+fake_meter() { # SCRIPT NAME MODE: starts tests/tools/SCRIPT, sets FAKE_PORT
     local script=$1
     shift
     rm -f "$T/$1.port"
-    /usr/bin/python3 "$TB_SOURCE_DIR/tests/integration/$script" "$T/$1.port" "$2" 2>"$T/fake-$1.log" &
+    /usr/bin/python3 "$TB_SOURCE_DIR/tests/tools/$script" "$T/$1.port" "$2" 2>"$T/fake-$1.log" &
     FAKE_PIDS="${FAKE_PIDS:-} $!"
     for _ in $(seq 100); do [ -s "$T/$1.port" ] && break; sleep 0.05; done
-    FAKE_PORT=$(cat "$T/$1.port") || fail "fake_ptd $1 did not start: $(cat "$T/fake-$1.log")"
+    FAKE_PORT=$(cat "$T/$1.port") || fail "fake meter $1 did not start: $(cat "$T/fake-$1.log")"
 }
 stop_fakes() { for p in ${FAKE_PIDS:-}; do kill "$p" 2>/dev/null || true; done; FAKE_PIDS=; }
 at_exit stop_fakes
