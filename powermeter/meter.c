@@ -333,11 +333,12 @@ static int is_secret_key(const char *k, size_t n) {
  * The userinfo '@' is the last '@' before the first '/', '?' or '#' of the
  * authority; when there is none there, the last '@' of the whole URI, so a
  * password holding an unescaped '/', '?' or '#' is still found (a false hit
- * only hides more than needed).
+ * only hides more than needed; in the opaque form the password must start
+ * before the first '/', '?' or '#', so "estimate:?x=a@b" has none).
  */
 static void find_password(const char *uri, const char **pw_out, const char **at_out) {
     const char *auth, *auth_end, *at = NULL, *pw = NULL, *p, *q;
-    int opaque;
+    int opaque, fallback = 0;
     p = strstr(uri, "://");
     q = uri + strcspn(uri, "?#");
     opaque = !(p && p < q);
@@ -345,7 +346,7 @@ static void find_password(const char *uri, const char **pw_out, const char **at_
     auth_end = auth + strcspn(auth, "/?#");
     for (p = auth; p < auth_end; p++)
         if (*p == '@') at = p;
-    if (!at) at = strrchr(auth, '@');
+    if (!at && (at = strrchr(auth, '@')) != NULL) fallback = 1;
     if (at) {
         const char *c1 = NULL, *c2 = NULL;
         for (p = auth; p < at; p++) {
@@ -356,6 +357,8 @@ static void find_password(const char *uri, const char **pw_out, const char **at_
         if (opaque && c2) pw = c2 + 1;
         else if (c1) pw = c1 + 1;
         if (pw == at) pw = NULL; /* empty password */
+        /* opaque form ("estimate:?x=a@b"): a password starts before the query */
+        if (pw && fallback && opaque && pw >= auth_end) pw = NULL;
     }
     *pw_out = pw;
     *at_out = pw ? at : NULL;

@@ -10,7 +10,9 @@
 #    refuses (the error names the server), passwords in commented-out lines,
 #    and runs refused for a syntax error or an over-long line on a password
 #    line (exit 2), a telemetry URL with a password (its node_exporter
-#    answering HTTP 500) and one in [sut] telemetry; then the database files, every
+#    answering HTTP 500) and one in [sut] telemetry, a campaign whose
+#    commands hold secrets and whose meter URI has a password, meter probes
+#    whose driver errors quote the URI; then the database files, every
 #    report format, `runs` and the runs' output are searched for them.
 #  - Temporary folders are made with mkdtemp, never a guessed name: the
 #    sources use no tmpnam/tempnam/mktemp.
@@ -149,15 +151,56 @@ rc=0
 expect "run with an unreachable [sut] telemetry: exit" "$rc" -eq 3
 grep -q "http://u:\*\*\*@127.0.0.1:1/metrics" "$T/run-tel1.log" || fail "unclear telemetry error: $(cat "$T/run-tel1.log")"
 
+# campaign commands with secrets (a password= word, a URI, environment
+# assignments) and a campaign meter with a password that cannot be reached:
+# the commands still run with them (camp.env), while the echo, the stored
+# steps, output and text and the campaign's message are redacted
+CWPW="CampWord-$$" CUPW="CampUri-$$" CEPW="CampEnv-$$" CRPW="CampRedis-$$" CMPW="CampMeter-$$"
+cat >"$T/camp.ini" <<EOF
+[campaign]
+name = secrets
+baseline = base
+[sweep]
+tile_file = $T/secrets.ini
+tiles = 1
+steady = 1s
+idle = 0
+meter = wt310://admin:$CMPW@127.0.0.1:1
+[config.base]
+apply = echo host=x password=$CWPW ipmi://a:$CUPW@h; PGPASSWORD=$CEPW sh -c 'echo "\$PGPASSWORD" >$T/camp.env'; echo REDISCLI_AUTH=$CRPW
+revert = REDISCLI_AUTH=$CRPW true
+[config.b]
+apply = true
+revert = true
+EOF
+CDB="$T/camp.db"
+rc=0
+"$TILEBENCH" campaign --config "$T/camp.ini" --db "$CDB" >"$T/run-camp.log" 2>&1 || rc=$?
+expect "campaign whose meter cannot be reached: exit" "$rc" -eq 3
+expect "the apply command ran with its secret" "$(cat "$T/camp.env")" = "$CEPW"
+grep -q "^apply base: echo host=x password=\*\*\* ipmi://a:\*\*\*@h; PGPASSWORD=\*\*\* sh" "$T/run-camp.log" ||
+    fail "the apply command is not shown redacted: $(cat "$T/run-camp.log")"
+grep -q "wt310://admin:\*\*\*@127.0.0.1:1" "$T/run-camp.log" || fail "the meter error is unclear: $(cat "$T/run-camp.log")"
+expect "stored apply output" "$(sqlite3 "$CDB" "SELECT replace(output, char(10), '|') FROM campaign_steps
+    WHERE step = 'apply' AND config = 'base'")" = "host=x password=*** ipmi://a:***@h|REDISCLI_AUTH=***|"
+# meter probes whose driver errors quote the URI's userinfo
+for u in "wt310://admin:$CMPW@127.0.0.1:1" "ptd://admin:$CMPW@127.0.0.1:1" "ipmi://admin:Ip/$CMPW@127.0.0.1:1"; do
+    rc=0
+    "$TILEBENCH" meter probe "$u" >"$T/run-probe.log" 2>&1 || rc=$?
+    expect "meter probe ${u%%:*} that cannot connect: exit status (2 or 3)" "$rc" -ge 2
+    grep -q "admin:\*\*\*@127.0.0.1:1" "$T/run-probe.log" || fail "unclear probe error: $(cat "$T/run-probe.log")"
+    cat "$T/run-probe.log" >>"$T/run-probes.log"
+done
+
 for fmt in text html json csv; do "$TILEBENCH" report latest --db "$DB" --format $fmt -o "$T/report.$fmt" || fail "report $fmt"; done
 "$TILEBENCH" runs --db "$DB" >"$T/runs.out"
 # the database with its WAL (when there is one), read as bytes; every report;
 # every log of tilebench. Only files that exist: grep exits 2 on a missing
 # one, even when another matched, and `if` would take that as no match.
 files=()
-for f in "$DB" "$DB-wal" "$TDB" "$TDB-wal" "$T"/report.* "$T/runs.out" "$T"/run*.log; do [ -e "$f" ] && files+=("$f"); done
-expect "files searched for passwords" "${#files[@]}" -ge 15
-for secret in "$MAILPW" "$PGPW" "$MPW" "$CMTPW" "$SYNPW" "$TELPW" "$VTELPW"; do
+for f in "$DB" "$DB-wal" "$TDB" "$TDB-wal" "$CDB" "$CDB-wal" "$T"/report.* "$T/runs.out" "$T"/run*.log; do [ -e "$f" ] && files+=("$f"); done
+expect "files searched for passwords" "${#files[@]}" -ge 18
+for secret in "$MAILPW" "$PGPW" "$MPW" "$CMTPW" "$SYNPW" "$TELPW" "$VTELPW" "$CWPW" "$CUPW" "$CEPW" "$CRPW" "$CMPW"; do
     if grep -alF -- "$secret" "${files[@]}"; then
         fail "a password ($secret) was found in the files above"
     fi
@@ -167,6 +210,7 @@ grep -qF -- "$MAILPW" "$T/dump.sql" && fail "the mail password is in the databas
 grep -qF -- "$PGPW" "$T/dump.sql" && fail "the PostgreSQL password is in the database dump"
 grep -qF -- "$CMTPW" "$T/dump.sql" && fail "a commented-out password is in the database dump"
 sqlite3 "$TDB" .dump | grep -qF -- "$TELPW" && fail "the telemetry password is in the database dump"
+sqlite3 "$CDB" .dump | grep -qE -- "$CWPW|$CUPW|$CEPW|$CRPW|$CMPW" && fail "a campaign password is in the database dump"
 echo "ok: no password in the database, $(ls "$T"/report.* | wc -l) reports, runs and the run logs"
 
 # ---- temporary folders: mkdtemp only ----
