@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -37,7 +38,8 @@ static void usage(FILE *f) {
           "  -f, --format FMT    text (default), json, or html (one self-contained page with\n"
           "                      grouped bar charts, no JavaScript); without --format, -o picks\n"
           "                      it by extension (.html/.htm, .json; else text)\n"
-          "  -o, --output FILE   write to FILE instead of stdout (replaced atomically; `-` is stdout)\n"
+          "  -o, --output FILE   write to FILE instead of stdout (a regular file is replaced\n"
+          "                      atomically, a device or FIFO written in place; `-` is stdout)\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: 0 on success; 2 on a bad option, fewer than 2 runs, a run given\n"
@@ -58,6 +60,24 @@ static int ends_with(const char *s, const char *suffix) {
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
+/* Closes f, written to path with result rc: -1 with err naming path when
+ * the writing or the closing failed (a full disk), else rc. */
+static int close_checked(FILE *f, const char *path, int rc, char *err) {
+    if (rc != 0 && ferror(f)) { /* the writer's own "write report: ..." */
+        char e[TB_ERR_LEN];
+        snprintf(e, sizeof e, "%s", err);
+        tb_seterr(err, "write %s: %s", path, e);
+    } else if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+        tb_seterr(err, "write %s: %s", path, errno ? strerror(errno) : "output error");
+        rc = -1;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        tb_seterr(err, "write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
 /* Writes through a temporary file renamed into place: a reader never sees
  * half a page, and a failure leaves the old file. */
 static int write_to_file(tb_store *s, const int64_t *ids, int n, int64_t base, tb_compare_format fmt, const char *path,
@@ -66,6 +86,18 @@ static int write_to_file(tb_store *s, const int64_t *ids, int n, int64_t base, t
     char *tmp = xmalloc(len);
     FILE *f;
     int rc;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or a FIFO (/dev/stdout, /dev/full): written in place, never
+         * replaced by a renamed file */
+        free(tmp);
+        if (!(f = fopen(path, "w"))) {
+            tb_seterr(err, "write %s: %s", path, strerror(errno));
+            return -1;
+        }
+        rc = tb_compare_write(s, ids, n, base, fmt, f, err);
+        return close_checked(f, path, rc, err);
+    }
     snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     f = fopen(tmp, "w");
     if (!f) {
@@ -74,10 +106,7 @@ static int write_to_file(tb_store *s, const int64_t *ids, int n, int64_t base, t
         return -1;
     }
     rc = tb_compare_write(s, ids, n, base, fmt, f, err);
-    if (fclose(f) != 0 && rc == 0) {
-        tb_seterr(err, "write %s: %s", path, strerror(errno));
-        rc = -1;
-    }
+    rc = close_checked(f, path, rc, err);
     if (rc == 0 && rename(tmp, path) != 0) {
         tb_seterr(err, "write %s: %s", path, strerror(errno));
         rc = -1;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -38,12 +39,14 @@ static void usage(FILE *f) {
           "                              pandas or R; units in the column names\n"
           "                      without --format, -o picks it by extension: .html/.htm, .json,\n"
           "                      .csv; anything else is text\n"
-          "  -o, --output FILE   write to FILE instead of stdout (replaced atomically; `-` is stdout)\n"
+          "  -o, --output FILE   write to FILE instead of stdout (a regular file is replaced\n"
+          "                      atomically, a device or FIFO written in place; `-` is stdout)\n"
           "  -h, --help          show this help\n"
           "\n"
           "A run whose writer died without finishing (kill -9, power loss) shows as\n"
           "\"interrupted\". Exit status: 0 on success, 2 on a bad option, a missing or\n"
-          "unreadable database, an unknown run, or an unwritable output file.\n",
+          "unreadable database, an unknown run, or an output that cannot be written\n"
+          "(a full disk).\n",
           f);
 }
 
@@ -60,6 +63,24 @@ static int ends_with(const char *s, const char *suffix) {
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
+/* Closes f, written to path with result rc: -1 with err naming path when
+ * the writing or the closing failed (a full disk), else rc. */
+static int close_checked(FILE *f, const char *path, int rc, char *err) {
+    if (rc != 0 && ferror(f)) { /* the writer's own "write report: ..." */
+        char e[TB_ERR_LEN];
+        snprintf(e, sizeof e, "%s", err);
+        tb_seterr(err, "write %s: %s", path, e);
+    } else if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+        tb_seterr(err, "write %s: %s", path, errno ? strerror(errno) : "output error");
+        rc = -1;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        tb_seterr(err, "write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
 /* Writes the report to path through a temporary file renamed into place, so
  * a reader never sees half a report and a failure leaves the old one. */
 static int write_to_file(tb_store *s, int64_t run_id, tb_report_format fmt, const char *path, char *err) {
@@ -67,6 +88,18 @@ static int write_to_file(tb_store *s, int64_t run_id, tb_report_format fmt, cons
     char *tmp = xmalloc(n);
     FILE *f;
     int rc;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or a FIFO (/dev/stdout, /dev/full): written in place, never
+         * replaced by a renamed file */
+        free(tmp);
+        if (!(f = fopen(path, "w"))) {
+            tb_seterr(err, "write %s: %s", path, strerror(errno));
+            return -1;
+        }
+        rc = tb_report_write(s, run_id, fmt, f, err);
+        return close_checked(f, path, rc, err);
+    }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
     f = fopen(tmp, "w");
     if (!f) {
@@ -75,10 +108,7 @@ static int write_to_file(tb_store *s, int64_t run_id, tb_report_format fmt, cons
         return -1;
     }
     rc = tb_report_write(s, run_id, fmt, f, err);
-    if (fclose(f) != 0 && rc == 0) {
-        tb_seterr(err, "write %s: %s", path, strerror(errno));
-        rc = -1;
-    }
+    rc = close_checked(f, path, rc, err);
     if (rc == 0 && rename(tmp, path) != 0) {
         tb_seterr(err, "write %s: %s", path, strerror(errno));
         rc = -1;

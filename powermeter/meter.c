@@ -52,6 +52,7 @@ struct tb_meter {
     const tb_meter_driver *drv;
     void *self;
     tb_meter_info info;
+    char *raw_uri; /* the URI as given, only to scrub its secrets from driver errors */
 };
 
 static const tb_meter_driver *find_driver(const char *scheme, size_t len) {
@@ -101,16 +102,20 @@ static int open_with(tb_meter *m, const tb_meter_driver *drv, const char *uri, c
     m->drv = drv;
     m->self = NULL;
     if ((rc = drv->open(uri, &m->self, derr)) != 0) {
+        tb_meter_scrub(derr, sizeof derr, uri);
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "open failed");
         return rc == TB_METER_EUNREACH ? TB_METER_EUNREACH : -1;
     }
     if (drv->identify && drv->identify(m->self, &m->info, derr) != 0) {
+        tb_meter_scrub(derr, sizeof derr, uri);
         tb_seterr(err, "meter '%s': identify: %s", m->info.uri, derr[0] ? derr : "failed");
         drv->close(m->self);
         m->self = NULL;
         return TB_METER_EUNREACH;
     }
     sanitize_identity(&m->info); /* one place for every driver */
+    free(m->raw_uri);
+    m->raw_uri = xstrdup(uri);
     return 0;
 }
 
@@ -233,6 +238,7 @@ int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
         s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
         s->flags = TB_SAMPLE_MISSING | (m->info.estimated ? TB_SAMPLE_ESTIMATED : 0u);
         s->reason = TB_REASON_MISSING;
+        tb_meter_scrub(derr, sizeof derr, m->raw_uri);
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "sample failed");
         return -1;
     }
@@ -385,6 +391,7 @@ const char *tb_meter_reason_text(int reason) {
 void tb_meter_close(tb_meter *m) {
     if (!m) return;
     if (m->drv && m->self) m->drv->close(m->self);
+    free(m->raw_uri);
     free(m);
 }
 
@@ -396,36 +403,31 @@ static void put(char *out, size_t len, size_t *pos, const char *s, size_t n) {
     *pos += n;
 }
 
-/* Query keys whose values are secrets (compared case-insensitively). */
+/* Query keys whose values are secrets (compared case-insensitively): the
+ * usual short names, and any key ending in "password" or "passwd"
+ * (sslpassword=, db_password=, ...). */
 static int is_secret_key(const char *k, size_t n) {
     static const char *const keys[] = {"password", "passwd", "pass", "pwd"};
     size_t i;
-    for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strlen(keys[i]) == n && strncasecmp(keys[i], k, n) == 0) return 1;
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        size_t kl = strlen(keys[i]);
+        if (kl == n && strncasecmp(keys[i], k, n) == 0) return 1;
+        if (kl >= 6 && n > kl && strncasecmp(keys[i], k + n - kl, kl) == 0) return 1;
+    }
     return 0;
 }
 
 /*
- * Redaction rules:
- *  - "scheme://user:PASS@host..." -> "scheme://user:***@host...". The userinfo
- *    ends at the last '@' before the first '/', '?' or '#' after "//", so an
- *    unescaped '@' inside the password is still hidden. The user stays visible.
- *  - Opaque form without "//" ("ipmi:user:PASS@host", or "user:PASS@host"):
- *    the password starts after the second ':' when there are two or more
- *    colons before the '@', else after the first.
- *  - Query parameters password=, passwd=, pass=, pwd= (any case) -> key=***.
- *  - Empty passwords are left as they are. Truncation only ever cuts.
+ * Finds the password span [*pw, *at) of uri's userinfo, or sets *pw NULL.
+ * The userinfo '@' is the last '@' before the first '/', '?' or '#' of the
+ * authority; when there is none there, the last '@' of the whole URI, so a
+ * password holding an unescaped '/', '?' or '#' is still found (a false hit
+ * only hides more than needed; in the opaque form the password must start
+ * before the first '/', '?' or '#', so "estimate:?x=a@b" has none).
  */
-void tb_meter_redact_uri(const char *uri, char *out, size_t len) {
+static void find_password(const char *uri, const char **pw_out, const char **at_out) {
     const char *auth, *auth_end, *at = NULL, *pw = NULL, *p, *q;
-    size_t pos = 0;
-    int opaque;
-
-    if (!out || len == 0) return;
-    out[0] = '\0';
-    if (!uri) return;
-
-    /* Locate the authority (or the opaque part) and its userinfo '@'. */
+    int opaque, fallback = 0;
     p = strstr(uri, "://");
     q = uri + strcspn(uri, "?#");
     opaque = !(p && p < q);
@@ -433,6 +435,7 @@ void tb_meter_redact_uri(const char *uri, char *out, size_t len) {
     auth_end = auth + strcspn(auth, "/?#");
     for (p = auth; p < auth_end; p++)
         if (*p == '@') at = p;
+    if (!at && (at = strrchr(auth, '@')) != NULL) fallback = 1;
     if (at) {
         const char *c1 = NULL, *c2 = NULL;
         for (p = auth; p < at; p++) {
@@ -443,7 +446,73 @@ void tb_meter_redact_uri(const char *uri, char *out, size_t len) {
         if (opaque && c2) pw = c2 + 1;
         else if (c1) pw = c1 + 1;
         if (pw == at) pw = NULL; /* empty password */
+        /* opaque form ("estimate:?x=a@b"): a password starts before the query */
+        if (pw && fallback && opaque && pw >= auth_end) pw = NULL;
     }
+    *pw_out = pw;
+    *at_out = pw ? at : NULL;
+}
+
+/* Replaces every copy of s[0..n) in text (len bytes) with "***". */
+static void scrub_span(char *text, size_t len, const char *s, size_t n) {
+    char *needle, *out;
+    const char *p = text, *h;
+    size_t pos = 0;
+    if (n == 0 || len == 0) return;
+    needle = xmalloc(n + 1);
+    memcpy(needle, s, n);
+    needle[n] = '\0';
+    out = xmalloc(len);
+    while ((h = strstr(p, needle)) != NULL) {
+        put(out, len, &pos, p, (size_t)(h - p));
+        put(out, len, &pos, "***", 3);
+        p = h + n;
+    }
+    put(out, len, &pos, p, strlen(p));
+    out[pos] = '\0';
+    memcpy(text, out, pos + 1);
+    free(out);
+    free(needle);
+}
+
+void tb_meter_scrub(char *text, size_t len, const char *uri) {
+    const char *pw, *at, *p;
+    if (!text || !uri) return;
+    find_password(uri, &pw, &at);
+    if (pw) scrub_span(text, len, pw, (size_t)(at - pw));
+    p = strchr(at ? at : uri, '?');
+    if (!p) return;
+    for (p++; *p && *p != '#';) {
+        size_t plen = strcspn(p, "&;#");
+        size_t klen = strcspn(p, "=&;#");
+        if (klen < plen && p[klen] == '=' && plen > klen + 1 && is_secret_key(p, klen))
+            scrub_span(text, len, p + klen + 1, plen - klen - 1);
+        p += plen;
+        if (*p == '&' || *p == ';') p++;
+    }
+}
+
+/*
+ * Redaction rules:
+ *  - "scheme://user:PASS@host..." -> "scheme://user:***@host...". The userinfo
+ *    ends where find_password says, so an unescaped '@', '/', '?' or '#'
+ *    inside the password is still hidden. The user stays visible.
+ *  - Opaque form without "//" ("ipmi:user:PASS@host", or "user:PASS@host"):
+ *    the password starts after the second ':' when there are two or more
+ *    colons before the '@', else after the first.
+ *  - Query parameters password=, passwd=, pass=, pwd=, *password=, *passwd=
+ *    (any case) -> key=***.
+ *  - Empty passwords are left as they are. Truncation only ever cuts.
+ */
+void tb_meter_redact_uri(const char *uri, char *out, size_t len) {
+    const char *at, *pw, *p, *q;
+    size_t pos = 0;
+
+    if (!out || len == 0) return;
+    out[0] = '\0';
+    if (!uri) return;
+
+    find_password(uri, &pw, &at);
 
     /* Copy up to the query, hiding the password span [pw, at). */
     if (pw) {

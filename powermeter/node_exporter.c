@@ -11,6 +11,7 @@
  * exporter 1.5.0 that Debian 12 ships.
  */
 #include "powermeter/node_exporter.h"
+#include "powermeter/meter.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -216,11 +217,13 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
     char cerr[CURL_ERROR_SIZE] = "";
     body_buf b = {NULL, 0, 0, 0};
     long status = 0;
+    char shown[1024]; /* the URL for messages: its password redacted */
     *body = NULL;
     *len = 0;
+    tb_meter_redact_uri(url, shown, sizeof shown);
     pthread_once(&curl_once, curl_init);
     if (!(c = curl_easy_init())) {
-        tb_seterr(err, "GET %s: curl_easy_init failed", url);
+        tb_seterr(err, "GET %s: curl_easy_init failed", shown);
         return -1;
     }
     curl_easy_setopt(c, CURLOPT_URL, url);
@@ -236,7 +239,8 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
     if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(c);
     if (rc != CURLE_OK) {
-        tb_seterr(err, "GET %s: %s", url,
+        tb_meter_scrub(cerr, sizeof cerr, url);
+        tb_seterr(err, "GET %s: %s", shown,
                   b.too_big ? "response larger than 64 MiB"
                   : *cerr   ? cerr
                             : curl_easy_strerror(rc));
@@ -244,7 +248,7 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
         return -1;
     }
     if (status != 200) {
-        tb_seterr(err, "GET %s: HTTP %ld", url, status);
+        tb_seterr(err, "GET %s: HTTP %ld", shown, status);
         free(b.p);
         return -1;
     }

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "powermeter/meter.h"
 #include "powermeter/node_exporter.h"
 
 #define MAX_CPUS          4096
@@ -346,7 +347,7 @@ void tb_telem_aggregate(const tb_telem_sample *s, int n, tb_telemetry *t) {
 /* ---- sources ------------------------------------------------------------------------ */
 
 struct tb_telem_source {
-    char *spec;
+    char *spec; /* for messages: a URL's password redacted */
     char *root; /* local: the prefix; NULL for node_exporter */
     char *url;  /* node_exporter: the /metrics URL */
 };
@@ -366,14 +367,20 @@ int tb_telem_source_open(const char *spec, tb_telem_source **out, char *err) {
     *out = NULL;
     if (spec && strcmp(spec, "local") == 0) return tb_telem_source_open_root("/", out, err);
     if (!spec || strncmp(spec, "http://", 7) != 0 || !spec[7] || spec[7] == '/' || strpbrk(spec, " \t\r\n")) {
+        char shown[1024];
+        tb_meter_redact_uri(spec ? spec : "", shown, sizeof shown);
         tb_seterr(err,
                   "telemetry '%s': use local, none, or a node_exporter URL such as "
                   "http://HOST:9100/metrics",
-                  spec ? spec : "");
+                  shown);
         return -1;
     }
     s = xcalloc(1, sizeof *s);
-    s->spec = xstrdup(spec);
+    {
+        char shown[1024];
+        tb_meter_redact_uri(spec, shown, sizeof shown);
+        s->spec = xstrdup(shown);
+    }
     s->url = xstrdup(spec);
     *out = s;
     return 0;
@@ -389,7 +396,7 @@ int tb_telem_source_read(tb_telem_source *src, tb_telem_snap *s, char *err) {
     rc = tb_node_exporter_snap(body, len, s, e);
     free(body);
     if (rc != 0) {
-        tb_seterr(err, "telemetry %s: %s", src->url, e);
+        tb_seterr(err, "telemetry %s: %s", src->spec, e);
         return -1;
     }
     s->mono_us = tb_now_us();

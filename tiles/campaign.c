@@ -304,12 +304,30 @@ typedef struct cmd_result {
     char *output;    /* malloc'd, NUL-terminated, at most MAX_OUTPUT bytes (then a note) */
 } cmd_result;
 
+/* s with its secrets redacted (tb_ini_redact_msg's rules): malloc'd. Room
+ * for "***" standing for a shorter secret. */
+static char *redacted(const char *s, size_t n) {
+    size_t cap = 3 * n + 64;
+    char *r = xmalloc(cap);
+    memcpy(r, s, n);
+    r[n] = '\0';
+    tb_ini_redact_msg(r, cap);
+    return r;
+}
+
+/* Prints one line of a command's output with a prefix, its secrets redacted. */
+static void echo_line(const char *prefix, const char *line, size_t n) {
+    char *r = redacted(line, n);
+    printf("  %s %s\n", prefix, r);
+    free(r);
+}
+
 /* Echoes complete lines of buf[0..n) with a prefix; keeps a partial line in
  * *pending for the next call. */
 static void echo_lines(const char *prefix, const char *buf, size_t n, char *pending, size_t *plen, size_t pcap) {
     for (size_t i = 0; i < n; i++) {
         if (buf[i] == '\n' || *plen + 1 >= pcap) {
-            printf("  %s %.*s\n", prefix, (int)*plen, pending);
+            echo_line(prefix, pending, *plen);
             *plen = 0;
             if (buf[i] == '\n') continue;
         }
@@ -408,7 +426,7 @@ static int run_command(const char *cmd, const char *prefix, int interruptible, v
         }
     }
     close(pfd[0]);
-    if (plen > 0) printf("  %s %.*s\n", prefix, (int)plen, pending);
+    if (plen > 0) echo_line(prefix, pending, plen);
     while (!exited) {
         pid_t w = waitpid(pid, &status, 0);
         if (w == pid) exited = 1;
@@ -439,21 +457,25 @@ static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, c
     char prefix[96], e[TB_ERR_LEN];
     int64_t t0 = tb_wall_us(), t1;
     int ok;
+    char *shown = redacted(cmd, strlen(cmd)), *output; /* the command runs as given; shown and stored redacted */
     snprintf(prefix, sizeof prefix, "[%s %s]", what, k->name);
-    printf("%s %s: %s\n", what, k->name, cmd);
+    printf("%s %s: %s\n", what, k->name, shown);
     fflush(stdout);
     if (run_command(cmd, prefix, interruptible, stop, &r, e) != 0) {
         snprintf(r.how, sizeof r.how, "could not start: %s", e);
     }
     t1 = tb_wall_us();
     ok = r.exit_status == 0;
-    if (tb_store_campaign_step(s, campaign_id, k->name, what, cmd, r.exit_status, r.output, t0, t1, e) != 0)
+    output = redacted(r.output, strlen(r.output));
+    if (tb_store_campaign_step(s, campaign_id, k->name, what, shown, r.exit_status, output, t0, t1, e) != 0)
         tb_log(TB_LOG_WARN, "%s", e);
     if (!ok)
-        snprintf(msg, TB_ERR_LEN, "configuration '%s': %s command '%s' failed: %s", k->name, what, cmd, r.how);
+        snprintf(msg, TB_ERR_LEN, "configuration '%s': %s command '%s' failed: %s", k->name, what, shown, r.how);
     else
         printf("%s %s: done (%.1fs)\n", what, k->name, (double)(t1 - t0) / 1e6);
     free(r.output);
+    free(output);
+    free(shown);
     return ok;
 }
 

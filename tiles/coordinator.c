@@ -56,6 +56,7 @@ typedef struct run_ctx {
     tb_telem_source *tsrc;     /* NULL: telemetry is none */
     tb_telem_sampler *tsampler;
     char telem_spec[256];      /* the effective telemetry source: "local", a URL, or "none" */
+    char telem_shown[256];     /* telem_spec for messages and the results: a URL's password redacted */
     uint64_t telem_failures;   /* failed telemetry reads already reported in an event */
     tb_loadgen *lg;
     tb_sut_endpoints ep;
@@ -436,7 +437,7 @@ static int finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats 
         uint64_t nf = tb_telem_sampler_failures(c->tsampler);
         snprintf(msg, sizeof msg, "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
                                   "figures cover the samples that succeeded",
-                 tiles, p + 1, (unsigned long long)nf, c->telem_spec, (unsigned long long)(nf - c->telem_failures));
+                 tiles, p + 1, (unsigned long long)nf, c->telem_shown, (unsigned long long)(nf - c->telem_failures));
         c->telem_failures = nf;
         note(c, "warning", msg);
     }
@@ -646,9 +647,9 @@ static json_t *host_info(run_ctx *c, char *err) {
             tb_seterr(err, "telemetry: %s", e);
             return NULL;
         }
-        tb_hostinfo_clear(&h, c->telem_spec);
+        tb_hostinfo_clear(&h, c->telem_shown);
         if (tb_node_exporter_hostinfo(body, len, &h, e) != 0) {
-            tb_seterr(err, "telemetry %s: not Prometheus text: %s", c->telem_spec, e);
+            tb_seterr(err, "telemetry %s: not Prometheus text: %s", c->telem_shown, e);
             free(body);
             return NULL;
         }
@@ -660,7 +661,7 @@ static json_t *host_info(run_ctx *c, char *err) {
         tb_hostinfo_read_local("/", &h);
         j = tb_hostinfo_json(&h);
     }
-    json_object_set_new(j, "telemetry", json_string(c->telem_spec));
+    json_object_set_new(j, "telemetry", json_string(c->telem_shown));
     return j;
 }
 
@@ -795,6 +796,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         /* Telemetry: a bad source is a configuration error, found before anything runs */
         char why[TB_ERR_LEN];
         snprintf(c.telem_spec, sizeof c.telem_spec, "%s", telemetry_choice(o, why, sizeof why));
+        tb_meter_redact_uri(c.telem_spec, c.telem_shown, sizeof c.telem_shown);
         if (strcmp(c.telem_spec, "none") != 0 && tb_telem_source_open(c.telem_spec, &c.tsrc, err) != 0) {
             cleanup(&c);
             return TB_EXIT_USAGE;
@@ -839,7 +841,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
             return TB_EXIT_ABORTED;
         }
         sj = settings(o, &o->def->sut, !o->def->has_sut, refs);
-        json_object_set_new(sj, "telemetry", json_string(c.telem_spec));
+        json_object_set_new(sj, "telemetry", json_string(c.telem_shown));
     }
     host_text = json_dumps(hj, JSON_COMPACT);
     set_text = json_dumps(sj, JSON_COMPACT);

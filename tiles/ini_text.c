@@ -141,12 +141,20 @@ static void put(buf *b, const char *p, size_t n) {
     b->b[b->len] = '\0';
 }
 
-/* A password= word at v[i..n) (PostgreSQL's keyword form): its end after
- * the value (quoted: up to the closing quote, \' escaped), or 0. */
-static size_t password_word(const char *v, size_t i, size_t n) {
-    size_t j = i + 8;
-    if (n - i <= 8 || strncasecmp(v + i, "password", 8) != 0) return 0;
+/* A password= or sslpassword= word at v[i..n) (PostgreSQL's keyword form):
+ * its end after the value (quoted: up to the closing quote, \' escaped;
+ * unquoted: up to a blank, "\ " being an escaped blank as libpq takes it),
+ * or 0; *key_end is the end of its key. */
+static size_t password_word(const char *v, size_t i, size_t n, size_t *key_end) {
+    size_t j = i;
     if (i > 0 && !strchr(" \t'\"(,", v[i - 1])) return 0;
+    if (n - i > 11 && strncasecmp(v + i, "sslpassword", 11) == 0)
+        j = i + 11;
+    else if (n - i > 8 && strncasecmp(v + i, "password", 8) == 0)
+        j = i + 8;
+    else
+        return 0;
+    *key_end = j;
     while (j < n && is_blank(v[j]))
         j++;
     if (j >= n || v[j] != '=') return 0;
@@ -161,7 +169,7 @@ static size_t password_word(const char *v, size_t i, size_t n) {
     } else {
         char q = i > 0 && (v[i - 1] == '\'' || v[i - 1] == '"') ? v[i - 1] : '\n'; /* quoted in a message */
         while (j < n && !is_blank(v[j]) && v[j] != '\r' && v[j] != '\n' && v[j] != q)
-            j++;
+            j += (v[j] == '\\' && j + 1 < n && v[j + 1] != '\n') ? 2 : 1;
     }
     return j;
 }
@@ -188,15 +196,48 @@ static size_t secret_assign(const char *v, size_t i, size_t n) {
     return j < n && (v[j] == '=' || v[j] == ':') ? j + 1 : 0;
 }
 
+/* An environment assignment in a command, KEY=VALUE at v[i] with KEY naming
+ * a secret (PGPASSWORD, MYSQL_PWD-like *_PASSWORD, *PASSWD, REDISCLI_AUTH and
+ * other *_AUTH, *_TOKEN, *_SECRET): the end of its VALUE (a quoted one up to
+ * its closing quote), or 0; *key_end just past the '='. */
+static size_t env_assign(const char *v, size_t i, size_t n, size_t *key_end) {
+    static const char *const tails[] = {"_auth", "_token", "_secret"};
+    size_t j = i, kl;
+    int secret;
+    if (i > 0 && is_key_char(v[i - 1])) return 0;
+    while (j < n && (isalnum((unsigned char)v[j]) || v[j] == '_'))
+        j++;
+    kl = j - i;
+    if (kl == 0 || j >= n || v[j] != '=') return 0;
+    secret = secret_key(v + i, kl);
+    for (size_t t = 0; !secret && t < sizeof tails / sizeof tails[0]; t++) {
+        size_t tl = strlen(tails[t]);
+        secret = kl > tl && strncasecmp(v + j - tl, tails[t], tl) == 0;
+    }
+    if (!secret) return 0;
+    *key_end = ++j;
+    if (j < n && (v[j] == '\'' || v[j] == '"')) {
+        char q = v[j++];
+        while (j < n && v[j] != q && v[j] != '\n')
+            j += (v[j] == '\\' && q == '"' && j + 1 < n) ? 2 : 1;
+        if (j < n && v[j] == q) j++;
+        return j;
+    }
+    while (j < n && !strchr(" \t\r\n;&|", v[j]))
+        j += (v[j] == '\\' && j + 1 < n && v[j + 1] != '\n') ? 2 : 1;
+    return j;
+}
+
 /* Copies v[0..n) to b with password= values and URI passwords as ***. In
  * stored text (text = 1), a password key's value anywhere in the line is
  * hidden to the end of the line, too; a message keeps what follows it. */
 static void put_redacted(buf *b, const char *v, size_t n, int text) {
     size_t i = 0, verbatim = 0; /* v[verbatim..i) was copied as is */
     while (i < n) {
-        size_t j = password_word(v, i, n);
+        size_t k = 0, j = password_word(v, i, n, &k);
         if (j) {
-            put(b, "password=***", 12);
+            put(b, v + i, k - i);
+            put(b, "=***", 4);
             i = verbatim = j;
             continue;
         }
@@ -207,6 +248,12 @@ static void put_redacted(buf *b, const char *v, size_t n, int text) {
             put(b, v + i, j - i);
             if (eol > j) put(b, " ***", 4);
             i = verbatim = eol;
+            continue;
+        }
+        if ((j = env_assign(v, i, n, &k)) != 0) {
+            put(b, v + i, k - i);
+            put(b, "***", 3);
+            i = verbatim = j;
             continue;
         }
         if (n - i > 3 && strncmp(v + i, "://", 3) == 0) { /* a URI: from its word's start to a blank */

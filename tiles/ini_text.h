@@ -49,9 +49,12 @@ const char *tb_ini_line(const char *text, size_t len, int line, size_t *n);
 /*
  * The text (len bytes) with its secrets replaced by "***", in every line,
  * active or commented out (";" or "#"), in any section: the value of a key
- * whose name ends in "password" (mail_password), a password= word of a
- * PostgreSQL connection string, and the password in a URI's userinfo or
- * query (as tb_meter_redact_uri). Everything else is kept byte for byte.
+ * whose name ends in "password" (mail_password), a password= or sslpassword=
+ * word of a PostgreSQL connection string (an unquoted value ends at a blank
+ * not escaped with '\\'), an environment assignment of a command such as
+ * PGPASSWORD=..., REDISCLI_AUTH=... or X_TOKEN=..., and the password in a
+ * URI's userinfo or query (as tb_meter_redact_uri). Everything else is kept
+ * byte for byte.
  * Returns malloc'd text, NUL-terminated; *out_len (may be NULL) its length.
  */
 char *tb_ini_redact(const char *text, size_t len, size_t *out_len);

@@ -10,6 +10,8 @@
 # (a real ENOSPC). Where mounting is not allowed (an unprivileged container),
 # or with TB_TEST_DISK_FULL=fsize, the run's RLIMIT_FSIZE is lowered to 1
 # byte instead (prlimit; SIGXFSZ ignored, so the next write fails with EFBIG).
+# Then reports that cannot be written (a full device, a file size limit):
+# exit 2 naming the file, the device kept, an old report file kept.
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -88,4 +90,38 @@ expect "new run complete" "$(q 'SELECT status FROM runs ORDER BY id DESC LIMIT 1
 # the full disk had refused the first run's final status; the next writer to open the file writes it
 expect "first run's stored status once the disk has room (what readers showed)" "$(q 'SELECT status FROM runs ORDER BY id LIMIT 1')" = "$status"
 expect "integrity_check after the new run" "$(q 'PRAGMA integrity_check')" = ok
+
+# a report that cannot be written is exit 2 with a message naming the file:
+# to a full device (a /dev/full node of our own: written in place, never
+# replaced by a renamed file), to stdout on it, and to a regular file under
+# a 4 KiB file size limit (the old report stays, no temporary file is left)
+mknod "$T/full" c 1 7 || fail "mknod of a full device failed"
+for out in "-o $T/full" "-"; do
+    rc=0
+    if [ "$out" = - ]; then
+        "$TILEBENCH" report latest --db "$DB" --format html >"$T/full" 2>"$T/report-full.err" || rc=$?
+    else
+        "$TILEBENCH" report latest --db "$DB" --format html $out 2>"$T/report-full.err" || rc=$?
+        cp "$T/report-full.err" "$T/report-full-o.err"
+    fi
+    expect "report $out to a full device: exit" "$rc" -eq 2
+    grep -q "No space left on device" "$T/report-full.err" || fail "unclear error: $(cat "$T/report-full.err")"
+    [ -c "$T/full" ] || fail "report $out replaced the device with a file"
+done
+grep -qF "write $T/full: " "$T/report-full-o.err" || fail "the error does not name the file: $(cat "$T/report-full-o.err")"
+rc=0
+"$TILEBENCH" compare 1 2 --db "$DB" --format html -o "$T/full" 2>"$T/compare-full.err" || rc=$?
+expect "compare -o a full device: exit" "$rc" -eq 2
+grep -qF "write $T/full: " "$T/compare-full.err" || fail "unclear compare error: $(cat "$T/compare-full.err")"
+[ -c "$T/full" ] || fail "compare replaced the device with a file"
+echo "old report" >"$T/old.html"
+# a copy without WAL: reading it writes no -shm file, which the limit would refuse
+sqlite3 "$DB" ".backup $T/nowal.db" && sqlite3 "$T/nowal.db" "PRAGMA journal_mode=DELETE" >/dev/null || fail "db copy"
+rc=0
+(trap '' XFSZ; ulimit -f 4; exec "$TILEBENCH" report latest --db "$T/nowal.db" --format html -o "$T/old.html") \
+    2>"$T/report-big.err" || rc=$?
+expect "report over the file size limit: exit" "$rc" -eq 2
+grep -qF "write $T/old.html: " "$T/report-big.err" || fail "unclear error: $(cat "$T/report-big.err")"
+expect "the old report is kept" "$(cat "$T/old.html")" = "old report"
+expect "temporary files left" "$(find "$T" -maxdepth 1 -name 'old.html.tmp.*' | wc -l)" -eq 0
 echo "PASS test_disk_full"

@@ -9,7 +9,10 @@
 #    with a password-bearing meter URI, and one whose PostgreSQL server
 #    refuses (the error names the server), passwords in commented-out lines,
 #    and runs refused for a syntax error or an over-long line on a password
-#    line (exit 2); then the database files, every
+#    line (exit 2), a telemetry URL with a password (its node_exporter
+#    answering HTTP 500) and one in [sut] telemetry, a campaign whose
+#    commands hold secrets and whose meter URI has a password, meter probes
+#    whose driver errors quote the URI; then the database files, every
 #    report format, `runs` and the runs' output are searched for them.
 #  - Temporary folders are made with mkdtemp, never a guessed name: the
 #    sources use no tmpnam/tempnam/mktemp.
@@ -101,15 +104,103 @@ for f in syntax long; do
 done
 jq -r .run.config_text "$T/r.json" | grep -q "^; pg = .*password=\*\*\*$" || fail "stored config text lacks the redacted commented pg line"
 
+# a telemetry URL with a password: a node_exporter stand-in answers the host
+# information read, then HTTP 500 to every sample (a warning, an event)
+TELPW="Tel-Secret-$$"
+cat >"$T/fake_ne.py" <<'PY'
+import http.server, os, sys
+BODY = b'node_uname_info{nodename="fake",machine="x86_64",release="6.1"} 1\n'
+class H(http.server.BaseHTTPRequestHandler):
+    n = 0
+    def do_GET(self):
+        H.n += 1
+        ok = H.n == 1
+        self.send_response(200 if ok else 500)
+        self.send_header("Content-Length", str(len(BODY) if ok else 0))
+        self.end_headers()
+        if ok:
+            self.wfile.write(BODY)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.server_port))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()
+PY
+/usr/bin/python3 "$T/fake_ne.py" "$T/ne.port" &
+NE_PID=$!
+at_exit 'kill $NE_PID 2>/dev/null; wait $NE_PID 2>/dev/null'
+wait_for "the node_exporter stand-in's port" 10 test -s "$T/ne.port"
+TDB="$T/tel.db"
+"$TILEBENCH" run --config "$T/secrets.ini" --tiles 1 --ramp-up 0 --warm-up 1s --steady 3s --ramp-down 0 --idle 0 \
+    --db "$TDB" --telemetry "http://admin:$TELPW@127.0.0.1:$(cat "$T/ne.port")/metrics" >"$T/run-tel.log" 2>&1 ||
+    fail "telemetry run exited $?: $(cat "$T/run-tel.log")"
+grep -q "GET http://admin:\*\*\*@127.0.0.1:[0-9]*/metrics: HTTP 500" "$T/run-tel.log" ||
+    fail "no redacted telemetry warning: $(cat "$T/run-tel.log")"
+expect "telemetry in the run's settings" "$(sqlite3 "$TDB" "SELECT json_extract(settings_json, '$.telemetry') FROM runs")" \
+    = "http://admin:***@127.0.0.1:$(cat "$T/ne.port")/metrics"
+for fmt in text html json; do
+    "$TILEBENCH" report latest --db "$TDB" --format $fmt -o "$T/report.tel.$fmt" || fail "report $fmt of the telemetry run"
+done
+# [sut] telemetry with a password that cannot be reached: exit 3, redacted
+VTELPW="ValTel-Secret-$$"
+{ cat "$T/secrets.ini"; printf 'telemetry = http://u:%s@127.0.0.1:1/metrics\n' "$VTELPW"; } >"$T/tel1.ini"
+rc=0
+"$TILEBENCH" run --config "$T/tel1.ini" --tiles 1 --steady 1s --idle 0 --db "$TDB" >"$T/run-tel1.log" 2>&1 || rc=$?
+expect "run with an unreachable [sut] telemetry: exit" "$rc" -eq 3
+grep -q "http://u:\*\*\*@127.0.0.1:1/metrics" "$T/run-tel1.log" || fail "unclear telemetry error: $(cat "$T/run-tel1.log")"
+
+# campaign commands with secrets (a password= word, a URI, environment
+# assignments) and a campaign meter with a password that cannot be reached:
+# the commands still run with them (camp.env), while the echo, the stored
+# steps, output and text and the campaign's message are redacted
+CWPW="CampWord-$$" CUPW="CampUri-$$" CEPW="CampEnv-$$" CRPW="CampRedis-$$" CMPW="CampMeter-$$"
+cat >"$T/camp.ini" <<EOF
+[campaign]
+name = secrets
+baseline = base
+[sweep]
+tile_file = $T/secrets.ini
+tiles = 1
+steady = 1s
+idle = 0
+meter = wt310://admin:$CMPW@127.0.0.1:1
+[config.base]
+apply = echo host=x password=$CWPW ipmi://a:$CUPW@h; PGPASSWORD=$CEPW sh -c 'echo "\$PGPASSWORD" >$T/camp.env'; echo REDISCLI_AUTH=$CRPW
+revert = REDISCLI_AUTH=$CRPW true
+[config.b]
+apply = true
+revert = true
+EOF
+CDB="$T/camp.db"
+rc=0
+"$TILEBENCH" campaign --config "$T/camp.ini" --db "$CDB" >"$T/run-camp.log" 2>&1 || rc=$?
+expect "campaign whose meter cannot be reached: exit" "$rc" -eq 3
+expect "the apply command ran with its secret" "$(cat "$T/camp.env")" = "$CEPW"
+grep -q "^apply base: echo host=x password=\*\*\* ipmi://a:\*\*\*@h; PGPASSWORD=\*\*\* sh" "$T/run-camp.log" ||
+    fail "the apply command is not shown redacted: $(cat "$T/run-camp.log")"
+grep -q "wt310://admin:\*\*\*@127.0.0.1:1" "$T/run-camp.log" || fail "the meter error is unclear: $(cat "$T/run-camp.log")"
+expect "stored apply output" "$(sqlite3 "$CDB" "SELECT replace(output, char(10), '|') FROM campaign_steps
+    WHERE step = 'apply' AND config = 'base'")" = "host=x password=*** ipmi://a:***@h|REDISCLI_AUTH=***|"
+# meter probes whose driver errors quote the URI's userinfo
+for u in "wt310://admin:$CMPW@127.0.0.1:1" "ptd://admin:$CMPW@127.0.0.1:1" "ipmi://admin:Ip/$CMPW@127.0.0.1:1"; do
+    rc=0
+    "$TILEBENCH" meter probe "$u" >"$T/run-probe.log" 2>&1 || rc=$?
+    expect "meter probe ${u%%:*} that cannot connect: exit status (2 or 3)" "$rc" -ge 2
+    grep -q "admin:\*\*\*@127.0.0.1:1" "$T/run-probe.log" || fail "unclear probe error: $(cat "$T/run-probe.log")"
+    cat "$T/run-probe.log" >>"$T/run-probes.log"
+done
+
 for fmt in text html json csv; do "$TILEBENCH" report latest --db "$DB" --format $fmt -o "$T/report.$fmt" || fail "report $fmt"; done
 "$TILEBENCH" runs --db "$DB" >"$T/runs.out"
 # the database with its WAL (when there is one), read as bytes; every report;
 # every log of tilebench. Only files that exist: grep exits 2 on a missing
 # one, even when another matched, and `if` would take that as no match.
 files=()
-for f in "$DB" "$DB-wal" "$T"/report.* "$T/runs.out" "$T"/run*.log; do [ -e "$f" ] && files+=("$f"); done
-expect "files searched for passwords" "${#files[@]}" -ge 10
-for secret in "$MAILPW" "$PGPW" "$MPW" "$CMTPW" "$SYNPW"; do
+for f in "$DB" "$DB-wal" "$TDB" "$TDB-wal" "$CDB" "$CDB-wal" "$T"/report.* "$T/runs.out" "$T"/run*.log; do [ -e "$f" ] && files+=("$f"); done
+expect "files searched for passwords" "${#files[@]}" -ge 18
+for secret in "$MAILPW" "$PGPW" "$MPW" "$CMTPW" "$SYNPW" "$TELPW" "$VTELPW" "$CWPW" "$CUPW" "$CEPW" "$CRPW" "$CMPW"; do
     if grep -alF -- "$secret" "${files[@]}"; then
         fail "a password ($secret) was found in the files above"
     fi
@@ -118,6 +209,8 @@ sqlite3 "$DB" .dump >"$T/dump.sql"
 grep -qF -- "$MAILPW" "$T/dump.sql" && fail "the mail password is in the database dump"
 grep -qF -- "$PGPW" "$T/dump.sql" && fail "the PostgreSQL password is in the database dump"
 grep -qF -- "$CMTPW" "$T/dump.sql" && fail "a commented-out password is in the database dump"
+sqlite3 "$TDB" .dump | grep -qF -- "$TELPW" && fail "the telemetry password is in the database dump"
+sqlite3 "$CDB" .dump | grep -qE -- "$CWPW|$CUPW|$CEPW|$CRPW|$CMPW" && fail "a campaign password is in the database dump"
 echo "ok: no password in the database, $(ls "$T"/report.* | wc -l) reports, runs and the run logs"
 
 # ---- temporary folders: mkdtemp only ----

@@ -164,7 +164,8 @@ static void nul_and_secrets(void **state) {
     static const char nul[] = "[campaign]\nname = n\nbaseline = a\n[sweep]\nmeter = rapl:\0\n";
     static const char secrets[] =
         "[campaign]\nname = n\nbaseline = a\n[sweep]\nmeter = ipmi://admin:Hidden1@127.0.0.1?method=dcmi\n"
-        "; meter = ipmi://admin:Hidden2@127.0.0.1\n[config.a]\napply = true\nrevert = true\n"
+        "; meter = ipmi://admin:Hidden2@127.0.0.1\n[config.a]\napply = REDISCLI_AUTH=Hidden3 redis-cli ping\n"
+        "revert = echo password=Hidden4 DB_TOKEN=\"Hidden 5\"; true\n"
         "[config.b]\napply = true\nrevert = true\n";
     tb_campaign *c = calloc(1, sizeof *c);
     char err[TB_ERR_LEN] = "", path[512];
@@ -182,6 +183,8 @@ static void nul_and_secrets(void **state) {
     if (strstr(c->text, "Hidden")) fail_msg("stored text holds a password:\n%s", c->text);
     assert_non_null(strstr(c->text, "\nmeter = ipmi://admin:***@127.0.0.1?method=dcmi\n"));
     assert_non_null(strstr(c->text, "\n; meter = ipmi://admin:***@127.0.0.1\n"));
+    assert_non_null(strstr(c->text, "\napply = REDISCLI_AUTH=*** redis-cli ping\n"));
+    assert_string_equal(c->configs[0].apply, "REDISCLI_AUTH=Hidden3 redis-cli ping"); /* run as given */
     tb_campaign_free(c);
     free(c);
 }

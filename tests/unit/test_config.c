@@ -435,6 +435,43 @@ static void secrets_in_comments_and_errors(void **state) {
     assert_string_equal(err, "t.ini:4: [workload.web] urls: 'http://u:***@h/?password=***' or 'password=***'");
 }
 
+/* The redaction rules on their own: libpq's sslpassword= and a value with a
+ * backslash-escaped blank (libpq takes "a\\ b" as one value), environment
+ * assignments of commands (PGPASSWORD=, REDISCLI_AUTH=, *_PASSWORD=, *_TOKEN=),
+ * in stored text and in messages; words that only look alike are kept. */
+static void redaction_rules(void **state) {
+    static const char text[] = "pg = host=h password=SecEsc\\ 12tail sslpassword=SslPw-1 dbname=x\n"
+                               "apply = REDISCLI_AUTH=Redis-2 redis-cli ping\n"
+                               "apply = PGPASSWORD=CampEnv-03 true\n"
+                               "; revert = X_TOKEN='Tok 4' DB_PASSWORD=\"Db 5\" true\n"
+                               "apply = passwordless=yes AUTH=kept TOKENS=kept\n";
+    static const struct {
+        const char *in, *want;
+    } msgs[] = {
+        {"echo host=x password=CampWord-05 ipmi://a:CampUri-06@h; true", "echo host=x password=*** ipmi://a:***@h; true"},
+        {"PGPASSWORD=CampEnv-03 DB_PASSWORD=\"a b\" true", "PGPASSWORD=*** DB_PASSWORD=*** true"},
+        {"REDISCLI_AUTH=r1;x MY_SECRET='s 1'|y", "REDISCLI_AUTH=***;x MY_SECRET=***|y"},
+        {"conninfo 'host=h sslpassword=S1 password=a\\ b port=1'", "conninfo 'host=h sslpassword=*** password=*** port=1'"},
+        {"passwordless=yes AUTH=kept TOKENS=kept", "passwordless=yes AUTH=kept TOKENS=kept"},
+    };
+    char *r;
+    char buf[256];
+    (void)state;
+    r = tb_ini_redact(text, sizeof text - 1, NULL);
+    for (const char *const *p = (const char *const[]){"SslPw", "12tail", "Redis-2", "CampEnv", "Tok 4", "Db 5", NULL}; *p;
+         p++)
+        if (strstr(r, *p)) fail_msg("stored text holds '%s':\n%s", *p, r);
+    assert_non_null(strstr(r, "pg = host=h password=*** sslpassword=*** dbname=x\n"));
+    assert_non_null(strstr(r, "\napply = REDISCLI_AUTH=*** redis-cli ping\n"));
+    assert_non_null(strstr(r, "\napply = passwordless=yes AUTH=kept TOKENS=kept\n"));
+    free(r);
+    for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++) {
+        snprintf(buf, sizeof buf, "%s", msgs[i].in);
+        tb_ini_redact_msg(buf, sizeof buf);
+        if (strcmp(buf, msgs[i].want) != 0) fail_msg("case %zu: '%s', want '%s'", i, buf, msgs[i].want);
+    }
+}
+
 static void unreadable_file(void **state) {
     tb_tiledef def;
     char err[TB_ERR_LEN] = "";
@@ -452,7 +489,7 @@ int main(void) {
         cmocka_unit_test(sut_telemetry_key),         cmocka_unit_test(stored_text_has_no_secrets),
         cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
         cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
-        cmocka_unit_test(secrets_in_comments_and_errors),
+        cmocka_unit_test(secrets_in_comments_and_errors), cmocka_unit_test(redaction_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,9 +91,16 @@ static void test_redact_cases(void **state) {
         {"ipmi://bmc?PassWord=hunter2#frag", "ipmi://bmc?PassWord=***#frag"},
         {"ipmi://bmc?pwd=a;passwd=b&pass=c", "ipmi://bmc?pwd=***;passwd=***&pass=***"},
         {"ipmi://bmc?password=", "ipmi://bmc?password="},
-        {"ipmi://bmc?mypassword=1&passwordx=2", "ipmi://bmc?mypassword=1&passwordx=2"},
+        {"ipmi://bmc?mypassword=1&passwordx=2", "ipmi://bmc?mypassword=***&passwordx=2"},
         {"ipmi://u:pw@bmc?password=pw2", "ipmi://u:***@bmc?password=***"},
         {"yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600", "yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600"},
+        /* an unescaped '/', '?' or '#' in the password: still hidden (the rest may be too) */
+        {"ipmi://admin:Ip/Secret-2@127.0.0.1:1", "ipmi://admin:***@127.0.0.1:1"},
+        {"ipmi://admin:Ip?Secret-2@127.0.0.1:1?timeout=1s", "ipmi://admin:***@127.0.0.1:1?timeout=1s"},
+        {"ipmi://admin:Ip#Sec/ret@bmc#frag", "ipmi://admin:***@bmc#frag"},
+        {"ipmi:admin:Ip/Secret@bmc", "ipmi:admin:***@bmc"},
+        /* keys ending in password or passwd (libpq's sslpassword) */
+        {"ptd://h?sslpassword=s1&db_passwd=s2&x=1", "ptd://h?sslpassword=***&db_passwd=***&x=1"},
         {"rapl:", "rapl:"},
         {"auto", "auto"},
         {"", ""},
@@ -121,6 +128,25 @@ static void test_redact_truncates_safely(void **state) {
     out[0] = 'Z';
     tb_meter_redact_uri("ipmi://a:b@c", out, 1);
     assert_int_equal(out[0], '\0');
+}
+
+/* tb_meter_scrub: a URI's raw secrets out of error text that quotes them
+ * (a driver's "connect admin:PASS@host: ..."), every copy; other text kept. */
+static void test_scrub(void **state) {
+    char t[128];
+    (void)state;
+    snprintf(t, sizeof t, "connect admin:IpSecret-11@127.0.0.1:1: no; again IpSecret-11");
+    tb_meter_scrub(t, sizeof t, "wt310://admin:IpSecret-11@127.0.0.1:1");
+    assert_string_equal(t, "connect admin:***@127.0.0.1:1: no; again ***");
+    snprintf(t, sizeof t, "login Ip/Sec?ret with key k9 failed");
+    tb_meter_scrub(t, sizeof t, "ipmi://admin:Ip/Sec?ret@h?password=k9&timeout=1s");
+    assert_string_equal(t, "login *** with key *** failed");
+    snprintf(t, sizeof t, "host h: timeout");
+    tb_meter_scrub(t, sizeof t, "ptd://h:8888");
+    assert_string_equal(t, "host h: timeout");
+    snprintf(t, sizeof t, "x=abcdefgh");
+    tb_meter_scrub(t, 6, "ipmi://u:abcdefgh@h"); /* the buffer is 6 bytes: cut, never overrun */
+    assert_string_equal(t, "x=***");
 }
 
 /* ---- estimate: exact watts from a fake /proc/stat ---- */
@@ -662,6 +688,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_redact_cases, reset_stat),
         cmocka_unit_test_setup(test_redact_truncates_safely, reset_stat),
+        cmocka_unit_test_setup(test_scrub, reset_stat),
         cmocka_unit_test_setup(test_estimate_exact_watts, reset_stat),
         cmocka_unit_test_setup(test_estimate_defaults, reset_stat),
         cmocka_unit_test_setup(test_estimate_first_sample_without_cpu_time_is_invalid, reset_stat),
