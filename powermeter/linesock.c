@@ -288,6 +288,12 @@ int tb_linesock_split_hostport(const char *auth, const char *default_port, char 
         tb_seterr(err, "missing host (expected HOST:PORT)");
         return -1;
     }
+    if (memchr(auth, '@', strcspn(auth, "?#"))) {
+        /* not echoed: what stands before the '@' may be a password */
+        tb_seterr(err, "a user or password has no place in this URI (expected HOST:PORT)");
+        if (rest) *rest = auth + strlen(auth);
+        return -1;
+    }
     if (*h == '[') {
         const char *rb = memchr(h, ']', n);
         if (!rb) {

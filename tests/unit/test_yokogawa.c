@@ -236,6 +236,13 @@ static void test_linesock_connect_refused_and_hostport(void **state) {
     assert_int_equal(tb_linesock_split_hostport("h:99999", NULL, host, sizeof host, pt, sizeof pt, &rest, err), -1);
     assert_int_equal(tb_linesock_split_hostport("h:1x", NULL, host, sizeof host, pt, sizeof pt, &rest, err), -1);
     assert_int_equal(tb_linesock_split_hostport(":80", NULL, host, sizeof host, pt, sizeof pt, &rest, err), -1);
+    /* a login is refused, and the error does not echo it (it may hold a password) */
+    assert_int_equal(
+        tb_linesock_split_hostport("admin:Pw-7@127.0.0.1:1", NULL, host, sizeof host, pt, sizeof pt, &rest, err), -1);
+    assert_non_null(strstr(err, "no place in this URI"));
+    assert_null(strstr(err, "Pw-7"));
+    /* an '@' in the query is not a login */
+    assert_int_equal(tb_linesock_split_hostport("h:1?x=a@b", NULL, host, sizeof host, pt, sizeof pt, &rest, err), 0);
 }
 
 static void test_uri_errors(void **state) {
