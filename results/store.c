@@ -268,8 +268,8 @@ static const char *const migrations[] = {
     /* 6 -> 7: the steady window on the monotonic clock of power_samples.mono_us
      * ([start, end) in µs), so its samples, edges and duration can be checked
      * from the rows alone (tests/tools/recompute.py); NULL before. */
-    "ALTER TABLE levels ADD COLUMN steady_start_mono_us INTEGER;"
-    "ALTER TABLE levels ADD COLUMN steady_end_mono_us INTEGER;",
+    ("ALTER TABLE levels ADD COLUMN steady_start_mono_us INTEGER;"
+     "ALTER TABLE levels ADD COLUMN steady_end_mono_us INTEGER;"),
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
