@@ -55,29 +55,6 @@ static int usage_error(const char *fmt, const char *arg) {
     return TB_EXIT_USAGE;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcasecmp(s + n - m, suffix) == 0;
-}
-
-/* Closes f, written to path with result rc: -1 with err naming path when
- * the writing or the closing failed (a full disk), else rc. */
-static int close_checked(FILE *f, const char *path, int rc, char *err) {
-    if (rc != 0 && ferror(f)) { /* the writer's own "write report: ..." */
-        char e[TB_ERR_LEN];
-        snprintf(e, sizeof e, "%s", err);
-        tb_seterr(err, "write %s: %s", path, e);
-    } else if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
-        tb_seterr(err, "write %s: %s", path, errno ? strerror(errno) : "output error");
-        rc = -1;
-    }
-    if (fclose(f) != 0 && rc == 0) {
-        tb_seterr(err, "write %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    return rc;
-}
-
 /* Writes through a temporary file renamed into place: a reader never sees
  * half a page, and a failure leaves the old file. */
 static int write_to_file(tb_store *s, const int64_t *ids, int n, int64_t base, tb_compare_format fmt, const char *path,
@@ -96,7 +73,7 @@ static int write_to_file(tb_store *s, const int64_t *ids, int n, int64_t base, t
             return -1;
         }
         rc = tb_compare_write(s, ids, n, base, fmt, f, err);
-        return close_checked(f, path, rc, err);
+        return tb_cli_close_checked(f, path, rc, err);
     }
     snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     f = fopen(tmp, "w");
@@ -106,7 +83,7 @@ static int write_to_file(tb_store *s, const int64_t *ids, int n, int64_t base, t
         return -1;
     }
     rc = tb_compare_write(s, ids, n, base, fmt, f, err);
-    rc = close_checked(f, path, rc, err);
+    rc = tb_cli_close_checked(f, path, rc, err);
     if (rc == 0 && rename(tmp, path) != 0) {
         tb_seterr(err, "write %s: %s", path, strerror(errno));
         rc = -1;
@@ -158,8 +135,8 @@ int tb_cmd_compare(int argc, char **argv) {
     if (format) {
         if (tb_compare_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
     } else if (out) {
-        if (ends_with(out, ".json")) fmt = TB_COMPARE_JSON;
-        else if (ends_with(out, ".html") || ends_with(out, ".htm")) fmt = TB_COMPARE_HTML;
+        if (tb_cli_ends_with(out, ".json")) fmt = TB_COMPARE_JSON;
+        else if (tb_cli_ends_with(out, ".html") || tb_cli_ends_with(out, ".htm")) fmt = TB_COMPARE_HTML;
     }
 
     if (tb_store_open_readonly(db, &s, err) != 0) {

@@ -6,6 +6,8 @@
 #ifndef TB_CLI_COMMANDS_H
 #define TB_CLI_COMMANDS_H
 
+#include <stdio.h>
+
 int tb_cmd_run(int argc, char **argv);
 int tb_cmd_sut(int argc, char **argv);
 int tb_cmd_runs(int argc, char **argv);
@@ -16,5 +18,12 @@ int tb_cmd_compare(int argc, char **argv); /* cmd_compare.c */
 int tb_cmd_campaign(int argc, char **argv); /* cmd_campaign.c */
 int tb_cmd_serve(int argc, char **argv); /* cmd_serve.c: results over HTTP, read-only */
 int tb_cmd_webapp(int argc, char **argv); /* hidden: the reference web app of one tile */
+
+/* output.c, for the commands that write a file: */
+/* 1 when s ends with suffix, case-insensitively ("REPORT.HTML" is .html). */
+int tb_cli_ends_with(const char *s, const char *suffix);
+/* Closes f, written to path with result rc: -1 with err naming path when
+ * the writing or the closing failed (a full disk), else rc. */
+int tb_cli_close_checked(FILE *f, const char *path, int rc, char *err);
 
 #endif
