@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -55,42 +54,24 @@ static int usage_error(const char *fmt, const char *arg) {
     return TB_EXIT_USAGE;
 }
 
-/* Writes through a temporary file renamed into place: a reader never sees
- * half a page, and a failure leaves the old file. */
+typedef struct compare_job {
+    tb_store *s;
+    const int64_t *ids;
+    int n;
+    int64_t base;
+    tb_compare_format fmt;
+} compare_job;
+
+static int write_compare(void *ctx, FILE *f, char *err) {
+    compare_job *j = ctx;
+    return tb_compare_write(j->s, j->ids, j->n, j->base, j->fmt, f, err);
+}
+
+/* The comparison to path, whole or not at all (tb_cli_write_file). */
 static int write_to_file(tb_store *s, const int64_t *ids, int n, int64_t base, tb_compare_format fmt, const char *path,
                          char *err) {
-    size_t len = strlen(path) + 32;
-    char *tmp = xmalloc(len);
-    FILE *f;
-    int rc;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a device or a FIFO (/dev/stdout, /dev/full): written in place, never
-         * replaced by a renamed file */
-        free(tmp);
-        if (!(f = fopen(path, "w"))) {
-            tb_seterr(err, "write %s: %s", path, strerror(errno));
-            return -1;
-        }
-        rc = tb_compare_write(s, ids, n, base, fmt, f, err);
-        return tb_cli_close_checked(f, path, rc, err);
-    }
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
-    if (!f) {
-        tb_seterr(err, "write %s: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    rc = tb_compare_write(s, ids, n, base, fmt, f, err);
-    rc = tb_cli_close_checked(f, path, rc, err);
-    if (rc == 0 && rename(tmp, path) != 0) {
-        tb_seterr(err, "write %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc != 0) unlink(tmp);
-    free(tmp);
-    return rc;
+    compare_job j = {s, ids, n, base, fmt};
+    return tb_cli_write_file(path, write_compare, &j, err);
 }
 
 int tb_cmd_compare(int argc, char **argv) {

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -57,41 +56,21 @@ static int usage_error(const char *fmt, const char *arg) {
     return TB_EXIT_USAGE;
 }
 
-/* Writes the report to path through a temporary file renamed into place, so
- * a reader never sees half a report and a failure leaves the old one. */
+typedef struct report_job {
+    tb_store *s;
+    int64_t run_id;
+    tb_report_format fmt;
+} report_job;
+
+static int write_report(void *ctx, FILE *f, char *err) {
+    report_job *j = ctx;
+    return tb_report_write(j->s, j->run_id, j->fmt, f, err);
+}
+
+/* The report to path, whole or not at all (tb_cli_write_file). */
 static int write_to_file(tb_store *s, int64_t run_id, tb_report_format fmt, const char *path, char *err) {
-    size_t n = strlen(path) + 32;
-    char *tmp = xmalloc(n);
-    FILE *f;
-    int rc;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a device or a FIFO (/dev/stdout, /dev/full): written in place, never
-         * replaced by a renamed file */
-        free(tmp);
-        if (!(f = fopen(path, "w"))) {
-            tb_seterr(err, "write %s: %s", path, strerror(errno));
-            return -1;
-        }
-        rc = tb_report_write(s, run_id, fmt, f, err);
-        return tb_cli_close_checked(f, path, rc, err);
-    }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
-    if (!f) {
-        tb_seterr(err, "write %s: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    rc = tb_report_write(s, run_id, fmt, f, err);
-    rc = tb_cli_close_checked(f, path, rc, err);
-    if (rc == 0 && rename(tmp, path) != 0) {
-        tb_seterr(err, "write %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc != 0) unlink(tmp);
-    free(tmp);
-    return rc;
+    report_job j = {s, run_id, fmt};
+    return tb_cli_write_file(path, write_report, &j, err);
 }
 
 int tb_cmd_report(int argc, char **argv) {

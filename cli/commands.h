@@ -25,5 +25,11 @@ int tb_cli_ends_with(const char *s, const char *suffix);
 /* Closes f, written to path with result rc: -1 with err naming path when
  * the writing or the closing failed (a full disk), else rc. */
 int tb_cli_close_checked(FILE *f, const char *path, int rc, char *err);
+/* Writes path with write(ctx, f, err) (0 or -1 with err) through a
+ * temporary file renamed into place, so a reader never sees half a file
+ * and a failure leaves the old one; a device or a FIFO is written in place.
+ * Returns 0, or -1 with err naming path. */
+typedef int (*tb_cli_writer)(void *ctx, FILE *f, char *err);
+int tb_cli_write_file(const char *path, tb_cli_writer write, void *ctx, char *err);
 
 #endif
