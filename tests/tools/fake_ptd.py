@@ -12,10 +12,11 @@ client that resets its connection gets good samples again.
   esc     every connection: Identify carries a terminal escape sequence
   good    every connection answers well
 """
-import socket, sys, threading, time
+import sys, time
+
+from fake_server import serve_forever
 
 port_file, mode = sys.argv[1], sys.argv[2]
-conns = [0]
 SAMPLE = "Time,11-30-2026 16:00:01.250,Watts,200.000000,Volts,230.000000,Amps,0.915000,PF,0.950339"
 
 
@@ -70,29 +71,4 @@ def serve(c, nth):
             say("Unknown command")
 
 
-def run(c, nth):
-    try:
-        serve(c, nth)
-    except OSError:
-        pass
-    finally:
-        c.close()
-
-
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 0))
-s.listen(4)
-with open(port_file + ".tmp", "w") as pf:
-    pf.write(str(s.getsockname()[1]))
-import os
-os.rename(port_file + ".tmp", port_file)
-deadline = time.time() + 120  # bounded: never outlives a test
-s.settimeout(1)
-while time.time() < deadline:
-    try:
-        c, _ = s.accept()
-    except socket.timeout:
-        continue
-    conns[0] += 1
-    threading.Thread(target=run, args=(c, conns[0]), daemon=True).start()
+serve_forever(port_file, serve)

@@ -7,7 +7,9 @@ meter sim) cannot produce. Writes its port to PORTFILE.
             shows an earlier poll's reply is seen
   huge      auto ranges; :NUM:NORM:VAL? answers 5e37,230,0.5,NAN
 """
-import socket, sys, threading, time, os
+import sys, time
+
+from fake_server import serve_forever
 
 port_file, mode = sys.argv[1], sys.argv[2]
 IDN = "YOKOGAWA,WT310E,C2QE12345,F1.03"
@@ -42,27 +44,4 @@ def serve(c):
         f.write((r + "\n").encode("latin-1"))
 
 
-def run(c):
-    try:
-        serve(c)
-    except OSError:
-        pass
-    finally:
-        c.close()
-
-
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 0))
-s.listen(4)
-with open(port_file + ".tmp", "w") as pf:
-    pf.write(str(s.getsockname()[1]))
-os.rename(port_file + ".tmp", port_file)
-deadline = time.time() + 120  # bounded: never outlives a test
-s.settimeout(1)
-while time.time() < deadline:
-    try:
-        c, _ = s.accept()
-    except socket.timeout:
-        continue
-    threading.Thread(target=run, args=(c,), daemon=True).start()
+serve_forever(port_file, lambda c, n: serve(c))
