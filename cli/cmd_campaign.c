@@ -2,7 +2,7 @@
  * cmd_campaign.c: `tilebench campaign --config FILE [--db FILE] [--report
  * FILE] [--quiet]`: runs the same sweep under several named SUT
  * configurations and compares them against the baseline one
- * (tiles/campaign.h). Installs the SIGINT/SIGTERM/SIGHUP handler that ends
+ * (coordinator/campaign.h). Installs the SIGINT/SIGTERM/SIGHUP handler that ends
  * the run in progress cleanly; its configuration is still reverted.
  */
 #include <getopt.h>
@@ -13,7 +13,7 @@
 
 #include "cli/commands.h"
 #include "common/tb_common.h"
-#include "tiles/campaign.h"
+#include "coordinator/campaign.h"
 
 static volatile sig_atomic_t stop_flag;
 

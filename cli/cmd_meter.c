@@ -5,7 +5,7 @@
  *     summary line that scripts can parse.
  *   sim [--listen ADDR:PORT] [--protocol wt310|wt210|ptd] [--watts W |
  *     --trace FILE | --cpu IDLE:MAX] [--fault KIND:N]...: the meter emulator
- *     (powermeter/meter_sim.h) for tests and demos, until SIGINT/SIGTERM;
+ *     (metersim/meter_sim.h) for tests and demos, until SIGINT/SIGTERM;
  *     SIGUSR1 prints its counters.
  */
 #include <getopt.h>
@@ -20,7 +20,7 @@
 #include "cli/commands.h"
 #include "common/tb_common.h"
 #include "powermeter/meter.h"
-#include "powermeter/meter_sim.h"
+#include "metersim/meter_sim.h"
 
 #define PROBE_DEFAULT_SAMPLES 5
 

@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "loadgen/loadgen.h"
-#include "tiles/coordinator.h"
+#include "coordinator/coordinator.h"
 
 static volatile sig_atomic_t stop_flag;
 

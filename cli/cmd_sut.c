@@ -1,6 +1,6 @@
 /*
  * cmd_sut.c: `tilebench sut up|down|status`, the embedded SUT on loopback
- * (tiles/sut.h). `up` starts PostgreSQL, Redis and Dovecot in a run folder, loads the
+ * (sut/sut.h). `up` starts PostgreSQL, Redis and Dovecot in a run folder, loads the
  * OLTP data for N tiles and prints the endpoints and the path of sut.ini;
  * `down` stops exactly the servers `up` started there; `status` prints one
  * line per service.
@@ -17,8 +17,8 @@
 
 #include "cli/commands.h"
 #include "common/tb_common.h"
-#include "tiles/sut.h"
-#include "tiles/web_schema.h"
+#include "sut/sut.h"
+#include "sut/web_load.h"
 
 /* In /tmp, not the current folder: PostgreSQL runs as user postgres, which
  * cannot enter /root or most home folders. */

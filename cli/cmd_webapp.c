@@ -1,6 +1,6 @@
 /*
  * cmd_webapp.c: `tilebench webapp`, the reference web application of one tile
- * (tiles/webapp.h). Hidden from the main help: the embedded SUT (`sut up`)
+ * (sut/webapp/webapp.h). Hidden from the main help: the embedded SUT (`sut up`)
  * starts one per tile; it can also be run by hand against any PostgreSQL
  * database that holds schema web<N> and any Redis. Runs until SIGTERM or
  * SIGINT, then stops cleanly (exit 0).
@@ -15,7 +15,7 @@
 
 #include "cli/commands.h"
 #include "common/tb_common.h"
-#include "tiles/webapp.h"
+#include "sut/webapp/webapp.h"
 
 static void webapp_usage(FILE *f) {
     fprintf(f,

@@ -16,7 +16,7 @@
 
 #include "loadgen/workload.h"
 #include "qos/hist.h"
-#include "tiles/sut.h"
+#include "sut/sut.h"
 #include "tiles/tiledef.h"
 
 #define TB_MAX_PHASES 100

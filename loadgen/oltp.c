@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "loadgen/workload.h"
-#include "tiles/oltp_schema.h"
+#include "sut/oltp_load.h"
 
 enum {
     OP_ORDER = 0,

@@ -40,7 +40,7 @@
 #include "loadgen/http_client.h"
 #include "loadgen/markov.h"
 #include "loadgen/workload.h"
-#include "tiles/web_schema.h"
+#include "sut/web_load.h"
 
 enum {
     OP_HOME = 0,
@@ -139,7 +139,7 @@ static int web_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, v
         snprintf(key, sizeof key, "min_cycle.%s", op_names[i]);
         if (tb_wl_param_duration(w, key, 0, &c->min_cycle_us[i], err) != 0) goto fail;
     }
-    /* Olio: registered users = 100 x concurrent users (tiles/web_schema.h sizes the data alike) */
+    /* Olio: registered users = 100 x concurrent users (sut/web_load.h sizes the data alike) */
     if (tb_wl_param_u64(w, "persons", (uint64_t)w->users * TB_WEB_PERSONS_PER_USER, &c->persons, err) != 0 ||
         tb_wl_param_u64(w, "image_size", 32768, &isz, err) != 0)
         goto fail;

@@ -1204,7 +1204,7 @@ int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, 
     return rc;
 }
 
-/* Campaigns (tiles/campaign.c), after the runs: id, status, name, baseline,
+/* Campaigns (coordinator/campaign.c), after the runs: id, status, name, baseline,
  * and each configuration's run. Nothing when there are none. */
 static int list_campaigns(read_ctx *c, FILE *f) {
     sqlite3_stmt *st = NULL, *runs = NULL;

@@ -178,7 +178,7 @@ static const char *const migrations[] = {
     "ALTER TABLE meters ADD COLUMN avg_window_ms INTEGER;"
     "ALTER TABLE power_samples ADD COLUMN uncertainty_pct REAL;",
     /* 2 -> 3: campaigns (several runs of one sweep under named SUT
-     * configurations, tiles/campaign.c), and which ops count toward their
+     * configurations, coordinator/campaign.c), and which ops count toward their
      * workload's throughput (compare's p95 per workload). One self-contained
      * entry: campaigns, the apply/revert commands run, and the columns that
      * tie a run to its campaign. ops.metric is NULL on rows stored before. */

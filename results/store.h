@@ -173,7 +173,7 @@ int tb_store_get_calibration(tb_store *s, const char *tile_name, const char *def
                              double *reference, int64_t *run_id, char *created_at, char *err) TB_WUR;
 
 /*
- * Campaigns (tiles/campaign.c): several runs of one sweep, each under a named
+ * Campaigns (coordinator/campaign.c): several runs of one sweep, each under a named
  * SUT configuration applied and reverted by user commands, compared against
  * the baseline configuration. Status values are the TB_RUN_* ones; a campaign
  * still "running" whose writer is gone reads as interrupted

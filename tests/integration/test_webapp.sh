@@ -21,7 +21,7 @@ command -v curl >/dev/null || fail "curl is not installed (scripts/install-deps 
 "$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 INI="$T/sut/sut.ini"
 PG=$(sed -n 's/^pg = //p' "$INI")
-# the web data lives in its own database beside the OLTP one (tiles/sut.c)
+# the web data lives in its own database beside the OLTP one (sut/sut.c)
 PG=${PG/dbname=tilebench /dbname=tilebench_web }
 [[ "$PG" == *dbname=tilebench_web* ]] || fail "cannot derive the web database from pg = $PG"
 REDIS=$(sed -n 's/^redis = //p' "$INI")

@@ -1,5 +1,5 @@
 /*
- * test_campaign.c: unit tests of the campaign file parser (tiles/campaign.c):
+ * test_campaign.c: unit tests of the campaign file parser (coordinator/campaign.c):
  * the shipped example parses into the expected sweep and configurations, a
  * relative tile_file is taken from the campaign file's folder, meter repeats,
  * and errors name file:line, the section and the key (unknown section and
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tiles/campaign.h"
+#include "coordinator/campaign.h"
 
 static char dir[64];
 

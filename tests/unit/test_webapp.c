@@ -1,8 +1,8 @@
 /*
  * test_webapp.c: unit tests of the pure parts of the reference web
- * application: HTML escaping and the page buffer (tiles/web_html.c), the
- * deterministic web data generator (tiles/web_schema.c) and the in-memory
- * assets, PNGs included (tiles/web_assets.c). The HTTP side is covered by
+ * application: HTML escaping and the page buffer (sut/webapp/web_html.c), the
+ * deterministic web data generator (sut/web_load.c) and the in-memory
+ * assets, PNGs included (sut/webapp/web_assets.c). The HTTP side is covered by
  * tests/integration/test_webapp.sh against real servers.
  */
 #include <stdarg.h>
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tiles/web_assets.h"
-#include "tiles/web_html.h"
-#include "tiles/web_schema.h"
+#include "sut/webapp/web_assets.h"
+#include "sut/webapp/web_html.h"
+#include "sut/web_load.h"
 
 static void test_escape(void **state) {
     tb_html b = {NULL, 0, 0};

@@ -21,7 +21,7 @@
  * misses WATCHes the gen key before it reads the database and stores the
  * page in MULTI/EXEC, which Redis refuses when an AddEvent came in between.
  */
-#include "tiles/webapp.h"
+#include "sut/webapp/webapp.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,8 +39,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "tiles/web_assets.h"
-#include "tiles/web_html.h"
+#include "sut/webapp/web_assets.h"
+#include "sut/webapp/web_html.h"
 
 /* The pages (ops) of docs/webapp.md, as carried by the tb-page marker. */
 enum { OP_HOME = 0, OP_LOGIN, OP_TAGSEARCH, OP_EVENT, OP_PERSON, OP_ADDPERSON, OP_ADDEVENT, OP_N };

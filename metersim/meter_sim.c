@@ -23,7 +23,7 @@
  */
 #define _XOPEN_SOURCE 700 /* posix_openpt, grantpt, unlockpt, ptsname are XSI */
 #define _DEFAULT_SOURCE
-#include "powermeter/meter_sim.h"
+#include "metersim/meter_sim.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
  * Their combined stdout/stderr is echoed with a prefix and stored, with the
  * exit status, in campaign_steps.
  */
-#include "tiles/campaign.h"
+#include "coordinator/campaign.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * web_html.c: the growing text buffer and HTML escaping behind the reference
  * web application's pages.
  */
-#include "tiles/web_html.h"
+#include "sut/webapp/web_html.h"
 
 #include <stdarg.h>
 #include <stdio.h>

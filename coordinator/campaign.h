@@ -30,14 +30,14 @@
  * Commands run with /bin/sh -c in their own process group, stdin from
  * /dev/null; their output is echoed and stored with the exit status.
  */
-#ifndef TB_TILES_CAMPAIGN_H
-#define TB_TILES_CAMPAIGN_H
+#ifndef TB_COORDINATOR_CAMPAIGN_H
+#define TB_COORDINATOR_CAMPAIGN_H
 
 #include <signal.h>
 #include <stdint.h>
 
 #include "common/tb_common.h"
-#include "tiles/coordinator.h"
+#include "coordinator/coordinator.h"
 
 #define TB_CAMPAIGN_MAX_CONFIGS 32
 #define TB_CAMPAIGN_CMD_LEN 256 /* a longer command is an error: put it in a script */

@@ -38,7 +38,7 @@
  */
 #define _DEFAULT_SOURCE /* getgrouplist, setgroups: for dropping root in the child */
 #define _XOPEN_SOURCE 700 /* nftw: emptying the maildirs */
-#include "tiles/sut.h"
+#include "sut/sut.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -63,8 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tiles/oltp_schema.h"
-#include "tiles/web_schema.h"
+#include "sut/oltp_load.h"
+#include "sut/web_load.h"
 
 #define SUT_HOST "127.0.0.1"
 #define SUT_PG_USER "tilebench" /* database superuser created by initdb */

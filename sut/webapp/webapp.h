@@ -2,14 +2,14 @@
  * webapp.h: the reference web application (an Olio-like social-events site)
  * that the embedded SUT runs once per tile, as VMmark 2 shipped Olio. HTTP/1.1
  * with keep-alive on libmicrohttpd (a thread pool), data in PostgreSQL schema
- * web<N> (tiles/web_schema.h) through libpq prepared statements, sessions and
+ * web<N> (sut/web_load.h) through libpq prepared statements, sessions and
  * the home-page cache in Redis (keys "web<N>:...") through hiredis.
  *
  * The HTTP contract (pages, markers, service endpoints, error statuses) is
  * docs/webapp.md; the client side is loadgen's web workload.
  */
-#ifndef TB_TILES_WEBAPP_H
-#define TB_TILES_WEBAPP_H
+#ifndef TB_SUT_WEBAPP_H
+#define TB_SUT_WEBAPP_H
 
 #include <stdint.h>
 

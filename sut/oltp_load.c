@@ -1,5 +1,5 @@
 /*
- * oltp_schema.c: creates one tile's OLTP data set (DVD Store 2-like) in its own
+ * oltp_load.c: creates one tile's OLTP data set (DVD Store 2-like) in its own
  * PostgreSQL schema "tile<N>": tables, data streamed with COPY through libpq,
  * indexes, and the three stored functions the OLTP workload calls (login,
  * new_customer, purchase). Everything runs in one transaction, so a tile is
@@ -15,7 +15,7 @@
  * find too little stock and return 0, which the workload counts as a rollback
  * (DS2 behaviour).
  */
-#include "tiles/oltp_schema.h"
+#include "sut/oltp_load.h"
 
 #include <libpq-fe.h>
 #include <stdarg.h>

@@ -7,8 +7,8 @@
  * the feed icon; event lists add one of TB_WEB_EVENT_THUMBS thumbnails per
  * event, attendee lists one of TB_WEB_AVATARS avatars per person.
  */
-#ifndef TB_TILES_WEB_ASSETS_H
-#define TB_TILES_WEB_ASSETS_H
+#ifndef TB_SUT_WEB_ASSETS_H
+#define TB_SUT_WEB_ASSETS_H
 
 #include <stddef.h>
 

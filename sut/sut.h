@@ -2,13 +2,13 @@
  * sut.h: the embedded SUT for the standard tile: real servers from Debian's
  * packages (PostgreSQL, Redis, Dovecot) started on loopback in a run folder, each with
  * a pid file, waited on until it answers, and stopped exactly (only the pids
- * it started). `sut up` also creates the per-tile OLTP data (tiles/oltp_schema.h).
+ * it started). `sut up` also creates the per-tile OLTP data (sut/oltp_load.h).
  * The endpoints are written to DIR/sut.ini as a [sut] section that a tile
  * config can carry, so `run` can also target servers that were not started
  * by tilebench.
  */
-#ifndef TB_TILES_SUT_H
-#define TB_TILES_SUT_H
+#ifndef TB_SUT_SUT_H
+#define TB_SUT_SUT_H
 
 #include <signal.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /*
  * web_html.h: a growing text buffer with HTML escaping, for the reference web
- * application's pages (tiles/webapp.c). Every value that comes from the
+ * application's pages (sut/webapp/webapp.c). Every value that comes from the
  * database or the request goes through tb_html_esc, so a title such as
  * "<script>" comes out as text.
  */
-#ifndef TB_TILES_WEB_HTML_H
-#define TB_TILES_WEB_HTML_H
+#ifndef TB_SUT_WEB_HTML_H
+#define TB_SUT_WEB_HTML_H
 
 #include <stddef.h>
 

@@ -5,7 +5,7 @@
  * are those of small photos and thumbnails (5..30 KiB) without a zlib
  * dependency.
  */
-#include "tiles/web_assets.h"
+#include "sut/webapp/web_assets.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * oltp_schema.h: the OLTP (DVD Store 2-like) schema and deterministic data
+ * oltp_load.h: the OLTP (DVD Store 2-like) schema and deterministic data
  * loader. Each tile gets its own PostgreSQL schema "tile<N>" in one database,
  * sized as DVD Store 2 "small": 20,000 customers, 10,000 products in 16
  * categories (source: dvdstore/ds2 README sizes).
@@ -18,8 +18,8 @@
  * Loaded with COPY; a tile whose tb_meta says it holds this data version is
  * skipped, so reloading an existing SUT costs nothing.
  */
-#ifndef TB_TILES_OLTP_SCHEMA_H
-#define TB_TILES_OLTP_SCHEMA_H
+#ifndef TB_SUT_OLTP_LOAD_H
+#define TB_SUT_OLTP_LOAD_H
 
 #include "common/tb_common.h"
 

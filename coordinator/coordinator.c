@@ -5,7 +5,7 @@
  * hands it to the results store, then moves on.
  */
 #define _XOPEN_SOURCE 700 /* nftw */
-#include "tiles/coordinator.h"
+#include "coordinator/coordinator.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -33,7 +33,7 @@
 #include "results/store.h"
 #include "scoring/saturation.h"
 #include "scoring/score.h"
-#include "tiles/sut.h"
+#include "sut/sut.h"
 
 /* Grace after a phase end before collecting it, so an op that ended just
  * before the edge but was still being recorded is not lost. */

@@ -1,14 +1,14 @@
 /*
- * web_schema.c: creates one tile's web data set (Olio-like social events) in
+ * web_load.c: creates one tile's web data set (Olio-like social events) in
  * PostgreSQL schema "web<N>": tables, rows streamed with COPY through libpq,
  * then keys, indexes for every page's query, statistics and the tb_meta mark,
  * all in one transaction (a tile is fully loaded or left as it was). The
- * structure follows tiles/oltp_schema.c.
+ * structure follows sut/oltp_load.c.
  *
  * Rows come from a splitmix64 stream seeded with the tile number, drawn in a
  * fixed order, so every run on every host sees the same data.
  */
-#include "tiles/web_schema.h"
+#include "sut/web_load.h"
 
 #include <libpq-fe.h>
 #include <stdarg.h>
@@ -75,7 +75,7 @@ static void cb_printf(copybuf *b, const char *fmt, ...) {
 
 static void cb_puts(copybuf *b, const char *s) { cb_printf(b, "%s", s); }
 
-/* splitmix64 (Vigna), as in oltp_schema.c. */
+/* splitmix64 (Vigna), as in oltp_load.c. */
 static uint64_t next_rand(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

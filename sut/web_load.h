@@ -1,5 +1,5 @@
 /*
- * web_schema.h: the reference web application's data (Olio-like social
+ * web_load.h: the reference web application's data (Olio-like social
  * events) and its deterministic loader. Each tile gets its own PostgreSQL
  * schema "web<N>" in the SUT's database (next to the OLTP schema "tile<N>").
  *
@@ -17,8 +17,8 @@
  * Loaded with COPY in one transaction; a tile whose tb_meta already holds
  * this data version and person count is skipped.
  */
-#ifndef TB_TILES_WEB_SCHEMA_H
-#define TB_TILES_WEB_SCHEMA_H
+#ifndef TB_SUT_WEB_LOAD_H
+#define TB_SUT_WEB_LOAD_H
 
 #include <stddef.h>
 

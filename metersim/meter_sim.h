@@ -9,8 +9,8 @@
  * Counters are read in-band with the extra command "tb:count?" (one line,
  * see tb_msim_format_counters), which no real meter has and no driver sends.
  */
-#ifndef TB_POWERMETER_METER_SIM_H
-#define TB_POWERMETER_METER_SIM_H
+#ifndef TB_METERSIM_METER_SIM_H
+#define TB_METERSIM_METER_SIM_H
 
 #include <signal.h>
 #include <stddef.h>

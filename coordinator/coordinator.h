@@ -6,8 +6,8 @@
  * (tiles/qos/scoring) and commits it to the results store. The coordinator
  * is the only writer of the store.
  */
-#ifndef TB_TILES_COORDINATOR_H
-#define TB_TILES_COORDINATOR_H
+#ifndef TB_COORDINATOR_COORDINATOR_H
+#define TB_COORDINATOR_COORDINATOR_H
 
 #include <signal.h>
 #include <stdint.h>
@@ -40,7 +40,7 @@ typedef struct tb_run_opts {
     const char *telemetry;    /* --telemetry: local, none or a node_exporter URL; overrides [sut]
                                  telemetry; NULL = the tile file's, else the default (see README) */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
-    int64_t campaign_id;      /* > 0: the run belongs to this campaign (tiles/campaign.c) */
+    int64_t campaign_id;      /* > 0: the run belongs to this campaign (coordinator/campaign.c) */
     const char *campaign_config; /* with campaign_id: the configuration's name */
 } tb_run_opts;
 
