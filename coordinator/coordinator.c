@@ -34,6 +34,7 @@
 #include "scoring/saturation.h"
 #include "scoring/score.h"
 #include "sut/sut.h"
+#include "common/redact.h"
 
 /* Grace after a phase end before collecting it, so an op that ended just
  * before the edge but was still being recorded is not lost. */
@@ -796,7 +797,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         /* Telemetry: a bad source is a configuration error, found before anything runs */
         char why[TB_ERR_LEN];
         snprintf(c.telem_spec, sizeof c.telem_spec, "%s", telemetry_choice(o, why, sizeof why));
-        tb_meter_redact_uri(c.telem_spec, c.telem_shown, sizeof c.telem_shown);
+        tb_redact_uri(c.telem_spec, c.telem_shown, sizeof c.telem_shown);
         if (strcmp(c.telem_spec, "none") != 0 && tb_telem_source_open(c.telem_spec, &c.tsrc, err) != 0) {
             cleanup(&c);
             return TB_EXIT_USAGE;

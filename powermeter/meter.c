@@ -13,6 +13,7 @@
  * and must never echo a password.
  */
 #include "powermeter/meter.h"
+#include "common/redact.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -102,12 +103,12 @@ static int open_with(tb_meter *m, const tb_meter_driver *drv, const char *uri, c
     m->drv = drv;
     m->self = NULL;
     if ((rc = drv->open(uri, &m->self, derr)) != 0) {
-        tb_meter_scrub(derr, sizeof derr, uri);
+        tb_redact_scrub(derr, sizeof derr, uri);
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "open failed");
         return rc == TB_METER_EUNREACH ? TB_METER_EUNREACH : -1;
     }
     if (drv->identify && drv->identify(m->self, &m->info, derr) != 0) {
-        tb_meter_scrub(derr, sizeof derr, uri);
+        tb_redact_scrub(derr, sizeof derr, uri);
         tb_seterr(err, "meter '%s': identify: %s", m->info.uri, derr[0] ? derr : "failed");
         drv->close(m->self);
         m->self = NULL;
@@ -128,7 +129,7 @@ static int open_auto(tb_meter *m, char *err) {
         drv = find_driver(auto_probes[i], colon ? (size_t)(colon - auto_probes[i]) : 0);
         if (!drv) continue;
         memset(&m->info, 0, sizeof m->info);
-        tb_meter_redact_uri(auto_probes[i], m->info.uri, sizeof m->info.uri);
+        tb_redact_uri(auto_probes[i], m->info.uri, sizeof m->info.uri);
         if (open_with(m, drv, auto_probes[i], perr) == 0) {
             tb_log(TB_LOG_INFO, "meter 'auto': using %s (%s)", m->info.uri, m->info.model);
             return 0;
@@ -141,7 +142,7 @@ static int open_auto(tb_meter *m, char *err) {
         return -1;
     }
     memset(&m->info, 0, sizeof m->info);
-    tb_meter_redact_uri(AUTO_FALLBACK_URI, m->info.uri, sizeof m->info.uri);
+    tb_redact_uri(AUTO_FALLBACK_URI, m->info.uri, sizeof m->info.uri);
     if (open_with(m, drv, AUTO_FALLBACK_URI, err) != 0) return -1;
     snprintf(m->info.model, sizeof m->info.model, "%s", AUTO_FALLBACK_MODEL);
     m->info.estimated = 1;
@@ -161,7 +162,7 @@ int tb_meter_open(const char *uri, tb_meter **out, char *err) {
         tb_seterr(err, "meter '': empty URI (examples: estimate:, auto)");
         return -1;
     }
-    tb_meter_redact_uri(uri, shown, sizeof shown);
+    tb_redact_uri(uri, shown, sizeof shown);
     m = xcalloc(1, sizeof *m);
     if (strcasecmp(uri, "auto") == 0 || strcasecmp(uri, "auto:") == 0) {
         if (open_auto(m, err) != 0) {
@@ -204,7 +205,7 @@ int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter *
         return -1;
     }
     m = xcalloc(1, sizeof *m);
-    tb_meter_redact_uri(uri ? uri : "", m->info.uri, sizeof m->info.uri);
+    tb_redact_uri(uri ? uri : "", m->info.uri, sizeof m->info.uri);
     if (open_with(m, drv, uri ? uri : "", err) != 0) {
         free(m);
         return -1;
@@ -238,7 +239,7 @@ int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
         s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
         s->flags = TB_SAMPLE_MISSING | (m->info.estimated ? TB_SAMPLE_ESTIMATED : 0u);
         s->reason = TB_REASON_MISSING;
-        tb_meter_scrub(derr, sizeof derr, m->raw_uri);
+        tb_redact_scrub(derr, sizeof derr, m->raw_uri);
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "sample failed");
         return -1;
     }
@@ -393,159 +394,4 @@ void tb_meter_close(tb_meter *m) {
     if (m->drv && m->self) m->drv->close(m->self);
     free(m->raw_uri);
     free(m);
-}
-
-/* Appends n bytes to out[len] at *pos, keeping room for the NUL; drops the excess. */
-static void put(char *out, size_t len, size_t *pos, const char *s, size_t n) {
-    size_t room = len - 1 - *pos;
-    if (n > room) n = room;
-    memcpy(out + *pos, s, n);
-    *pos += n;
-}
-
-/* Query keys whose values are secrets (compared case-insensitively): the
- * usual short names, and any key ending in "password" or "passwd"
- * (sslpassword=, db_password=, ...). */
-static int is_secret_key(const char *k, size_t n) {
-    static const char *const keys[] = {"password", "passwd", "pass", "pwd"};
-    size_t i;
-    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        size_t kl = strlen(keys[i]);
-        if (kl == n && strncasecmp(keys[i], k, n) == 0) return 1;
-        if (kl >= 6 && n > kl && strncasecmp(keys[i], k + n - kl, kl) == 0) return 1;
-    }
-    return 0;
-}
-
-/*
- * Finds the password span [*pw, *at) of uri's userinfo, or sets *pw NULL.
- * The userinfo '@' is the last '@' before the first '/', '?' or '#' of the
- * authority; when there is none there, the last '@' of the whole URI, so a
- * password holding an unescaped '/', '?' or '#' is still found (a false hit
- * only hides more than needed; in the opaque form the password must start
- * before the first '/', '?' or '#', so "estimate:?x=a@b" has none).
- */
-static void find_password(const char *uri, const char **pw_out, const char **at_out) {
-    const char *auth, *auth_end, *at = NULL, *pw = NULL, *p, *q;
-    int opaque, fallback = 0;
-    p = strstr(uri, "://");
-    q = uri + strcspn(uri, "?#");
-    opaque = !(p && p < q);
-    auth = opaque ? uri : p + 3;
-    auth_end = auth + strcspn(auth, "/?#");
-    for (p = auth; p < auth_end; p++)
-        if (*p == '@') at = p;
-    if (!at && (at = strrchr(auth, '@')) != NULL) fallback = 1;
-    if (at) {
-        const char *c1 = NULL, *c2 = NULL;
-        for (p = auth; p < at; p++) {
-            if (*p != ':') continue;
-            if (!c1) c1 = p;
-            else if (!c2) c2 = p;
-        }
-        if (opaque && c2) pw = c2 + 1;
-        else if (c1) pw = c1 + 1;
-        if (pw == at) pw = NULL; /* empty password */
-        /* opaque form ("estimate:?x=a@b"): a password starts before the query */
-        if (pw && fallback && opaque && pw >= auth_end) pw = NULL;
-    }
-    *pw_out = pw;
-    *at_out = pw ? at : NULL;
-}
-
-/* Replaces every copy of s[0..n) in text (len bytes) with "***". */
-static void scrub_span(char *text, size_t len, const char *s, size_t n) {
-    char *needle, *out;
-    const char *p = text, *h;
-    size_t pos = 0;
-    if (n == 0 || len == 0) return;
-    needle = xmalloc(n + 1);
-    memcpy(needle, s, n);
-    needle[n] = '\0';
-    out = xmalloc(len);
-    while ((h = strstr(p, needle)) != NULL) {
-        put(out, len, &pos, p, (size_t)(h - p));
-        put(out, len, &pos, "***", 3);
-        p = h + n;
-    }
-    put(out, len, &pos, p, strlen(p));
-    out[pos] = '\0';
-    memcpy(text, out, pos + 1);
-    free(out);
-    free(needle);
-}
-
-void tb_meter_scrub(char *text, size_t len, const char *uri) {
-    const char *pw, *at, *p;
-    if (!text || !uri) return;
-    find_password(uri, &pw, &at);
-    if (pw) scrub_span(text, len, pw, (size_t)(at - pw));
-    p = strchr(at ? at : uri, '?');
-    if (!p) return;
-    for (p++; *p && *p != '#';) {
-        size_t plen = strcspn(p, "&;#");
-        size_t klen = strcspn(p, "=&;#");
-        if (klen < plen && p[klen] == '=' && plen > klen + 1 && is_secret_key(p, klen))
-            scrub_span(text, len, p + klen + 1, plen - klen - 1);
-        p += plen;
-        if (*p == '&' || *p == ';') p++;
-    }
-}
-
-/*
- * Redaction rules:
- *  - "scheme://user:PASS@host..." -> "scheme://user:***@host...". The userinfo
- *    ends where find_password says, so an unescaped '@', '/', '?' or '#'
- *    inside the password is still hidden. The user stays visible.
- *  - Opaque form without "//" ("ipmi:user:PASS@host", or "user:PASS@host"):
- *    the password starts after the second ':' when there are two or more
- *    colons before the '@', else after the first.
- *  - Query parameters password=, passwd=, pass=, pwd=, *password=, *passwd=
- *    (any case) -> key=***.
- *  - Empty passwords are left as they are. Truncation only ever cuts.
- */
-void tb_meter_redact_uri(const char *uri, char *out, size_t len) {
-    const char *at, *pw, *p, *q;
-    size_t pos = 0;
-
-    if (!out || len == 0) return;
-    out[0] = '\0';
-    if (!uri) return;
-
-    find_password(uri, &pw, &at);
-
-    /* Copy up to the query, hiding the password span [pw, at). */
-    if (pw) {
-        put(out, len, &pos, uri, (size_t)(pw - uri));
-        put(out, len, &pos, "***", 3);
-        p = at;
-    } else {
-        p = uri;
-    }
-    q = p + strcspn(p, "?#");
-    put(out, len, &pos, p, (size_t)(q - p));
-    p = q;
-
-    /* Query: parameters separated by '&' (or ';'); stop at '#'. */
-    if (*p == '?') {
-        put(out, len, &pos, p, 1);
-        p++;
-        while (*p && *p != '#') {
-            size_t plen = strcspn(p, "&;#");
-            size_t klen = strcspn(p, "=&;#");
-            if (klen < plen && p[klen] == '=' && plen > klen + 1 && is_secret_key(p, klen)) {
-                put(out, len, &pos, p, klen + 1);
-                put(out, len, &pos, "***", 3);
-            } else {
-                put(out, len, &pos, p, plen);
-            }
-            p += plen;
-            if (*p == '&' || *p == ';') {
-                put(out, len, &pos, p, 1);
-                p++;
-            }
-        }
-    }
-    put(out, len, &pos, p, strlen(p)); /* fragment, if any */
-    out[pos] = '\0';
 }

@@ -189,19 +189,6 @@ double tb_meter_max_watts(const tb_meter_info *info);
  * stored with each bad sample; "" for TB_REASON_NONE or an unknown code. */
 const char *tb_meter_reason_text(int reason);
 
-/*
- * Copies uri into out (len bytes, always NUL-terminated, truncated if short)
- * with any password replaced by "***": user:PASS@host in the authority, and
- * the values of password=, passwd=, pass=, pwd= query parameters (and of
- * keys ending in password or passwd, such as sslpassword=).
- */
-void tb_meter_redact_uri(const char *uri, char *out, size_t len);
 
-/*
- * Replaces in text (len bytes, NUL-terminated) every copy of a secret of uri
- * (its userinfo password, its secret query values) with "***": for error
- * text that may quote the URI or parts of it raw.
- */
-void tb_meter_scrub(char *text, size_t len, const char *uri);
 
 #endif

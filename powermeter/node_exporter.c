@@ -12,6 +12,7 @@
  */
 #include "powermeter/node_exporter.h"
 #include "powermeter/meter.h"
+#include "common/redact.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -220,7 +221,7 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
     char shown[1024]; /* the URL for messages: its password redacted */
     *body = NULL;
     *len = 0;
-    tb_meter_redact_uri(url, shown, sizeof shown);
+    tb_redact_uri(url, shown, sizeof shown);
     pthread_once(&curl_once, curl_init);
     if (!(c = curl_easy_init())) {
         tb_seterr(err, "GET %s: curl_easy_init failed", shown);
@@ -239,7 +240,7 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
     if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(c);
     if (rc != CURLE_OK) {
-        tb_meter_scrub(cerr, sizeof cerr, url);
+        tb_redact_scrub(cerr, sizeof cerr, url);
         tb_seterr(err, "GET %s: %s", shown,
                   b.too_big ? "response larger than 64 MiB"
                   : *cerr   ? cerr

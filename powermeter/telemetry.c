@@ -24,6 +24,7 @@
 
 #include "powermeter/meter.h"
 #include "powermeter/node_exporter.h"
+#include "common/redact.h"
 
 #define MAX_CPUS          4096
 #define MSR_TSC           0x10 /* IA32_TIME_STAMP_COUNTER */
@@ -368,7 +369,7 @@ int tb_telem_source_open(const char *spec, tb_telem_source **out, char *err) {
     if (spec && strcmp(spec, "local") == 0) return tb_telem_source_open_root("/", out, err);
     if (!spec || strncmp(spec, "http://", 7) != 0 || !spec[7] || spec[7] == '/' || strpbrk(spec, " \t\r\n")) {
         char shown[1024];
-        tb_meter_redact_uri(spec ? spec : "", shown, sizeof shown);
+        tb_redact_uri(spec ? spec : "", shown, sizeof shown);
         tb_seterr(err,
                   "telemetry '%s': use local, none, or a node_exporter URL such as "
                   "http://HOST:9100/metrics",
@@ -378,7 +379,7 @@ int tb_telem_source_open(const char *spec, tb_telem_source **out, char *err) {
     s = xcalloc(1, sizeof *s);
     {
         char shown[1024];
-        tb_meter_redact_uri(spec, shown, sizeof shown);
+        tb_redact_uri(spec, shown, sizeof shown);
         s->spec = xstrdup(shown);
     }
     s->url = xstrdup(spec);

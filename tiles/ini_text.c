@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "powermeter/meter.h"
+#include "common/redact.h"
 
 /* ---- reading ------------------------------------------------------------------ */
 
@@ -267,7 +267,7 @@ static void put_redacted(buf *b, const char *v, size_t n, int text) {
             out = xmalloc(2 * (end - start) + 16); /* "***" may be longer than what it hides */
             memcpy(in, v + start, end - start);
             in[end - start] = '\0';
-            tb_meter_redact_uri(in, out, 2 * (end - start) + 16);
+            tb_redact_uri(in, out, 2 * (end - start) + 16);
             b->len -= i - start; /* drop the scheme already copied */
             put(b, out, strlen(out));
             free(in);

@@ -53,7 +53,7 @@ const char *tb_ini_line(const char *text, size_t len, int line, size_t *n);
  * word of a PostgreSQL connection string (an unquoted value ends at a blank
  * not escaped with '\\'), an environment assignment of a command such as
  * PGPASSWORD=..., REDISCLI_AUTH=... or X_TOKEN=..., and the password in a
- * URI's userinfo or query (as tb_meter_redact_uri). Everything else is kept
+ * URI's userinfo or query (as tb_redact_uri). Everything else is kept
  * byte for byte.
  * Returns malloc'd text, NUL-terminated; *out_len (may be NULL) its length.
  */

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "loadgen/workload.h"
-#include "powermeter/meter.h"
 #include "tiles/ini_text.h"
 
 #define MAX_KEYS_SEEN 1024

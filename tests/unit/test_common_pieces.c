@@ -1,0 +1,198 @@
+/*
+ * test_common_pieces.c: unit tests of the shared pieces in common/: the
+ * bounded growable buffer (buf.c), HTML escaping (html.c) and running a child
+ * (spawn.c) against real /bin/sh children: output kept up to its cap,
+ * exit status and signals told apart, a deadline that kills a child that
+ * ignores SIGTERM, a stop flag, a process group stopped as a whole.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/html.h"
+#include "common/spawn.h"
+
+static void test_buf_grows_and_caps(void **state) {
+    tb_buf b;
+    char big[100];
+    (void)state;
+    tb_buf_init(&b, 10);
+    assert_string_equal(tb_buf_str(&b), "");
+    assert_int_equal(tb_buf_adds(&b, "abcd"), 0);
+    assert_int_equal(tb_buf_addf(&b, "%d%s", 12, "ef"), 0);
+    assert_string_equal(tb_buf_str(&b), "abcd12ef");
+    assert_int_equal(b.len, 8);
+    /* 3 more would make 11 > 10: refused as a whole, the text kept */
+    assert_int_equal(tb_buf_adds(&b, "xyz"), -1);
+    assert_int_equal(b.overflow, 1);
+    assert_string_equal(tb_buf_str(&b), "abcd12ef");
+    assert_int_equal(tb_buf_adds(&b, "gh"), 0); /* exactly 10 fits */
+    assert_string_equal(tb_buf_str(&b), "abcd12efgh");
+    tb_buf_free(&b);
+
+    tb_buf_init(&b, 0); /* default cap: grows by doubling well past one chunk */
+    memset(big, 'x', sizeof big);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(tb_buf_add(&b, big, sizeof big), 0);
+    assert_int_equal(b.len, 100000);
+    assert_true(b.cap >= 100001 && b.cap <= 2 * 100001);
+    {
+        size_t n;
+        char *p = tb_buf_take(&b, &n);
+        assert_int_equal(n, 100000);
+        assert_int_equal(p[99999], 'x');
+        assert_int_equal(p[100000], '\0');
+        free(p);
+    }
+    assert_null(b.ptr);
+    tb_buf_free(&b);
+}
+
+static void test_html_escape(void **state) {
+    tb_buf b;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    (void)state;
+    tb_buf_init(&b, 0);
+    assert_int_equal(tb_html_escape_buf(&b, "<a href=\"x\">&'\x01\tz</a>"), 0);
+    assert_string_equal(tb_buf_str(&b), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;\xef\xbf\xbd\tz&lt;/a&gt;");
+    assert_int_equal(tb_html_escape_buf(&b, NULL), 0);
+    tb_html_escape_file(f, "plain \x7f & <b>\n");
+    tb_html_escape_file(f, NULL);
+    fclose(f);
+    assert_string_equal(text, "plain \xef\xbf\xbd &amp; &lt;b&gt;\n");
+    free(text);
+    tb_buf_free(&b);
+    tb_buf_init(&b, 4); /* "&amp;" is 5 bytes: past the cap */
+    assert_int_equal(tb_html_escape_buf(&b, "&"), -1);
+    tb_buf_free(&b);
+}
+
+static tb_spawn_result sh(const char *cmd, size_t max, uint64_t timeout_us) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN];
+    memset(&o, 0, sizeof o);
+    o.shell = cmd;
+    o.output_max = max;
+    o.timeout_us = timeout_us;
+    o.new_group = 1;
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    return r;
+}
+
+static void test_spawn_status_and_output(void **state) {
+    tb_spawn_result r;
+    char d[64];
+    (void)state;
+    r = sh("echo out; echo err >&2; exit 3", 0, 0);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_status, 3);
+    assert_string_equal(r.output, "out\nerr\n");
+    tb_spawn_describe(&r, NULL, d, sizeof d);
+    assert_string_equal(d, "exit status 3");
+    tb_spawn_result_free(&r);
+
+    r = sh("kill -USR1 $$", 0, 0);
+    assert_false(r.exited);
+    assert_int_equal(r.signal, SIGUSR1);
+    tb_spawn_result_free(&r);
+
+    /* 100,000 bytes written, 1,000 kept, the writer never blocked */
+    r = sh("head -c 100000 /dev/zero | tr '\\0' y; exit 0", 1000, 20000000);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_status, 0);
+    assert_int_equal(r.output_len, 1000);
+    assert_true(r.output_cut);
+    assert_false(r.timed_out);
+    tb_spawn_result_free(&r);
+}
+
+static void test_spawn_exec_failure(void **state) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN];
+    const char *argv[] = {"nope", NULL};
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.path = "/nonexistent/tilebench-nope";
+    o.argv = argv;
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_status, 127);
+    assert_non_null(strstr(r.output, "cannot execute /nonexistent/tilebench-nope"));
+    tb_spawn_result_free(&r);
+}
+
+/* A child that ignores SIGTERM, with a grandchild in its group: the deadline
+ * ends both (SIGKILL after the grace), in about timeout + grace. */
+static void test_spawn_deadline_kills_group(void **state) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN], d[64];
+    uint64_t t0;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.shell = "trap '' TERM; sleep 30 & echo started; wait; echo never";
+    o.timeout_us = 300000;
+    o.grace_us = 300000;
+    o.new_group = 1;
+    t0 = tb_now_us();
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_true(tb_now_us() - t0 < 5000000);
+    assert_true(tb_now_us() - t0 >= 550000);
+    assert_true(r.timed_out);
+    assert_false(r.exited);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_string_equal(r.output, "started\n");
+    tb_spawn_describe(&r, &o, d, sizeof d);
+    assert_string_equal(d, "timed out after 300ms");
+    tb_spawn_result_free(&r);
+}
+
+static volatile sig_atomic_t stop_flag;
+static void set_stop_on_output(void *arg, const char *chunk, size_t n) {
+    (void)arg;
+    if (memchr(chunk, '!', n)) stop_flag = 1;
+}
+
+static void test_spawn_stop_flag(void **state) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN];
+    (void)state;
+    memset(&o, 0, sizeof o);
+    stop_flag = 0;
+    o.shell = "echo go!; exec sleep 30";
+    o.stop = &stop_flag;
+    o.on_output = set_stop_on_output;
+    o.new_group = 1;
+    o.timeout_us = 20000000;
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_true(r.stopped);
+    assert_false(r.timed_out);
+    assert_int_equal(r.signal, SIGTERM);
+    tb_spawn_result_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_buf_grows_and_caps),
+        cmocka_unit_test(test_html_escape),
+        cmocka_unit_test(test_spawn_status_and_output),
+        cmocka_unit_test(test_spawn_exec_failure),
+        cmocka_unit_test(test_spawn_deadline_kills_group),
+        cmocka_unit_test(test_spawn_stop_flag),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
