@@ -16,7 +16,7 @@
 
 #include "loadgen/workload.h"
 #include "qos/hist.h"
-#include "sut/sut.h"
+#include "tiles/endpoints.h"
 #include "tiles/tiledef.h"
 
 #define TB_MAX_PHASES 100

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "loadgen/workload.h"
-#include "sut/oltp_load.h"
+#include "tiles/dataset.h"
 
 enum {
     OP_ORDER = 0,

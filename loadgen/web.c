@@ -40,7 +40,7 @@
 #include "loadgen/http_client.h"
 #include "loadgen/markov.h"
 #include "loadgen/workload.h"
-#include "sut/web_load.h"
+#include "tiles/dataset.h"
 
 enum {
     OP_HOME = 0,

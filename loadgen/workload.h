@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "common/tb_common.h"
-#include "sut/sut.h"
+#include "tiles/endpoints.h"
 #include "tiles/tiledef.h"
 
 struct event_base;

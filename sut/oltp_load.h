@@ -22,13 +22,8 @@
 #define TB_SUT_OLTP_LOAD_H
 
 #include "common/tb_common.h"
+#include "tiles/dataset.h"
 
-#define TB_OLTP_CUSTOMERS 20000
-#define TB_OLTP_PRODUCTS 10000
-#define TB_OLTP_CATEGORIES 16
-#define TB_OLTP_ACTORS 200  /* distinct actor names */
-#define TB_OLTP_TITLES 1000 /* distinct title words */
-#define TB_OLTP_ORDERS_PER_MONTH 1000 /* DS2 small; 12 months of history are loaded */
 /* Bumped whenever the generated data changes, so `sut up` reloads old tiles. */
 #define TB_OLTP_DATA_VERSION "2"
 

@@ -87,7 +87,7 @@ static const char *const svc_names[SVC_N] = {"postgresql", "redis", "dovecot"};
 #define SUT_MAIL_OWNER "nobody"
 #define SUT_MAIL_GROUP "nogroup"
 #define SUT_MAIL_DOMAIN "tilebench.test"
-#define SUT_MAIL_USER_PATTERN "tile%t-user%u"
+#define SUT_MAIL_USER_PATTERN TB_MAIL_USER_PATTERN
 /* Longest socket name Dovecot 2.3 creates under base_dir
  * ("replication-notify-fifo", "token-login/tokenlogin") plus its slash. */
 #define SUT_DOVECOT_SOCK_NAME_MAX 24
@@ -1467,26 +1467,6 @@ static int split_hostport(const char *value, char *host, size_t len, int *port) 
     return 0;
 }
 
-int tb_sut_read_password_file(const char *path, char *out, size_t len, char *err) {
-    char buf[256];
-    size_t n;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        tb_seterr(err, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
-    fclose(f);
-    n = strcspn(buf, "\r\n");
-    buf[n] = '\0';
-    if (n == 0 || n >= len) {
-        tb_seterr(err, "%s: %s", path, n == 0 ? "empty (expected the password on its first line)" : "password too long");
-        return -1;
-    }
-    memcpy(out, buf, n + 1);
-    return 0;
-}
-
 static int sut_ini_handler(void *user, const char *section, const char *name, const char *value) {
     ini_ctx *c = user;
     if (strcmp(section, "sut") != 0) return 1;
@@ -1563,12 +1543,6 @@ static int sut_ini_handler(void *user, const char *section, const char *name, co
 }
 
 /* ---- public API --------------------------------------------------------- */
-
-const char *tb_sut_web_url(const tb_sut_endpoints *ep, int tile) {
-    for (int i = 0; i < ep->n_web_tile; i++)
-        if (ep->web_tile[i].tile == tile) return ep->web_tile[i].url;
-    return ep->web_url[0] ? ep->web_url : NULL;
-}
 
 int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) {
     char path[PATH_MAX];
@@ -1929,22 +1903,3 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
     return down;
 }
 
-void tb_sut_mail_user(const char *pattern, int tile, int user, char *out, size_t len) {
-    size_t o = 0;
-    if (len == 0) return;
-    if (!pattern || !*pattern) pattern = SUT_MAIL_USER_PATTERN;
-    for (const char *p = pattern; *p && o + 1 < len; p++) {
-        char num[16];
-        const char *ins = NULL;
-        if (p[0] == '%' && p[1] == 't') ins = num, snprintf(num, sizeof num, "%d", tile);
-        else if (p[0] == '%' && p[1] == 'u') ins = num, snprintf(num, sizeof num, "%d", user);
-        else if (p[0] == '%' && p[1] == '%') ins = "%";
-        if (ins) {
-            p++;
-            for (; *ins && o + 1 < len; ins++) out[o++] = *ins;
-        } else {
-            out[o++] = *p;
-        }
-    }
-    out[o] = '\0';
-}

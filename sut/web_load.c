@@ -19,20 +19,6 @@
 
 /* ---- word lists ------------------------------------------------------------ */
 
-static const char *const tag_words[TB_WEB_TAGS] = {
-    "music",    "art",       "food",     "wine",    "beer",     "coffee",  "jazz",     "rock",      "blues",
-    "opera",    "theater",   "film",     "comedy",  "dance",    "poetry",  "books",    "history",   "science",
-    "space",    "robots",    "coding",   "linux",   "startup",  "design",  "photo",    "travel",    "hiking",
-    "cycling",  "running",   "yoga",     "chess",   "games",    "soccer",  "tennis",   "golf",      "sailing",
-    "fishing",  "garden",    "cooking",  "baking",  "vegan",    "market",  "crafts",   "fashion",   "kids",
-    "family",   "dogs",      "cats",     "birds",   "nature",   "climate", "energy",   "solar",     "cars",
-    "trains",   "planes",    "boats",    "museum",  "gallery",  "concert", "festival", "party",     "charity",
-    "health",   "fitness",   "medicine", "law",     "finance",  "crypto",  "economy",  "politics",  "debate",
-    "language", "spanish",   "french",   "german",  "japanese", "writing", "comics",   "anime",     "retro",
-    "vinyl",    "radio",     "podcast",  "meetup",  "workshop", "lecture", "seminar",  "hackathon", "networking",
-    "careers",  "volunteer", "church",   "holiday", "winter",   "summer",  "spring",   "autumn",    "night",
-    "sunrise"};
-
 static const char *const first_names[32] = {
     "Ada",      "Alan",  "Grace",  "Linus", "Barbara", "Ken",   "Dennis", "Margaret", "Edsger", "Frances", "Donald",
     "Radia",    "Tim",   "Vint",   "Hedy",  "John",    "Karen", "Leslie", "Niklaus",  "Ole",    "Shafi",   "Whitfield",
@@ -49,7 +35,6 @@ static const char *const fillers[32] = {"the",   "a",     "with",   "for",   "an
                                         "night", "day",   "big",    "small", "weekly", "city",    "group",   "talk",
                                         "show",  "tour",  "fair",   "walk",  "lab",    "camp",    "jam",     "social"};
 
-const char *tb_web_tag(int i) { return i >= 0 && i < TB_WEB_TAGS ? tag_words[i] : NULL; }
 
 /* ---- generator ------------------------------------------------------------- */
 
@@ -89,7 +74,7 @@ static int rand_range(uint64_t *x, int lo, int hi) { return lo + (int)(next_rand
 static void gen_words(copybuf *b, uint64_t *x, int n, int capital) {
     for (int i = 0; i < n; i++) {
         const char *w =
-            (next_rand(x) & 1) ? fillers[rand_range(x, 0, 31)] : tag_words[rand_range(x, 0, TB_WEB_TAGS - 1)];
+            (next_rand(x) & 1) ? fillers[rand_range(x, 0, 31)] : tb_web_tag(rand_range(x, 0, TB_WEB_TAGS - 1));
         if (i) cb_puts(b, " ");
         if (capital && w[0] >= 'a' && w[0] <= 'z')
             cb_printf(b, "%c%s", w[0] - 'a' + 'A', w + 1);
@@ -134,7 +119,7 @@ static void gen_events(copybuf *b, int tile, int persons) {
 
 static void gen_tags(copybuf *b) {
     for (int i = 0; i < TB_WEB_TAGS; i++)
-        cb_printf(b, "%d\t%s\n", i + 1, tag_words[i]);
+        cb_printf(b, "%d\t%s\n", i + 1, tb_web_tag(i));
 }
 
 /* k distinct values in 1..n (k <= 20) into out, by rejection. */

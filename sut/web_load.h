@@ -23,12 +23,8 @@
 #include <stddef.h>
 
 #include "common/tb_common.h"
+#include "tiles/dataset.h"
 
-#define TB_WEB_PERSONS_PER_USER  100 /* Olio: registered users = 100 x concurrent users */
-#define TB_WEB_EVENTS_PER_PERSON 5
-#define TB_WEB_TAGS              100 /* the fixed tag word list */
-#define TB_WEB_DEFAULT_USERS     10  /* concurrent web users per tile when none is given */
-#define TB_WEB_MAX_USERS         100000
 /* Bumped whenever the generated data or the schema changes. */
 #define TB_WEB_DATA_VERSION "1"
 
@@ -42,10 +38,6 @@ enum {
     TB_WEB_COMMENTS,
     TB_WEB_NTABLES
 };
-
-/* Tag word i (0-based, i < TB_WEB_TAGS): lowercase ASCII letters only; tag
- * id i+1 in the tags table. NULL when out of range. */
-const char *tb_web_tag(int i);
 
 /*
  * Generates table `table` (TB_WEB_*) of tile (>= 1) for `users` concurrent

@@ -14,7 +14,7 @@
 
 #include "common/tb_common.h"
 #include "qos/qos.h"
-#include "sut/sut.h"
+#include "tiles/endpoints.h"
 
 #define TB_MAX_WORKLOADS 8
 #define TB_MAX_PARAMS 32
