@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loadgen/workload.h"
 #include "tiles/ini_text.h"
+#include "tiles/kinds.h"
 
 #define MAX_KEYS_SEEN 1024
 
@@ -93,8 +93,10 @@ static int set_workload(parse_state *ps, const char *sec, const char *name, cons
     tb_workload_def *w = get_workload(ps, name);
     if (!w) return fail(ps, sec, key, "too many workloads");
     if (strcmp(key, "kind") == 0) {
-        if (!tb_workload_find(val)) {
-            snprintf(e, sizeof e, "unknown workload kind '%s' (known: %s)", val, tb_workload_kinds());
+        if (!tb_kind_find(val)) {
+            char known[64];
+            tb_kind_names(known, sizeof known);
+            snprintf(e, sizeof e, "unknown workload kind '%s' (known: %s)", val, known);
             return fail(ps, sec, key, e);
         }
         snprintf(w->kind, sizeof w->kind, "%s", val);
@@ -274,8 +276,9 @@ static int check(tb_tiledef *def, char *err) {
     for (int i = 0; i < def->n_workloads; i++) {
         tb_workload_def *w = &def->workloads[i];
         if (!w->kind[0]) {
-            tb_seterr(err, "%s:%d: [workload.%s] kind: missing (known: %s)", def->path, w->line, w->name,
-                      tb_workload_kinds());
+            char known[64];
+            tb_kind_names(known, sizeof known);
+            tb_seterr(err, "%s:%d: [workload.%s] kind: missing (known: %s)", def->path, w->line, w->name, known);
             return -1;
         }
         if (w->reference <= 0) {
@@ -287,22 +290,17 @@ static int check(tb_tiledef *def, char *err) {
     for (int i = 0; i < def->n_rules; i++) {
         tb_qos_rule *r = &def->rules[i];
         tb_workload_def *w = find_workload(def, r->workload);
-        const tb_workload_vt *vt;
-        int found = 0;
+        const tb_kind *k;
         if (!w) {
             tb_seterr(err, "%s: [qos.%s]: no workload named '%s'", r->source, r->workload, r->workload);
             return -1;
         }
         if (strcmp(r->op, "*") == 0) continue;
-        vt = tb_workload_find(w->kind);
-        for (int k = 0; vt && k < vt->n_ops; k++)
-            if (strcmp(vt->op_names[k], r->op) == 0) found = 1;
-        if (!found) {
-            char ops[256] = "";
-            for (int k = 0; vt && k < vt->n_ops; k++) {
-                if (k) strncat(ops, ", ", sizeof ops - strlen(ops) - 1);
-                strncat(ops, vt->op_names[k], sizeof ops - strlen(ops) - 1);
-            }
+        k = tb_kind_find(w->kind);
+        TB_ASSERT(k != NULL); /* the kind key took only catalog kinds */
+        if (tb_kind_op(k, r->op) < 0) {
+            char ops[256];
+            tb_kind_op_list(k, ops, sizeof ops);
             tb_seterr(err, "%s: [qos.%s] %s: no op '%s' in a %s workload (ops: %s)", r->source, r->workload,
                       r->op, r->op, w->kind, ops);
             return -1;

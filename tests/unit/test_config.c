@@ -15,7 +15,9 @@
 #include <cmocka.h>
 
 #include "common/tb_common.h"
+#include "loadgen/workload.h"
 #include "tiles/ini_text.h"
+#include "tiles/kinds.h"
 #include "tiles/levels.h"
 #include "tiles/tiledef.h"
 
@@ -481,6 +483,37 @@ static void unreadable_file(void **state) {
     assert_non_null(strstr(err, "No such file"));
 }
 
+/* The tile model's catalog of kinds and the load generator's workloads are
+ * one list: every workload compiled in is a catalog kind whose op names it
+ * takes from the catalog (the same array), and every catalog kind has a
+ * workload. A QoS rule the parser accepts therefore names an op the
+ * workload runs. */
+static void workloads_match_kinds(void **state) {
+    char names[64];
+    (void)state;
+    assert_int_equal(tb_workload_count(), tb_kind_count());
+    for (int i = 0; i < tb_workload_count(); i++) {
+        const tb_workload_vt *vt = tb_workload_at(i);
+        const tb_kind *k = tb_kind_find(vt->kind);
+        if (!k) fail_msg("workload %s is not a kind of tiles/kinds.c", vt->kind);
+        if (vt->n_ops != k->n_ops) fail_msg("%s: %d ops, the catalog has %d", vt->kind, vt->n_ops, k->n_ops);
+        assert_true(vt->n_ops <= TB_MAX_OPS);
+        if (vt->op_names != k->op_names) fail_msg("%s: op names not taken from the catalog", vt->kind);
+    }
+    for (int i = 0; i < tb_kind_count(); i++) {
+        const tb_kind *k = tb_kind_at(i);
+        if (tb_workload_find(k->name) == NULL) fail_msg("kind %s has no workload", k->name);
+        for (int op = 0; op < k->n_ops; op++) assert_int_equal(tb_kind_op(k, k->op_names[op]), op);
+    }
+    assert_null(tb_kind_at(tb_kind_count()));
+    assert_null(tb_workload_at(-1));
+    assert_int_equal(tb_kind_op(tb_kind_find("kv"), "DEL"), -1);
+    tb_kind_names(names, sizeof names);
+    assert_string_equal(names, "oltp, kv, mail, web, http");
+    tb_kind_op_list(tb_kind_find("kv"), names, sizeof names);
+    assert_string_equal(names, "SET, GET");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(durations),         cmocka_unit_test(numbers),
@@ -490,6 +523,7 @@ int main(void) {
         cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
         cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
         cmocka_unit_test(secrets_in_comments_and_errors), cmocka_unit_test(redaction_rules),
+        cmocka_unit_test(workloads_match_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
