@@ -138,7 +138,7 @@ static int set_workload(parse_state *ps, const char *sec, const char *name, cons
     return 1;
 }
 
-/* [qos.W] keys: the rule syntax of qos/qos.h (tb_qos_parse_rule). */
+/* [qos.W] keys: the rule syntax of tiles/qos_rule.h (tb_qos_parse_rule). */
 static int add_rule(parse_state *ps, const char *sec, const char *wname, const char *key, const char *val) {
     tb_tiledef *def = ps->def;
     char e[TB_ERR_LEN];

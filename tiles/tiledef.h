@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "common/tb_common.h"
-#include "qos/qos.h"
 #include "tiles/endpoints.h"
+#include "tiles/qos_rule.h"
 
 #define TB_MAX_WORKLOADS 8
 #define TB_MAX_PARAMS 32
