@@ -483,6 +483,52 @@ static void unreadable_file(void **state) {
     assert_non_null(strstr(err, "No such file"));
 }
 
+/* The arrays of a tile definition hold what the file gives, up to the
+ * limits of tiledef.h, beyond which the file is refused; tb_tiledef_free
+ * frees them all (ASan builds catch a leak or a double free) and may be
+ * called again. */
+static void sized_to_the_file(void **state) {
+    tb_tiledef def;
+    char err[TB_ERR_LEN] = "", *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    (void)state;
+    for (int extra = 0; extra <= 1; extra++) {
+        /* TB_MAX_WORKLOADS workloads (+1), each with TB_MAX_PARAMS own keys, and TB_MAX_RULES rules */
+        for (int part = 0; part < 3; part++) {
+            f = open_memstream(&text, &len);
+            for (int w = 0; w < TB_MAX_WORKLOADS + (part == 0 ? extra : 0); w++) {
+                fprintf(f, "[workload.w%d]\nkind = kv\nreference = 1\n", w);
+                for (int k = 0; k < TB_MAX_PARAMS + (part == 1 && w == 3 ? extra : 0); k++) fprintf(f, "k%d = %d\n", k, w);
+            }
+            fprintf(f, "[qos.w7]\n");
+            for (int r = 0; r < TB_MAX_RULES + (part == 2 ? extra : 0); r++) fprintf(f, "GET.p%d = 1s\n", r % 100 + 1);
+            fclose(f);
+            if (tb_tiledef_parse("many.ini", text, len, &def, err) != 0) {
+                if (!extra) fail_msg("%s", err);
+                assert_non_null(strstr(err, part == 0 ? "too many workloads" : part == 1 ? "too many keys" : "too many rules"));
+                assert_null(def.workloads);
+                assert_null(def.path);
+            } else {
+                if (extra) fail_msg("part %d: one more than the limit parsed", part);
+                assert_int_equal(def.n_workloads, TB_MAX_WORKLOADS);
+                assert_int_equal(def.n_rules, TB_MAX_RULES);
+                assert_string_equal(def.workloads[7].name, "w7");
+                assert_int_equal(def.workloads[7].n_params, TB_MAX_PARAMS);
+                assert_string_equal(tb_tiledef_param(&def.workloads[7], "k31")->value, "7");
+                assert_ptr_equal(def.workloads[7].file, def.path);
+                assert_string_equal(def.path, "many.ini");
+                assert_string_equal(def.telemetry, "");
+                assert_string_equal(def.rules[TB_MAX_RULES - 1].source, "many.ini:345"); /* 8 x 35 lines, [qos.w7], 64 rules */
+            }
+            tb_tiledef_free(&def);
+            tb_tiledef_free(&def);
+            free(text);
+            text = NULL;
+        }
+    }
+}
+
 /* The tile model's catalog of kinds and the load generator's workloads are
  * one list: every workload compiled in is a catalog kind whose op names it
  * takes from the catalog (the same array), and every catalog kind has a
@@ -523,7 +569,7 @@ int main(void) {
         cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
         cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
         cmocka_unit_test(secrets_in_comments_and_errors), cmocka_unit_test(redaction_rules),
-        cmocka_unit_test(workloads_match_kinds),
+        cmocka_unit_test(workloads_match_kinds),     cmocka_unit_test(sized_to_the_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
