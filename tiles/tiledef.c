@@ -4,9 +4,11 @@
  * checks it: every value is typed, every unknown section or key is an error,
  * and every error names file:line, the section and the key.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "tiles/tiledef.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -515,10 +517,24 @@ const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key) {
     return NULL;
 }
 
+/* 1 when this program's own file (/proc/self/exe) lies inside the source
+ * tree it was built from (TB_SOURCE_DIR): a binary run from its build
+ * folder (build/tilebench, a unit test), not an installed one. */
+static int run_from_source_tree(void) {
+    char exe[PATH_MAX], src[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    size_t sl;
+    if (n <= 0 || !realpath(TB_SOURCE_DIR, src)) return 0;
+    exe[n] = '\0';
+    sl = strlen(src);
+    return strncmp(exe, src, sl) == 0 && exe[sl] == '/';
+}
+
 const char *tb_tiledef_default_path(void) {
     const char *env = getenv("TB_TILE_FILE");
     if (env && *env) return env;
-    if (access(TB_SOURCE_DIR "/tiles/standard.ini", R_OK) == 0) return TB_SOURCE_DIR "/tiles/standard.ini";
+    if (run_from_source_tree() && access(TB_SOURCE_DIR "/tiles/standard.ini", R_OK) == 0)
+        return TB_SOURCE_DIR "/tiles/standard.ini";
     return TB_DATA_DIR "/standard.ini";
 }
 

@@ -115,8 +115,12 @@ const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key);
  * changed workload. */
 void tb_tiledef_workload_hash(const tb_tiledef *def, char out[17]);
 
-/* Path of the shipped standard tile: $TB_TILE_FILE, else the source tree's
- * tiles/standard.ini, else the installed share/tilebench/standard.ini. */
+/* Path of the shipped standard tile: $TB_TILE_FILE when set; else, for a
+ * binary whose own file lies inside the source tree it was built from (run
+ * from its build folder, e.g. build/tilebench), that tree's
+ * tiles/standard.ini; else (an installed binary, or that file is gone) the
+ * installed PREFIX/share/tilebench/standard.ini (TB_DATA_DIR). An installed
+ * binary never reads the tree it was built in. */
 const char *tb_tiledef_default_path(void);
 
 #endif

@@ -3,6 +3,7 @@
  * (tiles/levels.c) and duration/number parsing (common/tb_common.c),
  * including the bad inputs the CLI must turn into exit 2 with a clear message.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -529,6 +530,28 @@ static void sized_to_the_file(void **state) {
     }
 }
 
+/* The default tile: $TB_TILE_FILE, else the source tree's for a binary run
+ * from its build folder inside that tree (as this test is, unless the build
+ * folder was put elsewhere), else the installed one. */
+static void default_tile_path(void **state) {
+    char exe[4096] = "", src[4096] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *old = getenv("TB_TILE_FILE");
+    char *saved = old ? strdup(old) : NULL;
+    int inside;
+    (void)state;
+    assert_true(n > 0 && realpath(TB_SOURCE_DIR, src) != NULL);
+    inside = strncmp(exe, src, strlen(src)) == 0 && exe[strlen(src)] == '/';
+    unsetenv("TB_TILE_FILE");
+    assert_string_equal(tb_tiledef_default_path(),
+                        inside ? TB_SOURCE_DIR "/tiles/standard.ini" : TB_DATA_DIR "/standard.ini");
+    setenv("TB_TILE_FILE", "/elsewhere/tile.ini", 1);
+    assert_string_equal(tb_tiledef_default_path(), "/elsewhere/tile.ini");
+    if (saved) setenv("TB_TILE_FILE", saved, 1);
+    else unsetenv("TB_TILE_FILE");
+    free(saved);
+}
+
 /* The tile model's catalog of kinds and the load generator's workloads are
  * one list: every workload compiled in is a catalog kind whose op names it
  * takes from the catalog (the same array), and every catalog kind has a
@@ -570,6 +593,7 @@ int main(void) {
         cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
         cmocka_unit_test(secrets_in_comments_and_errors), cmocka_unit_test(redaction_rules),
         cmocka_unit_test(workloads_match_kinds),     cmocka_unit_test(sized_to_the_file),
+        cmocka_unit_test(default_tile_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
