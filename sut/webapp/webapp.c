@@ -116,7 +116,7 @@ typedef struct req {
     int too_big;       /* body or a field over its cap: 413 */
     int bad_body;      /* post data the processor rejected: 400 */
     uint64_t body_bytes;
-    tb_html field[F_N];
+    tb_buf field[F_N];
     char image_type[64];
 } req;
 
@@ -313,7 +313,7 @@ static PGresult *run(slot *s, const char *name, int n, const char *const *vals, 
 typedef struct page {
     unsigned status;
     int op; /* -1: not a page op */
-    tb_html html;
+    tb_buf html;
     char cookie[96];
     const char *allow; /* 405: the Allow header */
 } page;
@@ -332,9 +332,18 @@ static enum MHD_Result send_resp(tb_webapp *app, req *r, struct MHD_Connection *
     return rc;
 }
 
+static enum MHD_Result send_text(tb_webapp *app, req *r, struct MHD_Connection *c, unsigned status, const char *type,
+                                 const char *text);
+
 static enum MHD_Result send_page(tb_webapp *app, req *r, struct MHD_Connection *c, page *p) {
     size_t len;
-    char *body = tb_html_take(&p->html, &len);
+    if (p->html.overflow) {
+        tb_log(TB_LOG_WARN, "webapp: a %s page passed %zu bytes; answering 500", p->op >= 0 ? op_names[p->op] : "",
+               TB_WEB_PAGE_MAX);
+        tb_buf_free(&p->html);
+        return send_text(app, r, c, 500, "text/plain; charset=utf-8", "page too large\n");
+    }
+    char *body = tb_buf_take(&p->html, &len);
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
     enum MHD_Result rc;
     if (!resp) {
@@ -369,31 +378,31 @@ static enum MHD_Result send_text(tb_webapp *app, req *r, struct MHD_Connection *
 /* The head and top bar every page shares: the tb-page marker, 2 style
  * sheets, 3 scripts, the logo and the feed icon (7 assets). */
 static void page_begin(page *p, int op, unsigned status, const char *title) {
-    tb_html *b = &p->html;
+    tb_buf *b = &p->html;
     p->status = status;
     p->op = op;
-    tb_html_put(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    tb_html_putf(b, "<meta name=\"tb-page\" content=\"%s\">\n<title>", op_names[op]);
-    tb_html_esc(b, title);
-    tb_html_put(b, " - tilebench events</title>\n");
+    web_put(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    web_putf(b, "<meta name=\"tb-page\" content=\"%s\">\n<title>", op_names[op]);
+    web_esc(b, title);
+    web_put(b, " - tilebench events</title>\n");
     for (int i = 0; tb_web_page_css[i]; i++)
-        tb_html_putf(b, "<link rel=\"stylesheet\" href=\"%s\">\n", tb_web_page_css[i]);
+        web_putf(b, "<link rel=\"stylesheet\" href=\"%s\">\n", tb_web_page_css[i]);
     for (int i = 0; tb_web_page_js[i]; i++)
-        tb_html_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
-    tb_html_put(b, "</head>\n<body>\n<div id=\"top\"><a href=\"/\"><img class=\"logo\" src=\"/static/img/logo.png\" "
+        web_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
+    web_put(b, "</head>\n<body>\n<div id=\"top\"><a href=\"/\"><img class=\"logo\" src=\"/static/img/logo.png\" "
                    "alt=\"tilebench events\"></a>\n<nav><a href=\"/\">Home</a> <a href=\"/tags?tag=music\">Music</a> "
                    "<a href=\"/tags?tag=food\">Food</a> <a href=\"/tags?tag=coding\">Coding</a></nav>\n"
                    "<form class=\"search\" action=\"/tags\" method=\"get\"><input id=\"q\" type=\"text\" name=\"tag\" "
                    "placeholder=\"tag\"> <input type=\"submit\" value=\"Search\"></form>\n"
                    "<a href=\"/\"><img src=\"/static/img/rss.png\" alt=\"feed\"></a></div>\n"
                    "<div id=\"main\"><div id=\"content\">\n<h1>");
-    tb_html_esc(b, title);
-    tb_html_put(b, "</h1>\n");
+    web_esc(b, title);
+    web_put(b, "</h1>\n");
 }
 
 /* The side bar (login and register forms) and the footer. */
 static void page_end(page *p) {
-    tb_html_put(&p->html,
+    web_put(&p->html,
                 "</div>\n<div id=\"side\">\n<h2>Log in</h2>\n<form action=\"/login\" method=\"post\">"
                 "<label>User <input type=\"text\" name=\"user\" required></label>"
                 "<label>Password <input type=\"password\" name=\"password\" required></label>"
@@ -408,38 +417,38 @@ static void page_end(page *p) {
 }
 
 /* A thumbnail (one of TB_WEB_EVENT_THUMBS, by event id) and a linked title. */
-static void event_item(tb_html *b, const char *id, const char *title, const char *date, const char *city) {
+static void event_item(tb_buf *b, const char *id, const char *title, const char *date, const char *city) {
     long n = atol(id);
-    tb_html_putf(b,
+    web_putf(b,
                  "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
                  n % TB_WEB_EVENT_THUMBS);
-    tb_html_esc(b, date);
-    tb_html_put(b, "\">");
-    tb_html_esc(b, date);
-    tb_html_put(b, "</span> <a href=\"/events/");
-    tb_html_esc(b, id);
-    tb_html_put(b, "\">");
-    tb_html_esc(b, title);
-    tb_html_put(b, "</a>");
+    web_esc(b, date);
+    web_put(b, "\">");
+    web_esc(b, date);
+    web_put(b, "</span> <a href=\"/events/");
+    web_esc(b, id);
+    web_put(b, "\">");
+    web_esc(b, title);
+    web_put(b, "</a>");
     if (city) {
-        tb_html_put(b, " <span class=\"muted\">");
-        tb_html_esc(b, city);
-        tb_html_put(b, "</span>");
+        web_put(b, " <span class=\"muted\">");
+        web_esc(b, city);
+        web_put(b, "</span>");
     }
-    tb_html_put(b, "</li>\n");
+    web_put(b, "</li>\n");
 }
 
-static void avatar(tb_html *b, const char *person_id) {
-    tb_html_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">",
+static void avatar(tb_buf *b, const char *person_id) {
+    web_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">",
                  atol(person_id) % TB_WEB_AVATARS);
 }
 
 /* A page with just a message: errors and the result of a form. */
 static void message_page(page *p, int op, unsigned status, const char *title, const char *text) {
     page_begin(p, op, status, title);
-    tb_html_put(&p->html, "<p class=\"error\">");
-    tb_html_esc(&p->html, text);
-    tb_html_put(&p->html, "</p>\n");
+    web_put(&p->html, "<p class=\"error\">");
+    web_esc(&p->html, text);
+    web_put(&p->html, "</p>\n");
     page_end(p);
 }
 
@@ -447,19 +456,19 @@ static void message_page(page *p, int op, unsigned status, const char *title, co
 static void error_page(page *p, unsigned status, const char *text) {
     p->status = status;
     p->op = -1;
-    tb_html_putf(&p->html,
+    web_putf(&p->html,
                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
                  "<body><h1>%u</h1><p>",
                  status, status);
-    tb_html_esc(&p->html, text);
-    tb_html_put(&p->html, "</p></body></html>\n");
+    web_esc(&p->html, text);
+    web_put(&p->html, "</p></body></html>\n");
 }
 
 /* ---- pages ----------------------------------------------------------------- */
 
 static void render_home(tb_webapp *app, slot *s, page *p) {
     PGresult *ev = run(s, "home_events", 0, NULL, NULL, NULL), *tg;
-    tb_html *b = &p->html;
+    tb_buf *b = &p->html;
     if (!ev) {
         message_page(p, OP_HOME, 503, "Unavailable", "the database did not answer");
         return;
@@ -472,21 +481,21 @@ static void render_home(tb_webapp *app, slot *s, page *p) {
     }
     (void)app;
     page_begin(p, OP_HOME, 200, "Upcoming events");
-    tb_html_put(b, "<ul class=\"events\">\n");
+    web_put(b, "<ul class=\"events\">\n");
     for (int i = 0; i < PQntuples(ev); i++) {
         event_item(b, PQgetvalue(ev, i, 0), PQgetvalue(ev, i, 1), PQgetvalue(ev, i, 2), PQgetvalue(ev, i, 4));
     }
-    tb_html_put(b, "</ul>\n<h2>Tags</h2>\n<div class=\"tagcloud\">\n");
+    web_put(b, "</ul>\n<h2>Tags</h2>\n<div class=\"tagcloud\">\n");
     for (int i = 0; i < PQntuples(tg); i++) {
-        tb_html_put(b, "<a class=\"tag\" data-n=\"");
-        tb_html_esc(b, PQgetvalue(tg, i, 1));
-        tb_html_put(b, "\" href=\"/tags?tag=");
-        tb_html_esc(b, PQgetvalue(tg, i, 0));
-        tb_html_put(b, "\">");
-        tb_html_esc(b, PQgetvalue(tg, i, 0));
-        tb_html_put(b, "</a>\n");
+        web_put(b, "<a class=\"tag\" data-n=\"");
+        web_esc(b, PQgetvalue(tg, i, 1));
+        web_put(b, "\" href=\"/tags?tag=");
+        web_esc(b, PQgetvalue(tg, i, 0));
+        web_put(b, "\">");
+        web_esc(b, PQgetvalue(tg, i, 0));
+        web_put(b, "</a>\n");
     }
-    tb_html_put(b, "</div>\n");
+    web_put(b, "</div>\n");
     page_end(p);
     PQclear(ev);
     PQclear(tg);
@@ -496,7 +505,7 @@ static void render_home(tb_webapp *app, slot *s, page *p) {
 static void page_home(tb_webapp *app, slot *s, page *p) {
     redisReply *rep = redisCommand(s->rd, "GET %s", app->k_home);
     if (rep && rep->type == REDIS_REPLY_STRING) {
-        tb_html_putn(&p->html, rep->str, rep->len);
+        web_putn(&p->html, rep->str, rep->len);
         p->status = 200;
         p->op = OP_HOME;
         freeReplyObject(rep);
@@ -506,9 +515,10 @@ static void page_home(tb_webapp *app, slot *s, page *p) {
     rep = redisCommand(s->rd, "WATCH %s", app->k_gen);
     if (rep) freeReplyObject(rep);
     render_home(app, s, p);
-    if (p->status == 200) {
+    if (p->status == 200 && !p->html.overflow) {
         redisAppendCommand(s->rd, "MULTI");
-        redisAppendCommand(s->rd, "SET %s %b EX %d", app->k_home, p->html.p, p->html.len, TB_WEBAPP_HOME_TTL_S);
+        redisAppendCommand(s->rd, "SET %s %b EX %d", app->k_home, tb_buf_str(&p->html), p->html.len,
+                           TB_WEBAPP_HOME_TTL_S);
         redisAppendCommand(s->rd, "EXEC");
         for (int i = 0; i < 3; i++) {
             void *x = NULL;
@@ -521,7 +531,7 @@ static void page_home(tb_webapp *app, slot *s, page *p) {
     }
 }
 
-static const char *field(req *r, int f) { return r->field[f].p ? r->field[f].p : ""; }
+static const char *field(req *r, int f) { return tb_buf_str(&r->field[f]); }
 
 /* 32 hex digits from the kernel's generator; -1 when it fails. */
 static int new_session_id(char out[33]) {
@@ -566,13 +576,13 @@ static void page_login(tb_webapp *app, slot *s, req *r, page *p) {
     freeReplyObject(rep);
     snprintf(p->cookie, sizeof p->cookie, "tbsid=%s; Path=/; HttpOnly", sid);
     page_begin(p, OP_LOGIN, 200, "Welcome");
-    tb_html_put(&p->html, "<p>");
+    web_put(&p->html, "<p>");
     avatar(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, " Logged in as <a href=\"/persons/");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, "\">");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 1));
-    tb_html_put(&p->html, "</a>.</p>\n<h2>Add an event</h2>\n<form action=\"/events\" method=\"post\">"
+    web_put(&p->html, " Logged in as <a href=\"/persons/");
+    web_esc(&p->html, PQgetvalue(res, 0, 0));
+    web_put(&p->html, "\">");
+    web_esc(&p->html, PQgetvalue(res, 0, 1));
+    web_put(&p->html, "</a>.</p>\n<h2>Add an event</h2>\n<form action=\"/events\" method=\"post\">"
                           "<label>Title <input type=\"text\" name=\"title\" required></label>"
                           "<label>Description <textarea name=\"description\"></textarea></label>"
                           "<label>Date <input type=\"text\" name=\"date\" required></label>"
@@ -605,11 +615,11 @@ static void page_tags(slot *s, struct MHD_Connection *c, page *p) {
     }
     snprintf(title, sizeof title, "Events tagged %s", tag);
     page_begin(p, OP_TAGSEARCH, 200, title);
-    tb_html_putf(&p->html, "<p class=\"muted\">%d events</p>\n<ul class=\"events\">\n", PQntuples(res));
+    web_putf(&p->html, "<p class=\"muted\">%d events</p>\n<ul class=\"events\">\n", PQntuples(res));
     for (int i = 0; i < PQntuples(res); i++)
         event_item(&p->html, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), PQgetvalue(res, i, 2),
                    PQgetvalue(res, i, 3));
-    tb_html_put(&p->html, "</ul>\n");
+    web_put(&p->html, "</ul>\n");
     page_end(p);
     PQclear(res);
 }
@@ -618,7 +628,7 @@ static void page_event(slot *s, long id, page *p) {
     char idbuf[24];
     const char *v = idbuf;
     PGresult *ev, *pp;
-    tb_html *b = &p->html;
+    tb_buf *b = &p->html;
     snprintf(idbuf, sizeof idbuf, "%ld", id);
     ev = run(s, "event", 1, &v, NULL, NULL);
     if (!ev) {
@@ -637,55 +647,55 @@ static void page_event(slot *s, long id, page *p) {
         return;
     }
     page_begin(p, OP_EVENT, 200, PQgetvalue(ev, 0, 1));
-    tb_html_putf(b, "<p><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"> ", id % TB_WEB_EVENT_THUMBS);
-    tb_html_esc(b, PQgetvalue(ev, 0, 3));
-    tb_html_put(b, " at ");
-    tb_html_esc(b, PQgetvalue(ev, 0, 4));
-    tb_html_put(b, ", ");
-    tb_html_esc(b, PQgetvalue(ev, 0, 5));
-    tb_html_put(b, ", ");
-    tb_html_esc(b, PQgetvalue(ev, 0, 6));
-    tb_html_put(b, "</p>\n<p>");
-    tb_html_esc(b, PQgetvalue(ev, 0, 2));
-    tb_html_put(b, "</p>\n<p class=\"muted\">Submitted by <a href=\"/persons/");
-    tb_html_esc(b, PQgetvalue(ev, 0, 7));
-    tb_html_put(b, "\">");
-    tb_html_esc(b, PQgetvalue(ev, 0, 8));
-    tb_html_put(b, "</a></p>\n<p>");
+    web_putf(b, "<p><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"> ", id % TB_WEB_EVENT_THUMBS);
+    web_esc(b, PQgetvalue(ev, 0, 3));
+    web_put(b, " at ");
+    web_esc(b, PQgetvalue(ev, 0, 4));
+    web_put(b, ", ");
+    web_esc(b, PQgetvalue(ev, 0, 5));
+    web_put(b, ", ");
+    web_esc(b, PQgetvalue(ev, 0, 6));
+    web_put(b, "</p>\n<p>");
+    web_esc(b, PQgetvalue(ev, 0, 2));
+    web_put(b, "</p>\n<p class=\"muted\">Submitted by <a href=\"/persons/");
+    web_esc(b, PQgetvalue(ev, 0, 7));
+    web_put(b, "\">");
+    web_esc(b, PQgetvalue(ev, 0, 8));
+    web_put(b, "</a></p>\n<p>");
     {
         char *tags = xstrdup(PQgetvalue(ev, 0, 9)), *save = NULL;
         for (char *t = strtok_r(tags, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-            tb_html_put(b, "<a class=\"tag\" href=\"/tags?tag=");
-            tb_html_esc(b, t);
-            tb_html_put(b, "\">");
-            tb_html_esc(b, t);
-            tb_html_put(b, "</a> ");
+            web_put(b, "<a class=\"tag\" href=\"/tags?tag=");
+            web_esc(b, t);
+            web_put(b, "\">");
+            web_esc(b, t);
+            web_put(b, "</a> ");
         }
         free(tags);
     }
-    tb_html_put(b, "</p>\n<h2>Attendees</h2>\n<p>");
+    web_put(b, "</p>\n<h2>Attendees</h2>\n<p>");
     for (int i = 0; i < PQntuples(pp); i++) {
         if (PQgetvalue(pp, i, 0)[0] != 'a') continue;
-        tb_html_put(b, "<a href=\"/persons/");
-        tb_html_esc(b, PQgetvalue(pp, i, 1));
-        tb_html_put(b, "\" title=\"");
-        tb_html_esc(b, PQgetvalue(pp, i, 2));
-        tb_html_put(b, "\">");
+        web_put(b, "<a href=\"/persons/");
+        web_esc(b, PQgetvalue(pp, i, 1));
+        web_put(b, "\" title=\"");
+        web_esc(b, PQgetvalue(pp, i, 2));
+        web_put(b, "\">");
         avatar(b, PQgetvalue(pp, i, 1));
-        tb_html_put(b, "</a>");
+        web_put(b, "</a>");
     }
-    tb_html_put(b, "</p>\n<h2>Comments</h2>\n");
+    web_put(b, "</p>\n<h2>Comments</h2>\n");
     for (int i = 0; i < PQntuples(pp); i++) {
         if (PQgetvalue(pp, i, 0)[0] != 'c') continue;
-        tb_html_put(b, "<div class=\"comment\"><a href=\"/persons/");
-        tb_html_esc(b, PQgetvalue(pp, i, 1));
-        tb_html_put(b, "\">");
-        tb_html_esc(b, PQgetvalue(pp, i, 2));
-        tb_html_put(b, "</a> <span class=\"muted\">");
-        tb_html_esc(b, PQgetvalue(pp, i, 4));
-        tb_html_put(b, "</span><br>");
-        tb_html_esc(b, PQgetvalue(pp, i, 3));
-        tb_html_put(b, "</div>\n");
+        web_put(b, "<div class=\"comment\"><a href=\"/persons/");
+        web_esc(b, PQgetvalue(pp, i, 1));
+        web_put(b, "\">");
+        web_esc(b, PQgetvalue(pp, i, 2));
+        web_put(b, "</a> <span class=\"muted\">");
+        web_esc(b, PQgetvalue(pp, i, 4));
+        web_put(b, "</span><br>");
+        web_esc(b, PQgetvalue(pp, i, 3));
+        web_put(b, "</div>\n");
     }
     page_end(p);
     PQclear(ev);
@@ -696,7 +706,7 @@ static void page_person(slot *s, long id, page *p) {
     char idbuf[24];
     const char *v = idbuf;
     PGresult *pr, *ev;
-    tb_html *b = &p->html;
+    tb_buf *b = &p->html;
     snprintf(idbuf, sizeof idbuf, "%ld", id);
     pr = run(s, "person", 1, &v, NULL, NULL);
     if (!pr) {
@@ -715,30 +725,30 @@ static void page_person(slot *s, long id, page *p) {
         return;
     }
     page_begin(p, OP_PERSON, 200, PQgetvalue(pr, 0, 1));
-    tb_html_put(b, "<p>");
+    web_put(b, "<p>");
     avatar(b, idbuf);
-    tb_html_put(b, " ");
-    tb_html_esc(b, PQgetvalue(pr, 0, 3));
-    tb_html_put(b, ", member since ");
-    tb_html_esc(b, PQgetvalue(pr, 0, 5));
-    tb_html_put(b, " <span class=\"muted\">");
-    tb_html_esc(b, PQgetvalue(pr, 0, 2));
-    tb_html_put(b, "</span></p>\n<p>");
-    tb_html_esc(b, PQgetvalue(pr, 0, 4));
-    tb_html_put(b, "</p>\n");
+    web_put(b, " ");
+    web_esc(b, PQgetvalue(pr, 0, 3));
+    web_put(b, ", member since ");
+    web_esc(b, PQgetvalue(pr, 0, 5));
+    web_put(b, " <span class=\"muted\">");
+    web_esc(b, PQgetvalue(pr, 0, 2));
+    web_put(b, "</span></p>\n<p>");
+    web_esc(b, PQgetvalue(pr, 0, 4));
+    web_put(b, "</p>\n");
     if (strcmp(PQgetvalue(pr, 0, 6), "0") != 0) {
-        tb_html_put(b, "<p class=\"muted\">Picture: ");
-        tb_html_esc(b, PQgetvalue(pr, 0, 6));
-        tb_html_put(b, " bytes</p>\n");
+        web_put(b, "<p class=\"muted\">Picture: ");
+        web_esc(b, PQgetvalue(pr, 0, 6));
+        web_put(b, " bytes</p>\n");
     }
     for (int k = 0; k < 2; k++) {
         char want = k == 0 ? 's' : 'a';
-        tb_html_put(b, k == 0 ? "<h2>Submitted events</h2>\n<ul class=\"events\">\n"
+        web_put(b, k == 0 ? "<h2>Submitted events</h2>\n<ul class=\"events\">\n"
                               : "<h2>Attending</h2>\n<ul class=\"events\">\n");
         for (int i = 0; i < PQntuples(ev); i++)
             if (PQgetvalue(ev, i, 0)[0] == want)
                 event_item(b, PQgetvalue(ev, i, 1), PQgetvalue(ev, i, 2), PQgetvalue(ev, i, 3), NULL);
-        tb_html_put(b, "</ul>\n");
+        web_put(b, "</ul>\n");
     }
     page_end(p);
     PQclear(pr);
@@ -757,7 +767,7 @@ static void page_addperson(slot *s, req *r, page *p) {
     vals[1] = field(r, F_PASSWORD);
     vals[2] = field(r, F_NAME);
     vals[3] = *field(r, F_CITY) ? field(r, F_CITY) : "unknown";
-    vals[4] = r->field[F_IMAGE].len ? r->field[F_IMAGE].p : NULL; /* bytea, binary */
+    vals[4] = r->field[F_IMAGE].len ? r->field[F_IMAGE].ptr : NULL; /* bytea, binary */
     lens[4] = (int)r->field[F_IMAGE].len;
     fmts[4] = 1;
     vals[5] = r->field[F_IMAGE].len ? (r->image_type[0] ? r->image_type : "application/octet-stream") : NULL;
@@ -767,13 +777,13 @@ static void page_addperson(slot *s, req *r, page *p) {
         return;
     }
     page_begin(p, OP_ADDPERSON, 200, "Registered");
-    tb_html_put(&p->html, "<p>");
+    web_put(&p->html, "<p>");
     avatar(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, " Welcome, <a href=\"/persons/");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, "\">");
-    tb_html_esc(&p->html, vals[2]);
-    tb_html_putf(&p->html, "</a>. Your picture has %zu bytes.</p>\n", r->field[F_IMAGE].len);
+    web_put(&p->html, " Welcome, <a href=\"/persons/");
+    web_esc(&p->html, PQgetvalue(res, 0, 0));
+    web_put(&p->html, "\">");
+    web_esc(&p->html, vals[2]);
+    web_putf(&p->html, "</a>. Your picture has %zu bytes.</p>\n", r->field[F_IMAGE].len);
     page_end(p);
     PQclear(res);
 }
@@ -787,18 +797,18 @@ static int date_ok(const char *d) {
 }
 
 /* tags "a, b c" -> PostgreSQL array literal "{a,b,c}" of valid words (<= 16). */
-static void tags_array(const char *in, tb_html *out) {
+static void tags_array(const char *in, tb_buf *out) {
     char *copy = xstrdup(in), *save = NULL;
     int n = 0;
-    tb_html_put(out, "{");
+    web_put(out, "{");
     for (char *t = strtok_r(copy, ", \t\r\n", &save); t && n < 16; t = strtok_r(NULL, ", \t\r\n", &save)) {
         for (char *q = t; *q; q++)
             if (*q >= 'A' && *q <= 'Z') *q = (char)(*q - 'A' + 'a');
         if (!tag_ok(t)) continue;
-        tb_html_put(out, n++ ? "," : "");
-        tb_html_put(out, t);
+        web_put(out, n++ ? "," : "");
+        web_put(out, t);
     }
-    tb_html_put(out, "}");
+    web_put(out, "}");
     free(copy);
 }
 
@@ -806,7 +816,7 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
     const char *sid = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "tbsid");
     const char *vals[7];
     char person[24];
-    tb_html tags = {NULL, 0, 0};
+    tb_buf tags = {.max = 4096}; /* from the tags field, at most 1 KiB */
     redisReply *rep;
     PGresult *res;
     size_t n = sid ? strlen(sid) : 0;
@@ -841,7 +851,7 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
     vals[3] = field(r, F_ADDRESS);
     vals[4] = *field(r, F_CITY) ? field(r, F_CITY) : "Online";
     vals[5] = person;
-    vals[6] = tags.p;
+    vals[6] = tb_buf_str(&tags);
     res = PQexecPrepared(s->pg, "add_event", 7, vals, NULL, NULL, 0);
     if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
         const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
@@ -855,7 +865,7 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
             message_page(p, OP_ADDEVENT, 503, "Add event", "the database did not answer");
         }
         PQclear(res);
-        tb_html_free(&tags);
+        tb_buf_free(&tags);
         return;
     }
     /* Committed: drop the cached home page (see the top of this file). */
@@ -867,16 +877,16 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
         freeReplyObject(x);
     }
     page_begin(p, OP_ADDEVENT, 200, "Event added");
-    tb_html_put(&p->html, "<p><a href=\"/events/");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, "\">");
-    tb_html_esc(&p->html, vals[0]);
-    tb_html_put(&p->html, "</a> on ");
-    tb_html_esc(&p->html, vals[2]);
-    tb_html_put(&p->html, "</p>\n");
+    web_put(&p->html, "<p><a href=\"/events/");
+    web_esc(&p->html, PQgetvalue(res, 0, 0));
+    web_put(&p->html, "\">");
+    web_esc(&p->html, vals[0]);
+    web_put(&p->html, "</a> on ");
+    web_esc(&p->html, vals[2]);
+    web_put(&p->html, "</p>\n");
     page_end(p);
     PQclear(res);
-    tb_html_free(&tags);
+    tb_buf_free(&tags);
 }
 
 /* ---- service endpoints ------------------------------------------------------ */
@@ -942,9 +952,9 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
         if (f == F_IMAGE && content_type && !r->image_type[0])
             snprintf(r->image_type, sizeof r->image_type, "%s", content_type);
         if (size)
-            tb_html_putn(&r->field[f], data, size);
-        else if (!r->field[f].p)
-            tb_html_put(&r->field[f], "");
+            web_putn(&r->field[f], data, size);
+        else if (!r->field[f].ptr)
+            web_put(&r->field[f], "");
         break;
     }
     return MHD_YES;
@@ -986,7 +996,7 @@ static int route_of(const char *url, const char *method, long *id, const char **
 
 static enum MHD_Result serve_static(tb_webapp *app, req *r, struct MHD_Connection *c, const char *url) {
     const tb_web_asset *a = tb_web_asset_find(&app->assets, url);
-    page p = {0};
+    page p = {.html = {.max = TB_WEB_PAGE_MAX}};
     if (a) return send_resp(app, r, c, 200, app->asset_resp[a - app->assets.a]);
     error_page(&p, 404, "no such file");
     return send_page(app, r, c, &p);
@@ -994,7 +1004,7 @@ static enum MHD_Result serve_static(tb_webapp *app, req *r, struct MHD_Connectio
 
 /* The page of a data route, rendered with a slot; 503 without one. */
 static enum MHD_Result serve_page(tb_webapp *app, req *r, struct MHD_Connection *c) {
-    page p = {0};
+    page p = {.html = {.max = TB_WEB_PAGE_MAX}};
     slot *s = slot_get(app);
     if (!s) {
         error_page(&p, 503, "the database or the session store does not answer");
@@ -1025,11 +1035,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   void **con_cls) {
     tb_webapp *app = cls;
     req *r = *con_cls;
-    page p = {0};
+    page p = {.html = {.max = TB_WEB_PAGE_MAX}};
     const char *allow;
     (void)version;
     if (!r) {
         r = xcalloc(1, sizeof *r);
+        for (int f = 0; f < F_N; f++)
+            tb_buf_init(&r->field[f], field_caps[f]);
         *con_cls = r;
         r->route = route_of(url, method, &r->id, &allow);
         r->allow = allow;
@@ -1099,7 +1111,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (!r) return;
     if (r->pp) MHD_destroy_post_processor(r->pp);
     for (int f = 0; f < F_N; f++)
-        tb_html_free(&r->field[f]);
+        tb_buf_free(&r->field[f]);
     free(r);
     *con_cls = NULL;
 }
