@@ -128,13 +128,6 @@ static int claim_dir(const char *dir, char *err) {
     return 0;
 }
 
-/* 1 with err when a stop was asked for (loading 200 tiles takes minutes). */
-static int interrupted(const tb_sut_options *opt, char *err) {
-    if (!opt->stop || !*opt->stop) return 0;
-    tb_seterr(err, "interrupted while loading tile data");
-    return 1;
-}
-
 
 /* Everything `up` works with: the programs, the paths in the run folder, the
  * ports and the state of what it has started so far. */
@@ -339,7 +332,7 @@ static void fill_endpoints(const up_ctx *c, tb_sut_endpoints *ep) {
 static int load_oltp_data(const tb_sut_options *opt, const tb_sut_endpoints *ep, char *err) {
     for (int i = 1; i <= opt->tiles; i++) {
         uint64_t t0 = tb_now_us();
-        if (interrupted(opt, err)) return TB_SUT_EINTR;
+        if (sut_interrupted(opt, err)) return TB_SUT_EINTR;
         if (tb_oltp_load(ep->pg_conninfo, i, err) != 0) return TB_SUT_ESTART;
         tb_log(TB_LOG_DEBUG, "oltp data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
     }

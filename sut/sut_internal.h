@@ -47,6 +47,8 @@ int sut_mkdir_p(const char *dir, char *err);
 int sut_remove_tree(const char *path);
 /* A socket connected to 127.0.0.1:port with 1 s send and receive timeouts, or -1. */
 int sut_loopback_connect(int port);
+/* 1 with err when a stop was asked for (loading 200 tiles takes minutes). */
+int sut_interrupted(const tb_sut_options *opt, char *err);
 
 /* ---- the record of started servers (sut/state.c) ------------------------ */
 

@@ -1,6 +1,7 @@
 /*
  * util.c: small helpers the pieces of the embedded SUT share: bounded string
- * copies and path joins, mkdir -p, rm -rf, and a loopback TCP connection.
+ * copies and path joins, mkdir -p, rm -rf, a loopback TCP connection, and
+ * the check for a stop asked for while tile data loads.
  */
 #define _DEFAULT_SOURCE
 #define _XOPEN_SOURCE 700 /* nftw */
@@ -88,4 +89,10 @@ int sut_loopback_connect(int port) {
         return -1;
     }
     return fd;
+}
+
+int sut_interrupted(const tb_sut_options *opt, char *err) {
+    if (!opt->stop || !*opt->stop) return 0;
+    tb_seterr(err, "interrupted while loading tile data");
+    return 1;
 }

@@ -79,19 +79,12 @@ static int web_wait(const sut_state *st, const char *dir, uint64_t deadline, cha
     return 0;
 }
 
-/* 1 with err when a stop was asked for (loading 200 tiles takes minutes). */
-static int interrupted(const tb_sut_options *opt, char *err) {
-    if (!opt->stop || !*opt->stop) return 0;
-    tb_seterr(err, "interrupted while loading tile data");
-    return 1;
-}
-
 /* Loads the web data of tiles 1..n_web (schemas web<N>). */
 static int load_web_data(const tb_sut_options *opt, const char *web_conninfo, int n_web, char *err) {
     int web_users = opt->web_users > 0 ? opt->web_users : TB_WEB_DEFAULT_USERS;
     for (int i = 1; i <= n_web; i++) {
         uint64_t t0 = tb_now_us();
-        if (interrupted(opt, err)) return TB_SUT_EINTR;
+        if (sut_interrupted(opt, err)) return TB_SUT_EINTR;
         if (tb_web_load(web_conninfo, i, web_users, err) != 0) return TB_SUT_ESTART;
         tb_log(TB_LOG_DEBUG, "web data for tile %d loaded in %.2fs", i, (double)(tb_now_us() - t0) / 1e6);
     }
