@@ -22,6 +22,33 @@
 #define TB_PRINTF(a, b)
 #endif
 
+/*
+ * TB_ASSERT(cond): a check of the program's own logic (an index within its
+ * array, a count within its limit), never of input. Active in debug builds
+ * (NDEBUG not defined: CMAKE_BUILD_TYPE=Debug) and in sanitizer and fuzz
+ * builds (TB_SANITIZE or TB_FUZZ defined, or the compiler's own ASan macro),
+ * where a false cond prints file:line and the condition and aborts. Compiled
+ * out in release builds: cond is then not evaluated (it is still
+ * type-checked), so it must have no side effects.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define TB_ASSERT_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TB_ASSERT_SANITIZER 1
+#endif
+#if !defined(NDEBUG) || defined(TB_SANITIZE) || defined(TB_FUZZ) || defined(TB_ASSERT_SANITIZER)
+#include <stdio.h>
+#include <stdlib.h>
+#define TB_ASSERT(cond)                                                                                        \
+    ((cond) ? (void)0                                                                                          \
+            : (fprintf(stderr, "%s:%d: %s: assertion failed: %s\n", __FILE__, __LINE__, __func__, #cond), abort()))
+#else
+#define TB_ASSERT(cond) ((void)sizeof((cond) ? 1 : 0))
+#endif
+
 /* Exit codes of the CLI contract (README, "The CLI"). */
 enum { TB_EXIT_OK = 0, TB_EXIT_VALIDATE = 1, TB_EXIT_USAGE = 2, TB_EXIT_ABORTED = 3 };
 

@@ -27,7 +27,8 @@
 #include "loadgen/workload.h"
 
 enum { OP_GET = 0, N_OPS };
-static const char *const op_names[N_OPS] = {"GET"};
+/* The op names are the tile model's (tiles/kinds.h: tb_kind_http_ops), in OP_ order. */
+_Static_assert(N_OPS == TB_KIND_HTTP_N_OPS, "the http ops must be the catalog's");
 
 #define HTTP_MAX_URLS    64
 #define HTTP_EXPECT_SCAN (1024u * 1024u) /* body bytes searched for `expect` */
@@ -228,7 +229,7 @@ static int http_probe(const void *cfg, int tiles, char *err) {
 const tb_workload_vt tb_http_workload = {
     .kind = "http",
     .n_ops = N_OPS,
-    .op_names = op_names,
+    .op_names = tb_kind_http_ops,
     .metric_mask = 1u << OP_GET,
     .sockets_per_user = 1, /* one per origin: one for a single-server URL list */
     .configure = http_configure,

@@ -21,7 +21,8 @@
 #include "loadgen/workload.h"
 
 enum { OP_SET = 0, OP_GET, N_OPS };
-static const char *const op_names[N_OPS] = {"SET", "GET"};
+/* The op names are the tile model's (tiles/kinds.h: tb_kind_kv_ops), in OP_ order. */
+_Static_assert(N_OPS == TB_KIND_KV_N_OPS, "the kv ops must be the catalog's");
 
 enum { KEYS_UNIFORM = 0, KEYS_ZIPF, KEYS_SEQUENTIAL };
 
@@ -410,7 +411,7 @@ static double kv_mix_target_pct(const void *cfg, int op) {
 const tb_workload_vt tb_kv_workload = {
     .kind = "kv",
     .n_ops = N_OPS,
-    .op_names = op_names,
+    .op_names = tb_kind_kv_ops,
     .metric_mask = (1u << OP_SET) | (1u << OP_GET),
     .sockets_per_user = 1,
     .configure = kv_configure,

@@ -65,9 +65,10 @@ enum {
     OP_LOGOUT,
     N_OPS
 };
-/* Stable names: QoS rules and reports refer to them. */
-static const char *const op_names[N_OPS] = {"Send",  "Login",   "Select", "FetchHeaders", "FetchBody",
-                                            "Store", "Expunge", "Append", "Search",       "Logout"};
+/* Stable names, from the tile model's catalog (tiles/kinds.h), in OP_ order: the tile
+ * file, QoS rules and reports use them. */
+_Static_assert(N_OPS == TB_KIND_MAIL_N_OPS, "the mail ops must be the catalog's");
+static const char *const *const op_names = tb_kind_mail_ops;
 
 #define MAIL_MAX_UIDS     100000
 #define MAIL_CORPUS_BYTES (512u * 1024u)
@@ -938,7 +939,7 @@ static void mail_user_free(void *st) {
 const tb_workload_vt tb_mail_workload = {
     .kind = "mail",
     .n_ops = N_OPS,
-    .op_names = op_names,
+    .op_names = tb_kind_mail_ops,
     /* every op is an action: actions per minute (LoadGen's tasks per user-day, per minute) */
     .metric_mask = (1u << N_OPS) - 1,
     .sockets_per_user = 2,

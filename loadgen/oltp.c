@@ -46,8 +46,8 @@ enum {
     OP_POINT,
     N_OPS
 };
-static const char *const op_names[N_OPS] = {"Order",       "Login",    "NewCustomer", "BrowseCategory", "BrowseActor",
-                                            "BrowseTitle", "Purchase", "Rollback",    "Point"};
+/* The op names are the tile model's (tiles/kinds.h: tb_kind_oltp_ops), in OP_ order. */
+_Static_assert(N_OPS == TB_KIND_OLTP_N_OPS, "the oltp ops must be the catalog's");
 
 enum { STEP_IDLE = 0, STEP_CONNECT, STEP_PREPARE, STEP_LOGIN, STEP_BROWSE, STEP_PURCHASE, STEP_POINT };
 
@@ -634,7 +634,7 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
 const tb_workload_vt tb_oltp_workload = {
     .kind = "oltp",
     .n_ops = N_OPS,
-    .op_names = op_names,
+    .op_names = tb_kind_oltp_ops,
     .metric_mask = (1u << OP_ORDER) | (1u << OP_POINT),
     .sockets_per_user = 1,
     .probe = oltp_probe,

@@ -15,14 +15,17 @@ extern const tb_workload_vt tb_web_workload;
 
 static const tb_workload_vt *const kinds[] = {&tb_oltp_workload, &tb_kv_workload, &tb_mail_workload,
                                               &tb_web_workload,  &tb_http_workload};
+#define N_KINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 const tb_workload_vt *tb_workload_find(const char *kind) {
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    for (int i = 0; i < N_KINDS; i++)
         if (strcmp(kinds[i]->kind, kind) == 0) return kinds[i];
     return NULL;
 }
 
-const char *tb_workload_kinds(void) { return "oltp, kv, mail, web, http"; }
+int tb_workload_count(void) { return N_KINDS; }
+
+const tb_workload_vt *tb_workload_at(int i) { return i >= 0 && i < N_KINDS ? kinds[i] : NULL; }
 
 static const tb_param *param(const tb_workload_def *w, const char *key) {
     return tb_tiledef_param(w, key);

@@ -53,9 +53,10 @@ enum {
     OP_REQUEST, /* every HTTP request: a sub-op, not in the mix or the metric */
     N_OPS
 };
-/* Stable names: the tile file's matrix, QoS rules and reports use them. */
-static const char *const op_names[N_OPS] = {"HomePage",     "Login",     "TagSearch", "EventDetail",
-                                            "PersonDetail", "AddPerson", "AddEvent",  "Request"};
+/* Stable names, from the tile model's catalog (tiles/kinds.h), in OP_ order: the tile
+ * file, QoS rules and reports use them. */
+_Static_assert(N_OPS == TB_KIND_WEB_N_OPS, "the web ops must be the catalog's");
+static const char *const *const op_names = tb_kind_web_ops;
 #define N_MIX          OP_REQUEST
 
 #define WEB_MAX_BODY   (4u * 1024u * 1024u) /* page bytes kept for the marker and asset scan */
@@ -573,7 +574,7 @@ static uint64_t web_min_cycle_us(const void *cfg, int op) {
 const tb_workload_vt tb_web_workload = {
     .kind = "web",
     .n_ops = N_OPS,
-    .op_names = op_names,
+    .op_names = tb_kind_web_ops,
     .metric_mask = (1u << N_MIX) - 1,
     .sockets_per_user = 1,
     .configure = web_configure,

@@ -17,6 +17,7 @@
 
 #include "common/tb_common.h"
 #include "tiles/endpoints.h"
+#include "tiles/kinds.h"
 #include "tiles/tiledef.h"
 
 struct event_base;
@@ -75,9 +76,9 @@ double tb_user_rand01(tb_user_ctx *u);             /* [0,1) */
 int tb_user_rand_range(tb_user_ctx *u, int lo, int hi); /* uniform in [lo,hi] */
 
 typedef struct tb_workload_vt {
-    const char *kind;                /* "oltp", "kv" */
-    int n_ops;
-    const char *const *op_names;     /* n_ops names, e.g. "Order", "Login" */
+    const char *kind;                /* "oltp", "kv": a kind of the tile model's catalog (tiles/kinds.h) */
+    int n_ops;                       /* the catalog's n_ops for the kind */
+    const char *const *op_names;     /* the catalog's op_names for the kind (one list), e.g. "Order" */
     unsigned metric_mask;            /* bit i set: op i counts toward throughput */
     int sockets_per_user;            /* sockets one user holds at most (for the open-files
                                         check of `run`); 0 = 2 */
@@ -121,10 +122,13 @@ typedef struct tb_workload_vt {
     int coarse_at_max_rate;
 } tb_workload_vt;
 
-/* The workload kinds compiled in; NULL when kind is unknown. */
+/* The workload kinds compiled in; NULL when kind is unknown. There is one
+ * for every kind of the tile model's catalog (tiles/kinds.h). */
 const tb_workload_vt *tb_workload_find(const char *kind);
-/* "oltp, kv": for error messages. */
-const char *tb_workload_kinds(void);
+/* The number of workloads compiled in, and workload i (0-based; NULL out of
+ * range): for the test that holds them to the catalog. */
+int tb_workload_count(void);
+const tb_workload_vt *tb_workload_at(int i);
 
 /* Helpers for configure(): read a kind-specific key (dflt when absent) with
  * "file:line: [workload.NAME] key: why" errors. 0 or -1. */

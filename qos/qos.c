@@ -1,13 +1,13 @@
 /*
  * qos.c: evaluates QoS rules (percentile, mean, share within a limit, mix
  * deviation, error rate, throughput vs reference) against the figures of a
- * load level or of one of its tiles, explains each verdict in one line, and
- * parses the rule syntax of the tile file. Rule limits are ms, % or
- * percentage points; histogram values are µs. Pure computation, no I/O.
+ * load level or of one of its tiles and explains each verdict in one line.
+ * The rule syntax of the tile file is parsed in tiles/qos_rule.c. Rule
+ * limits are ms, % or percentage points; histogram values are µs. Pure
+ * computation, no I/O.
  */
 #include "qos/qos.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,19 +16,6 @@
 /* Slack for the comparisons of computed shares (%, pp) against a limit, so
  * that 100 * 95 / 100 vs 95 is not decided by the last bit of a double. */
 #define SHARE_EPS 1e-9
-
-/* A number without trailing zeros: 3000 -> "3000", 0.5 -> "0.5", 99.9 ->
- * "99.9" (3 decimals at most; %g would switch to exponents). */
-static void fmt_num(double v, char *buf, size_t len) {
-    char *dot, *end;
-    snprintf(buf, len, "%.3f", v);
-    dot = strchr(buf, '.');
-    if (!dot) return;
-    end = buf + strlen(buf) - 1;
-    while (end > dot && *end == '0')
-        *end-- = '\0';
-    if (end == dot) *end = '\0';
-}
 
 /* Observed latency in ms: one decimal from 100 ms up ("4213.0"), three below
  * ("1.800") so sub-millisecond figures stay readable. */
@@ -39,13 +26,13 @@ static void kind_label(const tb_qos_rule *r, char *buf, size_t len) {
     char num[32];
     switch (r->kind) {
     case TB_QOS_PERCENTILE:
-        fmt_num(r->pct, num, sizeof num);
+        tb_qos_fmt_num(r->pct, num, sizeof num);
         snprintf(buf, len, "p%s", num);
         return;
     case TB_QOS_MEAN: snprintf(buf, len, "mean"); return;
     case TB_QOS_ERROR_RATE: snprintf(buf, len, "error rate"); return;
     case TB_QOS_WITHIN:
-        fmt_num(r->within_ms, num, sizeof num);
+        tb_qos_fmt_num(r->within_ms, num, sizeof num);
         snprintf(buf, len, "within %s ms", num);
         return;
     case TB_QOS_MIX: snprintf(buf, len, "mix deviation"); return;
@@ -56,7 +43,7 @@ static void kind_label(const tb_qos_rule *r, char *buf, size_t len) {
 
 void tb_qos_rule_name(const tb_qos_rule *r, char *buf, size_t len) {
     char label[48], lim[32];
-    fmt_num(r->limit, lim, sizeof lim);
+    tb_qos_fmt_num(r->limit, lim, sizeof lim);
     kind_label(r, label, sizeof label);
     switch (r->kind) {
     case TB_QOS_ERROR_RATE: snprintf(buf, len, "%s.%s %s < %s%%", r->workload, r->op, label, lim); return;
@@ -147,7 +134,7 @@ static tb_qos_outcome eval_error_rate(const tb_qos_rule *r, const tb_qos_input *
         ops += in[i].ops;
         errors += in[i].errors;
     }
-    fmt_num(r->limit, lim, sizeof lim);
+    tb_qos_fmt_num(r->limit, lim, sizeof lim);
     out->ops = ops + errors;
     out->min_ops = 1;
     if (ops + errors == 0) return no_ops(r, in, n_in, tile, out);
@@ -208,7 +195,7 @@ static tb_qos_outcome eval_latency(const tb_qos_rule *r, const tb_qos_input *in,
     tb_hist_free(merged);
 
     kind_label(r, label, sizeof label);
-    fmt_num(r->limit, lim, sizeof lim);
+    tb_qos_fmt_num(r->limit, lim, sizeof lim);
     fmt_ms(out->observed, obs, sizeof obs);
     if (count < out->min_ops) {
         snprintf(out->reason, sizeof out->reason, "%llu %s, %s needs %llu (%s); observed %s ms",
@@ -231,8 +218,8 @@ static tb_qos_outcome eval_within(const tb_qos_rule *r, const tb_qos_input *in, 
     double us;
     int pass;
 
-    fmt_num(r->limit, lim, sizeof lim);
-    fmt_num(r->within_ms, lat, sizeof lat);
+    tb_qos_fmt_num(r->limit, lim, sizeof lim);
+    tb_qos_fmt_num(r->within_ms, lat, sizeof lat);
     if (!(r->within_ms >= 0.0)) {
         out->observed = NAN;
         snprintf(out->reason, sizeof out->reason, "bad latency limit %g ms", r->within_ms);
@@ -317,14 +304,14 @@ static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int
     out->min_ops = min_sample(r, need);
     if (total == 0) return no_ops(r, in, n_in, tile, out);
     out->observed = worst_dev;
-    fmt_num(r->limit, lim, sizeof lim);
+    tb_qos_fmt_num(r->limit, lim, sizeof lim);
     if (total < out->min_ops) {
         if (r->min_ops_given || need_op < 0) {
             snprintf(out->reason, sizeof out->reason,
                      "%llu mix %s, needs %llu (set in the tile file); observed %.3f pp (%s)", (unsigned long long)total,
                      total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, worst_dev, in[worst].op);
         } else {
-            fmt_num(in[need_op].mix_target_pct, tgt, sizeof tgt);
+            tb_qos_fmt_num(in[need_op].mix_target_pct, tgt, sizeof tgt);
             snprintf(out->reason, sizeof out->reason,
                      "%llu mix %s, needs %llu (%s pp = " TB_QOS_MIX_Z_TEXT " sd of %s's %s%% share); observed %.3f pp (%s)",
                      (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, lim,
@@ -333,7 +320,7 @@ static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int
         return unjudged(out);
     }
     pass = worst_dev <= r->limit + SHARE_EPS;
-    fmt_num(in[worst].mix_target_pct, tgt, sizeof tgt);
+    tb_qos_fmt_num(in[worst].mix_target_pct, tgt, sizeof tgt);
     snprintf(out->reason, sizeof out->reason, "%s share %.3f%% (target %s%%): %.3f pp %s %s pp", in[worst].op,
              worst_share, tgt, worst_dev, pass ? "<=" : ">", lim);
     return finish(out, pass);
@@ -361,9 +348,9 @@ static tb_qos_outcome eval_throughput(const tb_qos_rule *r, const tb_qos_wl_inpu
     }
     out->observed = 100.0 * thr / ref;
     pass = out->observed >= r->limit - SHARE_EPS;
-    fmt_num(r->limit, lim, sizeof lim);
-    fmt_num(thr, a, sizeof a);
-    fmt_num(ref, b, sizeof b);
+    tb_qos_fmt_num(r->limit, lim, sizeof lim);
+    tb_qos_fmt_num(thr, a, sizeof a);
+    tb_qos_fmt_num(ref, b, sizeof b);
     snprintf(out->reason, sizeof out->reason, "throughput %.3f%% of reference %s %s%% (%s of %s)", out->observed,
              pass ? ">=" : "<", lim, a, b);
     return finish(out, pass);
@@ -409,172 +396,4 @@ tb_qos_outcome tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qo
             unjudged = 1;
     }
     return failed ? TB_QOS_FAIL : unjudged ? TB_QOS_NOT_JUDGED : TB_QOS_PASS;
-}
-
-/* ---- the rule syntax of [qos.NAME] ------------------------------------- */
-
-/* Copies s without surrounding blanks into buf (cap len); -1 when too long. */
-static int trim_copy(const char *s, size_t n, char *buf, size_t len) {
-    while (n > 0 && isspace((unsigned char)*s))
-        s++, n--;
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        n--;
-    if (n >= len) return -1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return 0;
-}
-
-/* A number with an optional unit suffix ("%" or "pp") into *out, within
- * [lo, hi] (lo exclusive when lo_open). Fills why on error. */
-static int parse_share(const char *s, size_t n, const char *suffix, double lo, int lo_open, double hi, const char *what,
-                       double *out, char *why) {
-    char buf[64];
-    size_t sl = strlen(suffix);
-    if (trim_copy(s, n, buf, sizeof buf) != 0) {
-        tb_seterr(why, "'%.*s': not a number", 40, s);
-        return -1;
-    }
-    n = strlen(buf);
-    if (n > sl && strcmp(buf + n - sl, suffix) == 0) { /* "0.5%", "0.5 %" */
-        n -= sl;
-        while (n > 0 && isspace((unsigned char)buf[n - 1]))
-            n--;
-        buf[n] = '\0';
-    }
-    if (tb_parse_double(buf, out, why) != 0) return -1;
-    if ((lo_open ? !(*out > lo) : !(*out >= lo)) || !(*out <= hi)) {
-        char a[32], b[32];
-        fmt_num(lo, a, sizeof a);
-        fmt_num(hi, b, sizeof b);
-        if (hi > 1e300)
-            tb_seterr(why, "'%s': %s must be greater than %s", buf, what, a);
-        else
-            tb_seterr(why, "'%s': %s must be in %s%s,%s]", buf, what, lo_open ? "(" : "[", a, b);
-        return -1;
-    }
-    return 0;
-}
-
-/* A latency limit in ms from a duration with unit suffix. */
-static int parse_latency_ms(const char *s, size_t n, double *ms, char *why) {
-    char buf[64];
-    uint64_t us;
-    if (trim_copy(s, n, buf, sizeof buf) != 0) {
-        tb_seterr(why, "'%.*s': not a duration (examples: 500ms, 30s, 5m)", 40, s);
-        return -1;
-    }
-    if (tb_parse_duration_us(buf, &us, why) != 0) return -1;
-    *ms = (double)us / 1000.0;
-    return 0;
-}
-
-/* "90", "99.9": digits with at most one inner '.', value in (0, 100]. */
-static int parse_percentile(const char *s, double *pct) {
-    const char *p = s;
-    int digits = 0, dots = 0;
-    for (; *p; p++) {
-        if (isdigit((unsigned char)*p))
-            digits++;
-        else if (*p == '.' && digits > 0 && dots == 0 && p[1])
-            dots++;
-        else
-            return -1;
-    }
-    if (digits == 0) return -1;
-    *pct = strtod(s, NULL);
-    return *pct > 0.0 && *pct <= 100.0 ? 0 : -1;
-}
-
-int tb_qos_parse_rule(const char *workload, const char *key, const char *value, tb_qos_rule *out, char *err) {
-    char why[TB_ERR_LEN];
-    const char *dot, *what;
-    const char *v = value ? value : "";
-    size_t vl = strlen(v);
-
-    memset(out, 0, sizeof *out);
-    if (!workload) workload = "";
-    if (!key) key = "";
-    if (!*workload || strlen(workload) >= sizeof out->workload) {
-        tb_seterr(err, "[qos.%.40s]: workload name must be 1..%d characters", workload, (int)sizeof out->workload - 1);
-        return -1;
-    }
-    snprintf(out->workload, sizeof out->workload, "%s", workload);
-    dot = strchr(key, '.'); /* op names have no dots; p99.9 does */
-    what = dot ? dot + 1 : key;
-    if (dot) {
-        size_t n = (size_t)(dot - key);
-        if (n == 0 || n >= sizeof out->op) {
-            tb_seterr(err, "[qos.%s] %.60s: bad op name (1..%d characters before the '.')", workload, key,
-                      (int)sizeof out->op - 1);
-            return -1;
-        }
-        memcpy(out->op, key, n);
-        out->op[n] = '\0';
-    } else {
-        snprintf(out->op, sizeof out->op, "*");
-    }
-
-    if (strcmp(what, "error_rate") == 0) {
-        out->kind = TB_QOS_ERROR_RATE;
-        if (parse_share(v, vl, "%", 0, 0, 100, "error rate", &out->limit, why) != 0) goto bad;
-    } else if (strcmp(what, "mix_deviation") == 0) {
-        const char *at = strchr(v, '@');
-        out->kind = TB_QOS_MIX;
-        if (parse_share(v, at ? (size_t)(at - v) : vl, "pp", 0, 0, 100, "mix deviation (percentage points)",
-                        &out->limit, why) != 0)
-            goto bad;
-        if (at) { /* PP@N: judged from N mix ops */
-            char buf[32];
-            if (trim_copy(at + 1, strlen(at + 1), buf, sizeof buf) != 0 || tb_parse_u64(buf, &out->min_ops, why) != 0) {
-                tb_seterr(why,
-                          "'%.40s': the least number of mix ops after '@' must be a whole number >= 0 "
-                          "(e.g. 2@5000)",
-                          at + 1);
-                goto bad;
-            }
-            out->min_ops_given = 1;
-        }
-    } else if (strcmp(what, "throughput") == 0) {
-        out->kind = TB_QOS_THROUGHPUT;
-        if (dot) {
-            tb_seterr(why, "throughput is a rule of the whole workload: write throughput = PCT");
-            goto bad;
-        }
-        if (parse_share(v, vl, "%", 0, 1, HUGE_VAL, "throughput (% of reference)", &out->limit, why) != 0) goto bad;
-    } else if (strcmp(what, "mean") == 0 || strcmp(what, "within") == 0 || (what[0] == 'p' && what[1])) {
-        if (!dot) {
-            tb_seterr(why, "latency rules are written <Op>.pNN, <Op>.mean or <Op>.within");
-            goto bad;
-        }
-        if (strcmp(what, "mean") == 0) {
-            out->kind = TB_QOS_MEAN;
-            if (parse_latency_ms(v, vl, &out->limit, why) != 0) goto bad;
-        } else if (strcmp(what, "within") == 0) {
-            const char *at = strchr(v, '@');
-            out->kind = TB_QOS_WITHIN;
-            if (!at) {
-                tb_seterr(why, "'%.60s': write DUR@PCT, e.g. 2s@99 (99%% of ops within 2 s)", v);
-                goto bad;
-            }
-            if (parse_latency_ms(v, (size_t)(at - v), &out->within_ms, why) != 0) goto bad;
-            if (parse_share(at + 1, strlen(at + 1), "%", 0, 1, 100, "share within the limit", &out->limit, why) != 0)
-                goto bad;
-        } else {
-            out->kind = TB_QOS_PERCENTILE;
-            if (parse_percentile(what + 1, &out->pct) != 0) {
-                tb_seterr(why, "percentile must be p1..p100 (p999 is not p99.9: write p99.9)");
-                goto bad;
-            }
-            if (parse_latency_ms(v, vl, &out->limit, why) != 0) goto bad;
-        }
-    } else {
-        tb_seterr(why, "unknown rule (use <Op>.pNN, <Op>.mean, <Op>.within, error_rate, mix_deviation or "
-                       "throughput)");
-        goto bad;
-    }
-    return 0;
-bad:
-    tb_seterr(err, "[qos.%s] %.60s: %s", workload, key, why);
-    return -1;
 }

@@ -42,7 +42,8 @@
  * its op-based rules FAILS "no ops (web completed no op in steady state)",
  * because a workload whose users completed nothing is a stalled SUT, not a
  * small sample.
- * Also parses the rule syntax of a tile file's [qos.NAME] sections.
+ * The rules themselves (tb_qos_rule) and their syntax in a tile file's
+ * [qos.NAME] sections are the tile model's: tiles/qos_rule.h.
  * Pure computation: no I/O.
  */
 #ifndef TB_QOS_QOS_H
@@ -52,17 +53,7 @@
 
 #include "common/tb_common.h"
 #include "qos/hist.h"
-
-typedef enum {
-    TB_QOS_PERCENTILE = 0, /* value at pct <= limit (ms); source: Faban max90th, Olio UIDriver */
-    TB_QOS_MEAN,           /* mean latency <= limit (ms) */
-    TB_QOS_ERROR_RATE,     /* errors / (ops + errors) * 100 < limit (%); source: Weathervane */
-    TB_QOS_WITHIN,         /* % of ops with latency <= within_ms, >= limit (%); source: Weathervane
-                              "99% of operations under the response-time limit" */
-    TB_QOS_MIX,            /* worst 100 * |actual share - target share| <= limit (percentage
-                              points); source: Faban driver Metrics, <mix allowedDeviation> */
-    TB_QOS_THROUGHPUT      /* 100 * achieved / reference >= limit (%) */
-} tb_qos_kind;
+#include "tiles/qos_rule.h"
 
 /* The outcome of one rule, and of a verdict over several. Only
  * TB_QOS_PASS is a pass: test `== TB_QOS_PASS`, never truthiness. */
@@ -71,21 +62,6 @@ typedef enum {
     TB_QOS_PASS = 1,      /* judged and met (a verdict: every rule judged and met) */
     TB_QOS_NOT_JUDGED = 2 /* too few ops to judge (a verdict: none failed, some not judged) */
 } tb_qos_outcome;
-
-typedef struct tb_qos_rule {
-    char workload[32]; /* workload section name, e.g. "oltp" */
-    char op[32];       /* op name, e.g. "Order"; "*" = all ops of the workload (error rate, mix,
-                          and always for throughput) */
-    tb_qos_kind kind;
-    double pct;        /* percentile for TB_QOS_PERCENTILE, e.g. 90 */
-    double limit;      /* PERCENTILE, MEAN: ms; ERROR_RATE, WITHIN, THROUGHPUT: %; MIX: pp */
-    char source[96];   /* where the limit comes from, e.g. "Olio UIDriver max90th" */
-    double within_ms;  /* TB_QOS_WITHIN only: the latency limit in ms (limit holds the
-                          required share in %); 0 for the other kinds */
-    int min_ops_given; /* 1: min_ops below replaces the derived minimum sample
-                          (`mix_deviation = PP@N`); 0: derived (see the top) */
-    uint64_t min_ops;  /* with min_ops_given: judged from this many ops (0 = from the first) */
-} tb_qos_rule;
 
 /*
  * Observed figures of one op over one steady-state phase: either of one tile
@@ -234,26 +210,5 @@ tb_qos_outcome tb_qos_eval_inputs(const tb_qos_rule *r, const tb_qos_inputs *in,
  */
 tb_qos_outcome tb_qos_verdict(const tb_qos_rule *rules, int n_rules, const tb_qos_inputs *in, int tile,
                               tb_qos_result *out);
-
-/*
- * Parses one key = value line of a [qos.WORKLOAD] section into *out:
- *   <Op>.pNN = DUR         percentile limit, NN in (0,100], e.g. p90, p99.9
- *   <Op>.mean = DUR        mean latency limit
- *   <Op>.within = DUR@PCT  at least PCT% of ops within DUR, e.g. "2s@99"
- *   [<Op>.]error_rate = PCT    error rate below PCT% (op "*" without <Op>)
- *   [<Op>.]mix_deviation = PP[@N]  mix deviation at most PP percentage points;
- *                          @N: judged from N mix ops (default: derived, see the top)
- *   throughput = PCT       throughput at least PCT% of reference (workload only)
- * DUR takes unit suffixes (tb_parse_duration_us: "500ms", "2s"; bare = s)
- * and becomes ms. PCT is a number, optionally followed by '%': in [0,100]
- * for error_rate, (0,100] for within, > 0 for throughput. PP is in [0,100],
- * optionally followed by "pp". Blanks around '@' are allowed. Op names are
- * the text before the first '.', 1..31 characters.
- * out->source is left empty for the caller (e.g. "standard.ini:57").
- * Returns 0, or -1 with err (TB_ERR_LEN) = "[qos.web] Login.p999: percentile
- * must be p1..p100 (p999 is not p99.9: write p99.9)", i.e. section, key and
- * why; the caller prefixes "file:line: ". *out is unspecified on error.
- */
-int tb_qos_parse_rule(const char *workload, const char *key, const char *value, tb_qos_rule *out, char *err) TB_WUR;
 
 #endif

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
+
 /*
  * The schema as one SQL script. "@S@" stands for the schema name (tile<N>).
  * Function bodies name their tables with the schema so they work whatever the
@@ -241,29 +243,23 @@ static void set_pq_err(char *err, int tile, const char *msg) {
 
 /* ---- COPY ------------------------------------------------------------------- */
 
-/* A growing text buffer of COPY rows, sent in chunks. */
-typedef struct copybuf {
-    char *p;
-    size_t len, cap;
-} copybuf;
+/* The COPY rows of one table go into a tb_buf (common/buf.h), sent in
+ * chunks. The tables have fixed sizes (tiles/dataset.h); the largest,
+ * customers, is about 3 MB, so 64 MiB is only reached if the generator itself
+ * goes wrong. An append past the cap leaves b->overflow set, checked before
+ * the load. */
+#define OLTP_TABLE_MAX ((size_t)64 << 20)
 
-static void cb_printf(copybuf *b, const char *fmt, ...) TB_PRINTF(2, 3);
-static void cb_printf(copybuf *b, const char *fmt, ...) {
+static void cb_printf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3);
+static void cb_printf(tb_buf *b, const char *fmt, ...) {
     va_list ap;
-    int n;
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < b->cap - b->len) break;
-        b->cap = b->cap * 2 + (size_t)n + 64;
-        b->p = xrealloc(b->p, b->cap);
-    }
-    b->len += (size_t)n;
+    va_start(ap, fmt);
+    if (tb_buf_vaddf(b, fmt, ap) != 0) b->overflow = 1;
+    va_end(ap);
 }
 
 /* Streams b to the server as the data of `COPY table (cols) FROM STDIN`. */
-static int copy_in(PGconn *conn, int tile, const char *table_cols, const copybuf *b, char *err) {
+static int copy_in(PGconn *conn, int tile, const char *table_cols, const tb_buf *b, char *err) {
     char sql[640];
     PGresult *res;
     size_t off = 0;
@@ -277,7 +273,7 @@ static int copy_in(PGconn *conn, int tile, const char *table_cols, const copybuf
     PQclear(res);
     while (off < b->len) {
         size_t n = b->len - off > 65536 ? 65536 : b->len - off;
-        if (PQputCopyData(conn, b->p + off, (int)n) != 1) {
+        if (PQputCopyData(conn, b->ptr + off, (int)n) != 1) {
             set_pq_err(err, tile, PQerrorMessage(conn));
             return -1;
         }
@@ -311,19 +307,19 @@ static int rand_range(uint64_t *x, int lo, int hi) { return lo + (int)(next_rand
 static const char *const countries[10] = {"Australia", "Canada", "Chile",  "China", "France",
                                           "Germany",   "Japan",  "Russia", "South Africa", "UK"};
 
-static void gen_products(copybuf *b) {
+static void gen_products(tb_buf *b) {
     for (int id = 1; id <= TB_OLTP_PRODUCTS; id++)
         cb_printf(b, "%d\t%d\tTITLE %d\tACTOR %d\t%d.99\t%d\t%d\n", id, 1 + (id - 1) % TB_OLTP_CATEGORIES,
                   1 + (id * 13) % TB_OLTP_TITLES, 1 + (id * 7) % TB_OLTP_ACTORS, 9 + id % 20, id % 100 < 5,
                   1 + (id * 31) % TB_OLTP_PRODUCTS);
 }
 
-static void gen_inventory(copybuf *b) {
+static void gen_inventory(tb_buf *b) {
     for (int id = 1; id <= TB_OLTP_PRODUCTS; id++) cb_printf(b, "%d\t%d\t0\n", id, 50 + id % 200);
 }
 
 /* First half US customers (region 1), second half international (region 2), as DS2. */
-static void gen_customers(copybuf *b) {
+static void gen_customers(tb_buf *b) {
     for (long i = 1; i <= TB_OLTP_CUSTOMERS; i++) {
         int us = i <= TB_OLTP_CUSTOMERS / 2;
         cb_printf(b,
@@ -337,7 +333,7 @@ static void gen_customers(copybuf *b) {
 
 /* DS2 small: 1,000 orders a month for a year, 1..9 lines (average 5) of
  * quantity 1..3; each line also goes to cust_hist. Prices match products. */
-static void gen_history(int tile, copybuf *orders, copybuf *lines, copybuf *hist) {
+static void gen_history(int tile, tb_buf *orders, tb_buf *lines, tb_buf *hist) {
     uint64_t x = 0x74696c6500000000ull + (uint64_t)tile; /* seed: "tile" and N */
     int orderid = 0;
     for (int month = 1; month <= 12; month++) {
@@ -394,7 +390,7 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
     char schema[32], tc[512];
     PGconn *conn;
     PGresult *res;
-    copybuf b[6];
+    tb_buf b[6];
     int rc = 0;
     static const char *const tables[6] = {
         "products (prod_id, category, title, actor, price, special, common_prod_id)",
@@ -423,12 +419,19 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
         return 0;
     }
     snprintf(schema, sizeof schema, "tile%d", tile);
-    memset(b, 0, sizeof b);
+    for (int i = 0; i < 6; i++)
+        tb_buf_init(&b[i], OLTP_TABLE_MAX);
     gen_products(&b[0]);
     gen_inventory(&b[1]);
     gen_customers(&b[2]);
     gen_history(tile, &b[3], &b[4], &b[5]);
-    rc = exec_script(conn, tile, oltp_sql, schema, err);
+    for (int i = 0; i < 6 && rc == 0; i++)
+        if (b[i].overflow) {
+            tb_seterr(err, "oltp load tile %d: the COPY data of %.*s passed %zu MiB", tile,
+                      (int)strcspn(tables[i], " "), tables[i], OLTP_TABLE_MAX >> 20);
+            rc = -1;
+        }
+    if (rc == 0) rc = exec_script(conn, tile, oltp_sql, schema, err);
     for (int i = 0; i < 6 && rc == 0; i++) {
         snprintf(tc, sizeof tc, "%s.%s", schema, tables[i]);
         rc = copy_in(conn, tile, tc, &b[i], err);
@@ -438,7 +441,7 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
         res = PQexec(conn, "ROLLBACK");
         PQclear(res);
     }
-    for (int i = 0; i < 6; i++) free(b[i].p);
+    for (int i = 0; i < 6; i++) tb_buf_free(&b[i]);
     PQfinish(conn);
     return rc;
 }

@@ -55,13 +55,8 @@ int tb_sut_down(const char *dir, char *err) TB_WUR;
  * number of services down (0 = all up), or -1 with err when dir holds no SUT. */
 int tb_sut_status(const char *dir, FILE *f, char *err);
 
-/* Reads DIR/sut.ini (written by tb_sut_up) into ep. 0 or -1 with err. */
-int tb_sut_read_endpoints(const char *dir, tb_sut_endpoints *ep, char *err) TB_WUR;
-
-
-
 /* PostgreSQL's max_connections in an embedded SUT of `tiles` tiles: 100 +
- * 20 per tile, at most 10000 (see sut.c). */
+ * 20 per tile, at most 10000 (see sut/postgres.c). */
 int tb_sut_pg_max_connections(int tiles);
 
 #endif

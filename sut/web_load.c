@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
+
 /* ---- word lists ------------------------------------------------------------ */
 
 static const char *const first_names[32] = {
@@ -38,27 +40,24 @@ static const char *const fillers[32] = {"the",   "a",     "with",   "for",   "an
 
 /* ---- generator ------------------------------------------------------------- */
 
-typedef struct copybuf {
-    char *p;
-    size_t len, cap;
-} copybuf;
+/* The COPY text of one table goes into a tb_buf (common/buf.h) capped at
+ * WEB_BYTES_PER_PERSON per registered person: the largest table, comments,
+ * averages about 3.3 KB a person, so the cap is only reached if the
+ * generator itself goes wrong. An append past it is refused and leaves
+ * b->overflow set, which tb_web_generate checks once at the end. */
+#define WEB_BYTES_PER_PERSON ((size_t)16 << 10)
 
-static void cb_printf(copybuf *b, const char *fmt, ...) TB_PRINTF(2, 3);
-static void cb_printf(copybuf *b, const char *fmt, ...) {
+static void cb_printf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3);
+static void cb_printf(tb_buf *b, const char *fmt, ...) {
     va_list ap;
-    int n;
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (b->p && n >= 0 && (size_t)n < b->cap - b->len) break;
-        b->cap = b->cap * 2 + (size_t)n + 4096;
-        b->p = xrealloc(b->p, b->cap);
-    }
-    b->len += (size_t)n;
+    va_start(ap, fmt);
+    if (tb_buf_vaddf(b, fmt, ap) != 0) b->overflow = 1;
+    va_end(ap);
 }
 
-static void cb_puts(copybuf *b, const char *s) { cb_printf(b, "%s", s); }
+static void cb_puts(tb_buf *b, const char *s) {
+    if (tb_buf_adds(b, s) != 0) b->overflow = 1;
+}
 
 /* splitmix64 (Vigna), as in oltp_load.c. */
 static uint64_t next_rand(uint64_t *x) {
@@ -71,7 +70,7 @@ static uint64_t next_rand(uint64_t *x) {
 static int rand_range(uint64_t *x, int lo, int hi) { return lo + (int)(next_rand(x) % (uint64_t)(hi - lo + 1)); }
 
 /* n words from the filler and tag lists, separated by spaces. */
-static void gen_words(copybuf *b, uint64_t *x, int n, int capital) {
+static void gen_words(tb_buf *b, uint64_t *x, int n, int capital) {
     for (int i = 0; i < n; i++) {
         const char *w =
             (next_rand(x) & 1) ? fillers[rand_range(x, 0, 31)] : tb_web_tag(rand_range(x, 0, TB_WEB_TAGS - 1));
@@ -89,7 +88,7 @@ static uint64_t seed(int tile, int table) {
     return 0x7765620000000000ull /* "web" */ ^ ((uint64_t)tile << 16) ^ (uint64_t)table;
 }
 
-static void gen_persons(copybuf *b, int tile, int persons) {
+static void gen_persons(tb_buf *b, int tile, int persons) {
     uint64_t x = seed(tile, TB_WEB_PERSONS);
     for (int k = 1; k <= persons; k++) {
         int f = rand_range(&x, 0, 31), l = rand_range(&x, 0, 31), c = rand_range(&x, 0, 15);
@@ -101,7 +100,7 @@ static void gen_persons(copybuf *b, int tile, int persons) {
     }
 }
 
-static void gen_events(copybuf *b, int tile, int persons) {
+static void gen_events(tb_buf *b, int tile, int persons) {
     uint64_t x = seed(tile, TB_WEB_EVENTS);
     int events = persons * TB_WEB_EVENTS_PER_PERSON;
     for (int e = 1; e <= events; e++) {
@@ -117,7 +116,7 @@ static void gen_events(copybuf *b, int tile, int persons) {
     }
 }
 
-static void gen_tags(copybuf *b) {
+static void gen_tags(tb_buf *b) {
     for (int i = 0; i < TB_WEB_TAGS; i++)
         cb_printf(b, "%d\t%s\n", i + 1, tb_web_tag(i));
 }
@@ -135,7 +134,7 @@ static int pick_distinct(uint64_t *x, int k, int n, int *out) {
     return got;
 }
 
-static void gen_event_tags(copybuf *b, int tile, int persons) {
+static void gen_event_tags(tb_buf *b, int tile, int persons) {
     uint64_t x = seed(tile, TB_WEB_EVENT_TAGS);
     int events = persons * TB_WEB_EVENTS_PER_PERSON, ids[20];
     for (int e = 1; e <= events; e++) {
@@ -145,7 +144,7 @@ static void gen_event_tags(copybuf *b, int tile, int persons) {
     }
 }
 
-static void gen_attendees(copybuf *b, int tile, int persons) {
+static void gen_attendees(tb_buf *b, int tile, int persons) {
     uint64_t x = seed(tile, TB_WEB_ATTENDEES);
     int events = persons * TB_WEB_EVENTS_PER_PERSON, ids[20];
     for (int e = 1; e <= events; e++) {
@@ -155,7 +154,7 @@ static void gen_attendees(copybuf *b, int tile, int persons) {
     }
 }
 
-static void gen_comments(copybuf *b, int tile, int persons) {
+static void gen_comments(tb_buf *b, int tile, int persons) {
     uint64_t x = seed(tile, TB_WEB_COMMENTS);
     int events = persons * TB_WEB_EVENTS_PER_PERSON, id = 0;
     for (int e = 1; e <= events; e++) {
@@ -170,10 +169,11 @@ static void gen_comments(copybuf *b, int tile, int persons) {
 }
 
 char *tb_web_generate(int tile, int users, int table, size_t *len) {
-    copybuf b = {NULL, 0, 0};
+    tb_buf b;
     int persons;
     if (tile < 1 || users < 1 || users > TB_WEB_MAX_USERS || table < 0 || table >= TB_WEB_NTABLES) return NULL;
     persons = users * TB_WEB_PERSONS_PER_USER;
+    tb_buf_init(&b, (size_t)persons * WEB_BYTES_PER_PERSON);
     switch (table) {
     case TB_WEB_PERSONS: gen_persons(&b, tile, persons); break;
     case TB_WEB_EVENTS: gen_events(&b, tile, persons); break;
@@ -182,9 +182,11 @@ char *tb_web_generate(int tile, int users, int table, size_t *len) {
     case TB_WEB_ATTENDEES: gen_attendees(&b, tile, persons); break;
     default: gen_comments(&b, tile, persons); break;
     }
-    if (!b.p) b.p = xcalloc(1, 1);
-    *len = b.len;
-    return b.p;
+    if (b.overflow) {
+        tb_buf_free(&b);
+        return NULL;
+    }
+    return tb_buf_take(&b, len);
 }
 
 /* ---- loading --------------------------------------------------------------- */
@@ -250,8 +252,9 @@ static const char web_sql_post[] =
 
 /* script with "@S@" -> schema and "@V@" -> version. Caller frees. */
 static char *expand(const char *script, const char *schema, const char *version) {
-    copybuf b = {NULL, 0, 0};
+    tb_buf b;
     const char *p = script, *q;
+    tb_buf_init(&b, 0);
     while ((q = strstr(p, "@")) != NULL) {
         if (strncmp(q, "@S@", 3) == 0 || strncmp(q, "@V@", 3) == 0) {
             cb_printf(&b, "%.*s%s", (int)(q - p), p, q[1] == 'S' ? schema : version);
@@ -262,7 +265,7 @@ static char *expand(const char *script, const char *schema, const char *version)
         }
     }
     cb_puts(&b, p);
-    return b.p;
+    return tb_buf_take(&b, NULL);
 }
 
 /* "web load tile N: <libpq message>" on one line. */
@@ -373,6 +376,12 @@ int tb_web_load(const char *conninfo, int tile, int users, char *err) {
         size_t len = 0;
         char *data = tb_web_generate(tile, users, t, &len);
         snprintf(tc, sizeof tc, "%s.%s", schema, tables[t]);
+        if (!data) {
+            tb_seterr(err, "web load tile %d: table %s passed %zu bytes per person", tile, tables[t],
+                      WEB_BYTES_PER_PERSON);
+            rc = -1;
+            break;
+        }
         rc = copy_in(conn, tile, tc, data, len, err);
         free(data);
     }

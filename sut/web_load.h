@@ -44,7 +44,8 @@ enum {
  * users as PostgreSQL COPY text (tab-separated, one row a line) into a
  * malloc'd buffer, length in *len. Deterministic: the same (tile, users)
  * give the same bytes on every host; different tiles get different data.
- * Caller frees. NULL for a bad table, tile or users.
+ * Caller frees. NULL for a bad table, tile or users (or if the text passed
+ * its cap of 16 KiB per registered person).
  */
 char *tb_web_generate(int tile, int users, int table, size_t *len);
 

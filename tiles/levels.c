@@ -32,6 +32,12 @@ static int parse_count(const char *spec, const char *s, size_t n, int *out, char
     return 0;
 }
 
+/* Appends t to the levels; the caller has checked that there is room. */
+static void push(tb_levels *out, int t) {
+    TB_ASSERT(out->n >= 0 && out->n < TB_MAX_LEVELS);
+    out->tiles[out->n++] = t;
+}
+
 int tb_levels_parse(const char *spec, int max_tiles, tb_levels *out, char *err) {
     const char *dots;
     memset(out, 0, sizeof *out);
@@ -45,7 +51,7 @@ int tb_levels_parse(const char *spec, int max_tiles, tb_levels *out, char *err) 
             return -1;
         }
         out->is_auto = 1;
-        for (int i = 0; i < max_tiles; i++) out->tiles[out->n++] = i + 1;
+        for (int i = 0; i < max_tiles; i++) push(out, i + 1);
         return 0;
     }
     dots = strstr(spec, "..");
@@ -61,7 +67,7 @@ int tb_levels_parse(const char *spec, int max_tiles, tb_levels *out, char *err) 
             tb_seterr(err, "tile spec '%s': at most %d load levels", spec, TB_MAX_LEVELS);
             return -1;
         }
-        for (int t = a; t <= b; t++) out->tiles[out->n++] = t;
+        for (int t = a; t <= b; t++) push(out, t);
         return 0;
     }
     for (const char *p = spec;;) {
@@ -77,7 +83,7 @@ int tb_levels_parse(const char *spec, int max_tiles, tb_levels *out, char *err) 
             tb_seterr(err, "tile spec '%s': at most %d load levels", spec, TB_MAX_LEVELS);
             return -1;
         }
-        out->tiles[out->n++] = t;
+        push(out, t);
         if (!comma) break;
         p = comma + 1;
     }

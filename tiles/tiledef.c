@@ -4,9 +4,11 @@
  * checks it: every value is typed, every unknown section or key is an error,
  * and every error names file:line, the section and the key.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "tiles/tiledef.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loadgen/workload.h"
 #include "tiles/ini_text.h"
+#include "tiles/kinds.h"
 
 #define MAX_KEYS_SEEN 1024
+#define MAX_TELEMETRY 256 /* bytes of a [sut] telemetry value, its NUL included */
 
 typedef struct parse_state {
     tb_tiledef *def;
@@ -48,15 +51,19 @@ static tb_workload_def *find_workload(tb_tiledef *def, const char *name) {
     return NULL;
 }
 
+/* The workload of section [workload.NAME], added with its defaults on its
+ * first key; NULL when the file already has TB_MAX_WORKLOADS. */
 static tb_workload_def *get_workload(parse_state *ps, const char *name) {
     tb_tiledef *def = ps->def;
     tb_workload_def *w = find_workload(def, name);
     if (w) return w;
     if (def->n_workloads >= TB_MAX_WORKLOADS) return NULL;
+    def->workloads = xrealloc(def->workloads, (size_t)(def->n_workloads + 1) * sizeof *def->workloads);
     w = &def->workloads[def->n_workloads++];
+    TB_ASSERT(def->n_workloads <= TB_MAX_WORKLOADS);
     memset(w, 0, sizeof *w);
     snprintf(w->name, sizeof w->name, "%s", name);
-    snprintf(w->file, sizeof w->file, "%.255s", ps->def->path);
+    w->file = def->path;
     w->line = ps->in.line;
     w->users = 1;
     w->think_us = 1000000;
@@ -88,13 +95,35 @@ static int set_stage(parse_state *ps, const char *sec, const char *key, const ch
     return 1;
 }
 
+/* A key of [workload.NAME] that is not one of the common ones: kept for the
+ * workload's own configure(). */
+static int add_param(parse_state *ps, tb_workload_def *w, const char *sec, const char *key, const char *val) {
+    char e[TB_ERR_LEN];
+    tb_param *p;
+    if (w->n_params >= TB_MAX_PARAMS) return fail(ps, sec, key, "too many keys");
+    if (strlen(key) >= sizeof p->key) return fail(ps, sec, key, "key longer than 47 bytes");
+    if (strlen(val) >= sizeof p->value) {
+        snprintf(e, sizeof e, "value of %zu bytes, longer than the %zu allowed", strlen(val), sizeof p->value - 1);
+        return fail(ps, sec, key, e);
+    }
+    w->params = xrealloc(w->params, (size_t)(w->n_params + 1) * sizeof *w->params);
+    p = &w->params[w->n_params++];
+    TB_ASSERT(w->n_params <= TB_MAX_PARAMS);
+    snprintf(p->key, sizeof p->key, "%s", key);
+    snprintf(p->value, sizeof p->value, "%s", val);
+    p->line = ps->in.line;
+    return 1;
+}
+
 static int set_workload(parse_state *ps, const char *sec, const char *name, const char *key, const char *val) {
     char e[TB_ERR_LEN];
     tb_workload_def *w = get_workload(ps, name);
     if (!w) return fail(ps, sec, key, "too many workloads");
     if (strcmp(key, "kind") == 0) {
-        if (!tb_workload_find(val)) {
-            snprintf(e, sizeof e, "unknown workload kind '%s' (known: %s)", val, tb_workload_kinds());
+        if (!tb_kind_find(val)) {
+            char known[64];
+            tb_kind_names(known, sizeof known);
+            snprintf(e, sizeof e, "unknown workload kind '%s' (known: %s)", val, known);
             return fail(ps, sec, key, e);
         }
         snprintf(w->kind, sizeof w->kind, "%s", val);
@@ -121,148 +150,172 @@ static int set_workload(parse_state *ps, const char *sec, const char *name, cons
             return fail(ps, sec, key, "must be OPM, ops/min or ops/s");
         snprintf(w->unit, sizeof w->unit, "%s", val);
     } else {
-        tb_param *p;
-        if (w->n_params >= TB_MAX_PARAMS) return fail(ps, sec, key, "too many keys");
-        if (strlen(key) >= sizeof p->key) return fail(ps, sec, key, "key longer than 47 bytes");
-        if (strlen(val) >= sizeof p->value) {
-            snprintf(e, sizeof e, "value of %zu bytes, longer than the %zu allowed", strlen(val), sizeof p->value - 1);
-            return fail(ps, sec, key, e);
-        }
-        p = &w->params[w->n_params++];
-        snprintf(p->key, sizeof p->key, "%s", key);
-        snprintf(p->value, sizeof p->value, "%s", val);
-        p->line = ps->in.line;
+        return add_param(ps, w, sec, key, val);
     }
     return 1;
 }
 
-/* [qos.W] keys: the rule syntax of qos/qos.h (tb_qos_parse_rule). */
+/* [qos.W] keys: the rule syntax of tiles/qos_rule.h (tb_qos_parse_rule). */
 static int add_rule(parse_state *ps, const char *sec, const char *wname, const char *key, const char *val) {
     tb_tiledef *def = ps->def;
     char e[TB_ERR_LEN];
-    tb_qos_rule *r;
+    tb_qos_rule r;
     const char *base = strrchr(def->path, '/');
     if (def->n_rules >= TB_MAX_RULES) return fail(ps, sec, key, "too many rules");
-    r = &def->rules[def->n_rules];
-    if (tb_qos_parse_rule(wname, key, val, r, e) != 0) {
+    if (tb_qos_parse_rule(wname, key, val, &r, e) != 0) {
         snprintf(ps->err, sizeof ps->err, "%.200s:%d: %s", def->path, ps->in.line, e);
         ps->failed = ps->in.line;
         return 0;
     }
-    snprintf(r->source, sizeof r->source, "%.80s:%d", base ? base + 1 : def->path, ps->in.line);
-    def->n_rules++;
+    snprintf(r.source, sizeof r.source, "%.80s:%d", base ? base + 1 : def->path, ps->in.line);
+    def->rules = xrealloc(def->rules, (size_t)(def->n_rules + 1) * sizeof *def->rules);
+    def->rules[def->n_rules++] = r;
+    TB_ASSERT(def->n_rules <= TB_MAX_RULES);
     return 1;
+}
+
+static int set_tile(parse_state *ps, const char *sec, const char *key, const char *val) {
+    char e[TB_ERR_LEN];
+    if (strcmp(key, "name") == 0) {
+        if (!*val) return fail(ps, sec, key, "must not be empty");
+        snprintf(ps->def->name, sizeof ps->def->name, "%s", val);
+    } else if (strcmp(key, "version") == 0) {
+        uint64_t v;
+        if (tb_parse_u64(val, &v, e) != 0) return fail(ps, sec, key, e);
+    } else return fail(ps, sec, key, "unknown key (known: name, version)");
+    return 1;
+}
+
+/* [sut] telemetry: where the SUT host's telemetry comes from; not an
+ * endpoint, so the embedded SUT still starts when it is the only [sut] key. */
+static int set_telemetry(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_tiledef *def = ps->def;
+    if (strcmp(val, "local") != 0 && strcmp(val, "none") != 0 &&
+        (strncmp(val, "http://", 7) != 0 || !val[7] || val[7] == '/'))
+        return fail(ps, sec, key, "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
+    if (strlen(val) >= MAX_TELEMETRY) return fail(ps, sec, key, "too long");
+    free(def->telemetry);
+    def->telemetry = xstrdup(val);
+    return 1;
+}
+
+/* [sut] pg.tileN = conninfo: tile N's own PostgreSQL. */
+static int set_pg_tile(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_sut_endpoints *ep = &ps->def->sut;
+    char e[TB_ERR_LEN];
+    uint64_t t;
+    if (tb_parse_u64(key + 7, &t, e) != 0 || t < 1 || t > 100000)
+        return fail(ps, sec, key, "write pg.tileN with N >= 1 (e.g. pg.tile2)");
+    if (ep->n_pg_tile >= TB_SUT_MAX_PG_TILES) return fail(ps, sec, key, "too many per-tile servers");
+    if (strlen(val) >= sizeof ep->pg_tile[0].conninfo) return fail(ps, sec, key, "too long");
+    TB_ASSERT(ep->n_pg_tile >= 0 && ep->n_pg_tile < TB_SUT_MAX_PG_TILES);
+    ep->pg_tile[ep->n_pg_tile].tile = (int)t;
+    snprintf(ep->pg_tile[ep->n_pg_tile].conninfo, sizeof ep->pg_tile[0].conninfo, "%s", val);
+    ep->n_pg_tile++;
+    return 1;
+}
+
+/* [sut] web = URL, or web.tileN = URL: tile N's own web app. */
+static int set_web(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_sut_endpoints *ep = &ps->def->sut;
+    char e[TB_ERR_LEN], *dst = ep->web_url;
+    if (strncmp(val, "http://", 7) != 0 || !val[7])
+        return fail(ps, sec, key, "must be an http:// URL, e.g. http://127.0.0.1:8080");
+    if (strlen(val) >= sizeof ep->web_url) return fail(ps, sec, key, "too long");
+    if (key[3] == '.') {
+        uint64_t t;
+        if (tb_parse_u64(key + 8, &t, e) != 0 || t < 1 || t > 100000)
+            return fail(ps, sec, key, "write web.tileN with N >= 1 (e.g. web.tile2)");
+        if (ep->n_web_tile >= TB_SUT_MAX_WEB_TILES) return fail(ps, sec, key, "too many per-tile web URLs");
+        TB_ASSERT(ep->n_web_tile >= 0 && ep->n_web_tile < TB_SUT_MAX_WEB_TILES);
+        ep->web_tile[ep->n_web_tile].tile = (int)t;
+        dst = ep->web_tile[ep->n_web_tile++].url;
+    }
+    snprintf(dst, sizeof ep->web_url, "%s", val);
+    return 1;
+}
+
+/* HOST:PORT into host (hostlen bytes) and *port: redis, imap, lmtp, smtp. */
+static int set_host_port(parse_state *ps, const char *sec, const char *key, const char *val, char *host,
+                         size_t hostlen, int *port) {
+    const char *colon = strrchr(val, ':');
+    char e[TB_ERR_LEN];
+    uint64_t n;
+    if (!colon || colon == val || (size_t)(colon - val) >= hostlen) return fail(ps, sec, key, "must be HOST:PORT");
+    if (tb_parse_u64(colon + 1, &n, e) != 0 || n < 1 || n > 65535) return fail(ps, sec, key, "port must be 1..65535");
+    memcpy(host, val, (size_t)(colon - val));
+    host[colon - val] = '\0';
+    *port = (int)n;
+    return 1;
+}
+
+/* [sut] mail_user, mail_domain, mail_password, mail_password_file. */
+static int set_mail(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_sut_endpoints *ep = &ps->def->sut;
+    char e[TB_ERR_LEN];
+    if (strcmp(key, "mail_user") == 0) {
+        /* login pattern: %t = tile, %u = user (1-based) */
+        if (strlen(val) >= sizeof ep->mail_user) return fail(ps, sec, key, "too long");
+        if (!strstr(val, "%u")) return fail(ps, sec, key, "must contain %u (the user number), e.g. tile%t-user%u");
+        snprintf(ep->mail_user, sizeof ep->mail_user, "%s", val);
+    } else if (strcmp(key, "mail_domain") == 0) {
+        if (strlen(val) >= sizeof ep->mail_domain) return fail(ps, sec, key, "too long");
+        snprintf(ep->mail_domain, sizeof ep->mail_domain, "%s", val);
+    } else if (strcmp(key, "mail_password") == 0) {
+        /* note: the tile text is stored with the run; mail_password_file keeps it out */
+        if (strlen(val) >= sizeof ep->mail_password) return fail(ps, sec, key, "too long");
+        snprintf(ep->mail_password, sizeof ep->mail_password, "%s", val);
+    } else {
+        if (tb_sut_read_password_file(val, ep->mail_password, sizeof ep->mail_password, e) != 0)
+            return fail(ps, sec, key, e);
+    }
+    return 1;
+}
+
+/* [sut]: endpoints of servers that are already running, and telemetry. */
+static int set_sut(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_sut_endpoints *ep = &ps->def->sut;
+    if (strcmp(key, "telemetry") == 0) return set_telemetry(ps, sec, key, val);
+    ps->def->has_sut = 1;
+    if (strcmp(key, "pg") == 0) {
+        if (strlen(val) >= sizeof ep->pg_conninfo) return fail(ps, sec, key, "too long");
+        snprintf(ep->pg_conninfo, sizeof ep->pg_conninfo, "%s", val);
+        return 1;
+    }
+    if (strncmp(key, "pg.tile", 7) == 0) return set_pg_tile(ps, sec, key, val);
+    if (strcmp(key, "web") == 0 || strncmp(key, "web.tile", 8) == 0) return set_web(ps, sec, key, val);
+    if (strcmp(key, "redis") == 0)
+        return set_host_port(ps, sec, key, val, ep->redis_host, sizeof ep->redis_host, &ep->redis_port);
+    /* mail endpoints: IMAP sessions, and delivery over LMTP (LHLO) or SMTP (EHLO) */
+    if (strcmp(key, "imap") == 0)
+        return set_host_port(ps, sec, key, val, ep->imap_host, sizeof ep->imap_host, &ep->imap_port);
+    if (strcmp(key, "lmtp") == 0)
+        return set_host_port(ps, sec, key, val, ep->lmtp_host, sizeof ep->lmtp_host, &ep->lmtp_port);
+    if (strcmp(key, "smtp") == 0)
+        return set_host_port(ps, sec, key, val, ep->smtp_host, sizeof ep->smtp_host, &ep->smtp_port);
+    if (strcmp(key, "mail_user") == 0 || strcmp(key, "mail_domain") == 0 || strcmp(key, "mail_password") == 0 ||
+        strcmp(key, "mail_password_file") == 0)
+        return set_mail(ps, sec, key, val);
+    return fail(ps, sec, key,
+                "unknown key (known: pg, pg.tileN, web, web.tileN, redis, imap, lmtp, smtp, mail_user, mail_domain, "
+                "mail_password, mail_password_file, telemetry)");
 }
 
 static int handler(void *user, const char *section, const char *key, const char *val) {
     parse_state *ps = user;
-    tb_tiledef *def = ps->def;
-    char e[TB_ERR_LEN];
     uint64_t h = key_hash(section, key);
     if (ps->failed) return 0;
     /* a key given twice would silently take the last value (users = 10, then 20) */
     for (int i = 0; i < ps->n_seen; i++)
         if (ps->seen[i] == h) return fail(ps, section, key, "given twice in this section");
     if (ps->n_seen < MAX_KEYS_SEEN) ps->seen[ps->n_seen++] = h;
-    if (strcmp(section, "tile") == 0 && strcmp(key, "name") == 0 && !*val)
-        return fail(ps, section, key, "must not be empty");
-    if (strcmp(section, "tile") == 0) {
-        if (strcmp(key, "name") == 0) snprintf(def->name, sizeof def->name, "%s", val);
-        else if (strcmp(key, "version") == 0) {
-            uint64_t v;
-            if (tb_parse_u64(val, &v, e) != 0) return fail(ps, section, key, e);
-        } else return fail(ps, section, key, "unknown key (known: name, version)");
-        return 1;
-    }
+    if (strcmp(section, "tile") == 0) return set_tile(ps, section, key, val);
     if (strcmp(section, "stages") == 0) return set_stage(ps, section, key, val);
     if (strncmp(section, "workload.", 9) == 0 && section[9])
         return set_workload(ps, section, section + 9, key, val);
     if (strncmp(section, "qos.", 4) == 0 && section[4]) return add_rule(ps, section, section + 4, key, val);
-    if (strcmp(section, "sut") == 0) {
-        if (strcmp(key, "telemetry") == 0) {
-            /* where the SUT host's telemetry comes from; not an endpoint, so the
-             * embedded SUT still starts when this is the only [sut] key */
-            if (strcmp(val, "local") != 0 && strcmp(val, "none") != 0 &&
-                (strncmp(val, "http://", 7) != 0 || !val[7] || val[7] == '/'))
-                return fail(ps, section, key, "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
-            if (strlen(val) >= sizeof def->telemetry) return fail(ps, section, key, "too long");
-            snprintf(def->telemetry, sizeof def->telemetry, "%s", val);
-            return 1;
-        }
-        def->has_sut = 1;
-        if (strcmp(key, "pg") == 0) {
-            if (strlen(val) >= sizeof def->sut.pg_conninfo) return fail(ps, section, key, "too long");
-            snprintf(def->sut.pg_conninfo, sizeof def->sut.pg_conninfo, "%s", val);
-        } else if (strncmp(key, "pg.tile", 7) == 0) {
-            uint64_t t;
-            tb_sut_endpoints *ep = &def->sut;
-            if (tb_parse_u64(key + 7, &t, e) != 0 || t < 1 || t > 100000)
-                return fail(ps, section, key, "write pg.tileN with N >= 1 (e.g. pg.tile2)");
-            if (ep->n_pg_tile >= TB_SUT_MAX_PG_TILES) return fail(ps, section, key, "too many per-tile servers");
-            if (strlen(val) >= sizeof ep->pg_tile[0].conninfo) return fail(ps, section, key, "too long");
-            ep->pg_tile[ep->n_pg_tile].tile = (int)t;
-            snprintf(ep->pg_tile[ep->n_pg_tile].conninfo, sizeof ep->pg_tile[0].conninfo, "%s", val);
-            ep->n_pg_tile++;
-        } else if (strcmp(key, "web") == 0 || strncmp(key, "web.tile", 8) == 0) {
-            tb_sut_endpoints *ep = &def->sut;
-            char *dst = ep->web_url;
-            if (strncmp(val, "http://", 7) != 0 || !val[7])
-                return fail(ps, section, key, "must be an http:// URL, e.g. http://127.0.0.1:8080");
-            if (strlen(val) >= sizeof ep->web_url) return fail(ps, section, key, "too long");
-            if (key[3] == '.') {
-                uint64_t t;
-                if (tb_parse_u64(key + 8, &t, e) != 0 || t < 1 || t > 100000)
-                    return fail(ps, section, key, "write web.tileN with N >= 1 (e.g. web.tile2)");
-                if (ep->n_web_tile >= TB_SUT_MAX_WEB_TILES) return fail(ps, section, key, "too many per-tile web URLs");
-                ep->web_tile[ep->n_web_tile].tile = (int)t;
-                dst = ep->web_tile[ep->n_web_tile++].url;
-            }
-            snprintf(dst, sizeof ep->web_url, "%s", val);
-        } else if (strcmp(key, "redis") == 0) {
-            const char *colon = strrchr(val, ':');
-            uint64_t port;
-            if (!colon || colon == val || (size_t)(colon - val) >= sizeof def->sut.redis_host)
-                return fail(ps, section, key, "must be HOST:PORT");
-            if (tb_parse_u64(colon + 1, &port, e) != 0 || port < 1 || port > 65535)
-                return fail(ps, section, key, "port must be 1..65535");
-            memcpy(def->sut.redis_host, val, (size_t)(colon - val));
-            def->sut.redis_host[colon - val] = '\0';
-            def->sut.redis_port = (int)port;
-        } else if (strcmp(key, "imap") == 0 || strcmp(key, "lmtp") == 0 || strcmp(key, "smtp") == 0) {
-            /* mail endpoints: IMAP sessions, and delivery over LMTP (LHLO) or SMTP (EHLO) */
-            const char *colon = strrchr(val, ':');
-            char *host = key[0] == 'i' ? def->sut.imap_host : key[0] == 'l' ? def->sut.lmtp_host : def->sut.smtp_host;
-            int *portp = key[0] == 'i' ? &def->sut.imap_port : key[0] == 'l' ? &def->sut.lmtp_port : &def->sut.smtp_port;
-            uint64_t port;
-            if (!colon || colon == val || (size_t)(colon - val) >= sizeof def->sut.imap_host)
-                return fail(ps, section, key, "must be HOST:PORT");
-            if (tb_parse_u64(colon + 1, &port, e) != 0 || port < 1 || port > 65535)
-                return fail(ps, section, key, "port must be 1..65535");
-            memcpy(host, val, (size_t)(colon - val));
-            host[colon - val] = '\0';
-            *portp = (int)port;
-        } else if (strcmp(key, "mail_user") == 0) {
-            /* login pattern: %t = tile, %u = user (1-based) */
-            if (strlen(val) >= sizeof def->sut.mail_user) return fail(ps, section, key, "too long");
-            if (!strstr(val, "%u")) return fail(ps, section, key, "must contain %u (the user number), e.g. tile%t-user%u");
-            snprintf(def->sut.mail_user, sizeof def->sut.mail_user, "%s", val);
-        } else if (strcmp(key, "mail_domain") == 0) {
-            if (strlen(val) >= sizeof def->sut.mail_domain) return fail(ps, section, key, "too long");
-            snprintf(def->sut.mail_domain, sizeof def->sut.mail_domain, "%s", val);
-        } else if (strcmp(key, "mail_password") == 0) {
-            /* note: the tile text is stored with the run; mail_password_file keeps it out */
-            if (strlen(val) >= sizeof def->sut.mail_password) return fail(ps, section, key, "too long");
-            snprintf(def->sut.mail_password, sizeof def->sut.mail_password, "%s", val);
-        } else if (strcmp(key, "mail_password_file") == 0) {
-            if (tb_sut_read_password_file(val, def->sut.mail_password, sizeof def->sut.mail_password, e) != 0)
-                return fail(ps, section, key, e);
-        } else return fail(ps, section, key,
-                            "unknown key (known: pg, pg.tileN, web, web.tileN, redis, imap, lmtp, smtp, mail_user, mail_domain, mail_password, "
-                            "mail_password_file, telemetry)");
-        return 1;
-    }
-    snprintf(e, sizeof e, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut)");
-    return fail(ps, section, key, e);
+    if (strcmp(section, "sut") == 0) return set_sut(ps, section, key, val);
+    return fail(ps, section, key, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut)");
 }
 
 /* Checks that need the whole file: kinds set, rules refer to real ops. */
@@ -274,8 +327,9 @@ static int check(tb_tiledef *def, char *err) {
     for (int i = 0; i < def->n_workloads; i++) {
         tb_workload_def *w = &def->workloads[i];
         if (!w->kind[0]) {
-            tb_seterr(err, "%s:%d: [workload.%s] kind: missing (known: %s)", def->path, w->line, w->name,
-                      tb_workload_kinds());
+            char known[64];
+            tb_kind_names(known, sizeof known);
+            tb_seterr(err, "%s:%d: [workload.%s] kind: missing (known: %s)", def->path, w->line, w->name, known);
             return -1;
         }
         if (w->reference <= 0) {
@@ -287,22 +341,17 @@ static int check(tb_tiledef *def, char *err) {
     for (int i = 0; i < def->n_rules; i++) {
         tb_qos_rule *r = &def->rules[i];
         tb_workload_def *w = find_workload(def, r->workload);
-        const tb_workload_vt *vt;
-        int found = 0;
+        const tb_kind *k;
         if (!w) {
             tb_seterr(err, "%s: [qos.%s]: no workload named '%s'", r->source, r->workload, r->workload);
             return -1;
         }
         if (strcmp(r->op, "*") == 0) continue;
-        vt = tb_workload_find(w->kind);
-        for (int k = 0; vt && k < vt->n_ops; k++)
-            if (strcmp(vt->op_names[k], r->op) == 0) found = 1;
-        if (!found) {
-            char ops[256] = "";
-            for (int k = 0; vt && k < vt->n_ops; k++) {
-                if (k) strncat(ops, ", ", sizeof ops - strlen(ops) - 1);
-                strncat(ops, vt->op_names[k], sizeof ops - strlen(ops) - 1);
-            }
+        k = tb_kind_find(w->kind);
+        TB_ASSERT(k != NULL); /* the kind key took only catalog kinds */
+        if (tb_kind_op(k, r->op) < 0) {
+            char ops[256];
+            tb_kind_op_list(k, ops, sizeof ops);
             tb_seterr(err, "%s: [qos.%s] %s: no op '%s' in a %s workload (ops: %s)", r->source, r->workload,
                       r->op, r->op, w->kind, ops);
             return -1;
@@ -391,7 +440,8 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
     parse_state *ps = xcalloc(1, sizeof *ps); /* in.bad and err: a few KiB, off the stack */
     int rc;
     memset(def, 0, sizeof *def);
-    snprintf(def->path, sizeof def->path, "%s", name);
+    def->path = xstrdup(name);
+    def->telemetry = xstrdup("");
     snprintf(def->name, sizeof def->name, "unnamed");
     def->stages.ramp_up_us = 5000000;
     def->stages.warm_up_us = 5000000;
@@ -451,20 +501,40 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
 
 void tb_tiledef_free(tb_tiledef *def) {
     if (!def) return;
+    for (int i = 0; i < def->n_workloads; i++) free(def->workloads[i].params);
+    free(def->workloads);
+    free(def->rules);
+    free(def->path);
+    free(def->telemetry);
     free(def->text);
-    def->text = NULL;
+    memset(def, 0, sizeof *def);
 }
 
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key) {
+    TB_ASSERT(w->n_params >= 0 && w->n_params <= TB_MAX_PARAMS);
     for (int i = 0; i < w->n_params; i++)
         if (strcmp(w->params[i].key, key) == 0) return &w->params[i];
     return NULL;
 }
 
+/* 1 when this program's own file (/proc/self/exe) lies inside the source
+ * tree it was built from (TB_SOURCE_DIR): a binary run from its build
+ * folder (build/tilebench, a unit test), not an installed one. */
+static int run_from_source_tree(void) {
+    char exe[PATH_MAX], src[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    size_t sl;
+    if (n <= 0 || !realpath(TB_SOURCE_DIR, src)) return 0;
+    exe[n] = '\0';
+    sl = strlen(src);
+    return strncmp(exe, src, sl) == 0 && exe[sl] == '/';
+}
+
 const char *tb_tiledef_default_path(void) {
     const char *env = getenv("TB_TILE_FILE");
     if (env && *env) return env;
-    if (access(TB_SOURCE_DIR "/tiles/standard.ini", R_OK) == 0) return TB_SOURCE_DIR "/tiles/standard.ini";
+    if (run_from_source_tree() && access(TB_SOURCE_DIR "/tiles/standard.ini", R_OK) == 0)
+        return TB_SOURCE_DIR "/tiles/standard.ini";
     return TB_DATA_DIR "/standard.ini";
 }
 
@@ -479,6 +549,7 @@ static uint64_t fnv1a(uint64_t h, const char *s) {
 void tb_tiledef_workload_hash(const tb_tiledef *def, char out[17]) {
     uint64_t h = 0xcbf29ce484222325ull;
     char buf[160];
+    TB_ASSERT(def->n_workloads >= 0 && def->n_workloads <= TB_MAX_WORKLOADS);
     for (int i = 0; i < def->n_workloads; i++) {
         const tb_workload_def *w = &def->workloads[i];
         snprintf(buf, sizeof buf, "%s|%s|%d|%llu|%s|%d|%llu|%s", w->name, w->kind, w->users,

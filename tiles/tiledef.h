@@ -13,12 +13,14 @@
 #include <stdint.h>
 
 #include "common/tb_common.h"
-#include "qos/qos.h"
 #include "tiles/endpoints.h"
+#include "tiles/qos_rule.h"
 
-#define TB_MAX_WORKLOADS 8
-#define TB_MAX_PARAMS 32
-#define TB_MAX_RULES 64
+/* The most a tile file may hold (beyond them the file is refused); the
+ * arrays below hold only what the file gives. */
+#define TB_MAX_WORKLOADS 8 /* [workload.NAME] sections */
+#define TB_MAX_PARAMS 32   /* kind-specific keys per workload */
+#define TB_MAX_RULES 64    /* QoS rules, over all [qos.NAME] sections */
 
 typedef struct tb_param {
     char key[48];
@@ -28,8 +30,8 @@ typedef struct tb_param {
 
 typedef struct tb_workload_def {
     char name[32];     /* section suffix: [workload.oltp] -> "oltp" */
-    char file[256];    /* the tile file, for error messages */
-    char kind[16];     /* "oltp", "kv" */
+    const char *file;  /* the tile file, for error messages: the definition's path (not owned) */
+    char kind[16];     /* "oltp", "kv": a kind of tiles/kinds.h */
     int line;          /* line of the section header */
     int users;         /* closed-loop users per tile */
     uint64_t think_us; /* mean think (or cycle) time */
@@ -40,7 +42,7 @@ typedef struct tb_workload_def {
                           0: a think time after each op completes (DS2) */
     uint64_t timeout_us; /* an op not done by then is an error (timeout) */
     int n_params;      /* every other key, for the workload's own configure() */
-    tb_param params[TB_MAX_PARAMS];
+    tb_param *params;  /* n_params entries (heap, owned by the tile definition) */
 } tb_workload_def;
 
 typedef struct tb_stage_def {
@@ -48,25 +50,32 @@ typedef struct tb_stage_def {
     int phases;
 } tb_stage_def;
 
+/*
+ * A parsed tile file. Its arrays and strings are on the heap, owned by it and
+ * freed by tb_tiledef_free; pass it by pointer: a copy of the struct would
+ * share them (and free them twice).
+ */
 typedef struct tb_tiledef {
-    char path[512];
+    char *path;             /* the file (or the name given to tb_tiledef_parse) */
     char name[64];
     tb_stage_def stages;
     int n_workloads;
-    tb_workload_def workloads[TB_MAX_WORKLOADS];
+    tb_workload_def *workloads; /* n_workloads entries, in file order */
     int n_rules;
-    tb_qos_rule rules[TB_MAX_RULES];
+    tb_qos_rule *rules;     /* n_rules entries, in file order */
     int has_sut;            /* a [sut] section with endpoints was given (telemetry alone does not count) */
-    char telemetry[256];    /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default */
+    char *telemetry;        /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default
+                               (never NULL in a parsed definition) */
     tb_sut_endpoints sut;
     char *text;             /* the file's text for the results store, secrets redacted in every
-                               line, commented out or not (tb_ini_redact; tb_tiledef_free frees) */
+                               line, commented out or not (tb_ini_redact) */
 } tb_tiledef;
 
 /*
  * Parses the tile file at path into *def. Errors name file:line and the key:
  * "tiles/x.ini:12: [workload.oltp] users: 'ten': not a non-negative integer".
- * Returns 0 or -1 with err.
+ * Returns 0 (free *def with tb_tiledef_free) or -1 with err (*def then holds
+ * nothing to free; tb_tiledef_free on it is harmless).
  */
 int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
 
@@ -77,6 +86,7 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
  * def->path. Returns 0 or -1 with err.
  */
 int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) TB_WUR;
+/* Frees what *def holds and zeroes it; again on a freed or zeroed one is harmless. */
 void tb_tiledef_free(tb_tiledef *def);
 
 /* Rewrites err (TB_ERR_LEN bytes, NUL-terminated) with passwords redacted
@@ -105,8 +115,12 @@ const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key);
  * changed workload. */
 void tb_tiledef_workload_hash(const tb_tiledef *def, char out[17]);
 
-/* Path of the shipped standard tile: $TB_TILE_FILE, else the source tree's
- * tiles/standard.ini, else the installed share/tilebench/standard.ini. */
+/* Path of the shipped standard tile: $TB_TILE_FILE when set; else, for a
+ * binary whose own file lies inside the source tree it was built from (run
+ * from its build folder, e.g. build/tilebench), that tree's
+ * tiles/standard.ini; else (an installed binary, or that file is gone) the
+ * installed PREFIX/share/tilebench/standard.ini (TB_DATA_DIR). An installed
+ * binary never reads the tree it was built in. */
 const char *tb_tiledef_default_path(void);
 
 #endif

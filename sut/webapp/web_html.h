@@ -1,34 +1,46 @@
 /*
- * web_html.h: a growing text buffer with HTML escaping, for the reference web
- * application's pages (sut/webapp/webapp.c). Every value that comes from the
- * database or the request goes through tb_html_esc, so a title such as
- * "<script>" comes out as text.
+ * web_html.h: how the reference web application writes its pages: into a
+ * tb_buf (common/buf.h) of at most TB_WEB_PAGE_MAX bytes, every value that
+ * comes from the database or the request escaped by tb_html_escape_buf
+ * (common/html.h), so a title such as "<script>" comes out as text.
+ *
+ * An append past the cap is refused and leaves b->overflow set; the page is
+ * checked once, when it is sent (a 500 instead of a page cut short), so the
+ * page code appends without checking every call.
  */
 #ifndef TB_SUT_WEB_HTML_H
 #define TB_SUT_WEB_HTML_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
+#include "common/buf.h"
+#include "common/html.h"
 #include "common/tb_common.h"
 
-typedef struct tb_html {
-    char *p;    /* NUL-terminated text; NULL until the first write */
-    size_t len; /* bytes, without the NUL */
-    size_t cap;
-} tb_html;
+/* Largest page: TagSearch lists 125 events, EventDetail 20 comments of up to
+ * 8 KiB each (up to 6 bytes per byte escaped); 4 MiB holds either with room. */
+#define TB_WEB_PAGE_MAX ((size_t)4 << 20)
 
-/* Appends s verbatim (trusted markup). Allocation failure aborts. */
-void tb_html_put(tb_html *b, const char *s);
+/* Appends trusted markup s verbatim. */
+static inline void web_put(tb_buf *b, const char *s) {
+    if (tb_buf_adds(b, s) != 0) b->overflow = 1;
+}
 /* Appends n bytes of s verbatim. */
-void tb_html_putn(tb_html *b, const char *s, size_t n);
+static inline void web_putn(tb_buf *b, const char *s, size_t n) {
+    if (tb_buf_add(b, s, n) != 0) b->overflow = 1;
+}
 /* Appends printf-formatted trusted markup (numbers, fixed strings). */
-void tb_html_putf(tb_html *b, const char *fmt, ...) TB_PRINTF(2, 3);
-/* Appends s escaped for HTML text and double- or single-quoted attribute
- * values: & < > " ' become &amp; &lt; &gt; &quot; &#39;. NULL appends nothing. */
-void tb_html_esc(tb_html *b, const char *s);
-/* Hands the text over: returns b->p (caller frees; never NULL) and empties b. */
-char *tb_html_take(tb_html *b, size_t *len);
-/* Frees the text; b is empty afterwards. */
-void tb_html_free(tb_html *b);
+static inline void web_putf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3);
+static inline void web_putf(tb_buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (tb_buf_vaddf(b, fmt, ap) != 0) b->overflow = 1;
+    va_end(ap);
+}
+/* Appends s (NULL: nothing) escaped for HTML text and quoted attribute values. */
+static inline void web_esc(tb_buf *b, const char *s) {
+    if (tb_html_escape_buf(b, s) != 0) b->overflow = 1;
+}
 
 #endif

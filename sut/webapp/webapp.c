@@ -14,7 +14,8 @@
  *
  * Pages: every page is built with a constant number of queries (no N+1): the
  * home page is one cached Redis GET (on a miss: two queries), TagSearch one
- * query, EventDetail and PersonDetail two each, the forms one each.
+ * query, EventDetail and PersonDetail two each, the forms one each (the
+ * pages themselves are in web_pages.c).
  *
  * The home-page cache cannot go stale after AddEvent: AddEvent commits, then
  * INCRs the key "web<N>:home:gen" and deletes "web<N>:home". A request that
@@ -35,95 +36,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "sut/webapp/web_assets.h"
 #include "sut/webapp/web_html.h"
+#include "sut/webapp/web_internal.h"
 
-/* The pages (ops) of docs/webapp.md, as carried by the tb-page marker. */
-enum { OP_HOME = 0, OP_LOGIN, OP_TAGSEARCH, OP_EVENT, OP_PERSON, OP_ADDPERSON, OP_ADDEVENT, OP_N };
-static const char *const op_names[OP_N] = {"HomePage",     "Login",     "TagSearch", "EventDetail",
-                                           "PersonDetail", "AddPerson", "AddEvent"};
-
-/* What a request asks for, decided from path and method on its first call. */
-enum {
-    R_NONE = 0,
-    R_STATIC,
-    R_HEALTHZ,
-    R_STATS,
-    R_HOME,
-    R_LOGIN,
-    R_TAGS,
-    R_EVENT,
-    R_PERSON,
-    R_ADDPERSON,
-    R_ADDEVENT,
-};
-
-/* Form fields the POST pages read; anything else is ignored. */
-enum {
-    F_USER = 0,
-    F_PASSWORD,
-    F_NAME,
-    F_EMAIL,
-    F_TITLE,
-    F_DESCRIPTION,
-    F_DATE,
-    F_TAGS,
-    F_ADDRESS,
-    F_CITY,
-    F_IMAGE,
-    F_N
-};
+const char *const web_op_names[OP_N] = {"HomePage",     "Login",     "TagSearch", "EventDetail",
+                                        "PersonDetail", "AddPerson", "AddEvent"};
 static const char *const field_names[F_N] = {"user", "password", "name",    "email", "title", "description",
                                              "date", "tags",     "address", "city",  "image"};
 static const size_t field_caps[F_N] = {256, 256, 256, 256, 512, 8192, 32, 1024, 256, 256, TB_WEBAPP_MAX_IMAGE};
 
-typedef struct slot {
-    PGconn *pg;
-    redisContext *rd;
-} slot;
-
-struct tb_webapp {
-    tb_webapp_config cfg;
-    char *pg_conninfo, *redis_host, *host;
-    char schema[32];
-    char k_home[48], k_gen[48], k_sess[48]; /* Redis keys: "web<N>:home", "...:home:gen", "...:sess:" */
-    struct MHD_Daemon *d;
-    uint64_t started_us;
-    atomic_uint_fast64_t requests, status_2xx, status_4xx, status_5xx, op_count[OP_N];
-
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    slot *slots;
-    int nslots;
-    int *free_idx; /* stack of free slot indexes */
-    int nfree;
-
-    tb_web_assets assets;
-    struct MHD_Response **asset_resp; /* one shared response per asset, reused by MHD */
-};
-
-/* Per-request state (MHD's con_cls). */
-typedef struct req {
-    int route;
-    long id; /* /events/ID, /persons/ID */
-    struct MHD_PostProcessor *pp;
-    int counted;
-    const char *allow; /* 405: the methods the path takes */
-    int too_big;       /* body or a field over its cap: 413 */
-    int bad_body;      /* post data the processor rejected: 400 */
-    uint64_t body_bytes;
-    tb_html field[F_N];
-    char image_type[64];
-} req;
 
 /* ---- errors and small helpers ------------------------------------------- */
 
 /* PQerrorMessage on one line, into "what: why". */
-static void set_pq_err(char *err, const char *what, PGconn *pg) {
+void web_set_pq_err(char *err, const char *what, PGconn *pg) {
     char buf[TB_ERR_LEN];
     const char *msg = pg ? PQerrorMessage(pg) : "out of memory";
     size_t i, len;
@@ -224,13 +154,13 @@ static int slot_pg_connect(tb_webapp *app, slot *s, int check, char *err) {
     s->pg = PQconnectdb(app->pg_conninfo);
     snprintf(what, sizeof what, "webapp tile %d: PostgreSQL", app->cfg.tile);
     if (PQstatus(s->pg) != CONNECTION_OK) {
-        set_pq_err(err, what, s->pg);
+        web_set_pq_err(err, what, s->pg);
         return -1;
     }
     snprintf(sql, sizeof sql, "SET search_path = %s", app->schema);
     res = PQexec(s->pg, sql);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        set_pq_err(err, what, s->pg);
+        web_set_pq_err(err, what, s->pg);
         PQclear(res);
         return -1;
     }
@@ -241,7 +171,7 @@ static int slot_pg_connect(tb_webapp *app, slot *s, int check, char *err) {
         if (PQresultStatus(res) != PGRES_COMMAND_OK) {
             char w2[160];
             snprintf(w2, sizeof w2, "%s: prepare %s", what, stmts[i].name);
-            set_pq_err(err, w2, s->pg);
+            web_set_pq_err(err, w2, s->pg);
             PQclear(res);
             return -1;
         }
@@ -294,13 +224,13 @@ static void slot_put(tb_webapp *app, slot *s) {
 
 /* Runs a prepared statement with text parameters (lengths/formats only for
  * binary ones). NULL result = failed (logged); caller PQclears. */
-static PGresult *run(slot *s, const char *name, int n, const char *const *vals, const int *lens, const int *fmts) {
+PGresult *web_run(slot *s, const char *name, int n, const char *const *vals, const int *lens, const int *fmts) {
     PGresult *res = PQexecPrepared(s->pg, name, n, vals, lens, fmts, 0);
     ExecStatusType st = PQresultStatus(res);
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return res;
     {
         char err[TB_ERR_LEN];
-        set_pq_err(err, name, s->pg);
+        web_set_pq_err(err, name, s->pg);
         tb_log(TB_LOG_WARN, "webapp: %s", err);
     }
     PQclear(res);
@@ -309,14 +239,6 @@ static PGresult *run(slot *s, const char *name, int n, const char *const *vals, 
 
 /* ---- responses ------------------------------------------------------------ */
 
-/* A rendered page to send: status, HTML (malloc'd), optional cookie. */
-typedef struct page {
-    unsigned status;
-    int op; /* -1: not a page op */
-    tb_html html;
-    char cookie[96];
-    const char *allow; /* 405: the Allow header */
-} page;
 
 static enum MHD_Result send_resp(tb_webapp *app, req *r, struct MHD_Connection *c, unsigned status,
                                  struct MHD_Response *resp) {
@@ -332,9 +254,18 @@ static enum MHD_Result send_resp(tb_webapp *app, req *r, struct MHD_Connection *
     return rc;
 }
 
+static enum MHD_Result send_text(tb_webapp *app, req *r, struct MHD_Connection *c, unsigned status, const char *type,
+                                 const char *text);
+
 static enum MHD_Result send_page(tb_webapp *app, req *r, struct MHD_Connection *c, page *p) {
     size_t len;
-    char *body = tb_html_take(&p->html, &len);
+    if (p->html.overflow) {
+        tb_log(TB_LOG_WARN, "webapp: a %s page passed %zu bytes; answering 500", p->op >= 0 ? web_op_names[p->op] : "",
+               TB_WEB_PAGE_MAX);
+        tb_buf_free(&p->html);
+        return send_text(app, r, c, 500, "text/plain; charset=utf-8", "page too large\n");
+    }
+    char *body = tb_buf_take(&p->html, &len);
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
     enum MHD_Result rc;
     if (!resp) {
@@ -362,521 +293,6 @@ static enum MHD_Result send_text(tb_webapp *app, req *r, struct MHD_Connection *
     rc = send_resp(app, r, c, status, resp);
     MHD_destroy_response(resp);
     return rc;
-}
-
-/* ---- page layout ----------------------------------------------------------- */
-
-/* The head and top bar every page shares: the tb-page marker, 2 style
- * sheets, 3 scripts, the logo and the feed icon (7 assets). */
-static void page_begin(page *p, int op, unsigned status, const char *title) {
-    tb_html *b = &p->html;
-    p->status = status;
-    p->op = op;
-    tb_html_put(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    tb_html_putf(b, "<meta name=\"tb-page\" content=\"%s\">\n<title>", op_names[op]);
-    tb_html_esc(b, title);
-    tb_html_put(b, " - tilebench events</title>\n");
-    for (int i = 0; tb_web_page_css[i]; i++)
-        tb_html_putf(b, "<link rel=\"stylesheet\" href=\"%s\">\n", tb_web_page_css[i]);
-    for (int i = 0; tb_web_page_js[i]; i++)
-        tb_html_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
-    tb_html_put(b, "</head>\n<body>\n<div id=\"top\"><a href=\"/\"><img class=\"logo\" src=\"/static/img/logo.png\" "
-                   "alt=\"tilebench events\"></a>\n<nav><a href=\"/\">Home</a> <a href=\"/tags?tag=music\">Music</a> "
-                   "<a href=\"/tags?tag=food\">Food</a> <a href=\"/tags?tag=coding\">Coding</a></nav>\n"
-                   "<form class=\"search\" action=\"/tags\" method=\"get\"><input id=\"q\" type=\"text\" name=\"tag\" "
-                   "placeholder=\"tag\"> <input type=\"submit\" value=\"Search\"></form>\n"
-                   "<a href=\"/\"><img src=\"/static/img/rss.png\" alt=\"feed\"></a></div>\n"
-                   "<div id=\"main\"><div id=\"content\">\n<h1>");
-    tb_html_esc(b, title);
-    tb_html_put(b, "</h1>\n");
-}
-
-/* The side bar (login and register forms) and the footer. */
-static void page_end(page *p) {
-    tb_html_put(&p->html,
-                "</div>\n<div id=\"side\">\n<h2>Log in</h2>\n<form action=\"/login\" method=\"post\">"
-                "<label>User <input type=\"text\" name=\"user\" required></label>"
-                "<label>Password <input type=\"password\" name=\"password\" required></label>"
-                "<input type=\"submit\" value=\"Log in\"></form>\n"
-                "<h2>Register</h2>\n<form action=\"/persons\" method=\"post\" enctype=\"multipart/form-data\">"
-                "<label>Name <input type=\"text\" name=\"name\" required></label>"
-                "<label>E-mail <input type=\"email\" name=\"email\" required></label>"
-                "<label>Password <input type=\"password\" name=\"password\" required></label>"
-                "<label>Picture <input type=\"file\" name=\"image\"></label>"
-                "<input type=\"submit\" value=\"Register\"></form>\n</div></div>\n"
-                "<div id=\"foot\">tilebench reference web application</div>\n</body>\n</html>\n");
-}
-
-/* A thumbnail (one of TB_WEB_EVENT_THUMBS, by event id) and a linked title. */
-static void event_item(tb_html *b, const char *id, const char *title, const char *date, const char *city) {
-    long n = atol(id);
-    tb_html_putf(b,
-                 "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
-                 n % TB_WEB_EVENT_THUMBS);
-    tb_html_esc(b, date);
-    tb_html_put(b, "\">");
-    tb_html_esc(b, date);
-    tb_html_put(b, "</span> <a href=\"/events/");
-    tb_html_esc(b, id);
-    tb_html_put(b, "\">");
-    tb_html_esc(b, title);
-    tb_html_put(b, "</a>");
-    if (city) {
-        tb_html_put(b, " <span class=\"muted\">");
-        tb_html_esc(b, city);
-        tb_html_put(b, "</span>");
-    }
-    tb_html_put(b, "</li>\n");
-}
-
-static void avatar(tb_html *b, const char *person_id) {
-    tb_html_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">",
-                 atol(person_id) % TB_WEB_AVATARS);
-}
-
-/* A page with just a message: errors and the result of a form. */
-static void message_page(page *p, int op, unsigned status, const char *title, const char *text) {
-    page_begin(p, op, status, title);
-    tb_html_put(&p->html, "<p class=\"error\">");
-    tb_html_esc(&p->html, text);
-    tb_html_put(&p->html, "</p>\n");
-    page_end(p);
-}
-
-/* Error pages outside any op: a plain document without the marker. */
-static void error_page(page *p, unsigned status, const char *text) {
-    p->status = status;
-    p->op = -1;
-    tb_html_putf(&p->html,
-                 "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
-                 "<body><h1>%u</h1><p>",
-                 status, status);
-    tb_html_esc(&p->html, text);
-    tb_html_put(&p->html, "</p></body></html>\n");
-}
-
-/* ---- pages ----------------------------------------------------------------- */
-
-static void render_home(tb_webapp *app, slot *s, page *p) {
-    PGresult *ev = run(s, "home_events", 0, NULL, NULL, NULL), *tg;
-    tb_html *b = &p->html;
-    if (!ev) {
-        message_page(p, OP_HOME, 503, "Unavailable", "the database did not answer");
-        return;
-    }
-    tg = run(s, "home_tags", 0, NULL, NULL, NULL);
-    if (!tg) {
-        PQclear(ev);
-        message_page(p, OP_HOME, 503, "Unavailable", "the database did not answer");
-        return;
-    }
-    (void)app;
-    page_begin(p, OP_HOME, 200, "Upcoming events");
-    tb_html_put(b, "<ul class=\"events\">\n");
-    for (int i = 0; i < PQntuples(ev); i++) {
-        event_item(b, PQgetvalue(ev, i, 0), PQgetvalue(ev, i, 1), PQgetvalue(ev, i, 2), PQgetvalue(ev, i, 4));
-    }
-    tb_html_put(b, "</ul>\n<h2>Tags</h2>\n<div class=\"tagcloud\">\n");
-    for (int i = 0; i < PQntuples(tg); i++) {
-        tb_html_put(b, "<a class=\"tag\" data-n=\"");
-        tb_html_esc(b, PQgetvalue(tg, i, 1));
-        tb_html_put(b, "\" href=\"/tags?tag=");
-        tb_html_esc(b, PQgetvalue(tg, i, 0));
-        tb_html_put(b, "\">");
-        tb_html_esc(b, PQgetvalue(tg, i, 0));
-        tb_html_put(b, "</a>\n");
-    }
-    tb_html_put(b, "</div>\n");
-    page_end(p);
-    PQclear(ev);
-    PQclear(tg);
-}
-
-/* HomePage: the cached page from Redis, else rendered and cached. */
-static void page_home(tb_webapp *app, slot *s, page *p) {
-    redisReply *rep = redisCommand(s->rd, "GET %s", app->k_home);
-    if (rep && rep->type == REDIS_REPLY_STRING) {
-        tb_html_putn(&p->html, rep->str, rep->len);
-        p->status = 200;
-        p->op = OP_HOME;
-        freeReplyObject(rep);
-        return;
-    }
-    if (rep) freeReplyObject(rep);
-    rep = redisCommand(s->rd, "WATCH %s", app->k_gen);
-    if (rep) freeReplyObject(rep);
-    render_home(app, s, p);
-    if (p->status == 200) {
-        redisAppendCommand(s->rd, "MULTI");
-        redisAppendCommand(s->rd, "SET %s %b EX %d", app->k_home, p->html.p, p->html.len, TB_WEBAPP_HOME_TTL_S);
-        redisAppendCommand(s->rd, "EXEC");
-        for (int i = 0; i < 3; i++) {
-            void *x = NULL;
-            if (redisGetReply(s->rd, &x) != REDIS_OK) break;
-            freeReplyObject(x);
-        }
-    } else {
-        rep = redisCommand(s->rd, "UNWATCH");
-        if (rep) freeReplyObject(rep);
-    }
-}
-
-static const char *field(req *r, int f) { return r->field[f].p ? r->field[f].p : ""; }
-
-/* 32 hex digits from the kernel's generator; -1 when it fails. */
-static int new_session_id(char out[33]) {
-    unsigned char raw[16];
-    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) return -1;
-    for (int i = 0; i < 16; i++)
-        snprintf(out + 2 * i, 3, "%02x", raw[i]);
-    return 0;
-}
-
-static void page_login(tb_webapp *app, slot *s, req *r, page *p) {
-    const char *vals[2] = {field(r, F_USER), field(r, F_PASSWORD)};
-    char sid[33];
-    PGresult *res;
-    redisReply *rep;
-    if (!*vals[0] || !*vals[1]) {
-        message_page(p, OP_LOGIN, 400, "Log in", "user and password are required");
-        return;
-    }
-    res = run(s, "login", 2, vals, NULL, NULL);
-    if (!res) {
-        message_page(p, OP_LOGIN, 503, "Log in", "the database did not answer");
-        return;
-    }
-    if (PQntuples(res) != 1) {
-        PQclear(res);
-        message_page(p, OP_LOGIN, 403, "Log in", "unknown user or wrong password");
-        return;
-    }
-    if (new_session_id(sid) != 0) {
-        PQclear(res);
-        message_page(p, OP_LOGIN, 500, "Log in", "no random numbers for a session id");
-        return;
-    }
-    rep = redisCommand(s->rd, "SET %s%s %s EX %d", app->k_sess, sid, PQgetvalue(res, 0, 0), TB_WEBAPP_SESSION_TTL_S);
-    if (!rep || rep->type == REDIS_REPLY_ERROR) {
-        if (rep) freeReplyObject(rep);
-        PQclear(res);
-        message_page(p, OP_LOGIN, 503, "Log in", "the session store did not answer");
-        return;
-    }
-    freeReplyObject(rep);
-    snprintf(p->cookie, sizeof p->cookie, "tbsid=%s; Path=/; HttpOnly", sid);
-    page_begin(p, OP_LOGIN, 200, "Welcome");
-    tb_html_put(&p->html, "<p>");
-    avatar(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, " Logged in as <a href=\"/persons/");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, "\">");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 1));
-    tb_html_put(&p->html, "</a>.</p>\n<h2>Add an event</h2>\n<form action=\"/events\" method=\"post\">"
-                          "<label>Title <input type=\"text\" name=\"title\" required></label>"
-                          "<label>Description <textarea name=\"description\"></textarea></label>"
-                          "<label>Date <input type=\"text\" name=\"date\" required></label>"
-                          "<label>Tags <input type=\"text\" name=\"tags\"></label>"
-                          "<input type=\"submit\" value=\"Add\"></form>\n");
-    page_end(p);
-    PQclear(res);
-}
-
-/* A tag: 1..32 lowercase letters, digits or '-'. */
-static int tag_ok(const char *t) {
-    size_t n = 0;
-    for (; *t; t++, n++)
-        if (!((*t >= 'a' && *t <= 'z') || (*t >= '0' && *t <= '9') || *t == '-')) return 0;
-    return n >= 1 && n <= 32;
-}
-
-static void page_tags(slot *s, struct MHD_Connection *c, page *p) {
-    const char *tag = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tag");
-    PGresult *res;
-    char title[64];
-    if (!tag || !tag_ok(tag)) {
-        message_page(p, OP_TAGSEARCH, 400, "Tag search", "tag: expected 1 to 32 lowercase letters, digits or '-'");
-        return;
-    }
-    res = run(s, "tag_search", 1, &tag, NULL, NULL);
-    if (!res) {
-        message_page(p, OP_TAGSEARCH, 503, "Tag search", "the database did not answer");
-        return;
-    }
-    snprintf(title, sizeof title, "Events tagged %s", tag);
-    page_begin(p, OP_TAGSEARCH, 200, title);
-    tb_html_putf(&p->html, "<p class=\"muted\">%d events</p>\n<ul class=\"events\">\n", PQntuples(res));
-    for (int i = 0; i < PQntuples(res); i++)
-        event_item(&p->html, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), PQgetvalue(res, i, 2),
-                   PQgetvalue(res, i, 3));
-    tb_html_put(&p->html, "</ul>\n");
-    page_end(p);
-    PQclear(res);
-}
-
-static void page_event(slot *s, long id, page *p) {
-    char idbuf[24];
-    const char *v = idbuf;
-    PGresult *ev, *pp;
-    tb_html *b = &p->html;
-    snprintf(idbuf, sizeof idbuf, "%ld", id);
-    ev = run(s, "event", 1, &v, NULL, NULL);
-    if (!ev) {
-        message_page(p, OP_EVENT, 503, "Event", "the database did not answer");
-        return;
-    }
-    if (PQntuples(ev) != 1) {
-        PQclear(ev);
-        message_page(p, OP_EVENT, 404, "Event not found", "no event with this id");
-        return;
-    }
-    pp = run(s, "event_people", 1, &v, NULL, NULL);
-    if (!pp) {
-        PQclear(ev);
-        message_page(p, OP_EVENT, 503, "Event", "the database did not answer");
-        return;
-    }
-    page_begin(p, OP_EVENT, 200, PQgetvalue(ev, 0, 1));
-    tb_html_putf(b, "<p><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"> ", id % TB_WEB_EVENT_THUMBS);
-    tb_html_esc(b, PQgetvalue(ev, 0, 3));
-    tb_html_put(b, " at ");
-    tb_html_esc(b, PQgetvalue(ev, 0, 4));
-    tb_html_put(b, ", ");
-    tb_html_esc(b, PQgetvalue(ev, 0, 5));
-    tb_html_put(b, ", ");
-    tb_html_esc(b, PQgetvalue(ev, 0, 6));
-    tb_html_put(b, "</p>\n<p>");
-    tb_html_esc(b, PQgetvalue(ev, 0, 2));
-    tb_html_put(b, "</p>\n<p class=\"muted\">Submitted by <a href=\"/persons/");
-    tb_html_esc(b, PQgetvalue(ev, 0, 7));
-    tb_html_put(b, "\">");
-    tb_html_esc(b, PQgetvalue(ev, 0, 8));
-    tb_html_put(b, "</a></p>\n<p>");
-    {
-        char *tags = xstrdup(PQgetvalue(ev, 0, 9)), *save = NULL;
-        for (char *t = strtok_r(tags, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-            tb_html_put(b, "<a class=\"tag\" href=\"/tags?tag=");
-            tb_html_esc(b, t);
-            tb_html_put(b, "\">");
-            tb_html_esc(b, t);
-            tb_html_put(b, "</a> ");
-        }
-        free(tags);
-    }
-    tb_html_put(b, "</p>\n<h2>Attendees</h2>\n<p>");
-    for (int i = 0; i < PQntuples(pp); i++) {
-        if (PQgetvalue(pp, i, 0)[0] != 'a') continue;
-        tb_html_put(b, "<a href=\"/persons/");
-        tb_html_esc(b, PQgetvalue(pp, i, 1));
-        tb_html_put(b, "\" title=\"");
-        tb_html_esc(b, PQgetvalue(pp, i, 2));
-        tb_html_put(b, "\">");
-        avatar(b, PQgetvalue(pp, i, 1));
-        tb_html_put(b, "</a>");
-    }
-    tb_html_put(b, "</p>\n<h2>Comments</h2>\n");
-    for (int i = 0; i < PQntuples(pp); i++) {
-        if (PQgetvalue(pp, i, 0)[0] != 'c') continue;
-        tb_html_put(b, "<div class=\"comment\"><a href=\"/persons/");
-        tb_html_esc(b, PQgetvalue(pp, i, 1));
-        tb_html_put(b, "\">");
-        tb_html_esc(b, PQgetvalue(pp, i, 2));
-        tb_html_put(b, "</a> <span class=\"muted\">");
-        tb_html_esc(b, PQgetvalue(pp, i, 4));
-        tb_html_put(b, "</span><br>");
-        tb_html_esc(b, PQgetvalue(pp, i, 3));
-        tb_html_put(b, "</div>\n");
-    }
-    page_end(p);
-    PQclear(ev);
-    PQclear(pp);
-}
-
-static void page_person(slot *s, long id, page *p) {
-    char idbuf[24];
-    const char *v = idbuf;
-    PGresult *pr, *ev;
-    tb_html *b = &p->html;
-    snprintf(idbuf, sizeof idbuf, "%ld", id);
-    pr = run(s, "person", 1, &v, NULL, NULL);
-    if (!pr) {
-        message_page(p, OP_PERSON, 503, "Person", "the database did not answer");
-        return;
-    }
-    if (PQntuples(pr) != 1) {
-        PQclear(pr);
-        message_page(p, OP_PERSON, 404, "Person not found", "no person with this id");
-        return;
-    }
-    ev = run(s, "person_events", 1, &v, NULL, NULL);
-    if (!ev) {
-        PQclear(pr);
-        message_page(p, OP_PERSON, 503, "Person", "the database did not answer");
-        return;
-    }
-    page_begin(p, OP_PERSON, 200, PQgetvalue(pr, 0, 1));
-    tb_html_put(b, "<p>");
-    avatar(b, idbuf);
-    tb_html_put(b, " ");
-    tb_html_esc(b, PQgetvalue(pr, 0, 3));
-    tb_html_put(b, ", member since ");
-    tb_html_esc(b, PQgetvalue(pr, 0, 5));
-    tb_html_put(b, " <span class=\"muted\">");
-    tb_html_esc(b, PQgetvalue(pr, 0, 2));
-    tb_html_put(b, "</span></p>\n<p>");
-    tb_html_esc(b, PQgetvalue(pr, 0, 4));
-    tb_html_put(b, "</p>\n");
-    if (strcmp(PQgetvalue(pr, 0, 6), "0") != 0) {
-        tb_html_put(b, "<p class=\"muted\">Picture: ");
-        tb_html_esc(b, PQgetvalue(pr, 0, 6));
-        tb_html_put(b, " bytes</p>\n");
-    }
-    for (int k = 0; k < 2; k++) {
-        char want = k == 0 ? 's' : 'a';
-        tb_html_put(b, k == 0 ? "<h2>Submitted events</h2>\n<ul class=\"events\">\n"
-                              : "<h2>Attending</h2>\n<ul class=\"events\">\n");
-        for (int i = 0; i < PQntuples(ev); i++)
-            if (PQgetvalue(ev, i, 0)[0] == want)
-                event_item(b, PQgetvalue(ev, i, 1), PQgetvalue(ev, i, 2), PQgetvalue(ev, i, 3), NULL);
-        tb_html_put(b, "</ul>\n");
-    }
-    page_end(p);
-    PQclear(pr);
-    PQclear(ev);
-}
-
-static void page_addperson(slot *s, req *r, page *p) {
-    const char *vals[6];
-    int lens[6] = {0}, fmts[6] = {0};
-    PGresult *res;
-    if (!*field(r, F_NAME) || !*field(r, F_EMAIL) || !*field(r, F_PASSWORD)) {
-        message_page(p, OP_ADDPERSON, 400, "Register", "name, email and password are required");
-        return;
-    }
-    vals[0] = field(r, F_EMAIL);
-    vals[1] = field(r, F_PASSWORD);
-    vals[2] = field(r, F_NAME);
-    vals[3] = *field(r, F_CITY) ? field(r, F_CITY) : "unknown";
-    vals[4] = r->field[F_IMAGE].len ? r->field[F_IMAGE].p : NULL; /* bytea, binary */
-    lens[4] = (int)r->field[F_IMAGE].len;
-    fmts[4] = 1;
-    vals[5] = r->field[F_IMAGE].len ? (r->image_type[0] ? r->image_type : "application/octet-stream") : NULL;
-    res = run(s, "add_person", 6, vals, lens, fmts);
-    if (!res) {
-        message_page(p, OP_ADDPERSON, 503, "Register", "the database did not answer");
-        return;
-    }
-    page_begin(p, OP_ADDPERSON, 200, "Registered");
-    tb_html_put(&p->html, "<p>");
-    avatar(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, " Welcome, <a href=\"/persons/");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, "\">");
-    tb_html_esc(&p->html, vals[2]);
-    tb_html_putf(&p->html, "</a>. Your picture has %zu bytes.</p>\n", r->field[F_IMAGE].len);
-    page_end(p);
-    PQclear(res);
-}
-
-/* "YYYY-MM-DD" shape; PostgreSQL checks that the day exists. */
-static int date_ok(const char *d) {
-    static const char shape[] = "dddd-dd-dd";
-    for (int i = 0; i < 10; i++)
-        if (shape[i] == 'd' ? (d[i] < '0' || d[i] > '9') : d[i] != '-') return 0;
-    return d[10] == '\0';
-}
-
-/* tags "a, b c" -> PostgreSQL array literal "{a,b,c}" of valid words (<= 16). */
-static void tags_array(const char *in, tb_html *out) {
-    char *copy = xstrdup(in), *save = NULL;
-    int n = 0;
-    tb_html_put(out, "{");
-    for (char *t = strtok_r(copy, ", \t\r\n", &save); t && n < 16; t = strtok_r(NULL, ", \t\r\n", &save)) {
-        for (char *q = t; *q; q++)
-            if (*q >= 'A' && *q <= 'Z') *q = (char)(*q - 'A' + 'a');
-        if (!tag_ok(t)) continue;
-        tb_html_put(out, n++ ? "," : "");
-        tb_html_put(out, t);
-    }
-    tb_html_put(out, "}");
-    free(copy);
-}
-
-static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req *r, page *p) {
-    const char *sid = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "tbsid");
-    const char *vals[7];
-    char person[24];
-    tb_html tags = {NULL, 0, 0};
-    redisReply *rep;
-    PGresult *res;
-    size_t n = sid ? strlen(sid) : 0;
-    int valid = n == 32;
-    for (size_t i = 0; valid && i < n; i++)
-        valid = (sid[i] >= '0' && sid[i] <= '9') || (sid[i] >= 'a' && sid[i] <= 'f');
-    if (!valid) {
-        message_page(p, OP_ADDEVENT, 401, "Add event", "log in first");
-        return;
-    }
-    rep = redisCommand(s->rd, "GET %s%s", app->k_sess, sid);
-    if (!rep) {
-        message_page(p, OP_ADDEVENT, 503, "Add event", "the session store did not answer");
-        return;
-    }
-    if (rep->type != REDIS_REPLY_STRING || rep->len >= sizeof person) {
-        freeReplyObject(rep);
-        message_page(p, OP_ADDEVENT, 401, "Add event", "the session expired: log in again");
-        return;
-    }
-    memcpy(person, rep->str, rep->len);
-    person[rep->len] = '\0';
-    freeReplyObject(rep);
-    if (!*field(r, F_TITLE) || !date_ok(field(r, F_DATE))) {
-        message_page(p, OP_ADDEVENT, 400, "Add event", "title and date (YYYY-MM-DD) are required");
-        return;
-    }
-    tags_array(field(r, F_TAGS), &tags);
-    vals[0] = field(r, F_TITLE);
-    vals[1] = field(r, F_DESCRIPTION);
-    vals[2] = field(r, F_DATE);
-    vals[3] = field(r, F_ADDRESS);
-    vals[4] = *field(r, F_CITY) ? field(r, F_CITY) : "Online";
-    vals[5] = person;
-    vals[6] = tags.p;
-    res = PQexecPrepared(s->pg, "add_event", 7, vals, NULL, NULL, 0);
-    if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
-        const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-        /* Class 22: data exception (a date such as 2026-02-31). */
-        if (state && strncmp(state, "22", 2) == 0)
-            message_page(p, OP_ADDEVENT, 400, "Add event", "invalid date");
-        else {
-            char err[TB_ERR_LEN];
-            set_pq_err(err, "add_event", s->pg);
-            tb_log(TB_LOG_WARN, "webapp: %s", err);
-            message_page(p, OP_ADDEVENT, 503, "Add event", "the database did not answer");
-        }
-        PQclear(res);
-        tb_html_free(&tags);
-        return;
-    }
-    /* Committed: drop the cached home page (see the top of this file). */
-    redisAppendCommand(s->rd, "INCR %s", app->k_gen);
-    redisAppendCommand(s->rd, "DEL %s", app->k_home);
-    for (int i = 0; i < 2; i++) {
-        void *x = NULL;
-        if (redisGetReply(s->rd, &x) != REDIS_OK) break;
-        freeReplyObject(x);
-    }
-    page_begin(p, OP_ADDEVENT, 200, "Event added");
-    tb_html_put(&p->html, "<p><a href=\"/events/");
-    tb_html_esc(&p->html, PQgetvalue(res, 0, 0));
-    tb_html_put(&p->html, "\">");
-    tb_html_esc(&p->html, vals[0]);
-    tb_html_put(&p->html, "</a> on ");
-    tb_html_esc(&p->html, vals[2]);
-    tb_html_put(&p->html, "</p>\n");
-    page_end(p);
-    PQclear(res);
-    tb_html_free(&tags);
 }
 
 /* ---- service endpoints ------------------------------------------------------ */
@@ -910,7 +326,7 @@ static enum MHD_Result serve_stats(tb_webapp *app, req *r, struct MHD_Connection
     json_object_set_new(o, "responses_4xx", json_integer((json_int_t)atomic_load(&app->status_4xx)));
     json_object_set_new(o, "responses_5xx", json_integer((json_int_t)atomic_load(&app->status_5xx)));
     for (int i = 0; i < OP_N; i++)
-        json_object_set_new(ops, op_names[i], json_integer((json_int_t)atomic_load(&app->op_count[i])));
+        json_object_set_new(ops, web_op_names[i], json_integer((json_int_t)atomic_load(&app->op_count[i])));
     json_object_set_new(o, "pages", ops);
     json_object_set_new(o, "tile", json_integer(app->cfg.tile));
     json_object_set_new(o, "threads", json_integer(app->nslots));
@@ -942,9 +358,9 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
         if (f == F_IMAGE && content_type && !r->image_type[0])
             snprintf(r->image_type, sizeof r->image_type, "%s", content_type);
         if (size)
-            tb_html_putn(&r->field[f], data, size);
-        else if (!r->field[f].p)
-            tb_html_put(&r->field[f], "");
+            web_putn(&r->field[f], data, size);
+        else if (!r->field[f].ptr)
+            web_put(&r->field[f], "");
         break;
     }
     return MHD_YES;
@@ -986,29 +402,21 @@ static int route_of(const char *url, const char *method, long *id, const char **
 
 static enum MHD_Result serve_static(tb_webapp *app, req *r, struct MHD_Connection *c, const char *url) {
     const tb_web_asset *a = tb_web_asset_find(&app->assets, url);
-    page p = {0};
+    page p = {.html = {.max = TB_WEB_PAGE_MAX}};
     if (a) return send_resp(app, r, c, 200, app->asset_resp[a - app->assets.a]);
-    error_page(&p, 404, "no such file");
+    web_error_page(&p, 404, "no such file");
     return send_page(app, r, c, &p);
 }
 
 /* The page of a data route, rendered with a slot; 503 without one. */
 static enum MHD_Result serve_page(tb_webapp *app, req *r, struct MHD_Connection *c) {
-    page p = {0};
+    page p = {.html = {.max = TB_WEB_PAGE_MAX}};
     slot *s = slot_get(app);
     if (!s) {
-        error_page(&p, 503, "the database or the session store does not answer");
+        web_error_page(&p, 503, "the database or the session store does not answer");
         return send_page(app, r, c, &p);
     }
-    switch (r->route) {
-    case R_HOME: page_home(app, s, &p); break;
-    case R_LOGIN: page_login(app, s, r, &p); break;
-    case R_TAGS: page_tags(s, c, &p); break;
-    case R_EVENT: page_event(s, r->id, &p); break;
-    case R_PERSON: page_person(s, r->id, &p); break;
-    case R_ADDPERSON: page_addperson(s, r, &p); break;
-    default: page_addevent(app, s, c, r, &p); break;
-    }
+    web_render(app, s, c, r, &p);
     slot_put(app, s);
     return send_page(app, r, c, &p);
 }
@@ -1025,11 +433,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   void **con_cls) {
     tb_webapp *app = cls;
     req *r = *con_cls;
-    page p = {0};
+    page p = {.html = {.max = TB_WEB_PAGE_MAX}};
     const char *allow;
     (void)version;
     if (!r) {
         r = xcalloc(1, sizeof *r);
+        for (int f = 0; f < F_N; f++)
+            tb_buf_init(&r->field[f], field_caps[f]);
         *con_cls = r;
         r->route = route_of(url, method, &r->id, &allow);
         r->allow = allow;
@@ -1040,7 +450,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (r->route == R_LOGIN || r->route == R_ADDPERSON || r->route == R_ADDEVENT) {
             const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
             if (cl && strtoull(cl, NULL, 10) > TB_WEBAPP_MAX_BODY) {
-                error_page(&p, 413, "request body too large");
+                web_error_page(&p, 413, "request body too large");
                 return send_page(app, r, c, &p);
             }
             r->pp = MHD_create_post_processor(c, 16 * 1024, on_field, r);
@@ -1059,11 +469,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     /* The whole request is in. */
     if (r->route == R_NONE) {
-        error_page(&p, 404, "not found");
+        web_error_page(&p, 404, "not found");
         return send_page(app, r, c, &p);
     }
     if (r->route < 0) {
-        error_page(&p, 405, "method not allowed");
+        web_error_page(&p, 405, "method not allowed");
         p.allow = r->allow;
         return send_page(app, r, c, &p);
     }
@@ -1079,11 +489,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             r->pp = NULL;
         }
         if (r->too_big) {
-            error_page(&p, 413, "request body or a field too large");
+            web_error_page(&p, 413, "request body or a field too large");
             return send_page(app, r, c, &p);
         }
         if (r->bad_body) {
-            error_page(&p, 400, "expected a well-formed application/x-www-form-urlencoded or multipart/form-data body");
+            web_error_page(&p, 400, "expected a well-formed application/x-www-form-urlencoded or multipart/form-data body");
             return send_page(app, r, c, &p);
         }
         return serve_page(app, r, c);
@@ -1099,7 +509,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (!r) return;
     if (r->pp) MHD_destroy_post_processor(r->pp);
     for (int f = 0; f < F_N; f++)
-        tb_html_free(&r->field[f]);
+        tb_buf_free(&r->field[f]);
     free(r);
     *con_cls = NULL;
 }
@@ -1246,3 +656,4 @@ void tb_webapp_close(tb_webapp *app) {
     free(app->redis_host);
     free(app);
 }
+

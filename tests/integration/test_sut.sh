@@ -175,6 +175,28 @@ expect_eq "exit status with TB_PG_BINDIR=/nonexistent" 2 "$rc"
 expect_contains "missing PostgreSQL" "PostgreSQL" "$out"
 [[ ! -f "$other/sut.state" ]] || fail "expected no sut.state after failed starts, found $other/sut.state"
 
+# A one-shot tool that fails (initdb here): its output lands in pg.log, the
+# error names it with its exit status and last line, and what up had already
+# started (Redis, Dovecot) is stopped again.
+fakepg="$work/fakepg"
+mkdir -p "$fakepg"
+printf '#!/bin/sh\necho "fake initdb: first line"\necho "fake initdb: cannot go on" >&2\nexit 3\n' >"$fakepg/initdb"
+printf '#!/bin/sh\nexit 1\n' >"$fakepg/postgres"
+chmod 755 "$fakepg" "$fakepg/initdb" "$fakepg/postgres"
+set +e
+out=$(TB_PG_BINDIR="$fakepg" "$TILEBENCH" sut up --dir "$other" 2>&1)
+rc=$?
+set -e
+expect_eq "exit status when initdb fails" 3 "$rc"
+expect_contains "failing initdb" "initdb failed (status 3), see $other/pg.log: fake initdb: cannot go on" "$out"
+grep -q "fake initdb: first line" "$other/pg.log" || fail "expected initdb's output in $other/pg.log"
+echo "ok: initdb's output is in pg.log"
+[[ ! -f "$other/sut.state" ]] || fail "expected no sut.state after a failed initdb, found $other/sut.state"
+if pgrep -f "$other/redis.conf" >/dev/null || pgrep -f "$other/dovecot.conf" >/dev/null; then
+    fail "after a failed initdb: expected the Redis and Dovecot that up started in $other to be stopped"
+fi
+echo "ok: Redis and Dovecot stopped after the failed initdb"
+
 # 6. down stops exactly what up started.
 "$TILEBENCH" sut down --dir "$sut" || fail "sut down: expected exit 0"
 for pid in $pids; do

@@ -3,6 +3,7 @@
  * (tiles/levels.c) and duration/number parsing (common/tb_common.c),
  * including the bad inputs the CLI must turn into exit 2 with a clear message.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +16,9 @@
 #include <cmocka.h>
 
 #include "common/tb_common.h"
+#include "loadgen/workload.h"
 #include "tiles/ini_text.h"
+#include "tiles/kinds.h"
 #include "tiles/levels.h"
 #include "tiles/tiledef.h"
 
@@ -481,6 +484,105 @@ static void unreadable_file(void **state) {
     assert_non_null(strstr(err, "No such file"));
 }
 
+/* The arrays of a tile definition hold what the file gives, up to the
+ * limits of tiledef.h, beyond which the file is refused; tb_tiledef_free
+ * frees them all (ASan builds catch a leak or a double free) and may be
+ * called again. */
+static void sized_to_the_file(void **state) {
+    tb_tiledef def;
+    char err[TB_ERR_LEN] = "", *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    (void)state;
+    for (int extra = 0; extra <= 1; extra++) {
+        /* TB_MAX_WORKLOADS workloads (+1), each with TB_MAX_PARAMS own keys, and TB_MAX_RULES rules */
+        for (int part = 0; part < 3; part++) {
+            f = open_memstream(&text, &len);
+            for (int w = 0; w < TB_MAX_WORKLOADS + (part == 0 ? extra : 0); w++) {
+                fprintf(f, "[workload.w%d]\nkind = kv\nreference = 1\n", w);
+                for (int k = 0; k < TB_MAX_PARAMS + (part == 1 && w == 3 ? extra : 0); k++) fprintf(f, "k%d = %d\n", k, w);
+            }
+            fprintf(f, "[qos.w7]\n");
+            for (int r = 0; r < TB_MAX_RULES + (part == 2 ? extra : 0); r++) fprintf(f, "GET.p%d = 1s\n", r % 100 + 1);
+            fclose(f);
+            if (tb_tiledef_parse("many.ini", text, len, &def, err) != 0) {
+                if (!extra) fail_msg("%s", err);
+                assert_non_null(strstr(err, part == 0 ? "too many workloads" : part == 1 ? "too many keys" : "too many rules"));
+                assert_null(def.workloads);
+                assert_null(def.path);
+            } else {
+                if (extra) fail_msg("part %d: one more than the limit parsed", part);
+                assert_int_equal(def.n_workloads, TB_MAX_WORKLOADS);
+                assert_int_equal(def.n_rules, TB_MAX_RULES);
+                assert_string_equal(def.workloads[7].name, "w7");
+                assert_int_equal(def.workloads[7].n_params, TB_MAX_PARAMS);
+                assert_string_equal(tb_tiledef_param(&def.workloads[7], "k31")->value, "7");
+                assert_ptr_equal(def.workloads[7].file, def.path);
+                assert_string_equal(def.path, "many.ini");
+                assert_string_equal(def.telemetry, "");
+                assert_string_equal(def.rules[TB_MAX_RULES - 1].source, "many.ini:345"); /* 8 x 35 lines, [qos.w7], 64 rules */
+            }
+            tb_tiledef_free(&def);
+            tb_tiledef_free(&def);
+            free(text);
+            text = NULL;
+        }
+    }
+}
+
+/* The default tile: $TB_TILE_FILE, else the source tree's for a binary run
+ * from its build folder inside that tree (as this test is, unless the build
+ * folder was put elsewhere), else the installed one. */
+static void default_tile_path(void **state) {
+    char exe[4096] = "", src[4096] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *old = getenv("TB_TILE_FILE");
+    char *saved = old ? strdup(old) : NULL;
+    int inside;
+    (void)state;
+    assert_true(n > 0 && realpath(TB_SOURCE_DIR, src) != NULL);
+    inside = strncmp(exe, src, strlen(src)) == 0 && exe[strlen(src)] == '/';
+    unsetenv("TB_TILE_FILE");
+    assert_string_equal(tb_tiledef_default_path(),
+                        inside ? TB_SOURCE_DIR "/tiles/standard.ini" : TB_DATA_DIR "/standard.ini");
+    setenv("TB_TILE_FILE", "/elsewhere/tile.ini", 1);
+    assert_string_equal(tb_tiledef_default_path(), "/elsewhere/tile.ini");
+    if (saved) setenv("TB_TILE_FILE", saved, 1);
+    else unsetenv("TB_TILE_FILE");
+    free(saved);
+}
+
+/* The tile model's catalog of kinds and the load generator's workloads are
+ * one list: every workload compiled in is a catalog kind whose op names it
+ * takes from the catalog (the same array), and every catalog kind has a
+ * workload. A QoS rule the parser accepts therefore names an op the
+ * workload runs. */
+static void workloads_match_kinds(void **state) {
+    char names[64];
+    (void)state;
+    assert_int_equal(tb_workload_count(), tb_kind_count());
+    for (int i = 0; i < tb_workload_count(); i++) {
+        const tb_workload_vt *vt = tb_workload_at(i);
+        const tb_kind *k = tb_kind_find(vt->kind);
+        if (!k) fail_msg("workload %s is not a kind of tiles/kinds.c", vt->kind);
+        if (vt->n_ops != k->n_ops) fail_msg("%s: %d ops, the catalog has %d", vt->kind, vt->n_ops, k->n_ops);
+        assert_true(vt->n_ops <= TB_MAX_OPS);
+        if (vt->op_names != k->op_names) fail_msg("%s: op names not taken from the catalog", vt->kind);
+    }
+    for (int i = 0; i < tb_kind_count(); i++) {
+        const tb_kind *k = tb_kind_at(i);
+        if (tb_workload_find(k->name) == NULL) fail_msg("kind %s has no workload", k->name);
+        for (int op = 0; op < k->n_ops; op++) assert_int_equal(tb_kind_op(k, k->op_names[op]), op);
+    }
+    assert_null(tb_kind_at(tb_kind_count()));
+    assert_null(tb_workload_at(-1));
+    assert_int_equal(tb_kind_op(tb_kind_find("kv"), "DEL"), -1);
+    tb_kind_names(names, sizeof names);
+    assert_string_equal(names, "oltp, kv, mail, web, http");
+    tb_kind_op_list(tb_kind_find("kv"), names, sizeof names);
+    assert_string_equal(names, "SET, GET");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(durations),         cmocka_unit_test(numbers),
@@ -490,6 +592,8 @@ int main(void) {
         cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
         cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
         cmocka_unit_test(secrets_in_comments_and_errors), cmocka_unit_test(redaction_rules),
+        cmocka_unit_test(workloads_match_kinds),     cmocka_unit_test(sized_to_the_file),
+        cmocka_unit_test(default_tile_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

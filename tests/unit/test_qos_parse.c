@@ -1,6 +1,6 @@
 /*
  * test_qos_parse.c: unit tests of the [qos.NAME] rule syntax parser
- * (tb_qos_parse_rule in qos/qos.c): every rule form with its unit handling,
+ * (tb_qos_parse_rule in tiles/qos_rule.c): every rule form with its unit handling,
  * and bad keys and values, whose errors must name the section, the key and
  * why (the tile parser only prefixes file:line).
  */

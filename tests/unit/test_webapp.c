@@ -1,7 +1,8 @@
 /*
  * test_webapp.c: unit tests of the pure parts of the reference web
- * application: HTML escaping and the page buffer (sut/webapp/web_html.c), the
- * deterministic web data generator (sut/web_load.c) and the in-memory
+ * application: how pages are written (sut/webapp/web_html.h over common/buf.h
+ * and common/html.h), the deterministic web data generator (sut/web_load.c)
+ * and the in-memory
  * assets, PNGs included (sut/webapp/web_assets.c). The HTTP side is covered by
  * tests/integration/test_webapp.sh against real servers.
  */
@@ -20,23 +21,26 @@
 #include "sut/web_load.h"
 
 static void test_escape(void **state) {
-    tb_html b = {NULL, 0, 0};
+    tb_buf b;
     size_t len;
     char *s;
     (void)state;
-    tb_html_put(&b, "<p>");
-    tb_html_esc(&b, "<script>alert(\"x\") & 'y'</script>");
-    tb_html_esc(&b, NULL);
-    tb_html_esc(&b, "");
-    tb_html_esc(&b, "plain");
-    tb_html_putf(&b, "</p>%d", 42);
-    s = tb_html_take(&b, &len);
-    assert_string_equal(s, "<p>&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;plain</p>42");
+    tb_buf_init(&b, TB_WEB_PAGE_MAX);
+    web_put(&b, "<p>");
+    web_esc(&b, "<script>alert(\"x\") & 'y'</script>");
+    web_esc(&b, NULL);
+    web_esc(&b, "");
+    web_esc(&b, "plain");
+    web_putf(&b, "</p>%d", 42);
+    web_putn(&b, "!?", 1);
+    assert_false(b.overflow);
+    s = tb_buf_take(&b, &len);
+    assert_string_equal(s, "<p>&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;plain</p>42!");
     assert_int_equal(len, strlen(s));
-    assert_null(b.p);
+    assert_null(b.ptr);
     free(s);
     /* An empty buffer still hands over a string. */
-    s = tb_html_take(&b, &len);
+    s = tb_buf_take(&b, &len);
     assert_non_null(s);
     assert_string_equal(s, "");
     assert_int_equal(len, 0);
@@ -44,15 +48,30 @@ static void test_escape(void **state) {
 }
 
 static void test_buffer_grows(void **state) {
-    tb_html b = {NULL, 0, 0};
+    tb_buf b;
     (void)state;
+    tb_buf_init(&b, TB_WEB_PAGE_MAX);
     for (int i = 0; i < 10000; i++)
-        tb_html_esc(&b, "a&");
+        web_esc(&b, "a&");
+    assert_false(b.overflow);
     assert_int_equal(b.len, 10000 * 6);
-    assert_int_equal(strlen(b.p), b.len);
-    assert_memory_equal(b.p + b.len - 6, "a&amp;", 6);
-    tb_html_free(&b);
-    assert_null(b.p);
+    assert_int_equal(strlen(b.ptr), b.len);
+    assert_memory_equal(b.ptr + b.len - 6, "a&amp;", 6);
+    tb_buf_free(&b);
+    assert_null(b.ptr);
+}
+
+/* A page past its cap stops growing and says so (the app answers 500). */
+static void test_page_cap(void **state) {
+    tb_buf b;
+    (void)state;
+    tb_buf_init(&b, 16);
+    web_put(&b, "0123456789");
+    web_esc(&b, "<<"); /* 8 bytes: past 16 */
+    assert_true(b.overflow);
+    assert_true(b.len <= 16);
+    assert_memory_equal(tb_buf_str(&b), "0123456789", 10);
+    tb_buf_free(&b);
 }
 
 static int count_lines(const char *p, size_t len) {
@@ -225,6 +244,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_buffer_grows),
+        cmocka_unit_test(test_page_cap),
         cmocka_unit_test(test_generator_deterministic),
         cmocka_unit_test(test_generator_sizes),
         cmocka_unit_test(test_generator_pairs),
