@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "powermeter/meter.h"
+#include "common/redact.h"
 
 static char stat_path[64];
 
@@ -110,7 +111,7 @@ static void test_redact_cases(void **state) {
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char out[256];
         memset(out, 'Z', sizeof out);
-        tb_meter_redact_uri(cases[i].in, out, sizeof out);
+        tb_redact_uri(cases[i].in, out, sizeof out);
         if (strcmp(out, cases[i].want) != 0)
             fail_msg("redact('%s') = '%s', want '%s'", cases[i].in, out, cases[i].want);
     }
@@ -120,32 +121,32 @@ static void test_redact_truncates_safely(void **state) {
     char out[16];
     (void)state;
     memset(out, 'Z', sizeof out);
-    tb_meter_redact_uri("ipmi://administrator:topsecret@bmc", out, sizeof out);
+    tb_redact_uri("ipmi://administrator:topsecret@bmc", out, sizeof out);
     assert_string_equal(out, "ipmi://administ"); /* 15 chars + NUL */
-    tb_meter_redact_uri("ipmi://a:topsecret@bmc", out, sizeof out);
+    tb_redact_uri("ipmi://a:topsecret@bmc", out, sizeof out);
     assert_string_equal(out, "ipmi://a:***@bm");
     assert_null(strstr(out, "top"));
     out[0] = 'Z';
-    tb_meter_redact_uri("ipmi://a:b@c", out, 1);
+    tb_redact_uri("ipmi://a:b@c", out, 1);
     assert_int_equal(out[0], '\0');
 }
 
-/* tb_meter_scrub: a URI's raw secrets out of error text that quotes them
+/* tb_redact_scrub: a URI's raw secrets out of error text that quotes them
  * (a driver's "connect admin:PASS@host: ..."), every copy; other text kept. */
 static void test_scrub(void **state) {
     char t[128];
     (void)state;
     snprintf(t, sizeof t, "connect admin:IpSecret-11@127.0.0.1:1: no; again IpSecret-11");
-    tb_meter_scrub(t, sizeof t, "wt310://admin:IpSecret-11@127.0.0.1:1");
+    tb_redact_scrub(t, sizeof t, "wt310://admin:IpSecret-11@127.0.0.1:1");
     assert_string_equal(t, "connect admin:***@127.0.0.1:1: no; again ***");
     snprintf(t, sizeof t, "login Ip/Sec?ret with key k9 failed");
-    tb_meter_scrub(t, sizeof t, "ipmi://admin:Ip/Sec?ret@h?password=k9&timeout=1s");
+    tb_redact_scrub(t, sizeof t, "ipmi://admin:Ip/Sec?ret@h?password=k9&timeout=1s");
     assert_string_equal(t, "login *** with key *** failed");
     snprintf(t, sizeof t, "host h: timeout");
-    tb_meter_scrub(t, sizeof t, "ptd://h:8888");
+    tb_redact_scrub(t, sizeof t, "ptd://h:8888");
     assert_string_equal(t, "host h: timeout");
     snprintf(t, sizeof t, "x=abcdefgh");
-    tb_meter_scrub(t, 6, "ipmi://u:abcdefgh@h"); /* the buffer is 6 bytes: cut, never overrun */
+    tb_redact_scrub(t, 6, "ipmi://u:abcdefgh@h"); /* the buffer is 6 bytes: cut, never overrun */
     assert_string_equal(t, "x=***");
 }
 
