@@ -310,8 +310,7 @@ static int run_tool(ipmi *m, const char *const *args, tb_spawn_result *r, char *
         return -1;
     }
     /* 127: the exec failed (spawn's child says "cannot execute ..."). */
-    if (r->exited && r->exit_status == 127 &&
-        (r->output_len == 0 || strncmp(r->output, "cannot execute ", 15) == 0)) {
+    if (r->exited && r->exit_status == 127 && (r->output_len == 0 || strncmp(r->output, "cannot execute ", 15) == 0)) {
         tb_seterr(err, "cannot run %s", m->tool);
         return -1;
     }
