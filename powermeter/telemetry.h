@@ -90,9 +90,6 @@ typedef struct tb_telemetry {
 /* Sets every figure of t to "not available" (NaN, no C-states, 0 samples). */
 void tb_telemetry_clear(tb_telemetry *t);
 
-/* Name of mode m as a column/key stem: "user", "nice", "sys", "idle", "iowait", "irq", "softirq", "steal". */
-const char *tb_telem_mode_name(int m);
-
 /*
  * Reads the local counters under root ("/" or a fake tree holding
  * proc/stat, sys/devices/system/cpu/..., dev/cpu/N/msr) into *s. The CPU
