@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "loadgen/loadgen.h"
+#include "cli/run_console.h"
 #include "coordinator/coordinator.h"
+#include "loadgen/loadgen.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -75,6 +76,30 @@ static void usage(FILE *f) {
             tb_tiledef_default_path());
 }
 
+/* The presets of --preset, as data: the stages each imposes (before the
+ * --ramp-up etc. overrides) and whether it is judged as a compliant run. */
+typedef struct run_preset {
+    const char *name;
+    int own_stages;     /* 0: the tile file's stages */
+    tb_stage_def stages;
+    int compliant;      /* every QoS rule must be judged (qos/validity.h) */
+} run_preset;
+
+static const run_preset presets[] = {
+    {"demo", 0, {0}, 0},
+    /* VMmark 2.x run rules: 30 min ramp-up, three 40 min phases; SPECpower: 240 s active idle */
+    {"compliant", 1,
+     {.ramp_up_us = 30ull * 60 * 1000000, .warm_up_us = 0, .steady_us = 40ull * 60 * 1000000, .phases = 3,
+      .ramp_down_us = 60ull * 1000000, .idle_us = 240ull * 1000000},
+     1},
+};
+
+static const run_preset *find_preset(const char *name) {
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+        if (strcmp(presets[i].name, name) == 0) return &presets[i];
+    return NULL;
+}
+
 static int bad(const char *opt, const char *msg) {
     fprintf(stderr, "tilebench run: %s: %s\n", opt, msg);
     return TB_EXIT_USAGE;
@@ -102,12 +127,14 @@ int tb_cmd_run(int argc, char **argv) {
     const char *dur_arg[5] = {NULL, NULL, NULL, NULL, NULL}; /* ramp_up warm_up steady ramp_down idle */
     const char *phases_arg = NULL;
     uint64_t max_tiles = 8, repeat = 1, threads = 0, v;
-    int max_tiles_given = 0, opt, rc;
+    int max_tiles_given = 0, quiet = 0, opt, rc;
     char err[TB_ERR_LEN];
     tb_run_opts o;
     tb_tiledef def;
     int64_t run_id;
     struct sigaction sa;
+    tb_run_console con;
+    tb_run_observer obs;
 
     memset(&o, 0, sizeof o);
     o.db_path = "tilebench-results.db";
@@ -140,8 +167,7 @@ int tb_cmd_run(int argc, char **argv) {
                 return bad("--repeat", "must be an integer 1..100");
             break;
         case O_PRESET:
-            if (strcmp(optarg, "demo") && strcmp(optarg, "compliant"))
-                return bad("--preset", "must be demo or compliant");
+            if (!find_preset(optarg)) return bad("--preset", "must be demo or compliant");
             preset = optarg;
             break;
         case O_REPORT: o.report_path = optarg; break;
@@ -150,7 +176,7 @@ int tb_cmd_run(int argc, char **argv) {
                 return bad("--threads", "must be an integer 1..256");
             break;
         case O_SUT_DIR: o.sut_dir = optarg; break;
-        case O_QUIET: o.quiet = 1; break;
+        case O_QUIET: quiet = 1; break;
         case O_CALIBRATE: o.calibrate = 1; break;
         case O_AUTO_STEP:
             if (tb_parse_u64(optarg, &v, err) != 0 || v < 1 || v > TB_MAX_LEVELS)
@@ -192,15 +218,7 @@ int tb_cmd_run(int argc, char **argv) {
         return TB_EXIT_USAGE;
     }
     o.stages = def.stages;
-    if (strcmp(preset, "compliant") == 0) {
-        /* VMmark 2.x run rules: 30 min ramp-up, three 40 min phases; SPECpower: 240 s active idle */
-        o.stages.ramp_up_us = 30ull * 60 * 1000000;
-        o.stages.warm_up_us = 0;
-        o.stages.steady_us = 40ull * 60 * 1000000;
-        o.stages.phases = 3;
-        o.stages.ramp_down_us = 60ull * 1000000;
-        o.stages.idle_us = 240ull * 1000000;
-    }
+    if (find_preset(preset)->own_stages) o.stages = find_preset(preset)->stages;
     {
         static const char *names[5] = {"--ramp-up", "--warm-up", "--steady", "--ramp-down", "--idle"};
         uint64_t *dst[5] = {&o.stages.ramp_up_us, &o.stages.warm_up_us, &o.stages.steady_us,
@@ -249,7 +267,10 @@ int tb_cmd_run(int argc, char **argv) {
     o.repeat = (int)repeat;
     o.threads = (int)threads;
     o.preset = preset;
+    o.compliant = find_preset(preset)->compliant;
     o.stop = &stop_flag;
+    tb_run_console_init(&con, quiet, &obs);
+    o.observer = &obs;
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
