@@ -47,25 +47,23 @@ double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sampl
 }
 
 /* The power part of a window's validity input (qos/validity.h): its
- * samples counted, each bad one in one kind (the most specific first), the
- * largest uncertainty and the auto-ranging ones. avg_w < 0: some meter gave
- * no valid sample (tb_coord_window_power). */
+ * samples as the poller flagged them. avg_w < 0: some meter gave no valid
+ * sample (tb_coord_window_power). */
 static void power_validity_input(const run_ctx *c, const tb_poll_sample *ps, int n, double avg_w, double window_s,
                                  tb_validity_input *vin) {
     memset(vin, 0, sizeof *vin);
-    vin->samples_total = (uint64_t)n;
     vin->no_valid_meter = avg_w < 0;
     vin->meters = c->o->n_meters;
     vin->steady_s = window_s;
     for (int i = 0; i < n; i++) {
         unsigned f = ps[i].s.flags;
-        if (isfinite(ps[i].s.uncertainty_pct) && ps[i].s.uncertainty_pct > vin->max_uncertainty_pct)
-            vin->max_uncertainty_pct = ps[i].s.uncertainty_pct;
-        if (f & TB_SAMPLE_AUTORANGE) vin->autorange++;
-        if (f & TB_SAMPLE_IMPLAUSIBLE) vin->implausible++;
-        else if (f & TB_SAMPLE_OVERRANGE) vin->overrange++;
-        else if (f & TB_SAMPLE_MISSING) vin->missing++;
-        else if (f & TB_SAMPLE_BAD) vin->invalid++;
+        tb_validity_sample s = {.bad = (f & TB_SAMPLE_BAD) != 0,
+                                .missing = (f & TB_SAMPLE_MISSING) != 0,
+                                .overrange = (f & TB_SAMPLE_OVERRANGE) != 0,
+                                .implausible = (f & TB_SAMPLE_IMPLAUSIBLE) != 0,
+                                .autorange = (f & TB_SAMPLE_AUTORANGE) != 0,
+                                .uncertainty_pct = ps[i].s.uncertainty_pct};
+        tb_validity_add_sample(vin, &s);
     }
 }
 
