@@ -34,7 +34,7 @@ static void usage(FILE *f) {
           "campaign; at the end the comparison against the baseline run is printed and\n"
           "written as HTML.\n"
           "\n"
-          "  --config FILE   the campaign file (see README, tiles/examples/campaign-*.ini)\n"
+          "  --config FILE   the campaign file (docs/campaigns.md, tiles/examples/campaign-*.ini)\n"
           "  --db FILE       results database (default tilebench-results.db)\n"
           "  --report FILE   the HTML comparison (default tilebench-campaign.html)\n"
           "  --quiet         no per-run progress (commands' output and the comparison still print)\n"

@@ -67,7 +67,7 @@ static void usage(FILE *f) {
             "                      folder in $TMPDIR or /tmp, removed after a clean stop)\n"
             "  --quiet             no progress output\n"
             "  --help              this text\n\n"
-            "The tile file's keys per workload kind are in README.md (\"The tile file\").\n"
+            "The tile file's keys per workload kind are in docs/tile-file.md.\n"
             "Environment: TB_WORKER_NICE=N (-20..19) sets the load generator threads' nice\n"
             "value; TB_WORKER_SPIN_US=N (0..1000) how long a worker polls before it sleeps\n"
             "(default 20 when every workload runs at max rate, else 0). A phase whose\n"

@@ -41,7 +41,7 @@ typedef struct tb_run_opts {
     const char *preset;       /* the preset's name, for the record ("demo" or "compliant") */
     int compliant;            /* judge as a compliant run: every QoS rule must be judged (qos/validity.h) */
     const char *telemetry;    /* --telemetry: local, none or a node_exporter URL; overrides [sut]
-                                 telemetry; NULL = the tile file's, else the default (see README) */
+                                 telemetry; NULL = the tile file's, else the default (docs/meters.md) */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
     int64_t campaign_id;      /* > 0: the run belongs to this campaign (coordinator/campaign.c) */
     const char *campaign_config; /* with campaign_id: the configuration's name */

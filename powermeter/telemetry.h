@@ -1,6 +1,6 @@
 /*
  * telemetry.h: host telemetry of the SUT, sampled at 1 Hz beside the meter
- * poller (README, "How a run works"): CPU utilization split by mode (sar), mean
+ * poller (docs/meters.md, "Host telemetry"): CPU utilization split by mode (sar), mean
  * CPU frequency, and C-state residency (turbostat's %C0/%C1/%C6).
  *
  * A source yields counter snapshots: "local" reads /proc and /sys under a
