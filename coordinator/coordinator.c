@@ -56,6 +56,14 @@
 
 static const tb_run_observer silent;
 
+/* Moves the run to the next state of the table above: one step at a time,
+ * never back, and to ST_FINISHED from any state that samples (a run that
+ * ends early). A step out of order is a bug of this file. */
+static void advance(run_ctx *c, run_state to) {
+    TB_ASSERT(to == c->state + 1 || (to == ST_FINISHED && c->state >= ST_SAMPLING));
+    c->state = to;
+}
+
 void tb_coord_note(run_ctx *c, const char *kind, const char *msg) {
     char e[TB_ERR_LEN];
     if (c->store && c->run_id > 0 && tb_store_event(c->store, c->run_id, kind, msg, e) != 0)
@@ -142,7 +150,7 @@ static int open_instruments(run_ctx *c, char *err) {
         snprintf(c->telem_note, sizeof c->telem_note, "%s", why);
     }
     if (tb_store_open(o->db_path, &c->store, err) != 0) return TB_EXIT_USAGE;
-    c->state = ST_OPEN;
+    advance(c, ST_OPEN);
     return TB_EXIT_OK;
 }
 
@@ -205,7 +213,7 @@ static int begin_run_row(run_ctx *c, char *err) {
     free((char *)ri.host_json);
     free((char *)ri.settings_json);
     if (r != 0) return TB_EXIT_USAGE;
-    c->state = ST_RUN_ROW;
+    advance(c, ST_RUN_ROW);
     if (c->obs->run_begun) c->obs->run_begun(c->obs->arg, c->run_id, o->def->name, o->tile_spec, o->db_path);
     if (*c->telem_note) tb_coord_note(c, "info", c->telem_note);
     return TB_EXIT_OK;
@@ -269,7 +277,7 @@ static int bring_sut_up(run_ctx *c, char *err) {
     else if ((rc = start_embedded_sut(c, err)) != TB_EXIT_OK) return rc;
     if (tb_loadgen_local_open(c->o->def, &c->ep, c->o->threads, &c->lg, err) != 0) return fail(c, TB_EXIT_USAGE);
     if (c->lg->ops->probe(c->lg->self, c->max_tiles, err) != 0) return fail(c, TB_EXIT_ABORTED);
-    c->state = ST_SUT_UP;
+    advance(c, ST_SUT_UP);
     return TB_EXIT_OK;
 }
 
@@ -279,7 +287,7 @@ static int start_sampling(run_ctx *c, char *err) {
     if (tb_poller_start(c->meters, c->o->n_meters, 1000000, &c->poller, err) != 0) return fail(c, TB_EXIT_ABORTED);
     if (c->tsrc && tb_telem_sampler_start(c->tsrc, TELEM_INTERVAL_US, &c->tsampler, err) != 0)
         return fail(c, TB_EXIT_ABORTED);
-    c->state = ST_SAMPLING;
+    advance(c, ST_SAMPLING);
     return TB_EXIT_OK;
 }
 
@@ -333,7 +341,7 @@ static int measure_idle(run_ctx *c, char *err) {
         progress_end(c);
         if (!tb_coord_stopped(c)) rc = store_idle(c, t0, t1, err);
     }
-    if (rc == TB_EXIT_OK) c->state = ST_IDLE;
+    if (rc == TB_EXIT_OK) advance(c, ST_IDLE);
     return rc;
 }
 
@@ -419,7 +427,7 @@ static int sweep(run_ctx *c, char *err) {
     if (c->saturation == 0) c->saturation = -1;
     free(t.tiles);
     free(t.passed);
-    if (rc == TB_EXIT_OK) c->state = ST_SWEEP;
+    if (rc == TB_EXIT_OK) advance(c, ST_SWEEP);
     return rc;
 }
 
@@ -457,7 +465,7 @@ static int calibrate(run_ctx *c) {
                  wd->unit, wd->reference, o->def->name, c->def_hash);
         tb_coord_say(c, "info", TB_RUN_MSG_INFO, e);
     }
-    if (rc == TB_EXIT_OK) c->state = ST_CALIBRATE;
+    if (rc == TB_EXIT_OK) advance(c, ST_CALIBRATE);
     return rc;
 }
 
@@ -492,7 +500,7 @@ static void end_run(run_ctx *c, const char *err) {
     }
     release(c);
     if (c->state >= ST_SAMPLING) {
-        c->state = ST_FINISHED;
+        advance(c, ST_FINISHED);
         if (c->obs->run_done) c->obs->run_done(c->obs->arg, c->run_id, c->status);
     }
 }
