@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/run_console.h"
 #include "common/tb_common.h"
 #include "coordinator/campaign.h"
 
@@ -33,7 +34,7 @@ static void usage(FILE *f) {
           "campaign; at the end the comparison against the baseline run is printed and\n"
           "written as HTML.\n"
           "\n"
-          "  --config FILE   the campaign file (see README, tiles/examples/campaign-*.ini)\n"
+          "  --config FILE   the campaign file (docs/campaigns.md, tiles/examples/campaign-*.ini)\n"
           "  --db FILE       results database (default tilebench-results.db)\n"
           "  --report FILE   the HTML comparison (default tilebench-campaign.html)\n"
           "  --quiet         no per-run progress (commands' output and the comparison still print)\n"
@@ -65,7 +66,10 @@ int tb_cmd_campaign(int argc, char **argv) {
     char err[TB_ERR_LEN];
     int64_t campaign_id = -1;
     struct sigaction sa;
-    int opt, rc;
+    tb_run_console con;
+    tb_run_observer run_obs;
+    tb_campaign_observer obs;
+    int opt, rc, quiet = 0;
 
     memset(&o, 0, sizeof o);
     o.db_path = "tilebench-results.db";
@@ -81,7 +85,7 @@ int tb_cmd_campaign(int argc, char **argv) {
         case 'c': config = optarg; break;
         case 'd': o.db_path = optarg; break;
         case 'r': o.report_path = optarg; break;
-        case 'q': o.quiet = 1; break;
+        case 'q': quiet = 1; break;
         case 'h': usage(stdout); return TB_EXIT_OK;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -107,6 +111,10 @@ int tb_cmd_campaign(int argc, char **argv) {
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     o.stop = &stop_flag;
+    tb_run_console_init(&con, quiet, &run_obs);
+    tb_campaign_console_init(&con, &obs);
+    obs.run = &run_obs;
+    o.observer = &obs;
 
     rc = tb_campaign_run(c, &o, &campaign_id, err);
     if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench campaign: %s\n", err);

@@ -41,8 +41,8 @@ static void usage(FILE *f) {
           "  (CF x A range) on fixed ranges (3 x the model's largest ranges on auto or\n"
           "  unknown ones, else a 90 kW feed ceiling), V or A negative, or V x A x PF (V x A\n"
           "  when PF is not read: W above it) off W by more than 1.5% of the larger of the\n"
-          "  two plus 1.5% of V range x A range, doubled at CF 6 (see README, \"Power\n"
-          "  meters\").\n"
+          "  two plus 1.5% of V range x A range, doubled at CF 6 (see docs/meters.md,\n"
+          "  \"Ranges, crest factor and plausibility\").\n"
           "  Meter URIs: wt310://HOST:PORT, wt210://HOST:PORT,\n"
           "  yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600, ptd://HOST:8888,\n"
           "  ipmi://USER:PASS@HOST[:PORT]?method=dcmi|sensor&sensor=NAME, ipmi:local, rapl:,\n"
@@ -260,143 +260,197 @@ static int parse_num(const char *opt, const char *val, const char *unit, double 
     return 0;
 }
 
-static int cmd_sim(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"protocol", required_argument, NULL, 'p'},
-        {"watts", required_argument, NULL, 'w'},
-        {"trace", required_argument, NULL, 't'},
-        {"loop", no_argument, NULL, 'L'},
-        {"cpu", required_argument, NULL, 'c'},
-        {"volts", required_argument, NULL, 'v'},
-        {"pf", required_argument, NULL, 'f'},
-        {"elements", required_argument, NULL, 'e'},
-        {"interval", required_argument, NULL, 'i'},
-        {"fault", required_argument, NULL, 'F'},
-        {"pty", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},
-        {"trace-sync", no_argument, NULL, 'R'},
-        {NULL, 0, NULL, 0},
-    };
+/* What `meter sim` was asked for, while its options are read. */
+typedef struct sim_args {
     tb_msim_opts o;
-    tb_msim *sim = NULL;
-    tb_msim_counters k;
-    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64], cpu_uri[128] = "", line[512];
-    const char *listen_arg = NULL;
-    int c, have_watts = 0;
-    struct sigaction sa;
+    const char *listen; /* --listen ADDR:PORT, or NULL */
+    int have_watts;
+    char cpu_uri[128];
+} sim_args;
 
-    tb_msim_defaults(&o);
-    reset_getopt();
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'l': listen_arg = optarg; break;
-        case 'p':
-            if (strcasecmp(optarg, "wt310") == 0)
-                o.protocol = TB_MSIM_WT310;
-            else if (strcasecmp(optarg, "wt210") == 0)
-                o.protocol = TB_MSIM_WT210;
-            else if (strcasecmp(optarg, "ptd") == 0)
-                o.protocol = TB_MSIM_PTD;
-            else {
-                snprintf(msg, sizeof msg, "--protocol: '%s': expected wt310, wt210 or ptd", optarg);
-                return usage_error(msg);
-            }
-            break;
-        case 'w':
-            if (parse_num("--watts", optarg, "W", 0, 1e6, &o.watts) != 0) return TB_EXIT_USAGE;
-            have_watts = 1;
-            break;
-        case 't': o.trace = optarg; break;
-        case 'L': o.trace_loop = 1; break;
-        case 'R': o.trace_from_request = 1; break;
-        case 'c': {
-            const char *colon = strchr(optarg, ':');
-            double idle, max;
-            char a[64];
-            if (!colon || (size_t)(colon - optarg) >= sizeof a) {
-                snprintf(msg, sizeof msg, "--cpu: '%s': expected IDLE:MAX in W (e.g. 50:200)", optarg);
-                return usage_error(msg);
-            }
-            memcpy(a, optarg, (size_t)(colon - optarg));
-            a[colon - optarg] = '\0';
-            if (parse_num("--cpu IDLE", a, "W", 0, 1e6, &idle) != 0 ||
-                parse_num("--cpu MAX", colon + 1, "W", idle, 1e6, &max) != 0)
-                return TB_EXIT_USAGE;
-            snprintf(cpu_uri, sizeof cpu_uri, "estimate:?idle=%g&max=%g", idle, max);
-            o.cpu_model = cpu_uri;
-            break;
-        }
-        case 'v':
-            if (parse_num("--volts", optarg, "V", 1, 1000, &o.volts) != 0) return TB_EXIT_USAGE;
-            break;
-        case 'f':
-            if (parse_num("--pf", optarg, NULL, 0.01, 1, &o.pf) != 0) return TB_EXIT_USAGE;
-            break;
-        case 'e':
-            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3') {
-                snprintf(msg, sizeof msg, "--elements: '%s': expected 1, 2 or 3", optarg);
-                return usage_error(msg);
-            }
-            o.elements = optarg[0] - '0';
-            break;
-        case 'i':
-            if (tb_parse_duration_us(optarg, &o.ptd_interval_us, err) != 0 || o.ptd_interval_us < 10000u) {
-                snprintf(msg, sizeof msg, "--interval: '%s': expected a duration >= 10ms", optarg);
-                return usage_error(msg);
-            }
-            break;
-        case 'F':
-            if (o.nfaults == TB_MSIM_MAX_FAULTS) return usage_error("--fault: at most 8");
-            if (tb_msim_parse_fault(optarg, &o.faults[o.nfaults], err) != 0) {
-                snprintf(msg, sizeof msg, "--fault: %s", err);
-                return usage_error(msg);
-            }
-            o.nfaults++;
-            break;
-        case 'P': o.pty = 1; break;
-        case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': snprintf(msg, sizeof msg, "option '%s' needs a value", argv[optind - 1]); return usage_error(msg);
-        default: snprintf(msg, sizeof msg, "unknown option '%s'", argv[optind - 1]); return usage_error(msg);
-        }
-    }
-    if (optind != argc) {
-        snprintf(msg, sizeof msg, "sim: unexpected argument '%s'", argv[optind]);
+/* An option handler's answer when the options go on (else: the exit status). */
+#define SIM_NEXT (-1)
+
+static int sim_protocol(const char *val, tb_msim_opts *o) {
+    char msg[TB_ERR_LEN + 64];
+    if (strcasecmp(val, "wt310") == 0)
+        o->protocol = TB_MSIM_WT310;
+    else if (strcasecmp(val, "wt210") == 0)
+        o->protocol = TB_MSIM_WT210;
+    else if (strcasecmp(val, "ptd") == 0)
+        o->protocol = TB_MSIM_PTD;
+    else {
+        snprintf(msg, sizeof msg, "--protocol: '%s': expected wt310, wt210 or ptd", val);
         return usage_error(msg);
     }
-    if ((have_watts + (o.trace != NULL) + (o.cpu_model != NULL)) > 1)
+    return SIM_NEXT;
+}
+
+/* --cpu IDLE:MAX: the estimate URI the emulator samples. */
+static int sim_cpu(const char *val, sim_args *a) {
+    const char *colon = strchr(val, ':');
+    double idle, max;
+    char lo[64], msg[TB_ERR_LEN + 64];
+    if (!colon || (size_t)(colon - val) >= sizeof lo) {
+        snprintf(msg, sizeof msg, "--cpu: '%s': expected IDLE:MAX in W (e.g. 50:200)", val);
+        return usage_error(msg);
+    }
+    memcpy(lo, val, (size_t)(colon - val));
+    lo[colon - val] = '\0';
+    if (parse_num("--cpu IDLE", lo, "W", 0, 1e6, &idle) != 0 ||
+        parse_num("--cpu MAX", colon + 1, "W", idle, 1e6, &max) != 0)
+        return TB_EXIT_USAGE;
+    snprintf(a->cpu_uri, sizeof a->cpu_uri, "estimate:?idle=%g&max=%g", idle, max);
+    a->o.cpu_model = a->cpu_uri;
+    return SIM_NEXT;
+}
+
+static int sim_elements(const char *val, tb_msim_opts *o) {
+    char msg[TB_ERR_LEN + 64];
+    if (strlen(val) != 1 || val[0] < '1' || val[0] > '3') {
+        snprintf(msg, sizeof msg, "--elements: '%s': expected 1, 2 or 3", val);
+        return usage_error(msg);
+    }
+    o->elements = val[0] - '0';
+    return SIM_NEXT;
+}
+
+static int sim_interval(const char *val, tb_msim_opts *o) {
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
+    if (tb_parse_duration_us(val, &o->ptd_interval_us, err) != 0 || o->ptd_interval_us < 10000u) {
+        snprintf(msg, sizeof msg, "--interval: '%s': expected a duration >= 10ms", val);
+        return usage_error(msg);
+    }
+    return SIM_NEXT;
+}
+
+static int sim_fault(const char *val, tb_msim_opts *o) {
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
+    if (o->nfaults == TB_MSIM_MAX_FAULTS) return usage_error("--fault: at most 8");
+    if (tb_msim_parse_fault(val, &o->faults[o->nfaults], err) != 0) {
+        snprintf(msg, sizeof msg, "--fault: %s", err);
+        return usage_error(msg);
+    }
+    o->nfaults++;
+    return SIM_NEXT;
+}
+
+static const struct option sim_longopts[] = {
+    {"listen", required_argument, NULL, 'l'},
+    {"protocol", required_argument, NULL, 'p'},
+    {"watts", required_argument, NULL, 'w'},
+    {"trace", required_argument, NULL, 't'},
+    {"loop", no_argument, NULL, 'L'},
+    {"cpu", required_argument, NULL, 'c'},
+    {"volts", required_argument, NULL, 'v'},
+    {"pf", required_argument, NULL, 'f'},
+    {"elements", required_argument, NULL, 'e'},
+    {"interval", required_argument, NULL, 'i'},
+    {"fault", required_argument, NULL, 'F'},
+    {"pty", no_argument, NULL, 'P'},
+    {"help", no_argument, NULL, 'h'},
+    {"trace-sync", no_argument, NULL, 'R'},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option from getopt_long (c, optarg). Returns SIM_NEXT, or the exit status. */
+static int sim_option(int c, char **argv, sim_args *a) {
+    char msg[TB_ERR_LEN + 64];
+    switch (c) {
+    case 'l': a->listen = optarg; return SIM_NEXT;
+    case 'p': return sim_protocol(optarg, &a->o);
+    case 'w':
+        if (parse_num("--watts", optarg, "W", 0, 1e6, &a->o.watts) != 0) return TB_EXIT_USAGE;
+        a->have_watts = 1;
+        return SIM_NEXT;
+    case 't': a->o.trace = optarg; return SIM_NEXT;
+    case 'L': a->o.trace_loop = 1; return SIM_NEXT;
+    case 'R': a->o.trace_from_request = 1; return SIM_NEXT;
+    case 'c': return sim_cpu(optarg, a);
+    case 'v': return parse_num("--volts", optarg, "V", 1, 1000, &a->o.volts) != 0 ? TB_EXIT_USAGE : SIM_NEXT;
+    case 'f': return parse_num("--pf", optarg, NULL, 0.01, 1, &a->o.pf) != 0 ? TB_EXIT_USAGE : SIM_NEXT;
+    case 'e': return sim_elements(optarg, &a->o);
+    case 'i': return sim_interval(optarg, &a->o);
+    case 'F': return sim_fault(optarg, &a->o);
+    case 'P': a->o.pty = 1; return SIM_NEXT;
+    case 'h': usage(stdout); return TB_EXIT_OK;
+    case ':': snprintf(msg, sizeof msg, "option '%s' needs a value", argv[optind - 1]); return usage_error(msg);
+    default: snprintf(msg, sizeof msg, "unknown option '%s'", argv[optind - 1]); return usage_error(msg);
+    }
+}
+
+/* Options that contradict each other or the protocol. Returns SIM_NEXT, or the exit status. */
+static int sim_check(const sim_args *a) {
+    const tb_msim_opts *o = &a->o;
+    if ((a->have_watts + (o->trace != NULL) + (o->cpu_model != NULL)) > 1)
         return usage_error("--watts, --trace and --cpu contradict each other: give one");
-    if (o.trace_loop && !o.trace) return usage_error("--loop only applies to --trace");
-    if (o.trace_from_request && !o.trace) return usage_error("--trace-sync only applies to --trace");
-    for (int i = 0; i < o.nfaults; i++)
-        if (o.faults[i].kind == TB_MSIM_FAULT_UNCERTAINTY && o.protocol != TB_MSIM_PTD)
+    if (o->trace_loop && !o->trace) return usage_error("--loop only applies to --trace");
+    if (o->trace_from_request && !o->trace) return usage_error("--trace-sync only applies to --trace");
+    for (int i = 0; i < o->nfaults; i++)
+        if (o->faults[i].kind == TB_MSIM_FAULT_UNCERTAINTY && o->protocol != TB_MSIM_PTD)
             return usage_error("--fault uncertainty: only the ptd protocol reports uncertainty");
-    if (o.pty && o.protocol == TB_MSIM_PTD) return usage_error("--pty: PTDaemon is TCP only");
-    if (listen_arg) {
-        const char *colon = strrchr(listen_arg, ':');
-        size_t hl;
-        uint64_t port;
-        if (!colon || tb_parse_u64(colon + 1, &port, err) != 0 || port > 65535) {
-            snprintf(msg, sizeof msg, "--listen: '%s': expected ADDR:PORT (PORT 0 = any free port)", listen_arg);
-            return usage_error(msg);
-        }
-        hl = (size_t)(colon - listen_arg);
-        if (hl >= 2 && listen_arg[0] == '[' && listen_arg[hl - 1] == ']') {
-            listen_arg++;
-            hl -= 2;
-        }
-        if (hl == 0 || hl >= sizeof o.host) {
-            snprintf(msg, sizeof msg, "--listen: '%s': missing address", listen_arg);
-            return usage_error(msg);
-        }
-        memcpy(o.host, listen_arg, hl);
-        o.host[hl] = '\0';
-        snprintf(o.port, sizeof o.port, "%llu", (unsigned long long)port);
+    if (o->pty && o->protocol == TB_MSIM_PTD) return usage_error("--pty: PTDaemon is TCP only");
+    return SIM_NEXT;
+}
+
+/* --listen ADDR:PORT ([ADDR] for IPv6) into o->host and o->port. Returns SIM_NEXT, or the exit status. */
+static int sim_listen(const char *arg, tb_msim_opts *o) {
+    const char *colon = strrchr(arg, ':');
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
+    size_t hl;
+    uint64_t port;
+    if (!colon || tb_parse_u64(colon + 1, &port, err) != 0 || port > 65535) {
+        snprintf(msg, sizeof msg, "--listen: '%s': expected ADDR:PORT (PORT 0 = any free port)", arg);
+        return usage_error(msg);
     }
-    if (tb_msim_open(&o, &sim, err) != 0) {
-        fprintf(stderr, "tilebench meter sim: %s\n", err);
-        return strstr(err, "listen") ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+    hl = (size_t)(colon - arg);
+    if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
+        arg++;
+        hl -= 2;
     }
+    if (hl == 0 || hl >= sizeof o->host) {
+        snprintf(msg, sizeof msg, "--listen: '%s': missing address", arg);
+        return usage_error(msg);
+    }
+    memcpy(o->host, arg, hl);
+    o->host[hl] = '\0';
+    snprintf(o->port, sizeof o->port, "%llu", (unsigned long long)port);
+    return SIM_NEXT;
+}
+
+/* The lines that say what the emulator serves and where. */
+static void sim_banner(const tb_msim_opts *o, const tb_msim *sim) {
+    printf("meter sim %s: %s", TB_VERSION,
+           o->protocol == TB_MSIM_PTD     ? "ptd"
+           : o->protocol == TB_MSIM_WT210 ? "wt210"
+                                          : "wt310");
+    if (o->trace)
+        printf(", trace %s%s", o->trace, o->trace_loop ? " (looped)" : "");
+    else if (o->cpu_model)
+        printf(", %s", o->cpu_model);
+    else
+        printf(", %g W", o->watts);
+    printf(", %g V, PF %g, %d element%s", o->volts, o->pf, o->elements, o->elements > 1 ? "s" : "");
+    for (int i = 0; i < o->nfaults; i++) {
+        printf("%s%s:%llu", i ? "," : ", faults ", tb_msim_fault_name(o->faults[i].kind),
+               (unsigned long long)o->faults[i].every);
+    }
+    printf("\n");
+    if (tb_msim_pty_path(sim)[0]) printf("pty %s\n", tb_msim_pty_path(sim));
+    if (o->trace && !o->trace_from_request)
+        printf("trace t=0 at monotonic %llu us\n", (unsigned long long)tb_msim_t0_us(sim));
+    if (strchr(o->host, ':'))
+        printf("listening on [%s]:%d\n", o->host, tb_msim_port(sim));
+    else
+        printf("listening on %s:%d\n", o->host, tb_msim_port(sim));
+    fflush(stdout);
+}
+
+/* Serves until SIGINT or SIGTERM (SIGUSR1: the counters), then prints the counters. */
+static int sim_serve(const tb_msim_opts *o, tb_msim *sim) {
+    struct sigaction sa;
+    tb_msim_counters k;
+    char err[TB_ERR_LEN], line[512];
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigaction(SIGINT, &sa, NULL);
@@ -404,42 +458,42 @@ static int cmd_sim(int argc, char **argv) {
     sa.sa_handler = on_dump;
     sigaction(SIGUSR1, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-
-    printf("meter sim %s: %s", TB_VERSION,
-           o.protocol == TB_MSIM_PTD     ? "ptd"
-           : o.protocol == TB_MSIM_WT210 ? "wt210"
-                                         : "wt310");
-    if (o.trace)
-        printf(", trace %s%s", o.trace, o.trace_loop ? " (looped)" : "");
-    else if (o.cpu_model)
-        printf(", %s", o.cpu_model);
-    else
-        printf(", %g W", o.watts);
-    printf(", %g V, PF %g, %d element%s", o.volts, o.pf, o.elements, o.elements > 1 ? "s" : "");
-    for (int i = 0; i < o.nfaults; i++) {
-        printf("%s%s:%llu", i ? "," : ", faults ", tb_msim_fault_name(o.faults[i].kind),
-               (unsigned long long)o.faults[i].every);
-    }
-    printf("\n");
-    if (tb_msim_pty_path(sim)[0]) printf("pty %s\n", tb_msim_pty_path(sim));
-    if (o.trace && !o.trace_from_request)
-        printf("trace t=0 at monotonic %llu us\n", (unsigned long long)tb_msim_t0_us(sim));
-    if (strchr(o.host, ':'))
-        printf("listening on [%s]:%d\n", o.host, tb_msim_port(sim));
-    else
-        printf("listening on %s:%d\n", o.host, tb_msim_port(sim));
-    fflush(stdout);
+    sim_banner(o, sim);
     if (tb_msim_run(sim, &sim_stop, &sim_dump, stdout, err) != 0) {
         fprintf(stderr, "tilebench meter sim: %s\n", err);
-        tb_msim_close(sim);
         return TB_EXIT_ABORTED;
     }
     tb_msim_get_counters(sim, &k);
     tb_msim_format_counters(&k, line, sizeof line);
     printf("counters: %s\n", line);
     fflush(stdout);
-    tb_msim_close(sim);
     return TB_EXIT_OK;
+}
+
+static int cmd_sim(int argc, char **argv) {
+    sim_args a;
+    tb_msim *sim = NULL;
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
+    int c, rc;
+
+    memset(&a, 0, sizeof a);
+    tb_msim_defaults(&a.o);
+    reset_getopt();
+    while ((c = getopt_long(argc, argv, ":h", sim_longopts, NULL)) != -1)
+        if ((rc = sim_option(c, argv, &a)) != SIM_NEXT) return rc;
+    if (optind != argc) {
+        snprintf(msg, sizeof msg, "sim: unexpected argument '%s'", argv[optind]);
+        return usage_error(msg);
+    }
+    if ((rc = sim_check(&a)) != SIM_NEXT) return rc;
+    if (a.listen && (rc = sim_listen(a.listen, &a.o)) != SIM_NEXT) return rc;
+    if (tb_msim_open(&a.o, &sim, err) != 0) {
+        fprintf(stderr, "tilebench meter sim: %s\n", err);
+        return strstr(err, "listen") ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+    }
+    rc = sim_serve(&a.o, sim);
+    tb_msim_close(sim);
+    return rc;
 }
 
 int tb_cmd_meter(int argc, char **argv) {

@@ -1,6 +1,7 @@
 /*
  * cmd_run.c: `tilebench run`: parses options into tb_run_opts, installs the
- * SIGINT/SIGTERM handler, and hands over to the coordinator.
+ * SIGINT/SIGTERM handler, and hands over to the coordinator with the console
+ * (run_console.c) as its observer.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,8 +12,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "loadgen/loadgen.h"
+#include "cli/run_console.h"
 #include "coordinator/coordinator.h"
+#include "loadgen/loadgen.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -65,7 +67,7 @@ static void usage(FILE *f) {
             "                      folder in $TMPDIR or /tmp, removed after a clean stop)\n"
             "  --quiet             no progress output\n"
             "  --help              this text\n\n"
-            "The tile file's keys per workload kind are in README.md (\"The tile file\").\n"
+            "The tile file's keys per workload kind are in docs/tile-file.md.\n"
             "Environment: TB_WORKER_NICE=N (-20..19) sets the load generator threads' nice\n"
             "value; TB_WORKER_SPIN_US=N (0..1000) how long a worker polls before it sleeps\n"
             "(default 20 when every workload runs at max rate, else 0). A phase whose\n"
@@ -75,182 +77,202 @@ static void usage(FILE *f) {
             tb_tiledef_default_path());
 }
 
+/* The presets of --preset, as data: the stages each imposes (before the
+ * --ramp-up etc. overrides) and whether it is judged as a compliant run. */
+typedef struct run_preset {
+    const char *name;
+    int own_stages;     /* 0: the tile file's stages */
+    tb_stage_def stages;
+    int compliant;      /* every QoS rule must be judged (qos/validity.h) */
+} run_preset;
+
+static const run_preset presets[] = {
+    {"demo", 0, {0}, 0},
+    /* VMmark 2.x run rules: 30 min ramp-up, three 40 min phases; SPECpower: 240 s active idle */
+    {"compliant", 1,
+     {.ramp_up_us = 30ull * 60 * 1000000, .warm_up_us = 0, .steady_us = 40ull * 60 * 1000000, .phases = 3,
+      .ramp_down_us = 60ull * 1000000, .idle_us = 240ull * 1000000},
+     1},
+};
+
+static const run_preset *find_preset(const char *name) {
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+        if (strcmp(presets[i].name, name) == 0) return &presets[i];
+    return NULL;
+}
+
 static int bad(const char *opt, const char *msg) {
     fprintf(stderr, "tilebench run: %s: %s\n", opt, msg);
     return TB_EXIT_USAGE;
 }
 
-int tb_cmd_run(int argc, char **argv) {
-    enum { O_TILES = 256, O_MAX_TILES, O_CONFIG, O_DB, O_LABEL, O_METER, O_RAMP_UP, O_WARM_UP, O_STEADY,
-           O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP,
-           O_CALIBRATE, O_AUTO_STEP, O_AUTO_DOUBLE, O_BISECT, O_TELEMETRY };
-    static const struct option longopts[] = {
-        {"tiles", required_argument, NULL, O_TILES},     {"max-tiles", required_argument, NULL, O_MAX_TILES},
-        {"config", required_argument, NULL, O_CONFIG},   {"db", required_argument, NULL, O_DB},
-        {"label", required_argument, NULL, O_LABEL},     {"meter", required_argument, NULL, O_METER},
-        {"ramp-up", required_argument, NULL, O_RAMP_UP}, {"warm-up", required_argument, NULL, O_WARM_UP},
-        {"steady", required_argument, NULL, O_STEADY},   {"ramp-down", required_argument, NULL, O_RAMP_DOWN},
-        {"phases", required_argument, NULL, O_PHASES},   {"idle", required_argument, NULL, O_IDLE},
-        {"repeat", required_argument, NULL, O_REPEAT},   {"preset", required_argument, NULL, O_PRESET},
-        {"report", required_argument, NULL, O_REPORT},   {"threads", required_argument, NULL, O_THREADS},
-        {"sut-dir", required_argument, NULL, O_SUT_DIR}, {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},             {"calibrate", no_argument, NULL, O_CALIBRATE},
-        {"auto-step", required_argument, NULL, O_AUTO_STEP}, {"auto-double", no_argument, NULL, O_AUTO_DOUBLE},
-        {"bisect", no_argument, NULL, O_BISECT},         {"telemetry", required_argument, NULL, O_TELEMETRY},
-        {NULL, 0, NULL, 0}};
-    const char *tiles = NULL, *config = NULL, *preset = "demo";
-    const char *dur_arg[5] = {NULL, NULL, NULL, NULL, NULL}; /* ramp_up warm_up steady ramp_down idle */
-    const char *phases_arg = NULL;
-    uint64_t max_tiles = 8, repeat = 1, threads = 0, v;
-    int max_tiles_given = 0, opt, rc;
-    char err[TB_ERR_LEN];
+/* The options as given, before they are checked against the tile file. */
+typedef struct run_args {
     tb_run_opts o;
-    tb_tiledef def;
-    int64_t run_id;
-    struct sigaction sa;
+    const char *tiles, *config, *preset;
+    const char *dur_arg[5]; /* ramp_up warm_up steady ramp_down idle */
+    const char *phases_arg;
+    uint64_t max_tiles, repeat, threads;
+    int max_tiles_given, quiet;
+} run_args;
 
-    memset(&o, 0, sizeof o);
-    o.db_path = "tilebench-results.db";
-    o.label = "";
+enum { O_TILES = 256, O_MAX_TILES, O_CONFIG, O_DB, O_LABEL, O_METER, O_RAMP_UP, O_WARM_UP, O_STEADY,
+       O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP,
+       O_CALIBRATE, O_AUTO_STEP, O_AUTO_DOUBLE, O_BISECT, O_TELEMETRY };
+
+static const struct option longopts[] = {
+    {"tiles", required_argument, NULL, O_TILES},     {"max-tiles", required_argument, NULL, O_MAX_TILES},
+    {"config", required_argument, NULL, O_CONFIG},   {"db", required_argument, NULL, O_DB},
+    {"label", required_argument, NULL, O_LABEL},     {"meter", required_argument, NULL, O_METER},
+    {"ramp-up", required_argument, NULL, O_RAMP_UP}, {"warm-up", required_argument, NULL, O_WARM_UP},
+    {"steady", required_argument, NULL, O_STEADY},   {"ramp-down", required_argument, NULL, O_RAMP_DOWN},
+    {"phases", required_argument, NULL, O_PHASES},   {"idle", required_argument, NULL, O_IDLE},
+    {"repeat", required_argument, NULL, O_REPEAT},   {"preset", required_argument, NULL, O_PRESET},
+    {"report", required_argument, NULL, O_REPORT},   {"threads", required_argument, NULL, O_THREADS},
+    {"sut-dir", required_argument, NULL, O_SUT_DIR}, {"quiet", no_argument, NULL, O_QUIET},
+    {"help", no_argument, NULL, O_HELP},             {"calibrate", no_argument, NULL, O_CALIBRATE},
+    {"auto-step", required_argument, NULL, O_AUTO_STEP}, {"auto-double", no_argument, NULL, O_AUTO_DOUBLE},
+    {"bisect", no_argument, NULL, O_BISECT},         {"telemetry", required_argument, NULL, O_TELEMETRY},
+    {NULL, 0, NULL, 0}};
+
+/* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
+static int take_option(int opt, const char *arg, run_args *a) {
+    tb_run_opts *o = &a->o;
+    char err[TB_ERR_LEN];
+    uint64_t v;
+    switch (opt) {
+    case O_TILES: a->tiles = arg; break;
+    case O_MAX_TILES:
+        if (tb_parse_u64(arg, &a->max_tiles, err) != 0 || a->max_tiles < 1 || a->max_tiles > TB_MAX_LEVELS)
+            return bad("--max-tiles", "must be an integer 1..256");
+        a->max_tiles_given = 1;
+        break;
+    case O_CONFIG: a->config = arg; break;
+    case O_DB: o->db_path = arg; break;
+    case O_LABEL: o->label = arg; break;
+    case O_METER:
+        if (o->n_meters >= TB_MAX_METERS) return bad("--meter", "too many meters (at most 16)");
+        o->meter_uris[o->n_meters++] = arg;
+        break;
+    case O_RAMP_UP: a->dur_arg[0] = arg; break;
+    case O_WARM_UP: a->dur_arg[1] = arg; break;
+    case O_STEADY: a->dur_arg[2] = arg; break;
+    case O_RAMP_DOWN: a->dur_arg[3] = arg; break;
+    case O_IDLE: a->dur_arg[4] = arg; break;
+    case O_PHASES: a->phases_arg = arg; break;
+    case O_REPEAT:
+        if (tb_parse_u64(arg, &a->repeat, err) != 0 || a->repeat < 1 || a->repeat > 100)
+            return bad("--repeat", "must be an integer 1..100");
+        break;
+    case O_PRESET:
+        if (!find_preset(arg)) return bad("--preset", "must be demo or compliant");
+        a->preset = arg;
+        break;
+    case O_REPORT: o->report_path = arg; break;
+    case O_THREADS:
+        if (tb_parse_u64(arg, &a->threads, err) != 0 || a->threads < 1 || a->threads > 256)
+            return bad("--threads", "must be an integer 1..256");
+        break;
+    case O_SUT_DIR: o->sut_dir = arg; break;
+    case O_QUIET: a->quiet = 1; break;
+    case O_CALIBRATE: o->calibrate = 1; break;
+    case O_AUTO_STEP:
+        if (tb_parse_u64(arg, &v, err) != 0 || v < 1 || v > TB_MAX_LEVELS)
+            return bad("--auto-step", "must be an integer 1..256");
+        o->auto_step = (int)v;
+        break;
+    case O_AUTO_DOUBLE: o->auto_double = 1; break;
+    case O_BISECT: o->bisect = 1; break;
+    case O_TELEMETRY:
+        if (strcmp(arg, "local") != 0 && strcmp(arg, "none") != 0 &&
+            (strncmp(arg, "http://", 7) != 0 || !arg[7] || arg[7] == '/'))
+            return bad("--telemetry", "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
+        o->telemetry = arg;
+        break;
+    case O_HELP: usage(stdout); return TB_EXIT_OK;
+    default: return -2;
+    }
+    return -1;
+}
+
+/* The command line into *a, and the load levels checked: -1, or an exit code. */
+static int parse_args(int argc, char **argv, run_args *a) {
+    tb_run_opts *o = &a->o;
+    char err[TB_ERR_LEN];
+    int opt, r;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (opt) {
-        case O_TILES: tiles = optarg; break;
-        case O_MAX_TILES:
-            if (tb_parse_u64(optarg, &max_tiles, err) != 0 || max_tiles < 1 || max_tiles > TB_MAX_LEVELS)
-                return bad("--max-tiles", "must be an integer 1..256");
-            max_tiles_given = 1;
-            break;
-        case O_CONFIG: config = optarg; break;
-        case O_DB: o.db_path = optarg; break;
-        case O_LABEL: o.label = optarg; break;
-        case O_METER:
-            if (o.n_meters >= TB_MAX_METERS) return bad("--meter", "too many meters (at most 16)");
-            o.meter_uris[o.n_meters++] = optarg;
-            break;
-        case O_RAMP_UP: dur_arg[0] = optarg; break;
-        case O_WARM_UP: dur_arg[1] = optarg; break;
-        case O_STEADY: dur_arg[2] = optarg; break;
-        case O_RAMP_DOWN: dur_arg[3] = optarg; break;
-        case O_IDLE: dur_arg[4] = optarg; break;
-        case O_PHASES: phases_arg = optarg; break;
-        case O_REPEAT:
-            if (tb_parse_u64(optarg, &repeat, err) != 0 || repeat < 1 || repeat > 100)
-                return bad("--repeat", "must be an integer 1..100");
-            break;
-        case O_PRESET:
-            if (strcmp(optarg, "demo") && strcmp(optarg, "compliant"))
-                return bad("--preset", "must be demo or compliant");
-            preset = optarg;
-            break;
-        case O_REPORT: o.report_path = optarg; break;
-        case O_THREADS:
-            if (tb_parse_u64(optarg, &threads, err) != 0 || threads < 1 || threads > 256)
-                return bad("--threads", "must be an integer 1..256");
-            break;
-        case O_SUT_DIR: o.sut_dir = optarg; break;
-        case O_QUIET: o.quiet = 1; break;
-        case O_CALIBRATE: o.calibrate = 1; break;
-        case O_AUTO_STEP:
-            if (tb_parse_u64(optarg, &v, err) != 0 || v < 1 || v > TB_MAX_LEVELS)
-                return bad("--auto-step", "must be an integer 1..256");
-            o.auto_step = (int)v;
-            break;
-        case O_AUTO_DOUBLE: o.auto_double = 1; break;
-        case O_BISECT: o.bisect = 1; break;
-        case O_TELEMETRY:
-            if (strcmp(optarg, "local") != 0 && strcmp(optarg, "none") != 0 &&
-                (strncmp(optarg, "http://", 7) != 0 || !optarg[7] || optarg[7] == '/'))
-                return bad("--telemetry", "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
-            o.telemetry = optarg;
-            break;
-        case O_HELP: usage(stdout); return TB_EXIT_OK;
-        default:
-            fprintf(stderr, "tilebench run: unknown or incomplete option '%s' (see tilebench run --help)\n",
-                    argv[optind - 1]);
-            return TB_EXIT_USAGE;
-        }
+        if ((r = take_option(opt, optarg, a)) == -1) continue;
+        if (r != -2) return r;
+        fprintf(stderr, "tilebench run: unknown or incomplete option '%s' (see tilebench run --help)\n",
+                argv[optind - 1]);
+        return TB_EXIT_USAGE;
     }
     if (optind < argc) {
         fprintf(stderr, "tilebench run: unexpected argument '%s' (see tilebench run --help)\n", argv[optind]);
         return TB_EXIT_USAGE;
     }
-    if (o.calibrate && tiles && strcmp(tiles, "1") != 0)
+    if (o->calibrate && a->tiles && strcmp(a->tiles, "1") != 0)
         return bad("--calibrate", "measures one tile: drop --tiles or give --tiles 1");
-    if (!tiles) tiles = o.calibrate ? "1" : "1..3";
-    if (tb_levels_parse(tiles, (int)max_tiles, &o.levels, err) != 0) return bad("--tiles", err);
-    if (max_tiles_given && !o.levels.is_auto) return bad("--max-tiles", "only applies to --tiles auto");
-    if ((o.auto_step || o.auto_double || o.bisect) && !o.levels.is_auto)
-        return bad(o.auto_step ? "--auto-step" : o.auto_double ? "--auto-double" : "--bisect",
+    if (!a->tiles) a->tiles = o->calibrate ? "1" : "1..3";
+    if (tb_levels_parse(a->tiles, (int)a->max_tiles, &o->levels, err) != 0) return bad("--tiles", err);
+    if (a->max_tiles_given && !o->levels.is_auto) return bad("--max-tiles", "only applies to --tiles auto");
+    if ((o->auto_step || o->auto_double || o->bisect) && !o->levels.is_auto)
+        return bad(o->auto_step ? "--auto-step" : o->auto_double ? "--auto-double" : "--bisect",
                    "only applies to --tiles auto");
-    if (o.auto_step && o.auto_double) return bad("--auto-step", "contradicts --auto-double: give one");
+    if (o->auto_step && o->auto_double) return bad("--auto-step", "contradicts --auto-double: give one");
+    return -1;
+}
 
-    if (!config) config = tb_tiledef_default_path();
-    if (tb_tiledef_load(config, &def, err) != 0) {
-        fprintf(stderr, "tilebench run: %s\n", err);
-        return TB_EXIT_USAGE;
-    }
-    o.stages = def.stages;
-    if (strcmp(preset, "compliant") == 0) {
-        /* VMmark 2.x run rules: 30 min ramp-up, three 40 min phases; SPECpower: 240 s active idle */
-        o.stages.ramp_up_us = 30ull * 60 * 1000000;
-        o.stages.warm_up_us = 0;
-        o.stages.steady_us = 40ull * 60 * 1000000;
-        o.stages.phases = 3;
-        o.stages.ramp_down_us = 60ull * 1000000;
-        o.stages.idle_us = 240ull * 1000000;
-    }
-    {
-        static const char *names[5] = {"--ramp-up", "--warm-up", "--steady", "--ramp-down", "--idle"};
-        uint64_t *dst[5] = {&o.stages.ramp_up_us, &o.stages.warm_up_us, &o.stages.steady_us,
-                            &o.stages.ramp_down_us, &o.stages.idle_us};
-        for (int i = 0; i < 5; i++) {
-            if (!dur_arg[i]) continue;
-            if (tb_parse_duration_us(dur_arg[i], dst[i], err) != 0) {
-                tb_tiledef_free(&def);
-                return bad(names[i], err);
-            }
-        }
-        if (o.stages.steady_us < 1000000) {
-            tb_tiledef_free(&def);
-            return bad("--steady", "steady state must be at least 1s");
-        }
-    }
-    if (phases_arg) {
-        if (tb_parse_u64(phases_arg, &v, err) != 0 || v < 1 || v > 100) {
-            tb_tiledef_free(&def);
+/* The stages: the tile file's, the preset's, then the options': -1, or an exit code. */
+static int set_stages(run_args *a, const tb_tiledef *def) {
+    static const char *names[5] = {"--ramp-up", "--warm-up", "--steady", "--ramp-down", "--idle"};
+    tb_stage_def *st = &a->o.stages;
+    uint64_t *dst[5] = {&st->ramp_up_us, &st->warm_up_us, &st->steady_us, &st->ramp_down_us, &st->idle_us};
+    char err[TB_ERR_LEN];
+    uint64_t v;
+    *st = find_preset(a->preset)->own_stages ? find_preset(a->preset)->stages : def->stages;
+    for (int i = 0; i < 5; i++)
+        if (a->dur_arg[i] && tb_parse_duration_us(a->dur_arg[i], dst[i], err) != 0) return bad(names[i], err);
+    if (st->steady_us < 1000000) return bad("--steady", "steady state must be at least 1s");
+    if (a->phases_arg) {
+        if (tb_parse_u64(a->phases_arg, &v, err) != 0 || v < 1 || v > 100)
             return bad("--phases", "must be an integer 1..100");
-        }
-        o.stages.phases = (int)v;
+        st->phases = (int)v;
     }
-    if (o.n_meters == 0) o.meter_uris[o.n_meters++] = "auto";
+    return -1;
+}
+
+/* What the tile file decides: stages, the report path, each workload's
+ * keys (checked now, before any server starts): -1, or an exit code. */
+static int check_sweep(run_args *a, const tb_tiledef *def) {
+    tb_run_opts *o = &a->o;
+    char err[TB_ERR_LEN];
+    int r;
+    if ((r = set_stages(a, def)) != -1) return r;
+    if (o->n_meters == 0) o->meter_uris[o->n_meters++] = "auto";
     /* A report that cannot be written should stop the run now, not after the sweep. */
-    if (o.report_path) {
-        int existed = access(o.report_path, F_OK) == 0;
-        FILE *rf = fopen(o.report_path, "a");
+    if (o->report_path) {
+        int existed = access(o->report_path, F_OK) == 0;
+        FILE *rf = fopen(o->report_path, "a");
         if (!rf) {
-            snprintf(err, sizeof err, "'%s': %s", o.report_path, strerror(errno));
-            tb_tiledef_free(&def);
+            snprintf(err, sizeof err, "'%s': %s", o->report_path, strerror(errno));
             return bad("--report", err);
         }
         fclose(rf);
-        if (!existed) remove(o.report_path);
+        if (!existed) remove(o->report_path);
     }
-    /* Every workload's own keys are checked now, before any server starts. */
-    if (tb_loadgen_check(&def, err) != 0) {
+    if (tb_loadgen_check(def, err) != 0) {
         tb_tiledef_escape_err(err); /* it quotes values from the file */
         fprintf(stderr, "tilebench run: %s\n", err);
-        tb_tiledef_free(&def);
         return TB_EXIT_USAGE;
     }
-    o.def = &def;
-    o.tile_spec = tiles;
-    o.repeat = (int)repeat;
-    o.threads = (int)threads;
-    o.preset = preset;
-    o.stop = &stop_flag;
+    return -1;
+}
 
+static void catch_signals(void) {
+    struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -258,8 +280,45 @@ int tb_cmd_run(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: stop cleanly too */
     signal(SIGPIPE, SIG_IGN);
+}
 
-    rc = tb_coordinator_run(&o, &run_id, err);
+int tb_cmd_run(int argc, char **argv) {
+    run_args a;
+    char err[TB_ERR_LEN];
+    tb_tiledef def;
+    int64_t run_id;
+    tb_run_console con;
+    tb_run_observer obs;
+    int rc;
+
+    memset(&a, 0, sizeof a);
+    a.o.db_path = "tilebench-results.db";
+    a.o.label = "";
+    a.preset = "demo";
+    a.max_tiles = 8;
+    a.repeat = 1;
+    if ((rc = parse_args(argc, argv, &a)) != -1) return rc;
+    if (!a.config) a.config = tb_tiledef_default_path();
+    if (tb_tiledef_load(a.config, &def, err) != 0) {
+        fprintf(stderr, "tilebench run: %s\n", err);
+        return TB_EXIT_USAGE;
+    }
+    if ((rc = check_sweep(&a, &def)) != -1) {
+        tb_tiledef_free(&def);
+        return rc;
+    }
+    a.o.def = &def;
+    a.o.tile_spec = a.tiles;
+    a.o.repeat = (int)a.repeat;
+    a.o.threads = (int)a.threads;
+    a.o.preset = a.preset;
+    a.o.compliant = find_preset(a.preset)->compliant;
+    a.o.stop = &stop_flag;
+    tb_run_console_init(&con, a.quiet, &obs);
+    a.o.observer = &obs;
+    catch_signals();
+
+    rc = tb_coordinator_run(&a.o, &run_id, err);
     if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench run: %s\n", err);
     tb_tiledef_free(&def);
     return rc;

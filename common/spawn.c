@@ -58,6 +58,10 @@ static void child(const tb_spawn_opts *o, int wfd) {
     dup2(wfd, 2);
     if (wfd > 2) close(wfd);
     if (devnull > 2) close(devnull);
+    if (o->dir && chdir(o->dir) != 0) {
+        child_say("cannot enter the folder ", o->dir, errno);
+        _exit(126);
+    }
     if (o->drop && (setgroups(0, NULL) != 0 || setgid(o->gid) != 0 || setuid(o->uid) != 0)) {
         child_say("cannot switch user for ", o->shell ? "/bin/sh" : o->path, errno);
         _exit(126);

@@ -26,6 +26,7 @@ typedef struct {
     const char *const *argv;  /* argv[0] .. NULL */
     const char *shell;        /* instead of path/argv: run with /bin/sh -c */
     char *const *envp;        /* environment; NULL: the parent's */
+    const char *dir;          /* working folder of the child; NULL: the parent's */
     size_t output_max;        /* bytes of output kept (0: 64 KiB) */
     uint64_t timeout_us;      /* 0: no deadline */
     uint64_t grace_us;        /* SIGTERM to SIGKILL (0: 5 s); 1: SIGKILL at once */

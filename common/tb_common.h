@@ -49,7 +49,7 @@
 #define TB_ASSERT(cond) ((void)sizeof((cond) ? 1 : 0))
 #endif
 
-/* Exit codes of the CLI contract (README, "The CLI"). */
+/* Exit codes of the CLI contract (docs/cli.md, "Exit codes"). */
 enum { TB_EXIT_OK = 0, TB_EXIT_VALIDATE = 1, TB_EXIT_USAGE = 2, TB_EXIT_ABORTED = 3 };
 
 /* Writes "fmt..." into err (TB_ERR_LEN bytes); err may be NULL. */

@@ -7,25 +7,23 @@
  * Commands run under /bin/sh -c in their own process group, so a Ctrl-C at
  * the terminal reaches tilebench (which then stops the run cleanly) but not a
  * revert command in progress; an apply in progress is sent SIGTERM instead.
- * Their combined stdout/stderr is echoed with a prefix and stored, with the
- * exit status, in campaign_steps.
+ * They run through common/spawn.h; their combined stdout/stderr goes to the
+ * observer line by line and is stored, with the exit status, in
+ * campaign_steps. Nothing here prints.
  */
 #include "coordinator/campaign.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/spawn.h"
 #include "loadgen/loadgen.h"
 #include "results/compare.h"
 #include "results/store.h"
@@ -296,14 +294,6 @@ void tb_campaign_free(tb_campaign *c) {
 
 /* ---- commands ------------------------------------------------------------------ */
 
-/* The outcome of one command, for messages: "exit status 3", "killed by
- * signal 15", "could not start". */
-typedef struct cmd_result {
-    int exit_status; /* -1 when it did not exit normally */
-    char how[64];
-    char *output;    /* malloc'd, NUL-terminated, at most MAX_OUTPUT bytes (then a note) */
-} cmd_result;
-
 /* s with its secrets redacted (tb_ini_redact_msg's rules): malloc'd. Room
  * for "***" standing for a shorter secret. */
 static char *redacted(const char *s, size_t n) {
@@ -315,168 +305,80 @@ static char *redacted(const char *s, size_t n) {
     return r;
 }
 
-/* Prints one line of a command's output with a prefix, its secrets redacted. */
-static void echo_line(const char *prefix, const char *line, size_t n) {
-    char *r = redacted(line, n);
-    printf("  %s %s\n", prefix, r);
+/* A command's output as it comes, cut into lines for the observer. */
+typedef struct echo_state {
+    const tb_campaign_observer *obs;
+    const char *what, *config;
+    char pending[512]; /* a partial line; a longer one is passed on in pieces */
+    size_t plen;
+} echo_state;
+
+/* Passes one line of a command's output on, its secrets redacted. */
+static void echo_line(echo_state *es) {
+    char *r = redacted(es->pending, es->plen);
+    if (es->obs && es->obs->step_output) es->obs->step_output(es->obs->arg, es->what, es->config, r);
     free(r);
+    es->plen = 0;
 }
 
-/* Echoes complete lines of buf[0..n) with a prefix; keeps a partial line in
- * *pending for the next call. */
-static void echo_lines(const char *prefix, const char *buf, size_t n, char *pending, size_t *plen, size_t pcap) {
+/* tb_spawn_opts.on_output: complete lines of chunk go on; a partial one
+ * waits for the next chunk. */
+static void echo_chunk(void *arg, const char *chunk, size_t n) {
+    echo_state *es = arg;
     for (size_t i = 0; i < n; i++) {
-        if (buf[i] == '\n' || *plen + 1 >= pcap) {
-            echo_line(prefix, pending, *plen);
-            *plen = 0;
-            if (buf[i] == '\n') continue;
+        if (chunk[i] == '\n' || es->plen + 1 >= sizeof es->pending) {
+            echo_line(es);
+            if (chunk[i] == '\n') continue;
         }
-        pending[(*plen)++] = (unsigned char)buf[i] < 0x20 && buf[i] != '\t' ? '?' : buf[i];
+        es->pending[es->plen++] = (unsigned char)chunk[i] < 0x20 && chunk[i] != '\t' ? '?' : chunk[i];
     }
-    fflush(stdout);
 }
 
-/*
- * Runs cmd with /bin/sh -c in a new process group, stdin /dev/null,
- * stdout+stderr captured. When interruptible and *stop becomes set, the group
- * gets SIGTERM (then SIGKILL 5 s later). Always waits for the shell. Returns
- * 0 when the command could be run (see r->exit_status), -1 with err when it
- * could not be started.
- */
-static int run_command(const char *cmd, const char *prefix, int interruptible, volatile sig_atomic_t *stop,
-                       cmd_result *r, char *err) {
-    int pfd[2], status = 0, killed = 0, exited = 0;
-    pid_t pid;
-    size_t len = 0, cap = 4096, plen = 0;
-    char pending[512];
-    uint64_t kill_at = 0;
-    memset(r, 0, sizeof *r);
-    r->exit_status = -1;
-    r->output = xmalloc(cap);
-    r->output[0] = '\0';
-    fflush(stdout);
-    fflush(stderr);
-    if (pipe(pfd) != 0) {
-        tb_seterr(err, "pipe: %s", strerror(errno));
-        snprintf(r->how, sizeof r->how, "could not start");
-        return -1;
-    }
-    pid = fork();
-    if (pid < 0) {
-        tb_seterr(err, "fork: %s", strerror(errno));
-        close(pfd[0]);
-        close(pfd[1]);
-        snprintf(r->how, sizeof r->how, "could not start");
-        return -1;
-    }
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        struct sigaction sa;
-        setpgid(0, 0);
-        /* the parent's handlers do not belong in the command */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = SIG_DFL;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-        sigaction(SIGPIPE, &sa, NULL);
-        if (devnull >= 0) dup2(devnull, 0);
-        dup2(pfd[1], 1);
-        dup2(pfd[1], 2);
-        close(pfd[0]);
-        close(pfd[1]);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    setpgid(pid, pid); /* also here: whichever runs first */
-    close(pfd[1]);
-    fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
-    for (;;) {
-        struct pollfd p = {pfd[0], POLLIN, 0};
-        int pr = poll(&p, 1, 200);
-        if (pr > 0) {
-            char buf[4096];
-            ssize_t n = read(pfd[0], buf, sizeof buf);
-            if (n > 0) {
-                if (len + (size_t)n < MAX_OUTPUT) {
-                    while (len + (size_t)n + 1 > cap) r->output = xrealloc(r->output, cap *= 2);
-                    memcpy(r->output + len, buf, (size_t)n);
-                    len += (size_t)n;
-                    r->output[len] = '\0';
-                }
-                echo_lines(prefix, buf, (size_t)n, pending, &plen, sizeof pending);
-                continue;
-            }
-            if (n == 0) break; /* every writer closed: the command and its children are done */
-            if (errno != EAGAIN && errno != EINTR) break;
-        }
-        if (!exited) {
-            pid_t w = waitpid(pid, &status, WNOHANG);
-            if (w == pid) exited = 1;
-        }
-        if (exited) break; /* the shell is gone; a background child may hold the pipe: stop reading */
-        if (interruptible && stop && *stop && !killed) {
-            kill(-pid, SIGTERM);
-            killed = 1;
-            kill_at = tb_now_us() + 5000000;
-        }
-        if (killed == 1 && tb_now_us() >= kill_at) {
-            kill(-pid, SIGKILL);
-            killed = 2;
-        }
-    }
-    close(pfd[0]);
-    if (plen > 0) echo_line(prefix, pending, plen);
-    while (!exited) {
-        pid_t w = waitpid(pid, &status, 0);
-        if (w == pid) exited = 1;
-        else if (w < 0 && errno != EINTR) break;
-    }
-    if (len + 1 >= MAX_OUTPUT) {
-        r->output = xrealloc(r->output, len + 64);
-        snprintf(r->output + len, 64, "\n[output cut at %d KiB]", MAX_OUTPUT / 1024);
-    }
-    if (exited && WIFEXITED(status)) {
-        r->exit_status = WEXITSTATUS(status);
-        snprintf(r->how, sizeof r->how, "exit status %d", r->exit_status);
-        if (r->exit_status == 127) snprintf(r->how, sizeof r->how, "exit status 127 (command not found?)");
-    } else if (exited && WIFSIGNALED(status)) {
-        snprintf(r->how, sizeof r->how, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    } else {
-        snprintf(r->how, sizeof r->how, "lost (waitpid failed)");
-    }
-    fflush(stdout);
-    return 0;
+/* How the command ended, for messages: "exit status 3", "killed by signal
+ * 15 (Terminated)". */
+static void describe(const tb_spawn_result *r, char *how, size_t len) {
+    if (r->exited && r->exit_status == 127) snprintf(how, len, "exit status 127 (command not found?)");
+    else if (r->exited) snprintf(how, len, "exit status %d", r->exit_status);
+    else if (r->signal) snprintf(how, len, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+    else snprintf(how, len, "lost (waitpid failed)");
 }
 
-/* Runs one apply or revert step, echoes it, records it in the store. Returns
- * 1 when it succeeded (exit status 0), 0 when not (msg says why). */
+/* Runs one apply or revert step: cmd with /bin/sh -c in a process group of
+ * its own, stdin /dev/null, stdout+stderr kept and passed on; when
+ * interruptible and *stop becomes set, the group gets SIGTERM (then SIGKILL
+ * 5 s later). Records it in the store. Returns 1 when it succeeded (exit
+ * status 0), 0 when not (msg says why). */
 static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, const char *what, const char *cmd,
-                int interruptible, volatile sig_atomic_t *stop, char *msg) {
-    cmd_result r;
-    char prefix[96], e[TB_ERR_LEN];
+                int interruptible, const tb_campaign_opts *o, char *msg) {
+    const tb_campaign_observer *obs = o->observer;
+    echo_state es = {obs, what, k->name, "", 0};
+    tb_spawn_opts so = {.shell = cmd, .output_max = MAX_OUTPUT, .grace_us = 5000000, .new_group = 1,
+                        .stop = interruptible ? o->stop : NULL, .on_output = echo_chunk, .arg = &es};
+    tb_spawn_result r;
+    char how[TB_ERR_LEN], e[TB_ERR_LEN];
     int64_t t0 = tb_wall_us(), t1;
-    int ok;
+    int status = -1;
     char *shown = redacted(cmd, strlen(cmd)), *output; /* the command runs as given; shown and stored redacted */
-    snprintf(prefix, sizeof prefix, "[%s %s]", what, k->name);
-    printf("%s %s: %s\n", what, k->name, shown);
-    fflush(stdout);
-    if (run_command(cmd, prefix, interruptible, stop, &r, e) != 0) {
-        snprintf(r.how, sizeof r.how, "could not start: %s", e);
-    }
+    if (obs && obs->step_begun) obs->step_begun(obs->arg, what, k->name, shown);
+    if (tb_spawn_run(&so, &r, e) != 0) snprintf(how, sizeof how, "could not start: %s", e);
+    else describe(&r, how, sizeof how);
+    if (es.plen > 0) echo_line(&es);
+    if (r.exited) status = r.exit_status;
     t1 = tb_wall_us();
-    ok = r.exit_status == 0;
-    output = redacted(r.output, strlen(r.output));
-    if (tb_store_campaign_step(s, campaign_id, k->name, what, shown, r.exit_status, output, t0, t1, e) != 0)
-        tb_log(TB_LOG_WARN, "%s", e);
-    if (!ok)
-        snprintf(msg, TB_ERR_LEN, "configuration '%s': %s command '%s' failed: %s", k->name, what, shown, r.how);
-    else
-        printf("%s %s: done (%.1fs)\n", what, k->name, (double)(t1 - t0) / 1e6);
+    output = xmalloc(r.output_len + 64);
+    snprintf(output, r.output_len + 64, "%s%s", r.output, r.output_cut ? "\n[output cut at 64 KiB]" : "");
     free(r.output);
+    r.output = redacted(output, strlen(output));
+    if (tb_store_campaign_step(s, campaign_id, k->name, what, shown, status, r.output, t0, t1, e) != 0)
+        tb_log(TB_LOG_WARN, "%s", e);
+    if (status != 0)
+        snprintf(msg, TB_ERR_LEN, "configuration '%s': %s command '%s' failed: %s", k->name, what, shown, how);
+    else if (obs && obs->step_done)
+        obs->step_done(obs->arg, what, k->name, (double)(t1 - t0) / 1e6);
+    tb_spawn_result_free(&r);
     free(output);
     free(shown);
-    return ok;
+    return status == 0;
 }
 
 /* ---- the campaign ---------------------------------------------------------------- */
@@ -491,9 +393,37 @@ static int settle(uint64_t us, volatile sig_atomic_t *stop) {
     return 0;
 }
 
-/* Writes the comparison of the finished runs against the baseline run:
- * text to stdout, HTML (through a temporary file renamed into place) to
- * report_path. */
+/* Writes the HTML comparison through a temporary file renamed into place. */
+static void write_comparison_html(const tb_campaign_opts *o, tb_store *s, const int64_t *ids, int n, int64_t base) {
+    size_t len = strlen(o->report_path) + 32;
+    char *tmp = xmalloc(len), e[TB_ERR_LEN];
+    FILE *f;
+    snprintf(tmp, len, "%s.tmp.%ld", o->report_path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (!f) {
+        tb_log(TB_LOG_ERROR, "comparison report %s: %s", o->report_path, strerror(errno));
+    } else {
+        int rc = tb_compare_write(s, ids, n, base, TB_COMPARE_HTML, f, e);
+        if (fclose(f) != 0 && rc == 0) {
+            snprintf(e, sizeof e, "write %s: %s", o->report_path, strerror(errno));
+            rc = -1;
+        }
+        if (rc == 0 && rename(tmp, o->report_path) != 0) {
+            snprintf(e, sizeof e, "rename to %s: %s", o->report_path, strerror(errno));
+            rc = -1;
+        }
+        if (rc != 0) {
+            tb_log(TB_LOG_ERROR, "comparison report: %s", e);
+            unlink(tmp);
+        } else if (o->observer && o->observer->comparison_written) {
+            o->observer->comparison_written(o->observer->arg, o->report_path);
+        }
+    }
+    free(tmp);
+}
+
+/* The comparison of the finished runs against the baseline run: to the
+ * observer, and as HTML to report_path. */
 static void write_comparison(const tb_campaign_opts *o, const int64_t *ids, int n, int64_t base) {
     tb_store *s = NULL;
     char e[TB_ERR_LEN];
@@ -501,176 +431,176 @@ static void write_comparison(const tb_campaign_opts *o, const int64_t *ids, int 
         tb_log(TB_LOG_ERROR, "comparison: %s", e);
         return;
     }
-    printf("\n");
-    if (tb_compare_write(s, ids, n, base, TB_COMPARE_TEXT, stdout, e) != 0) tb_log(TB_LOG_ERROR, "comparison: %s", e);
-    if (o->report_path) {
-        size_t len = strlen(o->report_path) + 32;
-        char *tmp = xmalloc(len);
-        FILE *f;
-        snprintf(tmp, len, "%s.tmp.%ld", o->report_path, (long)getpid());
-        f = fopen(tmp, "w");
-        if (!f) {
-            tb_log(TB_LOG_ERROR, "comparison report %s: %s", o->report_path, strerror(errno));
-        } else {
-            int rc = tb_compare_write(s, ids, n, base, TB_COMPARE_HTML, f, e);
-            if (fclose(f) != 0 && rc == 0) {
-                snprintf(e, sizeof e, "write %s: %s", o->report_path, strerror(errno));
-                rc = -1;
-            }
-            if (rc == 0 && rename(tmp, o->report_path) != 0) {
-                snprintf(e, sizeof e, "rename to %s: %s", o->report_path, strerror(errno));
-                rc = -1;
-            }
-            if (rc != 0) {
-                tb_log(TB_LOG_ERROR, "comparison report: %s", e);
-                unlink(tmp);
-            } else {
-                printf("comparison report: %s\n", o->report_path);
-            }
-        }
-        free(tmp);
-    }
+    if (o->observer && o->observer->comparison) o->observer->comparison(o->observer->arg, s, ids, n, base);
+    if (o->report_path) write_comparison_html(o, s, ids, n, base);
     tb_store_close(s);
 }
 
-int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *campaign_id, char *err) {
-    tb_tiledef def;
+/* The sweep of every configuration, exactly as `tilebench run` builds it. */
+static void sweep_opts(const tb_campaign *c, const tb_campaign_opts *o, const tb_tiledef *def, tb_run_opts *ro) {
+    uint64_t *dst[TB_CAMP_N_STAGES] = {&ro->stages.ramp_up_us, &ro->stages.warm_up_us, &ro->stages.steady_us,
+                                       &ro->stages.ramp_down_us, &ro->stages.idle_us};
+    memset(ro, 0, sizeof *ro);
+    ro->def = def;
+    ro->levels = c->levels;
+    ro->tile_spec = c->tiles;
+    ro->stages = def->stages;
+    for (int i = 0; i < TB_CAMP_N_STAGES; i++)
+        if (c->stage_set & (1u << i)) *dst[i] = c->stage_us[i];
+    if (c->phases > 0) ro->stages.phases = c->phases;
+    ro->repeat = c->repeat;
+    ro->db_path = o->db_path;
+    for (int i = 0; i < c->n_meters; i++) ro->meter_uris[ro->n_meters++] = c->meters[i];
+    if (ro->n_meters == 0) ro->meter_uris[ro->n_meters++] = "auto";
+    ro->observer = o->observer ? o->observer->run : NULL;
+    ro->preset = "demo";
+    ro->stop = o->stop;
+}
+
+/* A report that cannot be written should stop the campaign now, not after it. */
+static int check_report_path(const char *path, char *err) {
+    int existed;
+    FILE *rf;
+    if (!path) return 0;
+    existed = access(path, F_OK) == 0;
+    if (!(rf = fopen(path, "a"))) {
+        tb_seterr(err, "--report '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    fclose(rf);
+    if (!existed) remove(path);
+    return 0;
+}
+
+/* The campaign in progress. */
+typedef struct campaign_ctx {
+    const tb_campaign *c;
+    const tb_campaign_opts *o;
+    tb_store *s;
+    int64_t id;
     tb_run_opts ro;
-    tb_store *s = NULL;
+    const char *status;
+    int rc, n_done, base_done;
+    int64_t run_ids[TB_CAMPAIGN_MAX_CONFIGS], base_run;
+    char msg[TB_ERR_LEN];
+} campaign_ctx;
+
+static int stopped(const campaign_ctx *cc) { return cc->o->stop && *cc->o->stop; }
+
+/* Ends the campaign with status and exit code rc; revert k first when given
+ * (apply may have changed part of the system before failing). */
+static void stop_campaign(campaign_ctx *cc, const char *status, int rc, const tb_campaign_config *k) {
+    char e[TB_ERR_LEN];
+    cc->status = status;
+    cc->rc = rc;
+    if (k && !step(cc->s, cc->id, k, "revert", k->revert, 0, cc->o, e)) tb_log(TB_LOG_WARN, "%s", e);
+}
+
+/* Configuration k: apply, settle, the sweep, revert (always; a failed
+ * revert leaves the SUT in an unknown state: the campaign stops). */
+static void run_config(campaign_ctx *cc, const tb_campaign_config *k) {
+    const tb_campaign_observer *obs = cc->o->observer;
+    int64_t run_id = -1;
+    char e[TB_ERR_LEN];
+    int r;
+    if (!step(cc->s, cc->id, k, "apply", k->apply, 1, cc->o, cc->msg)) {
+        stop_campaign(cc, stopped(cc) ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED, TB_EXIT_ABORTED, k);
+        return;
+    }
+    if (cc->c->settle_us > 0 && obs && obs->settling) obs->settling(obs->arg, cc->c->settle_us);
+    if (cc->c->settle_us > 0 && settle(cc->c->settle_us, cc->o->stop) != 0) {
+        snprintf(cc->msg, sizeof cc->msg, "interrupted while settling after applying configuration '%s'", k->name);
+        stop_campaign(cc, TB_RUN_INTERRUPTED, TB_EXIT_ABORTED, k);
+        return;
+    }
+    cc->ro.label = k->name;
+    cc->ro.campaign_config = k->name;
+    r = tb_coordinator_run(&cc->ro, &run_id, e);
+    if (r != TB_EXIT_OK) {
+        snprintf(cc->msg, sizeof cc->msg, "configuration '%s': run %lld: %s", k->name, (long long)run_id, e);
+        cc->status = stopped(cc) ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED;
+        cc->rc = r == TB_EXIT_USAGE && cc->n_done == 0 ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
+    } else {
+        if (obs && obs->run_complete) obs->run_complete(obs->arg, k->name, run_id);
+        cc->run_ids[cc->n_done++] = run_id;
+        if (strcmp(k->name, cc->c->baseline) == 0) {
+            cc->base_done = 1;
+            cc->base_run = run_id;
+        }
+    }
+    if (!step(cc->s, cc->id, k, "revert", k->revert, 0, cc->o, e)) {
+        if (cc->rc == TB_EXIT_OK) {
+            snprintf(cc->msg, sizeof cc->msg, "%s", e);
+            stop_campaign(cc, TB_RUN_ABORTED, TB_EXIT_ABORTED, NULL);
+        } else {
+            tb_log(TB_LOG_WARN, "%s", e);
+        }
+    }
+}
+
+/* The stored campaign row, once the sweep and the report path are known good. */
+static int begin_campaign(campaign_ctx *cc, char *err) {
     tb_campaign_info ci;
-    int order[TB_CAMPAIGN_MAX_CONFIGS], n_order = 0, rc = TB_EXIT_OK, n_done = 0, base_done = 0;
-    int64_t run_ids[TB_CAMPAIGN_MAX_CONFIGS], base_run = -1;
-    const char *status = TB_RUN_COMPLETE;
-    char msg[TB_ERR_LEN] = "", e[TB_ERR_LEN];
+    if (tb_store_open(cc->o->db_path, &cc->s, err) != 0) return -1;
+    ci.name = cc->c->name;
+    ci.baseline = cc->c->baseline;
+    ci.config_path = cc->c->path;
+    ci.config_text = cc->c->text;
+    if (tb_store_begin_campaign(cc->s, &ci, &cc->id, err) != 0) {
+        tb_store_close(cc->s);
+        return -1;
+    }
+    cc->ro.campaign_id = cc->id;
+    return 0;
+}
+
+int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *campaign_id, char *err) {
+    const tb_campaign_observer *obs = o->observer;
+    campaign_ctx cc;
+    tb_tiledef def;
+    int order[TB_CAMPAIGN_MAX_CONFIGS], n_order = 0;
+    char e[TB_ERR_LEN];
     const char *tile_file = *c->tile_file ? c->tile_file : tb_tiledef_default_path();
 
     *campaign_id = -1;
-    /* The sweep, exactly as `tilebench run` builds it. */
+    memset(&cc, 0, sizeof cc);
+    cc.c = c;
+    cc.o = o;
+    cc.status = TB_RUN_COMPLETE;
+    cc.base_run = -1;
+    cc.id = -1;
     if (tb_tiledef_load(tile_file, &def, err) != 0) return TB_EXIT_USAGE;
-    memset(&ro, 0, sizeof ro);
-    ro.def = &def;
-    ro.levels = c->levels;
-    ro.tile_spec = c->tiles;
-    ro.stages = def.stages;
-    {
-        uint64_t *dst[TB_CAMP_N_STAGES] = {&ro.stages.ramp_up_us, &ro.stages.warm_up_us, &ro.stages.steady_us,
-                                           &ro.stages.ramp_down_us, &ro.stages.idle_us};
-        for (int i = 0; i < TB_CAMP_N_STAGES; i++)
-            if (c->stage_set & (1u << i)) *dst[i] = c->stage_us[i];
-    }
-    if (c->phases > 0) ro.stages.phases = c->phases;
-    ro.repeat = c->repeat;
-    ro.db_path = o->db_path;
-    for (int i = 0; i < c->n_meters; i++) ro.meter_uris[ro.n_meters++] = c->meters[i];
-    if (ro.n_meters == 0) ro.meter_uris[ro.n_meters++] = "auto";
-    ro.quiet = o->quiet;
-    ro.preset = "demo";
-    ro.stop = o->stop;
-    if (tb_loadgen_check(&def, err) != 0) {
+    sweep_opts(c, o, &def, &cc.ro);
+    if (tb_loadgen_check(&def, err) != 0 || check_report_path(o->report_path, err) != 0 ||
+        begin_campaign(&cc, err) != 0) {
         tb_tiledef_free(&def);
         return TB_EXIT_USAGE;
     }
-    /* A report that cannot be written should stop the campaign now, not after it. */
-    if (o->report_path) {
-        int existed = access(o->report_path, F_OK) == 0;
-        FILE *rf = fopen(o->report_path, "a");
-        if (!rf) {
-            tb_seterr(err, "--report '%s': %s", o->report_path, strerror(errno));
-            tb_tiledef_free(&def);
-            return TB_EXIT_USAGE;
-        }
-        fclose(rf);
-        if (!existed) remove(o->report_path);
-    }
-    if (tb_store_open(o->db_path, &s, err) != 0) {
-        tb_tiledef_free(&def);
-        return TB_EXIT_USAGE;
-    }
-    ci.name = c->name;
-    ci.baseline = c->baseline;
-    ci.config_path = c->path;
-    ci.config_text = c->text;
-    if (tb_store_begin_campaign(s, &ci, campaign_id, err) != 0) {
-        tb_store_close(s);
-        tb_tiledef_free(&def);
-        return TB_EXIT_USAGE;
-    }
-    ro.campaign_id = *campaign_id;
-
+    *campaign_id = cc.id;
     /* the baseline first: a campaign stopped later can still be compared */
     for (int i = 0; i < c->n_configs; i++)
         if (strcmp(c->configs[i].name, c->baseline) == 0) order[n_order++] = i;
     for (int i = 0; i < c->n_configs; i++)
         if (strcmp(c->configs[i].name, c->baseline) != 0) order[n_order++] = i;
-    printf("campaign %lld '%s': %d configurations (baseline %s), tiles %s, results in %s\n", (long long)*campaign_id,
-           c->name, c->n_configs, c->baseline, c->tiles, o->db_path);
+    if (obs && obs->begun) obs->begun(obs->arg, cc.id, c, o->db_path);
 
-    for (int j = 0; j < n_order; j++) {
+    for (int j = 0; j < n_order && cc.rc == TB_EXIT_OK; j++) {
         const tb_campaign_config *k = &c->configs[order[j]];
-        int64_t run_id = -1;
-        int r, applied_ok;
-        if (o->stop && *o->stop) {
-            status = TB_RUN_INTERRUPTED;
-            snprintf(msg, sizeof msg, "interrupted before configuration '%s'", k->name);
-            rc = TB_EXIT_ABORTED;
+        if (stopped(&cc)) {
+            snprintf(cc.msg, sizeof cc.msg, "interrupted before configuration '%s'", k->name);
+            stop_campaign(&cc, TB_RUN_INTERRUPTED, TB_EXIT_ABORTED, NULL);
             break;
         }
-        printf("\n=== configuration %d/%d: %s%s ===\n", j + 1, n_order, k->name,
-               strcmp(k->name, c->baseline) == 0 ? " (baseline)" : "");
-        fflush(stdout);
-        applied_ok = step(s, *campaign_id, k, "apply", k->apply, 1, o->stop, msg);
-        if (!applied_ok) {
-            /* apply may have changed part of the system before failing: revert anyway */
-            status = o->stop && *o->stop ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED;
-            rc = TB_EXIT_ABORTED;
-            if (!step(s, *campaign_id, k, "revert", k->revert, 0, o->stop, e)) tb_log(TB_LOG_WARN, "%s", e);
-            break;
-        }
-        if (c->settle_us > 0 && !o->quiet) printf("settling %.1fs\n", (double)c->settle_us / 1e6);
-        if (c->settle_us > 0 && settle(c->settle_us, o->stop) != 0) {
-            status = TB_RUN_INTERRUPTED;
-            snprintf(msg, sizeof msg, "interrupted while settling after applying configuration '%s'", k->name);
-            rc = TB_EXIT_ABORTED;
-            if (!step(s, *campaign_id, k, "revert", k->revert, 0, o->stop, e)) tb_log(TB_LOG_WARN, "%s", e);
-            break;
-        }
-        ro.label = k->name;
-        ro.campaign_config = k->name;
-        r = tb_coordinator_run(&ro, &run_id, e);
-        if (r != TB_EXIT_OK) {
-            snprintf(msg, sizeof msg, "configuration '%s': run %lld: %s", k->name, (long long)run_id, e);
-            status = o->stop && *o->stop ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED;
-            rc = r == TB_EXIT_USAGE && n_done == 0 ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
-        } else {
-            printf("configuration %s: run %lld complete\n", k->name, (long long)run_id);
-            run_ids[n_done++] = run_id;
-            if (strcmp(k->name, c->baseline) == 0) {
-                base_done = 1;
-                base_run = run_id;
-            }
-        }
-        /* revert always; a failed revert leaves the SUT in an unknown state: stop */
-        if (!step(s, *campaign_id, k, "revert", k->revert, 0, o->stop, e)) {
-            if (rc == TB_EXIT_OK) {
-                snprintf(msg, sizeof msg, "%s", e);
-                status = TB_RUN_ABORTED;
-                rc = TB_EXIT_ABORTED;
-            } else {
-                tb_log(TB_LOG_WARN, "%s", e);
-            }
-        }
-        if (rc != TB_EXIT_OK) break;
+        if (obs && obs->config_begun)
+            obs->config_begun(obs->arg, j + 1, n_order, k->name, strcmp(k->name, c->baseline) == 0);
+        run_config(&cc, k);
     }
-    if (tb_store_finish_campaign(s, *campaign_id, status, msg, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
-    tb_store_close(s);
+    if (tb_store_finish_campaign(cc.s, cc.id, cc.status, cc.msg, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+    tb_store_close(cc.s);
     tb_tiledef_free(&def);
-    if (base_done && n_done >= 2) {
-        write_comparison(o, run_ids, n_done, base_run);
-    } else if (n_done > 0) {
-        printf("\nno comparison: %s\n",
-               base_done ? "only the baseline run finished" : "the baseline run did not finish");
-    }
-    printf("campaign %lld %s: %d of %d configurations measured\n", (long long)*campaign_id, status, n_done, n_order);
-    if (rc != TB_EXIT_OK) tb_seterr(err, "%s", msg);
-    return rc;
+    if (cc.base_done && cc.n_done >= 2) write_comparison(o, cc.run_ids, cc.n_done, cc.base_run);
+    else if (cc.n_done > 0 && obs && obs->no_comparison) obs->no_comparison(obs->arg, cc.base_done);
+    if (obs && obs->done) obs->done(obs->arg, cc.id, cc.status, cc.n_done, n_order);
+    if (cc.rc != TB_EXIT_OK) tb_seterr(err, "%s", cc.msg);
+    return cc.rc;
 }

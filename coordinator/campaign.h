@@ -7,7 +7,7 @@
  * SIGINT). The runs go through the coordinator exactly as `tilebench run`,
  * labelled with the configuration's name and tied to the campaign in the
  * results store; at the end the comparison against the baseline run is
- * written (text to stdout, HTML to a file).
+ * written (HTML to a file; the observer gets it too).
  *
  * The campaign file (ini, parsed with inih; every error names file:line,
  * the section and the key):
@@ -28,7 +28,8 @@
  *   revert = cpupower frequency-set -g schedutil
  *
  * Commands run with /bin/sh -c in their own process group, stdin from
- * /dev/null; their output is echoed and stored with the exit status.
+ * /dev/null; their output goes to the observer and is stored with the exit
+ * status.
  */
 #ifndef TB_COORDINATOR_CAMPAIGN_H
 #define TB_COORDINATOR_CAMPAIGN_H
@@ -38,6 +39,8 @@
 
 #include "common/tb_common.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/observer.h"
+#include "results/store.h"
 
 #define TB_CAMPAIGN_MAX_CONFIGS 32
 #define TB_CAMPAIGN_CMD_LEN 256 /* a longer command is an error: put it in a script */
@@ -84,10 +87,37 @@ typedef struct tb_campaign {
 int tb_campaign_load(const char *path, tb_campaign *c, char *err) TB_WUR;
 void tb_campaign_free(tb_campaign *c);
 
+/* What a campaign tells whoever watches it (the command line prints it);
+ * a NULL callback sees nothing. Commands and their output are shown with
+ * their secrets redacted. */
+typedef struct tb_campaign_observer {
+    void (*begun)(void *arg, int64_t campaign_id, const tb_campaign *c, const char *db_path);
+    /* Configuration index (1-based) of n begins. */
+    void (*config_begun)(void *arg, int index, int n, const char *config, int is_baseline);
+    /* An apply or revert step (what) of config runs command. */
+    void (*step_begun)(void *arg, const char *what, const char *config, const char *command);
+    /* One line of its output (control characters as '?'), as it comes. */
+    void (*step_output)(void *arg, const char *what, const char *config, const char *line);
+    /* It succeeded (exit status 0) after seconds. */
+    void (*step_done)(void *arg, const char *what, const char *config, double seconds);
+    void (*settling)(void *arg, uint64_t settle_us);
+    void (*run_complete)(void *arg, const char *config, int64_t run_id);
+    /* The comparison of the finished runs (baseline first) against the
+     * baseline run, read from s. */
+    void (*comparison)(void *arg, tb_store *s, const int64_t *run_ids, int n, int64_t baseline_run);
+    /* The HTML comparison was written to path. */
+    void (*comparison_written)(void *arg, const char *path);
+    /* Runs finished but none to compare: baseline_done says whether the baseline's did. */
+    void (*no_comparison)(void *arg, int baseline_done);
+    void (*done)(void *arg, int64_t campaign_id, const char *status, int n_done, int n_configs);
+    const tb_run_observer *run; /* each run's observer; NULL: nobody */
+    void *arg;
+} tb_campaign_observer;
+
 typedef struct tb_campaign_opts {
     const char *db_path;
     const char *report_path; /* the HTML comparison; NULL: none */
-    int quiet;               /* the runs' progress off (commands' output and the comparison still print) */
+    const tb_campaign_observer *observer; /* NULL: nobody */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: the run in progress ends interrupted,
                                     its configuration is reverted, and the campaign stops */
 } tb_campaign_opts;
@@ -98,8 +128,8 @@ typedef struct tb_campaign_opts {
  * that fails (non-zero exit), run that does not complete, or revert that
  * fails, or on o->stop; runs already finished stay stored. At the end (also
  * after such a stop, when the baseline and at least one other run finished)
- * writes the comparison against the baseline run: text to stdout, HTML to
- * o->report_path. Returns a process exit code: 0 complete; 2 a configuration
+ * writes the comparison against the baseline run: HTML to o->report_path,
+ * and to the observer. Returns a process exit code: 0 complete; 2 a configuration
  * error found before anything ran (tile file, meters, database, report
  * path); 3 stopped (err names the configuration, the command and its exit
  * status, or the run's error). *campaign_id gets the stored campaign's id

@@ -15,6 +15,8 @@
 #include "tiles/levels.h"
 #include "tiles/tiledef.h"
 
+struct tb_run_observer; /* coordinator/observer.h */
+
 #define TB_MAX_METERS 16
 
 typedef struct tb_run_opts {
@@ -31,14 +33,15 @@ typedef struct tb_run_opts {
     const char *sut_dir;      /* run folder for the embedded SUT; NULL = a new temporary
                                  folder, removed after a clean stop */
     int threads;              /* load generator threads, 0 = online CPUs */
-    int quiet;                /* no live progress */
+    const struct tb_run_observer *observer; /* who is told what happens; NULL: nobody */
     int calibrate;            /* store each workload's 1-tile throughput as its reference */
     int auto_step;            /* --tiles auto: climb by this many tiles (0 = 1) */
     int auto_double;          /* --tiles auto: double the tiles at each step instead */
     int bisect;               /* --tiles auto: bisect between the last pass and the first fail */
-    const char *preset;       /* "demo" or "compliant" */
+    const char *preset;       /* the preset's name, for the record ("demo" or "compliant") */
+    int compliant;            /* judge as a compliant run: every QoS rule must be judged (qos/validity.h) */
     const char *telemetry;    /* --telemetry: local, none or a node_exporter URL; overrides [sut]
-                                 telemetry; NULL = the tile file's, else the default (see README) */
+                                 telemetry; NULL = the tile file's, else the default (docs/meters.md) */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
     int64_t campaign_id;      /* > 0: the run belongs to this campaign (coordinator/campaign.c) */
     const char *campaign_config; /* with campaign_id: the configuration's name */
@@ -47,7 +50,8 @@ typedef struct tb_run_opts {
 /*
  * Runs the sweep. Returns a process exit code: 0 complete; 2 configuration
  * error found before anything was measured; 3 aborted or interrupted (what
- * was measured is stored, and the run is marked). err says why when != 0.
+ * was measured is stored, and the run is marked). Prints nothing: the
+ * observer is told (coordinator/observer.h). err says why when != 0.
  * *run_id gets the stored run's id (or -1 when none was created).
  */
 int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err);

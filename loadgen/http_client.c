@@ -393,8 +393,6 @@ int tb_http_conn_has_cookie(const tb_http_conn *c, const char *name) {
 
 void tb_http_conn_clear_cookies(tb_http_conn *c) { c->n_jar = 0; }
 
-int tb_http_conn_is_open(const tb_http_conn *c) { return c->fd >= 0; }
-
 void tb_http_conn_free(tb_http_conn *c) {
     if (!c) return;
     close_fd(c);

@@ -83,9 +83,6 @@ void tb_http_conn_drop(tb_http_conn *c);
 int tb_http_conn_has_cookie(const tb_http_conn *c, const char *name);
 void tb_http_conn_clear_cookies(tb_http_conn *c);
 
-/* 1 while a TCP connection is open (idle or busy). */
-int tb_http_conn_is_open(const tb_http_conn *c);
-
 /*
  * A blocking check for probes (SUT ready), not for load: connects to t
  * within timeout_ms and, when path is not NULL, sends "GET path" with

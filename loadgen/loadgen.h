@@ -94,16 +94,29 @@ typedef struct tb_loadgen_ops {
      * CPU time less what their spin-then-block loops spent polling without
      * finding any (that time was idle; see worker.c run_loop). */
     double (*cpu_seconds)(void *self);
+    /* Worker threads actually running (the number asked for, or the online CPUs). */
     int (*threads)(void *self);
+    /* Ops of workload w (index in def): how many; op k's name ("Order"); 1
+     * when op k counts toward throughput. */
+    int (*n_ops)(void *self, int w);
+    const char *(*op_name)(void *self, int w, int k);
+    int (*op_is_metric)(void *self, int w, int k);
+    /* Op k's target share in % of workload w's primary ops, for the mix
+     * deviation rule; -1 when it has none (not in the mix, or the workload
+     * has no mix rule). */
+    double (*mix_target_pct)(void *self, int w, int k);
+    /* SUT-ready check before the sweep: every workload's servers answer and
+     * hold data for tiles 1..tiles. 0, or -1 with err naming the endpoint. */
+    int (*probe)(void *self, int tiles, char *err);
     void (*close)(void *self);
 } tb_loadgen_ops;
 
+/* A load generator as the coordinator sees it: its methods and the tile
+ * definition it runs; how it runs the workloads is its own. */
 typedef struct tb_loadgen {
     const tb_loadgen_ops *ops;
     void *self;
     const tb_tiledef *def;
-    const tb_workload_vt *vt[TB_MAX_WORKLOADS]; /* per workload of def */
-    const void *cfg[TB_MAX_WORKLOADS];          /* what each vt->configure made (for mix targets) */
 } tb_loadgen;
 
 /*
@@ -115,6 +128,9 @@ typedef struct tb_loadgen {
 int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out,
                           char *err) TB_WUR;
 void tb_loadgen_close(tb_loadgen *lg); /* NULL is a no-op */
+/* The worker threads the local load generator runs for `threads` asked
+ * (0 = the online CPUs): what its ops->threads will report. */
+int tb_loadgen_local_threads(int threads);
 
 /* Checks every workload's own keys (its configure()) against stand-in
  * endpoints, so a bad key is reported before any server starts.

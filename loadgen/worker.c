@@ -136,7 +136,8 @@ struct worker {
 struct local_lg {
     tb_loadgen pub;
     const tb_sut_endpoints *ep;
-    void *cfg[TB_MAX_WORKLOADS];
+    const tb_workload_vt *vt[TB_MAX_WORKLOADS]; /* per workload of pub.def */
+    void *cfg[TB_MAX_WORKLOADS];                /* what each vt->configure made */
     int n_workers;
     worker *workers;
     tb_level_plan plan;
@@ -478,7 +479,7 @@ static void build_users(evutil_socket_t fd, short what, void *arg) {
                 u->wl = i;
                 u->tile = t;
                 u->index = k;
-                u->vt = lg->pub.vt[i];
+                u->vt = lg->vt[i];
                 u->def = &def->workloads[i];
                 u->next_op = -1;
                 u->think = strcmp(u->def->think_dist, "uniform") == 0  ? THINK_UNIFORM
@@ -818,6 +819,26 @@ static void lg_stalls(void *self, tb_lg_stalls *out) {
 
 static int lg_threads(void *self) { return ((local_lg *)self)->n_workers; }
 
+static int lg_n_ops(void *self, int w) { return ((local_lg *)self)->vt[w]->n_ops; }
+
+static const char *lg_op_name(void *self, int w, int k) { return ((local_lg *)self)->vt[w]->op_names[k]; }
+
+static int lg_op_is_metric(void *self, int w, int k) {
+    return (((local_lg *)self)->vt[w]->metric_mask & (1u << k)) != 0;
+}
+
+static double lg_mix_target_pct(void *self, int w, int k) {
+    local_lg *lg = self;
+    return lg->vt[w]->mix_target_pct ? lg->vt[w]->mix_target_pct(lg->cfg[w], k) : -1;
+}
+
+static int lg_probe(void *self, int tiles, char *err) {
+    local_lg *lg = self;
+    for (int w = 0; w < lg->pub.def->n_workloads; w++)
+        if (lg->vt[w]->probe && lg->vt[w]->probe(lg->cfg[w], tiles, err) != 0) return -1;
+    return 0;
+}
+
 static void lg_close(void *self) {
     local_lg *lg = self;
     if (lg->level_running) lg_stop_level(lg, NULL, NULL);
@@ -830,7 +851,7 @@ static void lg_close(void *self) {
     }
     free(lg->workers);
     for (int i = 0; i < lg->pub.def->n_workloads; i++)
-        if (lg->cfg[i]) lg->pub.vt[i]->cfg_free(lg->cfg[i]);
+        if (lg->cfg[i]) lg->vt[i]->cfg_free(lg->cfg[i]);
     free(lg);
 }
 
@@ -855,7 +876,7 @@ static int env_int(const char *name, long lo, long hi, const char *hint, long *o
 static int all_max_rate(const local_lg *lg) {
     const tb_tiledef *def = lg->pub.def;
     for (int i = 0; i < def->n_workloads; i++)
-        if (def->workloads[i].think_us > 0 || lg->pub.vt[i]->min_cycle_us) return 0;
+        if (def->workloads[i].think_us > 0 || lg->vt[i]->min_cycle_us) return 0;
     return 1;
 }
 
@@ -879,7 +900,7 @@ static int all_max_rate(const local_lg *lg) {
 static int needs_precise_timers(const local_lg *lg) {
     const tb_tiledef *def = lg->pub.def;
     for (int i = 0; i < def->n_workloads; i++) {
-        const tb_workload_vt *vt = lg->pub.vt[i];
+        const tb_workload_vt *vt = lg->vt[i];
         if (!vt->coarse_at_max_rate || def->workloads[i].think_us > 0 || vt->min_cycle_us) return 1;
     }
     return 0;
@@ -965,8 +986,20 @@ static const tb_loadgen_ops local_ops = {
     .stalls = lg_stalls,
     .cpu_seconds = lg_cpu_seconds,
     .threads = lg_threads,
+    .n_ops = lg_n_ops,
+    .op_name = lg_op_name,
+    .op_is_metric = lg_op_is_metric,
+    .mix_target_pct = lg_mix_target_pct,
+    .probe = lg_probe,
     .close = lg_close,
 };
+
+int tb_loadgen_local_threads(int threads) {
+    long n;
+    if (threads > 0) return threads;
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
 
 int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out,
                           char *err) {
@@ -977,17 +1010,16 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
     lg->pub.def = def;
     lg->ep = ep;
     for (int i = 0; i < def->n_workloads; i++) {
-        lg->pub.vt[i] = tb_workload_find(def->workloads[i].kind);
-        if (!lg->pub.vt[i]) {
+        lg->vt[i] = tb_workload_find(def->workloads[i].kind);
+        if (!lg->vt[i]) {
             tb_seterr(err, "workload %s: unknown kind '%s'", def->workloads[i].name, def->workloads[i].kind);
             lg_close(lg);
             return -1;
         }
-        if (lg->pub.vt[i]->configure(&def->workloads[i], ep, &lg->cfg[i], err) != 0) {
+        if (lg->vt[i]->configure(&def->workloads[i], ep, &lg->cfg[i], err) != 0) {
             lg_close(lg);
             return -1;
         }
-        lg->pub.cfg[i] = lg->cfg[i];
     }
     {
         long n = 0;
@@ -1019,10 +1051,7 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
             lg->spin_us = (uint64_t)n;
         }
     }
-    if (threads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (int)n : 1;
-    }
+    threads = tb_loadgen_local_threads(threads);
     lg->n_workers = threads;
     lg->workers = xcalloc((size_t)threads, sizeof *lg->workers);
     for (int i = 0; i < threads; i++) {

@@ -30,19 +30,15 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/spawn.h"
 #include "powermeter/linesock.h"
 #include "powermeter/meter.h"
 #include "powermeter/meter_uri.h"
@@ -233,29 +229,17 @@ static int find_tool(char *out, size_t len) {
     return -1;
 }
 
-/*
- * Runs ipmitool with the connection options and then the given arguments,
- * stdout and stderr captured together into out (len bytes). Kills it after
- * the timeout. Returns its exit status (0 ok), or -1 with err.
- */
-static int run_tool(ipmi *m, const char *const *args, char *out, size_t len, char *err) {
-    const char *argv[32];
-    char **envp = NULL, pwenv[160];
-    int argc = 0, fds[2], status = 0, nenv = 0;
-    size_t have = 0;
-    uint64_t deadline = tb_now_us() + m->timeout_us;
-    pid_t pid;
-    int timed_out = 0;
-    char tmo[16];
-
+/* argv for ipmitool: the connection options, then args (NULL-ended), into
+ * argv (cap entries, the last kept for NULL). tmo holds the -N value. */
+static void tool_argv(ipmi *m, const char *const *args, const char **argv, int cap, char *tmo, size_t tmolen) {
+    int argc = 0;
     argv[argc++] = m->tool;
     if (m->local) {
         argv[argc++] = "-I";
         argv[argc++] = "open";
     } else {
         /* -N/-R: per-try timeout (s) and retries, so a dead BMC fails within our own timeout. */
-        snprintf(tmo, sizeof tmo, "%llu",
-                 (unsigned long long)(m->timeout_us / 3000000u ? m->timeout_us / 3000000u : 1));
+        snprintf(tmo, tmolen, "%llu", (unsigned long long)(m->timeout_us / 3000000u ? m->timeout_us / 3000000u : 1));
         argv[argc++] = "-I";
         argv[argc++] = "lanplus";
         argv[argc++] = "-H";
@@ -272,82 +256,65 @@ static int run_tool(ipmi *m, const char *const *args, char *out, size_t len, cha
         argv[argc++] = "-R";
         argv[argc++] = "2";
     }
-    for (int i = 0; args[i] && argc < 31; i++)
+    for (int i = 0; args[i] && argc < cap - 1; i++)
         argv[argc++] = args[i];
     argv[argc] = NULL;
+}
 
-    /* The environment, plus the password for -E; built before fork (setenv
-     * is not safe in the child of a threaded process). */
+/* The parent's environment without its IPMI_PASSWORD, plus pwenv (the
+ * password for -E) when remote; built before the fork, since setenv is not
+ * safe in the child of a threaded process. free() the array, not the strings. */
+static char **tool_envp(const ipmi *m, char *pwenv, size_t pwlen) {
+    char **envp;
+    int nenv = 0;
     for (char **e = environ; *e; e++)
         nenv++;
     envp = xcalloc((size_t)nenv + 2, sizeof *envp);
     nenv = 0;
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "IPMI_PASSWORD=", 14) != 0) envp[nenv++] = *e;
-    snprintf(pwenv, sizeof pwenv, "IPMI_PASSWORD=%s", m->pass);
+    snprintf(pwenv, pwlen, "IPMI_PASSWORD=%s", m->pass);
     if (!m->local) envp[nenv++] = pwenv;
     envp[nenv] = NULL;
+    return envp;
+}
 
-    if (pipe(fds) != 0) {
-        tb_seterr(err, "pipe: %s", strerror(errno));
-        free(envp);
-        return -1;
-    }
-    pid = fork();
-    if (pid < 0) {
-        tb_seterr(err, "fork: %s", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        free(envp);
-        return -1;
-    }
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0);
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        close(fds[0]);
-        execve(m->tool, (char *const *)argv, envp);
-        _exit(127);
-    }
-    close(fds[1]);
+/*
+ * Runs ipmitool with the connection options and then the given arguments,
+ * stdout and stderr captured together into r->output (up to IPMI_OUT_MAX
+ * bytes; free with tb_spawn_result_free, also after -1). Killed at once when
+ * the timeout passes. Returns its exit status (0 ok), or -1 with err.
+ */
+static int run_tool(ipmi *m, const char *const *args, tb_spawn_result *r, char *err) {
+    const char *argv[32];
+    char pwenv[160], tmo[16];
+    char **envp;
+    tb_spawn_opts o;
+    int rc;
+
+    tool_argv(m, args, argv, 32, tmo, sizeof tmo);
+    envp = tool_envp(m, pwenv, sizeof pwenv);
+    memset(&o, 0, sizeof o);
+    o.path = m->tool;
+    o.argv = argv;
+    o.envp = envp;
+    o.output_max = IPMI_OUT_MAX;
+    o.timeout_us = m->timeout_us;
+    o.grace_us = 1; /* SIGKILL at the deadline: a hung BMC session has nothing to save */
+    rc = tb_spawn_run(&o, r, err);
     memset(pwenv, 0, sizeof pwenv);
     free(envp);
-    (void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    for (;;) {
-        struct pollfd p = {fds[0], POLLIN, 0};
-        uint64_t now = tb_now_us();
-        int rc;
-        ssize_t r;
-        if (now >= deadline) {
-            timed_out = 1;
-            break;
-        }
-        rc = poll(&p, 1, (int)((deadline - now) / 1000 + 1));
-        if (rc < 0 && errno == EINTR) continue;
-        if (rc == 0) continue;
-        r = read(fds[0], out + have, have + 1 < len ? len - 1 - have : 0);
-        if (r > 0) {
-            have += (size_t)r;
-            continue;
-        }
-        if (r < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-        break; /* EOF, or the buffer is full */
-    }
-    out[have] = '\0';
-    close(fds[0]);
-    if (timed_out) kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (timed_out) {
+    if (rc != 0) return -1;
+    if (r->timed_out) {
         tb_seterr(err, "ipmitool timed out after %llu ms", (unsigned long long)(m->timeout_us / 1000));
         return -1;
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && have == 0) {
+    /* 127: the exec failed (spawn's child says "cannot execute ..."). */
+    if (r->exited && r->exit_status == 127 && (r->output_len == 0 || strncmp(r->output, "cannot execute ", 15) == 0)) {
         tb_seterr(err, "cannot run %s", m->tool);
         return -1;
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return r->exited ? r->exit_status : 128;
 }
 
 /* The last non-empty line of text, for error messages. */
@@ -377,49 +344,55 @@ static void tool_error(ipmi *m, int rc, const char *out, char *err) {
         tb_seterr(err, "ipmitool exited %d: %s", rc, ll[0] ? ll : "(no output)");
 }
 
+/* One DCMI power reading into *d. 0, or -1 with err. */
+static int read_dcmi(ipmi *m, tb_ipmi_dcmi *d, char *err) {
+    static const char *const args[] = {"dcmi", "power", "reading", NULL};
+    tb_spawn_result r;
+    char e[TB_ERR_LEN];
+    int rc = run_tool(m, args, &r, e), ret = -1;
+    if (rc < 0)
+        tb_seterr(err, "%s", e);
+    else if (rc != 0 || tb_ipmi_parse_dcmi_text(r.output, d) != 0)
+        tool_error(m, rc, r.output, err);
+    else
+        ret = 0;
+    tb_spawn_result_free(&r);
+    return ret;
+}
+
+/* One SDR sensor reading into d->cur_w (NaN when the sensor has no number
+ * now: an invalid sample, not a failure). 0, or -1 with err. */
+static int read_sensor(ipmi *m, tb_ipmi_dcmi *d, char *err) {
+    const char *args[] = {"sensor", "reading", m->sensor, NULL};
+    tb_spawn_result r;
+    char e[TB_ERR_LEN];
+    int rc;
+    d->cur_w = d->min_w = d->max_w = d->avg_w = NAN;
+    d->period_ms = 0;
+    d->active = -1;
+    rc = run_tool(m, args, &r, e);
+    if (rc < 0) {
+        tb_seterr(err, "%s", e);
+    } else if (rc != 0) {
+        tool_error(m, rc, r.output, err);
+        rc = -1;
+    } else if (tb_ipmi_parse_sensor_text(r.output, m->sensor, &d->cur_w) != 0) {
+        char ll[160];
+        last_line(r.output, ll, sizeof ll);
+        /* Present but without a number: an invalid sample, not a failure. */
+        d->cur_w = NAN;
+        if (!strstr(r.output, m->sensor) || strstr(r.output, "Unable to find")) {
+            tb_seterr(err, "sensor '%s': %s", m->sensor, ll[0] ? ll : "not found");
+            rc = -1;
+        }
+    }
+    tb_spawn_result_free(&r);
+    return rc == 0 ? 0 : -1;
+}
+
 /* One reading into *d (method=sensor: cur_w only, the rest unknown). 0, or -1 with err. */
 static int ipmi_read(ipmi *m, tb_ipmi_dcmi *d, char *err) {
-    char out[IPMI_OUT_MAX], e[TB_ERR_LEN];
-    int rc;
-    if (m->dcmi) {
-        static const char *const args[] = {"dcmi", "power", "reading", NULL};
-        rc = run_tool(m, args, out, sizeof out, e);
-        if (rc < 0) {
-            tb_seterr(err, "%s", e);
-            return -1;
-        }
-        if (rc != 0 || tb_ipmi_parse_dcmi_text(out, d) != 0) {
-            tool_error(m, rc, out, err);
-            return -1;
-        }
-        return 0;
-    } else {
-        const char *args[] = {"sensor", "reading", m->sensor, NULL};
-        d->cur_w = d->min_w = d->max_w = d->avg_w = NAN;
-        d->period_ms = 0;
-        d->active = -1;
-        rc = run_tool(m, args, out, sizeof out, e);
-        if (rc < 0) {
-            tb_seterr(err, "%s", e);
-            return -1;
-        }
-        if (rc != 0) {
-            tool_error(m, rc, out, err);
-            return -1;
-        }
-        if (tb_ipmi_parse_sensor_text(out, m->sensor, &d->cur_w) != 0) {
-            char ll[160];
-            last_line(out, ll, sizeof ll);
-            /* Present but without a number: an invalid sample, not a failure. */
-            if (strstr(out, m->sensor) && !strstr(out, "Unable to find")) {
-                d->cur_w = NAN;
-                return 0;
-            }
-            tb_seterr(err, "sensor '%s': %s", m->sensor, ll[0] ? ll : "not found");
-            return -1;
-        }
-        return 0;
-    }
+    return m->dcmi ? read_dcmi(m, d, err) : read_sensor(m, d, err);
 }
 
 /*
@@ -429,11 +402,14 @@ static int ipmi_read(ipmi *m, tb_ipmi_dcmi *d, char *err) {
  */
 static void raw_window(ipmi *m) {
     static const char *const args[] = {"raw", "0x2c", "0x02", "0xdc", "0x01", "0x00", "0x00", NULL};
-    char out[IPMI_OUT_MAX], e[TB_ERR_LEN];
+    tb_spawn_result r;
+    char e[TB_ERR_LEN];
     uint8_t b[64];
     tb_ipmi_dcmi d;
-    int n;
-    if (run_tool(m, args, out, sizeof out, e) != 0 || (n = tb_ipmi_parse_raw_hex(out, b + 1, sizeof b - 1)) < 0) {
+    int n = -1;
+    if (run_tool(m, args, &r, e) == 0) n = tb_ipmi_parse_raw_hex(r.output, b + 1, sizeof b - 1);
+    tb_spawn_result_free(&r);
+    if (n < 0) {
         tb_log(TB_LOG_INFO, "ipmi: raw DCMI power reading failed; averaging window from ipmitool's text (%u ms)",
                m->window_ms);
         return;
@@ -517,10 +493,26 @@ static int parse_uri(const char *uri, ipmi *m, char *err) {
     return 0;
 }
 
+/* The BMC's identity from "ipmitool mc info" into m->idn; left empty when that fails. */
+static void mc_info(ipmi *m) {
+    static const char *const args[] = {"mc", "info", NULL};
+    tb_spawn_result r;
+    char e[TB_ERR_LEN];
+    const char *p;
+    char manu[64] = "", fw[32] = "", prod[64] = "";
+    if (run_tool(m, args, &r, e) == 0) {
+        if ((p = after_label(r.output, "Manufacturer Name"))) sscanf(p, " %63[^\n]", manu);
+        if ((p = after_label(r.output, "Product Name"))) sscanf(p, " %63[^\n]", prod);
+        if ((p = after_label(r.output, "Firmware Revision"))) sscanf(p, " %31s", fw);
+        snprintf(m->idn, sizeof m->idn, "BMC %s%s%s fw %s", manu[0] ? manu : "?", prod[0] ? " " : "", prod,
+                 fw[0] ? fw : "?");
+    }
+    tb_spawn_result_free(&r);
+}
+
 static int ipmi_open(const char *uri, void **self, char *err) {
     ipmi *m = xcalloc(1, sizeof *m);
     tb_ipmi_dcmi d;
-    char out[IPMI_OUT_MAX], e[TB_ERR_LEN];
     int rc = -1;
 
     if (parse_uri(uri, m, err) != 0) goto fail;
@@ -548,18 +540,7 @@ static int ipmi_open(const char *uri, void **self, char *err) {
     }
     m->window_ms = d.period_ms;
     if (m->dcmi) raw_window(m);
-    {
-        static const char *const args[] = {"mc", "info", NULL};
-        const char *p;
-        char manu[64] = "", fw[32] = "", prod[64] = "";
-        if (run_tool(m, args, out, sizeof out, e) == 0) {
-            if ((p = after_label(out, "Manufacturer Name"))) sscanf(p, " %63[^\n]", manu);
-            if ((p = after_label(out, "Product Name"))) sscanf(p, " %63[^\n]", prod);
-            if ((p = after_label(out, "Firmware Revision"))) sscanf(p, " %31s", fw);
-            snprintf(m->idn, sizeof m->idn, "BMC %s%s%s fw %s", manu[0] ? manu : "?", prod[0] ? " " : "", prod,
-                     fw[0] ? fw : "?");
-        }
-    }
+    mc_info(m);
     *self = m;
     return 0;
 fail:

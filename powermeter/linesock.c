@@ -262,15 +262,6 @@ int tb_linesock_readline(tb_linesock *c, char *buf, size_t len, uint64_t timeout
     }
 }
 
-void tb_linesock_drain(tb_linesock *c) {
-    char tmp[1024];
-    c->have = 0;
-    for (;;) {
-        ssize_t r = read(c->fd, tmp, sizeof tmp);
-        if (r <= 0) break;
-    }
-}
-
 void tb_linesock_close(tb_linesock *c) {
     if (!c) return;
     if (c->fd >= 0) close(c->fd);

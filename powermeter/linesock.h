@@ -53,10 +53,6 @@ int tb_linesock_send(tb_linesock *c, const char *line, const char *eol, uint64_t
  */
 int tb_linesock_readline(tb_linesock *c, char *buf, size_t len, uint64_t timeout_us, char *err) TB_WUR;
 
-/* Drops anything buffered or already received (after a timeout, so a late
- * reply cannot be taken for the answer to the next question). */
-void tb_linesock_drain(tb_linesock *c);
-
 void tb_linesock_close(tb_linesock *c); /* NULL is a no-op */
 
 /*

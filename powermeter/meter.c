@@ -216,14 +216,6 @@ int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter *
 
 const tb_meter_info *tb_meter_get_info(const tb_meter *m) { return &m->info; }
 
-int tb_meter_scheme_known(const char *uri) {
-    const char *colon;
-    if (!uri) return 0;
-    if (strcasecmp(uri, "auto") == 0 || strcasecmp(uri, "auto:") == 0) return 1;
-    colon = strchr(uri, ':');
-    return colon && colon > uri && find_driver(uri, (size_t)(colon - uri)) != NULL;
-}
-
 int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
     char derr[TB_ERR_LEN] = "";
     /* Prefill: drivers only overwrite what they know. */

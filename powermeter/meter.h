@@ -126,9 +126,6 @@ int tb_meter_open(const char *uri, tb_meter **out, char *err) TB_WUR;
  */
 int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter **out, char *err) TB_WUR;
 const tb_meter_info *tb_meter_get_info(const tb_meter *m);
-/* 1 when uri names a registered scheme (or "auto"), else 0: lets the CLI
- * tell a usage error (exit 2) from a meter that cannot be reached. */
-int tb_meter_scheme_known(const char *uri);
 /*
  * One sample, 0 on success (the sample may still be flagged, e.g. INVALID).
  * On driver error returns -1 with err ("meter '<uri>': why") and fills *s as

@@ -12,6 +12,7 @@
  */
 #include "powermeter/node_exporter.h"
 #include "powermeter/meter.h"
+#include "common/buf.h"
 #include "common/redact.h"
 
 #include <ctype.h>
@@ -186,27 +187,10 @@ int tb_prom_parse(const char *text, size_t len, tb_prom_cb cb, void *ud, char *e
 
 /* ---- the GET ---------------------------------------------------------------------- */
 
-typedef struct body_buf {
-    char *p;
-    size_t len, cap;
-    int too_big;
-} body_buf;
-
+/* curl's write callback: the body into a tb_buf; 0 (curl stops) past MAX_BODY. */
 static size_t on_data(char *data, size_t size, size_t nmemb, void *ud) {
-    body_buf *b = ud;
     size_t n = size * nmemb;
-    if (b->len + n + 1 > MAX_BODY) {
-        b->too_big = 1;
-        return 0;
-    }
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->p = xrealloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return n;
+    return tb_buf_add(ud, data, n) == 0 ? n : 0;
 }
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -216,11 +200,12 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
     CURL *c;
     CURLcode rc;
     char cerr[CURL_ERROR_SIZE] = "";
-    body_buf b = {NULL, 0, 0, 0};
+    tb_buf b;
     long status = 0;
     char shown[1024]; /* the URL for messages: its password redacted */
     *body = NULL;
     *len = 0;
+    tb_buf_init(&b, MAX_BODY - 1); /* with its NUL, the body fits in MAX_BODY bytes */
     tb_redact_uri(url, shown, sizeof shown);
     pthread_once(&curl_once, curl_init);
     if (!(c = curl_easy_init())) {
@@ -242,20 +227,18 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
     if (rc != CURLE_OK) {
         tb_redact_scrub(cerr, sizeof cerr, url);
         tb_seterr(err, "GET %s: %s", shown,
-                  b.too_big ? "response larger than 64 MiB"
+                  b.overflow ? "response larger than 64 MiB"
                   : *cerr   ? cerr
                             : curl_easy_strerror(rc));
-        free(b.p);
+        tb_buf_free(&b);
         return -1;
     }
     if (status != 200) {
         tb_seterr(err, "GET %s: HTTP %ld", shown, status);
-        free(b.p);
+        tb_buf_free(&b);
         return -1;
     }
-    if (!b.p) b.p = xstrdup("");
-    *body = b.p;
-    *len = b.len;
+    *body = tb_buf_take(&b, len);
     return 0;
 }
 

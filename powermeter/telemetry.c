@@ -32,11 +32,6 @@
 #define MSR_APERF         0xE8 /* IA32_APERF */
 #define SCRAPE_TIMEOUT_MS 800  /* below the 1 s interval, so a slow scrape skips rather than piles up */
 
-static const char *const mode_names[TB_CPU_NMODES] = {"user",   "nice", "sys",     "idle",
-                                                      "iowait", "irq",  "softirq", "steal"};
-
-const char *tb_telem_mode_name(int m) { return m >= 0 && m < TB_CPU_NMODES ? mode_names[m] : "?"; }
-
 const char *tb_telem_freq_source_name(tb_freq_source s) {
     switch (s) {
     case TB_FREQ_CPUFREQ: return "cpufreq";

@@ -1,6 +1,6 @@
 /*
  * telemetry.h: host telemetry of the SUT, sampled at 1 Hz beside the meter
- * poller (README, "How a run works"): CPU utilization split by mode (sar), mean
+ * poller (docs/meters.md, "Host telemetry"): CPU utilization split by mode (sar), mean
  * CPU frequency, and C-state residency (turbostat's %C0/%C1/%C6).
  *
  * A source yields counter snapshots: "local" reads /proc and /sys under a
@@ -89,9 +89,6 @@ typedef struct tb_telemetry {
 
 /* Sets every figure of t to "not available" (NaN, no C-states, 0 samples). */
 void tb_telemetry_clear(tb_telemetry *t);
-
-/* Name of mode m as a column/key stem: "user", "nice", "sys", "idle", "iowait", "irq", "softirq", "steal". */
-const char *tb_telem_mode_name(int m);
 
 /*
  * Reads the local counters under root ("/" or a fake tree holding

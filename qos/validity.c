@@ -59,6 +59,17 @@ static void expected_samples(const tb_validity_input *in, tb_validity *out) {
     add(out->reason, sizeof out->reason, msg);
 }
 
+void tb_validity_add_sample(tb_validity_input *in, const tb_validity_sample *s) {
+    in->samples_total++;
+    if (isfinite(s->uncertainty_pct) && s->uncertainty_pct > in->max_uncertainty_pct)
+        in->max_uncertainty_pct = s->uncertainty_pct;
+    if (s->autorange) in->autorange++;
+    if (s->implausible) in->implausible++;
+    else if (s->overrange) in->overrange++;
+    else if (s->missing) in->missing++;
+    else if (s->bad) in->invalid++;
+}
+
 int tb_validity_judge(const tb_validity_input *in, tb_validity *out) {
     char msg[192];
     memset(out, 0, sizeof *out);

@@ -34,8 +34,8 @@
 
 typedef struct tb_validity_input {
     /* Power samples of the steady window, all meters together. Each bad one
-     * counts in exactly one kind (the coordinator picks implausible, then
-     * over-range, then missing, then invalid); the bad ones are their sum. */
+     * counts in exactly one kind (tb_validity_add_sample picks implausible,
+     * then over-range, then missing, then invalid); the bad ones are their sum. */
     uint64_t samples_total;
     uint64_t missing, invalid, overrange, implausible;
     int no_valid_meter;         /* nonzero: some meter has no valid sample in the window */
@@ -55,6 +55,17 @@ typedef struct tb_validity {
     int n_warnings;
     char warnings[TB_VALIDITY_MAX_WARNINGS][192]; /* e.g. "3 power samples taken while the meter was auto-ranging" */
 } tb_validity;
+
+/* One power sample of the window, as the meter poller flagged it: counted
+ * in samples_total, a bad one in exactly one kind (the most specific first:
+ * implausible, then over-range, then missing, then invalid), its
+ * uncertainty in the largest seen (NaN: not reported), and auto-ranging. */
+typedef struct tb_validity_sample {
+    int bad;          /* any of the kinds below, or otherwise unusable */
+    int missing, overrange, implausible, autorange;
+    double uncertainty_pct;
+} tb_validity_sample;
+void tb_validity_add_sample(tb_validity_input *in, const tb_validity_sample *s);
 
 /* Judges one level; fills *out and returns out->valid. */
 int tb_validity_judge(const tb_validity_input *in, tb_validity *out);

@@ -377,13 +377,9 @@ int sut_run_tool(const char *const argv[], const run_as *ra, const char *what, c
     o.gid = ra ? ra->gid : 0;
     o.on_output = tool_output;
     o.arg = &fd;
-    /* The child starts in the parent's folder; run it from /, as the servers
-     * are, so a tool running as postgres does not complain that it cannot
-     * enter the folder tilebench was started in (e.g. /root). */
-    int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), moved = here >= 0 && chdir("/") == 0;
+    o.dir = "/"; /* as the servers: a tool running as postgres cannot complain that it cannot
+                    enter the folder tilebench was started in (e.g. /root) */
     int spawned = tb_spawn_run(&o, &r, e);
-    if (moved && fchdir(here) != 0) tb_log(TB_LOG_WARN, "sut: cannot return to the working folder: %s", strerror(errno));
-    if (here >= 0) close(here);
     close(fd);
     if (spawned != 0) {
         tb_seterr(err, "%s: %s", what, e);

@@ -16,10 +16,10 @@
 #include "common/buf.h"
 #include "sut/webapp/web_assets.h"
 #include "sut/webapp/webapp.h"
+#include "tiles/kinds.h"
 
 /* The pages (ops) of docs/webapp.md, as carried by the tb-page marker. */
 enum { OP_HOME = 0, OP_LOGIN, OP_TAGSEARCH, OP_EVENT, OP_PERSON, OP_ADDPERSON, OP_ADDEVENT, OP_N };
-extern const char *const web_op_names[OP_N];
 
 /* What a request asks for, decided from path and method on its first call. */
 enum {

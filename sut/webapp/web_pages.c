@@ -21,7 +21,7 @@ static void page_begin(page *p, int op, unsigned status, const char *title) {
     p->status = status;
     p->op = op;
     web_put(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    web_putf(b, "<meta name=\"tb-page\" content=\"%s\">\n<title>", web_op_names[op]);
+    web_putf(b, "<meta name=\"tb-page\" content=\"%s\">\n<title>", tb_kind_web_ops[op]);
     web_esc(b, title);
     web_put(b, " - tilebench events</title>\n");
     for (int i = 0; tb_web_page_css[i]; i++)

@@ -43,8 +43,9 @@
 #include "sut/webapp/web_html.h"
 #include "sut/webapp/web_internal.h"
 
-const char *const web_op_names[OP_N] = {"HomePage",     "Login",     "TagSearch", "EventDetail",
-                                        "PersonDetail", "AddPerson", "AddEvent"};
+/* The pages are the web workload's ops (tiles/kinds.c), in the same order: the
+ * load generator checks each page's tb-page name against the op it asked for. */
+_Static_assert(OP_N <= TB_KIND_WEB_N_OPS, "every page is an op of the web kind");
 static const char *const field_names[F_N] = {"user", "password", "name",    "email", "title", "description",
                                              "date", "tags",     "address", "city",  "image"};
 static const size_t field_caps[F_N] = {256, 256, 256, 256, 512, 8192, 32, 1024, 256, 256, TB_WEBAPP_MAX_IMAGE};
@@ -260,7 +261,7 @@ static enum MHD_Result send_text(tb_webapp *app, req *r, struct MHD_Connection *
 static enum MHD_Result send_page(tb_webapp *app, req *r, struct MHD_Connection *c, page *p) {
     size_t len;
     if (p->html.overflow) {
-        tb_log(TB_LOG_WARN, "webapp: a %s page passed %zu bytes; answering 500", p->op >= 0 ? web_op_names[p->op] : "",
+        tb_log(TB_LOG_WARN, "webapp: a %s page passed %zu bytes; answering 500", p->op >= 0 ? tb_kind_web_ops[p->op] : "",
                TB_WEB_PAGE_MAX);
         tb_buf_free(&p->html);
         return send_text(app, r, c, 500, "text/plain; charset=utf-8", "page too large\n");
@@ -326,7 +327,7 @@ static enum MHD_Result serve_stats(tb_webapp *app, req *r, struct MHD_Connection
     json_object_set_new(o, "responses_4xx", json_integer((json_int_t)atomic_load(&app->status_4xx)));
     json_object_set_new(o, "responses_5xx", json_integer((json_int_t)atomic_load(&app->status_5xx)));
     for (int i = 0; i < OP_N; i++)
-        json_object_set_new(ops, web_op_names[i], json_integer((json_int_t)atomic_load(&app->op_count[i])));
+        json_object_set_new(ops, tb_kind_web_ops[i], json_integer((json_int_t)atomic_load(&app->op_count[i])));
     json_object_set_new(o, "pages", ops);
     json_object_set_new(o, "tile", json_integer(app->cfg.tile));
     json_object_set_new(o, "threads", json_integer(app->nslots));

@@ -5,12 +5,12 @@ and compares them with what tilebench stored.
 
     recompute.py DB [RUN_ID]          (default: the newest run)
 
-Definitions used (README "Scores" and "Mean power"; the units of the tile
+Definitions used (docs/method.md, "Scores and PPKW"; the units of the tile
 file's `unit` key):
   - a workload's throughput = the count of its metric ops divided by the
     steady window's length, in the workload's unit: per second for `ops/s`,
-    per minute (x 60) for `OPM` and `ops/min`. The metric ops (README,
-    "Workloads" and "p95 per workload"): oltp's orders (`Order`, or `Point` in
+    per minute (x 60) for `OPM` and `ops/min`. The metric ops (docs/tile-file.md,
+    "Workloads", and docs/campaigns.md, "p95 per workload"): oltp's orders (`Order`, or `Point` in
     point mode), kv's `GET` and `SET`, every mail action, web's Olio ops (not
     the asset `Request`s), http's `GET`. ops.metric must say the same;
   - normalized = throughput / reference, the reference being the tile file's

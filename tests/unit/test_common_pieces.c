@@ -132,6 +132,18 @@ static void test_spawn_exec_failure(void **state) {
     assert_int_equal(r.exit_status, 127);
     assert_non_null(strstr(r.output, "cannot execute /nonexistent/tilebench-nope"));
     tb_spawn_result_free(&r);
+    /* the working folder: given, and one that cannot be entered */
+    memset(&o, 0, sizeof o);
+    o.shell = "pwd";
+    o.dir = "/usr";
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_string_equal(r.output, "/usr\n");
+    tb_spawn_result_free(&r);
+    o.dir = "/nonexistent-dir";
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_int_equal(r.exit_status, 126);
+    assert_non_null(strstr(r.output, "cannot enter the folder /nonexistent-dir"));
+    tb_spawn_result_free(&r);
 }
 
 /* A child that ignores SIGTERM, with a grandchild in its group: the deadline

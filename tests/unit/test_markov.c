@@ -3,7 +3,7 @@
  * and of the web workload's configuration that uses it (loadgen/web.c):
  * the shipped standard tile's Olio matrix has Olio's long-run mix (Home 26.2,
  * Login 10.2, TagSearch 33.5, EventDetail 24.7, PersonDetail 2.6, AddPerson
- * 0.8, AddEvent 2.0, as workloads.md rounds them), which web's
+ * 0.8, AddEvent 2.0, rounded to one decimal as docs/tile-file.md gives them), which web's
  * mix_target_pct reports; the per-op minimum cycles come through; bad rows
  * fail with file:line and key.
  */
@@ -47,7 +47,7 @@ static void standard_tile_olio_mix(void **state) {
     const tb_workload_vt *vt = tb_workload_find("web");
     tb_sut_endpoints ep = web_ep();
     void *cfg = NULL;
-    /* exact stationary shares of Olio's matrix, and as workloads.md rounds them */
+    /* exact stationary shares of Olio's matrix, and rounded to one decimal (docs/tile-file.md) */
     static const double exact[7] = {26.152, 10.223, 33.445, 24.681, 2.611, 0.843, 2.045};
     static const double rounded[7] = {26.2, 10.2, 33.5, 24.7, 2.6, 0.8, 2.0};
     double sum = 0;

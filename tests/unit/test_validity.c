@@ -303,6 +303,29 @@ static void test_all_reasons(void **state) {
     assert_int_equal(judge(&in).n_warnings, 1);
 }
 
+/* A sample flagged several ways counts once, in its most specific kind
+ * (implausible, over-range, missing, then invalid); an unreported (NaN)
+ * uncertainty is no uncertainty; auto-ranging is counted besides. */
+static void test_sample_kinds(void **state) {
+    (void)state;
+    tb_validity_input in;
+    const tb_validity_sample all = {1, 1, 1, 1, 1, 0.4}, over_missing = {1, 1, 1, 0, 0, NAN},
+                             missing = {1, 1, 0, 0, 0, 0.2}, invalid = {1, 0, 0, 0, 0, 1.5}, good = {0, 0, 0, 0, 1, 0.3};
+    memset(&in, 0, sizeof in);
+    tb_validity_add_sample(&in, &all);
+    tb_validity_add_sample(&in, &over_missing);
+    tb_validity_add_sample(&in, &missing);
+    tb_validity_add_sample(&in, &invalid);
+    tb_validity_add_sample(&in, &good);
+    assert_int_equal(in.samples_total, 5);
+    assert_int_equal(in.implausible, 1);
+    assert_int_equal(in.overrange, 1);
+    assert_int_equal(in.missing, 1);
+    assert_int_equal(in.invalid, 1);
+    assert_int_equal(in.autorange, 2);
+    assert_true(in.max_uncertainty_pct == 1.5);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_good),
@@ -317,6 +340,7 @@ int main(void) {
         cmocka_unit_test(test_compliant_unjudged),
         cmocka_unit_test(test_cpu_bound_edge),
         cmocka_unit_test(test_all_reasons),
+        cmocka_unit_test(test_sample_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,182 @@
+/*
+ * level.c: one load level: its timeline (ramp-up, warm-up, N steady-state
+ * phases, ramp-down), the waits between its stages with live progress for
+ * the observer, each phase collected from the load generator and handed to
+ * phase.c, and the load generator's health over each phase as events.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "coordinator/run_ctx.h"
+
+/* A phase whose load generator loop stalled longer than this gets a warning
+ * event: ops due then started late (issue 10's target for worker loops). */
+#define STALL_WARN_US 10000
+
+static const char *stage_names[] = {"ramp-up", "warm-up", "steady", "ramp-down"};
+
+/* The live figures of the stage in progress, for the observer. */
+static void progress(run_ctx *c, int tiles, const char *stage, int phase, uint64_t stage_end_us, uint64_t *last_ops,
+                     uint64_t *last_t) {
+    uint64_t now = tb_now_us(), ops = 0, errs = 0;
+    tb_run_progress p;
+    if (!c->obs->progress) return;
+    memset(&p, 0, sizeof p);
+    if (c->lg) c->lg->ops->live(c->lg->self, &ops, &errs);
+    if (*last_t && now > *last_t) p.ops_per_s = (double)(ops - *last_ops) * 1e6 / (double)(now - *last_t);
+    *last_ops = ops;
+    *last_t = now;
+    p.level = c->levels_done + 1;
+    p.levels_total = c->levels_total;
+    p.tiles = tiles;
+    p.stage = stage;
+    p.phase = phase;
+    p.left_us = stage_end_us > now ? (stage_end_us - now) / 1000000 * 1000000 : 0;
+    p.errors = errs;
+    p.watts = c->poller ? tb_poller_latest_watts(c->poller) : NAN;
+    p.estimated = tb_coord_estimated(c);
+    c->obs->progress(c->obs->arg, &p);
+}
+
+/* Sleeps until the monotonic deadline, showing progress; returns -1 early
+ * when the run was interrupted. */
+static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *stage, int phase) {
+    uint64_t last_ops = 0, last_t = 0;
+    for (;;) {
+        uint64_t now = tb_now_us();
+        struct timespec ts;
+        uint64_t step;
+        if (tb_coord_stopped(c)) return -1;
+        if (now >= deadline_us) return 0;
+        progress(c, tiles, stage, phase, deadline_us, &last_ops, &last_t);
+        step = deadline_us - now;
+        if (step > 200000) step = 200000;
+        ts.tv_sec = (time_t)(step / 1000000);
+        ts.tv_nsec = (long)(step % 1000000) * 1000;
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The level's timeline, starting shortly from now. */
+static void plan_level(const tb_stage_def *sd, int tiles, tb_level_plan *pl) {
+    uint64_t t;
+    memset(pl, 0, sizeof *pl);
+    pl->tiles = tiles;
+    pl->start_us = tb_now_us() + 200000; /* time to create the users before the first is due */
+    pl->ramp_up_us = sd->ramp_up_us;
+    pl->n_phases = sd->phases;
+    t = pl->start_us + sd->ramp_up_us + sd->warm_up_us;
+    for (int p = 0; p < sd->phases; p++) {
+        pl->phase_start_us[p] = t;
+        pl->phase_end_us[p] = t + sd->steady_us;
+        t += sd->steady_us;
+    }
+}
+
+/* The connect storm of ramp-up shows in the stall record until the first
+ * phase begins, apart from steady state. */
+static void note_ramp_up_stalls(run_ctx *c, int tiles, const tb_lg_stalls *sl) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "%d tiles ramp-up and warm-up: load generator loop stall max %.1f ms, p99 %.1f ms "
+             "(own work: max %.1f ms, p99 %.1f ms)",
+             tiles, (double)sl->max_us / 1000.0, (double)sl->p99_us / 1000.0, (double)sl->own_max_us / 1000.0,
+             (double)sl->own_p99_us / 1000.0);
+    tb_coord_note(c, "info", msg);
+}
+
+/* The load generator's own health over phase p, for the reader to judge the
+ * numbers; a warning when its loop stalled long (not invalid: intended-start
+ * timing puts the delay into the ops' latency, but the reader should know
+ * where it came from). */
+static void note_phase_health(run_ctx *c, const tb_level_plan *pl, int p, const tb_lg_stalls *sl, double cpu_s) {
+    char msg[512], wait[32];
+    uint64_t j50, j99, jmax;
+    int threads = c->lg->ops->threads(c->lg->self);
+    if (isnan(sl->cpu_wait_pct)) snprintf(wait, sizeof wait, "n/a");
+    else snprintf(wait, sizeof wait, "%.1f%%", sl->cpu_wait_pct);
+    tb_poller_jitter(c->poller, pl->phase_start_us[p], &j50, &j99, &jmax);
+    snprintf(msg, sizeof msg,
+             "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms (own work: "
+             "max %.1f ms, p99 %.1f ms; workers waited for a CPU %s of the time); CPU %.0f%% of %d "
+             "threads; meter poller lateness p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+             pl->tiles, p + 1, (double)sl->max_us / 1000.0, (double)sl->p99_us / 1000.0,
+             (double)sl->own_max_us / 1000.0, (double)sl->own_p99_us / 1000.0, wait,
+             100.0 * cpu_s / ((double)c->o->stages.steady_us / 1e6 * threads), threads, (double)j50 / 1000.0,
+             (double)j99 / 1000.0, (double)jmax / 1000.0);
+    tb_coord_say(c, "info", TB_RUN_MSG_PHASE_HEALTH, msg);
+    if (sl->max_us <= STALL_WARN_US) return;
+    snprintf(msg, sizeof msg,
+             "%d tiles phase %d: load generator loop stalled up to %.1f ms (over %d ms; own work %.1f "
+             "ms, workers waited for a CPU %s of the time): ops due then started late, and their "
+             "latency includes it; on a machine it shares with the SUT, give the load generator "
+             "cores of its own (taskset)",
+             pl->tiles, p + 1, (double)sl->max_us / 1000.0, STALL_WARN_US / 1000, (double)sl->own_max_us / 1000.0,
+             wait);
+    tb_coord_say(c, "warning", TB_RUN_MSG_PHASE_STALL, msg);
+}
+
+/* Phase p: waits for its end, collects it (the last one after ramp-down,
+ * with the whole level's counts) and stores it. 1 passed QoS, 0 failed, -1
+ * with err, -2 interrupted before its end, -3 stored but cut short in
+ * ramp-down (the level is stopped already). */
+static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
+    const tb_loadgen *lg = c->lg;
+    tb_lg_stats *st = NULL, *all = NULL;
+    double cpu0 = lg->ops->cpu_seconds(lg->self), cpu1;
+    tb_lg_stalls sl;
+    int r, cut = 0, last = p == pl->n_phases - 1;
+    lg->ops->stalls(lg->self, &sl); /* start the phase's stall record afresh */
+    if (p == 0) note_ramp_up_stalls(c, pl->tiles, &sl);
+    if (wait_until(c, pl->phase_end_us[p] + TB_COORD_COLLECT_GRACE_US, pl->tiles, stage_names[2], p + 1) != 0)
+        return -2;
+    cpu1 = lg->ops->cpu_seconds(lg->self);
+    lg->ops->stalls(lg->self, &sl);
+    if (lg->ops->collect_phase(lg->self, p, &st, err) != 0) return -1;
+    if (last) {
+        /* The last phase is stored with the whole level's op counts, after
+         * ramp-down. A signal during ramp-down cuts it short, but the phase
+         * itself has finished: it is stored before the run ends as
+         * interrupted (the counts over every stage then end at the signal). */
+        if (wait_until(c, pl->phase_end_us[p] + c->o->stages.ramp_down_us, pl->tiles, stage_names[3], 0) != 0) {
+            cut = 1;
+            tb_coord_note(c, "info", "interrupted in ramp-down: the finished last phase is stored, and the level's "
+                                     "counts over every stage end at the signal");
+        }
+        if (lg->ops->stop_level(lg->self, &all, err) != 0) {
+            tb_lg_stats_free(st);
+            return -1;
+        }
+    }
+    r = tb_coord_finish_phase(c, pl, p, st, all, cpu1 - cpu0, err);
+    if (r >= 0) note_phase_health(c, pl, p, &sl, cpu1 - cpu0);
+    tb_lg_stats_free(st);
+    tb_lg_stats_free(all);
+    return r >= 0 && cut ? -3 - r : r;
+}
+
+int tb_coord_run_level(run_ctx *c, int tiles, char *err) {
+    /* c->repeat says which repeat of the sweep this level belongs to */
+    const tb_stage_def *sd = &c->o->stages;
+    tb_level_plan pl;
+    int all_pass = 1;
+    plan_level(sd, tiles, &pl);
+    if (c->obs->level_begun) c->obs->level_begun(c->obs->arg, tiles, sd);
+    if (c->lg->ops->start_level(c->lg->self, &pl, err) != 0) return -1;
+    if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0 ||
+        wait_until(c, pl.phase_start_us[0], tiles, stage_names[1], 0) != 0)
+        goto interrupted;
+    for (int p = 0; p < sd->phases; p++) {
+        int r = run_phase(c, &pl, p, err);
+        if (r == -1) return -1;
+        if (r == -2) goto interrupted;
+        if (r <= -3) return -2; /* stored, then cut short in ramp-down: the level is stopped already */
+        if (r == 0) all_pass = 0;
+    }
+    return all_pass;
+interrupted:
+    c->lg->ops->stop_level(c->lg->self, NULL, err);
+    return -2;
+}

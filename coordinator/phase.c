@@ -1,0 +1,317 @@
+/*
+ * phase.c: one finished steady-state phase becomes a stored result
+ * (tb_level_result): the workloads' throughput and the tile scores (VMmark),
+ * the QoS verdicts of the level and of each tile, the mean power, PPKW and
+ * the validity verdict (qos/validity.c's rules). Also active idle's power
+ * judgement, which uses the same power rules.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coordinator/run_ctx.h"
+#include "qos/qos.h"
+#include "scoring/score.h"
+
+double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sample **out_samples, int *out_n,
+                             uint64_t *total, uint64_t *bad) {
+    tb_poll_sample *ps = NULL;
+    int n = tb_poller_window(c->poller, t0, t1, &ps);
+    double sum = 0;
+    int missing_meter = 0;
+    tb_power_point *pts = xcalloc((size_t)n + 1, sizeof *pts);
+    *total = (uint64_t)n;
+    *bad = 0;
+    for (int i = 0; i < n; i++)
+        if (ps[i].s.flags & TB_SAMPLE_BAD) (*bad)++;
+    /* per meter by the trapezoid rule, summed over meters (each is one SUT feed) */
+    for (int m = 0; m < c->o->n_meters; m++) {
+        int k = 0;
+        double w;
+        for (int i = 0; i < n; i++) {
+            if (ps[i].meter != m) continue;
+            pts[k].t_us = ps[i].s.mono_us;
+            pts[k].watts = ps[i].s.watts;
+            pts[k].valid = !(ps[i].s.flags & TB_SAMPLE_BAD) && isfinite(ps[i].s.watts);
+            k++;
+        }
+        w = tb_score_mean_power_w(pts, k, t0, t1);
+        if (w < 0) missing_meter = 1;
+        else sum += w;
+    }
+    free(pts);
+    *out_samples = ps;
+    *out_n = n;
+    return missing_meter ? -1 : sum;
+}
+
+/* The power part of a window's validity input (qos/validity.h): its
+ * samples as the poller flagged them. avg_w < 0: some meter gave no valid
+ * sample (tb_coord_window_power). */
+static void power_validity_input(const run_ctx *c, const tb_poll_sample *ps, int n, double avg_w, double window_s,
+                                 tb_validity_input *vin) {
+    memset(vin, 0, sizeof *vin);
+    vin->no_valid_meter = avg_w < 0;
+    vin->meters = c->o->n_meters;
+    vin->steady_s = window_s;
+    for (int i = 0; i < n; i++) {
+        unsigned f = ps[i].s.flags;
+        tb_validity_sample s = {.bad = (f & TB_SAMPLE_BAD) != 0,
+                                .missing = (f & TB_SAMPLE_MISSING) != 0,
+                                .overrange = (f & TB_SAMPLE_OVERRANGE) != 0,
+                                .implausible = (f & TB_SAMPLE_IMPLAUSIBLE) != 0,
+                                .autorange = (f & TB_SAMPLE_AUTORANGE) != 0,
+                                .uncertainty_pct = ps[i].s.uncertainty_pct};
+        tb_validity_add_sample(vin, &s);
+    }
+}
+
+/* Active idle is judged by a level's power rules (its load generator is
+ * idle, so the CPU rule does not apply): a warning when they fail, since the
+ * idle figure feeds overall efficiency. */
+void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, uint64_t idle_us) {
+    tb_validity_input vin;
+    tb_validity v;
+    char msg[700];
+    power_validity_input(c, ps, n, w, (double)idle_us / 1e6, &vin);
+    if (tb_validity_judge(&vin, &v)) return;
+    snprintf(msg, sizeof msg, "active idle: %s; its mean power, and the overall efficiency that uses it, rest on the rest",
+             v.reason);
+    tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
+}
+
+/* Each telemetry sample covers about one second, so one straddling an edge
+ * (part ramp-up, part steady) is left out. The end may be up to the collect
+ * grace after t1. */
+int tb_coord_telem_window(run_ctx *c, uint64_t t0, uint64_t t1, tb_telem_sample **out) {
+    tb_telem_sample *s = NULL;
+    int n = tb_telem_sampler_window(c->tsampler, t0, t1 + TB_COORD_COLLECT_GRACE_US, &s), k = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].mono_us - s[i].interval_us + TB_COORD_COLLECT_GRACE_US >= t0 &&
+            s[i].mono_us <= t1 + TB_COORD_COLLECT_GRACE_US)
+            s[k++] = s[i];
+    *out = s;
+    return k;
+}
+
+/* What one phase's result is made of; freed by phase_free. */
+typedef struct phase_parts {
+    const tb_level_plan *pl;
+    int p, tiles, nw;
+    tb_level_result lr;
+    tb_workload_result *wr;  /* tiles x workloads */
+    tb_op_result *opr;       /* tiles x workloads x TB_MAX_OPS */
+    tb_qos_result *qr;
+    tb_poll_sample *samples;
+    tb_telem_sample *telem;
+} phase_parts;
+
+static void phase_free(phase_parts *pp) {
+    free(pp->telem);
+    free(pp->qr);
+    free(pp->samples);
+    free(pp->wr);
+    free(pp->opr);
+}
+
+static double per_unit(const char *unit) { return strcmp(unit, "ops/s") == 0 ? 1.0 : 60.0; }
+
+/* The phase's window on both clocks, and its host telemetry. */
+static void phase_window(run_ctx *c, phase_parts *pp) {
+    tb_level_result *lr = &pp->lr;
+    uint64_t t0 = pp->pl->phase_start_us[pp->p], t1 = pp->pl->phase_end_us[pp->p];
+    lr->tiles = pp->tiles;
+    lr->phase = pp->p + 1;
+    lr->repeat = c->repeat;
+    lr->steady_us = t1 - t0;
+    lr->steady_start_mono_us = t0;
+    lr->steady_end_mono_us = t1;
+    lr->steady_end_wall_us = tb_wall_us() - (int64_t)(tb_now_us() - t1);
+    lr->steady_start_wall_us = lr->steady_end_wall_us - (int64_t)(t1 - t0);
+    tb_telemetry_clear(&lr->telemetry);
+    if (c->tsampler) {
+        lr->n_telem_samples = tb_coord_telem_window(c, t0, t1, &pp->telem);
+        lr->telem_samples = pp->telem;
+        tb_telem_aggregate(pp->telem, lr->n_telem_samples, &lr->telemetry);
+    }
+}
+
+/* One workload of one tile: its ops' counts and latencies, its throughput
+ * and normalized throughput. */
+static void workload_result(run_ctx *c, phase_parts *pp, tb_lg_stats *st, tb_lg_stats *all, int t, int w) {
+    const tb_loadgen *lg = c->lg;
+    const tb_workload_def *wd = &c->o->def->workloads[w];
+    int cell = (t - 1) * pp->nw + w, n_ops = lg->ops->n_ops(lg->self, w);
+    tb_workload_result *r = &pp->wr[cell];
+    snprintf(r->name, sizeof r->name, "%s", wd->name);
+    snprintf(r->unit, sizeof r->unit, "%s", wd->unit);
+    r->tile = t;
+    r->reference = c->reference[w];
+    r->n_ops = n_ops;
+    r->op_results = &pp->opr[cell * TB_MAX_OPS];
+    for (int k = 0; k < n_ops; k++) {
+        tb_opstat *os = tb_lg_cell(st, t, w, k);
+        tb_op_result *o = &r->op_results[k];
+        snprintf(o->name, sizeof o->name, "%s", lg->ops->op_name(lg->self, w, k));
+        o->count = os->count;
+        o->errors = os->errors;
+        o->errors_by_class[TB_ERR_CONNECT] = os->err_by_class[TB_OP_ERR_CONNECT];
+        o->errors_by_class[TB_ERR_IO] = os->err_by_class[TB_OP_ERR_IO];
+        o->errors_by_class[TB_ERR_TIMEOUT] = os->err_by_class[TB_OP_ERR_TIMEOUT];
+        o->errors_by_class[TB_ERR_SERVER] = os->err_by_class[TB_OP_ERR_SERVER];
+        o->errors_by_class[TB_ERR_CONTENT] = os->err_by_class[TB_OP_ERR_CONTENT];
+        o->count_all = all ? tb_lg_cell(all, t, w, k)->count : 0;
+        o->hist = os->hist;
+        o->hist_uncorrected = os->hist_unc;
+        o->metric = lg->ops->op_is_metric(lg->self, w, k);
+        if (o->metric) r->ops += os->count;
+        r->errors += os->errors;
+    }
+    r->throughput = tb_score_rate_per_s(r->ops, pp->lr.steady_us) * per_unit(r->unit);
+    r->normalized = tb_score_normalize(r->throughput, r->reference);
+}
+
+/* Throughput, normalization and tile scores (VMmark); a calibration keeps
+ * tile 1's throughput of each workload. */
+static void score_phase(run_ctx *c, phase_parts *pp, tb_lg_stats *st, tb_lg_stats *all) {
+    double *tile_scores = xcalloc((size_t)pp->tiles, sizeof *tile_scores), norm[TB_MAX_WORKLOADS];
+    for (int t = 1; t <= pp->tiles; t++) {
+        for (int w = 0; w < pp->nw; w++) {
+            workload_result(c, pp, st, all, t, w);
+            norm[w] = pp->wr[(t - 1) * pp->nw + w].normalized;
+        }
+        tile_scores[t - 1] = tb_score_geomean(norm, pp->nw);
+        if (c->o->calibrate && t == 1 && c->n_calib < TB_MAX_PHASES) {
+            for (int w = 0; w < pp->nw; w++) c->calib[c->n_calib][w] = pp->wr[w].throughput;
+            c->n_calib++;
+        }
+    }
+    pp->lr.score = tb_score_sum(tile_scores, pp->tiles);
+    pp->lr.n_workloads = pp->tiles * pp->nw;
+    pp->lr.workloads = pp->wr;
+    free(tile_scores);
+}
+
+/* QoS: the level's verdict over all tiles merged, and each tile's own
+ * (VMmark: every tile must meet QoS), from one array of per-tile inputs. A
+ * rule not judged (too few ops) neither passes nor fails: the level passes
+ * QoS when no judged rule failed, and counts its rules that went unjudged in
+ * its own verdict or a tile's. */
+static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
+    const tb_tiledef *def = c->o->def;
+    const tb_loadgen *lg = c->lg;
+    int nin = 0, nwl = 0, nr = def->n_rules, nq, tiles = pp->tiles;
+    tb_qos_input *qin = xcalloc((size_t)tiles * (size_t)pp->nw * TB_MAX_OPS, sizeof *qin);
+    tb_qos_wl_input *wlin = xcalloc((size_t)tiles * (size_t)pp->nw, sizeof *wlin);
+    tb_qos_inputs in;
+    pp->qr = xcalloc((size_t)nr * ((size_t)tiles + 1) + 1, sizeof *pp->qr);
+    for (int t = 1; t <= tiles; t++)
+        for (int w = 0; w < pp->nw; w++) {
+            const tb_workload_result *r = &pp->wr[(t - 1) * pp->nw + w];
+            for (int k = 0; k < r->n_ops; k++) {
+                tb_opstat *os = tb_lg_cell(st, t, w, k);
+                tb_qos_input *q = &qin[nin++];
+                double target = lg->ops->mix_target_pct(lg->self, w, k);
+                q->workload = def->workloads[w].name;
+                q->op = lg->ops->op_name(lg->self, w, k);
+                q->hist = os->hist;
+                q->ops = os->count;
+                q->errors = os->errors;
+                q->tile = t;
+                q->has_mix_target = target >= 0;
+                q->mix_target_pct = target >= 0 ? target : 0;
+            }
+            wlin[nwl].workload = def->workloads[w].name;
+            wlin[nwl].tile = t;
+            wlin[nwl].throughput = r->throughput;
+            wlin[nwl].reference = r->reference;
+            nwl++;
+        }
+    in.ops = qin;
+    in.n_ops = nin;
+    in.workloads = wlin;
+    in.n_workloads = nwl;
+    pp->lr.qos_pass = tb_qos_verdict(def->rules, nr, &in, 0, pp->qr) != TB_QOS_FAIL;
+    nq = nr;
+    for (int t = 1; t <= tiles; t++) {
+        if (tb_qos_verdict(def->rules, nr, &in, t, pp->qr + nq) == TB_QOS_FAIL) pp->lr.qos_pass = 0;
+        for (int i = 0; i < nr; i++) pp->qr[nq + i].tile = t;
+        nq += nr;
+    }
+    for (int i = 0; i < nr; i++)
+        for (int k = i; k < nq; k += nr)
+            if (pp->qr[k].not_judged) {
+                pp->lr.qos_not_judged++;
+                break;
+            }
+    pp->lr.n_qos = nq;
+    pp->lr.qos = pp->qr;
+    free(qin);
+    free(wlin);
+}
+
+/* Mean power, PPKW and the validity verdict; the rules are
+ * qos/validity.c's, here the samples are counted. */
+static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
+    tb_level_result *lr = &pp->lr;
+    uint64_t t0 = pp->pl->phase_start_us[pp->p], t1 = pp->pl->phase_end_us[pp->p];
+    tb_validity_input vin;
+    tb_validity v;
+    char msg[256];
+    lr->avg_watts = tb_coord_window_power(c, t0, t1, &pp->samples, &lr->n_samples, &lr->samples_total,
+                                          &lr->samples_bad);
+    lr->samples = pp->samples;
+    lr->ppkw = lr->avg_watts > 0 ? tb_score_ppkw(lr->score, lr->avg_watts) : 0;
+    power_validity_input(c, pp->samples, lr->n_samples, lr->avg_watts, (double)(t1 - t0) / 1e6, &vin);
+    vin.cpu_s = cpu_s;
+    vin.threads = c->lg->ops->threads(c->lg->self);
+    vin.compliant = c->o->compliant;
+    vin.qos_not_judged = lr->qos_not_judged;
+    lr->valid = tb_validity_judge(&vin, &v);
+    snprintf(lr->invalid_reason, sizeof lr->invalid_reason, "%s", v.reason);
+    for (int i = 0; i < v.n_warnings; i++) {
+        snprintf(msg, sizeof msg, "%d tiles phase %d: %s", pp->tiles, pp->p + 1, v.warnings[i]);
+        tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
+    }
+    if (lr->avg_watts > 0 && (c->min_level_w == 0 || lr->avg_watts < c->min_level_w)) {
+        c->min_level_w = lr->avg_watts;
+        c->min_level_tiles = pp->tiles;
+    }
+}
+
+/* Failed telemetry reads since the previous phase, as a warning event. */
+static void note_telemetry_failures(run_ctx *c, const phase_parts *pp) {
+    uint64_t nf;
+    char msg[256];
+    if (!c->tsampler || (nf = tb_telem_sampler_failures(c->tsampler)) <= c->telem_failures) return;
+    snprintf(msg, sizeof msg, "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
+                              "figures cover the samples that succeeded",
+             pp->tiles, pp->p + 1, (unsigned long long)nf, c->telem_shown, (unsigned long long)(nf - c->telem_failures));
+    c->telem_failures = nf;
+    tb_coord_note(c, "warning", msg);
+}
+
+int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all,
+                          double cpu_s, char *err) {
+    phase_parts pp;
+    int rc;
+    memset(&pp, 0, sizeof pp);
+    pp.pl = pl;
+    pp.p = p;
+    pp.tiles = pl->tiles;
+    pp.nw = c->o->def->n_workloads;
+    pp.wr = xcalloc((size_t)pp.tiles * (size_t)pp.nw, sizeof *pp.wr);
+    pp.opr = xcalloc((size_t)pp.tiles * (size_t)pp.nw * TB_MAX_OPS, sizeof *pp.opr);
+    phase_window(c, &pp);
+    score_phase(c, &pp, st, all);
+    judge_qos(c, &pp, st);
+    judge_power(c, &pp, cpu_s);
+    rc = tb_store_put_level(c->store, c->run_id, &pp.lr, err);
+    if (c->obs->phase_done) c->obs->phase_done(c->obs->arg, &pp.lr, c->o->def->n_rules, tb_coord_estimated(c));
+    note_telemetry_failures(c, &pp);
+    if (c->tsampler && c->obs->telemetry) c->obs->telemetry(c->obs->arg, &pp.lr.telemetry);
+    rc = rc == 0 ? (pp.lr.qos_pass ? 1 : 0) : -1;
+    phase_free(&pp);
+    return rc;
+}

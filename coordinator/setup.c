@@ -1,0 +1,195 @@
+/*
+ * setup.c: what the run row records before anything is measured: the open
+ * files a sweep needs, the telemetry source (and whether the SUT is on this
+ * machine), the SUT host's description, and the run's settings, including
+ * the environment variables that change a measurement.
+ */
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "coordinator/run_ctx.h"
+#include "powermeter/hostinfo.h"
+#include "powermeter/node_exporter.h"
+
+/* Each user holds up to its workload's sockets_per_user connections (mail:
+ * IMAP and SMTP/LMTP, 2; the others 1): refuse a sweep that cannot get its
+ * sockets, after raising the soft limit as far as the hard one allows,
+ * instead of failing every connect. */
+int tb_coord_check_fd_limit(const tb_tiledef *def, int max_tiles, char *err) {
+    struct rlimit rl;
+    unsigned long long users = 0, need = 0;
+    for (int w = 0; w < def->n_workloads; w++) {
+        const tb_workload_vt *vt = tb_workload_find(def->workloads[w].kind);
+        int per = vt && vt->sockets_per_user > 0 ? vt->sockets_per_user : 2;
+        users += (unsigned long long)def->workloads[w].users;
+        need += (unsigned long long)per * (unsigned long long)def->workloads[w].users;
+    }
+    users *= (unsigned long long)max_tiles;
+    need = need * (unsigned long long)max_tiles + 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        snprintf(err, TB_ERR_LEN,
+                 "--tiles: %llu users at %d tiles need about %llu open files, and the limit is %llu (raise it with ulimit -n, "
+                 "or run fewer tiles or users)",
+                 users, max_tiles, need, (unsigned long long)rl.rlim_cur);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether host names a server on this machine: loopback, a Unix socket
+ * path, or unset (the endpoint is not used). */
+static int is_local_host(const char *host) {
+    if (!host || !*host || host[0] == '/') return 1;
+    return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+           strcmp(host, "[::1]") == 0;
+}
+
+/* Host part of "http://HOST:PORT/..." (IPv6 in brackets kept). */
+static int url_is_local(const char *url) {
+    char host[160];
+    const char *p = url, *e;
+    if (!url || !*url) return 1;
+    if (strncmp(p, "http://", 7) == 0) p += 7;
+    e = *p == '[' ? strchr(p, ']') : NULL;
+    e = e ? e + 1 : p + strcspn(p, ":/");
+    snprintf(host, sizeof host, "%.*s", (int)(e - p), p);
+    return is_local_host(host);
+}
+
+/* Whether libpq conninfo (key=value or URI) points at this machine; with no
+ * host libpq uses the local Unix socket. */
+static int conninfo_is_local(const char *conninfo) {
+    PQconninfoOption *opts, *o;
+    int local = 1;
+    if (!conninfo || !*conninfo) return 1;
+    if (!(opts = PQconninfoParse(conninfo, NULL))) return 0;
+    for (o = opts; o->keyword; o++)
+        if ((strcmp(o->keyword, "host") == 0 || strcmp(o->keyword, "hostaddr") == 0) && o->val && *o->val) {
+            char *list = xstrdup(o->val), *save = NULL;
+            for (char *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) local &= is_local_host(h);
+            free(list);
+        }
+    PQconninfoFree(opts);
+    return local;
+}
+
+/* Whether every endpoint of an external SUT is on this machine. */
+static int sut_is_local(const tb_sut_endpoints *ep) {
+    int local = conninfo_is_local(ep->pg_conninfo) && is_local_host(ep->redis_host) && is_local_host(ep->imap_host) &&
+                is_local_host(ep->lmtp_host) && is_local_host(ep->smtp_host) && url_is_local(ep->web_url);
+    for (int i = 0; i < ep->n_pg_tile; i++) local &= conninfo_is_local(ep->pg_tile[i].conninfo);
+    for (int i = 0; i < ep->n_web_tile; i++) local &= url_is_local(ep->web_tile[i].url);
+    return local;
+}
+
+/*
+ * The telemetry source of the run: --telemetry, else [sut] telemetry, else
+ * "local" when the SUT runs on this machine (embedded, or every endpoint on
+ * loopback), else "none": sampling this machine would describe the load
+ * generator, not the SUT. *why says so for the run's events ("" otherwise).
+ */
+const char *tb_coord_telemetry_choice(const tb_run_opts *o, char *why, size_t len) {
+    why[0] = '\0';
+    if (o->telemetry && *o->telemetry) return o->telemetry;
+    if (o->def->telemetry[0]) return o->def->telemetry;
+    if (!o->def->has_sut || sut_is_local(&o->def->sut)) return "local";
+    snprintf(why, len, "telemetry: none (the SUT's endpoints are not on this machine, so local figures would describe "
+                       "the load generator); set [sut] telemetry = http://SUT:9100/metrics or run --telemetry URL");
+    return "none";
+}
+
+/*
+ * The run's host object: the SUT host's configuration (hostinfo.h) from the
+ * telemetry source: this machine for "local" and "none", the node_exporter
+ * otherwise (then this machine, which only generates load, goes under
+ * "loadgen_host"). -1 with err when the node_exporter cannot be read.
+ */
+json_t *tb_coord_host_info(run_ctx *c, char *err) {
+    tb_hostinfo h;
+    json_t *j;
+    if (c->tsrc && strcmp(c->telem_spec, "local") != 0) {
+        char *body = NULL;
+        size_t len = 0;
+        char e[TB_ERR_LEN];
+        tb_hostinfo local;
+        if (tb_node_exporter_fetch(c->telem_spec, 5000, &body, &len, e) != 0) {
+            tb_seterr(err, "telemetry: %s", e);
+            return NULL;
+        }
+        tb_hostinfo_clear(&h, c->telem_shown);
+        if (tb_node_exporter_hostinfo(body, len, &h, e) != 0) {
+            tb_seterr(err, "telemetry %s: not Prometheus text: %s", c->telem_shown, e);
+            free(body);
+            return NULL;
+        }
+        free(body);
+        j = tb_hostinfo_json(&h);
+        tb_hostinfo_read_local("/", &local);
+        json_object_set_new(j, "loadgen_host", tb_hostinfo_json(&local));
+    } else {
+        tb_hostinfo_read_local("/", &h);
+        j = tb_hostinfo_json(&h);
+    }
+    json_object_set_new(j, "telemetry", json_string(c->telem_shown));
+    return j;
+}
+
+/* Environment variables that change how the load generator measures
+ * (loadgen/worker.c) or where power and the SUT's servers come from
+ * (powermeter/, sut/sut.c): each one set is recorded with the run. */
+static const char *const measurement_env[] = {
+    "TB_WORKER_NICE", "TB_WORKER_SPIN_US", "TB_PROC_STAT", "TB_RAPL_ROOT", "TB_IPMITOOL", "TB_PG_BINDIR",
+    "TB_REDIS_SERVER", "TB_DOVECOT",
+};
+
+/* {"TB_WORKER_NICE": "5", ...} of the ones set, or NULL when none is. */
+static json_t *environment(void) {
+    json_t *env = NULL;
+    for (size_t i = 0; i < sizeof measurement_env / sizeof measurement_env[0]; i++) {
+        const char *v = getenv(measurement_env[i]);
+        if (!v || !*v) continue;
+        if (!env) env = json_object();
+        json_object_set_new(env, measurement_env[i], json_string(v));
+    }
+    return env;
+}
+
+json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
+    const tb_run_opts *o = c->o;
+    json_t *s = json_object(), *env = environment();
+    char buf[32];
+    json_object_set_new(s, "reference_source", refs);
+    json_object_set_new(s, "calibrate", json_boolean(o->calibrate));
+    json_object_set_new(s, "tile_file", json_string(o->def->path));
+    json_object_set_new(s, "tile_name", json_string(o->def->name));
+    json_object_set_new(s, "tiles", json_string(o->tile_spec));
+    json_object_set_new(s, "preset", json_string(o->preset));
+    tb_format_duration(o->stages.ramp_up_us, buf, sizeof buf);
+    json_object_set_new(s, "ramp_up", json_string(buf));
+    tb_format_duration(o->stages.warm_up_us, buf, sizeof buf);
+    json_object_set_new(s, "warm_up", json_string(buf));
+    tb_format_duration(o->stages.steady_us, buf, sizeof buf);
+    json_object_set_new(s, "steady", json_string(buf));
+    json_object_set_new(s, "phases", json_integer(o->stages.phases));
+    tb_format_duration(o->stages.ramp_down_us, buf, sizeof buf);
+    json_object_set_new(s, "ramp_down", json_string(buf));
+    tb_format_duration(o->stages.idle_us, buf, sizeof buf);
+    json_object_set_new(s, "idle", json_string(buf));
+    json_object_set_new(s, "repeat", json_integer(o->repeat));
+    /* the threads the load generator runs, not the number asked for (0 = the online CPUs) */
+    json_object_set_new(s, "loadgen_threads", json_integer(tb_loadgen_local_threads(o->threads)));
+    json_object_set_new(s, "sut", json_string(o->def->has_sut ? "external" : "embedded"));
+    json_object_set_new(s, "intended_start_timing", json_true());
+    json_object_set_new(s, "telemetry", json_string(c->telem_shown));
+    if (env) json_object_set_new(s, "environment", env);
+    return s;
+}
