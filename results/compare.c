@@ -24,6 +24,7 @@
 
 #include "qos/hist.h"
 #include "results/compare_data.h"
+#include "results/store_internal.h"
 #include "scoring/compare.h"
 #include "scoring/score.h"
 

@@ -19,6 +19,7 @@
 
 #include "powermeter/ipmi.h"
 #include "results/report_data.h"
+#include "results/report_fmt.h"
 #include "results/store.h"
 
 /* ---- small output helpers ------------------------------------------------------ */
@@ -435,7 +436,7 @@ typedef struct page {
     FILE *f;
     const json_t *run, *levels;
     size_t n_rows;
-    tb_report_op_group **groups; /* per level row */
+    const tb_model_op_group **groups; /* per level row */
     size_t *n_groups;
     level_point *pts;
     size_t n_pts;
@@ -539,7 +540,7 @@ static void build_latency(page *p) {
     size_t cap = 0, r, g, k;
     for (r = 0; r < p->n_rows; r++) {
         for (g = 0; g < p->n_groups[r]; g++) {
-            const tb_report_op_group *og = &p->groups[r][g];
+            const tb_model_op_group *og = &p->groups[r][g];
             lat_series *s = NULL;
             for (k = 0; k < p->n_lat && !s; k++)
                 if (strcmp(p->lat[k].workload, og->workload) == 0 && strcmp(p->lat[k].op, og->op) == 0) s = &p->lat[k];
@@ -1291,7 +1292,7 @@ static void html_latency(page *p) {
                                "|#p99.9|#p99.99|#max");
     for (r = 0; r < p->n_rows; r++) {
         for (g = 0; g < p->n_groups[r]; g++) {
-            const tb_report_op_group *og = &p->groups[r][g];
+            const tb_model_op_group *og = &p->groups[r][g];
             int has = tb_hist_count(og->hist) > 0;
             row_open(f, 0, g == 0 && r > 0 ? "grp" : NULL);
             td_level(f, json_array_get(p->levels, r));
@@ -1301,7 +1302,7 @@ static void html_latency(page *p) {
             td_num(f, (double)og->errors, 0);
             if (any_errors) {
                 char cls[160];
-                tb_report_error_classes(og, cls, sizeof cls);
+                tb_fmt_error_classes(og, cls, sizeof cls);
                 td_text(f, cls);
             }
             td_ms(f, has ? (double)tb_hist_min(og->hist) / 1000.0 : NAN);
@@ -1432,7 +1433,6 @@ static void html_config(page *p) {
 
 static void page_free(page *p) {
     size_t i;
-    for (i = 0; i < p->n_rows; i++) tb_report_op_groups_free(p->groups[i], p->n_groups[i]);
     for (i = 0; i < p->n_lat; i++) free(p->lat[i].row);
     free(p->lat);
     free(p->groups);
@@ -1440,26 +1440,20 @@ static void page_free(page *p) {
     free(p->pts);
 }
 
-int tb_report_write_html(tb_report_data *d, FILE *f, char *err) {
+int tb_report_write_html_tree(tb_report_data *d, FILE *f, char *err) {
     page p;
     size_t i;
+    (void)err;
     memset(&p, 0, sizeof p);
     p.f = f;
     p.run = d->run;
     p.levels = json_object_get(d->run, "levels");
     p.n_rows = json_array_size(p.levels);
-    if (p.n_rows != d->n_levels) {
-        tb_seterr(err, "report: %zu levels in the model, %zu row ids", p.n_rows, d->n_levels);
-        return -1;
-    }
-    /* Read everything before writing anything: a failed read leaves no half page. */
     p.groups = xcalloc(p.n_rows ? p.n_rows : 1, sizeof *p.groups);
     p.n_groups = xcalloc(p.n_rows ? p.n_rows : 1, sizeof *p.n_groups);
     for (i = 0; i < p.n_rows; i++) {
-        if (tb_report_level_ops(d, i, &p.groups[i], &p.n_groups[i], err) != 0) {
-            page_free(&p);
-            return -1;
-        }
+        p.groups[i] = d->model->levels[i].groups;
+        p.n_groups[i] = d->model->levels[i].n_groups;
     }
     build_points(&p);
     build_latency(&p);

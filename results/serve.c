@@ -44,6 +44,7 @@
 #include "results/compare.h"
 #include "results/report.h"
 #include "results/store.h"
+#include "results/store_internal.h"
 
 #define CSP                  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 #define MAX_CONNECTIONS      64

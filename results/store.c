@@ -11,6 +11,7 @@
  * stored as NULL so readers never have to guess at sentinels.
  */
 #include "results/store.h"
+#include "results/store_internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,6 +3,7 @@
  * validate.h). One query over levels, one over each failing level's rules.
  */
 #include "results/validate.h"
+#include "results/store_internal.h"
 
 #include <sqlite3.h>
 #include <string.h>
