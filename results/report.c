@@ -10,10 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "results/model.h"
-#include "results/report_data.h"
 #include "results/report_views.h"
 
 int tb_report_parse_format(const char *s, tb_report_format *out, char *err) {
@@ -28,21 +25,13 @@ int tb_report_parse_format(const char *s, tb_report_format *out, char *err) {
     return 0;
 }
 
-static int write_html(const tb_model_run *r, FILE *f, char *err) {
-    json_t *run = tb_report_json_run(r);
-    tb_report_data d = {run, r};
-    int rc = tb_report_write_html_tree(&d, f, err);
-    json_decref(run);
-    return rc;
-}
-
 int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) {
     tb_model_run *r = NULL;
     int rc, flags = fmt == TB_REPORT_TEXT || fmt == TB_REPORT_HTML ? TB_MODEL_MERGED_LATENCY : 0;
     if (tb_model_read_run(s, run_id, flags, &r, err) != 0) return -1;
     switch (fmt) {
     case TB_REPORT_JSON: rc = tb_report_write_json(r, f, err); break;
-    case TB_REPORT_HTML: rc = write_html(r, f, err); break;
+    case TB_REPORT_HTML: rc = tb_report_write_html(r, f, err); break;
     case TB_REPORT_CSV: rc = tb_report_write_csv(r, f, err); break;
     case TB_REPORT_TEXT:
     default: rc = tb_report_write_text(r, f, err); break;

@@ -14,7 +14,6 @@
 
 #include <jansson.h>
 
-#include "results/report_data.h"
 #include "results/report_views.h"
 
 /* Real numbers get 15 significant digits: every stored value round-trips
@@ -230,7 +229,7 @@ static void add_arrays(json_t *run, const tb_model_run *r) {
     json_object_set_new(run, "events", events);
 }
 
-json_t *tb_report_json_run(const tb_model_run *r) {
+static json_t *run_json(const tb_model_run *r) {
     json_t *run = json_object(), *meters = json_array(), *idle = json_object();
     json_object_set_new(run, "id", json_integer(r->id));
     json_object_set_new(run, "label", jstr(r->label));
@@ -262,7 +261,7 @@ json_t *tb_report_json_run(const tb_model_run *r) {
 int tb_report_write_json(const tb_model_run *r, FILE *f, char *err) {
     json_t *root = json_object();
     int rc;
-    json_object_set_new(root, "run", tb_report_json_run(r));
+    json_object_set_new(root, "run", run_json(r));
     errno = 0;
     rc = json_dumpf(root, f, JSON_FLAGS) == 0 && fputc('\n', f) != EOF ? 0 : -1;
     if (rc != 0) tb_seterr(err, "write report: %s", errno ? strerror(errno) : "output error");
