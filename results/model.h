@@ -121,6 +121,7 @@ typedef struct tb_model_op_group {
 
 /* One stored phase of one load level. */
 typedef struct tb_model_level {
+    int64_t id; /* the store's row id: levels in the order they were stored sort by it */
     int64_t tiles, phase, repeat;
     double score, avg_watts, ppkw;
     int qos_pass, qos_not_judged, valid;
@@ -171,6 +172,10 @@ typedef struct tb_model_run {
 
 /* Also merge each level's op histograms over tiles (levels[i].groups). */
 #define TB_MODEL_MERGED_LATENCY 1
+/* Only the run's identity and status and its levels with their QoS
+ * verdicts (for validate): no meters, telemetry, workloads, events, host or
+ * settings. */
+#define TB_MODEL_VERDICTS_ONLY 2
 
 /* Reads run_id. *out is malloc'd (tb_model_run_free). 0, or -1 with err
  * ("run 7 not found", a database error). */

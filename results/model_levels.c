@@ -217,7 +217,8 @@ static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
 }
 
 /* The levels row's own columns into lv. */
-static void level_from_row(sqlite3_stmt *st, tb_model_level *lv) {
+static void level_from_row(sqlite3_stmt *st, tb_model_level *lv, int flags) {
+    lv->id = sqlite3_column_int64(st, 0);
     lv->tiles = sqlite3_column_int64(st, 1);
     lv->phase = sqlite3_column_int64(st, 2);
     lv->repeat = sqlite3_column_int64(st, 16);
@@ -233,6 +234,13 @@ static void level_from_row(sqlite3_stmt *st, tb_model_level *lv) {
     lv->steady_s = tb_model_col_real(st, 11);
     lv->samples_total = tb_model_col_int(st, 12);
     lv->samples_bad = tb_model_col_int(st, 13);
+    if (flags & TB_MODEL_VERDICTS_ONLY) {
+        tb_model_telemetry *t = &lv->telemetry;
+        t->cpu_util_pct = t->avg_freq_mhz = NAN;
+        for (int m = 0; m < TB_MODEL_CPU_MODES; m++) t->mode_pct[m] = NAN;
+        t->cstate_residency_pct.kv = xcalloc(1, sizeof *t->cstate_residency_pct.kv);
+        return;
+    }
     tb_model_telemetry_from_levels_row(st, &lv->telemetry);
 }
 
@@ -247,8 +255,9 @@ int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
         tb_model_level *lv;
         r->levels = tb_model_grow(r->levels, r->n_levels, &cap, sizeof *r->levels);
         lv = &r->levels[r->n_levels++];
-        level_from_row(ls.levels, lv);
-        if (read_level_qos(c, &ls, level_id, lv) != 0 || read_level_workloads(c, &ls, level_id, lv) != 0 ||
+        level_from_row(ls.levels, lv, flags);
+        if (read_level_qos(c, &ls, level_id, lv) != 0 ||
+            (!(flags & TB_MODEL_VERDICTS_ONLY) && read_level_workloads(c, &ls, level_id, lv) != 0) ||
             (ls.groups && read_level_groups(c, &ls, level_id, lv) != 0)) {
             rc = -1;
             break;

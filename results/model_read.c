@@ -293,7 +293,7 @@ static int read_idle_telemetry(tb_model_ctx *c, tb_model_run *r) {
 
 /* The runs row; 0, or -1 with err ("run 7 not found"). Reads the pieces in
  * the order the report always did, so warnings come in the same order. */
-static int read_run_row(tb_model_ctx *c, int64_t run_id, tb_model_run *r) {
+static int read_run_row(tb_model_ctx *c, int64_t run_id, int flags, tb_model_run *r) {
     sqlite3_stmt *st = NULL;
     const char *shown;
     int rc;
@@ -320,13 +320,20 @@ static int read_run_row(tb_model_ctx *c, int64_t run_id, tb_model_run *r) {
     r->tilebench_version = tb_model_col_str(st, 5);
     r->tile_name = tb_model_col_str(st, 10);
     r->tile_spec = tb_model_col_str(st, 11);
+    r->active_idle_watts = tb_model_col_real(st, 8);
+    r->saturation_tiles = tb_model_col_int(st, 9);
+    r->config_text = tb_model_col_str(st, 12);
+    if (flags & TB_MODEL_VERDICTS_ONLY) {
+        r->idle_cpu_util_pct = r->idle_avg_freq_mhz = NAN;
+        r->host.kv = xcalloc(1, sizeof *r->host.kv);
+        r->settings.kv = xcalloc(1, sizeof *r->settings.kv);
+        sqlite3_finalize(st);
+        return 0;
+    }
     col_object(st, 6, "host_json", &r->host);
     rc = read_meters(c, r);
-    r->active_idle_watts = tb_model_col_real(st, 8);
     if (rc == 0) rc = read_idle_telemetry(c, r);
-    r->saturation_tiles = tb_model_col_int(st, 9);
     col_object(st, 7, "settings_json", &r->settings);
-    r->config_text = tb_model_col_str(st, 12);
     sqlite3_finalize(st);
     return rc;
 }
@@ -346,9 +353,9 @@ int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out
     int rc, opened = tb_model_read_begin(c.db);
     *out = NULL;
     r->peak_score = r->peak_ppkw = r->overall_efficiency = NAN;
-    rc = read_run_row(&c, run_id, r);
+    rc = read_run_row(&c, run_id, flags, r);
     if (rc == 0) rc = tb_model_read_levels(&c, r, flags);
-    if (rc == 0) rc = read_events(&c, r);
+    if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = read_events(&c, r);
     tb_model_read_end(c.db, opened);
     if (rc != 0) {
         tb_model_run_free(r);
