@@ -1,6 +1,6 @@
 /*
- * compare.c: reads several stored runs into one comparison model
- * (compare_data.h) inside one read transaction, normalizes each run to the
+ * compare.c: reads several stored runs through the read model (model.h),
+ * inside one read snapshot, into one comparison model (compare_data.h), normalizes each run to the
  * baseline run at every load level, and writes the model as an aligned
  * terminal table or as JSON; HTML is in compare_html.c. Reads only.
  *
@@ -20,11 +20,10 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "qos/hist.h"
 #include "results/compare_data.h"
-#include "results/store_internal.h"
+#include "results/model.h"
 #include "scoring/compare.h"
 #include "scoring/score.h"
 
@@ -61,40 +60,6 @@ int tb_compare_parse_format(const char *s, tb_compare_format *out, char *err) {
 
 /* ---- reading ------------------------------------------------------------------- */
 
-typedef struct rctx {
-    sqlite3 *db;
-    char *err;
-} rctx;
-
-static int prep(rctx *c, const char *sql, sqlite3_stmt **st) {
-    if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
-        tb_seterr(c->err, "compare: query: %s", sqlite3_errmsg(c->db));
-        return -1;
-    }
-    return 0;
-}
-
-/* 1 row, 0 done, -1 error (err set). */
-static int next_row(rctx *c, sqlite3_stmt *st) {
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) return 1;
-    if (rc == SQLITE_DONE) return 0;
-    tb_seterr(c->err, "compare: read: %s", sqlite3_errmsg(c->db));
-    return -1;
-}
-
-static char *col_dup(sqlite3_stmt *st, int i) {
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return xstrdup(s ? s : "");
-}
-
-static double col_num(sqlite3_stmt *st, int i) {
-    double v;
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) return NAN;
-    v = sqlite3_column_double(st, i);
-    return isfinite(v) ? v : NAN;
-}
-
 /* One stored phase row of a run. */
 typedef struct row {
     int tiles, repeat;
@@ -121,49 +86,64 @@ static size_t workload_index(tb_cmp_model *m, const char *name) {
 
 /* Per-workload merged histograms of one level row. */
 typedef struct wl_hist {
-    char *name;
+    const char *name;
     tb_hist *metric, *all;
     int any_metric;
 } wl_hist;
 
-/* p95 per workload of level row `level_id` into r->p95 (sized to the model's
- * workloads after this call; earlier rows are grown by the caller). */
-static int read_p95(rctx *c, sqlite3_stmt *st, int64_t level_id, tb_cmp_model *m, row *r, int *fallback) {
+static int by_row_id(const void *a, const void *b) {
+    const tb_model_workload *x = *(const tb_model_workload *const *)a, *y = *(const tb_model_workload *const *)b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The level's workloads in the order stored. */
+static const tb_model_workload **workloads_in_order(const tb_model_level *lv) {
+    const tb_model_workload **v = xcalloc(lv->n_workloads + 1, sizeof *v);
+    for (size_t i = 0; i < lv->n_workloads; i++) v[i] = &lv->workloads[i];
+    qsort(v, lv->n_workloads, sizeof *v, by_row_id);
+    return v;
+}
+
+/* The histograms of level lv merged per workload name, over its tiles. */
+static wl_hist *merge_workloads(const tb_model_level *lv, size_t *n_out) {
+    const tb_model_workload **wl = workloads_in_order(lv);
     wl_hist *w = NULL;
-    size_t n = 0, i;
-    int rc;
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, level_id);
-    while ((rc = next_row(c, st)) == 1) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        const void *blob = sqlite3_column_blob(st, 1);
-        int blen = sqlite3_column_bytes(st, 1), metric = sqlite3_column_int(st, 2);
-        wl_hist *x = NULL;
-        name = name ? name : "";
-        for (i = 0; i < n && !x; i++)
-            if (strcmp(w[i].name, name) == 0) x = &w[i];
-        if (!x) {
-            w = xrealloc(w, (n + 1) * sizeof *w);
-            x = &w[n++];
-            x->name = xstrdup(name);
-            x->metric = tb_hist_new();
-            x->all = tb_hist_new();
-            x->any_metric = 0;
-        }
-        if (metric) x->any_metric = 1;
-        if (blob && blen > 0) {
-            tb_hist *h = NULL;
-            char herr[TB_ERR_LEN];
-            if (tb_hist_decode(blob, (size_t)blen, &h, herr) == 0) {
-                if (metric) tb_hist_merge(x->metric, h);
-                tb_hist_merge(x->all, h);
-                tb_hist_free(h);
-            } else {
-                tb_log(TB_LOG_WARN, "compare: level %lld %s: stored histogram unreadable: %s", (long long)level_id,
-                       name, herr);
+    size_t n = 0;
+    for (size_t i = 0; i < lv->n_workloads; i++) {
+        const char *name = wl[i]->name ? wl[i]->name : "";
+        for (size_t k = 0; k < wl[i]->n_ops; k++) {
+            const tb_model_op *op = &wl[i]->ops_list[k];
+            wl_hist *x = NULL;
+            for (size_t j = 0; j < n && !x; j++)
+                if (strcmp(w[j].name, name) == 0) x = &w[j];
+            if (!x) {
+                w = xrealloc(w, (n + 1) * sizeof *w);
+                x = &w[n++];
+                x->name = name;
+                x->metric = tb_hist_new();
+                x->all = tb_hist_new();
+                x->any_metric = 0;
+            }
+            if (op->metric) x->any_metric = 1;
+            if (op->hist) {
+                if (op->metric) tb_hist_merge(x->metric, op->hist);
+                tb_hist_merge(x->all, op->hist);
+            } else if (op->hist_error) {
+                tb_log(TB_LOG_WARN, "compare: level %lld %s: stored histogram unreadable: %s", (long long)lv->id,
+                       name, op->hist_error);
             }
         }
     }
+    free(wl);
+    *n_out = n;
+    return w;
+}
+
+/* p95 per workload of level lv into r->p95 (sized to the model's workloads
+ * after this call; earlier rows are grown by the caller). */
+static void level_p95(const tb_model_level *lv, tb_cmp_model *m, row *r, int *fallback) {
+    size_t n, i;
+    wl_hist *w = merge_workloads(lv, &n);
     for (i = 0; i < n; i++) {
         size_t k = workload_index(m, w[i].name);
         const tb_hist *h = w[i].any_metric ? w[i].metric : w[i].all;
@@ -175,84 +155,64 @@ static int read_p95(rctx *c, sqlite3_stmt *st, int64_t level_id, tb_cmp_model *m
         if (tb_hist_count(h) > 0) r->p95[k] = (double)tb_hist_percentile(h, 95) / 1000.0;
         tb_hist_free(w[i].metric);
         tb_hist_free(w[i].all);
-        free(w[i].name);
     }
     free(w);
-    return rc;
 }
 
-/* Reads the run row and its level rows. */
-static int read_run(rctx *c, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr) {
-    sqlite3_stmt *st = NULL, *lv = NULL, *ops = NULL;
-    int rc = -1;
-    if (prep(c,
-             "SELECT r.label, r.status, r.writer_pid, r.writer_start, r.tile_name, r.tile_spec, r.started_at,"
-             " r.campaign_id, r.campaign_config, c.name,"
-             " (SELECT count(*) FROM meters m WHERE m.run_id = r.id AND m.estimated != 0)"
-             " FROM runs r LEFT JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = ?1",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, run->id);
-    rc = next_row(c, st);
-    if (rc <= 0) {
-        if (rc == 0) tb_seterr(c->err, "compare: run %lld not found", (long long)run->id);
-        rc = -1;
-        goto out;
-    }
-    run->label = col_dup(st, 0);
-    {
-        const char *stored = (const char *)sqlite3_column_text(st, 1);
-        const char *shown = tb_store_effective_status(stored, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
-        run->status = xstrdup(shown ? shown : "");
-    }
-    run->tile_name = col_dup(st, 4);
-    run->tile_spec = col_dup(st, 5);
-    run->started_at = col_dup(st, 6);
-    run->campaign_id = sqlite3_column_int64(st, 7);
-    run->campaign_config = col_dup(st, 8);
-    run->campaign_name = col_dup(st, 9);
-    run->estimated = sqlite3_column_int(st, 10) > 0;
-    if (prep(c,
-             "SELECT id, tiles, repeat, qos_pass, valid, score, ppkw, avg_watts, cpu_util_pct, avg_freq_mhz,"
-             " qos_not_judged FROM levels WHERE run_id = ?1 ORDER BY tiles, repeat, phase, id",
-             &lv) != 0 ||
-        prep(c,
-             "SELECT w.name, o.hist, o.metric FROM workloads w JOIN ops o ON o.workload_id = w.id"
-             " WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
-             &ops) != 0) {
-        rc = -1;
-        goto out;
-    }
-    sqlite3_bind_int64(lv, 1, run->id);
-    while ((rc = next_row(c, lv)) == 1) {
-        row *r;
-        size_t k;
-        rr->r = xrealloc(rr->r, (rr->n + 1) * sizeof *rr->r);
-        r = &rr->r[rr->n++];
-        memset(r, 0, sizeof *r);
-        r->tiles = sqlite3_column_int(lv, 1);
-        r->repeat = sqlite3_column_int(lv, 2);
-        r->qos_pass = sqlite3_column_int(lv, 3);
-        r->valid = sqlite3_column_int(lv, 4);
-        r->qos_not_judged = sqlite3_column_int(lv, 10);
-        r->fig[TB_CMP_SCORE] = col_num(lv, 5);
-        r->fig[TB_CMP_PPKW] = col_num(lv, 6);
-        r->fig[TB_CMP_WATTS] = col_num(lv, 7);
-        r->fig[TB_CMP_CPU] = col_num(lv, 8);
-        r->fig[TB_CMP_FREQ] = col_num(lv, 9);
+/* Levels in the compare's order: tiles, repeat, phase, then as stored. */
+static int by_tiles_repeat(const void *a, const void *b) {
+    const tb_model_level *x = *(const tb_model_level *const *)a, *y = *(const tb_model_level *const *)b;
+    if (x->tiles != y->tiles) return x->tiles < y->tiles ? -1 : 1;
+    if (x->repeat != y->repeat) return x->repeat < y->repeat ? -1 : 1;
+    if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static char *dup_or_empty(const char *s) { return xstrdup(s ? s : ""); }
+
+/* The run's identity from the read model. */
+static void run_from_model(const tb_model_run *mr, tb_cmp_run *run) {
+    run->label = dup_or_empty(mr->label);
+    run->status = dup_or_empty(mr->status);
+    run->tile_name = dup_or_empty(mr->tile_name);
+    run->tile_spec = dup_or_empty(mr->tile_spec);
+    run->started_at = dup_or_empty(mr->started_at);
+    run->campaign_id = mr->campaign_id;
+    run->campaign_config = dup_or_empty(mr->campaign_config);
+    run->campaign_name = dup_or_empty(mr->campaign_name);
+    run->estimated = mr->estimated_power;
+}
+
+/* Reads the run and its level rows through the read model. */
+static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr, char *err) {
+    tb_model_run *mr = NULL;
+    const tb_model_level **lv;
+    if (tb_model_read_run(s, run->id, TB_MODEL_OP_HISTS, &mr, err) != 0) return -1;
+    run_from_model(mr, run);
+    lv = xcalloc(mr->n_levels + 1, sizeof *lv);
+    for (size_t i = 0; i < mr->n_levels; i++) lv[i] = &mr->levels[i];
+    qsort(lv, mr->n_levels, sizeof *lv, by_tiles_repeat);
+    rr->r = xcalloc(mr->n_levels + 1, sizeof *rr->r);
+    for (size_t i = 0; i < mr->n_levels; i++) {
+        row *r = &rr->r[rr->n++];
+        r->tiles = (int)lv[i]->tiles;
+        r->repeat = (int)lv[i]->repeat;
+        r->qos_pass = lv[i]->qos_pass;
+        r->valid = lv[i]->valid;
+        r->qos_not_judged = lv[i]->qos_not_judged;
+        r->fig[TB_CMP_SCORE] = lv[i]->score;
+        r->fig[TB_CMP_PPKW] = lv[i]->ppkw;
+        r->fig[TB_CMP_WATTS] = lv[i]->avg_watts;
+        r->fig[TB_CMP_CPU] = lv[i]->telemetry.cpu_util_pct;
+        r->fig[TB_CMP_FREQ] = lv[i]->telemetry.avg_freq_mhz;
         r->p95 = xmalloc((m->n_workloads ? m->n_workloads : 1) * sizeof *r->p95);
-        for (k = 0; k < m->n_workloads; k++) r->p95[k] = NAN;
+        for (size_t k = 0; k < m->n_workloads; k++) r->p95[k] = NAN;
         r->n_p95 = m->n_workloads;
-        if (read_p95(c, ops, sqlite3_column_int64(lv, 0), m, r, &rr->p95_fallback) != 0) {
-            rc = -1;
-            goto out;
-        }
+        level_p95(lv[i], m, r, &rr->p95_fallback);
     }
-out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(lv);
-    sqlite3_finalize(ops);
-    return rc == 0 ? 0 : -1;
+    free(lv);
+    tb_model_run_free(mr);
+    return 0;
 }
 
 /* ---- aggregation ------------------------------------------------------------------- */
@@ -357,7 +317,6 @@ static void model_free(tb_cmp_model *m) {
 
 /* Builds the model; the caller holds the read transaction. */
 static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_id, tb_cmp_model *m, char *err) {
-    rctx c = {tb_store_db(s), err};
     run_rows *rr = xcalloc((size_t)n, sizeof *rr);
     size_t i, j, k;
     int rc = -1, fallback = 0;
@@ -369,7 +328,7 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
         if (m->runs[i].is_baseline) m->baseline = i;
     }
     for (i = 0; i < (size_t)n; i++) {
-        if (read_run(&c, m, &m->runs[i], &rr[i]) != 0) goto out;
+        if (read_run(s, m, &m->runs[i], &rr[i], err) != 0) goto out;
         if (rr[i].p95_fallback) fallback = 1;
     }
     /* levels: the union of tiles */
@@ -714,15 +673,6 @@ static void write_text(FILE *f, const tb_cmp_model *m) {
 
 /* ---- entry point ------------------------------------------------------------------------- */
 
-static int read_begin(sqlite3 *db) {
-    if (!sqlite3_get_autocommit(db)) return 0;
-    return sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-}
-
-static void read_end(sqlite3 *db, int opened) {
-    if (opened) (void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-}
-
 /* The arguments, before anything is read: at least 2 runs, none twice,
  * the baseline among them. */
 static int check_args(const int64_t *ids, int n, int64_t baseline_id, char *err) {
@@ -754,11 +704,9 @@ static int check_args(const int64_t *ids, int n, int64_t baseline_id, char *err)
 int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t baseline_id, tb_compare_format fmt,
                      FILE *f, char *err) {
     tb_cmp_model m;
-    sqlite3 *db;
     int rc = -1, opened, i;
     if (check_args(run_ids, n_runs, baseline_id, err) != 0) return -1;
-    db = tb_store_db(s);
-    opened = read_begin(db);
+    opened = tb_model_snapshot_begin(s);
     /* unknown ids first, with the store's own message naming the database */
     for (i = 0; i < n_runs; i++) {
         char which[32];
@@ -766,7 +714,7 @@ int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t ba
         snprintf(which, sizeof which, "%lld", (long long)run_ids[i]);
         if (run_ids[i] <= 0 || tb_store_resolve_run(s, which, &id, err) != 0) {
             if (run_ids[i] <= 0) tb_seterr(err, "compare: run %lld is not a run id", (long long)run_ids[i]);
-            read_end(db, opened);
+            tb_model_snapshot_end(s, opened);
             return -1;
         }
     }
@@ -793,7 +741,7 @@ int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t ba
         rc = -1;
     }
 out:
-    read_end(db, opened);
+    tb_model_snapshot_end(s, opened);
     model_free(&m);
     return rc;
 }

@@ -85,9 +85,13 @@ typedef struct tb_model_op {
     int64_t errors_by_class[TB_ERR_NCLASSES];
     int uncorrected_readable; /* 0: the stored uncorrected histogram does not decode */
     double unc_mean_ms, unc_pct_ms[TB_MODEL_UNC_PCTS], unc_max_ms; /* NaN: none */
+    int metric;     /* counts toward the workload's throughput (0 also for rows before schema 3) */
+    tb_hist *hist;  /* with TB_MODEL_OP_HISTS: corrected latency, µs; NULL when none or unreadable */
+    char *hist_error; /* with TB_MODEL_OP_HISTS: why the stored histogram does not decode, else NULL */
 } tb_model_op;
 
 typedef struct tb_model_workload {
+    int64_t id; /* the store's row id: the order stored */
     char *name;
     int64_t tile;
     tb_model_int ops, errors;
@@ -162,6 +166,8 @@ typedef struct tb_model_run {
     tb_model_int saturation_tiles;
     double peak_score, peak_ppkw, overall_efficiency;
     int estimated_power; /* a meter is a model (estimate:) */
+    int64_t campaign_id;  /* 0: not part of a campaign */
+    char *campaign_name, *campaign_config;
     size_t n_levels;
     tb_model_level *levels; /* ORDER BY repeat, tiles, phase */
     size_t n_summary;
@@ -176,6 +182,8 @@ typedef struct tb_model_run {
  * verdicts (for validate): no meters, telemetry, workloads, events, host or
  * settings. */
 #define TB_MODEL_VERDICTS_ONLY 2
+/* Also decode each op's corrected latency histogram (ops_list[k].hist). */
+#define TB_MODEL_OP_HISTS 4
 
 /* Reads run_id. *out is malloc'd (tb_model_run_free). 0, or -1 with err
  * ("run 7 not found", a database error). */
@@ -187,6 +195,11 @@ const char *tb_model_qos_verdict(int qos_pass, int not_judged);
 
 /* Fills r->summary, peak_score, peak_ppkw and overall_efficiency from r->levels (model.c). */
 void tb_model_summarize(tb_model_run *r);
+
+/* Several reads as one snapshot: opens a read transaction unless one is
+ * open; returns 1 when it opened one, for tb_model_snapshot_end. */
+int tb_model_snapshot_begin(tb_store *s);
+void tb_model_snapshot_end(tb_store *s, int opened);
 
 /* ---- the run list ---------------------------------------------------------- */
 

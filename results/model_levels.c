@@ -47,6 +47,20 @@ static int read_level_qos(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb
 /* Column of the ops query where err_connect .. err_content start. */
 #define OPS_ERR_COL 11
 #define OPS_UNC_COL 16 /* hist_uncorrected */
+#define OPS_HIST_COL 17 /* hist, then metric */
+
+/* The op's corrected histogram (TB_MODEL_OP_HISTS); an unreadable one is
+ * left NULL with its error kept for the caller to report. */
+static void read_op_hist(sqlite3_stmt *st, tb_model_op *op) {
+    const void *blob = sqlite3_column_blob(st, OPS_HIST_COL);
+    int blen = sqlite3_column_bytes(st, OPS_HIST_COL);
+    char herr[TB_ERR_LEN];
+    if (!blob || blen <= 0) return;
+    if (tb_hist_decode(blob, (size_t)blen, &op->hist, herr) != 0) {
+        op->hist = NULL;
+        op->hist_error = xstrdup(herr);
+    }
+}
 
 /* An op's latency from the actual send (ops.hist_uncorrected), beside its
  * own corrected figures: NaN where it has no such histogram or it is empty;
@@ -74,7 +88,7 @@ static void read_uncorrected(sqlite3_stmt *st, tb_model_op *op) {
     tb_hist_free(h);
 }
 
-static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_id, tb_model_workload *w) {
+static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_id, tb_model_workload *w, int flags) {
     size_t cap = 0;
     int rc;
     w->classes_known = 1;
@@ -105,11 +119,14 @@ static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_
                 w->errors_by_class[k] += v > 0 ? (uint64_t)v : 0;
             }
         read_uncorrected(st, op);
+        op->metric = sqlite3_column_int(st, OPS_HIST_COL + 1) != 0;
+        if (flags & TB_MODEL_OP_HISTS) read_op_hist(st, op);
     }
     return rc;
 }
 
-static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb_model_level *lv) {
+static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb_model_level *lv,
+                                int flags) {
     size_t cap = 0;
     int rc;
     sqlite3_reset(ls->workloads);
@@ -121,6 +138,7 @@ static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_
         tb_model_workload *w;
         lv->workloads = tb_model_grow(lv->workloads, lv->n_workloads, &cap, sizeof *lv->workloads);
         w = &lv->workloads[lv->n_workloads++];
+        w->id = sqlite3_column_int64(st, 0);
         w->name = tb_model_col_str(st, 1);
         w->tile = sqlite3_column_int64(st, 2);
         w->ops = tb_model_col_int(st, 3);
@@ -129,7 +147,7 @@ static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_
         w->unit = tb_model_col_str(st, 6);
         w->reference = tb_model_col_real(st, 7);
         w->normalized = tb_model_col_real(st, 8);
-        if (read_workload_ops(c, ls, sqlite3_column_int64(st, 0), w) != 0) return -1;
+        if (read_workload_ops(c, ls, w->id, w, flags) != 0) return -1;
     }
     return rc;
 }
@@ -204,7 +222,7 @@ static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
                    tb_model_prep(c,
                                  "SELECT name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms,"
                                  " p999_ms, max_ms, err_connect, err_io, err_timeout, err_server, err_content,"
-                                 " hist_uncorrected FROM ops WHERE workload_id = ?1 ORDER BY rowid",
+                                 " hist_uncorrected, hist, metric FROM ops WHERE workload_id = ?1 ORDER BY rowid",
                                  &ls->ops) != 0 ||
                    ((flags & TB_MODEL_MERGED_LATENCY) &&
                     tb_model_prep(c,
@@ -257,7 +275,7 @@ int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
         lv = &r->levels[r->n_levels++];
         level_from_row(ls.levels, lv, flags);
         if (read_level_qos(c, &ls, level_id, lv) != 0 ||
-            (!(flags & TB_MODEL_VERDICTS_ONLY) && read_level_workloads(c, &ls, level_id, lv) != 0) ||
+            (!(flags & TB_MODEL_VERDICTS_ONLY) && read_level_workloads(c, &ls, level_id, lv, flags) != 0) ||
             (ls.groups && read_level_groups(c, &ls, level_id, lv) != 0)) {
             rc = -1;
             break;

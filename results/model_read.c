@@ -186,6 +186,10 @@ void tb_model_read_end(sqlite3 *db, int opened) {
     if (opened) (void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 }
 
+int tb_model_snapshot_begin(tb_store *s) { return tb_model_read_begin(tb_store_db(s)); }
+
+void tb_model_snapshot_end(tb_store *s, int opened) { tb_model_read_end(tb_store_db(s), opened); }
+
 /* Grows *arr (of elements of size sz) so index n fits; zeroes new room. */
 void *tb_model_grow(void *arr, size_t n, size_t *cap, size_t sz) {
     if (n < *cap) return arr;
@@ -298,9 +302,10 @@ static int read_run_row(tb_model_ctx *c, int64_t run_id, int flags, tb_model_run
     const char *shown;
     int rc;
     if (tb_model_prep(c,
-                      "SELECT id, label, status, started_at, finished_at, tilebench_version, host_json, settings_json,"
-                      " active_idle_watts, saturation_tiles, tile_name, tile_spec, config_text, writer_pid, writer_start"
-                      " FROM runs WHERE id = ?1",
+                      "SELECT r.id, r.label, r.status, r.started_at, r.finished_at, r.tilebench_version, r.host_json,"
+                      " r.settings_json, r.active_idle_watts, r.saturation_tiles, r.tile_name, r.tile_spec,"
+                      " r.config_text, r.writer_pid, r.writer_start, r.campaign_id, r.campaign_config, c.name"
+                      " FROM runs r LEFT JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = ?1",
                       &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
@@ -323,6 +328,9 @@ static int read_run_row(tb_model_ctx *c, int64_t run_id, int flags, tb_model_run
     r->active_idle_watts = tb_model_col_real(st, 8);
     r->saturation_tiles = tb_model_col_int(st, 9);
     r->config_text = tb_model_col_str(st, 12);
+    r->campaign_id = sqlite3_column_int64(st, 15);
+    r->campaign_config = tb_model_col_str(st, 16);
+    r->campaign_name = tb_model_col_str(st, 17);
     if (flags & TB_MODEL_VERDICTS_ONLY) {
         r->idle_cpu_util_pct = r->idle_avg_freq_mhz = NAN;
         r->host.kv = xcalloc(1, sizeof *r->host.kv);
@@ -375,7 +383,11 @@ static void level_free(tb_model_level *lv) {
     free(lv->tile_qos);
     for (size_t i = 0; i < lv->n_workloads; i++) {
         tb_model_workload *w = &lv->workloads[i];
-        for (size_t k = 0; k < w->n_ops; k++) free(w->ops_list[k].name);
+        for (size_t k = 0; k < w->n_ops; k++) {
+            free(w->ops_list[k].name);
+            free(w->ops_list[k].hist_error);
+            tb_hist_free(w->ops_list[k].hist);
+        }
         free(w->ops_list);
         free(w->name);
         free(w->unit);
@@ -398,6 +410,7 @@ void tb_model_run_free(tb_model_run *r) {
     if (!r) return;
     free(r->label), free(r->status), free(r->started_at), free(r->finished_at);
     free(r->tilebench_version), free(r->tile_name), free(r->tile_spec), free(r->config_text);
+    free(r->campaign_name), free(r->campaign_config);
     obj_free(&r->host);
     obj_free(&r->settings);
     for (size_t i = 0; i < r->n_meters; i++) {
