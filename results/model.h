@@ -203,11 +203,14 @@ void tb_model_snapshot_end(tb_store *s, int opened);
 
 /* ---- the run list ---------------------------------------------------------- */
 
+/* One run of the list, its strings as stored (not made UTF-8). */
 typedef struct tb_model_run_row {
     int64_t id;
     char *started_at, *status, *label; /* status effective */
+    char *finished_at, *tile_spec;
+    tb_model_int saturation_tiles;
     int levels;                        /* distinct load levels */
-    double peak_score, peak_ppkw;      /* NaN: none */
+    double peak_score, peak_ppkw;      /* the best stored phase's; NaN: none */
     int estimated;
 } tb_model_run_row;
 
@@ -230,7 +233,10 @@ typedef struct tb_model_run_list {
     tb_model_campaign *campaigns;
 } tb_model_run_list;
 
+/* Every run, by id, and the campaigns. 0, or -1 with err. */
 int tb_model_read_run_list(tb_store *s, tb_model_run_list **out, char *err) TB_WUR;
+/* 1 when run id is stored, 0 when not, -1 on a database error (err set). */
+int tb_model_run_exists(tb_store *s, int64_t id, char *err) TB_WUR;
 void tb_model_run_list_free(tb_model_run_list *l);
 
 #endif

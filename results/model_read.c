@@ -481,7 +481,8 @@ static int read_run_rows(tb_model_ctx *c, tb_model_run_list *l) {
                       " (SELECT count(DISTINCT tiles) FROM levels WHERE run_id = r.id),"
                       " (SELECT max(score) FROM levels WHERE run_id = r.id),"
                       " (SELECT max(ppkw) FROM levels WHERE run_id = r.id),"
-                      " EXISTS (SELECT 1 FROM meters WHERE run_id = r.id AND estimated)"
+                      " EXISTS (SELECT 1 FROM meters WHERE run_id = r.id AND estimated),"
+                      " r.finished_at, r.tile_spec, r.saturation_tiles"
                       " FROM runs r ORDER BY r.id",
                       &st) != 0)
         return -1;
@@ -499,6 +500,9 @@ static int read_run_rows(tb_model_ctx *c, tb_model_run_list *l) {
         w->peak_score = sqlite3_column_type(st, 7) != SQLITE_NULL ? sqlite3_column_double(st, 7) : NAN;
         w->peak_ppkw = sqlite3_column_type(st, 8) != SQLITE_NULL ? sqlite3_column_double(st, 8) : NAN;
         w->estimated = sqlite3_column_int(st, 9) != 0;
+        w->finished_at = col_raw(st, 10);
+        w->tile_spec = col_raw(st, 11);
+        w->saturation_tiles = tb_model_col_int(st, 12);
     }
     sqlite3_finalize(st);
     return rc;
@@ -520,9 +524,27 @@ int tb_model_read_run_list(tb_store *s, tb_model_run_list **out, char *err) {
     return 0;
 }
 
+int tb_model_run_exists(tb_store *s, int64_t id, char *err) {
+    sqlite3 *db = tb_store_db(s);
+    sqlite3_stmt *st = NULL;
+    int rc;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
+        tb_seterr(err, "read runs: %s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) tb_seterr(err, "read runs: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 void tb_model_run_list_free(tb_model_run_list *l) {
     if (!l) return;
-    for (size_t i = 0; i < l->n_runs; i++) free(l->runs[i].started_at), free(l->runs[i].status), free(l->runs[i].label);
+    for (size_t i = 0; i < l->n_runs; i++) {
+        tb_model_run_row *w = &l->runs[i];
+        free(w->started_at), free(w->status), free(w->label), free(w->finished_at), free(w->tile_spec);
+    }
     free(l->runs);
     for (size_t i = 0; i < l->n_campaigns; i++) {
         tb_model_campaign *k = &l->campaigns[i];
