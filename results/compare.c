@@ -1,8 +1,8 @@
 /*
  * compare.c: reads several stored runs through the read model (model.h),
  * inside one read snapshot, into one comparison model (compare_data.h), normalizes each run to the
- * baseline run at every load level, and writes the model as an aligned
- * terminal table or as JSON; HTML is in compare_html.c. Reads only.
+ * baseline run at every load level, and hands the model to the renderer of
+ * the chosen format (compare_text.c, compare_json.c, compare_html.c). Reads only.
  *
  * Per run and load level: the level rows are grouped by repeat; in each
  * repeat the median phase by score is taken (tb_score_median_index, the
@@ -19,15 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "qos/hist.h"
 #include "results/compare_data.h"
 #include "results/model.h"
 #include "scoring/compare.h"
 #include "scoring/score.h"
-
-#define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
 const tb_cmp_figure tb_cmp_figures[TB_CMP_N_FIG] = {
     [TB_CMP_SCORE] = {"score", "Score", "", 3, +1},
@@ -390,287 +386,6 @@ out:
     return rc;
 }
 
-/* ---- JSON ---------------------------------------------------------------------------- */
-
-static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
-/* % change rounded to 0.01 (the precision a reader uses; exact in golden tests). */
-static json_t *jpct(double v) { return isfinite(v) ? json_real(round(v * 100.0) / 100.0) : json_null(); }
-
-static json_t *jcell(const tb_cmp_cell *c) {
-    json_t *o = json_object();
-    json_object_set_new(o, "value", jnum(c->value));
-    json_object_set_new(o, "pct", jpct(c->pct));
-    return o;
-}
-
-/* jansson refuses invalid UTF-8: replace such bytes so a label never fails the output. */
-static json_t *jstr(const char *s) {
-    json_t *j = json_string(s ? s : "");
-    if (!j) {
-        char *t = xstrdup(s);
-        for (char *p = t; *p; p++)
-            if ((unsigned char)*p >= 0x80) *p = '?';
-        j = json_string(t);
-        free(t);
-    }
-    return j ? j : json_null();
-}
-
-static json_t *model_json(const tb_cmp_model *m) {
-    json_t *root = json_object(), *c = json_object(), *arr, *method;
-    size_t i, j, k;
-    json_object_set_new(root, "comparison", c);
-    json_object_set_new(c, "tilebench_version", json_string(TB_VERSION));
-    json_object_set_new(c, "baseline", json_integer((json_int_t)m->runs[m->baseline].id));
-    method = json_object();
-    json_object_set_new(method, "levels", json_string(tb_cmp_method_phases));
-    json_object_set_new(method, "p95", json_string(tb_cmp_method_p95));
-    json_object_set_new(method, "pct", json_string(tb_cmp_method_pct));
-    json_object_set_new(c, "method", method);
-    arr = json_array();
-    for (i = 0; i < m->n_notes; i++) json_array_append_new(arr, jstr(m->notes[i]));
-    json_object_set_new(c, "notes", arr);
-    arr = json_array();
-    for (i = 0; i < TB_CMP_N_FIG; i++) {
-        json_t *f = json_object();
-        json_object_set_new(f, "key", json_string(tb_cmp_figures[i].key));
-        json_object_set_new(f, "unit", json_string(tb_cmp_figures[i].unit));
-        json_object_set_new(f, "better", json_string(tb_cmp_figures[i].better > 0   ? "higher"
-                                                     : tb_cmp_figures[i].better < 0 ? "lower"
-                                                                                    : "neither"));
-        json_object_set_new(f, "stored", json_boolean(m->any_fig[i]));
-        json_array_append_new(arr, f);
-    }
-    json_object_set_new(c, "figures", arr);
-    arr = json_array();
-    for (i = 0; i < m->n_workloads; i++) json_array_append_new(arr, jstr(m->workloads[i]));
-    json_object_set_new(c, "workloads", arr);
-    arr = json_array();
-    for (i = 0; i < m->n_runs; i++) {
-        const tb_cmp_run *r = &m->runs[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "id", json_integer((json_int_t)r->id));
-        json_object_set_new(o, "label", jstr(r->label));
-        json_object_set_new(o, "baseline", json_boolean(r->is_baseline));
-        json_object_set_new(o, "status", jstr(r->status));
-        json_object_set_new(o, "tile_name", jstr(r->tile_name));
-        json_object_set_new(o, "tile_spec", jstr(r->tile_spec));
-        json_object_set_new(o, "started_at", jstr(r->started_at));
-        json_object_set_new(o, "estimated_power", json_boolean(r->estimated));
-        json_object_set_new(o, "phases", json_integer(r->max_phases));
-        json_object_set_new(o, "repeats", json_integer(r->max_repeats));
-        if (r->campaign_id > 0) {
-            json_t *cp = json_object();
-            json_object_set_new(cp, "id", json_integer((json_int_t)r->campaign_id));
-            json_object_set_new(cp, "name", jstr(r->campaign_name));
-            json_object_set_new(cp, "config", jstr(r->campaign_config));
-            json_object_set_new(o, "campaign", cp);
-        } else {
-            json_object_set_new(o, "campaign", json_null());
-        }
-        json_array_append_new(arr, o);
-    }
-    json_object_set_new(c, "runs", arr);
-    arr = json_array();
-    for (k = 0; k < m->n_levels; k++) {
-        json_t *lvj = json_object(), *runs = json_array();
-        json_object_set_new(lvj, "tiles", json_integer(m->tiles[k]));
-        for (i = 0; i < m->n_runs; i++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            json_t *o = json_object(), *p95 = json_object();
-            json_object_set_new(o, "run", json_integer((json_int_t)m->runs[i].id));
-            json_object_set_new(o, "present", json_boolean(lv->present));
-            json_object_set_new(o, "phases", json_integer(lv->phases));
-            json_object_set_new(o, "repeats", json_integer(lv->repeats));
-            json_object_set_new(o, "qos_pass", lv->present ? json_boolean(lv->qos_pass) : json_null());
-            json_object_set_new(o, "qos_not_judged", lv->present ? json_integer(lv->qos_not_judged) : json_null());
-            json_object_set_new(o, "valid", lv->present ? json_boolean(lv->valid) : json_null());
-            for (j = 0; j < TB_CMP_N_FIG; j++) json_object_set_new(o, tb_cmp_figures[j].key, jcell(&lv->fig[j]));
-            for (j = 0; j < m->n_workloads; j++) json_object_set_new(p95, m->workloads[j], jcell(&lv->p95[j]));
-            json_object_set_new(o, "p95_ms", p95);
-            json_array_append_new(runs, o);
-        }
-        json_object_set_new(lvj, "runs", runs);
-        json_array_append_new(arr, lvj);
-    }
-    json_object_set_new(c, "levels", arr);
-    return root;
-}
-
-/* ---- text ------------------------------------------------------------------------------- */
-
-/* s with control characters as '?' (a label cannot drive the terminal),
- * cut to at most maxw code points with "..." when longer. Caller frees. */
-static char *safe_text(const char *s, int maxw) {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t n = strlen((const char *)p), o = 0;
-    char *t = xmalloc(n + 4);
-    int total = 0, cols = 0, keep;
-    for (size_t i = 0; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80) total++;
-    keep = maxw > 3 && total > maxw ? maxw - 3 : total;
-    for (; *p; p++) {
-        int lead = (*p & 0xc0) != 0x80;
-        if (lead && cols == keep) break;
-        t[o++] = (char)(*p < 0x20 || *p == 0x7f ? '?' : *p);
-        cols += lead;
-    }
-    if (keep < total) {
-        memcpy(t + o, "...", 3);
-        o += 3;
-    }
-    t[o] = '\0';
-    return t;
-}
-
-/* Display width in code points. */
-static int text_width(const char *s) {
-    int w = 0;
-    for (; *s; s++)
-        if ((*s & 0xc0) != 0x80) w++;
-    return w;
-}
-
-static void put_padded(FILE *f, const char *s, int width, int right) {
-    int pad = width - text_width(s);
-    if (right)
-        for (; pad > 0; pad--) fputc(' ', f);
-    fputs(s, f);
-    if (!right)
-        for (; pad > 0; pad--) fputc(' ', f);
-}
-
-/* "1.100 +10.0%", "1.000" (baseline), "1.100 -" (no %), "missing". */
-static void fmt_cell(char *buf, size_t len, const tb_cmp_level *lv, const tb_cmp_cell *c, int dec, int baseline) {
-    if (!lv->present) snprintf(buf, len, "missing");
-    else if (!isfinite(c->value)) snprintf(buf, len, "-");
-    else if (baseline) snprintf(buf, len, "%.*f", dec, c->value);
-    else if (!isfinite(c->pct)) snprintf(buf, len, "%.*f      -", dec, c->value);
-    else snprintf(buf, len, "%.*f %+6.1f%%", dec, c->value, c->pct);
-}
-
-/* One table: rows are load levels, columns the runs. fig >= 0: a run figure;
- * else p95 of workload wl. */
-static void text_table(FILE *f, const tb_cmp_model *m, int fig, size_t wl) {
-    char title[160], head[64], cell[96];
-    int *w = xcalloc(m->n_runs, sizeof *w), dec = fig >= 0 ? tb_cmp_figures[fig].dec : 2;
-    size_t i, k;
-    if (fig >= 0) {
-        const tb_cmp_figure *fg = &tb_cmp_figures[fig];
-        snprintf(title, sizeof title, "%s%s%s%s", fg->title, *fg->unit ? " (" : "", fg->unit, *fg->unit ? ")" : "");
-    } else {
-        char *name = safe_text(m->workloads[wl], 40);
-        snprintf(title, sizeof title, "p95 %s (ms)", name);
-        free(name);
-    }
-    for (i = 0; i < m->n_runs; i++) {
-        snprintf(head, sizeof head, "run %lld%s", (long long)m->runs[i].id, m->runs[i].is_baseline ? " (base)" : "");
-        w[i] = text_width(head);
-        for (k = 0; k < m->n_levels; k++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
-            if (text_width(cell) > w[i]) w[i] = text_width(cell);
-        }
-    }
-    fprintf(f, "\n%s\n  %5s", title, "tiles");
-    for (i = 0; i < m->n_runs; i++) {
-        snprintf(head, sizeof head, "run %lld%s", (long long)m->runs[i].id, m->runs[i].is_baseline ? " (base)" : "");
-        fputs("   ", f);
-        put_padded(f, head, w[i], 1);
-    }
-    fputc('\n', f);
-    for (k = 0; k < m->n_levels; k++) {
-        fprintf(f, "  %5d", m->tiles[k]);
-        for (i = 0; i < m->n_runs; i++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
-            fputs("   ", f);
-            put_padded(f, cell, w[i], 1);
-        }
-        fputc('\n', f);
-    }
-    free(w);
-}
-
-/* A paragraph of ASCII text wrapped at 96 columns. */
-static void put_wrapped(FILE *f, const char *s) {
-    const int width = 96;
-    while (*s) {
-        int n = (int)strlen(s), cut = n;
-        if (n > width) {
-            for (cut = width; cut > 0 && s[cut] != ' '; cut--) {}
-            if (cut == 0) cut = width;
-        }
-        fprintf(f, "%.*s\n", cut, s);
-        s += cut;
-        while (*s == ' ') s++;
-    }
-}
-
-static void write_text(FILE *f, const tb_cmp_model *m) {
-    size_t i, k;
-    fprintf(f, "tilebench compare: %zu runs against baseline run %lld\n", m->n_runs,
-            (long long)m->runs[m->baseline].id);
-    for (i = 0; i < m->n_runs; i++) {
-        const tb_cmp_run *r = &m->runs[i];
-        char *label = safe_text(*r->label ? r->label : "-", 30), *tile = safe_text(r->tile_name, 20),
-             *spec = safe_text(r->tile_spec, 20);
-        fprintf(f, "  run %-5lld %-8s ", (long long)r->id, r->is_baseline ? "baseline" : "");
-        put_padded(f, label, 30, 0);
-        fprintf(f, "  %s %s  %-11s %s", tile, spec, r->status, r->started_at);
-        if (r->campaign_id > 0) {
-            char *cn = safe_text(r->campaign_name, 30);
-            fprintf(f, "  campaign %lld %s", (long long)r->campaign_id, cn);
-            free(cn);
-        }
-        if (r->estimated) fputs("  ESTIMATED POWER", f);
-        fputc('\n', f);
-        free(label);
-        free(tile);
-        free(spec);
-    }
-    for (i = 0; i < m->n_notes; i++) {
-        char *n = safe_text(m->notes[i], 0);
-        fprintf(f, "  note: %s\n", n);
-        free(n);
-    }
-    fputc('\n', f);
-    put_wrapped(f, tb_cmp_method_phases);
-    put_wrapped(f, tb_cmp_method_pct);
-    put_wrapped(f, tb_cmp_method_p95);
-    if (m->n_levels == 0) {
-        fputs("\n(no load level stored in any of the runs)\n", f);
-        return;
-    }
-    for (k = 0; k < TB_CMP_N_FIG; k++)
-        if (m->any_fig[k] || k <= TB_CMP_WATTS) text_table(f, m, (int)k, 0);
-    for (k = 0; k < m->n_workloads; k++) text_table(f, m, -1, k);
-    /* QoS and validity: a % change at a failing level means little */
-    fputs("\nQoS / validity per level (PASS/FAIL, INVALID; PASS*: some rules not judged, too few ops)\n  tiles", f);
-    for (i = 0; i < m->n_runs; i++) {
-        char head[32];
-        snprintf(head, sizeof head, "run %lld", (long long)m->runs[i].id);
-        fputs("   ", f);
-        put_padded(f, head, i + 1 < m->n_runs ? 12 : 0, 0);
-    }
-    fputc('\n', f);
-    for (k = 0; k < m->n_levels; k++) {
-        fprintf(f, "  %5d", m->tiles[k]);
-        for (i = 0; i < m->n_runs; i++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            char buf[32];
-            if (!lv->present) snprintf(buf, sizeof buf, "missing");
-            else
-                snprintf(buf, sizeof buf, "%s%s%s", lv->qos_pass ? "PASS" : "FAIL",
-                         lv->qos_not_judged > 0 && lv->qos_pass ? "*" : "", lv->valid ? "" : " INVALID");
-            fputs("   ", f);
-            put_padded(f, buf, i + 1 < m->n_runs ? 12 : 0, 0);
-        }
-        fputc('\n', f);
-    }
-}
-
 /* ---- entry point ------------------------------------------------------------------------- */
 
 /* The arguments, before anything is read: at least 2 runs, none twice,
@@ -722,17 +437,11 @@ int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t ba
     if (build_model(s, run_ids, n_runs, baseline_id, &m, err) != 0) goto out;
     errno = 0;
     switch (fmt) {
-    case TB_COMPARE_JSON: {
-        json_t *root = model_json(&m);
-        rc = json_dumpf(root, f, JSON_FLAGS) == 0 && fputc('\n', f) != EOF ? 0 : -1;
-        if (rc != 0) tb_seterr(err, "write comparison: %s", errno ? strerror(errno) : "output error");
-        json_decref(root);
-        break;
-    }
+    case TB_COMPARE_JSON: rc = tb_compare_write_json(&m, f, err); break;
     case TB_COMPARE_HTML: rc = tb_compare_write_html(&m, f, err); break;
     case TB_COMPARE_TEXT:
     default:
-        write_text(f, &m);
+        tb_compare_write_text(&m, f);
         rc = 0;
         break;
     }
