@@ -183,7 +183,7 @@ static void run_from_model(const tb_model_run *mr, tb_cmp_run *run) {
 static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr, char *err) {
     tb_model_run *mr = NULL;
     const tb_model_level **lv;
-    if (tb_model_read_run(s, run->id, TB_MODEL_OP_HISTS, &mr, err) != 0) return -1;
+    if (tb_model_read_run(s, run->id, TB_MODEL_OP_HISTS | TB_MODEL_RAW_TEXT, &mr, err) != 0) return -1;
     run_from_model(mr, run);
     lv = xcalloc(mr->n_levels + 1, sizeof *lv);
     for (size_t i = 0; i < mr->n_levels; i++) lv[i] = &mr->levels[i];

@@ -8,7 +8,7 @@
  * Conventions: a number the store does not know (SQL NULL, or not finite) is
  * NaN; a nullable integer is a tb_model_int with known = 0; a string the
  * store does not have is NULL, and every stored string is valid UTF-8 (bytes
- * that are not become U+FFFD). The stored free-form JSON objects (host,
+ * that are not become U+FFFD) unless TB_MODEL_RAW_TEXT asks for the bytes. The stored free-form JSON objects (host,
  * settings, C-state residency) are kept as ordered key/value lists.
  */
 #ifndef TB_RESULTS_MODEL_H
@@ -184,6 +184,8 @@ typedef struct tb_model_run {
 #define TB_MODEL_VERDICTS_ONLY 2
 /* Also decode each op's corrected latency histogram (ops_list[k].hist). */
 #define TB_MODEL_OP_HISTS 4
+/* Strings as stored, not made UTF-8 (validate and compare print them so). */
+#define TB_MODEL_RAW_TEXT 8
 
 /* Reads run_id. *out is malloc'd (tb_model_run_free). 0, or -1 with err
  * ("run 7 not found", a database error). */

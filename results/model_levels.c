@@ -32,14 +32,14 @@ static int read_level_qos(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb
             q = &lv->qos[lv->n_qos++];
         }
         q->tile = tile;
-        q->rule = tb_model_col_str(st, 0);
+        q->rule = tb_model_col_str(c, st, 0);
         q->observed = tb_model_col_real(st, 1);
         q->limit = tb_model_col_real(st, 2);
         q->judged = sqlite3_column_int(st, 6) != 0;
         q->pass = q->judged && sqlite3_column_int(st, 3) != 0;
         q->ops = tb_model_col_int(st, 7);
         q->min_ops = tb_model_col_int(st, 8);
-        q->reason = tb_model_col_str(st, 4);
+        q->reason = tb_model_col_str(c, st, 4);
     }
     return rc;
 }
@@ -99,7 +99,7 @@ static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_
         tb_model_op *op;
         w->ops_list = tb_model_grow(w->ops_list, w->n_ops, &cap, sizeof *w->ops_list);
         op = &w->ops_list[w->n_ops++];
-        op->name = tb_model_col_str(st, 0);
+        op->name = tb_model_col_str(c, st, 0);
         op->count = tb_model_col_int(st, 1);
         op->errors = tb_model_col_int(st, 2);
         op->count_all = tb_model_col_int(st, 3);
@@ -139,12 +139,12 @@ static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_
         lv->workloads = tb_model_grow(lv->workloads, lv->n_workloads, &cap, sizeof *lv->workloads);
         w = &lv->workloads[lv->n_workloads++];
         w->id = sqlite3_column_int64(st, 0);
-        w->name = tb_model_col_str(st, 1);
+        w->name = tb_model_col_str(c, st, 1);
         w->tile = sqlite3_column_int64(st, 2);
         w->ops = tb_model_col_int(st, 3);
         w->errors = tb_model_col_int(st, 4);
         w->throughput = tb_model_col_real(st, 5);
-        w->unit = tb_model_col_str(st, 6);
+        w->unit = tb_model_col_str(c, st, 6);
         w->reference = tb_model_col_real(st, 7);
         w->normalized = tb_model_col_real(st, 8);
         if (read_workload_ops(c, ls, w->id, w, flags) != 0) return -1;
@@ -235,7 +235,7 @@ static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
 }
 
 /* The levels row's own columns into lv. */
-static void level_from_row(sqlite3_stmt *st, tb_model_level *lv, int flags) {
+static void level_from_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_level *lv, int flags) {
     lv->id = sqlite3_column_int64(st, 0);
     lv->tiles = sqlite3_column_int64(st, 1);
     lv->phase = sqlite3_column_int64(st, 2);
@@ -246,9 +246,9 @@ static void level_from_row(sqlite3_stmt *st, tb_model_level *lv, int flags) {
     lv->qos_pass = sqlite3_column_int(st, 6) != 0;
     lv->qos_not_judged = sqlite3_column_int(st, 28);
     lv->valid = sqlite3_column_int(st, 7) != 0;
-    lv->invalid_reason = tb_model_col_str(st, 8);
-    lv->steady_start = tb_model_col_str(st, 9);
-    lv->steady_end = tb_model_col_str(st, 10);
+    lv->invalid_reason = tb_model_col_str(c, st, 8);
+    lv->steady_start = tb_model_col_str(c, st, 9);
+    lv->steady_end = tb_model_col_str(c, st, 10);
     lv->steady_s = tb_model_col_real(st, 11);
     lv->samples_total = tb_model_col_int(st, 12);
     lv->samples_bad = tb_model_col_int(st, 13);
@@ -259,7 +259,7 @@ static void level_from_row(sqlite3_stmt *st, tb_model_level *lv, int flags) {
         t->cstate_residency_pct.kv = xcalloc(1, sizeof *t->cstate_residency_pct.kv);
         return;
     }
-    tb_model_telemetry_from_levels_row(st, &lv->telemetry);
+    tb_model_telemetry_from_levels_row(c, st, &lv->telemetry);
 }
 
 int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
@@ -273,7 +273,7 @@ int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
         tb_model_level *lv;
         r->levels = tb_model_grow(r->levels, r->n_levels, &cap, sizeof *r->levels);
         lv = &r->levels[r->n_levels++];
-        level_from_row(ls.levels, lv, flags);
+        level_from_row(c, ls.levels, lv, flags);
         if (read_level_qos(c, &ls, level_id, lv) != 0 ||
             (!(flags & TB_MODEL_VERDICTS_ONLY) && read_level_workloads(c, &ls, level_id, lv, flags) != 0) ||
             (ls.groups && read_level_groups(c, &ls, level_id, lv) != 0)) {

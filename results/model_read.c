@@ -63,10 +63,11 @@ static char *utf8_copy(const char *s, size_t n) {
     return buf;
 }
 
-char *tb_model_col_str(sqlite3_stmt *st, int i) {
+char *tb_model_col_str(const tb_model_ctx *c, sqlite3_stmt *st, int i) {
     const char *s;
     if (sqlite3_column_type(st, i) == SQLITE_NULL) return NULL;
     s = (const char *)sqlite3_column_text(st, i);
+    if (s && c->raw_text) return xstrdup(s);
     return s ? utf8_copy(s, (size_t)sqlite3_column_bytes(st, i)) : NULL;
 }
 
@@ -228,17 +229,17 @@ static int read_meters(tb_model_ctx *c, tb_model_run *r) {
         tb_model_meter *m;
         r->meters = tb_model_grow(r->meters, r->n_meters, &cap, sizeof *r->meters);
         m = &r->meters[r->n_meters++];
-        m->uri = tb_model_col_str(st, 0);
-        m->model = tb_model_col_str(st, 1);
-        m->idn = tb_model_col_str(st, 2);
+        m->uri = tb_model_col_str(c, st, 0);
+        m->model = tb_model_col_str(c, st, 1);
+        m->idn = tb_model_col_str(c, st, 2);
         m->estimated = sqlite3_column_int(st, 3) != 0;
-        m->serial = tb_model_col_str(st, 4);
-        m->firmware = tb_model_col_str(st, 5);
-        m->driver = tb_model_col_str(st, 6);
+        m->serial = tb_model_col_str(c, st, 4);
+        m->firmware = tb_model_col_str(c, st, 5);
+        m->driver = tb_model_col_str(c, st, 6);
         m->volt_range_v = tb_model_col_real(st, 7);
         m->amp_range_a = tb_model_col_real(st, 8);
-        m->volt_mode = tb_model_col_str(st, 9);
-        m->amp_mode = tb_model_col_str(st, 10);
+        m->volt_mode = tb_model_col_str(c, st, 9);
+        m->amp_mode = tb_model_col_str(c, st, 10);
         m->crest_factor = tb_model_col_real(st, 11);
         m->update_ms = tb_model_col_int(st, 12);
         m->avg_window_ms = tb_model_col_int(st, 13);
@@ -263,9 +264,9 @@ static int read_events(tb_model_ctx *c, tb_model_run *r) {
         tb_model_event *e;
         r->events = tb_model_grow(r->events, r->n_events, &cap, sizeof *r->events);
         e = &r->events[r->n_events++];
-        e->at = tb_model_col_str(st, 0);
-        e->kind = tb_model_col_str(st, 1);
-        e->message = tb_model_col_str(st, 2);
+        e->at = tb_model_col_str(c, st, 0);
+        e->kind = tb_model_col_str(c, st, 1);
+        e->message = tb_model_col_str(c, st, 2);
     }
     sqlite3_finalize(st);
     return rc;
@@ -316,21 +317,21 @@ static int read_run_row(tb_model_ctx *c, int64_t run_id, int flags, tb_model_run
         return -1;
     }
     r->id = sqlite3_column_int64(st, 0);
-    r->label = tb_model_col_str(st, 1);
+    r->label = tb_model_col_str(c, st, 1);
     shown = tb_store_effective_status((const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 13),
                                       sqlite3_column_int64(st, 14));
     r->status = shown ? utf8_copy(shown, strlen(shown)) : NULL;
-    r->started_at = tb_model_col_str(st, 3);
-    r->finished_at = tb_model_col_str(st, 4);
-    r->tilebench_version = tb_model_col_str(st, 5);
-    r->tile_name = tb_model_col_str(st, 10);
-    r->tile_spec = tb_model_col_str(st, 11);
+    r->started_at = tb_model_col_str(c, st, 3);
+    r->finished_at = tb_model_col_str(c, st, 4);
+    r->tilebench_version = tb_model_col_str(c, st, 5);
+    r->tile_name = tb_model_col_str(c, st, 10);
+    r->tile_spec = tb_model_col_str(c, st, 11);
     r->active_idle_watts = tb_model_col_real(st, 8);
     r->saturation_tiles = tb_model_col_int(st, 9);
-    r->config_text = tb_model_col_str(st, 12);
+    r->config_text = tb_model_col_str(c, st, 12);
     r->campaign_id = sqlite3_column_int64(st, 15);
-    r->campaign_config = tb_model_col_str(st, 16);
-    r->campaign_name = tb_model_col_str(st, 17);
+    r->campaign_config = tb_model_col_str(c, st, 16);
+    r->campaign_name = tb_model_col_str(c, st, 17);
     if (flags & TB_MODEL_VERDICTS_ONLY) {
         r->idle_cpu_util_pct = r->idle_avg_freq_mhz = NAN;
         r->host.kv = xcalloc(1, sizeof *r->host.kv);
@@ -346,17 +347,17 @@ static int read_run_row(tb_model_ctx *c, int64_t run_id, int flags, tb_model_run
     return rc;
 }
 
-void tb_model_telemetry_from_levels_row(sqlite3_stmt *st, tb_model_telemetry *t) {
+void tb_model_telemetry_from_levels_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_telemetry *t) {
     t->cpu_util_pct = tb_model_col_real(st, 14);
     t->avg_freq_mhz = tb_model_col_real(st, 15);
-    t->freq_source = tb_model_col_str(st, 25);
+    t->freq_source = tb_model_col_str(c, st, 25);
     for (int m = 0; m < TB_MODEL_CPU_MODES; m++) t->mode_pct[m] = tb_model_col_real(st, 17 + m);
     t->samples = tb_model_col_int(st, 26);
     col_object(st, 27, "cstate_residency_json", &t->cstate_residency_pct);
 }
 
 int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out, char *err) {
-    tb_model_ctx c = {tb_store_db(s), err};
+    tb_model_ctx c = {tb_store_db(s), err, (flags & TB_MODEL_RAW_TEXT) != 0};
     tb_model_run *r = xcalloc(1, sizeof *r);
     int rc, opened = tb_model_read_begin(c.db);
     *out = NULL;
@@ -509,7 +510,7 @@ static int read_run_rows(tb_model_ctx *c, tb_model_run_list *l) {
 }
 
 int tb_model_read_run_list(tb_store *s, tb_model_run_list **out, char *err) {
-    tb_model_ctx c = {tb_store_db(s), err};
+    tb_model_ctx c = {tb_store_db(s), err, 1};
     tb_model_run_list *l = xcalloc(1, sizeof *l);
     int rc, opened = tb_model_read_begin(c.db);
     rc = read_run_rows(&c, l);

@@ -102,7 +102,7 @@ int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) 
     size_t n;
     int pass;
     char status[32];
-    if (tb_model_read_run(s, run_id, TB_MODEL_VERDICTS_ONLY, &r, err) != 0) return -1;
+    if (tb_model_read_run(s, run_id, TB_MODEL_VERDICTS_ONLY | TB_MODEL_RAW_TEXT, &r, err) != 0) return -1;
     snprintf(status, sizeof status, "%s", r->status ? r->status : "");
     lv = select_levels(r, tiles, &n);
     fprintf(f, "run %lld (%s)\n", (long long)run_id, status);
