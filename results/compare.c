@@ -1,8 +1,8 @@
 /*
- * compare.c: reads several stored runs into one comparison model
- * (compare_data.h) inside one read transaction, normalizes each run to the
- * baseline run at every load level, and writes the model as an aligned
- * terminal table or as JSON; HTML is in compare_html.c. Reads only.
+ * compare.c: reads several stored runs through the read model (model.h),
+ * inside one read snapshot, into one comparison model (compare_data.h), normalizes each run to the
+ * baseline run at every load level, and hands the model to the renderer of
+ * the chosen format (compare_text.c, compare_json.c, compare_html.c). Reads only.
  *
  * Per run and load level: the level rows are grouped by repeat; in each
  * repeat the median phase by score is taken (tb_score_median_index, the
@@ -19,15 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-#include <sqlite3.h>
-
 #include "qos/hist.h"
 #include "results/compare_data.h"
+#include "results/model.h"
 #include "scoring/compare.h"
 #include "scoring/score.h"
-
-#define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
 const tb_cmp_figure tb_cmp_figures[TB_CMP_N_FIG] = {
     [TB_CMP_SCORE] = {"score", "Score", "", 3, +1},
@@ -60,40 +56,6 @@ int tb_compare_parse_format(const char *s, tb_compare_format *out, char *err) {
 
 /* ---- reading ------------------------------------------------------------------- */
 
-typedef struct rctx {
-    sqlite3 *db;
-    char *err;
-} rctx;
-
-static int prep(rctx *c, const char *sql, sqlite3_stmt **st) {
-    if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
-        tb_seterr(c->err, "compare: query: %s", sqlite3_errmsg(c->db));
-        return -1;
-    }
-    return 0;
-}
-
-/* 1 row, 0 done, -1 error (err set). */
-static int next_row(rctx *c, sqlite3_stmt *st) {
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) return 1;
-    if (rc == SQLITE_DONE) return 0;
-    tb_seterr(c->err, "compare: read: %s", sqlite3_errmsg(c->db));
-    return -1;
-}
-
-static char *col_dup(sqlite3_stmt *st, int i) {
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return xstrdup(s ? s : "");
-}
-
-static double col_num(sqlite3_stmt *st, int i) {
-    double v;
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) return NAN;
-    v = sqlite3_column_double(st, i);
-    return isfinite(v) ? v : NAN;
-}
-
 /* One stored phase row of a run. */
 typedef struct row {
     int tiles, repeat;
@@ -120,49 +82,64 @@ static size_t workload_index(tb_cmp_model *m, const char *name) {
 
 /* Per-workload merged histograms of one level row. */
 typedef struct wl_hist {
-    char *name;
+    const char *name;
     tb_hist *metric, *all;
     int any_metric;
 } wl_hist;
 
-/* p95 per workload of level row `level_id` into r->p95 (sized to the model's
- * workloads after this call; earlier rows are grown by the caller). */
-static int read_p95(rctx *c, sqlite3_stmt *st, int64_t level_id, tb_cmp_model *m, row *r, int *fallback) {
+static int by_row_id(const void *a, const void *b) {
+    const tb_model_workload *x = *(const tb_model_workload *const *)a, *y = *(const tb_model_workload *const *)b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The level's workloads in the order stored. */
+static const tb_model_workload **workloads_in_order(const tb_model_level *lv) {
+    const tb_model_workload **v = xcalloc(lv->n_workloads + 1, sizeof *v);
+    for (size_t i = 0; i < lv->n_workloads; i++) v[i] = &lv->workloads[i];
+    qsort(v, lv->n_workloads, sizeof *v, by_row_id);
+    return v;
+}
+
+/* The histograms of level lv merged per workload name, over its tiles. */
+static wl_hist *merge_workloads(const tb_model_level *lv, size_t *n_out) {
+    const tb_model_workload **wl = workloads_in_order(lv);
     wl_hist *w = NULL;
-    size_t n = 0, i;
-    int rc;
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, level_id);
-    while ((rc = next_row(c, st)) == 1) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        const void *blob = sqlite3_column_blob(st, 1);
-        int blen = sqlite3_column_bytes(st, 1), metric = sqlite3_column_int(st, 2);
-        wl_hist *x = NULL;
-        name = name ? name : "";
-        for (i = 0; i < n && !x; i++)
-            if (strcmp(w[i].name, name) == 0) x = &w[i];
-        if (!x) {
-            w = xrealloc(w, (n + 1) * sizeof *w);
-            x = &w[n++];
-            x->name = xstrdup(name);
-            x->metric = tb_hist_new();
-            x->all = tb_hist_new();
-            x->any_metric = 0;
-        }
-        if (metric) x->any_metric = 1;
-        if (blob && blen > 0) {
-            tb_hist *h = NULL;
-            char herr[TB_ERR_LEN];
-            if (tb_hist_decode(blob, (size_t)blen, &h, herr) == 0) {
-                if (metric) tb_hist_merge(x->metric, h);
-                tb_hist_merge(x->all, h);
-                tb_hist_free(h);
-            } else {
-                tb_log(TB_LOG_WARN, "compare: level %lld %s: stored histogram unreadable: %s", (long long)level_id,
-                       name, herr);
+    size_t n = 0;
+    for (size_t i = 0; i < lv->n_workloads; i++) {
+        const char *name = wl[i]->name ? wl[i]->name : "";
+        for (size_t k = 0; k < wl[i]->n_ops; k++) {
+            const tb_model_op *op = &wl[i]->ops_list[k];
+            wl_hist *x = NULL;
+            for (size_t j = 0; j < n && !x; j++)
+                if (strcmp(w[j].name, name) == 0) x = &w[j];
+            if (!x) {
+                w = xrealloc(w, (n + 1) * sizeof *w);
+                x = &w[n++];
+                x->name = name;
+                x->metric = tb_hist_new();
+                x->all = tb_hist_new();
+                x->any_metric = 0;
+            }
+            if (op->metric) x->any_metric = 1;
+            if (op->hist) {
+                if (op->metric) tb_hist_merge(x->metric, op->hist);
+                tb_hist_merge(x->all, op->hist);
+            } else if (op->hist_error) {
+                tb_log(TB_LOG_WARN, "compare: level %lld %s: stored histogram unreadable: %s", (long long)lv->id,
+                       name, op->hist_error);
             }
         }
     }
+    free(wl);
+    *n_out = n;
+    return w;
+}
+
+/* p95 per workload of level lv into r->p95 (sized to the model's workloads
+ * after this call; earlier rows are grown by the caller). */
+static void level_p95(const tb_model_level *lv, tb_cmp_model *m, row *r, int *fallback) {
+    size_t n, i;
+    wl_hist *w = merge_workloads(lv, &n);
     for (i = 0; i < n; i++) {
         size_t k = workload_index(m, w[i].name);
         const tb_hist *h = w[i].any_metric ? w[i].metric : w[i].all;
@@ -174,84 +151,64 @@ static int read_p95(rctx *c, sqlite3_stmt *st, int64_t level_id, tb_cmp_model *m
         if (tb_hist_count(h) > 0) r->p95[k] = (double)tb_hist_percentile(h, 95) / 1000.0;
         tb_hist_free(w[i].metric);
         tb_hist_free(w[i].all);
-        free(w[i].name);
     }
     free(w);
-    return rc;
 }
 
-/* Reads the run row and its level rows. */
-static int read_run(rctx *c, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr) {
-    sqlite3_stmt *st = NULL, *lv = NULL, *ops = NULL;
-    int rc = -1;
-    if (prep(c,
-             "SELECT r.label, r.status, r.writer_pid, r.writer_start, r.tile_name, r.tile_spec, r.started_at,"
-             " r.campaign_id, r.campaign_config, c.name,"
-             " (SELECT count(*) FROM meters m WHERE m.run_id = r.id AND m.estimated != 0)"
-             " FROM runs r LEFT JOIN campaigns c ON c.id = r.campaign_id WHERE r.id = ?1",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, run->id);
-    rc = next_row(c, st);
-    if (rc <= 0) {
-        if (rc == 0) tb_seterr(c->err, "compare: run %lld not found", (long long)run->id);
-        rc = -1;
-        goto out;
-    }
-    run->label = col_dup(st, 0);
-    {
-        const char *stored = (const char *)sqlite3_column_text(st, 1);
-        const char *shown = tb_store_effective_status(stored, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
-        run->status = xstrdup(shown ? shown : "");
-    }
-    run->tile_name = col_dup(st, 4);
-    run->tile_spec = col_dup(st, 5);
-    run->started_at = col_dup(st, 6);
-    run->campaign_id = sqlite3_column_int64(st, 7);
-    run->campaign_config = col_dup(st, 8);
-    run->campaign_name = col_dup(st, 9);
-    run->estimated = sqlite3_column_int(st, 10) > 0;
-    if (prep(c,
-             "SELECT id, tiles, repeat, qos_pass, valid, score, ppkw, avg_watts, cpu_util_pct, avg_freq_mhz,"
-             " qos_not_judged FROM levels WHERE run_id = ?1 ORDER BY tiles, repeat, phase, id",
-             &lv) != 0 ||
-        prep(c,
-             "SELECT w.name, o.hist, o.metric FROM workloads w JOIN ops o ON o.workload_id = w.id"
-             " WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
-             &ops) != 0) {
-        rc = -1;
-        goto out;
-    }
-    sqlite3_bind_int64(lv, 1, run->id);
-    while ((rc = next_row(c, lv)) == 1) {
-        row *r;
-        size_t k;
-        rr->r = xrealloc(rr->r, (rr->n + 1) * sizeof *rr->r);
-        r = &rr->r[rr->n++];
-        memset(r, 0, sizeof *r);
-        r->tiles = sqlite3_column_int(lv, 1);
-        r->repeat = sqlite3_column_int(lv, 2);
-        r->qos_pass = sqlite3_column_int(lv, 3);
-        r->valid = sqlite3_column_int(lv, 4);
-        r->qos_not_judged = sqlite3_column_int(lv, 10);
-        r->fig[TB_CMP_SCORE] = col_num(lv, 5);
-        r->fig[TB_CMP_PPKW] = col_num(lv, 6);
-        r->fig[TB_CMP_WATTS] = col_num(lv, 7);
-        r->fig[TB_CMP_CPU] = col_num(lv, 8);
-        r->fig[TB_CMP_FREQ] = col_num(lv, 9);
+/* Levels in the compare's order: tiles, repeat, phase, then as stored. */
+static int by_tiles_repeat(const void *a, const void *b) {
+    const tb_model_level *x = *(const tb_model_level *const *)a, *y = *(const tb_model_level *const *)b;
+    if (x->tiles != y->tiles) return x->tiles < y->tiles ? -1 : 1;
+    if (x->repeat != y->repeat) return x->repeat < y->repeat ? -1 : 1;
+    if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static char *dup_or_empty(const char *s) { return xstrdup(s ? s : ""); }
+
+/* The run's identity from the read model. */
+static void run_from_model(const tb_model_run *mr, tb_cmp_run *run) {
+    run->label = dup_or_empty(mr->label);
+    run->status = dup_or_empty(mr->status);
+    run->tile_name = dup_or_empty(mr->tile_name);
+    run->tile_spec = dup_or_empty(mr->tile_spec);
+    run->started_at = dup_or_empty(mr->started_at);
+    run->campaign_id = mr->campaign_id;
+    run->campaign_config = dup_or_empty(mr->campaign_config);
+    run->campaign_name = dup_or_empty(mr->campaign_name);
+    run->estimated = mr->estimated_power;
+}
+
+/* Reads the run and its level rows through the read model. */
+static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr, char *err) {
+    tb_model_run *mr = NULL;
+    const tb_model_level **lv;
+    if (tb_model_read_run(s, run->id, TB_MODEL_OP_HISTS | TB_MODEL_RAW_TEXT, &mr, err) != 0) return -1;
+    run_from_model(mr, run);
+    lv = xcalloc(mr->n_levels + 1, sizeof *lv);
+    for (size_t i = 0; i < mr->n_levels; i++) lv[i] = &mr->levels[i];
+    qsort(lv, mr->n_levels, sizeof *lv, by_tiles_repeat);
+    rr->r = xcalloc(mr->n_levels + 1, sizeof *rr->r);
+    for (size_t i = 0; i < mr->n_levels; i++) {
+        row *r = &rr->r[rr->n++];
+        r->tiles = (int)lv[i]->tiles;
+        r->repeat = (int)lv[i]->repeat;
+        r->qos_pass = lv[i]->qos_pass;
+        r->valid = lv[i]->valid;
+        r->qos_not_judged = lv[i]->qos_not_judged;
+        r->fig[TB_CMP_SCORE] = lv[i]->score;
+        r->fig[TB_CMP_PPKW] = lv[i]->ppkw;
+        r->fig[TB_CMP_WATTS] = lv[i]->avg_watts;
+        r->fig[TB_CMP_CPU] = lv[i]->telemetry.cpu_util_pct;
+        r->fig[TB_CMP_FREQ] = lv[i]->telemetry.avg_freq_mhz;
         r->p95 = xmalloc((m->n_workloads ? m->n_workloads : 1) * sizeof *r->p95);
-        for (k = 0; k < m->n_workloads; k++) r->p95[k] = NAN;
+        for (size_t k = 0; k < m->n_workloads; k++) r->p95[k] = NAN;
         r->n_p95 = m->n_workloads;
-        if (read_p95(c, ops, sqlite3_column_int64(lv, 0), m, r, &rr->p95_fallback) != 0) {
-            rc = -1;
-            goto out;
-        }
+        level_p95(lv[i], m, r, &rr->p95_fallback);
     }
-out:
-    sqlite3_finalize(st);
-    sqlite3_finalize(lv);
-    sqlite3_finalize(ops);
-    return rc == 0 ? 0 : -1;
+    free(lv);
+    tb_model_run_free(mr);
+    return 0;
 }
 
 /* ---- aggregation ------------------------------------------------------------------- */
@@ -356,7 +313,6 @@ static void model_free(tb_cmp_model *m) {
 
 /* Builds the model; the caller holds the read transaction. */
 static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_id, tb_cmp_model *m, char *err) {
-    rctx c = {tb_store_db(s), err};
     run_rows *rr = xcalloc((size_t)n, sizeof *rr);
     size_t i, j, k;
     int rc = -1, fallback = 0;
@@ -368,7 +324,7 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
         if (m->runs[i].is_baseline) m->baseline = i;
     }
     for (i = 0; i < (size_t)n; i++) {
-        if (read_run(&c, m, &m->runs[i], &rr[i]) != 0) goto out;
+        if (read_run(s, m, &m->runs[i], &rr[i], err) != 0) goto out;
         if (rr[i].p95_fallback) fallback = 1;
     }
     /* levels: the union of tiles */
@@ -430,297 +386,7 @@ out:
     return rc;
 }
 
-/* ---- JSON ---------------------------------------------------------------------------- */
-
-static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
-/* % change rounded to 0.01 (the precision a reader uses; exact in golden tests). */
-static json_t *jpct(double v) { return isfinite(v) ? json_real(round(v * 100.0) / 100.0) : json_null(); }
-
-static json_t *jcell(const tb_cmp_cell *c) {
-    json_t *o = json_object();
-    json_object_set_new(o, "value", jnum(c->value));
-    json_object_set_new(o, "pct", jpct(c->pct));
-    return o;
-}
-
-/* jansson refuses invalid UTF-8: replace such bytes so a label never fails the output. */
-static json_t *jstr(const char *s) {
-    json_t *j = json_string(s ? s : "");
-    if (!j) {
-        char *t = xstrdup(s);
-        for (char *p = t; *p; p++)
-            if ((unsigned char)*p >= 0x80) *p = '?';
-        j = json_string(t);
-        free(t);
-    }
-    return j ? j : json_null();
-}
-
-static json_t *model_json(const tb_cmp_model *m) {
-    json_t *root = json_object(), *c = json_object(), *arr, *method;
-    size_t i, j, k;
-    json_object_set_new(root, "comparison", c);
-    json_object_set_new(c, "tilebench_version", json_string(TB_VERSION));
-    json_object_set_new(c, "baseline", json_integer((json_int_t)m->runs[m->baseline].id));
-    method = json_object();
-    json_object_set_new(method, "levels", json_string(tb_cmp_method_phases));
-    json_object_set_new(method, "p95", json_string(tb_cmp_method_p95));
-    json_object_set_new(method, "pct", json_string(tb_cmp_method_pct));
-    json_object_set_new(c, "method", method);
-    arr = json_array();
-    for (i = 0; i < m->n_notes; i++) json_array_append_new(arr, jstr(m->notes[i]));
-    json_object_set_new(c, "notes", arr);
-    arr = json_array();
-    for (i = 0; i < TB_CMP_N_FIG; i++) {
-        json_t *f = json_object();
-        json_object_set_new(f, "key", json_string(tb_cmp_figures[i].key));
-        json_object_set_new(f, "unit", json_string(tb_cmp_figures[i].unit));
-        json_object_set_new(f, "better", json_string(tb_cmp_figures[i].better > 0   ? "higher"
-                                                     : tb_cmp_figures[i].better < 0 ? "lower"
-                                                                                    : "neither"));
-        json_object_set_new(f, "stored", json_boolean(m->any_fig[i]));
-        json_array_append_new(arr, f);
-    }
-    json_object_set_new(c, "figures", arr);
-    arr = json_array();
-    for (i = 0; i < m->n_workloads; i++) json_array_append_new(arr, jstr(m->workloads[i]));
-    json_object_set_new(c, "workloads", arr);
-    arr = json_array();
-    for (i = 0; i < m->n_runs; i++) {
-        const tb_cmp_run *r = &m->runs[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "id", json_integer((json_int_t)r->id));
-        json_object_set_new(o, "label", jstr(r->label));
-        json_object_set_new(o, "baseline", json_boolean(r->is_baseline));
-        json_object_set_new(o, "status", jstr(r->status));
-        json_object_set_new(o, "tile_name", jstr(r->tile_name));
-        json_object_set_new(o, "tile_spec", jstr(r->tile_spec));
-        json_object_set_new(o, "started_at", jstr(r->started_at));
-        json_object_set_new(o, "estimated_power", json_boolean(r->estimated));
-        json_object_set_new(o, "phases", json_integer(r->max_phases));
-        json_object_set_new(o, "repeats", json_integer(r->max_repeats));
-        if (r->campaign_id > 0) {
-            json_t *cp = json_object();
-            json_object_set_new(cp, "id", json_integer((json_int_t)r->campaign_id));
-            json_object_set_new(cp, "name", jstr(r->campaign_name));
-            json_object_set_new(cp, "config", jstr(r->campaign_config));
-            json_object_set_new(o, "campaign", cp);
-        } else {
-            json_object_set_new(o, "campaign", json_null());
-        }
-        json_array_append_new(arr, o);
-    }
-    json_object_set_new(c, "runs", arr);
-    arr = json_array();
-    for (k = 0; k < m->n_levels; k++) {
-        json_t *lvj = json_object(), *runs = json_array();
-        json_object_set_new(lvj, "tiles", json_integer(m->tiles[k]));
-        for (i = 0; i < m->n_runs; i++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            json_t *o = json_object(), *p95 = json_object();
-            json_object_set_new(o, "run", json_integer((json_int_t)m->runs[i].id));
-            json_object_set_new(o, "present", json_boolean(lv->present));
-            json_object_set_new(o, "phases", json_integer(lv->phases));
-            json_object_set_new(o, "repeats", json_integer(lv->repeats));
-            json_object_set_new(o, "qos_pass", lv->present ? json_boolean(lv->qos_pass) : json_null());
-            json_object_set_new(o, "qos_not_judged", lv->present ? json_integer(lv->qos_not_judged) : json_null());
-            json_object_set_new(o, "valid", lv->present ? json_boolean(lv->valid) : json_null());
-            for (j = 0; j < TB_CMP_N_FIG; j++) json_object_set_new(o, tb_cmp_figures[j].key, jcell(&lv->fig[j]));
-            for (j = 0; j < m->n_workloads; j++) json_object_set_new(p95, m->workloads[j], jcell(&lv->p95[j]));
-            json_object_set_new(o, "p95_ms", p95);
-            json_array_append_new(runs, o);
-        }
-        json_object_set_new(lvj, "runs", runs);
-        json_array_append_new(arr, lvj);
-    }
-    json_object_set_new(c, "levels", arr);
-    return root;
-}
-
-/* ---- text ------------------------------------------------------------------------------- */
-
-/* s with control characters as '?' (a label cannot drive the terminal),
- * cut to at most maxw code points with "..." when longer. Caller frees. */
-static char *safe_text(const char *s, int maxw) {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t n = strlen((const char *)p), o = 0;
-    char *t = xmalloc(n + 4);
-    int total = 0, cols = 0, keep;
-    for (size_t i = 0; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80) total++;
-    keep = maxw > 3 && total > maxw ? maxw - 3 : total;
-    for (; *p; p++) {
-        int lead = (*p & 0xc0) != 0x80;
-        if (lead && cols == keep) break;
-        t[o++] = (char)(*p < 0x20 || *p == 0x7f ? '?' : *p);
-        cols += lead;
-    }
-    if (keep < total) {
-        memcpy(t + o, "...", 3);
-        o += 3;
-    }
-    t[o] = '\0';
-    return t;
-}
-
-/* Display width in code points. */
-static int text_width(const char *s) {
-    int w = 0;
-    for (; *s; s++)
-        if ((*s & 0xc0) != 0x80) w++;
-    return w;
-}
-
-static void put_padded(FILE *f, const char *s, int width, int right) {
-    int pad = width - text_width(s);
-    if (right)
-        for (; pad > 0; pad--) fputc(' ', f);
-    fputs(s, f);
-    if (!right)
-        for (; pad > 0; pad--) fputc(' ', f);
-}
-
-/* "1.100 +10.0%", "1.000" (baseline), "1.100 -" (no %), "missing". */
-static void fmt_cell(char *buf, size_t len, const tb_cmp_level *lv, const tb_cmp_cell *c, int dec, int baseline) {
-    if (!lv->present) snprintf(buf, len, "missing");
-    else if (!isfinite(c->value)) snprintf(buf, len, "-");
-    else if (baseline) snprintf(buf, len, "%.*f", dec, c->value);
-    else if (!isfinite(c->pct)) snprintf(buf, len, "%.*f      -", dec, c->value);
-    else snprintf(buf, len, "%.*f %+6.1f%%", dec, c->value, c->pct);
-}
-
-/* One table: rows are load levels, columns the runs. fig >= 0: a run figure;
- * else p95 of workload wl. */
-static void text_table(FILE *f, const tb_cmp_model *m, int fig, size_t wl) {
-    char title[160], head[64], cell[96];
-    int *w = xcalloc(m->n_runs, sizeof *w), dec = fig >= 0 ? tb_cmp_figures[fig].dec : 2;
-    size_t i, k;
-    if (fig >= 0) {
-        const tb_cmp_figure *fg = &tb_cmp_figures[fig];
-        snprintf(title, sizeof title, "%s%s%s%s", fg->title, *fg->unit ? " (" : "", fg->unit, *fg->unit ? ")" : "");
-    } else {
-        char *name = safe_text(m->workloads[wl], 40);
-        snprintf(title, sizeof title, "p95 %s (ms)", name);
-        free(name);
-    }
-    for (i = 0; i < m->n_runs; i++) {
-        snprintf(head, sizeof head, "run %lld%s", (long long)m->runs[i].id, m->runs[i].is_baseline ? " (base)" : "");
-        w[i] = text_width(head);
-        for (k = 0; k < m->n_levels; k++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
-            if (text_width(cell) > w[i]) w[i] = text_width(cell);
-        }
-    }
-    fprintf(f, "\n%s\n  %5s", title, "tiles");
-    for (i = 0; i < m->n_runs; i++) {
-        snprintf(head, sizeof head, "run %lld%s", (long long)m->runs[i].id, m->runs[i].is_baseline ? " (base)" : "");
-        fputs("   ", f);
-        put_padded(f, head, w[i], 1);
-    }
-    fputc('\n', f);
-    for (k = 0; k < m->n_levels; k++) {
-        fprintf(f, "  %5d", m->tiles[k]);
-        for (i = 0; i < m->n_runs; i++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
-            fputs("   ", f);
-            put_padded(f, cell, w[i], 1);
-        }
-        fputc('\n', f);
-    }
-    free(w);
-}
-
-/* A paragraph of ASCII text wrapped at 96 columns. */
-static void put_wrapped(FILE *f, const char *s) {
-    const int width = 96;
-    while (*s) {
-        int n = (int)strlen(s), cut = n;
-        if (n > width) {
-            for (cut = width; cut > 0 && s[cut] != ' '; cut--) {}
-            if (cut == 0) cut = width;
-        }
-        fprintf(f, "%.*s\n", cut, s);
-        s += cut;
-        while (*s == ' ') s++;
-    }
-}
-
-static void write_text(FILE *f, const tb_cmp_model *m) {
-    size_t i, k;
-    fprintf(f, "tilebench compare: %zu runs against baseline run %lld\n", m->n_runs,
-            (long long)m->runs[m->baseline].id);
-    for (i = 0; i < m->n_runs; i++) {
-        const tb_cmp_run *r = &m->runs[i];
-        char *label = safe_text(*r->label ? r->label : "-", 30), *tile = safe_text(r->tile_name, 20),
-             *spec = safe_text(r->tile_spec, 20);
-        fprintf(f, "  run %-5lld %-8s ", (long long)r->id, r->is_baseline ? "baseline" : "");
-        put_padded(f, label, 30, 0);
-        fprintf(f, "  %s %s  %-11s %s", tile, spec, r->status, r->started_at);
-        if (r->campaign_id > 0) {
-            char *cn = safe_text(r->campaign_name, 30);
-            fprintf(f, "  campaign %lld %s", (long long)r->campaign_id, cn);
-            free(cn);
-        }
-        if (r->estimated) fputs("  ESTIMATED POWER", f);
-        fputc('\n', f);
-        free(label);
-        free(tile);
-        free(spec);
-    }
-    for (i = 0; i < m->n_notes; i++) {
-        char *n = safe_text(m->notes[i], 0);
-        fprintf(f, "  note: %s\n", n);
-        free(n);
-    }
-    fputc('\n', f);
-    put_wrapped(f, tb_cmp_method_phases);
-    put_wrapped(f, tb_cmp_method_pct);
-    put_wrapped(f, tb_cmp_method_p95);
-    if (m->n_levels == 0) {
-        fputs("\n(no load level stored in any of the runs)\n", f);
-        return;
-    }
-    for (k = 0; k < TB_CMP_N_FIG; k++)
-        if (m->any_fig[k] || k <= TB_CMP_WATTS) text_table(f, m, (int)k, 0);
-    for (k = 0; k < m->n_workloads; k++) text_table(f, m, -1, k);
-    /* QoS and validity: a % change at a failing level means little */
-    fputs("\nQoS / validity per level (PASS/FAIL, INVALID; PASS*: some rules not judged, too few ops)\n  tiles", f);
-    for (i = 0; i < m->n_runs; i++) {
-        char head[32];
-        snprintf(head, sizeof head, "run %lld", (long long)m->runs[i].id);
-        fputs("   ", f);
-        put_padded(f, head, i + 1 < m->n_runs ? 12 : 0, 0);
-    }
-    fputc('\n', f);
-    for (k = 0; k < m->n_levels; k++) {
-        fprintf(f, "  %5d", m->tiles[k]);
-        for (i = 0; i < m->n_runs; i++) {
-            const tb_cmp_level *lv = &m->runs[i].lv[k];
-            char buf[32];
-            if (!lv->present) snprintf(buf, sizeof buf, "missing");
-            else
-                snprintf(buf, sizeof buf, "%s%s%s", lv->qos_pass ? "PASS" : "FAIL",
-                         lv->qos_not_judged > 0 && lv->qos_pass ? "*" : "", lv->valid ? "" : " INVALID");
-            fputs("   ", f);
-            put_padded(f, buf, i + 1 < m->n_runs ? 12 : 0, 0);
-        }
-        fputc('\n', f);
-    }
-}
-
 /* ---- entry point ------------------------------------------------------------------------- */
-
-static int read_begin(sqlite3 *db) {
-    if (!sqlite3_get_autocommit(db)) return 0;
-    return sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-}
-
-static void read_end(sqlite3 *db, int opened) {
-    if (opened) (void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-}
 
 /* The arguments, before anything is read: at least 2 runs, none twice,
  * the baseline among them. */
@@ -753,11 +419,9 @@ static int check_args(const int64_t *ids, int n, int64_t baseline_id, char *err)
 int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t baseline_id, tb_compare_format fmt,
                      FILE *f, char *err) {
     tb_cmp_model m;
-    sqlite3 *db;
     int rc = -1, opened, i;
     if (check_args(run_ids, n_runs, baseline_id, err) != 0) return -1;
-    db = tb_store_db(s);
-    opened = read_begin(db);
+    opened = tb_model_snapshot_begin(s);
     /* unknown ids first, with the store's own message naming the database */
     for (i = 0; i < n_runs; i++) {
         char which[32];
@@ -765,7 +429,7 @@ int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t ba
         snprintf(which, sizeof which, "%lld", (long long)run_ids[i]);
         if (run_ids[i] <= 0 || tb_store_resolve_run(s, which, &id, err) != 0) {
             if (run_ids[i] <= 0) tb_seterr(err, "compare: run %lld is not a run id", (long long)run_ids[i]);
-            read_end(db, opened);
+            tb_model_snapshot_end(s, opened);
             return -1;
         }
     }
@@ -773,17 +437,11 @@ int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t ba
     if (build_model(s, run_ids, n_runs, baseline_id, &m, err) != 0) goto out;
     errno = 0;
     switch (fmt) {
-    case TB_COMPARE_JSON: {
-        json_t *root = model_json(&m);
-        rc = json_dumpf(root, f, JSON_FLAGS) == 0 && fputc('\n', f) != EOF ? 0 : -1;
-        if (rc != 0) tb_seterr(err, "write comparison: %s", errno ? strerror(errno) : "output error");
-        json_decref(root);
-        break;
-    }
+    case TB_COMPARE_JSON: rc = tb_compare_write_json(&m, f, err); break;
     case TB_COMPARE_HTML: rc = tb_compare_write_html(&m, f, err); break;
     case TB_COMPARE_TEXT:
     default:
-        write_text(f, &m);
+        tb_compare_write_text(&m, f);
         rc = 0;
         break;
     }
@@ -792,7 +450,7 @@ int tb_compare_write(tb_store *s, const int64_t *run_ids, int n_runs, int64_t ba
         rc = -1;
     }
 out:
-    read_end(db, opened);
+    tb_model_snapshot_end(s, opened);
     model_free(&m);
     return rc;
 }

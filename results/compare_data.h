@@ -1,7 +1,7 @@
 /*
  * compare_data.h: internal to results/. The comparison model every compare
- * renderer reads (compare.c builds it and writes text and JSON;
- * compare_html.c writes HTML), so the three formats can never disagree.
+ * renderer reads (compare.c builds it; compare_text.c, compare_json.c and
+ * compare_html.c write it), so the three formats can never disagree.
  */
 #ifndef TB_RESULTS_COMPARE_DATA_H
 #define TB_RESULTS_COMPARE_DATA_H
@@ -67,6 +67,10 @@ typedef struct tb_cmp_model {
 /* The explanation of the method, shared by every format. */
 extern const char tb_cmp_method_phases[], tb_cmp_method_p95[], tb_cmp_method_pct[];
 
+/* Writes the terminal tables of m to f (compare_text.c). */
+void tb_compare_write_text(const tb_cmp_model *m, FILE *f);
+/* Writes the JSON of m to f (compare_json.c). 0 or -1 with err. */
+int tb_compare_write_json(const tb_cmp_model *m, FILE *f, char *err) TB_WUR;
 /* Writes the HTML page of m to f (compare_html.c). 0 or -1 with err. */
 int tb_compare_write_html(const tb_cmp_model *m, FILE *f, char *err) TB_WUR;
 

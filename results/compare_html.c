@@ -4,33 +4,19 @@
  * the baseline per load level and run drawn here as inline SVG, tables of the
  * values behind them, no JavaScript and nothing fetched (a
  * Content-Security-Policy says so, in case escaping ever failed). Every
- * string from the database goes through esc(); numbers are formatted here.
+ * string from the database goes through esc() (common/html.h); numbers are
+ * formatted here.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/html.h"
 #include "results/compare_data.h"
 #include "results/store.h"
 
-/* HTML-escapes s for text and attribute values. Control characters other
- * than tab and newline become U+FFFD: they are invalid in HTML. */
-static void esc(FILE *f, const char *s) {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    for (; *p; p++) {
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default:
-            if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) fputs("\xef\xbf\xbd", f);
-            else fputc(*p, f);
-        }
-    }
-}
+#define esc tb_html_escape_file
 
 static void put_num(FILE *f, double v, int dec) {
     if (isfinite(v)) fprintf(f, "%.*f", dec, v);
@@ -95,35 +81,44 @@ static double nice_step(double range, int target) {
 #define LEG_ROW 18.0
 #define MAX_TICKS 40
 
-/* The grouped bar chart of % change: one group per load level, one bar per
- * non-baseline run; a level a run did not measure is marked "missing", a
- * figure without a % (baseline 0 or unknown) "n/a". */
-static void bar_chart(FILE *f, const tb_cmp_model *m, series_ref r) {
-    double lo = 0, hi = 0, step, x0 = ML, x1 = CW - MR, y1 = MT, y0 = MT + PLOT_H, gw, bw, h;
-    size_t i, k, nb = m->n_runs - 1, slot;
-    int any = 0, n_ticks, t, rows = 1;
-    double lx = ML, ly;
-    for (i = 0; i < m->n_runs; i++) {
+/* The plot's geometry: the y range in %, its step, the plot area. */
+typedef struct bar_geom {
+    double lo, hi, step;
+    double x0, x1, y0, y1; /* plot area: y0 bottom, y1 top */
+    int any;               /* some % change to draw */
+} bar_geom;
+
+static double y_of(const bar_geom *g, double v) { return g->y0 - (v - g->lo) / (g->hi - g->lo) * (g->y0 - g->y1); }
+
+/* The y range over every non-baseline run's % change, with room for the
+ * value labels above (and below) the bars, on nice ticks. */
+static void bar_range(const tb_cmp_model *m, series_ref r, bar_geom *g) {
+    g->lo = g->hi = 0;
+    g->any = 0;
+    for (size_t i = 0; i < m->n_runs; i++) {
         if (i == m->baseline) continue;
-        for (k = 0; k < m->n_levels; k++) {
+        for (size_t k = 0; k < m->n_levels; k++) {
             double p = cell_of(m, i, k, r)->pct;
             if (!isfinite(p)) continue;
-            any = 1;
-            lo = fmin(lo, p);
-            hi = fmax(hi, p);
+            g->any = 1;
+            g->lo = fmin(g->lo, p);
+            g->hi = fmax(g->hi, p);
         }
     }
-    if (hi - lo <= 0) hi = lo + 1;
-    /* room for the value labels above (and below) the bars */
-    if (hi > 0) hi += (hi - lo) * 0.08;
-    if (lo < 0) lo -= (hi - lo) * 0.08;
-    step = nice_step(hi - lo, 5);
-    lo = floor(lo / step) * step;
-    hi = ceil(hi / step) * step;
-    if (hi <= lo) hi = lo + step;
-    /* legend rows under the axis title */
-    ly = y0 + MB + 4;
-    for (i = 0; i < m->n_runs; i++) {
+    if (g->hi - g->lo <= 0) g->hi = g->lo + 1;
+    if (g->hi > 0) g->hi += (g->hi - g->lo) * 0.08;
+    if (g->lo < 0) g->lo -= (g->hi - g->lo) * 0.08;
+    g->step = nice_step(g->hi - g->lo, 5);
+    g->lo = floor(g->lo / g->step) * g->step;
+    g->hi = ceil(g->hi / g->step) * g->step;
+    if (g->hi <= g->lo) g->hi = g->lo + g->step;
+}
+
+/* Rows the legend takes under the axis title. */
+static int legend_rows(const tb_cmp_model *m) {
+    double lx = ML;
+    int rows = 1;
+    for (size_t i = 0; i < m->n_runs; i++) {
         double w;
         if (i == m->baseline) continue;
         w = 30 + 6.3 * (double)(strlen(m->runs[i].label) > 40 ? 40 : strlen(m->runs[i].label)) + 70;
@@ -133,84 +128,82 @@ static void bar_chart(FILE *f, const tb_cmp_model *m, series_ref r) {
         }
         lx += w;
     }
-    h = y0 + MB + rows * LEG_ROW + 8;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CW, h);
-    fputs("<text class=\"ct\" x=\"8\" y=\"22\">", f);
-    ref_title(f, m, r);
-    fputs(": % change vs baseline</text>\n", f);
-    n_ticks = (int)lround((hi - lo) / step);
-    for (t = 0; t <= n_ticks && t <= MAX_TICKS; t++) {
-        double v = lo + t * step, py = y0 - (v - lo) / (hi - lo) * (y0 - y1);
+    return rows;
+}
+
+static void y_ticks(FILE *f, const bar_geom *g) {
+    int n_ticks = (int)lround((g->hi - g->lo) / g->step);
+    for (int t = 0; t <= n_ticks && t <= MAX_TICKS; t++) {
+        double v = g->lo + t * g->step, py = y_of(g, v);
         int dec = 0;
-        while (dec < 4 && fabs(step * pow(10, dec) - round(step * pow(10, dec))) > 1e-6) dec++;
-        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, py, x1, py);
-        fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%+.*f%%</text>\n", x0 - 6, py + 4,
-                dec, fabs(v) < step / 1e6 ? 0.0 : v);
+        while (dec < 4 && fabs(g->step * pow(10, dec) - round(g->step * pow(10, dec))) > 1e-6) dec++;
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", g->x0, py, g->x1, py);
+        fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%+.*f%%</text>\n", g->x0 - 6, py + 4,
+                dec, fabs(v) < g->step / 1e6 ? 0.0 : v);
     }
-    {
-        double pz = y0 - (0 - lo) / (hi - lo) * (y0 - y1);
-        gw = (x1 - x0) / (double)(m->n_levels ? m->n_levels : 1);
-        bw = nb ? gw * 0.7 / (double)nb : gw * 0.7;
-        if (bw > 56) bw = 56; /* a lone bar stays a bar, not a wall */
-        for (k = 0; k < m->n_levels; k++) {
-            double gx = x0 + gw * (double)k, cx = gx + gw / 2;
-            fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", cx, y0 + 18,
-                    m->tiles[k]);
-            for (i = 0, slot = 0; i < m->n_runs; i++) {
-                const tb_cmp_cell *c;
-                double bx, p;
-                if (i == m->baseline) continue;
-                c = cell_of(m, i, k, r);
-                p = c->pct;
-                bx = gx + (gw - bw * (double)nb) / 2 + bw * (double)slot++; /* the group centred on its tick */
-                if (!m->runs[i].lv[k].present || !isfinite(p)) {
-                    fprintf(f,
-                            "<text class=\"na\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-                            "transform=\"rotate(-90 %.1f %.1f)\">",
-                            bx + bw / 2, pz - 4, bx + bw / 2, pz - 4);
-                    fputs(m->runs[i].lv[k].present ? "n/a" : "missing", f);
-                    fprintf(f, "<title>run %lld at %d tile%s: %s</title></text>\n", (long long)m->runs[i].id,
-                            m->tiles[k], m->tiles[k] == 1 ? "" : "s",
-                            m->runs[i].lv[k].present ? "no % change (baseline figure is 0 or unknown)"
-                                                     : "load level not measured");
-                    continue;
-                }
-                {
-                    double py = y0 - (p - lo) / (hi - lo) * (y0 - y1), top = fmin(py, pz), bh = fabs(py - pz);
-                    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>run %lld",
-                            bx + 1, top, bw > 2 ? bw - 2 : bw, bh < 0.5 ? 0.5 : bh, run_color(m, i),
-                            (long long)m->runs[i].id);
-                    if (*m->runs[i].label) {
-                        fputs(" (", f);
-                        esc(f, m->runs[i].label);
-                        fputc(')', f);
-                    }
-                    fprintf(f, " at %d tile%s: %+.1f%% (", m->tiles[k], m->tiles[k] == 1 ? "" : "s", p);
-                    put_num(f, c->value, ref_dec(r));
-                    fputs(" vs ", f);
-                    put_num(f, cell_of(m, m->baseline, k, r)->value, ref_dec(r));
-                    fputs(")</title></rect>\n", f);
-                    /* the value at the bar's end, so 0% and small changes read too */
-                    if (bw >= 16)
-                        fprintf(f, "<text class=\"vl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%+.1f%%</text>\n",
-                                bx + bw / 2, p >= 0 ? top - 3 : top + bh + 11, p);
-                }
-            }
+}
+
+/* "missing" or "n/a" where run i has no bar at level k, turned up the bar's slot. */
+static void bar_missing(FILE *f, const tb_cmp_model *m, size_t i, size_t k, double cx, double pz) {
+    int present = m->runs[i].lv[k].present;
+    fprintf(f,
+            "<text class=\"na\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 %.1f %.1f)\">",
+            cx, pz - 4, cx, pz - 4);
+    fputs(present ? "n/a" : "missing", f);
+    fprintf(f, "<title>run %lld at %d tile%s: %s</title></text>\n", (long long)m->runs[i].id, m->tiles[k],
+            m->tiles[k] == 1 ? "" : "s",
+            present ? "no % change (baseline figure is 0 or unknown)" : "load level not measured");
+}
+
+/* The bar of run i at level k, from the zero line pz, with its tooltip and value. */
+static void bar_one(FILE *f, const tb_cmp_model *m, series_ref r, const bar_geom *g, size_t i, size_t k, double bx,
+                    double bw, double pz) {
+    const tb_cmp_cell *c = cell_of(m, i, k, r);
+    double p = c->pct, py = y_of(g, p), top = fmin(py, pz), bh = fabs(py - pz);
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>run %lld", bx + 1, top,
+            bw > 2 ? bw - 2 : bw, bh < 0.5 ? 0.5 : bh, run_color(m, i), (long long)m->runs[i].id);
+    if (*m->runs[i].label) {
+        fputs(" (", f);
+        esc(f, m->runs[i].label);
+        fputc(')', f);
+    }
+    fprintf(f, " at %d tile%s: %+.1f%% (", m->tiles[k], m->tiles[k] == 1 ? "" : "s", p);
+    put_num(f, c->value, ref_dec(r));
+    fputs(" vs ", f);
+    put_num(f, cell_of(m, m->baseline, k, r)->value, ref_dec(r));
+    fputs(")</title></rect>\n", f);
+    /* the value at the bar's end, so 0% and small changes read too */
+    if (bw >= 16)
+        fprintf(f, "<text class=\"vl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%+.1f%%</text>\n", bx + bw / 2,
+                p >= 0 ? top - 3 : top + bh + 11, p);
+}
+
+/* One group per load level, one bar per non-baseline run, then the zero line. */
+static void bar_groups(FILE *f, const tb_cmp_model *m, series_ref r, const bar_geom *g) {
+    size_t nb = m->n_runs - 1;
+    double pz = y_of(g, 0), gw = (g->x1 - g->x0) / (double)(m->n_levels ? m->n_levels : 1);
+    double bw = nb ? gw * 0.7 / (double)nb : gw * 0.7;
+    if (bw > 56) bw = 56; /* a lone bar stays a bar, not a wall */
+    for (size_t k = 0; k < m->n_levels; k++) {
+        double gx = g->x0 + gw * (double)k, cx = gx + gw / 2;
+        size_t slot = 0;
+        fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", cx, g->y0 + 18,
+                m->tiles[k]);
+        for (size_t i = 0; i < m->n_runs; i++) {
+            double bx;
+            if (i == m->baseline) continue;
+            bx = gx + (gw - bw * (double)nb) / 2 + bw * (double)slot++; /* the group centred on its tick */
+            if (!m->runs[i].lv[k].present || !isfinite(cell_of(m, i, k, r)->pct)) bar_missing(f, m, i, k, bx + bw / 2, pz);
+            else bar_one(f, m, r, g, i, k, bx, bw, pz);
         }
-        fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0, pz, x1, pz);
     }
-    fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y0, x0, y1);
-    fprintf(f, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">load level (tiles)</text>\n",
-            (x0 + x1) / 2, y0 + 36);
-    fprintf(f, "<text class=\"at\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">"
-               "%% change vs run %lld</text>\n",
-            (y0 + y1) / 2, (long long)m->runs[m->baseline].id);
-    if (!any)
-        fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no %% change available</text>\n",
-                (x0 + x1) / 2, (y0 + y1) / 2);
-    lx = ML;
-    ly = y0 + MB + 4;
-    for (i = 0; i < m->n_runs; i++) {
+    fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", g->x0, pz, g->x1, pz);
+}
+
+static void bar_legend(FILE *f, const tb_cmp_model *m, double y0) {
+    double lx = ML, ly = y0 + MB + 4;
+    for (size_t i = 0; i < m->n_runs; i++) {
         double w;
         char label[48];
         if (i == m->baseline) continue;
@@ -229,6 +222,36 @@ static void bar_chart(FILE *f, const tb_cmp_model *m, series_ref r) {
         fputs("</text>\n", f);
         lx += w;
     }
+}
+
+/* The grouped bar chart of % change: one group per load level, one bar per
+ * non-baseline run; a level a run did not measure is marked "missing", a
+ * figure without a % (baseline 0 or unknown) "n/a". */
+static void bar_chart(FILE *f, const tb_cmp_model *m, series_ref r) {
+    bar_geom g;
+    double h;
+    g.x0 = ML;
+    g.x1 = CW - MR;
+    g.y1 = MT;
+    g.y0 = MT + PLOT_H;
+    bar_range(m, r, &g);
+    h = g.y0 + MB + legend_rows(m) * LEG_ROW + 8;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CW, h);
+    fputs("<text class=\"ct\" x=\"8\" y=\"22\">", f);
+    ref_title(f, m, r);
+    fputs(": % change vs baseline</text>\n", f);
+    y_ticks(f, &g);
+    bar_groups(f, m, r, &g);
+    fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", g.x0, g.y0, g.x0, g.y1);
+    fprintf(f, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">load level (tiles)</text>\n",
+            (g.x0 + g.x1) / 2, g.y0 + 36);
+    fprintf(f, "<text class=\"at\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">"
+               "%% change vs run %lld</text>\n",
+            (g.y0 + g.y1) / 2, (long long)m->runs[m->baseline].id);
+    if (!g.any)
+        fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no %% change available</text>\n",
+                (g.x0 + g.x1) / 2, (g.y0 + g.y1) / 2);
+    bar_legend(f, m, g.y0);
     fputs("</svg>\n", f);
 }
 

@@ -11,77 +11,35 @@
  * measured) are empty fields, which both pandas and R read as NA; booleans are
  * true/false, which both read as logical.
  *
- * Values come from the same JSON model as the JSON report, printed with the
- * same 15 significant digits, so a CSV value equals the JSON one.
+ * Values come from the same read model (model.h) as the JSON report, printed
+ * with the same 15 significant digits, so a CSV value equals the JSON one.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "results/report_data.h"
-
-/* What one cell is read from: which object of the row, which key, how. */
-typedef enum { SRC_RUN, SRC_LEVEL, SRC_WORKLOAD, SRC_OP, SRC_OP_ERR } csv_src;
-typedef enum { VAL_TEXT, VAL_NUM, VAL_BOOL } csv_kind;
-
-typedef struct csv_col {
-    const char *header; /* column name, units included */
-    csv_src src;
-    const char *key;    /* key in the model object */
-    csv_kind kind;
-} csv_col;
+#include "results/report_views.h"
 
 /* The columns, in order. Names follow the JSON keys where one exists;
  * workload_ops / workload_errors are the workload's "ops" / "errors", renamed
  * so they do not clash with the op's own count and errors; errors_CLASS are
  * the op's errors_by_class members (empty for runs stored before the split). */
-static const csv_col cols[] = {
-    {"run_id", SRC_RUN, "id", VAL_NUM},
-    {"label", SRC_RUN, "label", VAL_TEXT},
-    {"status", SRC_RUN, "status", VAL_TEXT},
-    {"estimated_power", SRC_RUN, "estimated_power", VAL_BOOL},
-    {"tiles", SRC_LEVEL, "tiles", VAL_NUM},
-    {"phase", SRC_LEVEL, "phase", VAL_NUM},
-    {"steady_s", SRC_LEVEL, "steady_s", VAL_NUM},
-    {"score", SRC_LEVEL, "score", VAL_NUM},
-    {"avg_watts", SRC_LEVEL, "avg_watts", VAL_NUM},
-    {"ppkw", SRC_LEVEL, "ppkw", VAL_NUM},
-    {"qos_pass", SRC_LEVEL, "qos_pass", VAL_BOOL},
-    {"qos_not_judged", SRC_LEVEL, "qos_not_judged", VAL_NUM},
-    {"qos_verdict", SRC_LEVEL, "qos_verdict", VAL_TEXT},
-    {"valid", SRC_LEVEL, "valid", VAL_BOOL},
-    {"invalid_reason", SRC_LEVEL, "invalid_reason", VAL_TEXT},
-    {"workload", SRC_WORKLOAD, "name", VAL_TEXT},
-    {"tile", SRC_WORKLOAD, "tile", VAL_NUM},
-    {"workload_ops", SRC_WORKLOAD, "ops", VAL_NUM},
-    {"workload_errors", SRC_WORKLOAD, "errors", VAL_NUM},
-    {"throughput", SRC_WORKLOAD, "throughput", VAL_NUM},
-    {"unit", SRC_WORKLOAD, "unit", VAL_TEXT},
-    {"reference", SRC_WORKLOAD, "reference", VAL_NUM},
-    {"normalized", SRC_WORKLOAD, "normalized", VAL_NUM},
-    {"op", SRC_OP, "name", VAL_TEXT},
-    {"count", SRC_OP, "count", VAL_NUM},
-    {"errors", SRC_OP, "errors", VAL_NUM},
-    {"errors_connect", SRC_OP_ERR, "connect", VAL_NUM},
-    {"errors_io", SRC_OP_ERR, "io", VAL_NUM},
-    {"errors_timeout", SRC_OP_ERR, "timeout", VAL_NUM},
-    {"errors_server", SRC_OP_ERR, "server", VAL_NUM},
-    {"errors_content", SRC_OP_ERR, "content", VAL_NUM},
-    {"count_all", SRC_OP, "count_all", VAL_NUM},
-    {"mean_ms", SRC_OP, "mean_ms", VAL_NUM},
-    {"p50_ms", SRC_OP, "p50_ms", VAL_NUM},
-    {"p90_ms", SRC_OP, "p90_ms", VAL_NUM},
-    {"p95_ms", SRC_OP, "p95_ms", VAL_NUM},
-    {"p99_ms", SRC_OP, "p99_ms", VAL_NUM},
-    {"p999_ms", SRC_OP, "p999_ms", VAL_NUM},
-    {"max_ms", SRC_OP, "max_ms", VAL_NUM},
+static const char *const headers[] = {
+    "run_id",     "label",          "status",          "estimated_power", "tiles",          "phase",
+    "steady_s",   "score",          "avg_watts",       "ppkw",            "qos_pass",       "qos_not_judged",
+    "qos_verdict", "valid",         "invalid_reason",  "workload",        "tile",           "workload_ops",
+    "workload_errors", "throughput", "unit",           "reference",       "normalized",     "op",
+    "count",      "errors",         "errors_connect",  "errors_io",       "errors_timeout", "errors_server",
+    "errors_content", "count_all",  "mean_ms",         "p50_ms",          "p90_ms",         "p95_ms",
+    "p99_ms",     "p999_ms",        "max_ms",
 };
 
-#define N_COLS (sizeof cols / sizeof cols[0])
+#define N_COLS (sizeof headers / sizeof headers[0])
 
-/* Writes s as one field, quoted only when RFC 4180 requires it. */
+/* Writes s as one field, quoted only when RFC 4180 requires it; NULL is empty. */
 static void put_field(FILE *f, const char *s) {
     const char *p;
+    if (!s) return;
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, f);
         return;
@@ -94,55 +52,111 @@ static void put_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* One cell; v NULL (object absent on this row) or JSON null is empty. */
-static void put_value(FILE *f, const json_t *v, csv_kind kind) {
-    if (!v || json_is_null(v)) return;
-    switch (kind) {
-    case VAL_TEXT:
-        if (json_is_string(v)) put_field(f, json_string_value(v));
-        return;
-    case VAL_BOOL:
-        if (json_is_boolean(v)) fputs(json_is_true(v) ? "true" : "false", f);
-        return;
-    case VAL_NUM:
-        if (json_is_integer(v)) fprintf(f, "%lld", (long long)json_integer_value(v));
-        else if (json_is_real(v) && isfinite(json_real_value(v))) fprintf(f, "%.15g", json_real_value(v));
-        return;
-    }
+/* Each cell is preceded by its comma (the first cell of a row is not). */
+static void cell_text(FILE *f, int *first, const char *s) {
+    if (!*first) fputc(',', f);
+    *first = 0;
+    put_field(f, s);
 }
 
-/* One row; wl and op may be NULL (a level without workloads, a workload
+static void cell_real(FILE *f, int *first, double v) {
+    if (!*first) fputc(',', f);
+    *first = 0;
+    if (isfinite(v)) fprintf(f, "%.15g", v);
+}
+
+static void cell_int(FILE *f, int *first, int known, long long v) {
+    if (!*first) fputc(',', f);
+    *first = 0;
+    if (known) fprintf(f, "%lld", v);
+}
+
+static void cell_bool(FILE *f, int *first, int v) {
+    if (!*first) fputc(',', f);
+    *first = 0;
+    fputs(v ? "true" : "false", f);
+}
+
+/* Empty cells for a part of the row that is absent. */
+static void cells_empty(FILE *f, int *first, int n) {
+    for (int i = 0; i < n; i++) cell_text(f, first, NULL);
+}
+
+static void put_level_cells(FILE *f, int *first, const tb_model_run *r, const tb_model_level *lv) {
+    cell_int(f, first, 1, (long long)r->id);
+    cell_text(f, first, r->label);
+    cell_text(f, first, r->status);
+    cell_bool(f, first, r->estimated_power);
+    cell_int(f, first, 1, (long long)lv->tiles);
+    cell_int(f, first, 1, (long long)lv->phase);
+    cell_real(f, first, lv->steady_s);
+    cell_real(f, first, lv->score);
+    cell_real(f, first, lv->avg_watts);
+    cell_real(f, first, lv->ppkw);
+    cell_bool(f, first, lv->qos_pass);
+    cell_int(f, first, 1, lv->qos_not_judged);
+    cell_text(f, first, tb_model_qos_verdict(lv->qos_pass, lv->qos_not_judged));
+    cell_bool(f, first, lv->valid);
+    cell_text(f, first, lv->invalid_reason);
+}
+
+#define WORKLOAD_COLS 8
+#define OP_COLS 16
+
+static void put_workload_cells(FILE *f, int *first, const tb_model_workload *w) {
+    cell_text(f, first, w->name);
+    cell_int(f, first, 1, (long long)w->tile);
+    cell_int(f, first, w->ops.known, (long long)w->ops.v);
+    cell_int(f, first, w->errors.known, (long long)w->errors.v);
+    cell_real(f, first, w->throughput);
+    cell_text(f, first, w->unit);
+    cell_real(f, first, w->reference);
+    cell_real(f, first, w->normalized);
+}
+
+static void put_op_cells(FILE *f, int *first, const tb_model_op *op) {
+    cell_text(f, first, op->name);
+    cell_int(f, first, op->count.known, (long long)op->count.v);
+    cell_int(f, first, op->errors.known, (long long)op->errors.v);
+    for (int k = 0; k < TB_ERR_NCLASSES; k++)
+        cell_int(f, first, op->classes_known, (long long)op->errors_by_class[k]);
+    cell_int(f, first, op->count_all.known, (long long)op->count_all.v);
+    cell_real(f, first, op->mean_ms);
+    cell_real(f, first, op->p50_ms);
+    cell_real(f, first, op->p90_ms);
+    cell_real(f, first, op->p95_ms);
+    cell_real(f, first, op->p99_ms);
+    cell_real(f, first, op->p999_ms);
+    cell_real(f, first, op->max_ms);
+}
+
+/* One row; w and op may be NULL (a level without workloads, a workload
  * without ops): their columns stay empty so the level is not lost. */
-static void put_row(FILE *f, const json_t *run, const json_t *lv, const json_t *wl, const json_t *op) {
-    size_t i;
-    for (i = 0; i < N_COLS; i++) {
-        const json_t *obj = cols[i].src == SRC_RUN        ? run
-                            : cols[i].src == SRC_LEVEL    ? lv
-                            : cols[i].src == SRC_WORKLOAD ? wl
-                            : cols[i].src == SRC_OP       ? op
-                                                          : json_object_get(op, "errors_by_class");
-        if (i) fputc(',', f);
-        if (obj) put_value(f, json_object_get(obj, cols[i].key), cols[i].kind);
-    }
+static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_workload *w,
+                    const tb_model_op *op) {
+    int first = 1;
+    put_level_cells(f, &first, r, lv);
+    if (w) put_workload_cells(f, &first, w);
+    else cells_empty(f, &first, WORKLOAD_COLS);
+    if (op) put_op_cells(f, &first, op);
+    else cells_empty(f, &first, OP_COLS);
     fputs("\r\n", f);
 }
 
-int tb_report_write_csv(tb_report_data *d, FILE *f, char *err) {
-    const json_t *levels = json_object_get(d->run, "levels"), *lv, *wl, *op;
-    size_t i, j, k;
+int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
     (void)err; /* write errors are caught by the caller's ferror check */
-    for (i = 0; i < N_COLS; i++) {
+    for (size_t i = 0; i < N_COLS; i++) {
         if (i) fputc(',', f);
-        fputs(cols[i].header, f);
+        fputs(headers[i], f);
     }
     fputs("\r\n", f);
-    json_array_foreach(levels, i, lv) {
-        const json_t *wls = json_object_get(lv, "workloads");
-        if (json_array_size(wls) == 0) put_row(f, d->run, lv, NULL, NULL);
-        json_array_foreach(wls, j, wl) {
-            const json_t *ops = json_object_get(wl, "operations");
-            if (json_array_size(ops) == 0) put_row(f, d->run, lv, wl, NULL);
-            json_array_foreach(ops, k, op) put_row(f, d->run, lv, wl, op);
+    for (size_t i = 0; i < r->n_levels; i++) {
+        const tb_model_level *lv = &r->levels[i];
+        if (lv->n_workloads == 0) put_row(f, r, lv, NULL, NULL);
+        for (size_t j = 0; j < lv->n_workloads; j++) {
+            const tb_model_workload *w = &lv->workloads[j];
+            if (w->n_ops == 0) put_row(f, r, lv, w, NULL);
+            for (size_t k = 0; k < w->n_ops; k++) put_row(f, r, lv, w, &w->ops_list[k]);
         }
     }
     return 0;

@@ -2,15 +2,15 @@
  * report_html.c: the HTML report of a run. One self-contained file a lab
  * engineer can mail or attach to a publication: inline CSS, charts drawn here
  * as inline SVG, no JavaScript and nothing fetched (a Content-Security-Policy
- * says so, in case escaping ever failed). Reads the same model as the JSON
- * report (report_data.h), plus the stored latency histograms for percentiles
- * the JSON does not carry.
+ * says so, in case escaping ever failed). Reads the typed read model
+ * (model.h) alone, the same as the JSON report, including the merged latency
+ * histograms for percentiles the JSON does not carry.
  *
  * Order of the page: what a reader must not miss first (estimated power,
  * an interrupted or aborted run, invalid levels, logged warnings), then the
  * headline numbers and the run's identity, charts, and the tables behind
  * them. Every string that came from the user, the SUT or a meter goes
- * through esc(); numbers are formatted here.
+ * through esc() (common/html.h); numbers are formatted here.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,44 +18,16 @@
 #include <string.h>
 
 #include "powermeter/ipmi.h"
-#include "results/report_data.h"
+#include "common/html.h"
+#include "results/report_fmt.h"
+#include "results/report_views.h"
+#include "results/svg_chart.h"
 #include "results/store.h"
 
 /* ---- small output helpers ------------------------------------------------------ */
 
-/* Writes s HTML-escaped (text and attribute values alike). Control
- * characters other than tab and newline become U+FFFD: they are invalid in
- * HTML and a label has no business carrying them. */
-static void esc(FILE *f, const char *s) {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    for (; *p; p++) {
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default:
-            if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) fputs("\xef\xbf\xbd", f);
-            else fputc(*p, f);
-        }
-    }
-}
-
-static const char *jstr(const json_t *o, const char *key) {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
-/* A number member, NaN when null or missing. */
-static double jnum(const json_t *o, const char *key) {
-    const json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static long long jint(const json_t *o, const char *key) {
-    return (long long)json_integer_value(json_object_get(o, key));
-}
+#define esc tb_html_escape_file
+#define S tb_fmt_str
 
 /* Writes v with `dec` decimals, or an en dash when unknown. */
 static void put_num(FILE *f, double v, int dec) {
@@ -67,19 +39,21 @@ static void put_num(FILE *f, double v, int dec) {
  * readable, one above (the precision of the QoS reasons). */
 static void put_ms(FILE *f, double ms) { put_num(f, ms, ms >= 100.0 ? 1 : 3); }
 
-/* A JSON scalar (host and settings values) as text, escaped. */
-static void put_scalar(FILE *f, const json_t *v) {
-    if (json_is_string(v)) esc(f, json_string_value(v));
-    else if (json_is_integer(v)) fprintf(f, "%lld", (long long)json_integer_value(v));
-    else if (json_is_real(v)) fprintf(f, "%g", json_real_value(v));
-    else if (json_is_boolean(v)) fputs(json_is_true(v) ? "true" : "false", f);
-    else if (json_is_null(v)) fputs("&ndash;", f);
-    else {
-        char *s = json_dumps(v, JSON_COMPACT);
-        esc(f, s);
-        free(s);
+/* A stored JSON member (host and settings values) as text, escaped. */
+static void put_scalar(FILE *f, const tb_model_kv *v) {
+    switch (v->kind) {
+    case TB_KV_STRING: esc(f, v->str); break;
+    case TB_KV_INT: fprintf(f, "%lld", (long long)v->i); break;
+    case TB_KV_REAL: fprintf(f, "%g", v->d); break;
+    case TB_KV_BOOL: fputs(v->i ? "true" : "false", f); break;
+    case TB_KV_NULL: fputs("&ndash;", f); break;
+    case TB_KV_OTHER:
+    default: esc(f, v->str); break;
     }
 }
+
+/* A known integer as a double for the number cells; NaN when unknown. */
+static double int_num(tb_model_int v) { return v.known ? (double)v.v : NAN; }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -96,318 +70,6 @@ static double median(double *v, size_t n) {
     if (m == 0) return NAN;
     qsort(v, m, sizeof *v, cmp_double);
     return v[(m - 1) / 2];
-}
-
-/* ---- SVG charts --------------------------------------------------------------------
- * A line chart over tiles: axes with nice ticks, a title, axis titles with
- * units, series with markers whose <title> is the tooltip, dashed horizontal
- * reference lines (active idle, QoS limits) and an optional vertical marker
- * (saturation). Linear y from 0, or log y when the caller allows it and the
- * values span more than LOG_SPREAD (latency next to a limit 400x higher).
- */
-
-enum { MARK_OK = 0, MARK_FAIL = 1, MARK_INVALID = 2 };
-
-typedef struct chart_series {
-    const char *name;         /* legend text */
-    const char *color;
-    size_t n;
-    const double *x, *y;      /* y NaN: no point (the line breaks) */
-    const int *mark;          /* MARK_* bits per point; NULL: all MARK_OK */
-    const char *const *note;  /* tooltip suffix per point, or NULL */
-} chart_series;
-
-typedef struct chart_line {
-    double y;
-    const char *label; /* legend text */
-    const char *color;
-} chart_line;
-
-typedef struct chart {
-    const char *title;
-    const char *x_title, *y_title; /* axis titles, units included */
-    const char *y_unit;            /* unit in tooltips and value labels */
-    int y_dec;                     /* decimals in tooltips and value labels */
-    int log_ok;                    /* may use a log y axis */
-    double mark_x;                 /* vertical marker at this x, NaN for none */
-    const char *mark_label;
-    const chart_series *series;
-    size_t n_series;
-    const chart_line *lines;
-    size_t n_lines;
-} chart;
-
-#define CW 560.0      /* SVG width */
-#define PLOT_H 220.0  /* plot area height */
-#define ML 70.0       /* left margin: y tick labels and title */
-#define MR 20.0
-#define MT 40.0       /* title */
-#define MB 48.0       /* x tick labels and title */
-#define PADX 16.0     /* inner padding so edge points are not cut */
-#define LEG_ROW 18.0
-#define LOG_SPREAD 50.0
-#define MAX_TICKS 40 /* bounds the tick loops whatever the data */
-
-typedef struct axis {
-    double lo, hi, step;
-    int log;
-} axis;
-
-/* A "nice" step (1, 2, 2.5 or 5 x 10^k) giving about `target` intervals. */
-static double nice_step(double range, int target) {
-    double raw = range / target, mag, r, step;
-    if (!(raw > 0) || !isfinite(raw)) return 1;
-    mag = pow(10, floor(log10(raw)));
-    r = raw / mag;
-    step = mag * (r <= 1 ? 1 : r <= 2 ? 2 : r <= 2.5 ? 2.5 : r <= 5 ? 5 : 10);
-    return step > 0 && isfinite(step) ? step : range; /* denormal ranges */
-}
-
-/* Tick label: as many decimals as the step needs. */
-static void fmt_tick(char *buf, size_t len, double v, double step) {
-    int d = 0;
-    while (d < 6 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6) d++;
-    snprintf(buf, len, "%.*f", d, v);
-}
-
-static double axis_pos(const axis *a, double v, double p0, double p1) {
-    double t = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo)) : (v - a->lo) / (a->hi - a->lo);
-    return p0 + t * (p1 - p0);
-}
-
-static void y_axis_range(const chart *c, axis *a) {
-    double vmin = INFINITY, vmax = -INFINITY, pmin = INFINITY;
-    size_t i, j;
-    for (i = 0; i < c->n_series; i++)
-        for (j = 0; j < c->series[i].n; j++) {
-            double v = c->series[i].y[j];
-            if (!isfinite(v)) continue;
-            vmin = fmin(vmin, v);
-            vmax = fmax(vmax, v);
-            if (v > 0) pmin = fmin(pmin, v);
-        }
-    for (i = 0; i < c->n_lines; i++) {
-        if (!isfinite(c->lines[i].y)) continue;
-        vmin = fmin(vmin, c->lines[i].y);
-        vmax = fmax(vmax, c->lines[i].y);
-        if (c->lines[i].y > 0) pmin = fmin(pmin, c->lines[i].y);
-    }
-    a->log = c->log_ok && isfinite(pmin) && vmin > 0 && vmax / pmin > LOG_SPREAD;
-    if (a->log) {
-        a->lo = pow(10, floor(log10(pmin)));
-        a->hi = pow(10, ceil(log10(vmax)));
-        if (a->hi <= a->lo) a->hi = a->lo * 10;
-        a->step = 0;
-        return;
-    }
-    if (!isfinite(vmin)) vmin = 0, vmax = 1;
-    a->lo = vmin < 0 ? vmin : 0;
-    if (vmax <= a->lo) vmax = a->lo + 1;
-    a->step = nice_step(vmax - a->lo, 5);
-    a->lo = floor(a->lo / a->step) * a->step;
-    a->hi = ceil(vmax / a->step) * a->step;
-}
-
-static void x_axis_range(const chart *c, axis *a) {
-    double vmax = 1;
-    size_t i, j;
-    for (i = 0; i < c->n_series; i++)
-        for (j = 0; j < c->series[i].n; j++)
-            if (isfinite(c->series[i].x[j])) vmax = fmax(vmax, c->series[i].x[j]);
-    a->log = 0;
-    a->lo = 0;
-    a->step = fmax(1, ceil(nice_step(vmax, 8))); /* tiles are whole */
-    a->hi = ceil(vmax / a->step) * a->step;
-}
-
-/* Legend entries: series with at least one point, then reference lines. */
-typedef struct legend_item {
-    const char *text, *color;
-    int dashed;
-    double x, y;
-} legend_item;
-
-static int series_has_points(const chart_series *s) {
-    size_t i;
-    for (i = 0; i < s->n; i++)
-        if (isfinite(s->y[i])) return 1;
-    return 0;
-}
-
-/* Lays the legend out in rows under the x-axis title; returns the rows used. */
-static int legend_layout(const chart *c, legend_item *items, size_t *n_items, double top) {
-    double x = ML, y = top;
-    size_t i, n = 0;
-    int rows = 0;
-    for (i = 0; i < c->n_series + c->n_lines; i++) {
-        legend_item *it = &items[n];
-        double w;
-        if (i < c->n_series) {
-            if (!series_has_points(&c->series[i])) continue;
-            it->text = c->series[i].name;
-            it->color = c->series[i].color;
-            it->dashed = 0;
-        } else {
-            it->text = c->lines[i - c->n_series].label;
-            it->color = c->lines[i - c->n_series].color;
-            it->dashed = 1;
-        }
-        w = 30 + 6.3 * (double)strlen(it->text) + 14;
-        if (rows == 0) rows = 1;
-        else if (x + w > CW - MR && x > ML) {
-            x = ML;
-            y += LEG_ROW;
-            rows++;
-        }
-        it->x = x;
-        it->y = y;
-        x += w;
-        n++;
-    }
-    *n_items = n;
-    return rows;
-}
-
-static void svg_grid(FILE *f, const axis *xa, const axis *ya, double x0, double x1, double y0, double y1) {
-    char buf[32];
-    double v;
-    int i, n;
-    if (ya->log) {
-        n = (int)lround(log10(ya->hi / ya->lo));
-        for (i = 0, v = ya->lo; i <= n && i <= MAX_TICKS; i++, v *= 10) {
-            double py = axis_pos(ya, v, y0, y1);
-            int k;
-            fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, py, x1, py);
-            fmt_tick(buf, sizeof buf, v, v);
-            fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", x0 - 6, py + 4, buf);
-            for (k = 2; k <= 9 && i < n; k++) {
-                double pm = axis_pos(ya, v * k, y0, y1);
-                fprintf(f, "<line class=\"grid minor\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, pm, x1,
-                        pm);
-            }
-        }
-    } else {
-        n = (int)lround((ya->hi - ya->lo) / ya->step);
-        for (i = 0; i <= n && i <= MAX_TICKS; i++) {
-            double py;
-            v = ya->lo + i * ya->step;
-            py = axis_pos(ya, v, y0, y1);
-            fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, py, x1, py);
-            fmt_tick(buf, sizeof buf, v, ya->step);
-            fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", x0 - 6, py + 4, buf);
-        }
-    }
-    n = (int)lround((xa->hi - xa->lo) / xa->step);
-    for (i = 0; i <= n && i <= MAX_TICKS; i++) {
-        double px;
-        v = xa->lo + i * xa->step;
-        px = axis_pos(xa, v, x0 + PADX, x1 - PADX);
-        fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, y0, px, y0 + 5);
-        fmt_tick(buf, sizeof buf, v, xa->step);
-        fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", px, y0 + 18, buf);
-    }
-    fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y0, x1, y0);
-    fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0, y0, x0, y1);
-}
-
-/* One series: the line through consecutive points, markers with tooltips,
- * and value labels when the chart has a single series (readable in print). */
-static void svg_series(FILE *f, const chart *c, const chart_series *s, const axis *xa, const axis *ya, double x0,
-                       double x1, double y0, double y1) {
-    size_t i;
-    int pen = 0;
-    fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", s->color);
-    for (i = 0; i < s->n; i++) {
-        if (!isfinite(s->y[i]) || (ya->log && s->y[i] <= 0)) {
-            pen = 0;
-            continue;
-        }
-        fprintf(f, "%s%.1f %.1f ", pen ? "L" : "M", axis_pos(xa, s->x[i], x0 + PADX, x1 - PADX),
-                axis_pos(ya, s->y[i], y0, y1));
-        pen = 1;
-    }
-    fputs("\"/>\n", f);
-    for (i = 0; i < s->n; i++) {
-        int m = s->mark ? s->mark[i] : MARK_OK;
-        double px, py;
-        if (!isfinite(s->y[i]) || (ya->log && s->y[i] <= 0)) continue;
-        px = axis_pos(xa, s->x[i], x0 + PADX, x1 - PADX);
-        py = axis_pos(ya, s->y[i], y0, y1);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"%s><title>",
-                px, py, m == MARK_OK ? s->color : "#fff", (m & MARK_FAIL) ? "#dc2626" : s->color,
-                (m & MARK_INVALID) ? " stroke-dasharray=\"2 2\"" : "");
-        esc(f, s->name);
-        fprintf(f, ": %.*f%s%s at %g tile%s", c->y_dec, s->y[i], *c->y_unit ? " " : "", c->y_unit, s->x[i],
-                s->x[i] == 1 ? "" : "s");
-        if (s->note && s->note[i] && *s->note[i]) {
-            fputs(" (", f);
-            esc(f, s->note[i]);
-            fputc(')', f);
-        }
-        fputs("</title></circle>", f);
-        if (c->n_series == 1)
-            fprintf(f, "<text class=\"vl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>", px, py - 9,
-                    c->y_dec, s->y[i]);
-        fputc('\n', f);
-    }
-}
-
-/* Writes chart c as an inline <svg>. */
-static void svg_chart(FILE *f, const chart *c) {
-    legend_item *items = xmalloc((c->n_series + c->n_lines + 1) * sizeof *items);
-    size_t n_items = 0, i;
-    axis xa, ya;
-    double x0 = ML, x1 = CW - MR, y1 = MT, y0 = MT + PLOT_H, h;
-    int rows;
-    x_axis_range(c, &xa);
-    y_axis_range(c, &ya);
-    rows = legend_layout(c, items, &n_items, y0 + MB + 4);
-    h = y0 + MB + rows * LEG_ROW + 6;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CW, h);
-    fputs("<text class=\"ct\" x=\"8\" y=\"22\">", f);
-    esc(f, c->title);
-    fputs("</text>\n", f);
-    svg_grid(f, &xa, &ya, x0, x1, y0, y1);
-    fprintf(f, "\n<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (x0 + x1) / 2, y0 + 38);
-    esc(f, c->x_title);
-    fprintf(f, "</text><text class=\"at\" transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">",
-            (y0 + y1) / 2);
-    esc(f, c->y_title);
-    if (ya.log) fputs(", log scale", f);
-    fputs("</text>\n", f);
-    for (i = 0; i < c->n_lines; i++) {
-        double py;
-        if (!isfinite(c->lines[i].y) || (ya.log && c->lines[i].y <= 0)) continue;
-        py = axis_pos(&ya, c->lines[i].y, y0, y1);
-        fprintf(f,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\""
-                " stroke-dasharray=\"6 4\"><title>",
-                x0, py, x1, py, c->lines[i].color);
-        esc(f, c->lines[i].label);
-        fputs("</title></line>\n", f);
-    }
-    if (isfinite(c->mark_x) && c->mark_x >= xa.lo && c->mark_x <= xa.hi) {
-        double px = axis_pos(&xa, c->mark_x, x0 + PADX, x1 - PADX);
-        fprintf(f,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#6b7280\" stroke-dasharray=\"2 3\"/>"
-                "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
-                px, y0, px, y1, px - 4, y0 - 6);
-        esc(f, c->mark_label);
-        fputs("</text>\n", f);
-    }
-    for (i = 0; i < c->n_series; i++) svg_series(f, c, &c->series[i], &xa, &ya, x0, x1, y0, y1);
-    for (i = 0; i < n_items; i++) {
-        const legend_item *it = &items[i];
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>", it->x,
-                it->y - 4, it->x + 24, it->y - 4, it->color, it->dashed ? " stroke-dasharray=\"6 4\"" : "");
-        if (!it->dashed)
-            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>", it->x + 12, it->y - 4, it->color);
-        fprintf(f, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">", it->x + 30, it->y);
-        esc(f, it->text);
-        fputs("</text>\n", f);
-    }
-    fputs("</svg>\n", f);
-    free(items);
 }
 
 /* ---- the page's model: points per load level ------------------------------------- */
@@ -433,9 +95,10 @@ typedef struct lat_series {
 
 typedef struct page {
     FILE *f;
-    const json_t *run, *levels;
+    const tb_model_run *run;
+    const tb_model_level *levels;
     size_t n_rows;
-    tb_report_op_group **groups; /* per level row */
+    const tb_model_op_group **groups; /* per level row */
     size_t *n_groups;
     level_point *pts;
     size_t n_pts;
@@ -452,8 +115,8 @@ static void build_points(page *p) {
     size_t i;
     p->pts = xcalloc(p->n_rows ? p->n_rows : 1, sizeof *p->pts);
     for (i = 0; i < p->n_rows; i++) {
-        const json_t *lv = json_array_get(p->levels, i);
-        double tiles = (double)jint(lv, "tiles");
+        const tb_model_level *lv = &p->levels[i];
+        double tiles = (double)lv->tiles;
         level_point *pt = p->n_pts ? &p->pts[p->n_pts - 1] : NULL;
         if (!pt || pt->tiles != tiles) {
             pt = &p->pts[p->n_pts++];
@@ -461,9 +124,9 @@ static void build_points(page *p) {
             pt->first = i;
         }
         pt->n++;
-        if (!json_is_true(json_object_get(lv, "qos_pass"))) pt->mark |= MARK_FAIL;
-        if (!json_is_true(json_object_get(lv, "valid"))) pt->mark |= MARK_INVALID;
-        if (jint(lv, "qos_not_judged") > 0) pt->not_judged = 1;
+        if (!lv->qos_pass) pt->mark |= MARK_FAIL;
+        if (!lv->valid) pt->mark |= MARK_INVALID;
+        if (lv->qos_not_judged > 0) pt->not_judged = 1;
     }
     for (i = 0; i < p->n_pts; i++) {
         level_point *pt = &p->pts[i];
@@ -481,23 +144,44 @@ static void build_points(page *p) {
     }
 }
 
-/* Median over a point's rows of a level member ("score", "ppkw", ...). */
-static double point_median(const page *p, const level_point *pt, const char *key) {
+/* The level figures a chart plots. */
+typedef enum { FIG_SCORE, FIG_PPKW, FIG_WATTS } level_fig;
+
+static double level_figure(const tb_model_level *lv, level_fig fig) {
+    return fig == FIG_SCORE ? lv->score : fig == FIG_PPKW ? lv->ppkw : lv->avg_watts;
+}
+
+/* Median over a point's rows of a level figure. */
+static double point_median(const page *p, const level_point *pt, level_fig fig) {
     double *v = xmalloc(pt->n * sizeof *v), m;
     size_t i;
-    for (i = 0; i < pt->n; i++) v[i] = jnum(json_array_get(p->levels, pt->first + i), key);
+    for (i = 0; i < pt->n; i++) v[i] = level_figure(&p->levels[pt->first + i], fig);
     m = median(v, pt->n);
     free(v);
     return m;
 }
 
-/* Median over a point's rows of a telemetry figure: telemetry.key, or
- * telemetry.cstate_residency_pct[state] when state is not NULL. NaN: n/a. */
-static double tel_median(const page *p, const level_point *pt, const char *key, const char *state) {
+/* The telemetry figures a chart plots: CPU utilization, a CPU mode, frequency. */
+enum { TEL_UTIL = -1, TEL_FREQ = -2 };
+
+/* A C-state's residency; NaN when the level does not have it. */
+static double cstate_pct(const tb_model_telemetry *t, const char *state) {
+    const tb_model_kv *v = tb_model_obj_get(&t->cstate_residency_pct, state);
+    if (!v) return NAN;
+    return v->kind == TB_KV_INT ? (double)v->i : v->kind == TB_KV_REAL ? v->d : NAN;
+}
+
+/* Median over a point's rows of a telemetry figure: `which` (TEL_UTIL,
+ * TEL_FREQ or a CPU mode index), or the residency of C-state `state` when
+ * state is not NULL. NaN: n/a. */
+static double tel_median(const page *p, const level_point *pt, int which, const char *state) {
     double *v = xmalloc(pt->n * sizeof *v), m;
     for (size_t i = 0; i < pt->n; i++) {
-        const json_t *t = json_object_get(json_array_get(p->levels, pt->first + i), "telemetry");
-        v[i] = state ? jnum(json_object_get(t, "cstate_residency_pct"), state) : jnum(t, key);
+        const tb_model_telemetry *t = &p->levels[pt->first + i].telemetry;
+        v[i] = state                ? cstate_pct(t, state)
+               : which == TEL_UTIL ? t->cpu_util_pct
+               : which == TEL_FREQ ? t->avg_freq_mhz
+                                   : t->mode_pct[which];
     }
     m = median(v, pt->n);
     free(v);
@@ -518,18 +202,17 @@ static int rule_is_percentile_of(const char *rule, const char *workload, const c
 
 /* The first percentile rule of workload.op in any level, for s. */
 static void find_rule(const page *p, lat_series *s) {
-    const json_t *lv, *q;
-    size_t i, j;
     s->pct = 95;
     s->rule = NULL;
     s->limit_ms = NAN;
-    json_array_foreach(p->levels, i, lv) {
-        json_array_foreach(json_object_get(lv, "qos"), j, q) {
+    for (size_t i = 0; i < p->n_rows; i++) {
+        for (size_t j = 0; j < p->levels[i].n_qos; j++) {
+            const tb_model_qos *q = &p->levels[i].qos[j];
             double pct;
-            if (!rule_is_percentile_of(jstr(q, "rule"), s->workload, s->op, &pct)) continue;
+            if (!rule_is_percentile_of(S(q->rule), s->workload, s->op, &pct)) continue;
             s->pct = pct;
-            s->rule = jstr(q, "rule");
-            s->limit_ms = jnum(q, "limit");
+            s->rule = S(q->rule);
+            s->limit_ms = q->limit;
             return;
         }
     }
@@ -539,7 +222,7 @@ static void build_latency(page *p) {
     size_t cap = 0, r, g, k;
     for (r = 0; r < p->n_rows; r++) {
         for (g = 0; g < p->n_groups[r]; g++) {
-            const tb_report_op_group *og = &p->groups[r][g];
+            const tb_model_op_group *og = &p->groups[r][g];
             lat_series *s = NULL;
             for (k = 0; k < p->n_lat && !s; k++)
                 if (strcmp(p->lat[k].workload, og->workload) == 0 && strcmp(p->lat[k].op, og->op) == 0) s = &p->lat[k];
@@ -571,10 +254,9 @@ static double lat_point_median(const lat_series *l, const level_point *pt) {
 
 /* Whether rule `name` failed on level row r. */
 static int rule_failed(const page *p, size_t r, const char *name) {
-    const json_t *q;
-    size_t j;
-    json_array_foreach(json_object_get(json_array_get(p->levels, r), "qos"), j, q)
-        if (strcmp(jstr(q, "rule"), name) == 0) return json_is_false(json_object_get(q, "pass")); /* null: not judged */
+    const tb_model_level *lv = &p->levels[r];
+    for (size_t j = 0; j < lv->n_qos; j++)
+        if (strcmp(S(lv->qos[j].rule), name) == 0) return lv->qos[j].judged && !lv->qos[j].pass; /* not judged: no */
     return 0;
 }
 
@@ -631,11 +313,11 @@ static void html_head(page *p) {
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
           "<meta name=\"generator\" content=\"tilebench ",
           f);
-    esc(f, jstr(p->run, "tilebench_version"));
-    fprintf(f, "\">\n<title>tilebench run %lld", jint(p->run, "id"));
-    if (*jstr(p->run, "label")) {
+    esc(f, S(p->run->tilebench_version));
+    fprintf(f, "\">\n<title>tilebench run %lld", (long long)p->run->id);
+    if (*S(p->run->label)) {
         fputs(": ", f);
-        esc(f, jstr(p->run, "label"));
+        esc(f, p->run->label);
     }
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", css);
 }
@@ -643,13 +325,11 @@ static void html_head(page *p) {
 /* Title line, then the banners a reader must not miss. */
 static void html_banners(page *p) {
     FILE *f = p->f;
-    const char *status = jstr(p->run, "status");
-    const json_t *m;
-    size_t i;
-    fprintf(f, "<h1>tilebench run %lld", jint(p->run, "id"));
-    if (*jstr(p->run, "label")) {
+    const char *status = S(p->run->status);
+    fprintf(f, "<h1>tilebench run %lld", (long long)p->run->id);
+    if (*S(p->run->label)) {
         fputs(": <span class=\"lbl\">", f);
-        esc(f, jstr(p->run, "label"));
+        esc(f, p->run->label);
         fputs("</span>", f);
     }
     fputs(" <span class=\"badge st-", f);
@@ -661,15 +341,16 @@ static void html_banners(page *p) {
           "<a href=\"#host\">host</a><a href=\"#telemetry\">telemetry</a><a href=\"#qos\">QoS</a><a href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
           "<a href=\"#meters\">meters</a><a href=\"#events\">events</a><a href=\"#config\">configuration</a></nav>\n",
           f);
-    if (json_is_true(json_object_get(p->run, "estimated_power"))) {
+    if (p->run->estimated_power) {
         int n = 0;
         fputs("<div class=\"banner b-est\" id=\"estimated\"><b>ESTIMATED POWER</b>Watts come from a model, not a "
               "power meter",
               f);
-        json_array_foreach(json_object_get(p->run, "meters"), i, m) {
-            if (!json_is_true(json_object_get(m, "estimated"))) continue;
+        for (size_t i = 0; i < p->run->n_meters; i++) {
+            const tb_model_meter *m = &p->run->meters[i];
+            if (!m->estimated) continue;
             fputs(n++ ? "; " : ": ", f);
-            esc(f, *jstr(m, "model") ? jstr(m, "model") : jstr(m, "uri"));
+            esc(f, *S(m->model) ? m->model : S(m->uri));
         }
         fputs(". Average watts, PPKW, active idle and efficiency in this report are estimates: do not compare "
               "them with metered results or publish them as measurements.</div>\n",
@@ -691,58 +372,70 @@ static void html_banners(page *p) {
               f);
 }
 
+/* Whether rule q of list l (0: the level's, 1: the tiles') is unjudged and
+ * its name came already, unjudged, earlier in the lists. */
+static int unjudged_seen_before(const tb_model_level *lv, int l, size_t j) {
+    const tb_model_qos *lists[2] = {lv->qos, lv->tile_qos}, *q = &lists[l][j];
+    size_t ns[2] = {lv->n_qos, lv->n_tile_qos};
+    for (int l2 = 0; l2 <= l; l2++)
+        for (size_t k = 0; k < ns[l2]; k++) {
+            const tb_model_qos *q2 = &lists[l2][k];
+            if (l2 == l && k >= j) break;
+            if (!q2->judged && strcmp(S(q2->rule), S(q->rule)) == 0) return 1;
+        }
+    return 0;
+}
+
+/* A level whose QoS was not fully judged: a rule not judged is no pass, so
+ * say so where a reader looks first; each rule once, whether unjudged at the
+ * level or in a tile. */
+static void warn_not_judged(FILE *f, const tb_model_level *lv) {
+    const tb_model_qos *lists[2] = {lv->qos, lv->tile_qos};
+    size_t ns[2] = {lv->n_qos, lv->n_tile_qos};
+    int shown = 0;
+    fprintf(f, "<li><b>%lld tile%s, phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be "
+               "judged (",
+            (long long)lv->tiles, lv->tiles == 1 ? "" : "s", (long long)lv->phase, lv->qos_not_judged,
+            lv->qos_not_judged == 1 ? "" : "s");
+    for (int l = 0; l < 2; l++) {
+        for (size_t j = 0; j < ns[l]; j++) {
+            if (lists[l][j].judged || unjudged_seen_before(lv, l, j)) continue;
+            if (shown++) fputs(", ", f);
+            esc(f, S(lists[l][j].rule));
+        }
+    }
+    fputs("); its QoS verdict covers the judged rules only. See <a href=\"#qos\">QoS</a>.</li>\n", f);
+}
+
 /* Invalid levels with their reasons, and the warnings and errors logged. */
 static void html_warnings(page *p) {
     FILE *f = p->f;
-    const json_t *lv, *e;
     size_t i;
     int n = 0;
-    json_array_foreach(p->levels, i, lv) {
-        if (json_is_true(json_object_get(lv, "valid"))) continue;
+    for (i = 0; i < p->n_rows; i++) {
+        const tb_model_level *lv = &p->levels[i];
+        if (lv->valid) continue;
         if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
-        fprintf(f, "<li><b>%lld tile%s, phase %lld is invalid</b>: ", jint(lv, "tiles"),
-                jint(lv, "tiles") == 1 ? "" : "s", jint(lv, "phase"));
-        esc(f, *jstr(lv, "invalid_reason") ? jstr(lv, "invalid_reason") : "no reason stored");
+        fprintf(f, "<li><b>%lld tile%s, phase %lld is invalid</b>: ", (long long)lv->tiles, lv->tiles == 1 ? "" : "s",
+                (long long)lv->phase);
+        esc(f, *S(lv->invalid_reason) ? lv->invalid_reason : "no reason stored");
         fputs("</li>\n", f);
     }
-    json_array_foreach(p->levels, i, lv) {
-        /* a rule not judged is no pass: say so where a reader looks first */
-        const json_t *lists[2] = {json_object_get(lv, "qos"), json_object_get(lv, "tile_qos")}, *q, *q2;
-        size_t j, k;
-        int shown = 0;
-        if (jint(lv, "qos_not_judged") <= 0) continue;
+    for (i = 0; i < p->n_rows; i++) {
+        if (p->levels[i].qos_not_judged <= 0) continue;
         if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
-        fprintf(f, "<li><b>%lld tile%s, phase %lld: QoS not fully judged</b>: %lld rule%s had too few ops to be "
-                   "judged (",
-                jint(lv, "tiles"), jint(lv, "tiles") == 1 ? "" : "s", jint(lv, "phase"), jint(lv, "qos_not_judged"),
-                jint(lv, "qos_not_judged") == 1 ? "" : "s");
-        for (int l = 0; l < 2; l++) {
-            json_array_foreach(lists[l], j, q) {
-                int dup = 0;
-                if (!json_is_false(json_object_get(q, "judged"))) continue;
-                /* each rule once, whether unjudged at the level or in a tile */
-                for (int l2 = 0; l2 <= l && !dup; l2++)
-                    json_array_foreach(lists[l2], k, q2) {
-                        if (l2 == l && k >= j) break;
-                        if (json_is_false(json_object_get(q2, "judged")) && strcmp(jstr(q2, "rule"), jstr(q, "rule")) == 0)
-                            dup = 1;
-                    }
-                if (dup) continue;
-                if (shown++) fputs(", ", f);
-                esc(f, jstr(q, "rule"));
-            }
-        }
-        fputs("); its QoS verdict covers the judged rules only. See <a href=\"#qos\">QoS</a>.</li>\n", f);
+        warn_not_judged(f, &p->levels[i]);
     }
-    json_array_foreach(json_object_get(p->run, "events"), i, e) {
-        if (strcmp(jstr(e, "kind"), "info") == 0) continue;
+    for (i = 0; i < p->run->n_events; i++) {
+        const tb_model_event *e = &p->run->events[i];
+        if (strcmp(S(e->kind), "info") == 0) continue;
         if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
         fputs("<li>", f);
-        esc(f, jstr(e, "kind"));
+        esc(f, S(e->kind));
         fputs(" at ", f);
-        esc(f, jstr(e, "at"));
+        esc(f, S(e->at));
         fputs(": ", f);
-        esc(f, jstr(e, "message"));
+        esc(f, S(e->message));
         fputs("</li>\n", f);
     }
     if (n) fputs("</ul></div>\n", f);
@@ -759,38 +452,36 @@ static void card(FILE *f, const char *key, double v, int dec, const char *unit, 
 
 static void html_summary(page *p) {
     FILE *f = p->f;
-    const json_t *sat = json_object_get(p->run, "saturation_tiles");
-    int est = json_is_true(json_object_get(p->run, "estimated_power"));
+    tb_model_int sat = p->run->saturation_tiles;
+    int est = p->run->estimated_power;
     fputs("<h2 id=\"summary\">Summary</h2>\n<div class=\"cards\">\n", f);
     fputs("<div class=\"card\"><div class=\"k\">Saturation</div><div class=\"v\">", f);
-    if (json_is_integer(sat))
-        fprintf(f, "%lld tile%s</div><div class=\"u\">largest load level that passes QoS",
-                (long long)json_integer_value(sat), json_integer_value(sat) == 1 ? "" : "s");
-    else if (strcmp(jstr(p->run, "status"), TB_RUN_COMPLETE) == 0)
+    if (sat.known)
+        fprintf(f, "%lld tile%s</div><div class=\"u\">largest load level that passes QoS", (long long)sat.v,
+                sat.v == 1 ? "" : "s");
+    else if (strcmp(S(p->run->status), TB_RUN_COMPLETE) == 0)
         fputs("none</div><div class=\"u\">no load level passed QoS", f);
     else
         fputs("&ndash;</div><div class=\"u\">not determined: the run did not complete", f);
     fputs("</div></div>\n", f);
-    card(f, "Peak score", jnum(p->run, "peak_score"), 3, "sum of tile scores", 0, NULL);
-    card(f, "Peak PPKW", jnum(p->run, "peak_ppkw"), 2, "score per kW", est, NULL);
-    card(f, "Overall efficiency", jnum(p->run, "overall_efficiency"), 2, "score per kW", est,
+    card(f, "Peak score", p->run->peak_score, 3, "sum of tile scores", 0, NULL);
+    card(f, "Peak PPKW", p->run->peak_ppkw, 2, "score per kW", est, NULL);
+    card(f, "Overall efficiency", p->run->overall_efficiency, 2, "score per kW", est,
          "&Sigma; scores / &Sigma; mean kW over levels");
-    card(f, "Active idle", jnum(p->run, "active_idle_watts"), 1, "W", est, NULL);
+    card(f, "Active idle", p->run->active_idle_watts, 1, "W", est, NULL);
     fputs("</div>\n", f);
 }
 
 /* "key=value, ..." of a JSON object (host, settings). */
-static void put_object_inline(FILE *f, const json_t *o) {
-    const char *key;
-    const json_t *v;
+static void put_object_inline(FILE *f, const tb_model_obj *o) {
     int first = 1;
-    json_object_foreach((json_t *)o, key, v) {
+    for (size_t i = 0; i < o->n; i++) {
         if (!first) fputs(", ", f);
         first = 0;
         fputs("<code>", f);
-        esc(f, key);
+        esc(f, o->kv[i].key);
         fputs("</code>=", f);
-        put_scalar(f, v);
+        put_scalar(f, &o->kv[i]);
     }
     if (first) fputs("&ndash;", f);
 }
@@ -815,14 +506,14 @@ static void html_hostcfg(page *p) {
         {"tuned_profile", "tuned profile"},
         {"telemetry", "telemetry source"}};
     FILE *f = p->f;
-    const json_t *h = json_object_get(p->run, "host"), *m;
+    const tb_model_obj *h = &p->run->host;
     size_t i;
     char buf[160];
     fputs("<h2 id=\"host\">Host configuration</h2>\n<table class=\"kv\">\n", f);
     for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const json_t *v = json_object_get(h, rows[i][0]);
+        const char *v = tb_model_obj_str(h, rows[i][0]);
         fprintf(f, "<tr><th>%s</th><td>", rows[i][1]);
-        if (json_is_string(v) && *json_string_value(v)) esc(f, json_string_value(v));
+        if (v && *v) esc(f, v);
         else fputs("n/a", f);
         fputs("</td></tr>\n", f);
         if (i == 3) {
@@ -830,9 +521,9 @@ static void html_hostcfg(page *p) {
             const char *lbl[] = {"sockets", "cores", "threads", "memory MiB"};
             fputs("<tr><th>sockets / cores / threads / memory</th><td>", f);
             for (size_t j = 0; j < 4; j++) {
-                const json_t *x = json_object_get(h, k[j]);
-                if (json_is_integer(x)) snprintf(buf, sizeof buf, "%s%s %lld", j ? ", " : "", lbl[j],
-                                                 (long long)json_integer_value(x));
+                const tb_model_kv *x = tb_model_obj_get(h, k[j]);
+                if (x && x->kind == TB_KV_INT)
+                    snprintf(buf, sizeof buf, "%s%s %lld", j ? ", " : "", lbl[j], (long long)x->i);
                 else snprintf(buf, sizeof buf, "%s%s n/a", j ? ", " : "", lbl[j]);
                 esc(f, buf);
             }
@@ -840,15 +531,16 @@ static void html_hostcfg(page *p) {
         }
     }
     fputs("<tr><th>meters</th><td>", f);
-    json_array_foreach(json_object_get(p->run, "meters"), i, m) {
+    for (i = 0; i < p->run->n_meters; i++) {
+        const tb_model_meter *m = &p->run->meters[i];
         fputs(i ? "; " : "", f);
-        esc(f, *jstr(m, "model") ? jstr(m, "model") : "unknown model");
+        esc(f, *S(m->model) ? m->model : "unknown model");
         fputs(" <code>", f);
-        esc(f, jstr(m, "uri"));
+        esc(f, S(m->uri));
         fputs("</code>", f);
-        if (json_is_true(json_object_get(m, "estimated"))) fputs(" <span class=\"est\">estimated</span>", f);
+        if (m->estimated) fputs(" <span class=\"est\">estimated</span>", f);
     }
-    if (json_array_size(json_object_get(p->run, "meters")) == 0) fputs("n/a", f);
+    if (p->run->n_meters == 0) fputs("n/a", f);
     fputs("</td></tr>\n</table>\n<p class=\"note\">Captured once at the start of the run from the SUT host "
           "(local sysfs/procfs, or node_exporter, which does not export EPP, turbo, P-state status or tuned). n/a: "
           "not available there.</p>\n",
@@ -859,29 +551,29 @@ static void html_run(page *p) {
     FILE *f = p->f;
     char buf[64];
     fputs("<h2 id=\"run\">Run</h2>\n<table class=\"kv\">\n", f);
-    snprintf(buf, sizeof buf, "%lld", jint(p->run, "id"));
+    snprintf(buf, sizeof buf, "%lld", (long long)p->run->id);
     kv_row(f, "run id", buf);
-    kv_row(f, "label", jstr(p->run, "label"));
-    kv_row(f, "status", jstr(p->run, "status"));
-    kv_row(f, "started", jstr(p->run, "started_at"));
-    kv_row(f, "finished", jstr(p->run, "finished_at"));
-    snprintf(buf, sizeof buf, "tilebench %s", jstr(p->run, "tilebench_version"));
+    kv_row(f, "label", S(p->run->label));
+    kv_row(f, "status", S(p->run->status));
+    kv_row(f, "started", S(p->run->started_at));
+    kv_row(f, "finished", S(p->run->finished_at));
+    snprintf(buf, sizeof buf, "tilebench %s", S(p->run->tilebench_version));
     kv_row(f, "version", buf);
     fputs("<tr><th>host</th><td>", f);
-    put_object_inline(f, json_object_get(p->run, "host"));
+    put_object_inline(f, &p->run->host);
     fputs("</td></tr>\n<tr><th>tile</th><td>", f);
-    esc(f, *jstr(p->run, "tile_name") ? jstr(p->run, "tile_name") : "\xe2\x80\x93");
+    esc(f, *S(p->run->tile_name) ? p->run->tile_name : "\xe2\x80\x93");
     fputs(", load levels <code>", f);
-    esc(f, jstr(p->run, "tile_spec"));
+    esc(f, S(p->run->tile_spec));
     fputs("</code></td></tr>\n<tr><th>settings</th><td>", f);
-    put_object_inline(f, json_object_get(p->run, "settings"));
+    put_object_inline(f, &p->run->settings);
     fputs("</td></tr>\n</table>\n", f);
 }
 
 /* Score, PPKW and power against tiles, then latency per workload. */
 static void figure(FILE *f, const chart *c, const char *caption) {
     fputs("<figure>", f);
-    svg_chart(f, c);
+    tb_svg_chart(f, c);
     fprintf(f, "<figcaption>%s</figcaption></figure>\n", caption);
 }
 
@@ -917,7 +609,7 @@ static void latency_chart(page *p, size_t first, const double *x) {
         }
         snprintf(names[ns], sizeof names[ns], "%s p%g", l->op, l->pct);
         ss[ns] = (chart_series){names[ns], color, n, x, ys + ns * n, marks + ns * n, note_ptrs + ns * n};
-        if (l->rule && series_has_points(&ss[ns])) {
+        if (l->rule && tb_svg_series_has_points(&ss[ns])) {
             /* Ops under the same limit share one line, drawn neutral, so two
              * coloured dashed lines do not blend into a third colour. */
             for (j = 0; j < nl && !(ls[j].y == l->limit_ms && lpct[j] == l->pct); j++)
@@ -958,7 +650,7 @@ static void latency_chart(page *p, size_t first, const double *x) {
  * and C-state residency per state; a chart with nothing to plot is a note
  * saying the figure is not available on this host. */
 static void telemetry_charts(page *p, const double *x, const int *mark, const char *const *notes) {
-    static const char *const util_keys[] = {"cpu_util_pct", "user_pct", "sys_pct", "iowait_pct"};
+    static const int util_keys[] = {TEL_UTIL, 0, 2, 4}; /* utilization, user, sys, iowait */
     static const char *const util_names[] = {"CPU utilization", "user", "sys", "iowait"};
     size_t n = p->n_pts, i, k, ns = 0;
     const char *states[16];
@@ -979,7 +671,7 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
                       "100 &minus; idle &minus; iowait.");
     }
     /* frequency */
-    for (i = 0, any = 0; i < n; i++) any |= isfinite(ys[i] = tel_median(p, &p->pts[i], "avg_freq_mhz", NULL));
+    for (i = 0, any = 0; i < n; i++) any |= isfinite(ys[i] = tel_median(p, &p->pts[i], TEL_FREQ, NULL));
     if (any) {
         chart_series s = {"mean frequency", palette[4], n, x, ys, mark, notes};
         chart c = {"Mean CPU frequency against tiles", "load level (tiles)", "MHz", "MHz", 0, 0, NAN, NULL, &s, 1,
@@ -989,10 +681,9 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
     }
     /* C-states, by name in the order first seen */
     for (i = 0; i < p->n_rows; i++) {
-        const json_t *cs = json_object_get(json_object_get(json_array_get(p->levels, i), "telemetry"),
-                                           "cstate_residency_pct"), *v;
-        const char *name;
-        json_object_foreach((json_t *)cs, name, v) {
+        const tb_model_obj *cs = &p->levels[i].telemetry.cstate_residency_pct;
+        for (size_t c = 0; c < cs->n; c++) {
+            const char *name = cs->kv[c].key;
             size_t j;
             for (j = 0; j < n_states && strcmp(states[j], name) != 0; j++) {
             }
@@ -1000,7 +691,7 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
         }
     }
     for (k = 0, ns = 0; k < n_states; k++) {
-        for (i = 0; i < n; i++) ys[ns * n + i] = tel_median(p, &p->pts[i], NULL, states[k]);
+        for (i = 0; i < n; i++) ys[ns * n + i] = tel_median(p, &p->pts[i], 0, states[k]);
         ss[ns] = (chart_series){states[k], palette[ns % N_PALETTE], n, x, ys + ns * n, mark, notes};
         ns++;
     }
@@ -1020,9 +711,8 @@ static void html_charts(page *p) {
     double *x, *score, *ppkw, *watts;
     int *mark;
     const char **notes;
-    double sat = json_is_integer(json_object_get(p->run, "saturation_tiles")) ? (double)jint(p->run, "saturation_tiles")
-                                                                               : NAN;
-    int est = json_is_true(json_object_get(p->run, "estimated_power"));
+    double sat = p->run->saturation_tiles.known ? (double)p->run->saturation_tiles.v : NAN;
+    int est = p->run->estimated_power;
     char idle_label[64];
     fputs("<h2 id=\"charts\">Charts</h2>\n", f);
     if (n == 0) {
@@ -1037,9 +727,9 @@ static void html_charts(page *p) {
     notes = xmalloc(n * sizeof *notes);
     for (i = 0; i < n; i++) {
         x[i] = p->pts[i].tiles;
-        score[i] = point_median(p, &p->pts[i], "score");
-        ppkw[i] = point_median(p, &p->pts[i], "ppkw");
-        watts[i] = point_median(p, &p->pts[i], "avg_watts");
+        score[i] = point_median(p, &p->pts[i], FIG_SCORE);
+        ppkw[i] = point_median(p, &p->pts[i], FIG_PPKW);
+        watts[i] = point_median(p, &p->pts[i], FIG_WATTS);
         mark[i] = p->pts[i].mark;
         notes[i] = p->pts[i].note;
     }
@@ -1059,7 +749,7 @@ static void html_charts(page *p) {
     }
     {
         chart_series s = {"mean power", palette[2], n, x, watts, mark, notes};
-        chart_line idle = {jnum(p->run, "active_idle_watts"), idle_label, "#475569"};
+        chart_line idle = {p->run->active_idle_watts, idle_label, "#475569"};
         chart c = {est ? "Mean power against tiles (ESTIMATED)" : "Mean power against tiles", "load level (tiles)",
                    "mean SUT power (W)", "W", 1, 0, NAN, NULL, &s, 1, &idle, 1};
         snprintf(idle_label, sizeof idle_label, "active idle %.1f W", idle.y);
@@ -1126,13 +816,11 @@ static void td_ms(FILE *f, double ms) {
     fputs("</td>", f);
 }
 
-/* A verdict cell: PASS/FAIL, yes/NO, "-" when unknown; detail (escaped)
+/* A verdict cell: PASS/FAIL, yes/NO; detail (escaped)
  * follows after a colon. */
-static void td_verdict(FILE *f, const json_t *v, const char *yes, const char *no, const char *detail) {
+static void td_verdict(FILE *f, int v, const char *yes, const char *no, const char *detail) {
     fputs("<td>", f);
-    if (json_is_boolean(v))
-        fprintf(f, "<span class=\"%s\">%s</span>", json_is_true(v) ? "pass" : "fail", json_is_true(v) ? yes : no);
-    else fputs("&ndash;", f);
+    fprintf(f, "<span class=\"%s\">%s</span>", v ? "pass" : "fail", v ? yes : no);
     if (detail && *detail) {
         fputs(": ", f);
         esc(f, detail);
@@ -1142,20 +830,18 @@ static void td_verdict(FILE *f, const json_t *v, const char *yes, const char *no
 
 /* A level's QoS cell: PASS or FAIL, with "N not judged" beside it when rules
  * had too few ops (so it never reads as a plain PASS). */
-static void td_qos_level(FILE *f, const json_t *lv) {
-    long long nj = jint(lv, "qos_not_judged");
-    if (nj <= 0) {
-        td_verdict(f, json_object_get(lv, "qos_pass"), "PASS", "FAIL", NULL);
+static void td_qos_level(FILE *f, const tb_model_level *lv) {
+    if (lv->qos_not_judged <= 0) {
+        td_verdict(f, lv->qos_pass, "PASS", "FAIL", NULL);
         return;
     }
-    fprintf(f, "<td><span class=\"%s\">%s</span>, <span class=\"nj\">%lld not judged</span></td>",
-            json_is_true(json_object_get(lv, "qos_pass")) ? "pass" : "fail",
-            json_is_true(json_object_get(lv, "qos_pass")) ? "PASS" : "FAIL", nj);
+    fprintf(f, "<td><span class=\"%s\">%s</span>, <span class=\"nj\">%d not judged</span></td>",
+            lv->qos_pass ? "pass" : "fail", lv->qos_pass ? "PASS" : "FAIL", lv->qos_not_judged);
 }
 
 /* A level's tiles and phase, the first cells of most tables. */
-static void td_level(FILE *f, const json_t *lv) {
-    fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>", jint(lv, "tiles"), jint(lv, "phase"));
+static void td_level(FILE *f, const tb_model_level *lv) {
+    fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>", (long long)lv->tiles, (long long)lv->phase);
 }
 
 /* Section heading; when empty, a note instead and 0 (the caller stops). */
@@ -1167,28 +853,26 @@ static int section(FILE *f, const char *id, const char *title, int empty, const 
 
 static void html_levels(page *p) {
     FILE *f = p->f;
-    const json_t *lv;
     size_t i;
     if (!section(f, "levels", "Load levels", p->n_rows == 0, "No load level stored.")) return;
     table_open(f, "#tiles|#phase|#steady (s)|#score|#avg W|#PPKW|QoS|valid|#bad / total samples|#CPU util %|#freq MHz");
-    json_array_foreach(p->levels, i, lv) {
-        const json_t *tel = json_object_get(lv, "telemetry");
-        row_open(f, !json_is_true(json_object_get(lv, "qos_pass")) || !json_is_true(json_object_get(lv, "valid")),
-                 "level");
+    for (i = 0; i < p->n_rows; i++) {
+        const tb_model_level *lv = &p->levels[i];
+        row_open(f, !lv->qos_pass || !lv->valid, "level");
         td_level(f, lv);
-        td_num(f, jnum(lv, "steady_s"), 1);
-        td_num(f, jnum(lv, "score"), 3);
-        td_num(f, jnum(lv, "avg_watts"), 1);
-        td_num(f, jnum(lv, "ppkw"), 2);
+        td_num(f, lv->steady_s, 1);
+        td_num(f, lv->score, 3);
+        td_num(f, lv->avg_watts, 1);
+        td_num(f, lv->ppkw, 2);
         td_qos_level(f, lv);
-        td_verdict(f, json_object_get(lv, "valid"), "yes", "NO", jstr(lv, "invalid_reason"));
+        td_verdict(f, lv->valid, "yes", "NO", S(lv->invalid_reason));
         fputs("<td class=\"n\">", f);
-        put_num(f, jnum(lv, "samples_bad"), 0);
+        put_num(f, int_num(lv->samples_bad), 0);
         fputs(" / ", f);
-        put_num(f, jnum(lv, "samples_total"), 0);
+        put_num(f, int_num(lv->samples_total), 0);
         fputs("</td>", f);
-        td_num(f, jnum(tel, "cpu_util_pct"), 1);
-        td_num(f, jnum(tel, "avg_freq_mhz"), 0);
+        td_num(f, lv->telemetry.cpu_util_pct, 1);
+        td_num(f, lv->telemetry.avg_freq_mhz, 0);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -1202,35 +886,36 @@ static void td_na(FILE *f, double v, int dec) {
 
 static void html_telemetry(page *p) {
     FILE *f = p->f;
-    const json_t *lv;
     size_t i;
     if (!section(f, "telemetry", "Host telemetry per level", p->n_rows == 0, "No load level stored.")) return;
     table_open(f, "#tiles|#phase|#CPU util %|#user %|#sys %|#iowait %|#idle %|#steal %|#freq MHz|freq source"
                   "|C-state residency %|#samples");
-    json_array_foreach(p->levels, i, lv) {
-        const json_t *t = json_object_get(lv, "telemetry"), *cs = json_object_get(t, "cstate_residency_pct"), *v;
-        const char *name;
+    for (i = 0; i < p->n_rows; i++) {
+        const tb_model_level *lv = &p->levels[i];
+        const tb_model_telemetry *t = &lv->telemetry;
+        const tb_model_obj *cs = &t->cstate_residency_pct;
         int first = 1;
         row_open(f, 0, NULL);
         td_level(f, lv);
-        td_na(f, jnum(t, "cpu_util_pct"), 1);
-        td_na(f, jnum(t, "user_pct"), 1);
-        td_na(f, jnum(t, "sys_pct"), 1);
-        td_na(f, jnum(t, "iowait_pct"), 1);
-        td_na(f, jnum(t, "idle_pct"), 1);
-        td_na(f, jnum(t, "steal_pct"), 1);
-        td_na(f, jnum(t, "avg_freq_mhz"), 0);
-        td_text(f, *jstr(t, "freq_source") ? jstr(t, "freq_source") : "n/a");
+        td_na(f, t->cpu_util_pct, 1);
+        td_na(f, t->mode_pct[0], 1); /* user */
+        td_na(f, t->mode_pct[2], 1); /* sys */
+        td_na(f, t->mode_pct[4], 1); /* iowait */
+        td_na(f, t->mode_pct[3], 1); /* idle */
+        td_na(f, t->mode_pct[7], 1); /* steal */
+        td_na(f, t->avg_freq_mhz, 0);
+        td_text(f, *S(t->freq_source) ? t->freq_source : "n/a");
         fputs("<td>", f);
-        json_object_foreach((json_t *)cs, name, v) {
-            if (!json_is_number(v)) continue;
+        for (size_t k = 0; k < cs->n; k++) {
+            const tb_model_kv *v = &cs->kv[k];
+            if (v->kind != TB_KV_INT && v->kind != TB_KV_REAL) continue;
             fputs(first ? "" : ", ", f);
-            esc(f, name);
-            fprintf(f, " %.1f", json_number_value(v));
+            esc(f, v->key);
+            fprintf(f, " %.1f", v->kind == TB_KV_INT ? (double)v->i : v->d);
             first = 0;
         }
         fputs(first ? "n/a</td>" : "</td>", f);
-        td_na(f, jnum(t, "samples"), 0);
+        td_na(f, int_num(t->samples), 0);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n<p class=\"note\">Sampled at 1 Hz over steady state; samples that straddle its edges are left "
@@ -1242,23 +927,23 @@ static void html_telemetry(page *p) {
 
 static void html_qos(page *p) {
     FILE *f = p->f;
-    const json_t *lv, *q;
     size_t i, j, n = 0;
-    json_array_foreach(p->levels, i, lv) n += json_array_size(json_object_get(lv, "qos"));
+    for (i = 0; i < p->n_rows; i++) n += p->levels[i].n_qos;
     if (!section(f, "qos", "QoS rules per level", n == 0, "No QoS rule was evaluated.")) return;
     table_open(f, "#tiles|#phase|rule|#observed|#limit|verdict|reason");
-    json_array_foreach(p->levels, i, lv) {
-        json_array_foreach(json_object_get(lv, "qos"), j, q) {
-            int nj = json_is_false(json_object_get(q, "judged"));
-            row_open(f, json_is_false(json_object_get(q, "pass")), NULL);
+    for (i = 0; i < p->n_rows; i++) {
+        const tb_model_level *lv = &p->levels[i];
+        for (j = 0; j < lv->n_qos; j++) {
+            const tb_model_qos *q = &lv->qos[j];
+            row_open(f, q->judged && !q->pass, NULL);
             td_level(f, lv);
-            td_text(f, jstr(q, "rule"));
-            if (isfinite(jnum(q, "observed"))) td_ms(f, jnum(q, "observed"));
+            td_text(f, S(q->rule));
+            if (isfinite(q->observed)) td_ms(f, q->observed);
             else fputs("<td class=\"n\">n/a</td>", f); /* nothing observed (no ops): never 0 */
-            td_ms(f, jnum(q, "limit"));
-            if (nj) fputs("<td><span class=\"nj\">NOT JUDGED</span></td>", f);
-            else td_verdict(f, json_object_get(q, "pass"), "PASS", "FAIL", NULL);
-            td_text(f, jstr(q, "reason"));
+            td_ms(f, q->limit);
+            if (!q->judged) fputs("<td><span class=\"nj\">NOT JUDGED</span></td>", f);
+            else td_verdict(f, q->pass, "PASS", "FAIL", NULL);
+            td_text(f, S(q->reason));
             fputs("</tr>\n", f);
         }
     }
@@ -1291,17 +976,17 @@ static void html_latency(page *p) {
                                "|#p99.9|#p99.99|#max");
     for (r = 0; r < p->n_rows; r++) {
         for (g = 0; g < p->n_groups[r]; g++) {
-            const tb_report_op_group *og = &p->groups[r][g];
+            const tb_model_op_group *og = &p->groups[r][g];
             int has = tb_hist_count(og->hist) > 0;
             row_open(f, 0, g == 0 && r > 0 ? "grp" : NULL);
-            td_level(f, json_array_get(p->levels, r));
+            td_level(f, &p->levels[r]);
             td_text(f, og->workload);
             td_text(f, og->op);
             td_num(f, (double)og->count, 0);
             td_num(f, (double)og->errors, 0);
             if (any_errors) {
                 char cls[160];
-                tb_report_error_classes(og, cls, sizeof cls);
+                tb_fmt_error_classes(og, cls, sizeof cls);
                 td_text(f, cls);
             }
             td_ms(f, has ? (double)tb_hist_min(og->hist) / 1000.0 : NAN);
@@ -1317,23 +1002,24 @@ static void html_latency(page *p) {
 
 static void html_workloads(page *p) {
     FILE *f = p->f;
-    const json_t *lv, *w;
     size_t i, j, n = 0;
-    json_array_foreach(p->levels, i, lv) n += json_array_size(json_object_get(lv, "workloads"));
+    for (i = 0; i < p->n_rows; i++) n += p->levels[i].n_workloads;
     if (!section(f, "workloads", "Workloads per tile", n == 0, "No workload results stored.")) return;
     table_open(f, "#tiles|#phase|#tile|workload|#ops|#errors|#throughput|unit|#reference|#normalized");
-    json_array_foreach(p->levels, i, lv) {
-        json_array_foreach(json_object_get(lv, "workloads"), j, w) {
+    for (i = 0; i < p->n_rows; i++) {
+        const tb_model_level *lv = &p->levels[i];
+        for (j = 0; j < lv->n_workloads; j++) {
+            const tb_model_workload *w = &lv->workloads[j];
             row_open(f, 0, NULL);
             td_level(f, lv);
-            td_num(f, jnum(w, "tile"), 0);
-            td_text(f, jstr(w, "name"));
-            td_num(f, jnum(w, "ops"), 0);
-            td_num(f, jnum(w, "errors"), 0);
-            td_num(f, jnum(w, "throughput"), 2);
-            td_text(f, jstr(w, "unit"));
-            td_num(f, jnum(w, "reference"), 2);
-            td_num(f, jnum(w, "normalized"), 3);
+            td_num(f, (double)w->tile, 0);
+            td_text(f, S(w->name));
+            td_num(f, int_num(w->ops), 0);
+            td_num(f, int_num(w->errors), 0);
+            td_num(f, w->throughput, 2);
+            td_text(f, S(w->unit));
+            td_num(f, w->reference, 2);
+            td_num(f, w->normalized, 3);
             fputs("</tr>\n", f);
         }
     }
@@ -1342,10 +1028,9 @@ static void html_workloads(page *p) {
 
 /* The "averaged" cell: NOT AVERAGED when every valid reading had min = max =
  * average (tb_ipmi_not_averaged), else how many did; blank when none did. */
-static void html_averaged(FILE *f, const json_t *m) {
-    long long flat = (long long)json_integer_value(json_object_get(m, "flat_readings"));
-    long long valid = (long long)json_integer_value(json_object_get(m, "valid_readings"));
-    if (json_is_true(json_object_get(m, "not_averaged")))
+static void html_averaged(FILE *f, const tb_model_meter *m) {
+    long long flat = (long long)m->flat_readings, valid = (long long)m->valid_readings;
+    if (m->not_averaged)
         fprintf(f, "<td class=\"fail\">NOT AVERAGED: min = max = average in all %lld valid readings</td>", valid);
     else if (flat > 0)
         fprintf(f, "<td>min = max = average in %lld of %lld valid readings</td>", flat, valid);
@@ -1355,34 +1040,33 @@ static void html_averaged(FILE *f, const json_t *m) {
 
 static void html_meters(page *p) {
     FILE *f = p->f;
-    const json_t *meters = json_object_get(p->run, "meters"), *m;
     size_t i;
-    if (!section(f, "meters", "Meters", json_array_size(meters) == 0, "No meter recorded.")) return;
+    if (!section(f, "meters", "Meters", p->run->n_meters == 0, "No meter recorded.")) return;
     table_open(f, "##|URI|model|IDN|driver|V range|A range|crest factor|update ms|averaging window ms|averaged|max "
                   "uncertainty %|invalid samples|estimated");
-    json_array_foreach(meters, i, m) {
-        int est = json_is_true(json_object_get(m, "estimated"));
-        const json_t *r = json_object_get(m, "ranges");
+    for (i = 0; i < p->run->n_meters; i++) {
+        const tb_model_meter *m = &p->run->meters[i];
+        int est = m->estimated;
         char buf[64];
         row_open(f, est, NULL);
         td_num(f, (double)i, 0);
         fputs("<td><code>", f);
-        esc(f, jstr(m, "uri"));
+        esc(f, S(m->uri));
         fputs("</code></td>", f);
-        td_text(f, jstr(m, "model"));
-        td_text(f, jstr(m, "idn"));
-        td_text(f, jstr(m, "driver"));
+        td_text(f, S(m->model));
+        td_text(f, S(m->idn));
+        td_text(f, S(m->driver));
         /* a range with its mode: "300 (fixed)", "20 (auto)"; blank when the meter does not say */
-        snprintf(buf, sizeof buf, "%.4g (%s)", jnum(r, "volts"), jstr(r, "volt_mode"));
-        td_text(f, isnan(jnum(r, "volts")) ? jstr(r, "volt_mode") : buf);
-        snprintf(buf, sizeof buf, "%.4g (%s)", jnum(r, "amps"), jstr(r, "amp_mode"));
-        td_text(f, isnan(jnum(r, "amps")) ? jstr(r, "amp_mode") : buf);
-        td_num(f, jnum(m, "crest_factor"), 0);
-        td_num(f, jnum(m, "update_ms"), 0);
-        td_num(f, jnum(m, "avg_window_ms"), 0);
+        snprintf(buf, sizeof buf, "%.4g (%s)", m->volt_range_v, S(m->volt_mode));
+        td_text(f, isnan(m->volt_range_v) ? S(m->volt_mode) : buf);
+        snprintf(buf, sizeof buf, "%.4g (%s)", m->amp_range_a, S(m->amp_mode));
+        td_text(f, isnan(m->amp_range_a) ? S(m->amp_mode) : buf);
+        td_num(f, m->crest_factor, 0);
+        td_num(f, int_num(m->update_ms), 0);
+        td_num(f, int_num(m->avg_window_ms), 0);
         html_averaged(f, m);
-        td_num(f, jnum(m, "max_uncertainty_pct"), 3);
-        td_num(f, jnum(m, "invalid_samples"), 0);
+        td_num(f, m->max_uncertainty_pct, 3);
+        td_num(f, (double)m->invalid_samples, 0);
         fputs(est ? "<td class=\"fail\">ESTIMATED</td></tr>\n" : "<td>no (measured)</td></tr>\n", f);
     }
     fprintf(f,
@@ -1397,15 +1081,15 @@ static void html_meters(page *p) {
 
 static void html_events(page *p) {
     FILE *f = p->f;
-    const json_t *events = json_object_get(p->run, "events"), *e;
     size_t i;
-    if (!section(f, "events", "Events", json_array_size(events) == 0, "No event logged.")) return;
+    if (!section(f, "events", "Events", p->run->n_events == 0, "No event logged.")) return;
     table_open(f, "time (UTC)|kind|message");
-    json_array_foreach(events, i, e) {
-        row_open(f, strcmp(jstr(e, "kind"), "info") != 0, NULL);
-        td_text(f, jstr(e, "at"));
-        td_text(f, jstr(e, "kind"));
-        td_text(f, jstr(e, "message"));
+    for (i = 0; i < p->run->n_events; i++) {
+        const tb_model_event *e = &p->run->events[i];
+        row_open(f, strcmp(S(e->kind), "info") != 0, NULL);
+        td_text(f, S(e->at));
+        td_text(f, S(e->kind));
+        td_text(f, S(e->message));
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -1418,13 +1102,13 @@ static void html_config(page *p) {
           "</p>\n",
           f);
     fputs("<details><summary>Tile definition", f);
-    if (*jstr(p->run, "tile_name")) {
+    if (*S(p->run->tile_name)) {
         fputs(" (", f);
-        esc(f, jstr(p->run, "tile_name"));
+        esc(f, p->run->tile_name);
         fputc(')', f);
     }
     fputs(": the effective file text</summary>\n<pre>", f);
-    esc(f, *jstr(p->run, "config_text") ? jstr(p->run, "config_text") : "(not stored)");
+    esc(f, *S(p->run->config_text) ? p->run->config_text : "(not stored)");
     fputs("</pre></details>\n", f);
 }
 
@@ -1432,7 +1116,6 @@ static void html_config(page *p) {
 
 static void page_free(page *p) {
     size_t i;
-    for (i = 0; i < p->n_rows; i++) tb_report_op_groups_free(p->groups[i], p->n_groups[i]);
     for (i = 0; i < p->n_lat; i++) free(p->lat[i].row);
     free(p->lat);
     free(p->groups);
@@ -1440,26 +1123,20 @@ static void page_free(page *p) {
     free(p->pts);
 }
 
-int tb_report_write_html(tb_report_data *d, FILE *f, char *err) {
+int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) {
     page p;
     size_t i;
+    (void)err; /* write errors are caught by the caller's ferror check */
     memset(&p, 0, sizeof p);
     p.f = f;
-    p.run = d->run;
-    p.levels = json_object_get(d->run, "levels");
-    p.n_rows = json_array_size(p.levels);
-    if (p.n_rows != d->n_levels) {
-        tb_seterr(err, "report: %zu levels in the model, %zu row ids", p.n_rows, d->n_levels);
-        return -1;
-    }
-    /* Read everything before writing anything: a failed read leaves no half page. */
+    p.run = r;
+    p.levels = r->levels;
+    p.n_rows = r->n_levels;
     p.groups = xcalloc(p.n_rows ? p.n_rows : 1, sizeof *p.groups);
     p.n_groups = xcalloc(p.n_rows ? p.n_rows : 1, sizeof *p.n_groups);
     for (i = 0; i < p.n_rows; i++) {
-        if (tb_report_level_ops(d, i, &p.groups[i], &p.n_groups[i], err) != 0) {
-            page_free(&p);
-            return -1;
-        }
+        p.groups[i] = r->levels[i].groups;
+        p.n_groups[i] = r->levels[i].n_groups;
     }
     build_points(&p);
     build_latency(&p);
@@ -1480,7 +1157,7 @@ int tb_report_write_html(tb_report_data *d, FILE *f, char *err) {
     html_events(&p);
     html_config(&p);
     fputs("<footer>Generated by tilebench ", f);
-    esc(f, jstr(d->run, "tilebench_version"));
+    esc(f, S(r->tilebench_version));
     fputs(". Units: power in W (mean over steady state), PPKW in score per kW, latency in ms. Only ops that started "
           "and finished inside steady state count.</footer>\n</main>\n</body>\n</html>\n",
           f);

@@ -11,8 +11,9 @@
  *    database, so there is no path to traverse; anything else is 404. Percent
  *    escapes are decoded except %00, which stays literal, so a NUL cannot cut
  *    a path short ("/runs/1%00" is not "/runs/1").
- *  - Every string from the database goes through esc() (HTML) or jansson
- *    (JSON); reports come from the report module, which escapes the same way.
+ *  - Every string from the database goes through esc() (common/html.h) or
+ *    jansson (JSON); reports come from the report module, which escapes the
+ *    same way. The database is read through the typed model (model.h) only.
  *  - Every response carries a Content-Security-Policy that allows no script
  *    and no fetch, X-Content-Type-Options: nosniff, no framing, no caching.
  *
@@ -39,11 +40,12 @@
 
 #include <jansson.h>
 #include <microhttpd.h>
-#include <sqlite3.h>
 
 #include "results/compare.h"
 #include "results/report.h"
 #include "results/store.h"
+#include "common/html.h"
+#include "results/model.h"
 
 #define CSP                  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 #define MAX_CONNECTIONS      64
@@ -164,25 +166,7 @@ int tb_serve_parse_run_list(const char *s, int64_t *ids, int *n, char *err) {
 
 /* ---- output helpers --------------------------------------------------------------- */
 
-/* HTML-escapes s (text and attribute values alike); control characters
- * other than tab and newline become U+FFFD. */
-static void esc(FILE *f, const char *s) {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    for (; *p; p++) {
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default:
-            if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f)
-                fputs("\xef\xbf\xbd", f);
-            else
-                fputc(*p, f);
-        }
-    }
-}
+#define esc tb_html_escape_file
 
 /* A JSON string of stored text: jansson insists on UTF-8, so when the text
  * is not (a Latin-1 label), its non-ASCII bytes become U+FFFD rather than
@@ -317,78 +301,34 @@ static void reply_db_error(reply *r, int json, const char *db_path, const char *
     reply_error(r, json, 503, "results database unavailable", detail);
 }
 
-/* 1 when run id exists, 0 when not, -1 on a database error (err set). */
-static int run_exists(tb_store *s, int64_t id, char *err) {
-    sqlite3 *db = tb_store_db(s);
-    sqlite3_stmt *st = NULL;
-    int rc;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
-        tb_seterr(err, "read runs: %s", sqlite3_errmsg(db));
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) tb_seterr(err, "read runs: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
-static json_t *col_real(sqlite3_stmt *st, int i) {
-    double v;
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
-    v = sqlite3_column_double(st, i);
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *col_int(sqlite3_stmt *st, int i) {
-    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
-    return json_integer((json_int_t)sqlite3_column_int64(st, i));
-}
+static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 /*
- * The run list, newest first, as a JSON array (caller decrefs), read in one
- * transaction. Per run: id, label, status (the effective one: a run whose
- * writer died reads "interrupted"), started_at, finished_at, tile_spec,
- * levels (distinct load levels stored), saturation_tiles, peak_score and
- * peak_ppkw (the best stored phase, as `tilebench runs` shows),
- * estimated_power, and links. NULL with err on a database error.
+ * The run list, newest first, as a JSON array (caller decrefs). Per run: id,
+ * label, status (the effective one: a run whose writer died reads
+ * "interrupted"), started_at, finished_at, tile_spec, levels (distinct load
+ * levels stored), saturation_tiles, peak_score and peak_ppkw (the best
+ * stored phase, as `tilebench runs` shows), estimated_power, and links.
  */
-static json_t *read_run_list(tb_store *s, char *err) {
-    sqlite3 *db = tb_store_db(s);
-    sqlite3_stmt *st = NULL;
-    json_t *arr;
-    int rc, began = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT r.id, r.label, r.status, r.writer_pid, r.writer_start, r.started_at, r.finished_at,"
-                           " r.tile_spec, r.saturation_tiles,"
-                           " (SELECT count(DISTINCT tiles) FROM levels WHERE run_id = r.id),"
-                           " (SELECT max(score) FROM levels WHERE run_id = r.id),"
-                           " (SELECT max(ppkw) FROM levels WHERE run_id = r.id),"
-                           " (SELECT count(*) FROM meters WHERE run_id = r.id AND estimated != 0)"
-                           " FROM runs r ORDER BY r.id DESC",
-                           -1, &st, NULL) != SQLITE_OK) {
-        tb_seterr(err, "read runs: %s", sqlite3_errmsg(db));
-        if (began) (void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-        return NULL;
-    }
-    arr = json_array();
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+static json_t *run_list_json(const tb_model_run_list *l) {
+    json_t *arr = json_array();
+    for (size_t i = l->n_runs; i-- > 0;) {
+        const tb_model_run_row *w = &l->runs[i];
         json_t *o = json_object(), *links = json_object();
-        long long id = (long long)sqlite3_column_int64(st, 0);
-        const char *status = tb_store_effective_status((const char *)sqlite3_column_text(st, 2),
-                                                       sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
+        long long id = (long long)w->id;
         char url[64];
         json_object_set_new(o, "id", json_integer(id));
-        json_object_set_new(o, "label", json_text((const char *)sqlite3_column_text(st, 1)));
-        json_object_set_new(o, "status", json_text(status));
-        json_object_set_new(o, "started_at", json_text((const char *)sqlite3_column_text(st, 5)));
-        json_object_set_new(o, "finished_at", json_text((const char *)sqlite3_column_text(st, 6)));
-        json_object_set_new(o, "tile_spec", json_text((const char *)sqlite3_column_text(st, 7)));
-        json_object_set_new(o, "levels", col_int(st, 9));
-        json_object_set_new(o, "saturation_tiles", col_int(st, 8));
-        json_object_set_new(o, "peak_score", col_real(st, 10));
-        json_object_set_new(o, "peak_ppkw", col_real(st, 11));
-        json_object_set_new(o, "estimated_power", json_boolean(sqlite3_column_int(st, 12) > 0));
+        json_object_set_new(o, "label", json_text(w->label));
+        json_object_set_new(o, "status", json_text(w->status));
+        json_object_set_new(o, "started_at", json_text(w->started_at));
+        json_object_set_new(o, "finished_at", json_text(w->finished_at));
+        json_object_set_new(o, "tile_spec", json_text(w->tile_spec));
+        json_object_set_new(o, "levels", json_integer(w->levels));
+        json_object_set_new(o, "saturation_tiles",
+                            w->saturation_tiles.known ? json_integer((json_int_t)w->saturation_tiles.v) : json_null());
+        json_object_set_new(o, "peak_score", jreal(w->peak_score));
+        json_object_set_new(o, "peak_ppkw", jreal(w->peak_ppkw));
+        json_object_set_new(o, "estimated_power", json_boolean(w->estimated));
         snprintf(url, sizeof url, "/runs/%lld", id);
         json_object_set_new(links, "html", json_string(url));
         snprintf(url, sizeof url, "/api/runs/%lld", id);
@@ -398,40 +338,74 @@ static json_t *read_run_list(tb_store *s, char *err) {
         json_object_set_new(o, "links", links);
         json_array_append_new(arr, o);
     }
-    if (rc != SQLITE_DONE) {
-        tb_seterr(err, "read runs: %s", sqlite3_errmsg(db));
-        json_decref(arr);
-        arr = NULL;
-    }
-    sqlite3_finalize(st);
-    if (began) (void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     return arr;
 }
 
 /* ---- pages ---------------------------------------------------------------------------- */
 
-static const char *jstr(const json_t *o, const char *key) {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
-static void put_num(FILE *f, const json_t *v, int dec) {
-    if (json_is_number(v))
-        fprintf(f, "%.*f", dec, json_number_value(v));
+static void put_num(FILE *f, double v, int dec) {
+    if (isfinite(v))
+        fprintf(f, "%.*f", dec, v);
     else
         fputs("&ndash;", f);
 }
 
-static void page_index(reply *r, const char *db_path, const json_t *runs) {
+/* Stored text escaped, made UTF-8 as in the JSON list (json_text). */
+static void esc_text(FILE *f, const char *s) {
+    json_t *j = json_text(s);
+    esc(f, json_string_value(j));
+    json_decref(j);
+}
+
+/* One run's row of the index table. */
+static void index_row(FILE *f, const tb_model_run_row *o) {
+    long long id = (long long)o->id;
+    const char *status = o->status ? o->status : "";
+    fprintf(f,
+            "<tr id=\"run-%lld\"><td><input type=\"checkbox\" name=\"runs\" value=\"%lld\" "
+            "aria-label=\"compare run %lld\"></td><td><input type=\"radio\" name=\"baseline\" value=\"%lld\" "
+            "aria-label=\"run %lld is the baseline\"></td><td class=\"n\">%lld</td><td class=\"label\">",
+            id, id, id, id, id, id);
+    esc_text(f, o->label);
+    fputs("</td><td><span class=\"badge st-", f);
+    esc(f, status);
+    fputs("\">", f);
+    esc(f, status);
+    fputs("</span></td><td class=\"t\">", f);
+    esc_text(f, o->started_at);
+    fprintf(f, "</td><td class=\"n\">%d", o->levels);
+    if (o->tile_spec && *o->tile_spec) {
+        fputs(" <span class=\"note\">(", f);
+        esc_text(f, o->tile_spec);
+        fputs(")</span>", f);
+    }
+    fputs("</td><td class=\"n\">", f);
+    if (o->saturation_tiles.known)
+        fprintf(f, "%lld tiles", (long long)o->saturation_tiles.v);
+    else if (strcmp(status, TB_RUN_COMPLETE) == 0)
+        fputs("<span title=\"no load level passed QoS\">none</span>", f);
+    else
+        fputs("&ndash;", f);
+    fputs("</td><td class=\"n\">", f);
+    put_num(f, o->peak_score, 3);
+    fputs("</td><td class=\"n\">", f);
+    put_num(f, o->peak_ppkw, 2);
+    if (o->estimated)
+        fputs(" <span class=\"badge est\" title=\"watts from a model, not a power meter\">estimated</span>", f);
+    fprintf(f,
+            "</td><td><a class=\"report\" href=\"/runs/%lld\">report</a> &middot; <a href=\"/runs/%lld.json\">"
+            "JSON</a> &middot; <a href=\"/runs/%lld.csv\">CSV</a></td></tr>\n",
+            id, id, id);
+}
+
+static void page_index(reply *r, const char *db_path, const tb_model_run_list *runs) {
     FILE *f = r->f;
-    const json_t *o;
-    size_t i;
     html_start(f, "tilebench results");
     fputs("<h1>tilebench results</h1>\n<p class=\"note\">", f);
     esc(f, db_path);
     fprintf(f, " &middot; %zu run%s, newest first &middot; JSON: <a href=\"/api/runs\">/api/runs</a></p>\n",
-            json_array_size(runs), json_array_size(runs) == 1 ? "" : "s");
-    if (json_array_size(runs) == 0) {
+            runs->n_runs, runs->n_runs == 1 ? "" : "s");
+    if (runs->n_runs == 0) {
         fputs("<p>No runs stored yet. <code>tilebench run --db ", f);
         esc(f, db_path);
         fputs("</code> stores one; reload this page while it runs.</p>\n", f);
@@ -442,46 +416,7 @@ static void page_index(reply *r, const char *db_path, const json_t *runs) {
           "<th>baseline</th><th>id</th><th>label</th><th>status</th><th>started (UTC)</th><th>load levels</th>"
           "<th>saturation</th><th>peak score</th><th>peak PPKW</th><th>report</th></tr></thead>\n<tbody>\n",
           f);
-    json_array_foreach(runs, i, o) {
-        long long id = (long long)json_integer_value(json_object_get(o, "id"));
-        const char *status = jstr(o, "status");
-        const json_t *sat = json_object_get(o, "saturation_tiles");
-        fprintf(f,
-                "<tr id=\"run-%lld\"><td><input type=\"checkbox\" name=\"runs\" value=\"%lld\" "
-                "aria-label=\"compare run %lld\"></td><td><input type=\"radio\" name=\"baseline\" value=\"%lld\" "
-                "aria-label=\"run %lld is the baseline\"></td><td class=\"n\">%lld</td><td class=\"label\">",
-                id, id, id, id, id, id);
-        esc(f, jstr(o, "label"));
-        fputs("</td><td><span class=\"badge st-", f);
-        esc(f, status);
-        fputs("\">", f);
-        esc(f, status);
-        fputs("</span></td><td class=\"t\">", f);
-        esc(f, jstr(o, "started_at"));
-        fprintf(f, "</td><td class=\"n\">%lld", (long long)json_integer_value(json_object_get(o, "levels")));
-        if (*jstr(o, "tile_spec")) {
-            fputs(" <span class=\"note\">(", f);
-            esc(f, jstr(o, "tile_spec"));
-            fputs(")</span>", f);
-        }
-        fputs("</td><td class=\"n\">", f);
-        if (json_is_integer(sat))
-            fprintf(f, "%lld tiles", (long long)json_integer_value(sat));
-        else if (strcmp(status, TB_RUN_COMPLETE) == 0)
-            fputs("<span title=\"no load level passed QoS\">none</span>", f);
-        else
-            fputs("&ndash;", f);
-        fputs("</td><td class=\"n\">", f);
-        put_num(f, json_object_get(o, "peak_score"), 3);
-        fputs("</td><td class=\"n\">", f);
-        put_num(f, json_object_get(o, "peak_ppkw"), 2);
-        if (json_is_true(json_object_get(o, "estimated_power")))
-            fputs(" <span class=\"badge est\" title=\"watts from a model, not a power meter\">estimated</span>", f);
-        fprintf(f,
-                "</td><td><a class=\"report\" href=\"/runs/%lld\">report</a> &middot; <a href=\"/runs/%lld.json\">"
-                "JSON</a> &middot; <a href=\"/runs/%lld.csv\">CSV</a></td></tr>\n",
-                id, id, id);
-    }
+    for (size_t i = runs->n_runs; i-- > 0;) index_row(f, &runs->runs[i]); /* newest first */
     fputs("</tbody>\n</table>\n<p><button type=\"submit\">Compare selected runs</button> "
           "<span class=\"note\">Tick two or more runs; the baseline (default: the first ticked) is the one the "
           "others are normalized to at each load level.</span></p>\n</form>\n",
@@ -509,7 +444,7 @@ static void insert_nav(reply *r) {
 /* One run in one report format; 404 for an unknown id. */
 static void page_report(reply *r, tb_store *s, const char *db_path, int64_t id, tb_report_format fmt, int json_err) {
     char err[TB_ERR_LEN];
-    int ex = run_exists(s, id, err);
+    int ex = tb_model_run_exists(s, id, err);
     if (ex < 0) {
         reply_db_error(r, json_err, db_path, err);
         return;
@@ -595,7 +530,7 @@ static void page_compare(reply *r, struct MHD_Connection *c, tb_store *s, const 
         return;
     }
     for (int i = 0; i < a.n; i++) {
-        int ex = run_exists(s, a.ids[i], err);
+        int ex = tb_model_run_exists(s, a.ids[i], err);
         if (ex < 0) {
             reply_db_error(r, 0, db_path, err);
             return;
@@ -700,8 +635,8 @@ static void dispatch(tb_serve *sv, struct MHD_Connection *c, const char *path, r
     switch (route) {
     case TB_ROUTE_INDEX:
     case TB_ROUTE_API_RUNS: {
-        json_t *runs = read_run_list(s, err);
-        if (!runs)
+        tb_model_run_list *runs = NULL;
+        if (tb_model_read_run_list(s, &runs, err) != 0)
             reply_db_error(r, json, sv->db_path, err);
         else if (route == TB_ROUTE_INDEX)
             page_index(r, sv->db_path, runs);
@@ -709,12 +644,12 @@ static void dispatch(tb_serve *sv, struct MHD_Connection *c, const char *path, r
             json_t *o = json_object();
             r->ctype = JSON_TYPE;
             json_object_set_new(o, "database", json_text(sv->db_path));
-            json_object_set(o, "runs", runs);
+            json_object_set_new(o, "runs", run_list_json(runs));
             (void)json_dumpf(o, r->f, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
             fputc('\n', r->f);
             json_decref(o);
         }
-        json_decref(runs);
+        tb_model_run_list_free(runs);
         break;
     }
     case TB_ROUTE_RUN_HTML: page_report(r, s, sv->db_path, id, TB_REPORT_HTML, 0); break;

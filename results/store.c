@@ -11,6 +11,7 @@
  * stored as NULL so readers never have to guess at sentinels.
  */
 #include "results/store.h"
+#include "results/store_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,256 +26,6 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
-
-/*
- * The migrations, in order: migrations[i] takes the schema from version i to
- * i + 1. Never edit a shipped entry; append a new one and bump
- * TB_STORE_SCHEMA_VERSION (and note the change in the README).
- *
- * Version 1. Notes on columns:
- *  - runs.writer_pid / writer_start: the writing process and its start time
- *    (/proc/PID/stat field 22, clock ticks since boot), so a reader can tell a
- *    run that is still being written from one whose writer was killed.
- *  - levels has no UNIQUE(run_id, tiles, phase): repeats of a level are rows too.
- *  - qos."limit" is quoted because LIMIT is an SQL keyword.
- *  - ops.hist / hist_uncorrected: tb_hist_encode BLOBs (corrected = from the
- *    intended start), so any percentile can be computed later; the p*_ms
- *    columns are precomputed from hist and NULL when count is 0.
- *  - power_samples.level_id is NULL for active idle samples.
- */
-static const char *const migrations[] = {
-    /* 0 -> 1 */
-    "CREATE TABLE runs ("
-    "  id INTEGER PRIMARY KEY,"
-    "  label TEXT NOT NULL DEFAULT '',"
-    "  status TEXT NOT NULL CHECK (status IN ('running','complete','interrupted','aborted')),"
-    "  tile_name TEXT,"
-    "  tile_spec TEXT,"
-    "  started_at TEXT NOT NULL,"
-    "  finished_at TEXT,"
-    "  tilebench_version TEXT NOT NULL,"
-    "  host_json TEXT,"
-    "  settings_json TEXT,"
-    "  config_text TEXT,"
-    "  active_idle_watts REAL,"
-    "  saturation_tiles INTEGER,"
-    "  writer_pid INTEGER,"
-    "  writer_start INTEGER"
-    ");"
-    "CREATE TABLE meters ("
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  idx INTEGER NOT NULL,"
-    "  uri TEXT NOT NULL,"
-    "  model TEXT,"
-    "  idn TEXT,"
-    "  estimated INTEGER NOT NULL DEFAULT 0,"
-    "  PRIMARY KEY (run_id, idx)"
-    ");"
-    "CREATE TABLE levels ("
-    "  id INTEGER PRIMARY KEY,"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  tiles INTEGER NOT NULL,"
-    "  phase INTEGER NOT NULL,"
-    "  steady_start TEXT,"
-    "  steady_end TEXT,"
-    "  steady_s REAL,"
-    "  score REAL,"
-    "  avg_watts REAL,"
-    "  ppkw REAL,"
-    "  qos_pass INTEGER NOT NULL,"
-    "  valid INTEGER NOT NULL,"
-    "  invalid_reason TEXT,"
-    "  samples_total INTEGER,"
-    "  samples_bad INTEGER,"
-    "  cpu_util_pct REAL,"
-    "  avg_freq_mhz REAL"
-    ");"
-    "CREATE INDEX levels_run ON levels(run_id, tiles, phase);"
-    "CREATE TABLE workloads ("
-    "  id INTEGER PRIMARY KEY,"
-    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
-    "  name TEXT NOT NULL,"
-    "  tile INTEGER NOT NULL,"
-    "  ops INTEGER,"
-    "  errors INTEGER,"
-    "  throughput REAL,"
-    "  unit TEXT,"
-    "  reference REAL,"
-    "  normalized REAL"
-    ");"
-    "CREATE INDEX workloads_level ON workloads(level_id);"
-    "CREATE TABLE ops ("
-    "  workload_id INTEGER NOT NULL REFERENCES workloads(id) ON DELETE CASCADE,"
-    "  name TEXT NOT NULL,"
-    "  count INTEGER,"
-    "  errors INTEGER,"
-    "  count_all INTEGER,"
-    "  mean_ms REAL,"
-    "  p50_ms REAL,"
-    "  p90_ms REAL,"
-    "  p95_ms REAL,"
-    "  p99_ms REAL,"
-    "  p999_ms REAL,"
-    "  max_ms REAL,"
-    "  hist BLOB,"
-    "  hist_uncorrected BLOB"
-    ");"
-    "CREATE INDEX ops_workload ON ops(workload_id);"
-    "CREATE TABLE power_samples ("
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  level_id INTEGER REFERENCES levels(id) ON DELETE CASCADE,"
-    "  meter_idx INTEGER NOT NULL,"
-    "  mono_us INTEGER NOT NULL,"
-    "  wall_us INTEGER NOT NULL,"
-    "  watts REAL,"
-    "  volts REAL,"
-    "  amps REAL,"
-    "  pf REAL,"
-    "  flags INTEGER NOT NULL DEFAULT 0"
-    ");"
-    "CREATE INDEX power_samples_run ON power_samples(run_id, level_id);"
-    "CREATE INDEX power_samples_level ON power_samples(level_id);"
-    "CREATE TABLE qos ("
-    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
-    "  rule TEXT NOT NULL,"
-    "  observed REAL,"
-    "  \"limit\" REAL,"
-    "  pass INTEGER NOT NULL,"
-    "  reason TEXT"
-    ");"
-    "CREATE INDEX qos_level ON qos(level_id);"
-    "CREATE TABLE events ("
-    "  id INTEGER PRIMARY KEY,"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  at TEXT NOT NULL,"
-    "  kind TEXT NOT NULL CHECK (kind IN ('info','warning','error')),"
-    "  message TEXT NOT NULL"
-    ");"
-    "CREATE INDEX events_run ON events(run_id);",
-    /* 1 -> 2: repeats, per-tile QoS verdicts, calibrations */
-    "ALTER TABLE levels ADD COLUMN repeat INTEGER NOT NULL DEFAULT 1;"
-    "ALTER TABLE qos ADD COLUMN tile INTEGER NOT NULL DEFAULT 0;"
-    "CREATE TABLE calibrations ("
-    "  id INTEGER PRIMARY KEY,"
-    "  tile_name TEXT NOT NULL,"
-    "  def_hash TEXT NOT NULL,"
-    "  workload TEXT NOT NULL,"
-    "  reference REAL NOT NULL,"
-    "  unit TEXT NOT NULL,"
-    "  run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,"
-    "  created_at TEXT NOT NULL"
-    ");"
-    "CREATE INDEX calibrations_key ON calibrations(tile_name, def_hash, workload);"
-    /* what a meter says about itself (ranges and uncertainty in the report) */
-    "ALTER TABLE meters ADD COLUMN serial TEXT;"
-    "ALTER TABLE meters ADD COLUMN firmware TEXT;"
-    "ALTER TABLE meters ADD COLUMN driver TEXT;"
-    "ALTER TABLE meters ADD COLUMN volt_range_v REAL;"
-    "ALTER TABLE meters ADD COLUMN amp_range_a REAL;"
-    "ALTER TABLE meters ADD COLUMN volt_mode TEXT;"
-    "ALTER TABLE meters ADD COLUMN amp_mode TEXT;"
-    "ALTER TABLE meters ADD COLUMN crest_factor REAL;"
-    "ALTER TABLE meters ADD COLUMN update_ms INTEGER;"
-    "ALTER TABLE meters ADD COLUMN avg_window_ms INTEGER;"
-    "ALTER TABLE power_samples ADD COLUMN uncertainty_pct REAL;",
-    /* 2 -> 3: campaigns (several runs of one sweep under named SUT
-     * configurations, coordinator/campaign.c), and which ops count toward their
-     * workload's throughput (compare's p95 per workload). One self-contained
-     * entry: campaigns, the apply/revert commands run, and the columns that
-     * tie a run to its campaign. ops.metric is NULL on rows stored before. */
-    "CREATE TABLE campaigns ("
-    "  id INTEGER PRIMARY KEY,"
-    "  name TEXT NOT NULL,"
-    "  baseline TEXT NOT NULL,"
-    "  config_path TEXT,"
-    "  config_text TEXT,"
-    "  status TEXT NOT NULL CHECK (status IN ('running','complete','interrupted','aborted')),"
-    "  message TEXT,"
-    "  started_at TEXT NOT NULL,"
-    "  finished_at TEXT,"
-    "  writer_pid INTEGER,"
-    "  writer_start INTEGER"
-    ");"
-    "CREATE TABLE campaign_steps ("
-    "  id INTEGER PRIMARY KEY,"
-    "  campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,"
-    "  config TEXT NOT NULL,"
-    "  step TEXT NOT NULL CHECK (step IN ('apply','revert')),"
-    "  command TEXT NOT NULL,"
-    "  exit_status INTEGER,"
-    "  output TEXT,"
-    "  started_at TEXT NOT NULL,"
-    "  finished_at TEXT"
-    ");"
-    "CREATE INDEX campaign_steps_campaign ON campaign_steps(campaign_id);"
-    "ALTER TABLE runs ADD COLUMN campaign_id INTEGER REFERENCES campaigns(id) ON DELETE SET NULL;"
-    "ALTER TABLE runs ADD COLUMN campaign_config TEXT;"
-    "CREATE INDEX runs_campaign ON runs(campaign_id);"
-    "ALTER TABLE ops ADD COLUMN metric INTEGER;",
-    /* 3 -> 4: host telemetry (issue 9). Per level: CPU time by mode (% of
-     * the steady state's CPU time), the frequency's source, the number of
-     * 1 Hz samples, and C-state residency as a JSON object {"C0": %, "C1": %,
-     * ...} (state names are the host's own, so not columns). Every sample is
-     * kept in telemetry_samples (level_id NULL: active idle). NULL means not
-     * available on that host. */
-    "ALTER TABLE levels ADD COLUMN user_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN nice_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN sys_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN idle_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN iowait_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN irq_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN softirq_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN steal_pct REAL;"
-    "ALTER TABLE levels ADD COLUMN freq_source TEXT;"
-    "ALTER TABLE levels ADD COLUMN telemetry_samples INTEGER;"
-    "ALTER TABLE levels ADD COLUMN cstate_residency_json TEXT;"
-    "CREATE TABLE telemetry_samples ("
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  level_id INTEGER REFERENCES levels(id) ON DELETE CASCADE,"
-    "  mono_us INTEGER NOT NULL,"
-    "  wall_us INTEGER NOT NULL,"
-    "  interval_us INTEGER NOT NULL,"
-    "  cpu_util_pct REAL,"
-    "  user_pct REAL, nice_pct REAL, sys_pct REAL, idle_pct REAL,"
-    "  iowait_pct REAL, irq_pct REAL, softirq_pct REAL, steal_pct REAL,"
-    "  freq_mhz REAL,"
-    "  freq_source TEXT,"
-    "  cstate_residency_json TEXT"
-    ");"
-    "CREATE INDEX telemetry_samples_run ON telemetry_samples(run_id, level_id);"
-    "CREATE INDEX telemetry_samples_level ON telemetry_samples(level_id);",
-    /* 4 -> 5: errors by class per op (issue 4: connect, io, timeout, server,
-     * content; NULL on rows stored before, whose errors were not split), and
-     * the third QoS outcome: a rule not judged for too few ops. qos.judged
-     * is 0 for such a rule (its pass is 0 too: never a pass), ops is the
-     * sample the rule's minimum applies to and min_ops that minimum (NULL
-     * before). levels.qos_not_judged counts the level's rules not judged in
-     * its verdict or a tile's; qos_pass = 1 means no judged rule failed. */
-    "ALTER TABLE ops ADD COLUMN err_connect INTEGER;"
-    "ALTER TABLE ops ADD COLUMN err_io INTEGER;"
-    "ALTER TABLE ops ADD COLUMN err_timeout INTEGER;"
-    "ALTER TABLE ops ADD COLUMN err_server INTEGER;"
-    "ALTER TABLE ops ADD COLUMN err_content INTEGER;"
-    "ALTER TABLE qos ADD COLUMN judged INTEGER NOT NULL DEFAULT 1;"
-    "ALTER TABLE qos ADD COLUMN ops INTEGER;"
-    "ALTER TABLE qos ADD COLUMN min_ops INTEGER;"
-    "ALTER TABLE levels ADD COLUMN qos_not_judged INTEGER NOT NULL DEFAULT 0;",
-    /* 5 -> 6: why a power sample is bad (issue 19): tb_meter_reason_text of
-     * its reason, e.g. "implausible: negative active power" for a sample
-     * flagged IMPLAUSIBLE (0x20) by the meter front end's plausibility
-     * check. NULL for a good sample, and on rows stored before. watts keeps
-     * the raw reading even then; level means skip bad samples. */
-    "ALTER TABLE power_samples ADD COLUMN reason TEXT;",
-    /* 6 -> 7: the steady window on the monotonic clock of power_samples.mono_us
-     * ([start, end) in µs), so its samples, edges and duration can be checked
-     * from the rows alone (tests/tools/recompute.py); NULL before. */
-    ("ALTER TABLE levels ADD COLUMN steady_start_mono_us INTEGER;"
-     "ALTER TABLE levels ADD COLUMN steady_end_mono_us INTEGER;"),
-};
-
-#define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
-_Static_assert(sizeof migrations / sizeof migrations[0] == TB_STORE_SCHEMA_VERSION,
-               "one migration per schema version");
 
 /* The cached write statements, prepared once after migration. */
 enum {
@@ -554,12 +305,12 @@ static int migrate(tb_store *s, char *err) {
             tx_rollback(s);
             return -1;
         }
-        if (version == N_MIGRATIONS) {
+        if (version == TB_STORE_SCHEMA_VERSION) {
             tx_rollback(s); /* nothing to do: end the read */
             return 0;
         }
         snprintf(what, sizeof what, "migrate %s to schema version %d", s->path, version + 1);
-        if (exec_sql(s, migrations[version]) != SQLITE_OK) {
+        if (exec_sql(s, tb_store_migrations[version]) != SQLITE_OK) {
             set_db_err(s, err, what);
             tx_rollback(s);
             return -1;
@@ -656,7 +407,7 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
         set_db_err(s, err, what);
         goto fail;
     }
-    if (version < N_MIGRATIONS && migrate(s, err) != 0) goto fail;
+    if (version < TB_STORE_SCHEMA_VERSION && migrate(s, err) != 0) goto fail;
     for (i = 0; i < ST_COUNT; i++) {
         if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
             snprintf(what, sizeof what, "open %s: prepare", path);

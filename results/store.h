@@ -205,7 +205,5 @@ int tb_store_finish_campaign(tb_store *s, int64_t campaign_id, const char *statu
 /* Resolves "latest" or a decimal id to a run id. 0 or -1 with err ("no runs in results.db"). */
 int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *err) TB_WUR;
 
-/* The underlying handle, for the report module's read queries only. */
-struct sqlite3 *tb_store_db(tb_store *s);
 
 #endif

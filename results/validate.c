@@ -1,110 +1,120 @@
 /*
- * validate.c: `tilebench validate`'s verdict over the results store (see
- * validate.h). One query over levels, one over each failing level's rules.
+ * validate.c: `tilebench validate`'s verdict over a stored run (see
+ * validate.h), read through the typed model (model.h): its status and its
+ * levels with their QoS verdicts.
  */
 #include "results/validate.h"
 
-#include <sqlite3.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-static int fail_db(sqlite3 *db, const char *what, char *err) {
-    tb_seterr(err, "validate: %s: %s", what, sqlite3_errmsg(db));
-    return -1;
+#include "results/model.h"
+
+/* The rules of one level that failed or were not judged: the failures
+ * first, then by tile (the level's own verdict before the tiles'), each in
+ * the order stored. *n gets their count; the array is malloc'd. */
+static const tb_model_qos **rules_to_show(const tb_model_level *lv, size_t *n) {
+    const tb_model_qos **v = xcalloc(lv->n_qos + lv->n_tile_qos + 1, sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < lv->n_qos; i++)
+        if (!lv->qos[i].pass) v[k++] = &lv->qos[i];
+    for (size_t i = 0; i < lv->n_tile_qos; i++)
+        if (!lv->tile_qos[i].pass) v[k++] = &lv->tile_qos[i];
+    /* a stable insertion sort on (judged first, tile) */
+    for (size_t i = 1; i < k; i++) {
+        const tb_model_qos *x = v[i];
+        size_t j = i;
+        while (j > 0 && (v[j - 1]->judged < x->judged || (v[j - 1]->judged == x->judged && v[j - 1]->tile > x->tile))) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    *n = k;
+    return v;
 }
 
 /* Prints the QoS rules of one level row that failed or were not judged
  * (too few ops): observed vs limit for a failure, the sample vs the least
  * sample for a rule not judged. */
-static int print_rules(sqlite3 *db, int64_t level_id, FILE *f, char *err) {
-    sqlite3_stmt *st;
-    int rc;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT rule, observed, \"limit\", reason, tile, judged, ops, min_ops FROM qos"
-                           " WHERE level_id = ? AND (pass = 0 OR judged = 0) ORDER BY judged DESC, tile, rowid",
-                           -1, &st, NULL) != SQLITE_OK)
-        return fail_db(db, "read qos", err);
-    sqlite3_bind_int64(st, 1, level_id);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *rule = (const char *)sqlite3_column_text(st, 0);
-        const char *reason = (const char *)sqlite3_column_text(st, 3);
-        int tile = sqlite3_column_int(st, 4), judged = sqlite3_column_int(st, 5);
-        fputs(judged ? "    QoS FAIL  " : "    QoS NOT JUDGED  ", f);
-        if (tile > 0) fprintf(f, "tile %d: ", tile);
-        if (judged) {
-            fprintf(f, "%s: observed ", rule ? rule : "?");
-            /* NULL: nothing observed (no ops), "n/a" rather than an invented 0 */
-            if (sqlite3_column_type(st, 1) == SQLITE_NULL) fputs("n/a", f);
-            else fprintf(f, "%.3f", sqlite3_column_double(st, 1));
-            fprintf(f, ", limit %.3f", sqlite3_column_double(st, 2));
+static void print_rules(const tb_model_level *lv, FILE *f) {
+    size_t n;
+    const tb_model_qos **v = rules_to_show(lv, &n);
+    for (size_t i = 0; i < n; i++) {
+        const tb_model_qos *q = v[i];
+        const char *rule = q->rule ? q->rule : "?", *reason = q->reason;
+        fputs(q->judged ? "    QoS FAIL  " : "    QoS NOT JUDGED  ", f);
+        if (q->tile > 0) fprintf(f, "tile %d: ", q->tile);
+        if (q->judged) {
+            fprintf(f, "%s: observed ", rule);
+            /* unknown: nothing observed (no ops), "n/a" rather than an invented 0 */
+            if (isnan(q->observed)) fputs("n/a", f);
+            else fprintf(f, "%.3f", q->observed);
+            fprintf(f, ", limit %.3f", isnan(q->limit) ? 0.0 : q->limit);
             if (reason && *reason) fprintf(f, " (%s)", reason);
         } else if (reason && *reason && strcmp(reason, "no ops") != 0) {
-            fprintf(f, "%s: %s", rule ? rule : "?", reason); /* says the ops and the least it needs */
+            fprintf(f, "%s: %s", rule, reason); /* says the ops and the least it needs */
         } else {
-            fprintf(f, "%s: %lld ops, needs %lld", rule ? rule : "?", (long long)sqlite3_column_int64(st, 6),
-                    (long long)sqlite3_column_int64(st, 7));
+            fprintf(f, "%s: %lld ops, needs %lld", rule, (long long)q->ops.v, (long long)q->min_ops.v);
         }
         fputc('\n', f);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail_db(db, "read qos", err);
-    return 0;
+    free(v);
 }
 
-int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) {
-    sqlite3 *db = tb_store_db(s);
-    sqlite3_stmt *st;
-    int rc, n = 0, pass = 1;
-    char status[32] = "";
-    int64_t pid = 0, start = 0;
+static int by_store_order(const void *a, const void *b) {
+    const tb_model_level *x = *(const tb_model_level *const *)a, *y = *(const tb_model_level *const *)b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
 
-    if (sqlite3_prepare_v2(db, "SELECT status, writer_pid, writer_start FROM runs WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK)
-        return fail_db(db, "read run", err);
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        const char *stored = (const char *)sqlite3_column_text(st, 0);
-        pid = sqlite3_column_int64(st, 1);
-        start = sqlite3_column_int64(st, 2);
-        snprintf(status, sizeof status, "%s", tb_store_effective_status(stored ? stored : "", pid, start));
-    }
-    sqlite3_finalize(st);
-    if (!status[0]) {
-        tb_seterr(err, "run %lld not found", (long long)run_id);
-        return -1;
-    }
+/* The selected levels (all, or those with `tiles` tiles) in the order stored. */
+static const tb_model_level **select_levels(const tb_model_run *r, int tiles, size_t *n) {
+    const tb_model_level **v = xcalloc(r->n_levels + 1, sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_levels; i++)
+        if (tiles == 0 || r->levels[i].tiles == tiles) v[k++] = &r->levels[i];
+    qsort(v, k, sizeof *v, by_store_order);
+    *n = k;
+    return v;
+}
 
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id, tiles, phase, qos_pass, valid, invalid_reason, qos_not_judged FROM levels"
-                           " WHERE run_id = ?1 "
-                           "AND (?2 = 0 OR tiles = ?2) ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return fail_db(db, "read levels", err);
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int(st, 2, tiles);
-    fprintf(f, "run %lld (%s)\n", (long long)run_id, status);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        int qos = sqlite3_column_int(st, 3), valid = sqlite3_column_int(st, 4), nj = sqlite3_column_int(st, 6);
-        const char *why = (const char *)sqlite3_column_text(st, 5);
-        n++;
-        fprintf(f, "  %d tiles phase %d: QoS %s", sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
-                qos ? "PASS" : "FAIL");
+/* One line per level phase, and its failing rules; 1 when all passed. */
+static int print_levels(const tb_model_level *const *lv, size_t n, FILE *f) {
+    int pass = 1;
+    for (size_t i = 0; i < n; i++) {
+        int qos = lv[i]->qos_pass, valid = lv[i]->valid, nj = lv[i]->qos_not_judged;
+        const char *why = lv[i]->invalid_reason;
+        fprintf(f, "  %d tiles phase %d: QoS %s", (int)lv[i]->tiles, (int)lv[i]->phase, qos ? "PASS" : "FAIL");
         if (nj > 0) fprintf(f, " (%d rule%s not judged: too few ops)", nj, nj == 1 ? "" : "s");
         fprintf(f, ", %s\n", valid ? "valid" : "INVALID");
         if (!valid) fprintf(f, "    INVALID   %s\n", why && *why ? why : "(no reason stored)");
-        if ((!qos || nj > 0) && print_rules(db, id, f, err) != 0) {
-            sqlite3_finalize(st);
-            return -1;
-        }
+        if (!qos || nj > 0) print_rules(lv[i], f);
         /* a rule not judged is not a pass: QoS has not been shown to hold */
         if (!qos || nj > 0 || !valid) pass = 0;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return fail_db(db, "read levels", err);
+    return pass;
+}
+
+int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) {
+    tb_model_run *r = NULL;
+    const tb_model_level **lv;
+    size_t n;
+    int pass;
+    char status[32];
+    if (tb_model_read_run(s, run_id, TB_MODEL_VERDICTS_ONLY | TB_MODEL_RAW_TEXT, &r, err) != 0) return -1;
+    snprintf(status, sizeof status, "%s", r->status ? r->status : "");
+    lv = select_levels(r, tiles, &n);
+    fprintf(f, "run %lld (%s)\n", (long long)run_id, status);
     if (n == 0 && tiles > 0) {
         tb_seterr(err, "run %lld has no load level with %d tiles", (long long)run_id, tiles);
+        free(lv);
+        tb_model_run_free(r);
         return -1;
     }
+    pass = print_levels(lv, n, f);
+    free(lv);
+    tb_model_run_free(r);
     if (n == 0) { /* a run that measured nothing cannot pass */
         fprintf(f, "  no load level was measured\nFAIL\n");
         return 0;

@@ -29,6 +29,7 @@
 #include "qos/hist.h"
 #include "results/report.h"
 #include "results/store.h"
+#include "results/store_internal.h"
 
 #define LABEL "<script>\"x\""
 

@@ -21,6 +21,7 @@
 
 #include "results/report.h"
 #include "results/store.h"
+#include "results/store_internal.h"
 
 static char dbpath[64];
 

@@ -1,0 +1,102 @@
+/*
+ * model.c: figures the read model derives from the stored levels: the
+ * per-level summary over phases and repeats, and the run's peaks and
+ * overall efficiency (model.h).
+ */
+#include "results/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+const char *tb_model_qos_verdict(int qos_pass, int not_judged) {
+    return !qos_pass ? "fail" : not_judged > 0 ? "incomplete" : "pass";
+}
+
+#define MAX_REPEATS 256
+
+/* The figures of one load level: within each repeat those of its median
+ * phase (the lower median for an even count, so they come from one real
+ * phase). It passes QoS / is valid only when all its phases in all repeats
+ * do. sc, w, pk get one value per repeat. */
+static void summarize_level(const tb_model_run *r, int64_t tiles, tb_model_summary *o, double *sc, double *w,
+                            double *pk) {
+    const tb_model_level *rows = r->levels;
+    int n = (int)r->n_levels, reps = 0;
+    o->tiles = tiles;
+    o->qos_pass = o->valid = 1;
+    for (int rep = 1; rep <= 1000 && reps < MAX_REPEATS; rep++) {
+        double ph[MAX_REPEATS];
+        int idx[MAX_REPEATS], k = 0, any = 0;
+        for (int j = 0; j < n && k < MAX_REPEATS; j++) {
+            if (rows[j].tiles != tiles || rows[j].repeat != rep) continue;
+            any = 1;
+            idx[k] = j;
+            ph[k++] = rows[j].score;
+            if (!rows[j].qos_pass) o->qos_pass = 0;
+            if (rows[j].qos_not_judged > o->qos_not_judged) o->qos_not_judged = rows[j].qos_not_judged;
+            if (!rows[j].valid) o->valid = 0;
+        }
+        if (!any) {
+            int later = 0;
+            for (int j = 0; j < n; j++)
+                if (rows[j].tiles == tiles && rows[j].repeat > rep) later = 1;
+            if (!later) break;
+            continue;
+        }
+        if (k > o->phases) o->phases = k;
+        int m = idx[tb_score_median_index(ph, k)];
+        sc[reps] = rows[m].score;
+        w[reps] = rows[m].avg_watts;
+        pk[reps] = rows[m].ppkw;
+        reps++;
+    }
+    o->repeats = reps;
+    tb_score_repeat_stats(sc, reps, &o->score);
+    tb_score_repeat_stats(w, reps, &o->avg_watts);
+    tb_score_repeat_stats(pk, reps, &o->ppkw);
+}
+
+/*
+ * One summary entry per load level (tiles), in order of first appearance;
+ * across repeats, mean, min and max. peak_score and peak_ppkw are over these
+ * means; overall_efficiency is SPECpower's sum of performance / sum of power
+ * with active idle counted as zero-score power, in score per kW.
+ */
+void tb_model_summarize(tb_model_run *r) {
+    size_t n = r->n_levels;
+    double *lvl_score = xcalloc(n + 1, sizeof(double)), *lvl_watts = xcalloc(n + 1, sizeof(double));
+    double peak_score = NAN, peak_ppkw = NAN, idle = r->active_idle_watts;
+    int n_lvl = 0;
+    r->summary = xcalloc(n + 1, sizeof *r->summary);
+    r->n_summary = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sc[MAX_REPEATS], w[MAX_REPEATS], pk[MAX_REPEATS];
+        tb_model_summary *o;
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            if (r->levels[j].tiles == r->levels[i].tiles) seen = 1;
+        if (seen) continue;
+        o = &r->summary[r->n_summary++];
+        summarize_level(r, r->levels[i].tiles, o, sc, w, pk);
+        if (o->score.n > 0 && isfinite(o->score.mean)) {
+            double m = o->score.mean;
+            if (isnan(peak_score) || m > peak_score) peak_score = m;
+            lvl_score[n_lvl] = m;
+            lvl_watts[n_lvl] = o->avg_watts.n > 0 && isfinite(o->avg_watts.mean) ? o->avg_watts.mean : NAN;
+            n_lvl++;
+        }
+        if (o->ppkw.n > 0 && isfinite(o->ppkw.mean)) {
+            double m = o->ppkw.mean;
+            if (isnan(peak_ppkw) || m > peak_ppkw) peak_ppkw = m;
+        }
+    }
+    r->peak_score = isfinite(peak_score) ? peak_score : NAN;
+    r->peak_ppkw = isfinite(peak_ppkw) ? peak_ppkw : NAN;
+    {
+        tb_score_efficiency d;
+        double eff = tb_score_overall_efficiency(lvl_score, lvl_watts, n_lvl, isfinite(idle) ? idle : -1, &d);
+        r->overall_efficiency = d.levels_used > 0 && isfinite(eff) ? eff : NAN;
+    }
+    free(lvl_score);
+    free(lvl_watts);
+}

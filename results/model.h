@@ -1,0 +1,244 @@
+/*
+ * model.h: the typed read model of the results store. One reader
+ * (model_read.c) loads a stored run, inside one read transaction so it is a
+ * consistent snapshot even while the coordinator commits levels, into the
+ * structs below; every report renderer (JSON, text, CSV, HTML) reads these
+ * structs and nothing else, so the views always agree and never touch SQL.
+ *
+ * Conventions: a number the store does not know (SQL NULL, or not finite) is
+ * NaN; a nullable integer is a tb_model_int with known = 0; a string the
+ * store does not have is NULL, and every stored string is valid UTF-8 (bytes
+ * that are not become U+FFFD) unless TB_MODEL_RAW_TEXT asks for the bytes. The stored free-form JSON objects (host,
+ * settings, C-state residency) are kept as ordered key/value lists.
+ */
+#ifndef TB_RESULTS_MODEL_H
+#define TB_RESULTS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/tb_common.h"
+#include "qos/hist.h"
+#include "results/store.h"
+#include "scoring/score.h"
+
+/* An integer that may be unknown (SQL NULL). */
+typedef struct tb_model_int {
+    int64_t v;
+    int known;
+} tb_model_int;
+
+/* One member of a stored JSON object. */
+typedef enum { TB_KV_STRING, TB_KV_INT, TB_KV_REAL, TB_KV_BOOL, TB_KV_NULL, TB_KV_OTHER } tb_model_kv_kind;
+
+typedef struct tb_model_kv {
+    char *key;
+    tb_model_kv_kind kind;
+    char *str;   /* TB_KV_STRING: the value; TB_KV_OTHER: the value as compact JSON text */
+    int64_t i;   /* TB_KV_INT; TB_KV_BOOL: 0 or 1 */
+    double d;    /* TB_KV_REAL */
+} tb_model_kv;
+
+/* A stored JSON object, its members in stored order ({} when absent). */
+typedef struct tb_model_obj {
+    size_t n;
+    tb_model_kv *kv;
+} tb_model_obj;
+
+/* The member named key, or NULL. */
+const tb_model_kv *tb_model_obj_get(const tb_model_obj *o, const char *key);
+/* A string member's value; NULL when missing or not a string. */
+const char *tb_model_obj_str(const tb_model_obj *o, const char *key);
+
+typedef struct tb_model_meter {
+    char *uri, *model, *idn, *serial, *firmware, *driver;
+    int estimated;
+    double volt_range_v, amp_range_a; /* ranges */
+    char *volt_mode, *amp_mode;
+    double crest_factor;
+    tb_model_int update_ms, avg_window_ms;
+    double max_uncertainty_pct;
+    int64_t invalid_samples;
+    int64_t flat_readings, valid_readings; /* FLAT among the valid readings, and the valid ones */
+    int not_averaged;                      /* tb_ipmi_not_averaged */
+} tb_model_meter;
+
+/* One QoS rule's verdict: the level's (tile 0) or one tile's. */
+typedef struct tb_model_qos {
+    int tile;
+    char *rule;
+    double observed, limit;
+    int judged; /* 0: too few ops, neither pass nor fail */
+    int pass;   /* judged and met */
+    tb_model_int ops, min_ops;
+    char *reason;
+} tb_model_qos;
+
+/* Percentiles of the latency from the actual send, ms. */
+#define TB_MODEL_UNC_PCTS 5 /* p50, p90, p95, p99, p99.9 */
+
+typedef struct tb_model_op {
+    char *name;
+    tb_model_int count, errors, count_all;
+    double mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, max_ms;
+    int classes_known; /* 0: a row stored before schema 5 (errors not split) */
+    int64_t errors_by_class[TB_ERR_NCLASSES];
+    int uncorrected_readable; /* 0: the stored uncorrected histogram does not decode */
+    double unc_mean_ms, unc_pct_ms[TB_MODEL_UNC_PCTS], unc_max_ms; /* NaN: none */
+    int metric;     /* counts toward the workload's throughput (0 also for rows before schema 3) */
+    tb_hist *hist;  /* with TB_MODEL_OP_HISTS: corrected latency, µs; NULL when none or unreadable */
+    char *hist_error; /* with TB_MODEL_OP_HISTS: why the stored histogram does not decode, else NULL */
+} tb_model_op;
+
+typedef struct tb_model_workload {
+    int64_t id; /* the store's row id: the order stored */
+    char *name;
+    int64_t tile;
+    tb_model_int ops, errors;
+    int classes_known; /* every op's classes known */
+    uint64_t errors_by_class[TB_ERR_NCLASSES];
+    double throughput;
+    char *unit;
+    double reference, normalized;
+    size_t n_ops;
+    tb_model_op *ops_list;
+} tb_model_workload;
+
+/* Host telemetry of a level's steady state. */
+#define TB_MODEL_CPU_MODES 8 /* user nice sys idle iowait irq softirq steal */
+typedef struct tb_model_telemetry {
+    double cpu_util_pct, avg_freq_mhz;
+    char *freq_source;
+    double mode_pct[TB_MODEL_CPU_MODES];
+    tb_model_int samples;
+    tb_model_obj cstate_residency_pct;
+} tb_model_telemetry;
+
+/* One op of one workload of one level phase, merged over its tiles. */
+typedef struct tb_model_op_group {
+    char *workload, *op;
+    uint64_t count, errors; /* summed over tiles */
+    uint64_t errors_by_class[TB_ERR_NCLASSES];
+    int classes_known;
+    tb_hist *hist; /* corrected latency, µs; never NULL, may be empty */
+} tb_model_op_group;
+
+/* One stored phase of one load level. */
+typedef struct tb_model_level {
+    int64_t id; /* the store's row id: levels in the order they were stored sort by it */
+    int64_t tiles, phase, repeat;
+    double score, avg_watts, ppkw;
+    int qos_pass, qos_not_judged, valid;
+    char *invalid_reason, *steady_start, *steady_end;
+    double steady_s;
+    tb_model_int samples_total, samples_bad;
+    size_t n_qos, n_tile_qos;
+    tb_model_qos *qos, *tile_qos; /* the level's rules; each tile's */
+    tb_model_telemetry telemetry;
+    size_t n_workloads;
+    tb_model_workload *workloads;
+    size_t n_groups; /* with TB_MODEL_MERGED_LATENCY */
+    tb_model_op_group *groups;
+} tb_model_level;
+
+/* One load level over its phases and repeats (the median phase of each
+ * repeat; mean, min and max over repeats). */
+typedef struct tb_model_summary {
+    int64_t tiles;
+    int phases, repeats, qos_pass, qos_not_judged, valid;
+    tb_score_stats score, avg_watts, ppkw;
+} tb_model_summary;
+
+typedef struct tb_model_event {
+    char *at, *kind, *message;
+} tb_model_event;
+
+typedef struct tb_model_run {
+    int64_t id;
+    char *label, *status; /* status: the effective one (tb_store_effective_status) */
+    char *started_at, *finished_at, *tilebench_version, *tile_name, *tile_spec, *config_text;
+    tb_model_obj host, settings;
+    size_t n_meters;
+    tb_model_meter *meters;
+    double active_idle_watts;
+    double idle_cpu_util_pct, idle_avg_freq_mhz; /* active idle telemetry */
+    int64_t idle_telemetry_samples;
+    tb_model_int saturation_tiles;
+    double peak_score, peak_ppkw, overall_efficiency;
+    int estimated_power; /* a meter is a model (estimate:) */
+    int64_t campaign_id;  /* 0: not part of a campaign */
+    char *campaign_name, *campaign_config;
+    size_t n_levels;
+    tb_model_level *levels; /* ORDER BY repeat, tiles, phase */
+    size_t n_summary;
+    tb_model_summary *summary;
+    size_t n_events;
+    tb_model_event *events;
+} tb_model_run;
+
+/* Also merge each level's op histograms over tiles (levels[i].groups). */
+#define TB_MODEL_MERGED_LATENCY 1
+/* Only the run's identity and status and its levels with their QoS
+ * verdicts (for validate): no meters, telemetry, workloads, events, host or
+ * settings. */
+#define TB_MODEL_VERDICTS_ONLY 2
+/* Also decode each op's corrected latency histogram (ops_list[k].hist). */
+#define TB_MODEL_OP_HISTS 4
+/* Strings as stored, not made UTF-8 (validate and compare print them so). */
+#define TB_MODEL_RAW_TEXT 8
+
+/* Reads run_id. *out is malloc'd (tb_model_run_free). 0, or -1 with err
+ * ("run 7 not found", a database error). */
+int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out, char *err) TB_WUR;
+void tb_model_run_free(tb_model_run *r); /* NULL is a no-op */
+
+/* A level's QoS in one word: "pass", "fail" or "incomplete". */
+const char *tb_model_qos_verdict(int qos_pass, int not_judged);
+
+/* Fills r->summary, peak_score, peak_ppkw and overall_efficiency from r->levels (model.c). */
+void tb_model_summarize(tb_model_run *r);
+
+/* Several reads as one snapshot: opens a read transaction unless one is
+ * open; returns 1 when it opened one, for tb_model_snapshot_end. */
+int tb_model_snapshot_begin(tb_store *s);
+void tb_model_snapshot_end(tb_store *s, int opened);
+
+/* ---- the run list ---------------------------------------------------------- */
+
+/* One run of the list, its strings as stored (not made UTF-8). */
+typedef struct tb_model_run_row {
+    int64_t id;
+    char *started_at, *status, *label; /* status effective */
+    char *finished_at, *tile_spec;
+    tb_model_int saturation_tiles;
+    int levels;                        /* distinct load levels */
+    double peak_score, peak_ppkw;      /* the best stored phase's; NaN: none */
+    int estimated;
+} tb_model_run_row;
+
+typedef struct tb_model_campaign_run {
+    int64_t id;
+    char *config;
+} tb_model_campaign_run;
+
+typedef struct tb_model_campaign {
+    int64_t id;
+    char *name, *baseline, *status, *started_at, *message;
+    size_t n_runs;
+    tb_model_campaign_run *runs;
+} tb_model_campaign;
+
+typedef struct tb_model_run_list {
+    size_t n_runs;
+    tb_model_run_row *runs;
+    size_t n_campaigns;
+    tb_model_campaign *campaigns;
+} tb_model_run_list;
+
+/* Every run, by id, and the campaigns. 0, or -1 with err. */
+int tb_model_read_run_list(tb_store *s, tb_model_run_list **out, char *err) TB_WUR;
+/* 1 when run id is stored, 0 when not, -1 on a database error (err set). */
+int tb_model_run_exists(tb_store *s, int64_t id, char *err) TB_WUR;
+void tb_model_run_list_free(tb_model_run_list *l);
+
+#endif

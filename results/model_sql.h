@@ -1,0 +1,37 @@
+/*
+ * model_sql.h: internal to the model reader (model_read.c, model_levels.c):
+ * its statement helpers and column readers, in the conventions of model.h.
+ */
+#ifndef TB_RESULTS_MODEL_SQL_H
+#define TB_RESULTS_MODEL_SQL_H
+
+#include <sqlite3.h>
+
+#include "results/model.h"
+
+typedef struct tb_model_ctx {
+    sqlite3 *db;
+    char *err;
+    int raw_text; /* TB_MODEL_RAW_TEXT: strings as stored */
+} tb_model_ctx;
+
+int tb_model_prep(tb_model_ctx *c, const char *sql, sqlite3_stmt **st);
+/* Steps st; 1 row, 0 done, -1 error (err set). */
+int tb_model_next(tb_model_ctx *c, sqlite3_stmt *st);
+/* Opens a read transaction if none is open, so every query sees the same
+ * snapshot. Returns 1 when it opened one (tb_model_read_end ends it). */
+int tb_model_read_begin(sqlite3 *db);
+void tb_model_read_end(sqlite3 *db, int opened);
+/* Grows arr (elements of sz bytes) so index n fits; new room zeroed. */
+void *tb_model_grow(void *arr, size_t n, size_t *cap, size_t sz);
+
+char *tb_model_col_str(const tb_model_ctx *c, sqlite3_stmt *st, int i); /* NULL for NULL; UTF-8 unless raw_text */
+double tb_model_col_real(sqlite3_stmt *st, int i); /* NaN for NULL or not finite */
+tb_model_int tb_model_col_int(sqlite3_stmt *st, int i);
+
+/* The telemetry columns (14-15, 17-27) of the levels query. */
+void tb_model_telemetry_from_levels_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_telemetry *t);
+/* r->levels of r->id (model_levels.c). */
+int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * report_views.h: internal to results/. The report renderers, one per
+ * format, each reading the typed model (model.h) alone and writing to a
+ * FILE; report.c reads the model and picks one. No renderer calls another.
+ */
+#ifndef TB_RESULTS_REPORT_VIEWS_H
+#define TB_RESULTS_REPORT_VIEWS_H
+
+#include <stdio.h>
+
+#include "results/model.h"
+
+int tb_report_write_json(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_json.c */
+int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_text.c */
+int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) TB_WUR;   /* report_csv.c */
+int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_html.c */
+/* The run list and campaigns, as a terminal table (report_text.c). */
+int tb_report_write_run_list(const tb_model_run_list *l, FILE *f, char *err) TB_WUR;
+
+#endif

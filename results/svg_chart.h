@@ -1,0 +1,55 @@
+/*
+ * svg_chart.h: internal to results/. The inline SVG line charts of the HTML
+ * report (svg_chart.c).
+ */
+#ifndef TB_RESULTS_SVG_CHART_H
+#define TB_RESULTS_SVG_CHART_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * A line chart over tiles: axes with nice ticks, a title, axis titles with
+ * units, series with markers whose <title> is the tooltip, dashed horizontal
+ * reference lines (active idle, QoS limits) and an optional vertical marker
+ * (saturation). Linear y from 0, or log y when the caller allows it and the
+ * values span more than LOG_SPREAD (latency next to a limit 400x higher).
+ */
+
+enum { MARK_OK = 0, MARK_FAIL = 1, MARK_INVALID = 2 };
+
+typedef struct chart_series {
+    const char *name;         /* legend text */
+    const char *color;
+    size_t n;
+    const double *x, *y;      /* y NaN: no point (the line breaks) */
+    const int *mark;          /* MARK_* bits per point; NULL: all MARK_OK */
+    const char *const *note;  /* tooltip suffix per point, or NULL */
+} chart_series;
+
+typedef struct chart_line {
+    double y;
+    const char *label; /* legend text */
+    const char *color;
+} chart_line;
+
+typedef struct chart {
+    const char *title;
+    const char *x_title, *y_title; /* axis titles, units included */
+    const char *y_unit;            /* unit in tooltips and value labels */
+    int y_dec;                     /* decimals in tooltips and value labels */
+    int log_ok;                    /* may use a log y axis */
+    double mark_x;                 /* vertical marker at this x, NaN for none */
+    const char *mark_label;
+    const chart_series *series;
+    size_t n_series;
+    const chart_line *lines;
+    size_t n_lines;
+} chart;
+
+/* Writes chart c as one <svg> element; every text goes through the HTML escaper. */
+void tb_svg_chart(FILE *f, const chart *c);
+/* Whether s has a point to draw (a finite y). */
+int tb_svg_series_has_points(const chart_series *s);
+
+#endif
