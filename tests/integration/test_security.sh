@@ -215,8 +215,10 @@ sqlite3 "$CDB" .dump | grep -qE -- "$CWPW|$CUPW|$CEPW|$CRPW|$CMPW" && fail "a ca
 echo "ok: no password in the database, $(ls "$T"/report.* | wc -l) reports, runs and the run logs"
 
 # ---- temporary folders: mkdtemp only ----
-if grep -rnE '\b(tmpnam|tempnam|mktemp)\s*\(' "$TB_SOURCE_DIR"/{common,tiles,loadgen,powermeter,qos,scoring,results,cli} --include='*.c'; then
+PRODUCT=("$TB_SOURCE_DIR"/{common,tiles,qos,scoring,powermeter,loadgen,metersim,sut,results,coordinator,cli})
+for d in "${PRODUCT[@]}"; do [ -d "$d" ] || fail "product folder $d is missing: update this list"; done
+if grep -rnE '\b(tmpnam|tempnam|mktemp)\s*\(' "${PRODUCT[@]}" --include='*.c'; then
     fail "a temporary name is guessed (use mkdtemp/mkstemp)"
 fi
-expect "mkdtemp call sites" "$(grep -rn 'mkdtemp(' "$TB_SOURCE_DIR"/{tiles,cli,results} --include='*.c' | wc -l)" -ge 1
+expect "mkdtemp call sites" "$(grep -rn 'mkdtemp(' "${PRODUCT[@]}" --include='*.c' | wc -l)" -ge 1
 echo "PASS test_security"
