@@ -705,6 +705,7 @@ static void cleanup(run_ctx *c) {
     char e[TB_ERR_LEN];
     tb_loadgen_close(c->lg);
     c->lg = NULL;
+    tb_endpoints_free(&c->ep); /* the load generator was the last to read it */
     tb_poller_stop(c->poller);
     c->poller = NULL;
     tb_telem_sampler_stop(c->tsampler);
@@ -873,7 +874,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
 
     /* The SUT: the config's endpoints, or the embedded one started here. */
     if (o->def->has_sut) {
-        c.ep = o->def->sut;
+        tb_endpoints_copy(&c.ep, &o->def->sut);
     } else {
         tb_sut_options so = {.tiles = max_tiles};
         /* The reference web app's data is sized for the tile's web users

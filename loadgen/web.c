@@ -70,7 +70,7 @@ typedef struct web_cfg {
     uint64_t persons; /* registered persons per tile (Olio: 100 x users) */
     size_t image_size;
     char *image;
-    tb_sut_endpoints ep; /* copy: the base URL of each tile */
+    tb_sut_endpoints ep; /* a deep copy: the base URL of each tile */
 } web_cfg;
 
 enum { STEP_NONE = 0, STEP_LOGIN, STEP_PAGE, STEP_ASSET };
@@ -121,6 +121,7 @@ static void web_cfg_free(void *cfg) {
     web_cfg *c = cfg;
     if (!c) return;
     free(c->image);
+    tb_endpoints_free(&c->ep);
     free(c);
 }
 
@@ -128,12 +129,12 @@ static int web_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, v
     web_cfg *c;
     uint64_t isz;
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
-    if (!ep->web_url[0] && ep->n_web_tile == 0) {
+    if (!tb_ep_has(ep->web_url) && ep->n_web_tile == 0) {
         tb_seterr(err, "workload %s: the SUT has no web endpoint ([sut] web = http://HOST:PORT or web.tileN)", w->name);
         return -1;
     }
     c = xcalloc(1, sizeof *c);
-    c->ep = *ep;
+    tb_endpoints_copy(&c->ep, ep);
     if (tb_markov_parse(w, "next.", op_names, N_MIX, &c->mix, err) != 0) goto fail;
     for (int i = 0; i < N_MIX; i++) {
         char key[48];
