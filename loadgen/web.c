@@ -270,8 +270,9 @@ static int same_origin(const web_user *s, const char *v, size_t vl, char *out, s
         }
         return 0;
     }
-    snprintf(out, cap, "%s/%.*s", s->prefix, (int)vl, v);
-    return 1;
+    /* the length check above keeps it in cap; a joined path that still would not fit is not followed */
+    int n = snprintf(out, cap, "%s/%.*s", s->prefix, (int)vl, v);
+    return n >= 0 && (size_t)n < cap;
 }
 
 static void add_asset(web_user *s, const char *v, size_t vl) {
@@ -434,7 +435,7 @@ static void send_page(web_user *s) {
         return;
     }
     case OP_ADDEVENT: {
-        char date[16], body[512];
+        char date[32], body[512]; /* date: "2027-" and two %02d of an int, 11 bytes each at most */
         int n;
         draw_date(s, date, sizeof date);
         n = snprintf(body, sizeof body,

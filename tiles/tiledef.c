@@ -40,7 +40,8 @@ static uint64_t key_hash(const char *section, const char *key) {
 }
 
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
-    snprintf(ps->err, sizeof ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->in.line, section, key, why);
+    /* each part capped so the reason shows; tb_seterr ends a cut message in "..." */
+    tb_seterr(ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->in.line, section, key, why);
     ps->failed = ps->in.line;
     return 0; /* tells inih to stop */
 }
@@ -163,7 +164,7 @@ static int add_rule(parse_state *ps, const char *sec, const char *wname, const c
     const char *base = strrchr(def->path, '/');
     if (def->n_rules >= TB_MAX_RULES) return fail(ps, sec, key, "too many rules");
     if (tb_qos_parse_rule(wname, key, val, &r, e) != 0) {
-        snprintf(ps->err, sizeof ps->err, "%.200s:%d: %s", def->path, ps->in.line, e);
+        tb_seterr(ps->err, "%.200s:%d: %s", def->path, ps->in.line, e);
         ps->failed = ps->in.line;
         return 0;
     }
