@@ -555,8 +555,8 @@ static int ipmi_identify(void *self, tb_meter_info *info, char *err) {
     if (m->dcmi)
         snprintf(info->model, sizeof info->model, "IPMI DCMI power reading");
     else
-        snprintf(info->model, sizeof info->model, "IPMI sensor '%s'", m->sensor);
-    snprintf(info->idn, sizeof info->idn, "%s", m->idn[0] ? m->idn : (m->local ? "BMC (in-band)" : m->host));
+        (void)tb_fmt_capped(info->model, sizeof info->model, "IPMI sensor '%s'", m->sensor);
+    (void)tb_fmt_capped(info->idn, sizeof info->idn, "%s", m->idn[0] ? m->idn : (m->local ? "BMC (in-band)" : m->host));
     snprintf(info->driver, sizeof info->driver, "ipmitool %s %s", m->local ? "open" : "lanplus",
              m->dcmi ? "dcmi power reading" : "sensor reading");
     info->avg_window_ms = m->window_ms;
