@@ -206,7 +206,7 @@ typedef struct ipmi {
     char sensor[64];
     uint64_t timeout_us;
     uint32_t window_ms;
-    char idn[128];
+    char idn[192]; /* "BMC MANU PROD fw FW": 63 + 63 + 31 bytes of mc info fields, 10 of text */
 } ipmi;
 
 static const char *const ipmi_keys[] = {"method", "sensor", "cipher", "timeout", NULL};
@@ -484,7 +484,7 @@ static int parse_uri(const char *uri, ipmi *m, char *err) {
             tb_seterr(err, "cipher: '%s': expected a cipher suite number (e.g. 3, 17)", v);
             return -1;
         }
-        snprintf(m->cipher, sizeof m->cipher, "%s", v);
+        memcpy(m->cipher, v, strlen(v) + 1); /* one or two digits: checked above */
     }
     m->timeout_us = IPMI_DEFAULT_TIMEOUT_US;
     rc = tb_meter_uri_param(q, "timeout", v, sizeof v, err);

@@ -238,9 +238,12 @@ static int make_dovecot_base(up_ctx *c, char *err) {
         sut_copy_str(c->st.dovecot_base, sizeof c->st.dovecot_base, c->dcbase);
         return 0;
     }
-    char sub[PATH_MAX];
-    snprintf(sub, sizeof sub, "%s/base", c->dcbase);
-    sut_copy_str(c->dcbase, sizeof c->dcbase, sub);
+    char sub[sizeof c->dcbase];
+    if (sut_path_join(sub, sizeof sub, c->dcbase, "base") != 0) {
+        tb_seterr(err, "%s/base: path too long", c->dcbase);
+        return TB_SUT_EUSAGE;
+    }
+    memcpy(c->dcbase, sub, sizeof sub);
     return sut_mkdir_p(c->dcbase, err) != 0 ? TB_SUT_EUSAGE : 0;
 }
 
