@@ -87,7 +87,7 @@ static void on_up_signal(int sig) { up_interrupted = sig; }
 
 static int sut_cmd_up(const tb_sut_options *opt) {
     char err[TB_ERR_LEN] = "", ini[2 * PATH_MAX + 16], abs[PATH_MAX], schemas[48];
-    tb_sut_endpoints ep;
+    tb_sut_endpoints ep = {0};
     uint64_t t0 = tb_now_us();
     struct sigaction sa;
     int rc;
@@ -115,6 +115,7 @@ static int sut_cmd_up(const tb_sut_options *opt) {
     if (up_interrupted) {
         fprintf(stderr, "tilebench sut up: interrupted by signal %d: stopping what was started\n", (int)up_interrupted);
         if (tb_sut_down(opt->dir, err) != 0) fprintf(stderr, "tilebench sut up: %s\n", err);
+        tb_endpoints_free(&ep);
         return TB_EXIT_ABORTED;
     }
     if (opt->tiles == 1) snprintf(schemas, sizeof schemas, "schema tile1");
@@ -127,9 +128,11 @@ static int sut_cmd_up(const tb_sut_options *opt) {
            "  redis       %s:%d\n"
            "  oltp        %s\n"
            "  endpoints   %s\n",
-           (double)(tb_now_us() - t0) / 1e6, ep.pg_conninfo, ep.redis_host, ep.redis_port, schemas, ini);
+           (double)(tb_now_us() - t0) / 1e6, tb_ep_str(ep.pg_conninfo), tb_ep_str(ep.redis_host), ep.redis_port,
+           schemas, ini);
     for (int i = 0; i < ep.n_web_tile; i++) printf("  web.tile%-3d %s\n", ep.web_tile[i].tile, ep.web_tile[i].url);
     printf("stop with: tilebench sut down --dir %s\n", opt->dir);
+    tb_endpoints_free(&ep);
     return TB_EXIT_OK;
 }
 

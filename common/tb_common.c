@@ -13,12 +13,34 @@
 #include <string.h>
 #include <time.h>
 
+/* vsnprintf that ends a cut text in "..." (when len leaves room for it). */
+static int vfmt_capped(char *out, size_t len, const char *fmt, va_list ap) {
+    int n;
+    if (len == 0) return -1;
+    n = vsnprintf(out, len, fmt, ap);
+    if (n >= 0 && (size_t)n < len) return 0;
+    if (n < 0)
+        out[0] = '\0';
+    else if (len >= 4)
+        memcpy(out + len - 4, "...", 4); /* cut: say so */
+    return -1;
+}
+
 void tb_seterr(char *err, const char *fmt, ...) {
     va_list ap;
     if (!err) return;
     va_start(ap, fmt);
-    vsnprintf(err, TB_ERR_LEN, fmt, ap);
+    (void)vfmt_capped(err, TB_ERR_LEN, fmt, ap);
     va_end(ap);
+}
+
+int tb_fmt_capped(char *out, size_t len, const char *fmt, ...) {
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    rc = vfmt_capped(out, len, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static void oom(size_t n) {

@@ -52,8 +52,14 @@
 /* Exit codes of the CLI contract (docs/cli.md, "Exit codes"). */
 enum { TB_EXIT_OK = 0, TB_EXIT_VALIDATE = 1, TB_EXIT_USAGE = 2, TB_EXIT_ABORTED = 3 };
 
-/* Writes "fmt..." into err (TB_ERR_LEN bytes); err may be NULL. */
+/* Writes "fmt..." into err (TB_ERR_LEN bytes); err may be NULL. A message
+ * that does not fit is cut and ends in "..." (never silently). */
 void tb_seterr(char *err, const char *fmt, ...) TB_PRINTF(2, 3);
+/* snprintf into out (len bytes) for descriptive text shown to a person (a
+ * meter's model, a host's governors) that does not cut silently: a text that
+ * does not fit is cut to end in "..." and the call returns -1 (0 when whole),
+ * so a caller for whom a cut value is wrong can refuse it instead. */
+int tb_fmt_capped(char *out, size_t len, const char *fmt, ...) TB_PRINTF(3, 4);
 
 /* Allocation: abort with a message on out-of-memory (internal paths only). */
 void *xmalloc(size_t n);

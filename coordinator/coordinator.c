@@ -107,6 +107,7 @@ static void release(run_ctx *c) {
     char e[TB_ERR_LEN];
     tb_loadgen_close(c->lg);
     c->lg = NULL;
+    tb_endpoints_free(&c->ep);
     tb_poller_stop(c->poller);
     c->poller = NULL;
     tb_telem_sampler_stop(c->tsampler);
@@ -273,7 +274,7 @@ static int start_embedded_sut(run_ctx *c, char *err) {
  * hold data for every tile. */
 static int bring_sut_up(run_ctx *c, char *err) {
     int rc;
-    if (c->o->def->has_sut) c->ep = c->o->def->sut;
+    if (c->o->def->has_sut) tb_endpoints_copy(&c->ep, &c->o->def->sut);
     else if ((rc = start_embedded_sut(c, err)) != TB_EXIT_OK) return rc;
     if (tb_loadgen_local_open(c->o->def, &c->ep, c->o->threads, &c->lg, err) != 0) return fail(c, TB_EXIT_USAGE);
     if (c->lg->ops->probe(c->lg->self, c->max_tiles, err) != 0) return fail(c, TB_EXIT_ABORTED);

@@ -79,7 +79,7 @@ typedef struct tb_imap_fetch {
     uint32_t size;    /* RFC822.SIZE */
     const char *body; /* the first BODY[...] / BINARY[...] / RFC822* value, NULL when absent or NIL */
     size_t body_len;
-    char section[32]; /* its section, e.g. "" for BODY[], "HEADER" for BODY[HEADER] */
+    char section[64]; /* its section, e.g. "" for BODY[], "HEADER" for BODY[HEADER]; as long as an item name */
 } tb_imap_fetch;
 
 /*

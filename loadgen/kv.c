@@ -27,7 +27,7 @@ _Static_assert(N_OPS == TB_KIND_KV_N_OPS, "the kv ops must be the catalog's");
 enum { KEYS_UNIFORM = 0, KEYS_ZIPF, KEYS_SEQUENTIAL };
 
 typedef struct kv_cfg {
-    char host[128];
+    char *host; /* heap */
     int port;
     int set_pct;
     uint64_t keyspace;
@@ -83,26 +83,33 @@ static uint64_t scatter(uint64_t x) {
     return x ^ (x >> 31);
 }
 
+static void kv_cfg_free(void *cfg) {
+    kv_cfg *c = cfg;
+    free(c->host);
+    free(c->value);
+    free(c);
+}
+
 static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, void **out, char *err) {
     kv_cfg *c;
     uint64_t pct, vs;
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
-    if (!ep->redis_host[0] || ep->redis_port <= 0) {
+    if (!tb_ep_has(ep->redis_host) || ep->redis_port <= 0) {
         tb_seterr(err, "workload %s: the SUT has no Redis endpoint ([sut] redis = HOST:PORT)", w->name);
         return -1;
     }
     c = xcalloc(1, sizeof *c);
-    snprintf(c->host, sizeof c->host, "%s", ep->redis_host);
+    c->host = xstrdup(ep->redis_host);
     c->port = ep->redis_port;
     if (tb_wl_param_u64(w, "set_pct", 50, &pct, err) || tb_wl_param_u64(w, "keyspace", 10000, &c->keyspace, err) ||
         tb_wl_param_u64(w, "value_size", 32, &vs, err)) {
-        free(c);
+        kv_cfg_free(c);
         return -1;
     }
     if ((pct > 100 && tb_wl_param_bad(w, "set_pct", "expected 0..100 (percent of ops that are SETs)", err)) ||
         (c->keyspace < 1 && tb_wl_param_bad(w, "keyspace", "expected at least 1 key", err)) ||
         (vs > 1048576 && tb_wl_param_bad(w, "value_size", "expected at most 1048576 bytes (1 MiB)", err))) {
-        free(c);
+        kv_cfg_free(c);
         return -1;
     }
     {
@@ -115,25 +122,25 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
         else {
             tb_seterr(err, "%s:%d: [workload.%s] key_pattern: '%s': use uniform, zipf or sequential", w->file,
                       p->line, w->name, pat);
-            free(c);
+            kv_cfg_free(c);
             return -1;
         }
         /* YCSB's default Zipf constant is 0.99 */
         if (tb_wl_param_double(w, "zipf_theta", 0.99, &c->theta, err) != 0 ||
             tb_wl_param_u64(w, "pipeline", 1, &pipe, err) != 0) {
-            free(c);
+            kv_cfg_free(c);
             return -1;
         }
         if (((c->theta <= 0 || c->theta >= 1) &&
              tb_wl_param_bad(w, "zipf_theta", "expected a number between 0 and 1, both excluded (YCSB uses 0.99)", err)) ||
             ((pipe < 1 || pipe > 1000) && tb_wl_param_bad(w, "pipeline", "expected 1..1000 commands per batch", err))) {
-            free(c);
+            kv_cfg_free(c);
             return -1;
         }
         if (c->pattern == KEYS_ZIPF && c->keyspace > 100000000) {
             tb_seterr(err, "%s:%d: [workload.%s] keyspace: at most 100000000 keys with key_pattern = zipf", w->file,
                       w->line, w->name);
-            free(c);
+            kv_cfg_free(c);
             return -1;
         }
         c->pipeline = (int)pipe;
@@ -151,12 +158,6 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
     c->value[c->value_size] = '\0';
     *out = c;
     return 0;
-}
-
-static void kv_cfg_free(void *cfg) {
-    kv_cfg *c = cfg;
-    free(c->value);
-    free(c);
 }
 
 static void *kv_user_new(const void *cfg, tb_user_ctx *u) {

@@ -80,7 +80,7 @@ typedef struct mail_cfg {
     int lmtp;                       /* 1: LHLO, 0: EHLO */
     int send;                       /* own send timer: send_interval > 0 with IMAP sessions */
     int send_only;                  /* session_length = 0: no IMAP; Send is the driver's op */
-    char user_pattern[64], domain[128], password[128];
+    char *user_pattern, *domain, *password; /* heap; "" when the SUT gives none */
     int users; /* users per tile: recipients are drawn among them */
     uint64_t send_interval_us, session_us, timeout_us;
     int mix[N_OPS], mix_total;
@@ -220,6 +220,12 @@ static int parse_mix(const tb_workload_def *w, const char *s, int *mix, int *tot
     return 0;
 }
 
+static void free_strings(mail_cfg *c) {
+    free(c->user_pattern);
+    free(c->domain);
+    free(c->password);
+}
+
 static int mail_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, void **out, char *err) {
     mail_cfg *c;
     uint64_t hn;
@@ -230,9 +236,9 @@ static int mail_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     c = xcalloc(1, sizeof *c);
     c->users = w->users;
     c->timeout_us = w->timeout_us;
-    snprintf(c->user_pattern, sizeof c->user_pattern, "%s", ep->mail_user);
-    snprintf(c->domain, sizeof c->domain, "%s", ep->mail_domain);
-    snprintf(c->password, sizeof c->password, "%s", ep->mail_password);
+    c->user_pattern = xstrdup(tb_ep_str(ep->mail_user));
+    c->domain = xstrdup(tb_ep_str(ep->mail_domain));
+    c->password = xstrdup(tb_ep_str(ep->mail_password));
     if (tb_wl_param_duration(w, "send_interval", 10000000, &c->send_interval_us, err) ||
         tb_wl_param_duration(w, "session_length", 180000000, &c->session_us, err) ||
         tb_wl_param_double(w, "msg_size_min", 2048, &c->size_min, err) ||
@@ -266,11 +272,11 @@ static int mail_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
             goto fail;
         }
     } else {
-        if (!ep->imap_host[0] || ep->imap_port <= 0) {
+        if (!tb_ep_has(ep->imap_host) || ep->imap_port <= 0) {
             tb_seterr(err, "workload %s: the SUT has no IMAP endpoint ([sut] imap = HOST:PORT)", w->name);
             goto fail;
         }
-        if (!ep->mail_password[0]) {
+        if (!tb_ep_has(ep->mail_password)) {
             tb_seterr(err, "workload %s: the SUT has no mail password ([sut] mail_password_file = FILE)", w->name);
             goto fail;
         }
@@ -285,7 +291,7 @@ static int mail_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     dhost = c->lmtp ? ep->lmtp_host : ep->smtp_host;
     dport = c->lmtp ? ep->lmtp_port : ep->smtp_port;
     if (c->send_interval_us > 0 || c->send_only) {
-        if (!dhost[0] || dport <= 0) {
+        if (!tb_ep_has(dhost) || dport <= 0) {
             tb_seterr(err, "workload %s: %s but the SUT has no delivery endpoint ([sut] lmtp or smtp = HOST:PORT)",
                       w->name, c->send_only ? "session_length = 0 (send only)" : "send_interval > 0");
             goto fail;
@@ -298,6 +304,7 @@ static int mail_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     *out = c;
     return 0;
 fail:
+    free_strings(c);
     free(c);
     return -1;
 }
@@ -305,6 +312,7 @@ fail:
 static void mail_cfg_free(void *cfg) {
     mail_cfg *c = cfg;
     tb_mail_corpus_free(&c->corpus);
+    free_strings(c);
     free(c);
 }
 

@@ -73,10 +73,7 @@ static const char prepare_sql[] =
 #define BACKOFF_MAX_US 5000000
 
 typedef struct oltp_cfg {
-    char conninfo[600];    /* every tile's server, unless overridden below */
-    int n_tile;            /* per-tile servers ([sut] pg.tileN) */
-    int tile_no[TB_SUT_MAX_PG_TILES];
-    char tile_conninfo[TB_SUT_MAX_PG_TILES][256];
+    tb_sut_endpoints ep; /* a deep copy: pg_conninfo, and each pg.tileN's own */
     int new_customer_pct;
     int browse_min, browse_max;
     int items_min, items_max, quantity_max;
@@ -116,29 +113,30 @@ static int get_int(const tb_workload_def *w, const char *key, int dflt, int lo, 
     return 0;
 }
 
+static void oltp_cfg_free(void *cfg) {
+    oltp_cfg *c = cfg;
+    tb_endpoints_free(&c->ep);
+    free(c);
+}
+
 static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, void **out, char *err) {
     oltp_cfg *c;
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
-    if (!ep->pg_conninfo[0] && ep->n_pg_tile == 0) {
+    if (!tb_ep_has(ep->pg_conninfo) && ep->n_pg_tile == 0) {
         tb_seterr(err, "workload %s: the SUT has no PostgreSQL endpoint ([sut] pg = conninfo, or pg.tileN)",
                   w->name);
         return -1;
     }
     c = xcalloc(1, sizeof *c);
     c->users = w->users;
-    snprintf(c->conninfo, sizeof c->conninfo, "%s", ep->pg_conninfo);
-    c->n_tile = ep->n_pg_tile;
-    for (int i = 0; i < ep->n_pg_tile; i++) {
-        c->tile_no[i] = ep->pg_tile[i].tile;
-        snprintf(c->tile_conninfo[i], sizeof c->tile_conninfo[i], "%s", ep->pg_tile[i].conninfo);
-    }
+    tb_endpoints_copy(&c->ep, ep);
     {
         const tb_param *m = tb_tiledef_param(w, "mode");
         if (m && strcmp(m->value, "point") == 0) c->point = 1;
         else if (m && strcmp(m->value, "order") != 0) {
             tb_seterr(err, "%s:%d: [workload.%s] mode: '%s': use order (DVD Store orders) or point (one lookup)",
                       w->file, m->line, w->name, m->value);
-            free(c);
+            oltp_cfg_free(c);
             return -1;
         }
     }
@@ -148,26 +146,25 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
         get_int(w, "items_min", 1, 1, 100, &c->items_min, err) ||
         get_int(w, "items_max", 9, 1, 100, &c->items_max, err) ||
         get_int(w, "quantity_max", 3, 1, 1000, &c->quantity_max, err)) {
-        free(c);
+        oltp_cfg_free(c);
         return -1;
     }
     if (c->browse_max < c->browse_min || c->items_max < c->items_min) {
         tb_seterr(err, "%s:%d: [workload.%s] browse_max/items_max must not be below browse_min/items_min", w->file,
                   w->line, w->name);
-        free(c);
+        oltp_cfg_free(c);
         return -1;
     }
     *out = c;
     return 0;
 }
 
-static void oltp_cfg_free(void *cfg) { free(cfg); }
 
 /* The conninfo of tile's server: its own ([sut] pg.tileN) or the shared one. */
 static const char *conninfo_for(const oltp_cfg *c, int tile) {
-    for (int i = 0; i < c->n_tile; i++)
-        if (c->tile_no[i] == tile) return c->tile_conninfo[i];
-    return c->conninfo;
+    for (int i = 0; i < c->ep.n_pg_tile; i++)
+        if (c->ep.pg_tile[i].tile == tile) return c->ep.pg_tile[i].conninfo;
+    return tb_ep_str(c->ep.pg_conninfo);
 }
 
 static void *oltp_user_new(const void *cfg, tb_user_ctx *u) {

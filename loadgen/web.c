@@ -70,7 +70,7 @@ typedef struct web_cfg {
     uint64_t persons; /* registered persons per tile (Olio: 100 x users) */
     size_t image_size;
     char *image;
-    tb_sut_endpoints ep; /* copy: the base URL of each tile */
+    tb_sut_endpoints ep; /* a deep copy: the base URL of each tile */
 } web_cfg;
 
 enum { STEP_NONE = 0, STEP_LOGIN, STEP_PAGE, STEP_ASSET };
@@ -121,6 +121,7 @@ static void web_cfg_free(void *cfg) {
     web_cfg *c = cfg;
     if (!c) return;
     free(c->image);
+    tb_endpoints_free(&c->ep);
     free(c);
 }
 
@@ -128,12 +129,12 @@ static int web_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, v
     web_cfg *c;
     uint64_t isz;
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
-    if (!ep->web_url[0] && ep->n_web_tile == 0) {
+    if (!tb_ep_has(ep->web_url) && ep->n_web_tile == 0) {
         tb_seterr(err, "workload %s: the SUT has no web endpoint ([sut] web = http://HOST:PORT or web.tileN)", w->name);
         return -1;
     }
     c = xcalloc(1, sizeof *c);
-    c->ep = *ep;
+    tb_endpoints_copy(&c->ep, ep);
     if (tb_markov_parse(w, "next.", op_names, N_MIX, &c->mix, err) != 0) goto fail;
     for (int i = 0; i < N_MIX; i++) {
         char key[48];
@@ -269,8 +270,9 @@ static int same_origin(const web_user *s, const char *v, size_t vl, char *out, s
         }
         return 0;
     }
-    snprintf(out, cap, "%s/%.*s", s->prefix, (int)vl, v);
-    return 1;
+    /* the length check above keeps it in cap; a joined path that still would not fit is not followed */
+    int n = snprintf(out, cap, "%s/%.*s", s->prefix, (int)vl, v);
+    return n >= 0 && (size_t)n < cap;
 }
 
 static void add_asset(web_user *s, const char *v, size_t vl) {
@@ -433,7 +435,7 @@ static void send_page(web_user *s) {
         return;
     }
     case OP_ADDEVENT: {
-        char date[16], body[512];
+        char date[32], body[512]; /* date: "2027-" and two %02d of an int, 11 bytes each at most */
         int n;
         draw_date(s, date, sizeof date);
         n = snprintf(body, sizeof body,

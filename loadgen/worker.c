@@ -1081,33 +1081,36 @@ void tb_loadgen_close(tb_loadgen *lg) {
 
 int tb_loadgen_check(const tb_tiledef *def, char *err) {
     /* stand-ins: configure() checks that an endpoint is present, not that it answers */
-    tb_sut_endpoints ep;
-    memset(&ep, 0, sizeof ep);
-    if (def->has_sut) ep = def->sut;
-    if (!ep.pg_conninfo[0]) snprintf(ep.pg_conninfo, sizeof ep.pg_conninfo, "host=127.0.0.1 dbname=check");
-    if (!ep.redis_host[0]) {
-        snprintf(ep.redis_host, sizeof ep.redis_host, "127.0.0.1");
+    tb_sut_endpoints ep = {0};
+    int rc = 0;
+    if (def->has_sut) tb_endpoints_copy(&ep, &def->sut);
+    if (!tb_ep_has(ep.pg_conninfo)) tb_endpoints_set(&ep.pg_conninfo, "host=127.0.0.1 dbname=check");
+    if (!tb_ep_has(ep.redis_host)) {
+        tb_endpoints_set(&ep.redis_host, "127.0.0.1");
         ep.redis_port = 6379;
     }
-    if (!ep.imap_host[0]) {
-        snprintf(ep.imap_host, sizeof ep.imap_host, "127.0.0.1");
+    if (!tb_ep_has(ep.imap_host)) {
+        tb_endpoints_set(&ep.imap_host, "127.0.0.1");
         ep.imap_port = 143;
     }
-    if (!ep.lmtp_host[0] && !ep.smtp_host[0]) {
-        snprintf(ep.lmtp_host, sizeof ep.lmtp_host, "127.0.0.1");
+    if (!tb_ep_has(ep.lmtp_host) && !tb_ep_has(ep.smtp_host)) {
+        tb_endpoints_set(&ep.lmtp_host, "127.0.0.1");
         ep.lmtp_port = 24;
     }
-    if (!ep.mail_password[0]) snprintf(ep.mail_password, sizeof ep.mail_password, "x");
-    if (!ep.web_url[0] && ep.n_web_tile == 0) snprintf(ep.web_url, sizeof ep.web_url, "http://127.0.0.1:80");
-    for (int i = 0; i < def->n_workloads; i++) {
+    if (!tb_ep_has(ep.mail_password)) tb_endpoints_set(&ep.mail_password, "x");
+    if (!tb_ep_has(ep.web_url) && ep.n_web_tile == 0) tb_endpoints_set(&ep.web_url, "http://127.0.0.1:80");
+    for (int i = 0; i < def->n_workloads && rc == 0; i++) {
         const tb_workload_vt *vt = tb_workload_find(def->workloads[i].kind);
         void *cfg = NULL;
         if (!vt) {
             tb_seterr(err, "workload %s: unknown kind '%s'", def->workloads[i].name, def->workloads[i].kind);
-            return -1;
+            rc = -1;
+        } else if (vt->configure(&def->workloads[i], &ep, &cfg, err) != 0) {
+            rc = -1;
+        } else {
+            vt->cfg_free(cfg);
         }
-        if (vt->configure(&def->workloads[i], &ep, &cfg, err) != 0) return -1;
-        vt->cfg_free(cfg);
     }
-    return 0;
+    tb_endpoints_free(&ep);
+    return rc;
 }

@@ -329,7 +329,7 @@ static int cmd_num_items(tb_msim *m, yoko_cmd *c) {
 
 /* :NUM:NORM:ITEM<x> FUNC,ELEM|SIGMA */
 static void set_item(tb_msim *m, yoko_cmd *c) {
-    char fn[16] = "", el[16] = "";
+    char fn[sizeof m->items[0].func] = "", el[16] = ""; /* a longer function is no function: error 224 */
     const char *comma = strchr(c->arg, ',');
     size_t fl = comma ? (size_t)(comma - c->arg) : strlen(c->arg);
     int e;

@@ -91,7 +91,7 @@ static void read_os(const char *root, tb_hostinfo *h) {
                 v++;
                 v[strcspn(v, "\"")] = '\0';
             }
-            snprintf(h->os, sizeof h->os, "%s", v);
+            (void)tb_fmt_capped(h->os, sizeof h->os, "%s", v); /* a longer one ends in "..." */
             break;
         }
     }
@@ -177,9 +177,10 @@ static void read_governor(const char *root, tb_hostinfo *h) {
         if (!h->governor[0])
             snprintf(h->governor, sizeof h->governor, "%s", g);
         else if (strcmp(h->governor, g) != 0 && !strstr(h->governor, g)) {
-            char tmp[64];
-            snprintf(tmp, sizeof tmp, "%s%s, %s", strncmp(h->governor, "mixed: ", 7) ? "mixed: " : "", h->governor, g);
-            snprintf(h->governor, sizeof h->governor, "%s", tmp);
+            char tmp[sizeof h->governor];
+            (void)tb_fmt_capped(tmp, sizeof tmp, "%s%s, %s", strncmp(h->governor, "mixed: ", 7) ? "mixed: " : "",
+                                h->governor, g); /* a list past the field ends in "..." */
+            memcpy(h->governor, tmp, sizeof tmp);
         }
     }
     free(ids);
@@ -193,13 +194,14 @@ static void read_power_policy(const char *root, tb_hostinfo *h) {
     first_line(root, CPU_DIR "/cpu0/power/energy_perf_bias", h->epb, sizeof h->epb);
     /* turbo: intel_pstate's no_turbo (1 = off), else cpufreq's boost (acpi-cpufreq, amd_pstate) */
     if (first_line(root, CPU_DIR "/intel_pstate/no_turbo", v, sizeof v) == 0)
-        snprintf(h->turbo, sizeof h->turbo, "%s (intel_pstate/no_turbo=%s)", strcmp(v, "0") == 0 ? "on" : "off", v);
+        (void)tb_fmt_capped(h->turbo, sizeof h->turbo, "%s (intel_pstate/no_turbo=%s)",
+                            strcmp(v, "0") == 0 ? "on" : "off", v);
     else if (first_line(root, CPU_DIR "/cpufreq/boost", v, sizeof v) == 0)
-        snprintf(h->turbo, sizeof h->turbo, "%s (cpufreq/boost=%s)", strcmp(v, "0") == 0 ? "off" : "on", v);
+        (void)tb_fmt_capped(h->turbo, sizeof h->turbo, "%s (cpufreq/boost=%s)", strcmp(v, "0") == 0 ? "off" : "on", v);
     if (first_line(root, CPU_DIR "/intel_pstate/status", v, sizeof v) == 0)
-        snprintf(h->pstate_status, sizeof h->pstate_status, "intel_pstate %s", v);
+        (void)tb_fmt_capped(h->pstate_status, sizeof h->pstate_status, "intel_pstate %s", v);
     else if (first_line(root, CPU_DIR "/amd_pstate/status", v, sizeof v) == 0)
-        snprintf(h->pstate_status, sizeof h->pstate_status, "amd_pstate %s", v);
+        (void)tb_fmt_capped(h->pstate_status, sizeof h->pstate_status, "amd_pstate %s", v);
     first_line(root, CPU_DIR "/cpuidle/current_driver", h->cpuidle_driver, sizeof h->cpuidle_driver);
     first_line(root, CPU_DIR "/cpuidle/current_governor_ro", h->cpuidle_governor, sizeof h->cpuidle_governor);
     if (!h->cpuidle_governor[0])
@@ -214,10 +216,10 @@ void tb_hostinfo_read_local(const char *root, tb_hostinfo *h) {
     first_line(root, "proc/sys/kernel/hostname", h->hostname, sizeof h->hostname);
     first_line(root, "proc/sys/kernel/ostype", os, sizeof os);
     first_line(root, "proc/sys/kernel/osrelease", rel, sizeof rel);
-    if (*os && *rel) snprintf(h->kernel, sizeof h->kernel, "%s %s", os, rel);
+    if (*os && *rel) (void)tb_fmt_capped(h->kernel, sizeof h->kernel, "%s %s", os, rel);
     if (strcmp(root, "/") == 0) {
         struct utsname u;
-        if (uname(&u) == 0) snprintf(h->arch, sizeof h->arch, "%s", u.machine);
+        if (uname(&u) == 0) (void)tb_fmt_capped(h->arch, sizeof h->arch, "%s", u.machine);
     }
     read_os(root, h);
     read_cpuinfo(root, h);

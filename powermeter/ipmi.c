@@ -206,7 +206,7 @@ typedef struct ipmi {
     char sensor[64];
     uint64_t timeout_us;
     uint32_t window_ms;
-    char idn[128];
+    char idn[192]; /* "BMC MANU PROD fw FW": 63 + 63 + 31 bytes of mc info fields, 10 of text */
 } ipmi;
 
 static const char *const ipmi_keys[] = {"method", "sensor", "cipher", "timeout", NULL};
@@ -484,7 +484,7 @@ static int parse_uri(const char *uri, ipmi *m, char *err) {
             tb_seterr(err, "cipher: '%s': expected a cipher suite number (e.g. 3, 17)", v);
             return -1;
         }
-        snprintf(m->cipher, sizeof m->cipher, "%s", v);
+        memcpy(m->cipher, v, strlen(v) + 1); /* one or two digits: checked above */
     }
     m->timeout_us = IPMI_DEFAULT_TIMEOUT_US;
     rc = tb_meter_uri_param(q, "timeout", v, sizeof v, err);
@@ -555,8 +555,8 @@ static int ipmi_identify(void *self, tb_meter_info *info, char *err) {
     if (m->dcmi)
         snprintf(info->model, sizeof info->model, "IPMI DCMI power reading");
     else
-        snprintf(info->model, sizeof info->model, "IPMI sensor '%s'", m->sensor);
-    snprintf(info->idn, sizeof info->idn, "%s", m->idn[0] ? m->idn : (m->local ? "BMC (in-band)" : m->host));
+        (void)tb_fmt_capped(info->model, sizeof info->model, "IPMI sensor '%s'", m->sensor);
+    (void)tb_fmt_capped(info->idn, sizeof info->idn, "%s", m->idn[0] ? m->idn : (m->local ? "BMC (in-band)" : m->host));
     snprintf(info->driver, sizeof info->driver, "ipmitool %s %s", m->local ? "open" : "lanplus",
              m->dcmi ? "dcmi power reading" : "sensor reading");
     info->avg_window_ms = m->window_ms;

@@ -306,9 +306,10 @@ static double max_watts(const tb_meter_info *info, char *how, size_t len) {
          * model's largest range (auto-ranging) or is unknown. */
         double pv = vf ? cf * info->volt_range_v : 3 * v, pa = af ? cf * info->amp_range_a : 3 * a;
         if (how)
-            snprintf(how, len, "%g V peak x %g A peak%s (%s's largest ranges at crest factor 3 where a range is %s)",
-                     pv, pa, n > 1 ? " x elements" : "", info->model,
-                     info->volt_mode == TB_RANGE_AUTO || info->amp_mode == TB_RANGE_AUTO ? "auto" : "unknown");
+            (void)tb_fmt_capped(
+                how, len, "%g V peak x %g A peak%s (%s's largest ranges at crest factor 3 where a range is %s)", pv, pa,
+                n > 1 ? " x elements" : "", info->model,
+                info->volt_mode == TB_RANGE_AUTO || info->amp_mode == TB_RANGE_AUTO ? "auto" : "unknown");
         return pv * pa * n;
     }
     if (how) snprintf(how, len, "the ceiling of one meter feed (ranges auto or unknown, model unknown)");

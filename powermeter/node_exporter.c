@@ -351,9 +351,10 @@ static int on_host_sample(const tb_prom_sample *x, void *ud) {
         if (!h->governor[0])
             snprintf(h->governor, sizeof h->governor, "%s", g);
         else if (!strstr(h->governor, g)) {
-            char tmp[64];
-            snprintf(tmp, sizeof tmp, "%s%s, %s", strncmp(h->governor, "mixed: ", 7) ? "mixed: " : "", h->governor, g);
-            snprintf(h->governor, sizeof h->governor, "%s", tmp);
+            char tmp[sizeof h->governor];
+            (void)tb_fmt_capped(tmp, sizeof tmp, "%s%s, %s", strncmp(h->governor, "mixed: ", 7) ? "mixed: " : "",
+                                h->governor, g); /* a list past the field ends in "..." */
+            memcpy(h->governor, tmp, sizeof tmp);
         }
     }
     return 0;

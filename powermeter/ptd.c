@@ -455,8 +455,8 @@ static int ptd_identify(void *self, tb_meter_info *info, char *err) {
     snprintf(info->idn, sizeof info->idn, "%s", p->ident.idn[0] ? p->ident.idn : p->ident.device);
     snprintf(info->serial, sizeof info->serial, "%s", serial);
     snprintf(info->firmware, sizeof info->firmware, "%s", fw);
-    snprintf(info->driver, sizeof info->driver, "ptd %s (%s)", p->ident.version[0] ? p->ident.version : "?",
-             p->ident.device);
+    (void)tb_fmt_capped(info->driver, sizeof info->driver, "ptd %s (%s)", p->ident.version[0] ? p->ident.version : "?",
+                        p->ident.device);
     info->volt_range_v = p->ranges.volt_range_v > 0 ? p->ranges.volt_range_v : 0;
     info->amp_range_a = p->ranges.amp_range_a > 0 ? p->ranges.amp_range_a : 0;
     info->volt_mode = p->ranges.volt_auto < 0 ? TB_RANGE_UNKNOWN : p->ranges.volt_auto ? TB_RANGE_AUTO : TB_RANGE_FIXED;
@@ -506,8 +506,8 @@ static int ptd_sample(void *self, tb_sample *s, char *err) {
     for (unsigned i = 0; i < n;) {
         if (ptd_line(p, buf, sizeof buf, e) != 0) {
             char m[TB_ERR_LEN];
-            snprintf(m, sizeof m, "'RL,1': %s", e);
-            snprintf(e, sizeof e, "%s", m);
+            memcpy(m, e, sizeof m);
+            tb_seterr(e, "'RL,1': %s", m);
             goto drop;
         }
         if (tb_ptd_classify(buf) == TB_PTD_UNCERT_WARN) {

@@ -151,8 +151,10 @@ static int scan(rapl *r, int want_pkg, int want_dram, int want_psys, char *err) 
         tb_seterr(err, "%s: %s (no RAPL powercap interface on this host)", r->root, strerror(errno));
         return -1;
     }
+    /* zone folders are short ("intel-rapl:0:1"): a name too long to hold is none of them */
     while ((e = readdir(d)) && nn < RAPL_MAX_ZONES * 2)
-        if (is_zone_dir(e->d_name)) snprintf(names[nn++], sizeof names[0], "%s", e->d_name);
+        if (is_zone_dir(e->d_name) && strlen(e->d_name) < sizeof names[0])
+            memcpy(names[nn++], e->d_name, strlen(e->d_name) + 1);
     closedir(d);
     /* Sorted, so zones come in a stable order whatever readdir does. */
     for (int i = 1; i < nn; i++)

@@ -288,7 +288,13 @@ static int yoko_setup(yoko *y, char *err) {
         tb_seterr(err, "reconnected to a different instrument: *IDN? was '%s', now '%.60s'", y->idn, buf);
         goto fail;
     }
-    snprintf(y->idn, sizeof y->idn, "%s", buf);
+    /* the identity a reconnect must find again: whole, or refused */
+    if (strlen(buf) >= sizeof y->idn) {
+        tb_seterr(err, "*IDN?: an identification of %zu bytes, longer than the %zu allowed", strlen(buf),
+                  sizeof y->idn - 1);
+        goto fail;
+    }
+    memcpy(y->idn, buf, strlen(buf) + 1);
 
     /* Ranges as asked. Auto first, so a fixed range is not undone by it. */
     if (y->volts[0]) {
@@ -374,7 +380,7 @@ static int yoko_setup(yoko *y, char *err) {
         if (strncasecmp(model, "WT", 2) == 0)
             snprintf(y->got.model, sizeof y->got.model, "%s", model);
         else
-            snprintf(y->got.model, sizeof y->got.model, "WT210 (%s)", model);
+            (void)tb_fmt_capped(y->got.model, sizeof y->got.model, "WT210 (%s)", model);
     }
     return 0;
 fail:

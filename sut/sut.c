@@ -73,8 +73,9 @@ static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, cha
             "mail_user = %s\n"
             "mail_domain = %s\n"
             "mail_password_file = %s/mail.secret\n",
-            TB_VERSION, when, dir, dir, tiles, ep->pg_conninfo, ep->redis_host, ep->redis_port, ep->imap_host,
-            ep->imap_port, ep->lmtp_host, ep->lmtp_port, ep->mail_user, ep->mail_domain, dir);
+            TB_VERSION, when, dir, dir, tiles, tb_ep_str(ep->pg_conninfo), tb_ep_str(ep->redis_host), ep->redis_port,
+            tb_ep_str(ep->imap_host), ep->imap_port, tb_ep_str(ep->lmtp_host), ep->lmtp_port,
+            tb_ep_str(ep->mail_user), tb_ep_str(ep->mail_domain), dir);
     /* The reference web app: one process per tile. */
     if (ep->n_web_tile > 0)
         fprintf(f, "; Web: one reference app per tile, its data in schema web<N> of database " SUT_PG_WEB_DB "\n");
@@ -237,9 +238,12 @@ static int make_dovecot_base(up_ctx *c, char *err) {
         sut_copy_str(c->st.dovecot_base, sizeof c->st.dovecot_base, c->dcbase);
         return 0;
     }
-    char sub[PATH_MAX];
-    snprintf(sub, sizeof sub, "%s/base", c->dcbase);
-    sut_copy_str(c->dcbase, sizeof c->dcbase, sub);
+    char sub[sizeof c->dcbase];
+    if (sut_path_join(sub, sizeof sub, c->dcbase, "base") != 0) {
+        tb_seterr(err, "%s/base: path too long", c->dcbase);
+        return TB_SUT_EUSAGE;
+    }
+    memcpy(c->dcbase, sub, sizeof sub);
     return sut_mkdir_p(c->dcbase, err) != 0 ? TB_SUT_EUSAGE : 0;
 }
 
@@ -314,18 +318,21 @@ static int wait_servers(up_ctx *c, char *err) {
     return rc;
 }
 
+#define SUT_PG_CONNINFO "host=" SUT_HOST " port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER
+
 static void fill_endpoints(const up_ctx *c, tb_sut_endpoints *ep) {
-    snprintf(ep->pg_conninfo, sizeof ep->pg_conninfo,
-             "host=" SUT_HOST " port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER, c->pg_port);
-    sut_copy_str(ep->redis_host, sizeof ep->redis_host, SUT_HOST);
+    char conninfo[sizeof SUT_PG_CONNINFO + 12]; /* %d: at most 11 bytes */
+    snprintf(conninfo, sizeof conninfo, SUT_PG_CONNINFO, c->pg_port);
+    tb_endpoints_set(&ep->pg_conninfo, conninfo);
+    tb_endpoints_set(&ep->redis_host, SUT_HOST);
     ep->redis_port = c->redis_port;
-    sut_copy_str(ep->imap_host, sizeof ep->imap_host, SUT_HOST);
+    tb_endpoints_set(&ep->imap_host, SUT_HOST);
     ep->imap_port = c->imap_port;
-    sut_copy_str(ep->lmtp_host, sizeof ep->lmtp_host, SUT_HOST);
+    tb_endpoints_set(&ep->lmtp_host, SUT_HOST);
     ep->lmtp_port = c->lmtp_port;
-    sut_copy_str(ep->mail_user, sizeof ep->mail_user, SUT_MAIL_USER_PATTERN);
-    sut_copy_str(ep->mail_domain, sizeof ep->mail_domain, SUT_MAIL_DOMAIN);
-    sut_copy_str(ep->mail_password, sizeof ep->mail_password, c->password);
+    tb_endpoints_set(&ep->mail_user, SUT_MAIL_USER_PATTERN);
+    tb_endpoints_set(&ep->mail_domain, SUT_MAIL_DOMAIN);
+    tb_endpoints_set(&ep->mail_password, c->password);
 }
 
 /* The OLTP data of every tile (schemas tile<N>). */
@@ -371,7 +378,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     if (rc == 0) rc = write_ini(c->dir, ep, opt->tiles, err) != 0 ? TB_SUT_ESTART : 0;
     if (rc != 0) {
         undo_up(c);
-        memset(ep, 0, sizeof *ep);
+        tb_endpoints_free(ep);
     }
     sut_state_free(&c->st);
     free(c);

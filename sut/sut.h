@@ -37,8 +37,9 @@ typedef struct tb_sut_options {
  * the web data (schemas web<N>) and starts one reference web app process
  * per tile (`tilebench webapp`, this binary, on a free loopback port; at most
  * TB_SUT_MAX_WEB_TILES of them), waits until each answers /healthz, and
- * writes DIR/sut.ini (with web.tileN = http://127.0.0.1:PORT). On any failure it
- * stops whatever it had started. Returns 0, or:
+ * writes DIR/sut.ini (with web.tileN = http://127.0.0.1:PORT). *ep is filled
+ * (free it with tb_endpoints_free). On any failure it stops whatever it had
+ * started and *ep holds nothing. Returns 0, or:
  *   TB_SUT_EUSAGE  (bad option, port already in use, binary not installed),
  *   TB_SUT_ESTART  (a server failed to start or answer; err names it and
  *                   points at its log file),

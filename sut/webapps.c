@@ -51,7 +51,7 @@ static int web_start(const char *self, const char *dir, int tile, int port, cons
     sut_copy_str(conninfo, sizeof conninfo, pg_conninfo);
     snprintf(listen, sizeof listen, SUT_HOST ":%d", port);
     snprintf(tilearg, sizeof tilearg, "%d", tile);
-    snprintf(redis, sizeof redis, "%s:%d", ep->redis_host, ep->redis_port);
+    snprintf(redis, sizeof redis, "%s:%d", tb_ep_str(ep->redis_host), ep->redis_port);
     char *argv[] = {bin, "webapp", "--listen", listen, "--pg", conninfo, "--tile", tilearg, "--redis", redis, NULL};
     pid = sut_spawn_logged(argv, NULL, logpath, &sprc, err);
     if (pid < 0) return sprc;
@@ -125,9 +125,9 @@ int sut_webapps_up(const tb_sut_options *opt, const char *dir, const char *web_c
     }
     if (rc == 0) rc = web_wait(st, dir, tb_now_us() + SUT_START_TIMEOUT_US, err);
     for (i = 1; rc == 0 && i <= n_web; i++) {
-        ep->web_tile[ep->n_web_tile].tile = i;
-        snprintf(ep->web_tile[ep->n_web_tile++].url, sizeof ep->web_tile[0].url, "http://" SUT_HOST ":%d",
-                 wports[i - 1]);
+        char url[sizeof "http://" SUT_HOST ":" + 11]; /* %d: at most 11 bytes */
+        snprintf(url, sizeof url, "http://" SUT_HOST ":%d", wports[i - 1]);
+        tb_endpoints_add_web_tile(ep, i, url);
     }
     free(wports);
     return rc;

@@ -59,9 +59,9 @@ static char *refuse(tb_ini_text *t, const char *l, size_t n, const char *why) {
     char what[64];
     line_what(l, n, what, sizeof what);
     if (t->section[0])
-        snprintf(t->bad, sizeof t->bad, "%.200s:%d: [%.60s] %s: %s", t->name, t->line, t->section, what, why);
+        tb_seterr(t->bad, "%.200s:%d: [%.60s] %s: %s", t->name, t->line, t->section, what, why);
     else
-        snprintf(t->bad, sizeof t->bad, "%.200s:%d: %s: %s", t->name, t->line, what, why);
+        tb_seterr(t->bad, "%.200s:%d: %s: %s", t->name, t->line, what, why);
     t->bad_line = t->line;
     return NULL; /* inih takes it as the end of the text */
 }

@@ -40,7 +40,8 @@ static uint64_t key_hash(const char *section, const char *key) {
 }
 
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
-    snprintf(ps->err, sizeof ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->in.line, section, key, why);
+    /* each part capped so the reason shows; tb_seterr ends a cut message in "..." */
+    tb_seterr(ps->err, "%.120s:%d: [%.40s] %.40s: %.120s", ps->def->path, ps->in.line, section, key, why);
     ps->failed = ps->in.line;
     return 0; /* tells inih to stop */
 }
@@ -163,7 +164,7 @@ static int add_rule(parse_state *ps, const char *sec, const char *wname, const c
     const char *base = strrchr(def->path, '/');
     if (def->n_rules >= TB_MAX_RULES) return fail(ps, sec, key, "too many rules");
     if (tb_qos_parse_rule(wname, key, val, &r, e) != 0) {
-        snprintf(ps->err, sizeof ps->err, "%.200s:%d: %s", def->path, ps->in.line, e);
+        tb_seterr(ps->err, "%.200s:%d: %s", def->path, ps->in.line, e);
         ps->failed = ps->in.line;
         return 0;
     }
@@ -207,44 +208,42 @@ static int set_pg_tile(parse_state *ps, const char *sec, const char *key, const 
     if (tb_parse_u64(key + 7, &t, e) != 0 || t < 1 || t > 100000)
         return fail(ps, sec, key, "write pg.tileN with N >= 1 (e.g. pg.tile2)");
     if (ep->n_pg_tile >= TB_SUT_MAX_PG_TILES) return fail(ps, sec, key, "too many per-tile servers");
-    if (strlen(val) >= sizeof ep->pg_tile[0].conninfo) return fail(ps, sec, key, "too long");
-    TB_ASSERT(ep->n_pg_tile >= 0 && ep->n_pg_tile < TB_SUT_MAX_PG_TILES);
-    ep->pg_tile[ep->n_pg_tile].tile = (int)t;
-    snprintf(ep->pg_tile[ep->n_pg_tile].conninfo, sizeof ep->pg_tile[0].conninfo, "%s", val);
-    ep->n_pg_tile++;
+    if (strlen(val) >= TB_SUT_MAX_TILE_CONNINFO) return fail(ps, sec, key, "too long");
+    tb_endpoints_add_pg_tile(ep, (int)t, val);
     return 1;
 }
 
 /* [sut] web = URL, or web.tileN = URL: tile N's own web app. */
 static int set_web(parse_state *ps, const char *sec, const char *key, const char *val) {
     tb_sut_endpoints *ep = &ps->def->sut;
-    char e[TB_ERR_LEN], *dst = ep->web_url;
+    char e[TB_ERR_LEN];
     if (strncmp(val, "http://", 7) != 0 || !val[7])
         return fail(ps, sec, key, "must be an http:// URL, e.g. http://127.0.0.1:8080");
-    if (strlen(val) >= sizeof ep->web_url) return fail(ps, sec, key, "too long");
+    if (strlen(val) >= TB_SUT_MAX_URL) return fail(ps, sec, key, "too long");
     if (key[3] == '.') {
         uint64_t t;
         if (tb_parse_u64(key + 8, &t, e) != 0 || t < 1 || t > 100000)
             return fail(ps, sec, key, "write web.tileN with N >= 1 (e.g. web.tile2)");
         if (ep->n_web_tile >= TB_SUT_MAX_WEB_TILES) return fail(ps, sec, key, "too many per-tile web URLs");
-        TB_ASSERT(ep->n_web_tile >= 0 && ep->n_web_tile < TB_SUT_MAX_WEB_TILES);
-        ep->web_tile[ep->n_web_tile].tile = (int)t;
-        dst = ep->web_tile[ep->n_web_tile++].url;
+        tb_endpoints_add_web_tile(ep, (int)t, val);
+        return 1;
     }
-    snprintf(dst, sizeof ep->web_url, "%s", val);
+    tb_endpoints_set(&ep->web_url, val);
     return 1;
 }
 
-/* HOST:PORT into host (hostlen bytes) and *port: redis, imap, lmtp, smtp. */
-static int set_host_port(parse_state *ps, const char *sec, const char *key, const char *val, char *host,
-                         size_t hostlen, int *port) {
+/* HOST:PORT into *host (heap) and *port: redis, imap, lmtp, smtp. */
+static int set_host_port(parse_state *ps, const char *sec, const char *key, const char *val, char **host, int *port) {
     const char *colon = strrchr(val, ':');
     char e[TB_ERR_LEN];
     uint64_t n;
-    if (!colon || colon == val || (size_t)(colon - val) >= hostlen) return fail(ps, sec, key, "must be HOST:PORT");
+    size_t len = colon ? (size_t)(colon - val) : 0;
+    if (len == 0 || len >= TB_SUT_MAX_HOST) return fail(ps, sec, key, "must be HOST:PORT");
     if (tb_parse_u64(colon + 1, &n, e) != 0 || n < 1 || n > 65535) return fail(ps, sec, key, "port must be 1..65535");
-    memcpy(host, val, (size_t)(colon - val));
-    host[colon - val] = '\0';
+    free(*host);
+    *host = xmalloc(len + 1);
+    memcpy(*host, val, len);
+    (*host)[len] = '\0';
     *port = (int)n;
     return 1;
 }
@@ -255,19 +254,18 @@ static int set_mail(parse_state *ps, const char *sec, const char *key, const cha
     char e[TB_ERR_LEN];
     if (strcmp(key, "mail_user") == 0) {
         /* login pattern: %t = tile, %u = user (1-based) */
-        if (strlen(val) >= sizeof ep->mail_user) return fail(ps, sec, key, "too long");
+        if (strlen(val) >= TB_SUT_MAX_MAIL_USER) return fail(ps, sec, key, "too long");
         if (!strstr(val, "%u")) return fail(ps, sec, key, "must contain %u (the user number), e.g. tile%t-user%u");
-        snprintf(ep->mail_user, sizeof ep->mail_user, "%s", val);
+        tb_endpoints_set(&ep->mail_user, val);
     } else if (strcmp(key, "mail_domain") == 0) {
-        if (strlen(val) >= sizeof ep->mail_domain) return fail(ps, sec, key, "too long");
-        snprintf(ep->mail_domain, sizeof ep->mail_domain, "%s", val);
+        if (strlen(val) >= TB_SUT_MAX_MAIL_DOMAIN) return fail(ps, sec, key, "too long");
+        tb_endpoints_set(&ep->mail_domain, val);
     } else if (strcmp(key, "mail_password") == 0) {
         /* note: the tile text is stored with the run; mail_password_file keeps it out */
-        if (strlen(val) >= sizeof ep->mail_password) return fail(ps, sec, key, "too long");
-        snprintf(ep->mail_password, sizeof ep->mail_password, "%s", val);
+        if (strlen(val) >= TB_SUT_MAX_PASSWORD) return fail(ps, sec, key, "too long");
+        tb_endpoints_set(&ep->mail_password, val);
     } else {
-        if (tb_sut_read_password_file(val, ep->mail_password, sizeof ep->mail_password, e) != 0)
-            return fail(ps, sec, key, e);
+        if (tb_sut_read_password_file(val, &ep->mail_password, e) != 0) return fail(ps, sec, key, e);
     }
     return 1;
 }
@@ -278,21 +276,21 @@ static int set_sut(parse_state *ps, const char *sec, const char *key, const char
     if (strcmp(key, "telemetry") == 0) return set_telemetry(ps, sec, key, val);
     ps->def->has_sut = 1;
     if (strcmp(key, "pg") == 0) {
-        if (strlen(val) >= sizeof ep->pg_conninfo) return fail(ps, sec, key, "too long");
-        snprintf(ep->pg_conninfo, sizeof ep->pg_conninfo, "%s", val);
+        if (strlen(val) >= TB_SUT_MAX_CONNINFO) return fail(ps, sec, key, "too long");
+        tb_endpoints_set(&ep->pg_conninfo, val);
         return 1;
     }
     if (strncmp(key, "pg.tile", 7) == 0) return set_pg_tile(ps, sec, key, val);
     if (strcmp(key, "web") == 0 || strncmp(key, "web.tile", 8) == 0) return set_web(ps, sec, key, val);
     if (strcmp(key, "redis") == 0)
-        return set_host_port(ps, sec, key, val, ep->redis_host, sizeof ep->redis_host, &ep->redis_port);
+        return set_host_port(ps, sec, key, val, &ep->redis_host, &ep->redis_port);
     /* mail endpoints: IMAP sessions, and delivery over LMTP (LHLO) or SMTP (EHLO) */
     if (strcmp(key, "imap") == 0)
-        return set_host_port(ps, sec, key, val, ep->imap_host, sizeof ep->imap_host, &ep->imap_port);
+        return set_host_port(ps, sec, key, val, &ep->imap_host, &ep->imap_port);
     if (strcmp(key, "lmtp") == 0)
-        return set_host_port(ps, sec, key, val, ep->lmtp_host, sizeof ep->lmtp_host, &ep->lmtp_port);
+        return set_host_port(ps, sec, key, val, &ep->lmtp_host, &ep->lmtp_port);
     if (strcmp(key, "smtp") == 0)
-        return set_host_port(ps, sec, key, val, ep->smtp_host, sizeof ep->smtp_host, &ep->smtp_port);
+        return set_host_port(ps, sec, key, val, &ep->smtp_host, &ep->smtp_port);
     if (strcmp(key, "mail_user") == 0 || strcmp(key, "mail_domain") == 0 || strcmp(key, "mail_password") == 0 ||
         strcmp(key, "mail_password_file") == 0)
         return set_mail(ps, sec, key, val);
@@ -507,6 +505,7 @@ void tb_tiledef_free(tb_tiledef *def) {
     free(def->path);
     free(def->telemetry);
     free(def->text);
+    tb_endpoints_free(&def->sut);
     memset(def, 0, sizeof *def);
 }
 

@@ -1,5 +1,6 @@
 /*
  * test_common_pieces.c: unit tests of the shared pieces in common/: the
+ * error buffer (tb_seterr marks a cut message), the
  * bounded growable buffer (buf.c), HTML escaping (html.c) and running a child
  * (spawn.c) against real /bin/sh children: output kept up to its cap,
  * exit status and signals told apart, a deadline that kills a child that
@@ -55,6 +56,23 @@ static void test_buf_grows_and_caps(void **state) {
     }
     assert_null(b.ptr);
     tb_buf_free(&b);
+}
+
+/* tb_seterr: a message that fits is whole; a longer one is cut to
+ * TB_ERR_LEN - 1 bytes ending in "...", not silently. */
+static void test_seterr_marks_a_cut(void **state) {
+    char err[TB_ERR_LEN], want[TB_ERR_LEN];
+    (void)state;
+    tb_seterr(err, "meter %s: %d", "x", 7);
+    assert_string_equal(err, "meter x: 7");
+    memset(want, 'a', sizeof want);
+    want[TB_ERR_LEN - 1] = '\0';
+    tb_seterr(err, "%s", want); /* TB_ERR_LEN - 1 bytes: fits */
+    assert_string_equal(err, want);
+    tb_seterr(err, "%sb", want);
+    assert_int_equal(strlen(err), TB_ERR_LEN - 1);
+    assert_string_equal(err + TB_ERR_LEN - 4, "...");
+    assert_memory_equal(err, want, TB_ERR_LEN - 4);
 }
 
 static void test_html_escape(void **state) {
@@ -200,6 +218,7 @@ static void test_spawn_stop_flag(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buf_grows_and_caps),
+        cmocka_unit_test(test_seterr_marks_a_cut),
         cmocka_unit_test(test_html_escape),
         cmocka_unit_test(test_spawn_status_and_output),
         cmocka_unit_test(test_spawn_exec_failure),

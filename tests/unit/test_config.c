@@ -530,6 +530,64 @@ static void sized_to_the_file(void **state) {
     }
 }
 
+/* [sut] per-tile servers: the arrays hold what the file gives, up to
+ * TB_SUT_MAX_PG_TILES / TB_SUT_MAX_WEB_TILES (one more is refused); a value
+ * at its limit is "too long"; tb_endpoints_copy is deep: the copy outlives
+ * the definition (ASan builds catch a shared string freed twice). */
+static void sut_endpoints_sized_to_the_file(void **state) {
+    tb_tiledef def;
+    tb_sut_endpoints copy;
+    char err[TB_ERR_LEN] = "", *text = NULL, longv[TB_SUT_MAX_URL + 1];
+    size_t len = 0;
+    FILE *f;
+    (void)state;
+    for (int extra = 0; extra <= 1; extra++) {
+        f = open_memstream(&text, &len);
+        fprintf(f, "[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = 127.0.0.1:6379\n");
+        for (int t = 1; t <= TB_SUT_MAX_PG_TILES + extra; t++) fprintf(f, "pg.tile%d = host=10.0.0.%d\n", t, t);
+        for (int t = 1; t <= TB_SUT_MAX_WEB_TILES; t++) fprintf(f, "web.tile%d = http://10.0.1.1:%d\n", t, 8000 + t);
+        fclose(f);
+        if (tb_tiledef_parse("sut.ini", text, len, &def, err) != 0) {
+            if (!extra) fail_msg("%s", err);
+            assert_non_null(strstr(err, "pg.tile65: too many per-tile servers"));
+        } else {
+            if (extra) fail_msg("one pg.tileN more than the limit parsed");
+            assert_int_equal(def.sut.n_pg_tile, TB_SUT_MAX_PG_TILES);
+            assert_int_equal(def.sut.n_web_tile, TB_SUT_MAX_WEB_TILES);
+            assert_null(def.sut.pg_conninfo); /* not given */
+            tb_endpoints_copy(&copy, &def.sut);
+            tb_tiledef_free(&def);
+            assert_int_equal(copy.pg_tile[63].tile, 64);
+            assert_string_equal(copy.pg_tile[63].conninfo, "host=10.0.0.64");
+            assert_string_equal(tb_sut_web_url(&copy, 256), "http://10.0.1.1:8256");
+            assert_null(tb_sut_web_url(&copy, 257));
+            assert_string_equal(copy.redis_host, "127.0.0.1");
+            tb_endpoints_free(&copy);
+            tb_endpoints_free(&copy);
+        }
+        tb_tiledef_free(&def);
+        free(text);
+        text = NULL;
+    }
+    /* a URL of TB_SUT_MAX_URL - 1 bytes fits; one byte more is too long */
+    for (int extra = 0; extra <= 1; extra++) {
+        char tile[512];
+        size_t n = TB_SUT_MAX_URL - 1 + (size_t)extra;
+        memcpy(longv, "http://h/", 9);
+        memset(longv + 9, 'a', n - 9);
+        longv[n] = '\0';
+        snprintf(tile, sizeof tile, "[workload.kv]\nkind = kv\nreference = 1\n[sut]\nweb = %s\n", longv);
+        if (tb_tiledef_parse("sut.ini", tile, strlen(tile), &def, err) != 0) {
+            if (!extra) fail_msg("%s", err);
+            assert_non_null(strstr(err, "[sut] web: too long"));
+        } else {
+            if (extra) fail_msg("a %zu-byte web URL parsed", n);
+            assert_string_equal(def.sut.web_url, longv);
+        }
+        tb_tiledef_free(&def);
+    }
+}
+
 /* The default tile: $TB_TILE_FILE, else the source tree's for a binary run
  * from its build folder inside that tree (as this test is, unless the build
  * folder was put elsewhere), else the installed one. */
@@ -593,6 +651,7 @@ int main(void) {
         cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
         cmocka_unit_test(secrets_in_comments_and_errors), cmocka_unit_test(redaction_rules),
         cmocka_unit_test(workloads_match_kinds),     cmocka_unit_test(sized_to_the_file),
+        cmocka_unit_test(sut_endpoints_sized_to_the_file),
         cmocka_unit_test(default_tile_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,7 +41,7 @@ static const char stream[] = "HTTP/1.1 200 OK\r\n"
 typedef struct got {
     int status, keep_alive, n_cookies;
     char body[64];
-    char cookie0[64], cookie1[64];
+    char cookie0[TB_HTTP_COOKIE_LEN], cookie1[TB_HTTP_COOKIE_LEN]; /* as the parser holds them: never cut here */
 } got;
 
 /* Parses buf[0..len) feeding growing prefixes: first split bytes, then step

@@ -33,10 +33,9 @@ static const tb_workload_def *find_wl(const tb_tiledef *d, const char *name) {
 }
 
 static tb_sut_endpoints web_ep(void) {
-    tb_sut_endpoints ep;
-    memset(&ep, 0, sizeof ep);
-    snprintf(ep.web_url, sizeof ep.web_url, "http://127.0.0.1:1");
-    return ep;
+    tb_sut_endpoints ep = {0};
+    tb_endpoints_set(&ep.web_url, "http://127.0.0.1:1");
+    return ep; /* the caller frees it with tb_endpoints_free */
 }
 
 static void standard_tile_olio_mix(void **state) {
@@ -75,6 +74,7 @@ static void standard_tile_olio_mix(void **state) {
     assert_int_equal(vt->min_cycle_us(cfg, 6), 3000000); /* AddEvent */
     assert_int_equal(vt->min_cycle_us(cfg, 0), 0);       /* HomePage: none */
     vt->cfg_free(cfg);
+    tb_endpoints_free(&ep);
     tb_tiledef_free(d);
     free(d);
 }
@@ -114,6 +114,7 @@ static int configure_with(const char *const *lines, char *err) {
     if (tb_tiledef_load(path, d, err) != 0) fail_msg("load: %s", err);
     rc = vt->configure(&d->workloads[0], &ep, &cfg, err);
     if (rc == 0) vt->cfg_free(cfg);
+    tb_endpoints_free(&ep);
     tb_tiledef_free(d);
     free(d);
     unlink(path);
