@@ -45,7 +45,7 @@ typedef struct parse_state {
 } parse_state;
 
 static int fail(parse_state *ps, const char *section, const char *key, const char *why) {
-    snprintf(ps->err, sizeof ps->err, "%.200s:%d: [%.60s] %.40s: %.200s", ps->c->path, ps->in.line, section, key, why);
+    tb_seterr(ps->err, "%.200s:%d: [%.60s] %.40s: %.200s", ps->c->path, ps->in.line, section, key, why);
     ps->failed = ps->in.line;
     return 0; /* stops inih */
 }
@@ -360,7 +360,7 @@ static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, c
     int status = -1;
     char *shown = redacted(cmd, strlen(cmd)), *output; /* the command runs as given; shown and stored redacted */
     if (obs && obs->step_begun) obs->step_begun(obs->arg, what, k->name, shown);
-    if (tb_spawn_run(&so, &r, e) != 0) snprintf(how, sizeof how, "could not start: %s", e);
+    if (tb_spawn_run(&so, &r, e) != 0) tb_seterr(how, "could not start: %s", e);
     else describe(&r, how, sizeof how);
     if (es.plen > 0) echo_line(&es);
     if (r.exited) status = r.exit_status;
@@ -372,7 +372,7 @@ static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, c
     if (tb_store_campaign_step(s, campaign_id, k->name, what, shown, status, r.output, t0, t1, e) != 0)
         tb_log(TB_LOG_WARN, "%s", e);
     if (status != 0)
-        snprintf(msg, TB_ERR_LEN, "configuration '%s': %s command '%s' failed: %s", k->name, what, shown, how);
+        tb_seterr(msg, "configuration '%s': %s command '%s' failed: %s", k->name, what, shown, how);
     else if (obs && obs->step_done)
         obs->step_done(obs->arg, what, k->name, (double)(t1 - t0) / 1e6);
     tb_spawn_result_free(&r);
@@ -517,7 +517,7 @@ static void run_config(campaign_ctx *cc, const tb_campaign_config *k) {
     cc->ro.campaign_config = k->name;
     r = tb_coordinator_run(&cc->ro, &run_id, e);
     if (r != TB_EXIT_OK) {
-        snprintf(cc->msg, sizeof cc->msg, "configuration '%s': run %lld: %s", k->name, (long long)run_id, e);
+        tb_seterr(cc->msg, "configuration '%s': run %lld: %s", k->name, (long long)run_id, e);
         cc->status = stopped(cc) ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED;
         cc->rc = r == TB_EXIT_USAGE && cc->n_done == 0 ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
     } else {

@@ -283,10 +283,10 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
 /* Failed telemetry reads since the previous phase, as a warning event. */
 static void note_telemetry_failures(run_ctx *c, const phase_parts *pp) {
     uint64_t nf;
-    char msg[256];
+    char msg[512]; /* room for the telemetry source (up to 255 bytes) and the counts */
     if (!c->tsampler || (nf = tb_telem_sampler_failures(c->tsampler)) <= c->telem_failures) return;
-    snprintf(msg, sizeof msg, "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
-                              "figures cover the samples that succeeded",
+    tb_fmt_capped(msg, sizeof msg, "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
+                                   "figures cover the samples that succeeded",
              pp->tiles, pp->p + 1, (unsigned long long)nf, c->telem_shown, (unsigned long long)(nf - c->telem_failures));
     c->telem_failures = nf;
     tb_coord_note(c, "warning", msg);

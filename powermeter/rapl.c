@@ -167,7 +167,7 @@ static int scan(rapl *r, int want_pkg, int want_dram, int want_psys, char *err) 
     for (int i = 0; i < nn && rc == 0; i++) {
         char dir[512], zname[32];
         int sub = strchr(names[i] + 11, ':') != NULL;
-        snprintf(dir, sizeof dir, "%s/%s", r->root, names[i]);
+        if (snprintf(dir, sizeof dir, "%s/%s", r->root, names[i]) >= (int)sizeof dir) continue; /* not a zone path */
         if (read_name(dir, zname, sizeof zname) != 0) continue;
         if (!sub && strncmp(zname, "package-", 8) == 0 && want_pkg)
             rc = add_zone(r, dir, zname, err);

@@ -30,7 +30,7 @@ static char root[64];
 
 static void mkdirs(const char *rel) {
     char p[512], *s;
-    snprintf(p, sizeof p, "%s/%s", root, rel);
+    assert_true(snprintf(p, sizeof p, "%s/%s", root, rel) < (int)sizeof p);
     for (s = p + strlen(root) + 1; *s; s++)
         if (*s == '/') {
             *s = '\0';
