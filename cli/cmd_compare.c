@@ -18,7 +18,7 @@
 #include "results/store.h"
 
 #define DEFAULT_DB "tilebench-results.db"
-#define MAX_RUNS 64
+#define MAX_RUNS   64
 
 static void usage(FILE *f) {
     fputs("usage: tilebench compare RUN RUN... [--baseline RUN] [--db FILE] [--format text|html|json] [-o FILE]\n"
@@ -116,14 +116,15 @@ int tb_cmd_compare(int argc, char **argv) {
     if (format) {
         if (tb_compare_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
     } else if (out) {
-        if (tb_cli_ends_with(out, ".json")) fmt = TB_COMPARE_JSON;
-        else if (tb_cli_ends_with(out, ".html") || tb_cli_ends_with(out, ".htm")) fmt = TB_COMPARE_HTML;
+        if (tb_cli_ends_with(out, ".json"))
+            fmt = TB_COMPARE_JSON;
+        else if (tb_cli_ends_with(out, ".html") || tb_cli_ends_with(out, ".htm"))
+            fmt = TB_COMPARE_HTML;
     }
 
     if (tb_store_open_readonly(db, &s, err) != 0) {
         fprintf(stderr, "tilebench compare: %s\n", err);
-        if (access(db, F_OK) != 0)
-            fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
+        if (access(db, F_OK) != 0) fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
         return TB_EXIT_USAGE;
     }
     for (int i = 0; i < n; i++) {
@@ -133,14 +134,17 @@ int tb_cmd_compare(int argc, char **argv) {
             return TB_EXIT_USAGE;
         }
     }
-    if (!baseline) base_id = ids[0];
+    if (!baseline)
+        base_id = ids[0];
     else if (tb_store_resolve_run(s, baseline, &base_id, err) != 0) {
         fprintf(stderr, "tilebench compare: --baseline: %s\n", err);
         tb_store_close(s);
         return TB_EXIT_USAGE;
     }
-    if (!out || strcmp(out, "-") == 0) rc = tb_compare_write(s, ids, n, base_id, fmt, stdout, err);
-    else rc = write_to_file(s, ids, n, base_id, fmt, out, err);
+    if (!out || strcmp(out, "-") == 0)
+        rc = tb_compare_write(s, ids, n, base_id, fmt, stdout, err);
+    else
+        rc = write_to_file(s, ids, n, base_id, fmt, out, err);
     tb_store_close(s);
     if (rc != 0) {
         fprintf(stderr, "tilebench compare: %s\n", err);

@@ -75,8 +75,10 @@ static int write_to_file(tb_store *s, int64_t run_id, tb_report_format fmt, cons
 
 int tb_cmd_report(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},     {"format", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {"db", required_argument, NULL, 'd'},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *db = DEFAULT_DB, *which = "latest", *out = NULL, *format = NULL;
@@ -103,23 +105,23 @@ int tb_cmd_report(int argc, char **argv) {
         }
     }
     if (optind < argc) which = argv[optind++];
-    if (optind < argc)
-        return usage_error("one run at a time (extra argument '%s')",
-                           argv[optind]);
+    if (optind < argc) return usage_error("one run at a time (extra argument '%s')", argv[optind]);
     if (!*db) return usage_error("--db needs a file name%s", "");
     if (out && !*out) return usage_error("-o needs a file name%s", "");
     if (format) {
         if (tb_report_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
     } else if (out) {
-        if (tb_cli_ends_with(out, ".json")) fmt = TB_REPORT_JSON;
-        else if (tb_cli_ends_with(out, ".html") || tb_cli_ends_with(out, ".htm")) fmt = TB_REPORT_HTML;
-        else if (tb_cli_ends_with(out, ".csv")) fmt = TB_REPORT_CSV;
+        if (tb_cli_ends_with(out, ".json"))
+            fmt = TB_REPORT_JSON;
+        else if (tb_cli_ends_with(out, ".html") || tb_cli_ends_with(out, ".htm"))
+            fmt = TB_REPORT_HTML;
+        else if (tb_cli_ends_with(out, ".csv"))
+            fmt = TB_REPORT_CSV;
     }
 
     if (tb_store_open_readonly(db, &s, err) != 0) {
         fprintf(stderr, "tilebench report: %s\n", err);
-        if (access(db, F_OK) != 0)
-            fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
+        if (access(db, F_OK) != 0) fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
         return TB_EXIT_USAGE;
     }
     if (tb_store_resolve_run(s, which, &run_id, err) != 0) {
@@ -127,8 +129,10 @@ int tb_cmd_report(int argc, char **argv) {
         tb_store_close(s);
         return TB_EXIT_USAGE;
     }
-    if (!out || strcmp(out, "-") == 0) rc = tb_report_write(s, run_id, fmt, stdout, err);
-    else rc = write_to_file(s, run_id, fmt, out, err);
+    if (!out || strcmp(out, "-") == 0)
+        rc = tb_report_write(s, run_id, fmt, stdout, err);
+    else
+        rc = write_to_file(s, run_id, fmt, out, err);
     tb_store_close(s);
     if (rc != 0) {
         fprintf(stderr, "tilebench report: %s\n", err);

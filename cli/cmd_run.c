@@ -81,17 +81,22 @@ static void usage(FILE *f) {
  * --ramp-up etc. overrides) and whether it is judged as a compliant run. */
 typedef struct run_preset {
     const char *name;
-    int own_stages;     /* 0: the tile file's stages */
+    int own_stages; /* 0: the tile file's stages */
     tb_stage_def stages;
-    int compliant;      /* every QoS rule must be judged (qos/validity.h) */
+    int compliant; /* every QoS rule must be judged (qos/validity.h) */
 } run_preset;
 
 static const run_preset presets[] = {
     {"demo", 0, {0}, 0},
     /* VMmark 2.x run rules: 30 min ramp-up, three 40 min phases; SPECpower: 240 s active idle */
-    {"compliant", 1,
-     {.ramp_up_us = 30ull * 60 * 1000000, .warm_up_us = 0, .steady_us = 40ull * 60 * 1000000, .phases = 3,
-      .ramp_down_us = 60ull * 1000000, .idle_us = 240ull * 1000000},
+    {"compliant",
+     1,
+     {.ramp_up_us = 30ull * 60 * 1000000,
+      .warm_up_us = 0,
+      .steady_us = 40ull * 60 * 1000000,
+      .phases = 3,
+      .ramp_down_us = 60ull * 1000000,
+      .idle_us = 240ull * 1000000},
      1},
 };
 
@@ -116,24 +121,58 @@ typedef struct run_args {
     int max_tiles_given, quiet;
 } run_args;
 
-enum { O_TILES = 256, O_MAX_TILES, O_CONFIG, O_DB, O_LABEL, O_METER, O_RAMP_UP, O_WARM_UP, O_STEADY,
-       O_RAMP_DOWN, O_PHASES, O_IDLE, O_REPEAT, O_PRESET, O_REPORT, O_THREADS, O_SUT_DIR, O_QUIET, O_HELP,
-       O_CALIBRATE, O_AUTO_STEP, O_AUTO_DOUBLE, O_BISECT, O_TELEMETRY };
+enum {
+    O_TILES = 256,
+    O_MAX_TILES,
+    O_CONFIG,
+    O_DB,
+    O_LABEL,
+    O_METER,
+    O_RAMP_UP,
+    O_WARM_UP,
+    O_STEADY,
+    O_RAMP_DOWN,
+    O_PHASES,
+    O_IDLE,
+    O_REPEAT,
+    O_PRESET,
+    O_REPORT,
+    O_THREADS,
+    O_SUT_DIR,
+    O_QUIET,
+    O_HELP,
+    O_CALIBRATE,
+    O_AUTO_STEP,
+    O_AUTO_DOUBLE,
+    O_BISECT,
+    O_TELEMETRY
+};
 
-static const struct option longopts[] = {
-    {"tiles", required_argument, NULL, O_TILES},     {"max-tiles", required_argument, NULL, O_MAX_TILES},
-    {"config", required_argument, NULL, O_CONFIG},   {"db", required_argument, NULL, O_DB},
-    {"label", required_argument, NULL, O_LABEL},     {"meter", required_argument, NULL, O_METER},
-    {"ramp-up", required_argument, NULL, O_RAMP_UP}, {"warm-up", required_argument, NULL, O_WARM_UP},
-    {"steady", required_argument, NULL, O_STEADY},   {"ramp-down", required_argument, NULL, O_RAMP_DOWN},
-    {"phases", required_argument, NULL, O_PHASES},   {"idle", required_argument, NULL, O_IDLE},
-    {"repeat", required_argument, NULL, O_REPEAT},   {"preset", required_argument, NULL, O_PRESET},
-    {"report", required_argument, NULL, O_REPORT},   {"threads", required_argument, NULL, O_THREADS},
-    {"sut-dir", required_argument, NULL, O_SUT_DIR}, {"quiet", no_argument, NULL, O_QUIET},
-    {"help", no_argument, NULL, O_HELP},             {"calibrate", no_argument, NULL, O_CALIBRATE},
-    {"auto-step", required_argument, NULL, O_AUTO_STEP}, {"auto-double", no_argument, NULL, O_AUTO_DOUBLE},
-    {"bisect", no_argument, NULL, O_BISECT},         {"telemetry", required_argument, NULL, O_TELEMETRY},
-    {NULL, 0, NULL, 0}};
+static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TILES},
+                                         {"max-tiles", required_argument, NULL, O_MAX_TILES},
+                                         {"config", required_argument, NULL, O_CONFIG},
+                                         {"db", required_argument, NULL, O_DB},
+                                         {"label", required_argument, NULL, O_LABEL},
+                                         {"meter", required_argument, NULL, O_METER},
+                                         {"ramp-up", required_argument, NULL, O_RAMP_UP},
+                                         {"warm-up", required_argument, NULL, O_WARM_UP},
+                                         {"steady", required_argument, NULL, O_STEADY},
+                                         {"ramp-down", required_argument, NULL, O_RAMP_DOWN},
+                                         {"phases", required_argument, NULL, O_PHASES},
+                                         {"idle", required_argument, NULL, O_IDLE},
+                                         {"repeat", required_argument, NULL, O_REPEAT},
+                                         {"preset", required_argument, NULL, O_PRESET},
+                                         {"report", required_argument, NULL, O_REPORT},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {"sut-dir", required_argument, NULL, O_SUT_DIR},
+                                         {"quiet", no_argument, NULL, O_QUIET},
+                                         {"help", no_argument, NULL, O_HELP},
+                                         {"calibrate", no_argument, NULL, O_CALIBRATE},
+                                         {"auto-step", required_argument, NULL, O_AUTO_STEP},
+                                         {"auto-double", no_argument, NULL, O_AUTO_DOUBLE},
+                                         {"bisect", no_argument, NULL, O_BISECT},
+                                         {"telemetry", required_argument, NULL, O_TELEMETRY},
+                                         {NULL, 0, NULL, 0}};
 
 /* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
 static int take_option(int opt, const char *arg, run_args *a) {
@@ -219,7 +258,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
     if (tb_levels_parse(a->tiles, (int)a->max_tiles, &o->levels, err) != 0) return bad("--tiles", err);
     if (a->max_tiles_given && !o->levels.is_auto) return bad("--max-tiles", "only applies to --tiles auto");
     if ((o->auto_step || o->auto_double || o->bisect) && !o->levels.is_auto)
-        return bad(o->auto_step ? "--auto-step" : o->auto_double ? "--auto-double" : "--bisect",
+        return bad(o->auto_step     ? "--auto-step"
+                   : o->auto_double ? "--auto-double"
+                                    : "--bisect",
                    "only applies to --tiles auto");
     if (o->auto_step && o->auto_double) return bad("--auto-step", "contradicts --auto-double: give one");
     return -1;

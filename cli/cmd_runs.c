@@ -68,8 +68,7 @@ int tb_cmd_runs(int argc, char **argv) {
 
     if (tb_store_open_readonly(db, &s, err) != 0) {
         fprintf(stderr, "tilebench runs: %s\n", err);
-        if (access(db, F_OK) != 0)
-            fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
+        if (access(db, F_OK) != 0) fputs("  (no results yet? `tilebench run` creates it; or pass --db FILE)\n", stderr);
         return TB_EXIT_USAGE;
     }
     rc = tb_report_list_runs(s, stdout, err);

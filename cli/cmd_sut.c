@@ -22,7 +22,7 @@
 
 /* In /tmp, not the current folder: PostgreSQL runs as user postgres, which
  * cannot enter /root or most home folders. */
-#define SUT_DEFAULT_DIR "/tmp/tilebench-sut"
+#define SUT_DEFAULT_DIR   "/tmp/tilebench-sut"
 #define SUT_DEFAULT_TILES 1
 
 static void sut_usage(FILE *f) {
@@ -118,11 +118,15 @@ static int sut_cmd_up(const tb_sut_options *opt) {
         tb_endpoints_free(&ep);
         return TB_EXIT_ABORTED;
     }
-    if (opt->tiles == 1) snprintf(schemas, sizeof schemas, "schema tile1");
-    else snprintf(schemas, sizeof schemas, "schemas tile1..tile%d", opt->tiles);
+    if (opt->tiles == 1)
+        snprintf(schemas, sizeof schemas, "schema tile1");
+    else
+        snprintf(schemas, sizeof schemas, "schemas tile1..tile%d", opt->tiles);
     /* Absolute, so it can be pasted from any folder. */
-    if (opt->dir[0] != '/' && getcwd(abs, sizeof abs)) snprintf(ini, sizeof ini, "%s/%s/sut.ini", abs, opt->dir);
-    else snprintf(ini, sizeof ini, "%s/sut.ini", opt->dir);
+    if (opt->dir[0] != '/' && getcwd(abs, sizeof abs))
+        snprintf(ini, sizeof ini, "%s/%s/sut.ini", abs, opt->dir);
+    else
+        snprintf(ini, sizeof ini, "%s/sut.ini", opt->dir);
     printf("sut up: ready in %.1fs\n"
            "  postgresql  %s\n"
            "  redis       %s:%d\n"
@@ -130,7 +134,8 @@ static int sut_cmd_up(const tb_sut_options *opt) {
            "  endpoints   %s\n",
            (double)(tb_now_us() - t0) / 1e6, tb_ep_str(ep.pg_conninfo), tb_ep_str(ep.redis_host), ep.redis_port,
            schemas, ini);
-    for (int i = 0; i < ep.n_web_tile; i++) printf("  web.tile%-3d %s\n", ep.web_tile[i].tile, ep.web_tile[i].url);
+    for (int i = 0; i < ep.n_web_tile; i++)
+        printf("  web.tile%-3d %s\n", ep.web_tile[i].tile, ep.web_tile[i].url);
     printf("stop with: tilebench sut down --dir %s\n", opt->dir);
     tb_endpoints_free(&ep);
     return TB_EXIT_OK;

@@ -97,15 +97,18 @@ static void print_qos(const tb_level_result *lr, int n_rules) {
         const char *what = qr[i].not_judged ? "not judged" : "fail";
         if (qr[i].pass) continue;
         if (qr[i].not_judged && qr[i].tile) continue;
-        if (qr[i].tile) printf("  QoS %s, tile %d: %s: %s\n", what, qr[i].tile, qr[i].rule, qr[i].reason);
-        else printf("  QoS %s: %s: %s\n", what, qr[i].rule, qr[i].reason);
+        if (qr[i].tile)
+            printf("  QoS %s, tile %d: %s: %s\n", what, qr[i].tile, qr[i].rule, qr[i].reason);
+        else
+            printf("  QoS %s: %s: %s\n", what, qr[i].rule, qr[i].reason);
     }
     /* a rule not judged over all tiles merged has even fewer ops per tile:
      * only the rules judged at the level but not in some tile */
     for (int i = 0; i < n_rules; i++) {
         int n_tiles = 0;
         if (qr[i].not_judged) continue;
-        for (int k = n_rules + i; k < lr->n_qos; k += n_rules) n_tiles += qr[k].not_judged;
+        for (int k = n_rules + i; k < lr->n_qos; k += n_rules)
+            n_tiles += qr[k].not_judged;
         if (n_tiles > 0) printf("  QoS not judged in %d of %d tile verdicts: %s\n", n_tiles, lr->tiles, qr[i].rule);
     }
 }
@@ -118,10 +121,11 @@ static void on_phase_done(void *arg, const tb_level_result *lr, int n_rules, int
     if (lr->qos_not_judged > 0)
         snprintf(verdict, sizeof verdict, "%s (%d rule%s not judged: too few ops)", lr->qos_pass ? "PASS" : "FAIL",
                  lr->qos_not_judged, lr->qos_not_judged == 1 ? "" : "s");
-    else snprintf(verdict, sizeof verdict, "%s", lr->qos_pass ? "PASS" : "FAIL");
+    else
+        snprintf(verdict, sizeof verdict, "%s", lr->qos_pass ? "PASS" : "FAIL");
     printf("level %d tiles phase %d: score %.3f  %.1f W%s  PPKW %.2f  QoS %s  %s%s\n", lr->tiles, lr->phase, lr->score,
-           lr->avg_watts, est(estimated), lr->ppkw, verdict, lr->valid ? "valid" : "INVALID: ",
-           lr->valid ? "" : lr->invalid_reason);
+           lr->avg_watts, est(estimated), lr->ppkw, verdict,
+           lr->valid ? "valid" : "INVALID: ", lr->valid ? "" : lr->invalid_reason);
     print_qos(lr, n_rules);
     fflush(stdout);
 }
@@ -132,10 +136,13 @@ static void telem_line(const tb_telemetry *t, char *buf, size_t len) {
     if (isfinite(t->cpu_util_pct))
         l += (size_t)snprintf(buf + l, len - l, "CPU %.1f%% (user %.1f, sys %.1f, iowait %.1f)", t->cpu_util_pct,
                               t->mode_pct[TB_CPU_USER], t->mode_pct[TB_CPU_SYSTEM], t->mode_pct[TB_CPU_IOWAIT]);
-    else l += (size_t)snprintf(buf + l, len - l, "CPU n/a");
+    else
+        l += (size_t)snprintf(buf + l, len - l, "CPU n/a");
     if (l < len && isfinite(t->avg_freq_mhz))
-        l += (size_t)snprintf(buf + l, len - l, ", %.0f MHz (%s)", t->avg_freq_mhz, tb_telem_freq_source_name(t->freq_src));
-    else if (l < len) l += (size_t)snprintf(buf + l, len - l, ", frequency n/a");
+        l += (size_t)snprintf(buf + l, len - l, ", %.0f MHz (%s)", t->avg_freq_mhz,
+                              tb_telem_freq_source_name(t->freq_src));
+    else if (l < len)
+        l += (size_t)snprintf(buf + l, len - l, ", frequency n/a");
     if (l < len && t->n_cstates == 0) l += (size_t)snprintf(buf + l, len - l, ", C-states n/a");
     for (int k = 0; k < t->n_cstates && l < len; k++)
         l += (size_t)snprintf(buf + l, len - l, ", %s %.1f%%", t->cstate_name[k], t->cstate_pct[k]);
@@ -250,7 +257,8 @@ static void on_comparison_written(void *arg, const char *path) {
 
 static void on_no_comparison(void *arg, int baseline_done) {
     (void)arg;
-    printf("\nno comparison: %s\n", baseline_done ? "only the baseline run finished" : "the baseline run did not finish");
+    printf("\nno comparison: %s\n",
+           baseline_done ? "only the baseline run finished" : "the baseline run did not finish");
 }
 
 static void on_campaign_done(void *arg, int64_t id, const char *status, int n_done, int n_configs) {

@@ -58,11 +58,15 @@ static void find_password(const char *uri, const char **pw_out, const char **at_
         const char *c1 = NULL, *c2 = NULL;
         for (p = auth; p < at; p++) {
             if (*p != ':') continue;
-            if (!c1) c1 = p;
-            else if (!c2) c2 = p;
+            if (!c1)
+                c1 = p;
+            else if (!c2)
+                c2 = p;
         }
-        if (opaque && c2) pw = c2 + 1;
-        else if (c1) pw = c1 + 1;
+        if (opaque && c2)
+            pw = c2 + 1;
+        else if (c1)
+            pw = c1 + 1;
         if (pw == at) pw = NULL; /* empty password */
         /* opaque form ("estimate:?x=a@b"): a password starts before the query */
         if (pw && fallback && opaque && pw >= auth_end) pw = NULL;

@@ -17,9 +17,9 @@
 
 #include "common/buf.h"
 
-#define SPAWN_DEFAULT_MAX (64 * 1024)
+#define SPAWN_DEFAULT_MAX      (64 * 1024)
 #define SPAWN_DEFAULT_GRACE_US 5000000ULL
-#define SPAWN_TICK_MS 200
+#define SPAWN_TICK_MS          200
 
 extern char **environ;
 
@@ -112,9 +112,12 @@ static void drain(spawn_state *s) {
 static void police(spawn_state *s, uint64_t now) {
     uint64_t grace = s->o->grace_us ? s->o->grace_us : SPAWN_DEFAULT_GRACE_US;
     if (!s->termed) {
-        if (s->deadline && now >= s->deadline) s->r->timed_out = 1;
-        else if (s->o->stop && *s->o->stop) s->r->stopped = 1;
-        else return;
+        if (s->deadline && now >= s->deadline)
+            s->r->timed_out = 1;
+        else if (s->o->stop && *s->o->stop)
+            s->r->stopped = 1;
+        else
+            return;
         s->termed = 1;
         if (grace <= 1) {
             signal_child(s, SIGKILL);
@@ -148,8 +151,10 @@ static int turn(spawn_state *s) {
     }
     if (!s->exited) {
         pid_t w = waitpid(s->pid, &s->status, WNOHANG);
-        if (w == s->pid) s->exited = 1;
-        else if (w < 0 && errno != EINTR) return 1; /* lost: nothing more to wait for */
+        if (w == s->pid)
+            s->exited = 1;
+        else if (w < 0 && errno != EINTR)
+            return 1; /* lost: nothing more to wait for */
     }
     if (s->exited && s->fd >= 0) drain(s); /* a background grandchild may hold the pipe: stop at EAGAIN */
     return s->exited;

@@ -22,32 +22,32 @@
 #include "common/tb_common.h"
 
 typedef struct {
-    const char *path;         /* program to execve (with argv), or NULL with shell */
-    const char *const *argv;  /* argv[0] .. NULL */
-    const char *shell;        /* instead of path/argv: run with /bin/sh -c */
-    char *const *envp;        /* environment; NULL: the parent's */
-    const char *dir;          /* working folder of the child; NULL: the parent's */
-    size_t output_max;        /* bytes of output kept (0: 64 KiB) */
-    uint64_t timeout_us;      /* 0: no deadline */
-    uint64_t grace_us;        /* SIGTERM to SIGKILL (0: 5 s); 1: SIGKILL at once */
-    int new_group;            /* run in a process group of its own, signalled as a group */
-    int drop;                 /* switch to uid/gid (and no supplementary groups) before exec */
+    const char *path;        /* program to execve (with argv), or NULL with shell */
+    const char *const *argv; /* argv[0] .. NULL */
+    const char *shell;       /* instead of path/argv: run with /bin/sh -c */
+    char *const *envp;       /* environment; NULL: the parent's */
+    const char *dir;         /* working folder of the child; NULL: the parent's */
+    size_t output_max;       /* bytes of output kept (0: 64 KiB) */
+    uint64_t timeout_us;     /* 0: no deadline */
+    uint64_t grace_us;       /* SIGTERM to SIGKILL (0: 5 s); 1: SIGKILL at once */
+    int new_group;           /* run in a process group of its own, signalled as a group */
+    int drop;                /* switch to uid/gid (and no supplementary groups) before exec */
     uid_t uid;
     gid_t gid;
-    volatile sig_atomic_t *stop; /* when it becomes non-zero, the child is stopped */
+    volatile sig_atomic_t *stop;                               /* when it becomes non-zero, the child is stopped */
     void (*on_output)(void *arg, const char *chunk, size_t n); /* each chunk as it arrives */
     void *arg;
 } tb_spawn_opts;
 
 typedef struct {
-    char *output;      /* heap, NUL-terminated, at most output_max bytes (never NULL after tb_spawn_run) */
+    char *output; /* heap, NUL-terminated, at most output_max bytes (never NULL after tb_spawn_run) */
     size_t output_len;
-    int output_cut;    /* more output came than was kept */
-    int exited;        /* exited normally: exit_status is valid */
+    int output_cut; /* more output came than was kept */
+    int exited;     /* exited normally: exit_status is valid */
     int exit_status;
-    int signal;        /* the signal that ended it, or 0 */
-    int timed_out;     /* ended because of timeout_us */
-    int stopped;       /* ended because *stop became set */
+    int signal;    /* the signal that ended it, or 0 */
+    int timed_out; /* ended because of timeout_us */
+    int stopped;   /* ended because *stop became set */
 } tb_spawn_result;
 
 /*

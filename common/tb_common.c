@@ -109,11 +109,16 @@ int tb_parse_duration_us(const char *s, uint64_t *out_us, char *err) {
         tb_seterr(err, "'%s': duration must not be negative", s);
         return -1;
     }
-    if (*end == '\0' || strcmp(end, "s") == 0) mult = 1e6;
-    else if (strcmp(end, "ms") == 0) mult = 1e3;
-    else if (strcmp(end, "us") == 0) mult = 1;
-    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0) mult = 60e6;
-    else if (strcmp(end, "h") == 0) mult = 3600e6;
+    if (*end == '\0' || strcmp(end, "s") == 0)
+        mult = 1e6;
+    else if (strcmp(end, "ms") == 0)
+        mult = 1e3;
+    else if (strcmp(end, "us") == 0)
+        mult = 1;
+    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        mult = 60e6;
+    else if (strcmp(end, "h") == 0)
+        mult = 3600e6;
     else {
         tb_seterr(err, "'%s': unknown unit '%s' (use us, ms, s, m, h)", s, end);
         return -1;
@@ -128,11 +133,16 @@ int tb_parse_duration_us(const char *s, uint64_t *out_us, char *err) {
 }
 
 void tb_format_duration(uint64_t us, char *buf, size_t len) {
-    if (us % 3600000000u == 0 && us > 0) snprintf(buf, len, "%lluh", (unsigned long long)(us / 3600000000u));
-    else if (us % 60000000u == 0 && us > 0) snprintf(buf, len, "%llum", (unsigned long long)(us / 60000000u));
-    else if (us % 1000000u == 0) snprintf(buf, len, "%llus", (unsigned long long)(us / 1000000u));
-    else if (us % 1000u == 0) snprintf(buf, len, "%llums", (unsigned long long)(us / 1000u));
-    else snprintf(buf, len, "%lluus", (unsigned long long)us);
+    if (us % 3600000000u == 0 && us > 0)
+        snprintf(buf, len, "%lluh", (unsigned long long)(us / 3600000000u));
+    else if (us % 60000000u == 0 && us > 0)
+        snprintf(buf, len, "%llum", (unsigned long long)(us / 60000000u));
+    else if (us % 1000000u == 0)
+        snprintf(buf, len, "%llus", (unsigned long long)(us / 1000000u));
+    else if (us % 1000u == 0)
+        snprintf(buf, len, "%llums", (unsigned long long)(us / 1000u));
+    else
+        snprintf(buf, len, "%lluus", (unsigned long long)us);
 }
 
 int tb_parse_u64(const char *s, uint64_t *out, char *err) {

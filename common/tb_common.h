@@ -15,7 +15,7 @@
 #define TB_ERR_LEN 256
 
 #if defined(__GNUC__)
-#define TB_WUR __attribute__((warn_unused_result))
+#define TB_WUR          __attribute__((warn_unused_result))
 #define TB_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define TB_WUR
@@ -42,8 +42,8 @@
 #if !defined(NDEBUG) || defined(TB_SANITIZE) || defined(TB_FUZZ) || defined(TB_ASSERT_SANITIZER)
 #include <stdio.h>
 #include <stdlib.h>
-#define TB_ASSERT(cond)                                                                                        \
-    ((cond) ? (void)0                                                                                          \
+#define TB_ASSERT(cond)                                                                                                \
+    ((cond) ? (void)0                                                                                                  \
             : (fprintf(stderr, "%s:%d: %s: assertion failed: %s\n", __FILE__, __LINE__, __func__, #cond), abort()))
 #else
 #define TB_ASSERT(cond) ((void)sizeof((cond) ? 1 : 0))

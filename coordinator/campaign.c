@@ -92,7 +92,8 @@ static int set_sweep(parse_state *ps, const char *section, const char *key, cons
     } else if (strcmp(key, "tile_file") == 0) {
         if (!*val) return fail(ps, section, key, "must not be empty (leave it out for the standard tile)");
         if (strlen(val) + strlen(c->path) + 2 > sizeof c->tile_file) return fail(ps, section, key, "too long");
-        if (val[0] == '/') snprintf(c->tile_file, sizeof c->tile_file, "%s", val);
+        if (val[0] == '/')
+            snprintf(c->tile_file, sizeof c->tile_file, "%s", val);
         else {
             /* relative to the campaign file's folder, so the pair can move together */
             char *dup = xstrdup(c->path);
@@ -100,10 +101,12 @@ static int set_sweep(parse_state *ps, const char *section, const char *key, cons
             free(dup);
         }
     } else if (strcmp(key, "phases") == 0) {
-        if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > 100) return fail(ps, section, key, "must be an integer 1..100");
+        if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > 100)
+            return fail(ps, section, key, "must be an integer 1..100");
         c->phases = (int)v;
     } else if (strcmp(key, "repeat") == 0) {
-        if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > 100) return fail(ps, section, key, "must be an integer 1..100");
+        if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > 100)
+            return fail(ps, section, key, "must be an integer 1..100");
         c->repeat = (int)v;
     } else if (strcmp(key, "max_tiles") == 0) {
         if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > TB_MAX_LEVELS)
@@ -160,13 +163,16 @@ static int handler(void *user, const char *section, const char *key, const char 
             int apply = key[0] == 'a';
             if (!*val) return fail(ps, section, key, "empty command (use 'true' for nothing to do)");
             if (strlen(val) >= TB_CAMPAIGN_CMD_LEN) {
-                snprintf(e, sizeof e, "command of %zu bytes, longer than the %d allowed (put a long command in a script)",
+                snprintf(e, sizeof e,
+                         "command of %zu bytes, longer than the %d allowed (put a long command in a script)",
                          strlen(val), TB_CAMPAIGN_CMD_LEN - 1);
                 return fail(ps, section, key, e);
             }
             snprintf(apply ? k->apply : k->revert, TB_CAMPAIGN_CMD_LEN, "%s", val);
-            if (apply) k->has_apply = 1;
-            else k->has_revert = 1;
+            if (apply)
+                k->has_apply = 1;
+            else
+                k->has_revert = 1;
         } else {
             return fail(ps, section, key, "unknown key (known: apply, revert)");
         }
@@ -226,9 +232,12 @@ int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
         goto fail;
     }
     if (ps->failed || ps->in.bad_line || rc != 0) {
-        if (ps->failed) tb_seterr(err, "%s", ps->err);
-        else if (ps->in.bad_line) tb_seterr(err, "%s", ps->in.bad);
-        else tb_seterr(err, "%s: cannot parse (inih error %d)", path, rc);
+        if (ps->failed)
+            tb_seterr(err, "%s", ps->err);
+        else if (ps->in.bad_line)
+            tb_seterr(err, "%s", ps->in.bad);
+        else
+            tb_seterr(err, "%s: cannot parse (inih error %d)", path, rc);
         goto fail;
     }
     free(raw);
@@ -337,10 +346,14 @@ static void echo_chunk(void *arg, const char *chunk, size_t n) {
 /* How the command ended, for messages: "exit status 3", "killed by signal
  * 15 (Terminated)". */
 static void describe(const tb_spawn_result *r, char *how, size_t len) {
-    if (r->exited && r->exit_status == 127) snprintf(how, len, "exit status 127 (command not found?)");
-    else if (r->exited) snprintf(how, len, "exit status %d", r->exit_status);
-    else if (r->signal) snprintf(how, len, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
-    else snprintf(how, len, "lost (waitpid failed)");
+    if (r->exited && r->exit_status == 127)
+        snprintf(how, len, "exit status 127 (command not found?)");
+    else if (r->exited)
+        snprintf(how, len, "exit status %d", r->exit_status);
+    else if (r->signal)
+        snprintf(how, len, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+    else
+        snprintf(how, len, "lost (waitpid failed)");
 }
 
 /* Runs one apply or revert step: cmd with /bin/sh -c in a process group of
@@ -352,16 +365,23 @@ static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, c
                 int interruptible, const tb_campaign_opts *o, char *msg) {
     const tb_campaign_observer *obs = o->observer;
     echo_state es = {obs, what, k->name, "", 0};
-    tb_spawn_opts so = {.shell = cmd, .output_max = MAX_OUTPUT, .grace_us = 5000000, .new_group = 1,
-                        .stop = interruptible ? o->stop : NULL, .on_output = echo_chunk, .arg = &es};
+    tb_spawn_opts so = {.shell = cmd,
+                        .output_max = MAX_OUTPUT,
+                        .grace_us = 5000000,
+                        .new_group = 1,
+                        .stop = interruptible ? o->stop : NULL,
+                        .on_output = echo_chunk,
+                        .arg = &es};
     tb_spawn_result r;
     char how[TB_ERR_LEN], e[TB_ERR_LEN];
     int64_t t0 = tb_wall_us(), t1;
     int status = -1;
     char *shown = redacted(cmd, strlen(cmd)), *output; /* the command runs as given; shown and stored redacted */
     if (obs && obs->step_begun) obs->step_begun(obs->arg, what, k->name, shown);
-    if (tb_spawn_run(&so, &r, e) != 0) tb_seterr(how, "could not start: %s", e);
-    else describe(&r, how, sizeof how);
+    if (tb_spawn_run(&so, &r, e) != 0)
+        tb_seterr(how, "could not start: %s", e);
+    else
+        describe(&r, how, sizeof how);
     if (es.plen > 0) echo_line(&es);
     if (r.exited) status = r.exit_status;
     t1 = tb_wall_us();
@@ -450,7 +470,8 @@ static void sweep_opts(const tb_campaign *c, const tb_campaign_opts *o, const tb
     if (c->phases > 0) ro->stages.phases = c->phases;
     ro->repeat = c->repeat;
     ro->db_path = o->db_path;
-    for (int i = 0; i < c->n_meters; i++) ro->meter_uris[ro->n_meters++] = c->meters[i];
+    for (int i = 0; i < c->n_meters; i++)
+        ro->meter_uris[ro->n_meters++] = c->meters[i];
     if (ro->n_meters == 0) ro->meter_uris[ro->n_meters++] = "auto";
     ro->observer = o->observer ? o->observer->run : NULL;
     ro->preset = "demo";
@@ -598,8 +619,10 @@ int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *ca
     if (tb_store_finish_campaign(cc.s, cc.id, cc.status, cc.msg, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
     tb_store_close(cc.s);
     tb_tiledef_free(&def);
-    if (cc.base_done && cc.n_done >= 2) write_comparison(o, cc.run_ids, cc.n_done, cc.base_run);
-    else if (cc.n_done > 0 && obs && obs->no_comparison) obs->no_comparison(obs->arg, cc.base_done);
+    if (cc.base_done && cc.n_done >= 2)
+        write_comparison(o, cc.run_ids, cc.n_done, cc.base_run);
+    else if (cc.n_done > 0 && obs && obs->no_comparison)
+        obs->no_comparison(obs->arg, cc.base_done);
     if (obs && obs->done) obs->done(obs->arg, cc.id, cc.status, cc.n_done, n_order);
     if (cc.rc != TB_EXIT_OK) tb_seterr(err, "%s", cc.msg);
     return cc.rc;

@@ -43,7 +43,7 @@
 #include "results/store.h"
 
 #define TB_CAMPAIGN_MAX_CONFIGS 32
-#define TB_CAMPAIGN_CMD_LEN 256 /* a longer command is an error: put it in a script */
+#define TB_CAMPAIGN_CMD_LEN     256 /* a longer command is an error: put it in a script */
 
 typedef struct tb_campaign_config {
     char name[64];
@@ -66,9 +66,9 @@ typedef struct tb_campaign {
     int max_tiles;        /* with tiles = auto */
     char tile_file[1024]; /* resolved path; "" = the shipped standard tile */
     uint64_t stage_us[TB_CAMP_N_STAGES];
-    unsigned stage_set;   /* TB_CAMP_* bits */
-    int phases;           /* 0 = the tile file's */
-    int repeat;           /* >= 1 */
+    unsigned stage_set; /* TB_CAMP_* bits */
+    int phases;         /* 0 = the tile file's */
+    int repeat;         /* >= 1 */
     int n_meters;
     char meters[TB_MAX_METERS][512];
     int n_configs;
@@ -116,10 +116,10 @@ typedef struct tb_campaign_observer {
 
 typedef struct tb_campaign_opts {
     const char *db_path;
-    const char *report_path; /* the HTML comparison; NULL: none */
+    const char *report_path;              /* the HTML comparison; NULL: none */
     const tb_campaign_observer *observer; /* NULL: nobody */
-    volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: the run in progress ends interrupted,
-                                    its configuration is reverted, and the campaign stops */
+    volatile sig_atomic_t *stop;          /* set by SIGINT/SIGTERM: the run in progress ends interrupted,
+                                             its configuration is reverted, and the campaign stops */
 } tb_campaign_opts;
 
 /*

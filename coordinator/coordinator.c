@@ -114,7 +114,8 @@ static void release(run_ctx *c) {
     c->tsampler = NULL;
     tb_telem_source_close(c->tsrc);
     c->tsrc = NULL;
-    for (int i = 0; i < c->o->n_meters; i++) tb_meter_close(c->meters[i]);
+    for (int i = 0; i < c->o->n_meters; i++)
+        tb_meter_close(c->meters[i]);
     if (c->sut_started) {
         if (tb_sut_down(c->sut_dir, e) != 0) {
             tb_log(TB_LOG_WARN, "sut down: %s (logs kept in %s)", e, c->sut_dir);
@@ -168,9 +169,9 @@ static json_t *load_references(run_ctx *c) {
         double ref;
         int64_t cal_run;
         char at[32], src[128];
-        int r = o->calibrate ? 1
-                             : tb_store_get_calibration(c->store, o->def->name, c->def_hash, wd->name, &ref, &cal_run,
-                                                        at, e);
+        int r = o->calibrate
+                    ? 1
+                    : tb_store_get_calibration(c->store, o->def->name, c->def_hash, wd->name, &ref, &cal_run, at, e);
         c->reference[w] = wd->reference;
         snprintf(src, sizeof src, "tile file: %g %s", wd->reference, wd->unit);
         if (r < 0) tb_log(TB_LOG_WARN, "%s (using the tile file's reference)", e);
@@ -274,8 +275,10 @@ static int start_embedded_sut(run_ctx *c, char *err) {
  * hold data for every tile. */
 static int bring_sut_up(run_ctx *c, char *err) {
     int rc;
-    if (c->o->def->has_sut) tb_endpoints_copy(&c->ep, &c->o->def->sut);
-    else if ((rc = start_embedded_sut(c, err)) != TB_EXIT_OK) return rc;
+    if (c->o->def->has_sut)
+        tb_endpoints_copy(&c->ep, &c->o->def->sut);
+    else if ((rc = start_embedded_sut(c, err)) != TB_EXIT_OK)
+        return rc;
     if (tb_loadgen_local_open(c->o->def, &c->ep, c->o->threads, &c->lg, err) != 0) return fail(c, TB_EXIT_USAGE);
     if (c->lg->ops->probe(c->lg->self, c->max_tiles, err) != 0) return fail(c, TB_EXIT_ABORTED);
     advance(c, ST_SUT_UP);
@@ -310,8 +313,10 @@ static int store_idle(run_ctx *c, uint64_t t0, uint64_t t1, char *err) {
         tb_telemetry agg;
         int nt = tb_coord_telem_window(c, t0, t1, &ts);
         tb_telem_aggregate(ts, nt, &agg);
-        if (tb_store_put_idle_telemetry(c->store, c->run_id, ts, nt, err) != 0) rc = fail(c, TB_EXIT_ABORTED);
-        else if (c->obs->telemetry) c->obs->telemetry(c->obs->arg, &agg);
+        if (tb_store_put_idle_telemetry(c->store, c->run_id, ts, nt, err) != 0)
+            rc = fail(c, TB_EXIT_ABORTED);
+        else if (c->obs->telemetry)
+            c->obs->telemetry(c->obs->arg, &agg);
         free(ts);
     }
     if (rc == TB_EXIT_OK) c->idle_w = w > 0 ? w : 0;
@@ -327,7 +332,8 @@ static int measure_idle(run_ctx *c, char *err) {
     int rc = TB_EXIT_OK;
     if (idle_us > 0 && c->sut_started) {
         uint64_t settle_end = tb_now_us() + SUT_SETTLE_US;
-        while (tb_now_us() < settle_end && !tb_coord_stopped(c)) nanosleep(&(struct timespec){0, 100000000L}, NULL);
+        while (tb_now_us() < settle_end && !tb_coord_stopped(c))
+            nanosleep(&(struct timespec){0, 100000000L}, NULL);
     }
     if (idle_us > 0 && !tb_coord_stopped(c)) {
         t0 = tb_now_us();
@@ -368,8 +374,8 @@ static void tried_add(tried_levels *t, int tiles, int passed) {
  * verdicts. */
 static int next_level(run_ctx *c, const tried_levels *t, int rep_first, int i, int *tiles, char *err) {
     const tb_run_opts *o = c->o;
-    tb_saturation_opts so = {.max_tiles = o->levels.n, .step = o->auto_step, .doubling = o->auto_double,
-                             .bisect = o->bisect};
+    tb_saturation_opts so = {
+        .max_tiles = o->levels.n, .step = o->auto_step, .doubling = o->auto_double, .bisect = o->bisect};
     tb_saturation_step step;
     char e[TB_ERR_LEN];
     int r;
@@ -385,8 +391,10 @@ static int next_level(run_ctx *c, const tried_levels *t, int rep_first, int i, i
     }
     if (r == 0) {
         if (step.capped)
-            snprintf(e, sizeof e, "auto: every level up to %d tiles passed QoS: the SUT did not saturate "
-                                  "(saturation >= %d tiles)", o->levels.n, step.saturation);
+            snprintf(e, sizeof e,
+                     "auto: every level up to %d tiles passed QoS: the SUT did not saturate "
+                     "(saturation >= %d tiles)",
+                     o->levels.n, step.saturation);
         else
             snprintf(e, sizeof e, "auto: QoS failed at %d tiles; saturation is %d tiles", step.first_fail,
                      step.saturation);
@@ -454,7 +462,8 @@ static int calibrate(run_ctx *c) {
     for (int w = 0; o->calibrate && w < o->def->n_workloads && c->n_calib > 0; w++) {
         double v[TB_MAX_PHASES], ref;
         const tb_workload_def *wd = &o->def->workloads[w];
-        for (int p = 0; p < c->n_calib; p++) v[p] = c->calib[p][w];
+        for (int p = 0; p < c->n_calib; p++)
+            v[p] = c->calib[p][w];
         ref = tb_score_median(v, c->n_calib);
         if (tb_store_put_calibration(c->store, c->run_id, o->def->name, c->def_hash, wd->name, ref, wd->unit, e) != 0) {
             tb_log(TB_LOG_ERROR, "%s", e);
@@ -482,8 +491,10 @@ static void write_report(run_ctx *c) {
         return;
     }
     if (tb_report_write(c->store, c->run_id, fmt, f, e) != 0) tb_log(TB_LOG_ERROR, "report: %s", e);
-    if (fclose(f) != 0) tb_log(TB_LOG_ERROR, "report %s: write failed", path);
-    else if (c->obs->report_written) c->obs->report_written(c->obs->arg, path);
+    if (fclose(f) != 0)
+        tb_log(TB_LOG_ERROR, "report %s: write failed", path);
+    else if (c->obs->report_written)
+        c->obs->report_written(c->obs->arg, path);
 }
 
 /* The one exit: finishes the run row the state says exists, then releases
@@ -495,8 +506,7 @@ static void end_run(run_ctx *c, const char *err) {
         tb_coord_note(c, "error", err);
         if (tb_store_finish_run(c->store, c->run_id, c->status, -1, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
     } else if (c->state >= ST_SAMPLING) {
-        if (tb_store_finish_run(c->store, c->run_id, c->status, c->saturation, e) != 0)
-            tb_log(TB_LOG_ERROR, "%s", e);
+        if (tb_store_finish_run(c->store, c->run_id, c->status, c->saturation, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
         if (c->o->report_path && c->store) write_report(c);
     }
     release(c);

@@ -22,28 +22,28 @@ struct tb_run_observer; /* coordinator/observer.h */
 typedef struct tb_run_opts {
     const tb_tiledef *def;
     tb_levels levels;
-    const char *tile_spec;    /* as given, for the record */
-    tb_stage_def stages;      /* effective stage durations */
-    int repeat;               /* sweeps to run (>= 1) */
+    const char *tile_spec; /* as given, for the record */
+    tb_stage_def stages;   /* effective stage durations */
+    int repeat;            /* sweeps to run (>= 1) */
     const char *db_path;
     const char *label;
     int n_meters;
     const char *meter_uris[TB_MAX_METERS];
-    const char *report_path;  /* NULL: none */
-    const char *sut_dir;      /* run folder for the embedded SUT; NULL = a new temporary
-                                 folder, removed after a clean stop */
-    int threads;              /* load generator threads, 0 = online CPUs */
+    const char *report_path;                /* NULL: none */
+    const char *sut_dir;                    /* run folder for the embedded SUT; NULL = a new temporary
+                                               folder, removed after a clean stop */
+    int threads;                            /* load generator threads, 0 = online CPUs */
     const struct tb_run_observer *observer; /* who is told what happens; NULL: nobody */
-    int calibrate;            /* store each workload's 1-tile throughput as its reference */
-    int auto_step;            /* --tiles auto: climb by this many tiles (0 = 1) */
-    int auto_double;          /* --tiles auto: double the tiles at each step instead */
-    int bisect;               /* --tiles auto: bisect between the last pass and the first fail */
-    const char *preset;       /* the preset's name, for the record ("demo" or "compliant") */
-    int compliant;            /* judge as a compliant run: every QoS rule must be judged (qos/validity.h) */
-    const char *telemetry;    /* --telemetry: local, none or a node_exporter URL; overrides [sut]
-                                 telemetry; NULL = the tile file's, else the default (docs/meters.md) */
+    int calibrate;                          /* store each workload's 1-tile throughput as its reference */
+    int auto_step;                          /* --tiles auto: climb by this many tiles (0 = 1) */
+    int auto_double;                        /* --tiles auto: double the tiles at each step instead */
+    int bisect;                             /* --tiles auto: bisect between the last pass and the first fail */
+    const char *preset;                     /* the preset's name, for the record ("demo" or "compliant") */
+    int compliant;               /* judge as a compliant run: every QoS rule must be judged (qos/validity.h) */
+    const char *telemetry;       /* --telemetry: local, none or a node_exporter URL; overrides [sut]
+                                    telemetry; NULL = the tile file's, else the default (docs/meters.md) */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
-    int64_t campaign_id;      /* > 0: the run belongs to this campaign (coordinator/campaign.c) */
+    int64_t campaign_id;         /* > 0: the run belongs to this campaign (coordinator/campaign.c) */
     const char *campaign_config; /* with campaign_id: the configuration's name */
 } tb_run_opts;
 

@@ -95,8 +95,10 @@ static void note_phase_health(run_ctx *c, const tb_level_plan *pl, int p, const 
     char msg[512], wait[32];
     uint64_t j50, j99, jmax;
     int threads = c->lg->ops->threads(c->lg->self);
-    if (isnan(sl->cpu_wait_pct)) snprintf(wait, sizeof wait, "n/a");
-    else snprintf(wait, sizeof wait, "%.1f%%", sl->cpu_wait_pct);
+    if (isnan(sl->cpu_wait_pct))
+        snprintf(wait, sizeof wait, "n/a");
+    else
+        snprintf(wait, sizeof wait, "%.1f%%", sl->cpu_wait_pct);
     tb_poller_jitter(c->poller, pl->phase_start_us[p], &j50, &j99, &jmax);
     snprintf(msg, sizeof msg,
              "%d tiles phase %d: load generator loop stall max %.1f ms, p99 %.1f ms (own work: "
@@ -142,8 +144,9 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
          * interrupted (the counts over every stage then end at the signal). */
         if (wait_until(c, pl->phase_end_us[p] + c->o->stages.ramp_down_us, pl->tiles, stage_names[3], 0) != 0) {
             cut = 1;
-            tb_coord_note(c, "info", "interrupted in ramp-down: the finished last phase is stored, and the level's "
-                                     "counts over every stage end at the signal");
+            tb_coord_note(c, "info",
+                          "interrupted in ramp-down: the finished last phase is stored, and the level's "
+                          "counts over every stage end at the signal");
         }
         if (lg->ops->stop_level(lg->self, &all, err) != 0) {
             tb_lg_stats_free(st);

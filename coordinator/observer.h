@@ -19,13 +19,13 @@
 typedef struct tb_run_progress {
     int level, levels_total; /* 1-based level in progress, of every level of every repeat */
     int tiles;
-    const char *stage;       /* "ramp-up", "warm-up", "steady", "ramp-down" */
-    int phase;               /* 1-based steady-state phase; 0 in the other stages */
-    uint64_t left_us;        /* time left in the stage, in whole seconds */
-    double ops_per_s;        /* since the previous call of this stage (0 at its first) */
-    uint64_t errors;         /* failed ops so far in the level */
-    double watts;            /* the latest power reading; NaN when none */
-    int estimated;           /* a meter is a model (estimate:), not a measurement */
+    const char *stage; /* "ramp-up", "warm-up", "steady", "ramp-down" */
+    int phase;         /* 1-based steady-state phase; 0 in the other stages */
+    uint64_t left_us;  /* time left in the stage, in whole seconds */
+    double ops_per_s;  /* since the previous call of this stage (0 at its first) */
+    uint64_t errors;   /* failed ops so far in the level */
+    double watts;      /* the latest power reading; NaN when none */
+    int estimated;     /* a meter is a model (estimate:), not a measurement */
 } tb_run_progress;
 
 /* What a message is about; each is also a stored event of the run. */

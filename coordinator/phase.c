@@ -37,8 +37,10 @@ double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sampl
             k++;
         }
         w = tb_score_mean_power_w(pts, k, t0, t1);
-        if (w < 0) missing_meter = 1;
-        else sum += w;
+        if (w < 0)
+            missing_meter = 1;
+        else
+            sum += w;
     }
     free(pts);
     *out_samples = ps;
@@ -76,8 +78,8 @@ void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, 
     char msg[700];
     power_validity_input(c, ps, n, w, (double)idle_us / 1e6, &vin);
     if (tb_validity_judge(&vin, &v)) return;
-    snprintf(msg, sizeof msg, "active idle: %s; its mean power, and the overall efficiency that uses it, rest on the rest",
-             v.reason);
+    snprintf(msg, sizeof msg,
+             "active idle: %s; its mean power, and the overall efficiency that uses it, rest on the rest", v.reason);
     tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
 }
 
@@ -100,8 +102,8 @@ typedef struct phase_parts {
     const tb_level_plan *pl;
     int p, tiles, nw;
     tb_level_result lr;
-    tb_workload_result *wr;  /* tiles x workloads */
-    tb_op_result *opr;       /* tiles x workloads x TB_MAX_OPS */
+    tb_workload_result *wr; /* tiles x workloads */
+    tb_op_result *opr;      /* tiles x workloads x TB_MAX_OPS */
     tb_qos_result *qr;
     tb_poll_sample *samples;
     tb_telem_sample *telem;
@@ -183,7 +185,8 @@ static void score_phase(run_ctx *c, phase_parts *pp, tb_lg_stats *st, tb_lg_stat
         }
         tile_scores[t - 1] = tb_score_geomean(norm, pp->nw);
         if (c->o->calibrate && t == 1 && c->n_calib < TB_MAX_PHASES) {
-            for (int w = 0; w < pp->nw; w++) c->calib[c->n_calib][w] = pp->wr[w].throughput;
+            for (int w = 0; w < pp->nw; w++)
+                c->calib[c->n_calib][w] = pp->wr[w].throughput;
             c->n_calib++;
         }
     }
@@ -236,7 +239,8 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
     nq = nr;
     for (int t = 1; t <= tiles; t++) {
         if (tb_qos_verdict(def->rules, nr, &in, t, pp->qr + nq) == TB_QOS_FAIL) pp->lr.qos_pass = 0;
-        for (int i = 0; i < nr; i++) pp->qr[nq + i].tile = t;
+        for (int i = 0; i < nr; i++)
+            pp->qr[nq + i].tile = t;
         nq += nr;
     }
     for (int i = 0; i < nr; i++)
@@ -259,8 +263,8 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
     tb_validity_input vin;
     tb_validity v;
     char msg[256];
-    lr->avg_watts = tb_coord_window_power(c, t0, t1, &pp->samples, &lr->n_samples, &lr->samples_total,
-                                          &lr->samples_bad);
+    lr->avg_watts =
+        tb_coord_window_power(c, t0, t1, &pp->samples, &lr->n_samples, &lr->samples_total, &lr->samples_bad);
     lr->samples = pp->samples;
     lr->ppkw = lr->avg_watts > 0 ? tb_score_ppkw(lr->score, lr->avg_watts) : 0;
     power_validity_input(c, pp->samples, lr->n_samples, lr->avg_watts, (double)(t1 - t0) / 1e6, &vin);
@@ -285,15 +289,17 @@ static void note_telemetry_failures(run_ctx *c, const phase_parts *pp) {
     uint64_t nf;
     char msg[512]; /* room for the telemetry source (up to 255 bytes) and the counts */
     if (!c->tsampler || (nf = tb_telem_sampler_failures(c->tsampler)) <= c->telem_failures) return;
-    tb_fmt_capped(msg, sizeof msg, "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
-                                   "figures cover the samples that succeeded",
-             pp->tiles, pp->p + 1, (unsigned long long)nf, c->telem_shown, (unsigned long long)(nf - c->telem_failures));
+    tb_fmt_capped(msg, sizeof msg,
+                  "%d tiles phase %d: %llu telemetry reads of %s failed so far (%llu new); its "
+                  "figures cover the samples that succeeded",
+                  pp->tiles, pp->p + 1, (unsigned long long)nf, c->telem_shown,
+                  (unsigned long long)(nf - c->telem_failures));
     c->telem_failures = nf;
     tb_coord_note(c, "warning", msg);
 }
 
-int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all,
-                          double cpu_s, char *err) {
+int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all, double cpu_s,
+                          char *err) {
     phase_parts pp;
     int rc;
     memset(&pp, 0, sizeof pp);

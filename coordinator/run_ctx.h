@@ -39,33 +39,33 @@ typedef struct run_ctx {
     const tb_run_opts *o;
     const tb_run_observer *obs; /* never NULL (a silent one when none is given) */
     run_state state;
-    const char *status;         /* TB_RUN_COMPLETE until the run aborts or is interrupted */
-    int saturation;             /* largest passing level; -1 none */
+    const char *status; /* TB_RUN_COMPLETE until the run aborts or is interrupted */
+    int saturation;     /* largest passing level; -1 none */
     int max_tiles;
     tb_store *store;
     int64_t run_id;
     tb_meter *meters[TB_MAX_METERS];
     tb_meter_info infos[TB_MAX_METERS];
     tb_poller *poller;
-    tb_telem_source *tsrc;     /* NULL: telemetry is none */
+    tb_telem_source *tsrc; /* NULL: telemetry is none */
     tb_telem_sampler *tsampler;
-    char telem_spec[256];      /* the effective telemetry source: "local", a URL, or "none" */
-    char telem_shown[256];     /* telem_spec for messages and the results: a URL's password redacted */
+    char telem_spec[256];        /* the effective telemetry source: "local", a URL, or "none" */
+    char telem_shown[256];       /* telem_spec for messages and the results: a URL's password redacted */
     char telem_note[TB_ERR_LEN]; /* why telemetry is none, for the run's events; "" */
-    uint64_t telem_failures;   /* failed telemetry reads already reported in an event */
+    uint64_t telem_failures;     /* failed telemetry reads already reported in an event */
     tb_loadgen *lg;
     tb_sut_endpoints ep;
     int sut_started;
-    char sut_dir[512];   /* the embedded SUT's run folder */
-    int sut_dir_temp;    /* we made it: remove it after a clean stop */
+    char sut_dir[512]; /* the embedded SUT's run folder */
+    int sut_dir_temp;  /* we made it: remove it after a clean stop */
     int levels_done, levels_total;
-    int repeat;                              /* 1-based repeat of the sweep in progress */
-    double idle_w;                           /* active idle, W; 0 when not measured */
-    double min_level_w;                      /* lowest phase mean power so far, W; 0 none */
+    int repeat;         /* 1-based repeat of the sweep in progress */
+    double idle_w;      /* active idle, W; 0 when not measured */
+    double min_level_w; /* lowest phase mean power so far, W; 0 none */
     int min_level_tiles;
-    double reference[TB_MAX_WORKLOADS];      /* per workload: the tile file's, or a calibration's */
-    char def_hash[17];                       /* digest of the workload sections (calibration key) */
-    int n_calib;                             /* calibration: phases of tile 1 measured so far */
+    double reference[TB_MAX_WORKLOADS];            /* per workload: the tile file's, or a calibration's */
+    char def_hash[17];                             /* digest of the workload sections (calibration key) */
+    int n_calib;                                   /* calibration: phases of tile 1 measured so far */
     double calib[TB_MAX_PHASES][TB_MAX_WORKLOADS]; /* calibration: throughput per phase and workload */
 } run_ctx;
 
@@ -79,16 +79,16 @@ void tb_coord_say(run_ctx *c, const char *event_kind, tb_run_msg_kind kind, cons
 /* phase.c */
 /* Mean power over [t0,t1) summed over meters, -1 when a meter has no valid
  * sample; *samples (caller frees) and counts. */
-double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sample **samples, int *n,
-                             uint64_t *total, uint64_t *bad);
+double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sample **samples, int *n, uint64_t *total,
+                             uint64_t *bad);
 /* Telemetry samples inside [t0, t1); caller frees. */
 int tb_coord_telem_window(run_ctx *c, uint64_t t0, uint64_t t1, tb_telem_sample **out);
 /* Judges active idle by a level's power rules: a warning when they fail. */
 void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, uint64_t idle_us);
 /* Turns phase p of the level's statistics into a stored result: 1 passed
  * QoS, 0 failed, -1 with err. */
-int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all,
-                          double cpu_s, char *err);
+int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all, double cpu_s,
+                          char *err);
 
 /* level.c */
 /* Runs one load level: 1 every phase passed QoS, 0 one failed, -1 with err,

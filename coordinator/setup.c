@@ -37,7 +37,8 @@ int tb_coord_check_fd_limit(const tb_tiledef *def, int max_tiles, char *err) {
     }
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         snprintf(err, TB_ERR_LEN,
-                 "--tiles: %llu users at %d tiles need about %llu open files, and the limit is %llu (raise it with ulimit -n, "
+                 "--tiles: %llu users at %d tiles need about %llu open files, and the limit is %llu (raise it with "
+                 "ulimit -n, "
                  "or run fewer tiles or users)",
                  users, max_tiles, need, (unsigned long long)rl.rlim_cur);
         return -1;
@@ -75,7 +76,8 @@ static int conninfo_is_local(const char *conninfo) {
     for (o = opts; o->keyword; o++)
         if ((strcmp(o->keyword, "host") == 0 || strcmp(o->keyword, "hostaddr") == 0) && o->val && *o->val) {
             char *list = xstrdup(o->val), *save = NULL;
-            for (char *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) local &= is_local_host(h);
+            for (char *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save))
+                local &= is_local_host(h);
             free(list);
         }
     PQconninfoFree(opts);
@@ -86,8 +88,10 @@ static int conninfo_is_local(const char *conninfo) {
 static int sut_is_local(const tb_sut_endpoints *ep) {
     int local = conninfo_is_local(ep->pg_conninfo) && is_local_host(ep->redis_host) && is_local_host(ep->imap_host) &&
                 is_local_host(ep->lmtp_host) && is_local_host(ep->smtp_host) && url_is_local(ep->web_url);
-    for (int i = 0; i < ep->n_pg_tile; i++) local &= conninfo_is_local(ep->pg_tile[i].conninfo);
-    for (int i = 0; i < ep->n_web_tile; i++) local &= url_is_local(ep->web_tile[i].url);
+    for (int i = 0; i < ep->n_pg_tile; i++)
+        local &= conninfo_is_local(ep->pg_tile[i].conninfo);
+    for (int i = 0; i < ep->n_web_tile; i++)
+        local &= url_is_local(ep->web_tile[i].url);
     return local;
 }
 
@@ -102,8 +106,9 @@ const char *tb_coord_telemetry_choice(const tb_run_opts *o, char *why, size_t le
     if (o->telemetry && *o->telemetry) return o->telemetry;
     if (o->def->telemetry[0]) return o->def->telemetry;
     if (!o->def->has_sut || sut_is_local(&o->def->sut)) return "local";
-    snprintf(why, len, "telemetry: none (the SUT's endpoints are not on this machine, so local figures would describe "
-                       "the load generator); set [sut] telemetry = http://SUT:9100/metrics or run --telemetry URL");
+    snprintf(why, len,
+             "telemetry: none (the SUT's endpoints are not on this machine, so local figures would describe "
+             "the load generator); set [sut] telemetry = http://SUT:9100/metrics or run --telemetry URL");
     return "none";
 }
 
@@ -147,8 +152,8 @@ json_t *tb_coord_host_info(run_ctx *c, char *err) {
  * (loadgen/worker.c) or where power and the SUT's servers come from
  * (powermeter/, sut/sut.c): each one set is recorded with the run. */
 static const char *const measurement_env[] = {
-    "TB_WORKER_NICE", "TB_WORKER_SPIN_US", "TB_PROC_STAT", "TB_RAPL_ROOT", "TB_IPMITOOL", "TB_PG_BINDIR",
-    "TB_REDIS_SERVER", "TB_DOVECOT",
+    "TB_WORKER_NICE", "TB_WORKER_SPIN_US", "TB_PROC_STAT",    "TB_RAPL_ROOT",
+    "TB_IPMITOOL",    "TB_PG_BINDIR",      "TB_REDIS_SERVER", "TB_DOVECOT",
 };
 
 /* {"TB_WORKER_NICE": "5", ...} of the ones set, or NULL when none is. */

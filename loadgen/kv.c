@@ -45,21 +45,22 @@ typedef struct kv_user {
     tb_user_ctx *u;
     redisAsyncContext *ac;
     int connected;
-    int dropping;  /* we are freeing ac: its callbacks must not report */
-    int writing;    /* inside our own redisAsyncHandleWrite (send_batch) */
-    int write_lost; /* ... and hiredis dropped the connection there */
-    int inflight;   /* replies still due for the batch in flight */
-    int op;         /* kind of the batch in flight */
-    uint64_t seq;   /* next key for the sequential pattern */
+    int dropping;        /* we are freeing ac: its callbacks must not report */
+    int writing;         /* inside our own redisAsyncHandleWrite (send_batch) */
+    int write_lost;      /* ... and hiredis dropped the connection there */
+    int inflight;        /* replies still due for the batch in flight */
+    int op;              /* kind of the batch in flight */
+    uint64_t seq;        /* next key for the sequential pattern */
     uint64_t backoff_us; /* reconnect back-off after a lost or refused connection */
 } kv_user;
 
-static const char *const known_keys[] = {"set_pct", "keyspace", "value_size", "key_pattern", "zipf_theta",
-                                         "pipeline", NULL};
+static const char *const known_keys[] = {"set_pct",    "keyspace", "value_size", "key_pattern",
+                                         "zipf_theta", "pipeline", NULL};
 
 static double zeta(uint64_t n, double theta) {
     double z = 0;
-    for (uint64_t i = 1; i <= n; i++) z += 1.0 / pow((double)i, theta);
+    for (uint64_t i = 1; i <= n; i++)
+        z += 1.0 / pow((double)i, theta);
     return z;
 }
 
@@ -116,12 +117,15 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
         const tb_param *p = tb_tiledef_param(w, "key_pattern");
         uint64_t pipe;
         const char *pat = p ? p->value : "uniform";
-        if (strcmp(pat, "uniform") == 0) c->pattern = KEYS_UNIFORM;
-        else if (strcmp(pat, "zipf") == 0) c->pattern = KEYS_ZIPF;
-        else if (strcmp(pat, "sequential") == 0) c->pattern = KEYS_SEQUENTIAL;
+        if (strcmp(pat, "uniform") == 0)
+            c->pattern = KEYS_UNIFORM;
+        else if (strcmp(pat, "zipf") == 0)
+            c->pattern = KEYS_ZIPF;
+        else if (strcmp(pat, "sequential") == 0)
+            c->pattern = KEYS_SEQUENTIAL;
         else {
-            tb_seterr(err, "%s:%d: [workload.%s] key_pattern: '%s': use uniform, zipf or sequential", w->file,
-                      p->line, w->name, pat);
+            tb_seterr(err, "%s:%d: [workload.%s] key_pattern: '%s': use uniform, zipf or sequential", w->file, p->line,
+                      w->name, pat);
             kv_cfg_free(c);
             return -1;
         }
@@ -132,7 +136,8 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
             return -1;
         }
         if (((c->theta <= 0 || c->theta >= 1) &&
-             tb_wl_param_bad(w, "zipf_theta", "expected a number between 0 and 1, both excluded (YCSB uses 0.99)", err)) ||
+             tb_wl_param_bad(w, "zipf_theta", "expected a number between 0 and 1, both excluded (YCSB uses 0.99)",
+                             err)) ||
             ((pipe < 1 || pipe > 1000) && tb_wl_param_bad(w, "pipeline", "expected 1..1000 commands per batch", err))) {
             kv_cfg_free(c);
             return -1;
@@ -262,7 +267,8 @@ static void on_reply(redisAsyncContext *ac, void *r, void *priv) {
         back_off(s);
     } else {
         s->backoff_us = 0;
-        if (reply->type == REDIS_REPLY_ERROR) st = TB_OP_ERR_SERVER;
+        if (reply->type == REDIS_REPLY_ERROR)
+            st = TB_OP_ERR_SERVER;
         else if (reply->type != REDIS_REPLY_STATUS && reply->type != REDIS_REPLY_STRING &&
                  reply->type != REDIS_REPLY_NIL)
             st = TB_OP_ERR_CONTENT;

@@ -48,7 +48,7 @@ void tb_lg_stats_free(tb_lg_stats *s); /* NULL is a no-op */
  * [phase_start, phase_end) and it ends before phase_end (Faban's rule). */
 typedef struct tb_level_plan {
     int tiles;
-    uint64_t start_us;   /* ramp-up begins: users start staggered over ramp_up_us */
+    uint64_t start_us; /* ramp-up begins: users start staggered over ramp_up_us */
     uint64_t ramp_up_us;
     int n_phases;
     uint64_t phase_start_us[TB_MAX_PHASES];
@@ -88,7 +88,8 @@ typedef struct tb_loadgen_ops {
      * stage (count/errors only, no histograms); caller frees. */
     int (*stop_level)(void *self, tb_lg_stats **all, char *err);
     /* Event-loop stalls since the previous call (or start_level), merged over
-     * workers (each runs a 20 ms ticker and records how late it fires), into *out (see tb_lg_stalls). Resets the record. */
+     * workers (each runs a 20 ms ticker and records how late it fires), into *out (see tb_lg_stalls). Resets the
+     * record. */
     void (*stalls)(void *self, tb_lg_stalls *out);
     /* CPU seconds the load generator threads used so far for work: their
      * CPU time less what their spin-then-block loops spent polling without

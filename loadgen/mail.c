@@ -76,12 +76,12 @@ static const char *const *const op_names = tb_kind_mail_ops;
 typedef struct mail_cfg {
     struct sockaddr_storage imap_sa, dlv_sa;
     socklen_t imap_sa_len, dlv_sa_len;
-    char imap_ep[160], dlv_ep[160]; /* "host:port", for messages */
-    int lmtp;                       /* 1: LHLO, 0: EHLO */
-    int send;                       /* own send timer: send_interval > 0 with IMAP sessions */
-    int send_only;                  /* session_length = 0: no IMAP; Send is the driver's op */
+    char imap_ep[160], dlv_ep[160];         /* "host:port", for messages */
+    int lmtp;                               /* 1: LHLO, 0: EHLO */
+    int send;                               /* own send timer: send_interval > 0 with IMAP sessions */
+    int send_only;                          /* session_length = 0: no IMAP; Send is the driver's op */
     char *user_pattern, *domain, *password; /* heap; "" when the SUT gives none */
-    int users; /* users per tile: recipients are drawn among them */
+    int users;                              /* users per tile: recipients are drawn among them */
     uint64_t send_interval_us, session_us, timeout_us;
     int mix[N_OPS], mix_total;
     double size_min, size_median, size_max, size_sigma; /* bytes; lognormal, clamped */
@@ -98,8 +98,8 @@ typedef struct send_ctx {
     struct event *timer, *timeout;
     uint64_t intended_us;
     uint64_t sent_us; /* the delivery in flight started (its uncorrected latency counts from here) */
-    int started; /* the schedule runs (from the user's first op) */
-    int busy;    /* a delivery is in flight */
+    int started;      /* the schedule runs (from the user's first op) */
+    int busy;         /* a delivery is in flight */
     int step;
     int pipelined; /* the server offered PIPELINING: envelope sent in one write */
     char rcpt[200];

@@ -56,7 +56,8 @@ enum { STEP_IDLE = 0, STEP_CONNECT, STEP_PREPARE, STEP_LOGIN, STEP_BROWSE, STEP_
  * stored procedures; each is one PostgreSQL transaction in autocommit. */
 enum { Q_LOGIN = 0, Q_NEWCUST, Q_BROWSE_CAT, Q_BROWSE_ACTOR, Q_BROWSE_TITLE, Q_PURCHASE, Q_POINT, N_Q };
 static const char *const q_names[N_Q] = {"tb_login",        "tb_new_customer", "tb_browse_category",
-                                         "tb_browse_actor", "tb_browse_title", "tb_purchase", "tb_point"};
+                                         "tb_browse_actor", "tb_browse_title", "tb_purchase",
+                                         "tb_point"};
 static const char prepare_sql[] =
     "PREPARE tb_login(text, text) AS SELECT login($1, $2);"
     "PREPARE tb_new_customer(text, text, text, text) AS SELECT new_customer($1, $2, $3, $4);"
@@ -85,10 +86,10 @@ typedef struct oltp_user {
     const oltp_cfg *cfg;
     tb_user_ctx *u;
     PGconn *conn;
-    struct event *sock_ev; /* connect polling (one-shot) or reading results (persistent) */
+    struct event *sock_ev;  /* connect polling (one-shot) or reading results (persistent) */
     struct event *write_ev; /* flushing a query that did not fit the socket buffer */
     int step;
-    int sub_op;             /* op index recorded for the step in flight */
+    int sub_op; /* op index recorded for the step in flight */
     int browses_left;
     int customerid;
     uint64_t step_due_us;   /* the step in flight was due: the order's intended start, or the previous step's end */
@@ -98,8 +99,8 @@ typedef struct oltp_user {
     uint64_t backoff_us;    /* current reconnect back-off; 0 after a good connect */
 } oltp_user;
 
-static const char *const known_keys[] = {"mode", "new_customer_pct", "browse_min", "browse_max", "items_min",
-                                         "items_max", "quantity_max", NULL};
+static const char *const known_keys[] = {"mode",      "new_customer_pct", "browse_min",   "browse_max",
+                                         "items_min", "items_max",        "quantity_max", NULL};
 
 static int get_int(const tb_workload_def *w, const char *key, int dflt, int lo, int hi, int *out, char *err) {
     uint64_t v;
@@ -123,8 +124,7 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     oltp_cfg *c;
     if (tb_wl_check_keys(w, known_keys, err) != 0) return -1;
     if (!tb_ep_has(ep->pg_conninfo) && ep->n_pg_tile == 0) {
-        tb_seterr(err, "workload %s: the SUT has no PostgreSQL endpoint ([sut] pg = conninfo, or pg.tileN)",
-                  w->name);
+        tb_seterr(err, "workload %s: the SUT has no PostgreSQL endpoint ([sut] pg = conninfo, or pg.tileN)", w->name);
         return -1;
     }
     c = xcalloc(1, sizeof *c);
@@ -132,7 +132,8 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     tb_endpoints_copy(&c->ep, ep);
     {
         const tb_param *m = tb_tiledef_param(w, "mode");
-        if (m && strcmp(m->value, "point") == 0) c->point = 1;
+        if (m && strcmp(m->value, "point") == 0)
+            c->point = 1;
         else if (m && strcmp(m->value, "order") != 0) {
             tb_seterr(err, "%s:%d: [workload.%s] mode: '%s': use order (DVD Store orders) or point (one lookup)",
                       w->file, m->line, w->name, m->value);
@@ -158,7 +159,6 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
     *out = c;
     return 0;
 }
-
 
 /* The conninfo of tile's server: its own ([sut] pg.tileN) or the shared one. */
 static const char *conninfo_for(const oltp_cfg *c, int tile) {
@@ -252,8 +252,10 @@ static void on_write(evutil_socket_t fd, short what, void *arg) {
     (void)what;
     if (!s->conn) return;
     r = PQflush(s->conn);
-    if (r < 0) fail_step(s, TB_OP_ERR_IO);
-    else if (r == 1) event_add(s->write_ev, NULL);
+    if (r < 0)
+        fail_step(s, TB_OP_ERR_IO);
+    else if (r == 1)
+        event_add(s->write_ev, NULL);
 }
 
 static void step_login(oltp_user *s) {
@@ -317,8 +319,10 @@ static void step_point(oltp_user *s) {
 
 /* The first statement of the op in flight, once connected. */
 static void first_step(oltp_user *s) {
-    if (s->cfg->point) step_point(s);
-    else step_login(s);
+    if (s->cfg->point)
+        step_point(s);
+    else
+        step_login(s);
 }
 
 static void next_browse_or_purchase(oltp_user *s) {
@@ -398,8 +402,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
     (void)fd;
     (void)what;
     if (!PQconsumeInput(s->conn)) {
-        if (s->step >= STEP_LOGIN) fail_step(s, TB_OP_ERR_IO);
-        else drop_conn(s); /* the server closed an idle connection */
+        if (s->step >= STEP_LOGIN)
+            fail_step(s, TB_OP_ERR_IO);
+        else
+            drop_conn(s); /* the server closed an idle connection */
         return;
     }
     while (s->conn && !PQisBusy(s->conn)) {
@@ -455,13 +461,15 @@ static void on_connect_poll(evutil_socket_t fd, short what, void *arg) {
     PostgresPollingStatusType pr = PQconnectPoll(s->conn);
     (void)fd;
     (void)what;
-    if (pr == PGRES_POLLING_OK) connected(s);
+    if (pr == PGRES_POLLING_OK)
+        connected(s);
     else if (pr == PGRES_POLLING_FAILED) {
         tb_log(TB_LOG_DEBUG, "oltp connect: %s", PQerrorMessage(s->conn));
         drop_conn(s);
         back_off(s);
         order_done(s, TB_OP_ERR_CONNECT);
-    } else arm_connect(s, pr);
+    } else
+        arm_connect(s, pr);
 }
 
 static void oltp_op_start(void *st, int op) {
@@ -576,7 +584,8 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
         if (PQstatus(conn) != CONNECTION_OK) {
             char *msg = PQerrorMessage(conn);
             size_t n = strlen(msg);
-            while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
+            while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+                msg[--n] = '\0';
             conninfo_shown(ci, shown, sizeof shown);
             tb_seterr(err, "oltp: tile %d: connect %s: %s", t, shown, msg);
             PQfinish(conn);
@@ -604,8 +613,9 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
         r = PQexec(conn, sql);
         if (PQresultStatus(r) != PGRES_TUPLES_OK || atoi(PQgetvalue(r, 0, 0)) != TB_OLTP_PRODUCTS) {
             conninfo_shown(ci, shown, sizeof shown);
-            tb_seterr(err, "oltp: %s: tile %d has no OLTP data (schema tile%d with %d products); load it with "
-                           "`tilebench sut up --tiles %d` or point [sut] pg at a loaded server",
+            tb_seterr(err,
+                      "oltp: %s: tile %d has no OLTP data (schema tile%d with %d products); load it with "
+                      "`tilebench sut up --tiles %d` or point [sut] pg at a loaded server",
                       shown, t, t, TB_OLTP_PRODUCTS, tiles);
             rc = -1;
         }

@@ -13,8 +13,8 @@ extern const tb_workload_vt tb_mail_workload;
 extern const tb_workload_vt tb_http_workload;
 extern const tb_workload_vt tb_web_workload;
 
-static const tb_workload_vt *const kinds[] = {&tb_oltp_workload, &tb_kv_workload, &tb_mail_workload,
-                                              &tb_web_workload,  &tb_http_workload};
+static const tb_workload_vt *const kinds[] = {&tb_oltp_workload, &tb_kv_workload, &tb_mail_workload, &tb_web_workload,
+                                              &tb_http_workload};
 #define N_KINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 const tb_workload_vt *tb_workload_find(const char *kind) {
@@ -27,9 +27,7 @@ int tb_workload_count(void) { return N_KINDS; }
 
 const tb_workload_vt *tb_workload_at(int i) { return i >= 0 && i < N_KINDS ? kinds[i] : NULL; }
 
-static const tb_param *param(const tb_workload_def *w, const char *key) {
-    return tb_tiledef_param(w, key);
-}
+static const tb_param *param(const tb_workload_def *w, const char *key) { return tb_tiledef_param(w, key); }
 
 int tb_wl_param_u64(const tb_workload_def *w, const char *key, uint64_t dflt, uint64_t *out, char *err) {
     const tb_param *p = param(w, key);
@@ -66,8 +64,7 @@ int tb_wl_param_double(const tb_workload_def *w, const char *key, double dflt, d
     return 0;
 }
 
-int tb_wl_param_duration(const tb_workload_def *w, const char *key, uint64_t dflt_us, uint64_t *out_us,
-                         char *err) {
+int tb_wl_param_duration(const tb_workload_def *w, const char *key, uint64_t dflt_us, uint64_t *out_us, char *err) {
     const tb_param *p = param(w, key);
     char e[TB_ERR_LEN];
     if (!p) {
@@ -92,8 +89,9 @@ int tb_wl_check_keys(const tb_workload_def *w, const char *const *known, char *e
                 if (k) strncat(list, ", ", sizeof list - strlen(list) - 1);
                 strncat(list, known[k], sizeof list - strlen(list) - 1);
             }
-            tb_seterr(err, "%s:%d: [workload.%s] %s: unknown key (known: kind, users, think_time, cycle_time, "
-                           "think_dist, timeout, reference, unit, %s)",
+            tb_seterr(err,
+                      "%s:%d: [workload.%s] %s: unknown key (known: kind, users, think_time, cycle_time, "
+                      "think_dist, timeout, reference, unit, %s)",
                       w->file, w->params[i].line, w->name, w->params[i].key, list);
             return -1;
         }

@@ -82,9 +82,9 @@ typedef struct web_user {
     char prefix[WEB_PATH_LEN]; /* the base URL's path, without a trailing '/' */
     int have_target;
     tb_http_conn *conn;
-    int cur;  /* Markov state: the last op, -1 before the first */
-    int op;   /* op in flight */
-    int step; /* STEP_* of the request in flight */
+    int cur;               /* Markov state: the last op, -1 before the first */
+    int op;                /* op in flight */
+    int step;              /* STEP_* of the request in flight */
     uint64_t req_due_us;   /* the request in flight was due: the op's intended start, or the previous response */
     uint64_t req_start_us; /* ... and was sent */
     uint64_t backoff_us;

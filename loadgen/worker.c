@@ -114,8 +114,8 @@ struct worker {
     } build;
     struct event *build_ev; /* zero timer: build the next chunk */
     /* spin-then-block (run_loop): how often a spin found an op completing */
-    double spin_hit;         /* EWMA of 0/1 per spin, 1/8 weight */
-    unsigned spin_probe;     /* idle moments since the last spin */
+    double spin_hit;                   /* EWMA of 0/1 per spin, 1/8 weight */
+    unsigned spin_probe;               /* idle moments since the last spin */
     atomic_uint_fast64_t spin_idle_us; /* CPU spent spinning without finding work (run_loop) */
 };
 
@@ -167,7 +167,8 @@ void tb_lg_stats_merge(tb_lg_stats *dst, const tb_lg_stats *src) {
         const tb_opstat *s = &src->cells[i];
         d->count += s->count;
         d->errors += s->errors;
-        for (int k = 0; k < TB_OP_NSTATUS; k++) d->err_by_class[k] += s->err_by_class[k];
+        for (int k = 0; k < TB_OP_NSTATUS; k++)
+            d->err_by_class[k] += s->err_by_class[k];
         if (s->hist) {
             if (!d->hist) d->hist = tb_hist_new();
             tb_hist_merge(d->hist, s->hist);
@@ -192,15 +193,16 @@ void tb_lg_stats_free(tb_lg_stats *s) {
 
 /* Records one finished op. intended_us is when it was due; Faban's rule
  * decides which phase (if any) it belongs to. */
-static void record(tb_user_ctx *u, int op, uint64_t intended_us, uint64_t sent_us, uint64_t end_us,
-                   tb_op_status st) {
+static void record(tb_user_ctx *u, int op, uint64_t intended_us, uint64_t sent_us, uint64_t end_us, tb_op_status st) {
     worker *w = u->w;
     const tb_level_plan *pl = &w->plan;
     pthread_mutex_lock(&w->lock);
     if (w->all) {
         tb_opstat *a = tb_lg_cell(w->all, u->tile, u->wl, op);
-        if (st == TB_OP_OK) a->count++;
-        else a->errors++;
+        if (st == TB_OP_OK)
+            a->count++;
+        else
+            a->errors++;
     }
     for (int p = 0; p < pl->n_phases; p++) {
         tb_opstat *c;
@@ -257,7 +259,9 @@ static uint64_t splitmix(uint64_t *x) {
     return z ^ (z >> 31);
 }
 
-struct event_base *tb_user_base(tb_user_ctx *u) { return u->w->base; }
+struct event_base *tb_user_base(tb_user_ctx *u) {
+    return u->w->base;
+}
 uint64_t tb_user_intended_us(const tb_user_ctx *u) { return u->intended_us; }
 uint64_t tb_user_sent_us(const tb_user_ctx *u) { return u->sent_us; }
 int tb_user_tile(const tb_user_ctx *u) { return u->tile; }
@@ -428,7 +432,8 @@ static void start_users(worker *w) {
     const tb_tiledef *def = lg->pub.def;
     const tb_level_plan *pl = &w->plan;
     int total = 0;
-    for (int i = 0; i < def->n_workloads; i++) total += def->workloads[i].users * pl->tiles;
+    for (int i = 0; i < def->n_workloads; i++)
+        total += def->workloads[i].users * pl->tiles;
     w->users = xcalloc((size_t)total + 1, sizeof *w->users);
     w->n_users = 0;
     for (int i = 0; i < def->n_workloads; i++) {
@@ -484,9 +489,10 @@ static void build_users(evutil_socket_t fd, short what, void *arg) {
                 u->next_op = -1;
                 u->think = strcmp(u->def->think_dist, "uniform") == 0  ? THINK_UNIFORM
                            : strcmp(u->def->think_dist, "negexp") == 0 ? THINK_NEGEXP
-                                                                        : THINK_FIXED;
+                                                                       : THINK_FIXED;
                 seed = ((uint64_t)t << 40) ^ ((uint64_t)i << 32) ^ (uint64_t)k ^ (uint64_t)pl->start_us;
-                for (int r = 0; r < 4; r++) u->rng[r] = splitmix(&seed);
+                for (int r = 0; r < 4; r++)
+                    u->rng[r] = splitmix(&seed);
                 u->timer = evtimer_new(w->base, on_timer, u);
                 u->timeout = evtimer_new(w->base, on_timeout, u);
                 u->soon = evtimer_new(w->base, on_soon, u);
@@ -501,7 +507,8 @@ static void build_users(evutil_socket_t fd, short what, void *arg) {
 
 static void stop_users(worker *w) {
     evtimer_del(w->build_ev); /* a level stopped while its users were still being built */
-    for (int i = 0; i < w->n_users; i++) user_free(w->users[i]);
+    for (int i = 0; i < w->n_users; i++)
+        user_free(w->users[i]);
     free(w->users);
     w->users = NULL;
     w->n_users = 0;
@@ -516,8 +523,10 @@ static void on_cmd(evutil_socket_t fd, short what, void *arg) {
     pthread_mutex_lock(&w->lock);
     cmd = w->cmd;
     pthread_mutex_unlock(&w->lock);
-    if (cmd == CMD_START) start_users(w);
-    else if (cmd == CMD_STOP) stop_users(w);
+    if (cmd == CMD_START)
+        start_users(w);
+    else if (cmd == CMD_STOP)
+        stop_users(w);
     else if (cmd == CMD_QUIT) {
         stop_users(w);
         w->quit = 1;
@@ -604,7 +613,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
  * the stall probe's tick still fire on time while spinning (a non-blocking
  * pass runs expired timers). */
 #define SPIN_PROBE 64
-#define SPIN_HIT 0.5 /* spin while at least this share of recent spins found work */
+#define SPIN_HIT   0.5 /* spin while at least this share of recent spins found work */
 
 static void run_loop(worker *w) {
     uint64_t spin = w->lg->spin_us;
@@ -649,8 +658,10 @@ static void *worker_main(void *arg) {
     prctl(PR_SET_NAME, name, 0, 0, 0); /* shows in top -H, perf sched and /proc/PID/task */
     /* Linux keeps a nice value per thread: PRIO_PROCESS 0 is this thread */
     if (w->lg->nice_set && setpriority(PRIO_PROCESS, 0, w->lg->nice) != 0)
-        tb_log(TB_LOG_WARN, "load generator worker %d: cannot set nice %d (TB_WORKER_NICE): %s; it runs at its default "
-               "priority", w->id, w->lg->nice, strerror(errno));
+        tb_log(TB_LOG_WARN,
+               "load generator worker %d: cannot set nice %d (TB_WORKER_NICE): %s; it runs at its default "
+               "priority",
+               w->id, w->lg->nice, strerror(errno));
     {
         /* the thread's own run-queue counter (a -1 fd: the split is unknown) */
         int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -681,7 +692,8 @@ static void send_cmd(worker *w, int cmd) {
         while (n < 0 && errno == EINTR);
     }
     pthread_mutex_lock(&w->lock);
-    while (!w->cmd_done) pthread_cond_wait(&w->cond, &w->lock);
+    while (!w->cmd_done)
+        pthread_cond_wait(&w->cond, &w->lock);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -772,8 +784,10 @@ static int lg_stop_level(void *self, tb_lg_stats **all, char *err) {
         pthread_mutex_unlock(&w->lock);
     }
     lg->level_running = 0;
-    if (all) *all = m;
-    else tb_lg_stats_free(m);
+    if (all)
+        *all = m;
+    else
+        tb_lg_stats_free(m);
     return 0;
 }
 
@@ -802,8 +816,10 @@ static void lg_stalls(void *self, tb_lg_stalls *out) {
         tb_hist_merge(own, w->own_hist);
         tb_hist_reset(w->stall_hist);
         tb_hist_reset(w->own_hist);
-        if (w->schedstat_fd < 0 || now <= w->probe_since_us) have_wait = 0;
-        else wait_pct += 100.0 * (double)w->cpu_wait_us / (double)(now - w->probe_since_us);
+        if (w->schedstat_fd < 0 || now <= w->probe_since_us)
+            have_wait = 0;
+        else
+            wait_pct += 100.0 * (double)w->cpu_wait_us / (double)(now - w->probe_since_us);
         w->cpu_wait_us = 0;
         w->probe_since_us = now;
         pthread_mutex_unlock(&w->lock);
@@ -1001,8 +1017,7 @@ int tb_loadgen_local_threads(int threads) {
     return n > 0 ? (int)n : 1;
 }
 
-int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out,
-                          char *err) {
+int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out, char *err) {
     local_lg *lg;
     lg = xcalloc(1, sizeof *lg);
     lg->pub.ops = &local_ops;

@@ -72,16 +72,16 @@ int tb_user_tile(const tb_user_ctx *u);  /* 1-based tile index */
 int tb_user_index(const tb_user_ctx *u); /* 0-based user index within its tile and workload */
 /* The user's own PRNG (xoshiro-style, seeded per user): each draw independent. */
 uint64_t tb_user_rand(tb_user_ctx *u);
-double tb_user_rand01(tb_user_ctx *u);             /* [0,1) */
+double tb_user_rand01(tb_user_ctx *u);                  /* [0,1) */
 int tb_user_rand_range(tb_user_ctx *u, int lo, int hi); /* uniform in [lo,hi] */
 
 typedef struct tb_workload_vt {
-    const char *kind;                /* "oltp", "kv": a kind of the tile model's catalog (tiles/kinds.h) */
-    int n_ops;                       /* the catalog's n_ops for the kind */
-    const char *const *op_names;     /* the catalog's op_names for the kind (one list), e.g. "Order" */
-    unsigned metric_mask;            /* bit i set: op i counts toward throughput */
-    int sockets_per_user;            /* sockets one user holds at most (for the open-files
-                                        check of `run`); 0 = 2 */
+    const char *kind;            /* "oltp", "kv": a kind of the tile model's catalog (tiles/kinds.h) */
+    int n_ops;                   /* the catalog's n_ops for the kind */
+    const char *const *op_names; /* the catalog's op_names for the kind (one list), e.g. "Order" */
+    unsigned metric_mask;        /* bit i set: op i counts toward throughput */
+    int sockets_per_user;        /* sockets one user holds at most (for the open-files
+                                    check of `run`); 0 = 2 */
     /* Parses the workload's own keys from def->params (errors name file:line
      * and key) and checks the SUT endpoints it needs. *cfg owned by caller,
      * freed with cfg_free. 0 or -1 with err. */
@@ -134,10 +134,8 @@ const tb_workload_vt *tb_workload_at(int i);
  * "file:line: [workload.NAME] key: why" errors. 0 or -1. */
 int tb_wl_param_duration(const tb_workload_def *w, const char *key, uint64_t dflt_us, uint64_t *out_us,
                          char *err) TB_WUR;
-int tb_wl_param_u64(const tb_workload_def *w, const char *key, uint64_t dflt, uint64_t *out,
-                    char *err) TB_WUR;
-int tb_wl_param_double(const tb_workload_def *w, const char *key, double dflt, double *out,
-                       char *err) TB_WUR;
+int tb_wl_param_u64(const tb_workload_def *w, const char *key, uint64_t dflt, uint64_t *out, char *err) TB_WUR;
+int tb_wl_param_double(const tb_workload_def *w, const char *key, double dflt, double *out, char *err) TB_WUR;
 
 /* For a value configure() finds out of range: sets err to
  * "file:line: [workload.NAME] key: 'VALUE': want" at the key's own line

@@ -23,13 +23,13 @@ enum { TB_MSIM_WT310 = 0, TB_MSIM_WT210, TB_MSIM_PTD };
 
 /* Fault kinds, applied to every Nth value request (1-based: N, 2N, ...). */
 enum {
-    TB_MSIM_FAULT_NAN = 0,     /* no data: "NAN" (WT310), 9.91E+37 (WT210), Watts -1 (PTD) */
-    TB_MSIM_FAULT_INF,         /* over-range: "INF" (WT310), 9.9E+37 (WT210), Watts -1 (PTD) */
-    TB_MSIM_FAULT_GARBAGE,     /* a line of noise instead of the values */
-    TB_MSIM_FAULT_STALL,       /* no reply at all to that request */
-    TB_MSIM_FAULT_DISCONNECT,  /* the connection is closed instead of replying */
-    TB_MSIM_FAULT_UNCERTAINTY, /* PTD only: the sample's uncertainty is 1.5% (> 1%) */
-    TB_MSIM_FAULT_NEGATIVE,    /* -27.1 W and -3.199 A, the WT310E field bug (mlcommons/power-dev#253) */
+    TB_MSIM_FAULT_NAN = 0,      /* no data: "NAN" (WT310), 9.91E+37 (WT210), Watts -1 (PTD) */
+    TB_MSIM_FAULT_INF,          /* over-range: "INF" (WT310), 9.9E+37 (WT210), Watts -1 (PTD) */
+    TB_MSIM_FAULT_GARBAGE,      /* a line of noise instead of the values */
+    TB_MSIM_FAULT_STALL,        /* no reply at all to that request */
+    TB_MSIM_FAULT_DISCONNECT,   /* the connection is closed instead of replying */
+    TB_MSIM_FAULT_UNCERTAINTY,  /* PTD only: the sample's uncertainty is 1.5% (> 1%) */
+    TB_MSIM_FAULT_NEGATIVE,     /* -27.1 W and -3.199 A, the WT310E field bug (mlcommons/power-dev#253) */
     TB_MSIM_FAULT_INCONSISTENT, /* W as the source says, the current doubled: V x A x PF = 2 W */
     TB_MSIM_FAULT_KINDS
 };
@@ -65,10 +65,10 @@ typedef struct tb_msim_counters {
     uint64_t served;                             /* value replies sent (PTD: RL sample lines), faulty ones included */
     uint64_t valid;                              /* served - nan - overrange - garbage - uncertain - implausible */
     uint64_t nan, overrange, garbage, uncertain; /* served with that fault */
-    uint64_t implausible;                        /* served with the negative or inconsistent fault, or a negative trace value */
-    uint64_t stalled;                            /* requests left unanswered */
-    uint64_t disconnects;                        /* connections closed instead of a reply */
-    uint64_t connections;                        /* connections accepted */
+    uint64_t implausible; /* served with the negative or inconsistent fault, or a negative trace value */
+    uint64_t stalled;     /* requests left unanswered */
+    uint64_t disconnects; /* connections closed instead of a reply */
+    uint64_t connections; /* connections accepted */
 } tb_msim_counters;
 
 typedef struct tb_msim tb_msim;

@@ -22,9 +22,9 @@
 
 #include "powermeter/meter.h"
 
-#define EST_DEFAULT_IDLE_W 50.0 /* placeholder, see the file comment */
-#define EST_DEFAULT_MAX_W 200.0 /* placeholder, see the file comment */
-#define EST_BASELINE_US 100000u /* first sample's window: baseline taken at open */
+#define EST_DEFAULT_IDLE_W 50.0    /* placeholder, see the file comment */
+#define EST_DEFAULT_MAX_W  200.0   /* placeholder, see the file comment */
+#define EST_BASELINE_US    100000u /* first sample's window: baseline taken at open */
 
 typedef struct est {
     char *stat_path;
@@ -59,7 +59,8 @@ static int read_cpu(const char *path, uint64_t *busy, uint64_t *total, char *err
     }
     p = line + 4;
     for (n = 0; n < 8; n++) {
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
         if (*p == '\n' || *p == '\0') break;
         errno = 0;
         v[n] = strtoull(p, &end, 10);
@@ -187,8 +188,8 @@ static int est_identify(void *self, tb_meter_info *info, char *err) {
     est *e = self;
     (void)err;
     snprintf(info->model, sizeof info->model, "estimate (CPU utilization, linear)");
-    snprintf(info->idn, sizeof info->idn, "tilebench estimate: idle=%g W, max=%g W, from %s", e->idle_w,
-             e->max_w, e->stat_path);
+    snprintf(info->idn, sizeof info->idn, "tilebench estimate: idle=%g W, max=%g W, from %s", e->idle_w, e->max_w,
+             e->stat_path);
     info->estimated = 1;
     return 0;
 }

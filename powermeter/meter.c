@@ -24,9 +24,9 @@
 /* One line per driver file. */
 extern const tb_meter_driver tb_meter_estimate_driver;
 extern const tb_meter_driver tb_meter_wt310_driver, tb_meter_wt210_driver, tb_meter_yokoserial_driver; /* yokogawa.c */
-extern const tb_meter_driver tb_meter_ptd_driver;  /* ptd.c */
-extern const tb_meter_driver tb_meter_rapl_driver; /* rapl.c */
-extern const tb_meter_driver tb_meter_ipmi_driver; /* ipmi.c */
+extern const tb_meter_driver tb_meter_ptd_driver;                                                      /* ptd.c */
+extern const tb_meter_driver tb_meter_rapl_driver;                                                     /* rapl.c */
+extern const tb_meter_driver tb_meter_ipmi_driver;                                                     /* ipmi.c */
 
 /* The scheme table: tb_meter_open looks the URI scheme up here (case-insensitive). */
 static const tb_meter_driver *const drivers[] = {
@@ -46,7 +46,7 @@ static const char *const auto_probes[] = {
     "ipmi:local",
     NULL,
 };
-#define AUTO_FALLBACK_URI "estimate:"
+#define AUTO_FALLBACK_URI   "estimate:"
 #define AUTO_FALLBACK_MODEL "estimate (auto: no real meter found)"
 
 struct tb_meter {
@@ -59,8 +59,7 @@ struct tb_meter {
 static const tb_meter_driver *find_driver(const char *scheme, size_t len) {
     size_t i;
     for (i = 0; i < N_DRIVERS; i++) {
-        if (strlen(drivers[i]->scheme) == len && strncasecmp(drivers[i]->scheme, scheme, len) == 0)
-            return drivers[i];
+        if (strlen(drivers[i]->scheme) == len && strncasecmp(drivers[i]->scheme, scheme, len) == 0) return drivers[i];
     }
     return NULL;
 }

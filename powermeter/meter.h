@@ -13,8 +13,8 @@
 #include "common/tb_common.h"
 
 /* Sample flags. Any of INVALID/MISSING/OVERRANGE makes a sample invalid. */
-#define TB_SAMPLE_INVALID 0x01u   /* NaN, garbage, out of uncertainty */
-#define TB_SAMPLE_MISSING 0x02u   /* no reply in time */
+#define TB_SAMPLE_INVALID   0x01u /* NaN, garbage, out of uncertainty */
+#define TB_SAMPLE_MISSING   0x02u /* no reply in time */
 #define TB_SAMPLE_OVERRANGE 0x04u /* over range (e.g. Yokogawa 9.9E+37) */
 #define TB_SAMPLE_ESTIMATED 0x08u /* a model, not a measurement */
 /* A warning, not BAD: the meter was auto-ranging when the sample was taken
@@ -30,12 +30,12 @@
  * its averaging window are equal (IPMI DCMI), so the BMC may not average at
  * all; over many readings that is the "not averaged" verdict (ipmi.h). */
 #define TB_SAMPLE_FLAT 0x40u
-#define TB_SAMPLE_BAD (TB_SAMPLE_INVALID | TB_SAMPLE_MISSING | TB_SAMPLE_OVERRANGE | TB_SAMPLE_IMPLAUSIBLE)
+#define TB_SAMPLE_BAD  (TB_SAMPLE_INVALID | TB_SAMPLE_MISSING | TB_SAMPLE_OVERRANGE | TB_SAMPLE_IMPLAUSIBLE)
 
 typedef struct tb_sample {
-    uint64_t mono_us; /* CLOCK_MONOTONIC when taken */
-    int64_t wall_us;  /* CLOCK_REALTIME when taken */
-    double watts;     /* W; NaN when unknown */
+    uint64_t mono_us;       /* CLOCK_MONOTONIC when taken */
+    int64_t wall_us;        /* CLOCK_REALTIME when taken */
+    double watts;           /* W; NaN when unknown */
     double volts, amps, pf; /* NaN when the meter does not report them */
     double uncertainty_pct; /* the meter's own uncertainty of this W, %; NaN unknown (PTD) */
     unsigned flags;
@@ -70,15 +70,15 @@ enum { TB_RANGE_UNKNOWN = 0, TB_RANGE_FIXED = 1, TB_RANGE_AUTO = 2 };
  * window is meaningless, so 0 cannot be mistaken for a reading).
  */
 typedef struct tb_meter_info {
-    char uri[256];    /* redacted: passwords replaced with "***" */
-    char model[64];   /* e.g. "estimate", "WT310" */
-    char idn[128];    /* *IDN? or equivalent; "" when none */
-    int estimated;    /* 1 when watts come from a model, not a meter */
-    char serial[64];  /* instrument serial number (3rd *IDN? field); "" unknown */
-    char firmware[64]; /* firmware version (4th *IDN? field); "" unknown */
-    char driver[64];  /* how it is read, e.g. "ptd 1.9.2 (YokogawaWT310)"; "" none */
-    double volt_range_v; /* voltage range read back from the meter, V; 0 unknown */
-    double amp_range_a;  /* current range read back, A; 0 unknown */
+    char uri[256];           /* redacted: passwords replaced with "***" */
+    char model[64];          /* e.g. "estimate", "WT310" */
+    char idn[128];           /* *IDN? or equivalent; "" when none */
+    int estimated;           /* 1 when watts come from a model, not a meter */
+    char serial[64];         /* instrument serial number (3rd *IDN? field); "" unknown */
+    char firmware[64];       /* firmware version (4th *IDN? field); "" unknown */
+    char driver[64];         /* how it is read, e.g. "ptd 1.9.2 (YokogawaWT310)"; "" none */
+    double volt_range_v;     /* voltage range read back from the meter, V; 0 unknown */
+    double amp_range_a;      /* current range read back, A; 0 unknown */
     int volt_mode, amp_mode; /* TB_RANGE_*: fixed or auto-ranging, as read back */
     double crest_factor;     /* 3 or 6 on Yokogawa; 0 unknown */
     unsigned update_ms;      /* the meter's own update/sample interval, ms; 0 unknown */
@@ -185,7 +185,5 @@ double tb_meter_max_watts(const tb_meter_info *info);
 /* Short fixed text of a reason code ("implausible: negative active power"),
  * stored with each bad sample; "" for TB_REASON_NONE or an unknown code. */
 const char *tb_meter_reason_text(int reason);
-
-
 
 #endif

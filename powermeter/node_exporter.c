@@ -228,8 +228,8 @@ int tb_node_exporter_fetch(const char *url, long timeout_ms, char **body, size_t
         tb_redact_scrub(cerr, sizeof cerr, url);
         tb_seterr(err, "GET %s: %s", shown,
                   b.overflow ? "response larger than 64 MiB"
-                  : *cerr   ? cerr
-                            : curl_easy_strerror(rc));
+                  : *cerr    ? cerr
+                             : curl_easy_strerror(rc));
         tb_buf_free(&b);
         return -1;
     }

@@ -92,7 +92,8 @@ static void *poll_main(void *arg) {
     {
         struct sched_param sp = {.sched_priority = 1};
         int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-        if (rc != 0) tb_log(TB_LOG_DEBUG, "poller: no real-time priority (%s); timing may suffer under load", strerror(rc));
+        if (rc != 0)
+            tb_log(TB_LOG_DEBUG, "poller: no real-time priority (%s); timing may suffer under load", strerror(rc));
     }
     tb_poller *p = arg;
     tb_sample *tick = xcalloc((size_t)p->n, sizeof *tick);
@@ -129,7 +130,8 @@ static void *poll_main(void *arg) {
         }
 
         pthread_mutex_lock(&p->mu);
-        for (i = 0; i < p->n; i++) append(p, i, &tick[i]);
+        for (i = 0; i < p->n; i++)
+            append(p, i, &tick[i]);
         next += p->interval_us;
         now = tb_now_us();
         if (now > next && now - next > p->interval_us) {

@@ -15,7 +15,7 @@ typedef struct tb_poller tb_poller;
 
 /* A sample as the poller keeps it: which meter, and the sample. */
 typedef struct tb_poll_sample {
-    int meter;      /* index into the meters given to tb_poller_start */
+    int meter; /* index into the meters given to tb_poller_start */
     tb_sample s;
 } tb_poll_sample;
 

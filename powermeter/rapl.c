@@ -220,7 +220,8 @@ static int rapl_open(const char *uri, void **self, char *err) {
     r->psys = psys;
     if (scan(r, pkg, dram, psys, err) != 0) {
         free(r);
-        return TB_METER_EUNREACH; /* the URI is fine; this host has no readable RAPL zone (exit 3, as a missing serial device) */
+        return TB_METER_EUNREACH; /* the URI is fine; this host has no readable RAPL zone (exit 3, as a missing serial
+                                     device) */
     }
     r->prev_us = tb_now_us();
     *self = r;

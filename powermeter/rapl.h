@@ -2,9 +2,9 @@
  * rapl.h: what the RAPL driver (rapl.c) exposes for tests: the counter
  * arithmetic. The driver itself is reached through tb_meter_open("rapl:").
  *
- * Facts (kernel Documentation/power/powercap/powercap.rst): /sys/class/powercap/intel-rapl:N[:M]/energy_uj counts µJ and
- * wraps at max_energy_range_uj; zone names are package-N, core, uncore, dram,
- * psys; energy_uj is readable by root only since the CVE-2020-8694 fix.
+ * Facts (kernel Documentation/power/powercap/powercap.rst): /sys/class/powercap/intel-rapl:N[:M]/energy_uj counts µJ
+ * and wraps at max_energy_range_uj; zone names are package-N, core, uncore, dram, psys; energy_uj is readable by root
+ * only since the CVE-2020-8694 fix.
  */
 #ifndef TB_POWERMETER_RAPL_H
 #define TB_POWERMETER_RAPL_H

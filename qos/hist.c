@@ -17,20 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUB_BITS 10u                   /* 1024 sub-buckets per power of two */
-#define SUB_HALF (1u << SUB_BITS)      /* 1024 */
-#define SUB_COUNT (2u * SUB_HALF)      /* 2048: values below are exact */
+#define SUB_BITS   10u              /* 1024 sub-buckets per power of two */
+#define SUB_HALF   (1u << SUB_BITS) /* 1024 */
+#define SUB_COUNT  (2u * SUB_HALF)  /* 2048: values below are exact */
 #define CHUNK_BITS 8u
-#define CHUNK_LEN (1u << CHUNK_BITS)   /* 256 counters = 2 KiB per chunk */
+#define CHUNK_LEN  (1u << CHUNK_BITS) /* 256 counters = 2 KiB per chunk */
 /* index of TB_HIST_MAX_US: shift 16, (1e8 >> 16) = 1525 -> 16*1024 + 1525 */
 #define N_BUCKETS 17910u
-#define N_CHUNKS ((N_BUCKETS + CHUNK_LEN - 1) / CHUNK_LEN) /* 70 */
+#define N_CHUNKS  ((N_BUCKETS + CHUNK_LEN - 1) / CHUNK_LEN) /* 70 */
 /* A sparse histogram holds at most this many non-empty buckets (8 B each;
  * bounds the binary search and the insertion's move). */
-#define SPARSE_MAX 2048u
-#define SPARSE_MIN 8u                  /* first allocation, in entries */
+#define SPARSE_MAX  2048u
+#define SPARSE_MIN  8u /* first allocation, in entries */
 #define ENC_VERSION 1u
-#define VARINT_MAX 10u /* a uint64_t takes at most 10 LEB128 bytes */
+#define VARINT_MAX  10u /* a uint64_t takes at most 10 LEB128 bytes */
 
 /* One non-empty bucket of a sparse histogram. */
 typedef struct sparse_ent {
@@ -48,11 +48,11 @@ typedef struct sparse_ent {
  * more than SPARSE_MAX buckets, or when a count would not fit 32 bits.
  */
 struct tb_hist {
-    uint64_t count;   /* values recorded */
-    uint64_t clamped; /* of which > TB_HIST_MAX_US */
-    uint64_t min;     /* exact; UINT64_MAX while empty */
-    uint64_t max;     /* exact; 0 while empty */
-    uint64_t sum;     /* exact, saturating */
+    uint64_t count;    /* values recorded */
+    uint64_t clamped;  /* of which > TB_HIST_MAX_US */
+    uint64_t min;      /* exact; UINT64_MAX while empty */
+    uint64_t max;      /* exact; 0 while empty */
+    uint64_t sum;      /* exact, saturating */
     uint64_t **chunks; /* dense: N_CHUNKS pointers; NULL while sparse */
     sparse_ent *sp;    /* sparse: n_sp entries sorted by idx, room for cap_sp */
     uint32_t n_sp, cap_sp;
@@ -64,7 +64,8 @@ static unsigned msb64(uint64_t v) {
     return 63u - (unsigned)__builtin_clzll(v);
 #else
     unsigned n = 0;
-    while (v >>= 1) n++;
+    while (v >>= 1)
+        n++;
     return n;
 #endif
 }
@@ -94,9 +95,7 @@ static uint64_t bucket_upper(uint32_t idx) {
     return (m << shift) + ((uint64_t)1 << shift) - 1u;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b) {
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 static uint64_t *chunk_get(tb_hist *h, uint32_t c) {
     if (!h->chunks[c]) h->chunks[c] = xcalloc(CHUNK_LEN, sizeof(uint64_t));
@@ -121,8 +120,10 @@ static uint32_t sparse_find(const tb_hist *h, uint32_t idx) {
     uint32_t lo = 0, hi = h->n_sp;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2u;
-        if (h->sp[mid].idx < idx) lo = mid + 1u;
-        else hi = mid;
+        if (h->sp[mid].idx < idx)
+            lo = mid + 1u;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -209,7 +210,8 @@ void tb_hist_free(tb_hist *h) {
     unsigned c;
     if (!h) return;
     if (h->chunks)
-        for (c = 0; c < N_CHUNKS; c++) free(h->chunks[c]);
+        for (c = 0; c < N_CHUNKS; c++)
+            free(h->chunks[c]);
     free(h->chunks);
     free(h->sp);
     free(h);
@@ -263,9 +265,7 @@ uint64_t tb_hist_clamped(const tb_hist *h) { return h->clamped; }
 uint64_t tb_hist_min(const tb_hist *h) { return h->count ? h->min : 0; }
 uint64_t tb_hist_max(const tb_hist *h) { return h->max; }
 
-double tb_hist_mean(const tb_hist *h) {
-    return h->count ? (double)h->sum / (double)h->count : 0.0;
-}
+double tb_hist_mean(const tb_hist *h) { return h->count ? (double)h->sum / (double)h->count : 0.0; }
 
 /*
  * Nearest rank: ceil(p/100 * count), at least 1. p*count is formed before
@@ -437,8 +437,8 @@ static int decode_body(reader *rd, tb_hist *h, char *err) {
     uint32_t first = 0, idx = 0;
 
     if (get_varint(rd, &count, "count", err) || get_varint(rd, &clamped, "clamped", err) ||
-        get_varint(rd, &min, "min", err) || get_varint(rd, &max, "max", err) ||
-        get_varint(rd, &sum, "sum", err) || get_varint(rd, &n, "bucket count", err))
+        get_varint(rd, &min, "min", err) || get_varint(rd, &max, "max", err) || get_varint(rd, &sum, "sum", err) ||
+        get_varint(rd, &n, "bucket count", err))
         return -1;
     if (count == 0) {
         if (clamped || min || max || sum || n) {
@@ -446,26 +446,25 @@ static int decode_body(reader *rd, tb_hist *h, char *err) {
             return -1;
         }
     } else {
-        if (min > max || clamped > count || sum < max || n == 0 || n > N_BUCKETS ||
-            n > count || (clamped > 0) != (max > TB_HIST_MAX_US) ||
-            (min > TB_HIST_MAX_US && clamped != count)) {
-            tb_seterr(err, "hist decode: inconsistent header (count %llu, min %llu, max %llu, "
-                      "%llu buckets)", (unsigned long long)count, (unsigned long long)min,
-                      (unsigned long long)max, (unsigned long long)n);
+        if (min > max || clamped > count || sum < max || n == 0 || n > N_BUCKETS || n > count ||
+            (clamped > 0) != (max > TB_HIST_MAX_US) || (min > TB_HIST_MAX_US && clamped != count)) {
+            tb_seterr(err,
+                      "hist decode: inconsistent header (count %llu, min %llu, max %llu, "
+                      "%llu buckets)",
+                      (unsigned long long)count, (unsigned long long)min, (unsigned long long)max,
+                      (unsigned long long)n);
             return -1;
         }
     }
     for (k = 0; k < n; k++) {
-        if (get_varint(rd, &gap, "bucket gap", err) || get_varint(rd, &cnt, "bucket value", err))
-            return -1;
+        if (get_varint(rd, &gap, "bucket gap", err) || get_varint(rd, &cnt, "bucket value", err)) return -1;
         if (gap >= (uint64_t)((int64_t)N_BUCKETS - prev - 1)) {
-            tb_seterr(err, "hist decode: bucket %llu beyond the 100 s range",
-                      (unsigned long long)k);
+            tb_seterr(err, "hist decode: bucket %llu beyond the 100 s range", (unsigned long long)k);
             return -1;
         }
         if (cnt == 0 || cnt > count - total) {
-            tb_seterr(err, "hist decode: bucket %llu has count %llu (total %llu)",
-                      (unsigned long long)k, (unsigned long long)cnt, (unsigned long long)count);
+            tb_seterr(err, "hist decode: bucket %llu has count %llu (total %llu)", (unsigned long long)k,
+                      (unsigned long long)cnt, (unsigned long long)count);
             return -1;
         }
         idx = (uint32_t)(prev + 1 + (int64_t)gap);
@@ -475,15 +474,15 @@ static int decode_body(reader *rd, tb_hist *h, char *err) {
         prev = idx;
     }
     if (total != count) {
-        tb_seterr(err, "hist decode: buckets hold %llu values, header says %llu",
-                  (unsigned long long)total, (unsigned long long)count);
+        tb_seterr(err, "hist decode: buckets hold %llu values, header says %llu", (unsigned long long)total,
+                  (unsigned long long)count);
         return -1;
     }
     if (count) {
         top_count = idx == N_BUCKETS - 1u ? bucket_get(h, idx) : 0;
         if (first != bucket_of(min) || idx != bucket_of(max) || clamped > top_count) {
-            tb_seterr(err, "hist decode: buckets do not match min %llu / max %llu",
-                      (unsigned long long)min, (unsigned long long)max);
+            tb_seterr(err, "hist decode: buckets do not match min %llu / max %llu", (unsigned long long)min,
+                      (unsigned long long)max);
             return -1;
         }
     }

@@ -37,9 +37,9 @@ void tb_hist_merge(tb_hist *dst, const tb_hist *src);
 
 uint64_t tb_hist_count(const tb_hist *h);
 uint64_t tb_hist_clamped(const tb_hist *h);
-uint64_t tb_hist_min(const tb_hist *h);  /* µs; 0 when empty */
-uint64_t tb_hist_max(const tb_hist *h);  /* µs; 0 when empty */
-double tb_hist_mean(const tb_hist *h);   /* µs; 0 when empty */
+uint64_t tb_hist_min(const tb_hist *h); /* µs; 0 when empty */
+uint64_t tb_hist_max(const tb_hist *h); /* µs; 0 when empty */
+double tb_hist_mean(const tb_hist *h);  /* µs; 0 when empty */
 
 /*
  * Value at percentile p in [0,100] in µs: the smallest recorded value v such

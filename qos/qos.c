@@ -313,7 +313,8 @@ static tb_qos_outcome eval_mix(const tb_qos_rule *r, const tb_qos_input *in, int
         } else {
             tb_qos_fmt_num(in[need_op].mix_target_pct, tgt, sizeof tgt);
             snprintf(out->reason, sizeof out->reason,
-                     "%llu mix %s, needs %llu (%s pp = " TB_QOS_MIX_Z_TEXT " sd of %s's %s%% share); observed %.3f pp (%s)",
+                     "%llu mix %s, needs %llu (%s pp = " TB_QOS_MIX_Z_TEXT
+                     " sd of %s's %s%% share); observed %.3f pp (%s)",
                      (unsigned long long)total, total == 1 ? "op" : "ops", (unsigned long long)out->min_ops, lim,
                      in[need_op].op, tgt, worst_dev, in[worst].op);
         }

@@ -30,9 +30,8 @@
  *   99% and not 3 sd (9 p (1 - p) / d^2, 5009 for TagSearch): the standard
  *   tile's compliant phase (40 min) gives one tile about 4,800 web ops, and
  *   Faban judges the mix of every such run; a minimum it could never reach
- *   would make every compliant run of the standard tile invalid. A limit of 0 pp cannot be met by chance at any n: judged from
- *   the first op. `mix_deviation = PP@N` sets the minimum to N instead
- *   (N = 0: judged from the first op).
+ *   would make every compliant run of the standard tile invalid. A limit of 0 pp cannot be met by chance at any n:
+ * judged from the first op. `mix_deviation = PP@N` sets the minimum to N instead (N = 0: judged from the first op).
  * - mean, error rate: at least one op (for the error rate: one op or one
  *   error). One error is a real event, not a sampling artefact, so the error
  *   rate is judged on any sample.
@@ -138,7 +137,7 @@ void tb_qos_rule_name(const tb_qos_rule *r, char *buf, size_t len);
  *   100%. 25% at 2 pp: 6.635776 * 25 * 75 / 4 = 3110.52 -> 3111.
  */
 uint64_t tb_qos_quantile_min_ops(double pct);
-#define TB_QOS_MIX_Z 2.576 /* two-sided 99% quantile of the standard normal */
+#define TB_QOS_MIX_Z      2.576 /* two-sided 99% quantile of the standard normal */
 #define TB_QOS_MIX_Z_TEXT "2.576"
 uint64_t tb_qos_mix_min_ops(double target_pct, double limit_pp);
 

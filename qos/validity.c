@@ -64,10 +64,14 @@ void tb_validity_add_sample(tb_validity_input *in, const tb_validity_sample *s) 
     if (isfinite(s->uncertainty_pct) && s->uncertainty_pct > in->max_uncertainty_pct)
         in->max_uncertainty_pct = s->uncertainty_pct;
     if (s->autorange) in->autorange++;
-    if (s->implausible) in->implausible++;
-    else if (s->overrange) in->overrange++;
-    else if (s->missing) in->missing++;
-    else if (s->bad) in->invalid++;
+    if (s->implausible)
+        in->implausible++;
+    else if (s->overrange)
+        in->overrange++;
+    else if (s->missing)
+        in->missing++;
+    else if (s->bad)
+        in->invalid++;
 }
 
 int tb_validity_judge(const tb_validity_input *in, tb_validity *out) {

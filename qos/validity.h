@@ -61,7 +61,7 @@ typedef struct tb_validity {
  * implausible, then over-range, then missing, then invalid), its
  * uncertainty in the largest seen (NaN: not reported), and auto-ranging. */
 typedef struct tb_validity_sample {
-    int bad;          /* any of the kinds below, or otherwise unusable */
+    int bad; /* any of the kinds below, or otherwise unusable */
     int missing, overrange, implausible, autorange;
     double uncertainty_pct;
 } tb_validity_sample;

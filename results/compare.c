@@ -44,9 +44,12 @@ const char tb_cmp_method_pct[] =
     "unknown; a level a run did not measure is missing, never 0.";
 
 int tb_compare_parse_format(const char *s, tb_compare_format *out, char *err) {
-    if (s && strcmp(s, "text") == 0) *out = TB_COMPARE_TEXT;
-    else if (s && strcmp(s, "json") == 0) *out = TB_COMPARE_JSON;
-    else if (s && strcmp(s, "html") == 0) *out = TB_COMPARE_HTML;
+    if (s && strcmp(s, "text") == 0)
+        *out = TB_COMPARE_TEXT;
+    else if (s && strcmp(s, "json") == 0)
+        *out = TB_COMPARE_JSON;
+    else if (s && strcmp(s, "html") == 0)
+        *out = TB_COMPARE_HTML;
     else {
         tb_seterr(err, "unknown compare format '%s' (use text, json or html)", s ? s : "");
         return -1;
@@ -95,7 +98,8 @@ static int by_row_id(const void *a, const void *b) {
 /* The level's workloads in the order stored. */
 static const tb_model_workload **workloads_in_order(const tb_model_level *lv) {
     const tb_model_workload **v = xcalloc(lv->n_workloads + 1, sizeof *v);
-    for (size_t i = 0; i < lv->n_workloads; i++) v[i] = &lv->workloads[i];
+    for (size_t i = 0; i < lv->n_workloads; i++)
+        v[i] = &lv->workloads[i];
     qsort(v, lv->n_workloads, sizeof *v, by_row_id);
     return v;
 }
@@ -125,8 +129,8 @@ static wl_hist *merge_workloads(const tb_model_level *lv, size_t *n_out) {
                 if (op->metric) tb_hist_merge(x->metric, op->hist);
                 tb_hist_merge(x->all, op->hist);
             } else if (op->hist_error) {
-                tb_log(TB_LOG_WARN, "compare: level %lld %s: stored histogram unreadable: %s", (long long)lv->id,
-                       name, op->hist_error);
+                tb_log(TB_LOG_WARN, "compare: level %lld %s: stored histogram unreadable: %s", (long long)lv->id, name,
+                       op->hist_error);
             }
         }
     }
@@ -146,7 +150,8 @@ static void level_p95(const tb_model_level *lv, tb_cmp_model *m, row *r, int *fa
         if (!w[i].any_metric) *fallback = 1;
         if (k >= r->n_p95) {
             r->p95 = xrealloc(r->p95, m->n_workloads * sizeof *r->p95);
-            for (; r->n_p95 < m->n_workloads; r->n_p95++) r->p95[r->n_p95] = NAN;
+            for (; r->n_p95 < m->n_workloads; r->n_p95++)
+                r->p95[r->n_p95] = NAN;
         }
         if (tb_hist_count(h) > 0) r->p95[k] = (double)tb_hist_percentile(h, 95) / 1000.0;
         tb_hist_free(w[i].metric);
@@ -186,7 +191,8 @@ static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr,
     if (tb_model_read_run(s, run->id, TB_MODEL_OP_HISTS | TB_MODEL_RAW_TEXT, &mr, err) != 0) return -1;
     run_from_model(mr, run);
     lv = xcalloc(mr->n_levels + 1, sizeof *lv);
-    for (size_t i = 0; i < mr->n_levels; i++) lv[i] = &mr->levels[i];
+    for (size_t i = 0; i < mr->n_levels; i++)
+        lv[i] = &mr->levels[i];
     qsort(lv, mr->n_levels, sizeof *lv, by_tiles_repeat);
     rr->r = xcalloc(mr->n_levels + 1, sizeof *rr->r);
     for (size_t i = 0; i < mr->n_levels; i++) {
@@ -202,7 +208,8 @@ static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr,
         r->fig[TB_CMP_CPU] = lv[i]->telemetry.cpu_util_pct;
         r->fig[TB_CMP_FREQ] = lv[i]->telemetry.avg_freq_mhz;
         r->p95 = xmalloc((m->n_workloads ? m->n_workloads : 1) * sizeof *r->p95);
-        for (size_t k = 0; k < m->n_workloads; k++) r->p95[k] = NAN;
+        for (size_t k = 0; k < m->n_workloads; k++)
+            r->p95[k] = NAN;
         r->n_p95 = m->n_workloads;
         level_p95(lv[i], m, r, &rr->p95_fallback);
     }
@@ -221,8 +228,10 @@ static void aggregate(const run_rows *rr, int tiles, size_t n_wl, tb_cmp_level *
     double *vals;
     size_t *pick; /* chosen row per repeat */
     memset(lv->fig, 0, sizeof lv->fig);
-    for (k = 0; k < TB_CMP_N_FIG; k++) lv->fig[k].value = lv->fig[k].pct = NAN;
-    for (k = 0; k < n_wl; k++) lv->p95[k].value = lv->p95[k].pct = NAN;
+    for (k = 0; k < TB_CMP_N_FIG; k++)
+        lv->fig[k].value = lv->fig[k].pct = NAN;
+    for (k = 0; k < n_wl; k++)
+        lv->p95[k].value = lv->p95[k].pct = NAN;
     lv->present = 0;
     lv->phases = lv->repeats = 0;
     lv->qos_pass = lv->valid = 1;
@@ -258,13 +267,15 @@ static void aggregate(const run_rows *rr, int tiles, size_t n_wl, tb_cmp_level *
     }
     for (k = 0; k < TB_CMP_N_FIG; k++) {
         tb_score_stats s;
-        for (j = 0; j < (size_t)n_reps; j++) vals[j] = rr->r[pick[j]].fig[k];
+        for (j = 0; j < (size_t)n_reps; j++)
+            vals[j] = rr->r[pick[j]].fig[k];
         tb_score_repeat_stats(vals, n_reps, &s);
         lv->fig[k].value = s.n > 0 ? s.mean : NAN;
     }
     for (k = 0; k < n_wl; k++) {
         tb_score_stats s;
-        for (j = 0; j < (size_t)n_reps; j++) vals[j] = k < rr->r[pick[j]].n_p95 ? rr->r[pick[j]].p95[k] : NAN;
+        for (j = 0; j < (size_t)n_reps; j++)
+            vals[j] = k < rr->r[pick[j]].n_p95 ? rr->r[pick[j]].p95[k] : NAN;
         tb_score_repeat_stats(vals, n_reps, &s);
         lv->p95[k].value = s.n > 0 ? s.mean : NAN;
     }
@@ -300,14 +311,17 @@ static void model_free(tb_cmp_model *m) {
         free(r->campaign_name);
         free(r->campaign_config);
         if (r->lv)
-            for (j = 0; j < m->n_levels; j++) free(r->lv[j].p95);
+            for (j = 0; j < m->n_levels; j++)
+                free(r->lv[j].p95);
         free(r->lv);
     }
     free(m->runs);
     free(m->tiles);
-    for (i = 0; i < m->n_workloads; i++) free(m->workloads[i]);
+    for (i = 0; i < m->n_workloads; i++)
+        free(m->workloads[i]);
     free(m->workloads);
-    for (i = 0; i < m->n_notes; i++) free(m->notes[i]);
+    for (i = 0; i < m->n_notes; i++)
+        free(m->notes[i]);
     free(m->notes);
 }
 
@@ -354,8 +368,10 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
     for (i = 0; i < (size_t)n; i++)
         for (k = 0; k < m->n_levels; k++) {
             tb_cmp_level *lv = &m->runs[i].lv[k], *b = &m->runs[m->baseline].lv[k];
-            for (j = 0; j < TB_CMP_N_FIG; j++) lv->fig[j].pct = tb_score_pct_change(lv->fig[j].value, b->fig[j].value);
-            for (j = 0; j < m->n_workloads; j++) lv->p95[j].pct = tb_score_pct_change(lv->p95[j].value, b->p95[j].value);
+            for (j = 0; j < TB_CMP_N_FIG; j++)
+                lv->fig[j].pct = tb_score_pct_change(lv->fig[j].value, b->fig[j].value);
+            for (j = 0; j < m->n_workloads; j++)
+                lv->p95[j].pct = tb_score_pct_change(lv->p95[j].value, b->p95[j].value);
         }
     /* what a reader must know */
     for (i = 0; i < (size_t)n; i++) {
@@ -379,7 +395,8 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
     rc = 0;
 out:
     for (i = 0; i < (size_t)n; i++) {
-        for (j = 0; j < rr[i].n; j++) free(rr[i].r[j].p95);
+        for (j = 0; j < rr[i].n; j++)
+            free(rr[i].r[j].p95);
         free(rr[i].r);
     }
     free(rr);

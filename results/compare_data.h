@@ -33,35 +33,35 @@ typedef struct tb_cmp_cell {
 
 /* One run at one load level. */
 typedef struct tb_cmp_level {
-    int present;          /* 0: the run has no row at this level (all cells NaN) */
-    int phases, repeats;  /* most phases in a repeat; repeats measured */
-    int qos_pass, valid;  /* every phase of every repeat passed / was valid */
-    int qos_not_judged;   /* most QoS rules not judged (too few ops) in one phase; 0: all judged */
+    int present;         /* 0: the run has no row at this level (all cells NaN) */
+    int phases, repeats; /* most phases in a repeat; repeats measured */
+    int qos_pass, valid; /* every phase of every repeat passed / was valid */
+    int qos_not_judged;  /* most QoS rules not judged (too few ops) in one phase; 0: all judged */
     tb_cmp_cell fig[TB_CMP_N_FIG];
-    tb_cmp_cell *p95;     /* per model workload, ms */
+    tb_cmp_cell *p95; /* per model workload, ms */
 } tb_cmp_level;
 
 typedef struct tb_cmp_run {
     int64_t id;
     char *label, *status, *tile_name, *tile_spec, *started_at;
-    int64_t campaign_id;  /* 0: none */
+    int64_t campaign_id; /* 0: none */
     char *campaign_name, *campaign_config;
-    int estimated;        /* a meter of the run is an estimate */
+    int estimated; /* a meter of the run is an estimate */
     int is_baseline;
     int max_phases, max_repeats;
-    tb_cmp_level *lv;     /* per model level */
+    tb_cmp_level *lv; /* per model level */
 } tb_cmp_run;
 
 typedef struct tb_cmp_model {
     size_t n_runs, baseline; /* baseline: index into runs */
     tb_cmp_run *runs;
     size_t n_levels;
-    int *tiles;              /* load levels (tiles), ascending: the union over the runs */
+    int *tiles; /* load levels (tiles), ascending: the union over the runs */
     size_t n_workloads;
-    char **workloads;        /* in order of first appearance */
+    char **workloads;          /* in order of first appearance */
     int any_fig[TB_CMP_N_FIG]; /* some run stores this figure (CPU and frequency may be absent) */
     size_t n_notes;
-    char **notes;            /* what a reader must know: estimated power, unfinished runs, ... */
+    char **notes; /* what a reader must know: estimated power, unfinished runs, ... */
 } tb_cmp_model;
 
 /* The explanation of the method, shared by every format. */

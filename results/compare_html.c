@@ -19,8 +19,10 @@
 #define esc tb_html_escape_file
 
 static void put_num(FILE *f, double v, int dec) {
-    if (isfinite(v)) fprintf(f, "%.*f", dec, v);
-    else fputs("&ndash;", f);
+    if (isfinite(v))
+        fprintf(f, "%.*f", dec, v);
+    else
+        fputs("&ndash;", f);
 }
 
 static const char *const palette[] = {"#2563eb", "#d97706", "#059669", "#7c3aed",
@@ -72,13 +74,13 @@ static double nice_step(double range, int target) {
     return step > 0 && isfinite(step) ? step : range;
 }
 
-#define CW 560.0
-#define PLOT_H 220.0
-#define ML 64.0
-#define MR 16.0
-#define MT 36.0
-#define MB 44.0
-#define LEG_ROW 18.0
+#define CW        560.0
+#define PLOT_H    220.0
+#define ML        64.0
+#define MR        16.0
+#define MT        36.0
+#define MB        44.0
+#define LEG_ROW   18.0
 #define MAX_TICKS 40
 
 /* The plot's geometry: the y range in %, its step, the plot area. */
@@ -136,7 +138,8 @@ static void y_ticks(FILE *f, const bar_geom *g) {
     for (int t = 0; t <= n_ticks && t <= MAX_TICKS; t++) {
         double v = g->lo + t * g->step, py = y_of(g, v);
         int dec = 0;
-        while (dec < 4 && fabs(g->step * pow(10, dec) - round(g->step * pow(10, dec))) > 1e-6) dec++;
+        while (dec < 4 && fabs(g->step * pow(10, dec) - round(g->step * pow(10, dec))) > 1e-6)
+            dec++;
         fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", g->x0, py, g->x1, py);
         fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%+.*f%%</text>\n", g->x0 - 6, py + 4,
                 dec, fabs(v) < g->step / 1e6 ? 0.0 : v);
@@ -194,8 +197,10 @@ static void bar_groups(FILE *f, const tb_cmp_model *m, series_ref r, const bar_g
             double bx;
             if (i == m->baseline) continue;
             bx = gx + (gw - bw * (double)nb) / 2 + bw * (double)slot++; /* the group centred on its tick */
-            if (!m->runs[i].lv[k].present || !isfinite(cell_of(m, i, k, r)->pct)) bar_missing(f, m, i, k, bx + bw / 2, pz);
-            else bar_one(f, m, r, g, i, k, bx, bw, pz);
+            if (!m->runs[i].lv[k].present || !isfinite(cell_of(m, i, k, r)->pct))
+                bar_missing(f, m, i, k, bx + bw / 2, pz);
+            else
+                bar_one(f, m, r, g, i, k, bx, bw, pz);
         }
     }
     fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", g->x0, pz, g->x1, pz);
@@ -245,8 +250,9 @@ static void bar_chart(FILE *f, const tb_cmp_model *m, series_ref r) {
     fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", g.x0, g.y0, g.x0, g.y1);
     fprintf(f, "<text class=\"at\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">load level (tiles)</text>\n",
             (g.x0 + g.x1) / 2, g.y0 + 36);
-    fprintf(f, "<text class=\"at\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">"
-               "%% change vs run %lld</text>\n",
+    fprintf(f,
+            "<text class=\"at\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">"
+            "%% change vs run %lld</text>\n",
             (g.y0 + g.y1) / 2, (long long)m->runs[m->baseline].id);
     if (!g.any)
         fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no %% change available</text>\n",
@@ -261,7 +267,8 @@ static void value_table(FILE *f, const tb_cmp_model *m, series_ref r) {
     int better = ref_better(r), dec = ref_dec(r);
     fputs("<table><thead><tr><th class=\"n\">tiles</th>", f);
     for (i = 0; i < m->n_runs; i++) {
-        fprintf(f, "<th class=\"n\">run %lld%s</th>", (long long)m->runs[i].id, m->runs[i].is_baseline ? " (baseline)" : "");
+        fprintf(f, "<th class=\"n\">run %lld%s</th>", (long long)m->runs[i].id,
+                m->runs[i].is_baseline ? " (baseline)" : "");
         if (!m->runs[i].is_baseline) fputs("<th class=\"n\">&Delta;%</th>", f);
     }
     fputs("</tr></thead><tbody>\n", f);
@@ -280,7 +287,9 @@ static void value_table(FILE *f, const tb_cmp_model *m, series_ref r) {
             if (!isfinite(c->pct)) {
                 fputs("<td class=\"n\">&ndash;</td>", f);
             } else {
-                const char *cls = better == 0 || fabs(c->pct) < 0.05 ? "" : (c->pct > 0) == (better > 0) ? " up" : " down";
+                const char *cls = better == 0 || fabs(c->pct) < 0.05 ? ""
+                                  : (c->pct > 0) == (better > 0)     ? " up"
+                                                                     : " down";
                 fprintf(f, "<td class=\"n%s\">%+.1f%%</td>", cls, c->pct);
             }
         }
@@ -354,13 +363,15 @@ static void html_qos(FILE *f, const tb_cmp_model *m) {
     fputs("<h2 id=\"qos\">QoS and validity per load level</h2>\n<p class=\"note\">A % change at a level that fails "
           "QoS or is invalid compares a degraded measurement.</p>\n<table><thead><tr><th class=\"n\">tiles</th>",
           f);
-    for (i = 0; i < m->n_runs; i++) fprintf(f, "<th>run %lld</th>", (long long)m->runs[i].id);
+    for (i = 0; i < m->n_runs; i++)
+        fprintf(f, "<th>run %lld</th>", (long long)m->runs[i].id);
     fputs("</tr></thead><tbody>\n", f);
     for (k = 0; k < m->n_levels; k++) {
         fprintf(f, "<tr><td class=\"n\">%d</td>", m->tiles[k]);
         for (i = 0; i < m->n_runs; i++) {
             const tb_cmp_level *lv = &m->runs[i].lv[k];
-            if (!lv->present) fputs("<td class=\"miss\">missing</td>", f);
+            if (!lv->present)
+                fputs("<td class=\"miss\">missing</td>", f);
             else
                 fprintf(f, "<td><span class=\"%s\">%s</span>%s%s</td>", lv->qos_pass ? "pass" : "fail",
                         lv->qos_pass ? "PASS" : "FAIL",
@@ -378,16 +389,18 @@ int tb_compare_write_html(const tb_cmp_model *m, FILE *f, char *err) {
     (void)err;
     for (k = 0; k < TB_CMP_N_FIG; k++)
         if (m->any_fig[k] || k <= TB_CMP_WATTS) refs[n_refs++] = (series_ref){(int)k, 0};
-    for (k = 0; k < m->n_workloads; k++) refs[n_refs++] = (series_ref){-1, k};
+    for (k = 0; k < m->n_workloads; k++)
+        refs[n_refs++] = (series_ref){-1, k};
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
           "<meta name=\"generator\" content=\"tilebench " TB_VERSION "\">\n<title>tilebench compare: runs ",
           f);
-    for (i = 0; i < m->n_runs; i++) fprintf(f, "%s%lld", i ? ", " : "", (long long)m->runs[i].id);
-    fprintf(f, " against run %lld</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", (long long)m->runs[m->baseline].id,
-            css);
+    for (i = 0; i < m->n_runs; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)m->runs[i].id);
+    fprintf(f, " against run %lld</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n",
+            (long long)m->runs[m->baseline].id, css);
     fprintf(f, "<h1>tilebench compare: %zu runs against baseline run %lld", m->n_runs,
             (long long)m->runs[m->baseline].id);
     if (*m->runs[m->baseline].label) {

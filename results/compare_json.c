@@ -51,22 +51,25 @@ static json_t *model_json(const tb_cmp_model *m) {
     json_object_set_new(method, "pct", json_string(tb_cmp_method_pct));
     json_object_set_new(c, "method", method);
     arr = json_array();
-    for (i = 0; i < m->n_notes; i++) json_array_append_new(arr, jstr(m->notes[i]));
+    for (i = 0; i < m->n_notes; i++)
+        json_array_append_new(arr, jstr(m->notes[i]));
     json_object_set_new(c, "notes", arr);
     arr = json_array();
     for (i = 0; i < TB_CMP_N_FIG; i++) {
         json_t *f = json_object();
         json_object_set_new(f, "key", json_string(tb_cmp_figures[i].key));
         json_object_set_new(f, "unit", json_string(tb_cmp_figures[i].unit));
-        json_object_set_new(f, "better", json_string(tb_cmp_figures[i].better > 0   ? "higher"
-                                                     : tb_cmp_figures[i].better < 0 ? "lower"
-                                                                                    : "neither"));
+        json_object_set_new(f, "better",
+                            json_string(tb_cmp_figures[i].better > 0   ? "higher"
+                                        : tb_cmp_figures[i].better < 0 ? "lower"
+                                                                       : "neither"));
         json_object_set_new(f, "stored", json_boolean(m->any_fig[i]));
         json_array_append_new(arr, f);
     }
     json_object_set_new(c, "figures", arr);
     arr = json_array();
-    for (i = 0; i < m->n_workloads; i++) json_array_append_new(arr, jstr(m->workloads[i]));
+    for (i = 0; i < m->n_workloads; i++)
+        json_array_append_new(arr, jstr(m->workloads[i]));
     json_object_set_new(c, "workloads", arr);
     arr = json_array();
     for (i = 0; i < m->n_runs; i++) {
@@ -108,8 +111,10 @@ static json_t *model_json(const tb_cmp_model *m) {
             json_object_set_new(o, "qos_pass", lv->present ? json_boolean(lv->qos_pass) : json_null());
             json_object_set_new(o, "qos_not_judged", lv->present ? json_integer(lv->qos_not_judged) : json_null());
             json_object_set_new(o, "valid", lv->present ? json_boolean(lv->valid) : json_null());
-            for (j = 0; j < TB_CMP_N_FIG; j++) json_object_set_new(o, tb_cmp_figures[j].key, jcell(&lv->fig[j]));
-            for (j = 0; j < m->n_workloads; j++) json_object_set_new(p95, m->workloads[j], jcell(&lv->p95[j]));
+            for (j = 0; j < TB_CMP_N_FIG; j++)
+                json_object_set_new(o, tb_cmp_figures[j].key, jcell(&lv->fig[j]));
+            for (j = 0; j < m->n_workloads; j++)
+                json_object_set_new(p95, m->workloads[j], jcell(&lv->p95[j]));
             json_object_set_new(o, "p95_ms", p95);
             json_array_append_new(runs, o);
         }

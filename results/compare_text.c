@@ -46,19 +46,26 @@ static int text_width(const char *s) {
 static void put_padded(FILE *f, const char *s, int width, int right) {
     int pad = width - text_width(s);
     if (right)
-        for (; pad > 0; pad--) fputc(' ', f);
+        for (; pad > 0; pad--)
+            fputc(' ', f);
     fputs(s, f);
     if (!right)
-        for (; pad > 0; pad--) fputc(' ', f);
+        for (; pad > 0; pad--)
+            fputc(' ', f);
 }
 
 /* "1.100 +10.0%", "1.000" (baseline), "1.100 -" (no %), "missing". */
 static void fmt_cell(char *buf, size_t len, const tb_cmp_level *lv, const tb_cmp_cell *c, int dec, int baseline) {
-    if (!lv->present) snprintf(buf, len, "missing");
-    else if (!isfinite(c->value)) snprintf(buf, len, "-");
-    else if (baseline) snprintf(buf, len, "%.*f", dec, c->value);
-    else if (!isfinite(c->pct)) snprintf(buf, len, "%.*f      -", dec, c->value);
-    else snprintf(buf, len, "%.*f %+6.1f%%", dec, c->value, c->pct);
+    if (!lv->present)
+        snprintf(buf, len, "missing");
+    else if (!isfinite(c->value))
+        snprintf(buf, len, "-");
+    else if (baseline)
+        snprintf(buf, len, "%.*f", dec, c->value);
+    else if (!isfinite(c->pct))
+        snprintf(buf, len, "%.*f      -", dec, c->value);
+    else
+        snprintf(buf, len, "%.*f %+6.1f%%", dec, c->value, c->pct);
 }
 
 /* One table: rows are load levels, columns the runs. fig >= 0: a run figure;
@@ -110,12 +117,14 @@ static void put_wrapped(FILE *f, const char *s) {
     while (*s) {
         int n = (int)strlen(s), cut = n;
         if (n > width) {
-            for (cut = width; cut > 0 && s[cut] != ' '; cut--) {}
+            for (cut = width; cut > 0 && s[cut] != ' '; cut--) {
+            }
             if (cut == 0) cut = width;
         }
         fprintf(f, "%.*s\n", cut, s);
         s += cut;
-        while (*s == ' ') s++;
+        while (*s == ' ')
+            s++;
     }
 }
 
@@ -156,7 +165,8 @@ void tb_compare_write_text(const tb_cmp_model *m, FILE *f) {
     }
     for (k = 0; k < TB_CMP_N_FIG; k++)
         if (m->any_fig[k] || k <= TB_CMP_WATTS) text_table(f, m, (int)k, 0);
-    for (k = 0; k < m->n_workloads; k++) text_table(f, m, -1, k);
+    for (k = 0; k < m->n_workloads; k++)
+        text_table(f, m, -1, k);
     /* QoS and validity: a % change at a failing level means little */
     fputs("\nQoS / validity per level (PASS/FAIL, INVALID; PASS*: some rules not judged, too few ops)\n  tiles", f);
     for (i = 0; i < m->n_runs; i++) {
@@ -171,7 +181,8 @@ void tb_compare_write_text(const tb_cmp_model *m, FILE *f) {
         for (i = 0; i < m->n_runs; i++) {
             const tb_cmp_level *lv = &m->runs[i].lv[k];
             char buf[32];
-            if (!lv->present) snprintf(buf, sizeof buf, "missing");
+            if (!lv->present)
+                snprintf(buf, sizeof buf, "missing");
             else
                 snprintf(buf, sizeof buf, "%s%s%s", lv->qos_pass ? "PASS" : "FAIL",
                          lv->qos_not_judged > 0 && lv->qos_pass ? "*" : "", lv->valid ? "" : " INVALID");
@@ -181,4 +192,3 @@ void tb_compare_write_text(const tb_cmp_model *m, FILE *f) {
         fputc('\n', f);
     }
 }
-

@@ -34,9 +34,9 @@ typedef enum { TB_KV_STRING, TB_KV_INT, TB_KV_REAL, TB_KV_BOOL, TB_KV_NULL, TB_K
 typedef struct tb_model_kv {
     char *key;
     tb_model_kv_kind kind;
-    char *str;   /* TB_KV_STRING: the value; TB_KV_OTHER: the value as compact JSON text */
-    int64_t i;   /* TB_KV_INT; TB_KV_BOOL: 0 or 1 */
-    double d;    /* TB_KV_REAL */
+    char *str; /* TB_KV_STRING: the value; TB_KV_OTHER: the value as compact JSON text */
+    int64_t i; /* TB_KV_INT; TB_KV_BOOL: 0 or 1 */
+    double d;  /* TB_KV_REAL */
 } tb_model_kv;
 
 /* A stored JSON object, its members in stored order ({} when absent). */
@@ -85,8 +85,8 @@ typedef struct tb_model_op {
     int64_t errors_by_class[TB_ERR_NCLASSES];
     int uncorrected_readable; /* 0: the stored uncorrected histogram does not decode */
     double unc_mean_ms, unc_pct_ms[TB_MODEL_UNC_PCTS], unc_max_ms; /* NaN: none */
-    int metric;     /* counts toward the workload's throughput (0 also for rows before schema 3) */
-    tb_hist *hist;  /* with TB_MODEL_OP_HISTS: corrected latency, µs; NULL when none or unreadable */
+    int metric;       /* counts toward the workload's throughput (0 also for rows before schema 3) */
+    tb_hist *hist;    /* with TB_MODEL_OP_HISTS: corrected latency, µs; NULL when none or unreadable */
     char *hist_error; /* with TB_MODEL_OP_HISTS: why the stored histogram does not decode, else NULL */
 } tb_model_op;
 
@@ -166,7 +166,7 @@ typedef struct tb_model_run {
     tb_model_int saturation_tiles;
     double peak_score, peak_ppkw, overall_efficiency;
     int estimated_power; /* a meter is a model (estimate:) */
-    int64_t campaign_id;  /* 0: not part of a campaign */
+    int64_t campaign_id; /* 0: not part of a campaign */
     char *campaign_name, *campaign_config;
     size_t n_levels;
     tb_model_level *levels; /* ORDER BY repeat, tiles, phase */
@@ -211,8 +211,8 @@ typedef struct tb_model_run_row {
     char *started_at, *status, *label; /* status effective */
     char *finished_at, *tile_spec;
     tb_model_int saturation_tiles;
-    int levels;                        /* distinct load levels */
-    double peak_score, peak_ppkw;      /* the best stored phase's; NaN: none */
+    int levels;                   /* distinct load levels */
+    double peak_score, peak_ppkw; /* the best stored phase's; NaN: none */
     int estimated;
 } tb_model_run_row;
 

@@ -45,8 +45,8 @@ static int read_level_qos(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb
 }
 
 /* Column of the ops query where err_connect .. err_content start. */
-#define OPS_ERR_COL 11
-#define OPS_UNC_COL 16 /* hist_uncorrected */
+#define OPS_ERR_COL  11
+#define OPS_UNC_COL  16 /* hist_uncorrected */
 #define OPS_HIST_COL 17 /* hist, then metric */
 
 /* The op's corrected histogram (TB_MODEL_OP_HISTS); an unreadable one is
@@ -72,7 +72,8 @@ static void read_uncorrected(sqlite3_stmt *st, tb_model_op *op) {
     tb_hist *h = NULL;
     char herr[TB_ERR_LEN];
     op->unc_mean_ms = op->unc_max_ms = NAN;
-    for (int i = 0; i < TB_MODEL_UNC_PCTS; i++) op->unc_pct_ms[i] = NAN;
+    for (int i = 0; i < TB_MODEL_UNC_PCTS; i++)
+        op->unc_pct_ms[i] = NAN;
     if (blob && blen > 0 && tb_hist_decode(blob, (size_t)blen, &h, herr) != 0) {
         tb_log(TB_LOG_WARN, "op %s: stored uncorrected histogram unreadable: %s", sqlite3_column_text(st, 0), herr);
         op->uncorrected_readable = 0;
@@ -82,7 +83,8 @@ static void read_uncorrected(sqlite3_stmt *st, tb_model_op *op) {
     have = h && tb_hist_count(h) > 0;
     if (have) {
         op->unc_mean_ms = tb_hist_mean(h) / 1000.0;
-        for (int i = 0; i < TB_MODEL_UNC_PCTS; i++) op->unc_pct_ms[i] = (double)tb_hist_percentile(h, pcts[i]) / 1000.0;
+        for (int i = 0; i < TB_MODEL_UNC_PCTS; i++)
+            op->unc_pct_ms[i] = (double)tb_hist_percentile(h, pcts[i]) / 1000.0;
         op->unc_max_ms = (double)tb_hist_max(h) / 1000.0;
     }
     tb_hist_free(h);
@@ -111,7 +113,8 @@ static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_
         op->p999_ms = tb_model_col_real(st, 9);
         op->max_ms = tb_model_col_real(st, 10);
         op->classes_known = sqlite3_column_type(st, OPS_ERR_COL) != SQLITE_NULL;
-        if (!op->classes_known) w->classes_known = 0;
+        if (!op->classes_known)
+            w->classes_known = 0;
         else
             for (int k = 0; k < TB_ERR_NCLASSES; k++) {
                 int64_t v = sqlite3_column_int64(st, OPS_ERR_COL + k);
@@ -125,8 +128,7 @@ static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_
     return rc;
 }
 
-static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb_model_level *lv,
-                                int flags) {
+static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb_model_level *lv, int flags) {
     size_t cap = 0;
     int rc;
     sqlite3_reset(ls->workloads);
@@ -185,9 +187,11 @@ static int read_level_groups(tb_model_ctx *c, level_stmts *ls, int64_t level_id,
         x = group_of(lv, &cap, w, o);
         x->count += (uint64_t)sqlite3_column_int64(st, 2);
         x->errors += (uint64_t)sqlite3_column_int64(st, 3);
-        if (sqlite3_column_type(st, 5) == SQLITE_NULL) x->classes_known = 0;
+        if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+            x->classes_known = 0;
         else
-            for (int k = 0; k < TB_ERR_NCLASSES; k++) x->errors_by_class[k] += (uint64_t)sqlite3_column_int64(st, 5 + k);
+            for (int k = 0; k < TB_ERR_NCLASSES; k++)
+                x->errors_by_class[k] += (uint64_t)sqlite3_column_int64(st, 5 + k);
         if (blob && blen > 0) {
             tb_hist *h = NULL;
             char herr[TB_ERR_LEN];
@@ -204,13 +208,14 @@ static int read_level_groups(tb_model_ctx *c, level_stmts *ls, int64_t level_id,
 }
 
 static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
-    return tb_model_prep(c,
-                         "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
-                         " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat,"
-                         " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct,"
-                         " freq_source, telemetry_samples, cstate_residency_json, qos_not_judged"
-                         " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, phase, id",
-                         &ls->levels) != 0 ||
+    return tb_model_prep(
+               c,
+               "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
+               " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat,"
+               " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct,"
+               " freq_source, telemetry_samples, cstate_residency_json, qos_not_judged"
+               " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, phase, id",
+               &ls->levels) != 0 ||
                    tb_model_prep(c,
                                  "SELECT rule, observed, \"limit\", pass, reason, tile, judged, ops, min_ops FROM qos"
                                  " WHERE level_id = ?1 ORDER BY rowid",
@@ -255,7 +260,8 @@ static void level_from_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_lev
     if (flags & TB_MODEL_VERDICTS_ONLY) {
         tb_model_telemetry *t = &lv->telemetry;
         t->cpu_util_pct = t->avg_freq_mhz = NAN;
-        for (int m = 0; m < TB_MODEL_CPU_MODES; m++) t->mode_pct[m] = NAN;
+        for (int m = 0; m < TB_MODEL_CPU_MODES; m++)
+            t->mode_pct[m] = NAN;
         t->cstate_residency_pct.kv = xcalloc(1, sizeof *t->cstate_residency_pct.kv);
         return;
     }

@@ -27,10 +27,14 @@ static size_t utf8_seq(const unsigned char *p, size_t n) {
     unsigned c = p[0], cp;
     size_t len, i;
     if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
-    else return 0;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
     if (n < len) return 0;
     for (i = 1; i < len; i++) {
         if ((p[i] & 0xc0) != 0x80) return 0;
@@ -110,11 +114,16 @@ static void obj_from_json(tb_model_obj *o, json_t *j) {
     json_object_foreach(j, key, v) {
         tb_model_kv *kv = &o->kv[o->n++];
         kv->key = xstrdup(key);
-        if (json_is_string(v)) kv->kind = TB_KV_STRING, kv->str = xstrdup(json_string_value(v));
-        else if (json_is_integer(v)) kv->kind = TB_KV_INT, kv->i = (int64_t)json_integer_value(v);
-        else if (json_is_real(v)) kv->kind = TB_KV_REAL, kv->d = json_real_value(v);
-        else if (json_is_boolean(v)) kv->kind = TB_KV_BOOL, kv->i = json_is_true(v);
-        else if (json_is_null(v)) kv->kind = TB_KV_NULL;
+        if (json_is_string(v))
+            kv->kind = TB_KV_STRING, kv->str = xstrdup(json_string_value(v));
+        else if (json_is_integer(v))
+            kv->kind = TB_KV_INT, kv->i = (int64_t)json_integer_value(v);
+        else if (json_is_real(v))
+            kv->kind = TB_KV_REAL, kv->d = json_real_value(v);
+        else if (json_is_boolean(v))
+            kv->kind = TB_KV_BOOL, kv->i = json_is_true(v);
+        else if (json_is_null(v))
+            kv->kind = TB_KV_NULL;
         else {
             char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
             kv->kind = TB_KV_OTHER;
@@ -207,20 +216,21 @@ static int read_meters(tb_model_ctx *c, tb_model_run *r) {
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     int rc;
-    if (tb_model_prep(c,
-                      "SELECT uri, model, idn, estimated, serial, firmware, driver, volt_range_v, amp_range_a, volt_mode,"
-                      " amp_mode, crest_factor, update_ms, avg_window_ms,"
-                      " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.run_id = meters.run_id"
-                      "  AND p.meter_idx = meters.idx),"
-                      " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
-                      "  AND (p.flags & ?2) != 0),"
-                      /* FLAT among the valid readings, and the valid readings (tb_ipmi_not_averaged) */
-                      " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
-                      "  AND (p.flags & ?2) = 0 AND (p.flags & ?3) != 0),"
-                      " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
-                      "  AND (p.flags & ?2) = 0)"
-                      " FROM meters WHERE run_id = ?1 ORDER BY idx",
-                      &st) != 0)
+    if (tb_model_prep(
+            c,
+            "SELECT uri, model, idn, estimated, serial, firmware, driver, volt_range_v, amp_range_a, volt_mode,"
+            " amp_mode, crest_factor, update_ms, avg_window_ms,"
+            " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.run_id = meters.run_id"
+            "  AND p.meter_idx = meters.idx),"
+            " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+            "  AND (p.flags & ?2) != 0),"
+            /* FLAT among the valid readings, and the valid readings (tb_ipmi_not_averaged) */
+            " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+            "  AND (p.flags & ?2) = 0 AND (p.flags & ?3) != 0),"
+            " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
+            "  AND (p.flags & ?2) = 0)"
+            " FROM meters WHERE run_id = ?1 ORDER BY idx",
+            &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, r->id);
     sqlite3_bind_int(st, 2, (int)TB_SAMPLE_BAD);
@@ -278,11 +288,12 @@ static int read_idle_telemetry(tb_model_ctx *c, tb_model_run *r) {
     sqlite3_stmt *st = NULL;
     int rc;
     r->idle_cpu_util_pct = r->idle_avg_freq_mhz = NAN;
-    if (tb_model_prep(c,
-                      "SELECT sum(cpu_util_pct * interval_us) / sum(CASE WHEN cpu_util_pct IS NOT NULL THEN interval_us END),"
-                      " sum(freq_mhz * interval_us) / sum(CASE WHEN freq_mhz IS NOT NULL THEN interval_us END), count(*)"
-                      " FROM telemetry_samples WHERE run_id = ?1 AND level_id IS NULL",
-                      &st) != 0)
+    if (tb_model_prep(
+            c,
+            "SELECT sum(cpu_util_pct * interval_us) / sum(CASE WHEN cpu_util_pct IS NOT NULL THEN interval_us END),"
+            " sum(freq_mhz * interval_us) / sum(CASE WHEN freq_mhz IS NOT NULL THEN interval_us END), count(*)"
+            " FROM telemetry_samples WHERE run_id = ?1 AND level_id IS NULL",
+            &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, r->id);
     rc = tb_model_next(c, st);
@@ -351,7 +362,8 @@ void tb_model_telemetry_from_levels_row(const tb_model_ctx *c, sqlite3_stmt *st,
     t->cpu_util_pct = tb_model_col_real(st, 14);
     t->avg_freq_mhz = tb_model_col_real(st, 15);
     t->freq_source = tb_model_col_str(c, st, 25);
-    for (int m = 0; m < TB_MODEL_CPU_MODES; m++) t->mode_pct[m] = tb_model_col_real(st, 17 + m);
+    for (int m = 0; m < TB_MODEL_CPU_MODES; m++)
+        t->mode_pct[m] = tb_model_col_real(st, 17 + m);
     t->samples = tb_model_col_int(st, 26);
     col_object(st, 27, "cstate_residency_json", &t->cstate_residency_pct);
 }
@@ -378,8 +390,10 @@ int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out
 /* ---- freeing ------------------------------------------------------------------ */
 
 static void level_free(tb_model_level *lv) {
-    for (size_t i = 0; i < lv->n_qos; i++) free(lv->qos[i].rule), free(lv->qos[i].reason);
-    for (size_t i = 0; i < lv->n_tile_qos; i++) free(lv->tile_qos[i].rule), free(lv->tile_qos[i].reason);
+    for (size_t i = 0; i < lv->n_qos; i++)
+        free(lv->qos[i].rule), free(lv->qos[i].reason);
+    for (size_t i = 0; i < lv->n_tile_qos; i++)
+        free(lv->tile_qos[i].rule), free(lv->tile_qos[i].reason);
     free(lv->qos);
     free(lv->tile_qos);
     for (size_t i = 0; i < lv->n_workloads; i++) {
@@ -420,10 +434,12 @@ void tb_model_run_free(tb_model_run *r) {
         free(m->volt_mode), free(m->amp_mode);
     }
     free(r->meters);
-    for (size_t i = 0; i < r->n_levels; i++) level_free(&r->levels[i]);
+    for (size_t i = 0; i < r->n_levels; i++)
+        level_free(&r->levels[i]);
     free(r->levels);
     free(r->summary);
-    for (size_t i = 0; i < r->n_events; i++) free(r->events[i].at), free(r->events[i].kind), free(r->events[i].message);
+    for (size_t i = 0; i < r->n_events; i++)
+        free(r->events[i].at), free(r->events[i].kind), free(r->events[i].message);
     free(r->events);
     free(r);
 }
@@ -550,7 +566,8 @@ void tb_model_run_list_free(tb_model_run_list *l) {
     for (size_t i = 0; i < l->n_campaigns; i++) {
         tb_model_campaign *k = &l->campaigns[i];
         free(k->name), free(k->baseline), free(k->status), free(k->started_at), free(k->message);
-        for (size_t j = 0; j < k->n_runs; j++) free(k->runs[j].config);
+        for (size_t j = 0; j < k->n_runs; j++)
+            free(k->runs[j].config);
         free(k->runs);
     }
     free(l->campaigns);

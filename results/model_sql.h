@@ -26,7 +26,7 @@ void tb_model_read_end(sqlite3 *db, int opened);
 void *tb_model_grow(void *arr, size_t n, size_t *cap, size_t sz);
 
 char *tb_model_col_str(const tb_model_ctx *c, sqlite3_stmt *st, int i); /* NULL for NULL; UTF-8 unless raw_text */
-double tb_model_col_real(sqlite3_stmt *st, int i); /* NaN for NULL or not finite */
+double tb_model_col_real(sqlite3_stmt *st, int i);                      /* NaN for NULL or not finite */
 tb_model_int tb_model_col_int(sqlite3_stmt *st, int i);
 
 /* The telemetry columns (14-15, 17-27) of the levels query. */

@@ -14,10 +14,14 @@
 #include "results/report_views.h"
 
 int tb_report_parse_format(const char *s, tb_report_format *out, char *err) {
-    if (s && strcmp(s, "text") == 0) *out = TB_REPORT_TEXT;
-    else if (s && strcmp(s, "json") == 0) *out = TB_REPORT_JSON;
-    else if (s && strcmp(s, "html") == 0) *out = TB_REPORT_HTML;
-    else if (s && strcmp(s, "csv") == 0) *out = TB_REPORT_CSV;
+    if (s && strcmp(s, "text") == 0)
+        *out = TB_REPORT_TEXT;
+    else if (s && strcmp(s, "json") == 0)
+        *out = TB_REPORT_JSON;
+    else if (s && strcmp(s, "html") == 0)
+        *out = TB_REPORT_HTML;
+    else if (s && strcmp(s, "csv") == 0)
+        *out = TB_REPORT_CSV;
     else {
         tb_seterr(err, "unknown report format '%s' (use text, json, html or csv)", s ? s : "");
         return -1;

@@ -25,13 +25,16 @@
  * so they do not clash with the op's own count and errors; errors_CLASS are
  * the op's errors_by_class members (empty for runs stored before the split). */
 static const char *const headers[] = {
-    "run_id",     "label",          "status",          "estimated_power", "tiles",          "phase",
-    "steady_s",   "score",          "avg_watts",       "ppkw",            "qos_pass",       "qos_not_judged",
-    "qos_verdict", "valid",         "invalid_reason",  "workload",        "tile",           "workload_ops",
-    "workload_errors", "throughput", "unit",           "reference",       "normalized",     "op",
-    "count",      "errors",         "errors_connect",  "errors_io",       "errors_timeout", "errors_server",
-    "errors_content", "count_all",  "mean_ms",         "p50_ms",          "p90_ms",         "p95_ms",
-    "p99_ms",     "p999_ms",        "max_ms",
+    "run_id",         "label",         "status",          "estimated_power",
+    "tiles",          "phase",         "steady_s",        "score",
+    "avg_watts",      "ppkw",          "qos_pass",        "qos_not_judged",
+    "qos_verdict",    "valid",         "invalid_reason",  "workload",
+    "tile",           "workload_ops",  "workload_errors", "throughput",
+    "unit",           "reference",     "normalized",      "op",
+    "count",          "errors",        "errors_connect",  "errors_io",
+    "errors_timeout", "errors_server", "errors_content",  "count_all",
+    "mean_ms",        "p50_ms",        "p90_ms",          "p95_ms",
+    "p99_ms",         "p999_ms",       "max_ms",
 };
 
 #define N_COLS (sizeof headers / sizeof headers[0])
@@ -79,7 +82,8 @@ static void cell_bool(FILE *f, int *first, int v) {
 
 /* Empty cells for a part of the row that is absent. */
 static void cells_empty(FILE *f, int *first, int n) {
-    for (int i = 0; i < n; i++) cell_text(f, first, NULL);
+    for (int i = 0; i < n; i++)
+        cell_text(f, first, NULL);
 }
 
 static void put_level_cells(FILE *f, int *first, const tb_model_run *r, const tb_model_level *lv) {
@@ -101,7 +105,7 @@ static void put_level_cells(FILE *f, int *first, const tb_model_run *r, const tb
 }
 
 #define WORKLOAD_COLS 8
-#define OP_COLS 16
+#define OP_COLS       16
 
 static void put_workload_cells(FILE *f, int *first, const tb_model_workload *w) {
     cell_text(f, first, w->name);
@@ -136,10 +140,14 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
                     const tb_model_op *op) {
     int first = 1;
     put_level_cells(f, &first, r, lv);
-    if (w) put_workload_cells(f, &first, w);
-    else cells_empty(f, &first, WORKLOAD_COLS);
-    if (op) put_op_cells(f, &first, op);
-    else cells_empty(f, &first, OP_COLS);
+    if (w)
+        put_workload_cells(f, &first, w);
+    else
+        cells_empty(f, &first, WORKLOAD_COLS);
+    if (op)
+        put_op_cells(f, &first, op);
+    else
+        cells_empty(f, &first, OP_COLS);
     fputs("\r\n", f);
 }
 
@@ -156,7 +164,8 @@ int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
         for (size_t j = 0; j < lv->n_workloads; j++) {
             const tb_model_workload *w = &lv->workloads[j];
             if (w->n_ops == 0) put_row(f, r, lv, w, NULL);
-            for (size_t k = 0; k < w->n_ops; k++) put_row(f, r, lv, w, &w->ops_list[k]);
+            for (size_t k = 0; k < w->n_ops; k++)
+                put_row(f, r, lv, w, &w->ops_list[k]);
         }
     }
     return 0;

@@ -14,8 +14,10 @@ void tb_fmt_put_safe(FILE *f, const char *s, int width, int maxw) {
         const unsigned char *q;
         for (q = p; *q; q++)
             if ((*q & 0xc0) != 0x80) total++;
-        if (total <= maxw) maxw = 0;
-        else maxw -= 3;
+        if (total <= maxw)
+            maxw = 0;
+        else
+            maxw -= 3;
     }
     for (; *p; p++) {
         int lead = (*p & 0xc0) != 0x80;
@@ -27,7 +29,8 @@ void tb_fmt_put_safe(FILE *f, const char *s, int width, int maxw) {
         fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
         cols += lead;
     }
-    for (; cols < width; cols++) fputc(' ', f);
+    for (; cols < width; cols++)
+        fputc(' ', f);
 }
 
 void tb_fmt_error_classes(const tb_model_op_group *g, char *buf, size_t len) {

@@ -27,12 +27,14 @@
 /* ---- small output helpers ------------------------------------------------------ */
 
 #define esc tb_html_escape_file
-#define S tb_fmt_str
+#define S   tb_fmt_str
 
 /* Writes v with `dec` decimals, or an en dash when unknown. */
 static void put_num(FILE *f, double v, int dec) {
-    if (isfinite(v)) fprintf(f, "%.*f", dec, v);
-    else fputs("&ndash;", f);
+    if (isfinite(v))
+        fprintf(f, "%.*f", dec, v);
+    else
+        fputs("&ndash;", f);
 }
 
 /* Latency in ms: three decimals below 100 ms so sub-millisecond figures stay
@@ -155,7 +157,8 @@ static double level_figure(const tb_model_level *lv, level_fig fig) {
 static double point_median(const page *p, const level_point *pt, level_fig fig) {
     double *v = xmalloc(pt->n * sizeof *v), m;
     size_t i;
-    for (i = 0; i < pt->n; i++) v[i] = level_figure(&p->levels[pt->first + i], fig);
+    for (i = 0; i < pt->n; i++)
+        v[i] = level_figure(&p->levels[pt->first + i], fig);
     m = median(v, pt->n);
     free(v);
     return m;
@@ -178,7 +181,7 @@ static double tel_median(const page *p, const level_point *pt, int which, const 
     double *v = xmalloc(pt->n * sizeof *v), m;
     for (size_t i = 0; i < pt->n; i++) {
         const tb_model_telemetry *t = &p->levels[pt->first + i].telemetry;
-        v[i] = state                ? cstate_pct(t, state)
+        v[i] = state               ? cstate_pct(t, state)
                : which == TEL_UTIL ? t->cpu_util_pct
                : which == TEL_FREQ ? t->avg_freq_mhz
                                    : t->mode_pct[which];
@@ -235,7 +238,8 @@ static void build_latency(page *p) {
                 s->workload = og->workload;
                 s->op = og->op;
                 s->row = xmalloc(p->n_rows * sizeof *s->row);
-                for (k = 0; k < p->n_rows; k++) s->row[k] = NAN;
+                for (k = 0; k < p->n_rows; k++)
+                    s->row[k] = NAN;
                 find_rule(p, s);
             }
             if (tb_hist_count(og->hist) > 0) s->row[r] = (double)tb_hist_percentile(og->hist, s->pct) / 1000.0;
@@ -338,7 +342,8 @@ static void html_banners(page *p) {
     esc(f, *status ? status : "unknown");
     fputs("</span></h1>\n", f);
     fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>"
-          "<a href=\"#host\">host</a><a href=\"#telemetry\">telemetry</a><a href=\"#qos\">QoS</a><a href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
+          "<a href=\"#host\">host</a><a href=\"#telemetry\">telemetry</a><a href=\"#qos\">QoS</a><a "
+          "href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
           "<a href=\"#meters\">meters</a><a href=\"#events\">events</a><a href=\"#config\">configuration</a></nav>\n",
           f);
     if (p->run->estimated_power) {
@@ -393,8 +398,9 @@ static void warn_not_judged(FILE *f, const tb_model_level *lv) {
     const tb_model_qos *lists[2] = {lv->qos, lv->tile_qos};
     size_t ns[2] = {lv->n_qos, lv->n_tile_qos};
     int shown = 0;
-    fprintf(f, "<li><b>%lld tile%s, phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be "
-               "judged (",
+    fprintf(f,
+            "<li><b>%lld tile%s, phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be "
+            "judged (",
             (long long)lv->tiles, lv->tiles == 1 ? "" : "s", (long long)lv->phase, lv->qos_not_judged,
             lv->qos_not_judged == 1 ? "" : "s");
     for (int l = 0; l < 2; l++) {
@@ -494,17 +500,20 @@ static void kv_row(FILE *f, const char *key, const char *value) {
 
 /* The SUT host's configuration, the power policy in force, and the meters. */
 static void html_hostcfg(page *p) {
-    static const char *const rows[][2] = {
-        {"hostname", "host"},          {"kernel", "kernel"},
-        {"os", "OS"},                  {"cpu_model", "CPU"},
-        {"scaling_driver", "scaling driver"},
-        {"governor", "governor"},      {"energy_performance_preference", "EPP"},
-        {"energy_perf_bias", "EPB"},   {"turbo", "turbo / boost"},
-        {"pstate_status", "P-state driver status"},
-        {"cpuidle_driver", "cpuidle driver"},
-        {"cpuidle_governor", "cpuidle governor"},
-        {"tuned_profile", "tuned profile"},
-        {"telemetry", "telemetry source"}};
+    static const char *const rows[][2] = {{"hostname", "host"},
+                                          {"kernel", "kernel"},
+                                          {"os", "OS"},
+                                          {"cpu_model", "CPU"},
+                                          {"scaling_driver", "scaling driver"},
+                                          {"governor", "governor"},
+                                          {"energy_performance_preference", "EPP"},
+                                          {"energy_perf_bias", "EPB"},
+                                          {"turbo", "turbo / boost"},
+                                          {"pstate_status", "P-state driver status"},
+                                          {"cpuidle_driver", "cpuidle driver"},
+                                          {"cpuidle_governor", "cpuidle governor"},
+                                          {"tuned_profile", "tuned profile"},
+                                          {"telemetry", "telemetry source"}};
     FILE *f = p->f;
     const tb_model_obj *h = &p->run->host;
     size_t i;
@@ -513,8 +522,10 @@ static void html_hostcfg(page *p) {
     for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const char *v = tb_model_obj_str(h, rows[i][0]);
         fprintf(f, "<tr><th>%s</th><td>", rows[i][1]);
-        if (v && *v) esc(f, v);
-        else fputs("n/a", f);
+        if (v && *v)
+            esc(f, v);
+        else
+            fputs("n/a", f);
         fputs("</td></tr>\n", f);
         if (i == 3) {
             const char *k[] = {"sockets", "cores", "cpus", "memory_mib"};
@@ -524,7 +535,8 @@ static void html_hostcfg(page *p) {
                 const tb_model_kv *x = tb_model_obj_get(h, k[j]);
                 if (x && x->kind == TB_KV_INT)
                     snprintf(buf, sizeof buf, "%s%s %lld", j ? ", " : "", lbl[j], (long long)x->i);
-                else snprintf(buf, sizeof buf, "%s%s n/a", j ? ", " : "", lbl[j]);
+                else
+                    snprintf(buf, sizeof buf, "%s%s n/a", j ? ", " : "", lbl[j]);
                 esc(f, buf);
             }
             fputs("</td></tr>\n", f);
@@ -626,7 +638,8 @@ static void latency_chart(page *p, size_t first, const double *x) {
         }
         ns++;
     }
-    for (j = 0; j < nl; j++) snprintf(lnames[j], sizeof lnames[j], "%s limit p%g %g ms", lops[j], lpct[j], ls[j].y);
+    for (j = 0; j < nl; j++)
+        snprintf(lnames[j], sizeof lnames[j], "%s limit p%g %g ms", lops[j], lpct[j], ls[j].y);
     snprintf(title, sizeof title, "%s latency against tiles", workload);
     {
         chart c = {title, "load level (tiles)", "latency (ms)", "ms", 3, 1, NAN, NULL, ss, ns, ls, nl};
@@ -661,23 +674,37 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
     FILE *f = p->f;
     /* CPU utilization */
     for (k = 0, any = 0; k < 4; k++) {
-        for (i = 0; i < n; i++) any |= isfinite(ys[k * n + i] = tel_median(p, &p->pts[i], util_keys[k], NULL));
+        for (i = 0; i < n; i++)
+            any |= isfinite(ys[k * n + i] = tel_median(p, &p->pts[i], util_keys[k], NULL));
         ss[k] = (chart_series){util_names[k], palette[k], n, x, ys + k * n, mark, notes};
     }
     if (any) {
-        chart c = {"Host CPU utilization against tiles", "load level (tiles)", "% of CPU time", "%", 1, 0, NAN,
-                   NULL, ss, 4, NULL, 0};
-        figure(f, &c, "SUT host CPU time over steady state (/proc/stat or node_cpu_seconds_total): utilization = "
-                      "100 &minus; idle &minus; iowait.");
+        chart c = {"Host CPU utilization against tiles",
+                   "load level (tiles)",
+                   "% of CPU time",
+                   "%",
+                   1,
+                   0,
+                   NAN,
+                   NULL,
+                   ss,
+                   4,
+                   NULL,
+                   0};
+        figure(f, &c,
+               "SUT host CPU time over steady state (/proc/stat or node_cpu_seconds_total): utilization = "
+               "100 &minus; idle &minus; iowait.");
     }
     /* frequency */
-    for (i = 0, any = 0; i < n; i++) any |= isfinite(ys[i] = tel_median(p, &p->pts[i], TEL_FREQ, NULL));
+    for (i = 0, any = 0; i < n; i++)
+        any |= isfinite(ys[i] = tel_median(p, &p->pts[i], TEL_FREQ, NULL));
     if (any) {
         chart_series s = {"mean frequency", palette[4], n, x, ys, mark, notes};
-        chart c = {"Mean CPU frequency against tiles", "load level (tiles)", "MHz", "MHz", 0, 0, NAN, NULL, &s, 1,
-                   NULL, 0};
-        figure(f, &c, "Mean over CPUs and steady state: APERF/MPERF busy frequency (turbostat Bzy_MHz) when the "
-                      "msr device is readable, else cpufreq scaling_cur_freq, else node_exporter's.");
+        chart c = {
+            "Mean CPU frequency against tiles", "load level (tiles)", "MHz", "MHz", 0, 0, NAN, NULL, &s, 1, NULL, 0};
+        figure(f, &c,
+               "Mean over CPUs and steady state: APERF/MPERF busy frequency (turbostat Bzy_MHz) when the "
+               "msr device is readable, else cpufreq scaling_cur_freq, else node_exporter's.");
     }
     /* C-states, by name in the order first seen */
     for (i = 0; i < p->n_rows; i++) {
@@ -691,15 +718,27 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
         }
     }
     for (k = 0, ns = 0; k < n_states; k++) {
-        for (i = 0; i < n; i++) ys[ns * n + i] = tel_median(p, &p->pts[i], 0, states[k]);
+        for (i = 0; i < n; i++)
+            ys[ns * n + i] = tel_median(p, &p->pts[i], 0, states[k]);
         ss[ns] = (chart_series){states[k], palette[ns % N_PALETTE], n, x, ys + ns * n, mark, notes};
         ns++;
     }
     if (ns > 0) {
-        chart c = {"C-state residency against tiles", "load level (tiles)", "% of time per CPU", "%", 1, 0, NAN,
-                   NULL, ss, ns, NULL, 0};
-        figure(f, &c, "Share of time each CPU spent in each cpuidle state (turbostat's %C1, %C6), averaged over "
-                      "CPUs; C0 is the rest (running).");
+        chart c = {"C-state residency against tiles",
+                   "load level (tiles)",
+                   "% of time per CPU",
+                   "%",
+                   1,
+                   0,
+                   NAN,
+                   NULL,
+                   ss,
+                   ns,
+                   NULL,
+                   0};
+        figure(f, &c,
+               "Share of time each CPU spent in each cpuidle state (turbostat's %C1, %C6), averaged over "
+               "CPUs; C0 is the rest (running).");
     }
     free(ys);
 }
@@ -736,30 +775,63 @@ static void html_charts(page *p) {
     fputs("<div class=\"charts\">\n", f);
     {
         chart_series s = {"score", palette[0], n, x, score, mark, notes};
-        chart c = {"Score against tiles", "load level (tiles)", "score (sum of tile scores)", "", 3, 0, sat,
-                   "saturation", &s, 1, NULL, 0};
-        figure(f, &c, "Score = sum over tiles of the geometric mean of normalized throughputs. Dotted line: "
-                      "saturation.");
+        chart c = {"Score against tiles",
+                   "load level (tiles)",
+                   "score (sum of tile scores)",
+                   "",
+                   3,
+                   0,
+                   sat,
+                   "saturation",
+                   &s,
+                   1,
+                   NULL,
+                   0};
+        figure(f, &c,
+               "Score = sum over tiles of the geometric mean of normalized throughputs. Dotted line: "
+               "saturation.");
     }
     {
         chart_series s = {"PPKW", palette[1], n, x, ppkw, mark, notes};
-        chart c = {est ? "PPKW against tiles (ESTIMATED power)" : "PPKW against tiles", "load level (tiles)",
-                   "PPKW (score per kW)", "", 2, 0, sat, "saturation", &s, 1, NULL, 0};
+        chart c = {est ? "PPKW against tiles (ESTIMATED power)" : "PPKW against tiles",
+                   "load level (tiles)",
+                   "PPKW (score per kW)",
+                   "",
+                   2,
+                   0,
+                   sat,
+                   "saturation",
+                   &s,
+                   1,
+                   NULL,
+                   0};
         figure(f, &c, "Performance per kW: score &divide; mean SUT power in kW over steady state.");
     }
     {
         chart_series s = {"mean power", palette[2], n, x, watts, mark, notes};
         chart_line idle = {p->run->active_idle_watts, idle_label, "#475569"};
-        chart c = {est ? "Mean power against tiles (ESTIMATED)" : "Mean power against tiles", "load level (tiles)",
-                   "mean SUT power (W)", "W", 1, 0, NAN, NULL, &s, 1, &idle, 1};
+        chart c = {est ? "Mean power against tiles (ESTIMATED)" : "Mean power against tiles",
+                   "load level (tiles)",
+                   "mean SUT power (W)",
+                   "W",
+                   1,
+                   0,
+                   NAN,
+                   NULL,
+                   &s,
+                   1,
+                   &idle,
+                   1};
         snprintf(idle_label, sizeof idle_label, "active idle %.1f W", idle.y);
-        figure(f, &c, "Mean power over steady state (energy &divide; time, summed over meters). Dashed: active "
-                      "idle, measured before the sweep.");
+        figure(f, &c,
+               "Mean power over steady state (energy &divide; time, summed over meters). Dashed: active "
+               "idle, measured before the sweep.");
     }
     telemetry_charts(p, x, mark, notes);
     for (i = 0; i < p->n_lat; i++) {
         int seen = 0;
-        for (k = 0; k < i; k++) seen |= strcmp(p->lat[k].workload, p->lat[i].workload) == 0;
+        for (k = 0; k < i; k++)
+            seen |= strcmp(p->lat[k].workload, p->lat[i].workload) == 0;
         if (!seen) latency_chart(p, i, x);
     }
     fputs("</div>\n<p class=\"note\">One point per load level", f);
@@ -794,8 +866,10 @@ static void table_open(FILE *f, const char *cols) {
 
 /* Opens a row: class "bad" (tinted) when bad, plus an extra class if any. */
 static void row_open(FILE *f, int bad, const char *extra) {
-    if (!bad && !extra) fputs("<tr>", f);
-    else fprintf(f, "<tr class=\"%s%s%s\">", extra ? extra : "", extra && bad ? " " : "", bad ? "bad" : "");
+    if (!bad && !extra)
+        fputs("<tr>", f);
+    else
+        fprintf(f, "<tr class=\"%s%s%s\">", extra ? extra : "", extra && bad ? " " : "", bad ? "bad" : "");
 }
 
 static void td_text(FILE *f, const char *s) {
@@ -880,8 +954,10 @@ static void html_levels(page *p) {
 
 /* A number cell, "n/a" when the host did not provide the figure. */
 static void td_na(FILE *f, double v, int dec) {
-    if (isfinite(v)) td_num(f, v, dec);
-    else fputs("<td class=\"n\">n/a</td>", f);
+    if (isfinite(v))
+        td_num(f, v, dec);
+    else
+        fputs("<td class=\"n\">n/a</td>", f);
 }
 
 static void html_telemetry(page *p) {
@@ -928,7 +1004,8 @@ static void html_telemetry(page *p) {
 static void html_qos(page *p) {
     FILE *f = p->f;
     size_t i, j, n = 0;
-    for (i = 0; i < p->n_rows; i++) n += p->levels[i].n_qos;
+    for (i = 0; i < p->n_rows; i++)
+        n += p->levels[i].n_qos;
     if (!section(f, "qos", "QoS rules per level", n == 0, "No QoS rule was evaluated.")) return;
     table_open(f, "#tiles|#phase|rule|#observed|#limit|verdict|reason");
     for (i = 0; i < p->n_rows; i++) {
@@ -938,18 +1015,23 @@ static void html_qos(page *p) {
             row_open(f, q->judged && !q->pass, NULL);
             td_level(f, lv);
             td_text(f, S(q->rule));
-            if (isfinite(q->observed)) td_ms(f, q->observed);
-            else fputs("<td class=\"n\">n/a</td>", f); /* nothing observed (no ops): never 0 */
+            if (isfinite(q->observed))
+                td_ms(f, q->observed);
+            else
+                fputs("<td class=\"n\">n/a</td>", f); /* nothing observed (no ops): never 0 */
             td_ms(f, q->limit);
-            if (!q->judged) fputs("<td><span class=\"nj\">NOT JUDGED</span></td>", f);
-            else td_verdict(f, q->pass, "PASS", "FAIL", NULL);
+            if (!q->judged)
+                fputs("<td><span class=\"nj\">NOT JUDGED</span></td>", f);
+            else
+                td_verdict(f, q->pass, "PASS", "FAIL", NULL);
             td_text(f, S(q->reason));
             fputs("</tr>\n", f);
         }
     }
     fputs("</table>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error rates, "
           "percentage points for the mix. NOT JUDGED: too few ops for the rule to mean anything (a pNN needs "
-          "1/(1&minus;NN/100) ops, or it is the slowest op; a mix of d pp needs d to be 2.576 standard deviations of each "
+          "1/(1&minus;NN/100) ops, or it is the slowest op; a mix of d pp needs d to be 2.576 standard deviations of "
+          "each "
           "op's share); neither a pass nor a fail.</p>\n",
           f);
 }
@@ -961,14 +1043,16 @@ static void html_latency(page *p) {
     FILE *f = p->f;
     size_t r, g, k, n = 0;
     int any_errors = 0;
-    for (r = 0; r < p->n_rows; r++) n += p->n_groups[r];
+    for (r = 0; r < p->n_rows; r++)
+        n += p->n_groups[r];
     if (!section(f, "latency", "Latency percentiles", n == 0, "No op latency stored.")) return;
     fputs("<p class=\"note\">In ms, per op and load level, tiles merged, from the stored histograms; <b>from intended "
           "start (corrected for coordinated omission)</b>: an op is timed from when it was due, not when it was sent."
           "</p>\n",
           f);
     for (r = 0; r < p->n_rows && !any_errors; r++)
-        for (g = 0; g < p->n_groups[r]; g++) any_errors |= p->groups[r][g].errors > 0;
+        for (g = 0; g < p->n_groups[r]; g++)
+            any_errors |= p->groups[r][g].errors > 0;
     /* errors by class only when there are errors: a column of blanks says nothing */
     table_open(f, any_errors ? "#tiles|#phase|workload|op|#count|#errors|errors by class|#min|#mean|#p25|#p50|#p75|#p90"
                                "|#p95|#p99|#p99.9|#p99.99|#max"
@@ -1003,7 +1087,8 @@ static void html_latency(page *p) {
 static void html_workloads(page *p) {
     FILE *f = p->f;
     size_t i, j, n = 0;
-    for (i = 0; i < p->n_rows; i++) n += p->levels[i].n_workloads;
+    for (i = 0; i < p->n_rows; i++)
+        n += p->levels[i].n_workloads;
     if (!section(f, "workloads", "Workloads per tile", n == 0, "No workload results stored.")) return;
     table_open(f, "#tiles|#phase|#tile|workload|#ops|#errors|#throughput|unit|#reference|#normalized");
     for (i = 0; i < p->n_rows; i++) {
@@ -1072,7 +1157,8 @@ static void html_meters(page *p) {
     fprintf(f,
             "</table>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
             "the meter at the start of the run; auto-ranging during steady state is a validity warning "
-            "(SPECpower). Invalid samples: NaN, over-range, missing, above 1%% uncertainty, or implausible (negative W, W beyond the ranges, V &times; A &times; PF disagreeing with W). Averaging window: "
+            "(SPECpower). Invalid samples: NaN, over-range, missing, above 1%% uncertainty, or implausible (negative "
+            "W, W beyond the ranges, V &times; A &times; PF disagreeing with W). Averaging window: "
             "the meter's own (the statistics period of an IPMI DCMI reading). NOT AVERAGED: a BMC whose every "
             "valid reading, at least %d of them, had min = max = average, so its \"average\" is one "
             "instantaneous value.</p>\n",
@@ -1116,7 +1202,8 @@ static void html_config(page *p) {
 
 static void page_free(page *p) {
     size_t i;
-    for (i = 0; i < p->n_lat; i++) free(p->lat[i].row);
+    for (i = 0; i < p->n_lat; i++)
+        free(p->lat[i].row);
     free(p->lat);
     free(p->groups);
     free(p->n_groups);

@@ -109,7 +109,8 @@ static json_t *uncorrected_json(const tb_model_op *op) {
     if (!op->uncorrected_readable) return json_null();
     o = json_object();
     json_object_set_new(o, "mean_ms", jreal(op->unc_mean_ms));
-    for (int i = 0; i < TB_MODEL_UNC_PCTS; i++) json_object_set_new(o, names[i], jreal(op->unc_pct_ms[i]));
+    for (int i = 0; i < TB_MODEL_UNC_PCTS; i++)
+        json_object_set_new(o, names[i], jreal(op->unc_pct_ms[i]));
     json_object_set_new(o, "max_ms", jreal(op->unc_max_ms));
     return o;
 }
@@ -143,7 +144,8 @@ static json_t *workload_json(const tb_model_workload *w) {
     json_object_set_new(o, "unit", jstr(w->unit));
     json_object_set_new(o, "reference", jreal(w->reference));
     json_object_set_new(o, "normalized", jreal(w->normalized));
-    for (size_t k = 0; k < w->n_ops; k++) json_array_append_new(ops, op_json(&w->ops_list[k]));
+    for (size_t k = 0; k < w->n_ops; k++)
+        json_array_append_new(ops, op_json(&w->ops_list[k]));
     json_object_set_new(o, "operations", ops);
     return o;
 }
@@ -156,7 +158,8 @@ static json_t *telemetry_json(const tb_model_telemetry *t) {
     json_object_set_new(o, "cpu_util_pct", jreal(t->cpu_util_pct));
     json_object_set_new(o, "avg_freq_mhz", jreal(t->avg_freq_mhz));
     json_object_set_new(o, "freq_source", jstr(t->freq_source));
-    for (int m = 0; m < TB_MODEL_CPU_MODES; m++) json_object_set_new(o, modes[m], jreal(t->mode_pct[m]));
+    for (int m = 0; m < TB_MODEL_CPU_MODES; m++)
+        json_object_set_new(o, modes[m], jreal(t->mode_pct[m]));
     json_object_set_new(o, "samples", jint(t->samples));
     json_object_set_new(o, "cstate_residency_pct", jobj(&t->cstate_residency_pct));
     return o;
@@ -180,12 +183,15 @@ static json_t *level_json(const tb_model_level *lv) {
     json_object_set_new(o, "steady_s", jreal(lv->steady_s));
     json_object_set_new(o, "samples_total", jint(lv->samples_total));
     json_object_set_new(o, "samples_bad", jint(lv->samples_bad));
-    for (size_t i = 0; i < lv->n_qos; i++) json_array_append_new(qos, qos_json(&lv->qos[i]));
-    for (size_t i = 0; i < lv->n_tile_qos; i++) json_array_append_new(tq, qos_json(&lv->tile_qos[i]));
+    for (size_t i = 0; i < lv->n_qos; i++)
+        json_array_append_new(qos, qos_json(&lv->qos[i]));
+    for (size_t i = 0; i < lv->n_tile_qos; i++)
+        json_array_append_new(tq, qos_json(&lv->tile_qos[i]));
     json_object_set_new(o, "qos", qos);
     json_object_set_new(o, "tile_qos", tq);
     json_object_set_new(o, "telemetry", telemetry_json(&lv->telemetry));
-    for (size_t i = 0; i < lv->n_workloads; i++) json_array_append_new(wls, workload_json(&lv->workloads[i]));
+    for (size_t i = 0; i < lv->n_workloads; i++)
+        json_array_append_new(wls, workload_json(&lv->workloads[i]));
     json_object_set_new(o, "workloads", wls);
     return o;
 }
@@ -215,9 +221,11 @@ static json_t *summary_json(const tb_model_summary *s) {
 
 static void add_arrays(json_t *run, const tb_model_run *r) {
     json_t *levels = json_array(), *summary = json_array(), *events = json_array();
-    for (size_t i = 0; i < r->n_levels; i++) json_array_append_new(levels, level_json(&r->levels[i]));
+    for (size_t i = 0; i < r->n_levels; i++)
+        json_array_append_new(levels, level_json(&r->levels[i]));
     json_object_set_new(run, "levels", levels);
-    for (size_t i = 0; i < r->n_summary; i++) json_array_append_new(summary, summary_json(&r->summary[i]));
+    for (size_t i = 0; i < r->n_summary; i++)
+        json_array_append_new(summary, summary_json(&r->summary[i]));
     json_object_set_new(run, "summary", summary);
     for (size_t i = 0; i < r->n_events; i++) {
         json_t *e = json_object();
@@ -240,7 +248,8 @@ static json_t *run_json(const tb_model_run *r) {
     json_object_set_new(run, "tile_name", jstr(r->tile_name));
     json_object_set_new(run, "tile_spec", jstr(r->tile_spec));
     json_object_set_new(run, "host", jobj(&r->host));
-    for (size_t i = 0; i < r->n_meters; i++) json_array_append_new(meters, meter_json(&r->meters[i]));
+    for (size_t i = 0; i < r->n_meters; i++)
+        json_array_append_new(meters, meter_json(&r->meters[i]));
     json_object_set_new(run, "meters", meters);
     json_object_set_new(run, "active_idle_watts", jreal(r->active_idle_watts));
     json_object_set_new(idle, "cpu_util_pct", jreal(r->idle_cpu_util_pct));

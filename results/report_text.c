@@ -12,7 +12,7 @@
 #include "results/report_views.h"
 
 #define put_safe tb_fmt_put_safe
-#define S tb_fmt_str
+#define S        tb_fmt_str
 
 /* v with fmt into buf, or "-" when unknown. */
 static const char *num(double v, const char *fmt, char *buf, size_t len) {
@@ -31,14 +31,10 @@ static const char *str_na(const char *s) { return s && *s ? s : "n/a"; }
 
 /* The SUT host's power configuration, one line each. */
 static void text_host_config(FILE *f, const tb_model_obj *host) {
-    static const char *const rows[][2] = {{"governor", "governor"},
-                                          {"scaling_driver", "driver"},
-                                          {"energy_performance_preference", "EPP"},
-                                          {"energy_perf_bias", "EPB"},
-                                          {"turbo", "turbo"},
-                                          {"pstate_status", "pstate"},
-                                          {"cpuidle_driver", "cpuidle"},
-                                          {"tuned_profile", "tuned"}};
+    static const char *const rows[][2] = {
+        {"governor", "governor"},      {"scaling_driver", "driver"}, {"energy_performance_preference", "EPP"},
+        {"energy_perf_bias", "EPB"},   {"turbo", "turbo"},           {"pstate_status", "pstate"},
+        {"cpuidle_driver", "cpuidle"}, {"tuned_profile", "tuned"}};
     if (host->n == 0 || !tb_model_obj_get(host, "telemetry")) return; /* runs before telemetry */
     fputs("  power cfg   ", f);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -74,10 +70,14 @@ static void text_meter_averaging(FILE *f, const tb_model_meter *m) {
     long long flat = (long long)m->flat_readings, valid = (long long)m->valid_readings;
     if (!m->avg_window_ms.known && flat == 0) return;
     fputs("               ", f);
-    if (m->avg_window_ms.known) fprintf(f, "averaging window %lld ms", (long long)m->avg_window_ms.v);
-    else fputs("averaging window not reported", f);
-    if (m->not_averaged) fprintf(f, "; NOT AVERAGED: min = max = average in all %lld valid readings", valid);
-    else if (flat > 0) fprintf(f, "; min = max = average in %lld of %lld valid readings", flat, valid);
+    if (m->avg_window_ms.known)
+        fprintf(f, "averaging window %lld ms", (long long)m->avg_window_ms.v);
+    else
+        fputs("averaging window not reported", f);
+    if (m->not_averaged)
+        fprintf(f, "; NOT AVERAGED: min = max = average in all %lld valid readings", valid);
+    else if (flat > 0)
+        fprintf(f, "; min = max = average in %lld of %lld valid readings", flat, valid);
     fputc('\n', f);
 }
 
@@ -117,8 +117,9 @@ static void text_qos_warning(FILE *f, const tb_model_run *r) {
         n++;
     }
     if (n > 0)
-        fprintf(f, "  QoS warning  rules not judged (too few ops) at %s tile%s: QoS there covers the judged rules "
-                   "only (see \"QoS not judged\")\n",
+        fprintf(f,
+                "  QoS warning  rules not judged (too few ops) at %s tile%s: QoS there covers the judged rules "
+                "only (see \"QoS not judged\")\n",
                 where, strcmp(where, "1") == 0 ? "" : "s");
 }
 
@@ -168,8 +169,10 @@ static void text_header(FILE *f, const tb_model_run *r) {
  * judged "PASS, 3 not judged" (never a bare PASS then). */
 static const char *text_qos(const tb_model_level *lv, char *buf, size_t len) {
     const char *v = lv->qos_pass ? "PASS" : "FAIL";
-    if (lv->qos_not_judged > 0) snprintf(buf, len, "%s, %d not judged", v, lv->qos_not_judged);
-    else snprintf(buf, len, "%s", v);
+    if (lv->qos_not_judged > 0)
+        snprintf(buf, len, "%s, %d not judged", v, lv->qos_not_judged);
+    else
+        snprintf(buf, len, "%s", v);
     return buf;
 }
 
@@ -198,7 +201,10 @@ static int text_not_judged_level(FILE *f, const tb_model_level *lv, int shown) {
         fprintf(f, "  %lld tiles phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
         put_safe(f, rule, 0, 0);
         fprintf(f, " (%s%s%s%s): ", level ? "level" : "", level && n_tiles ? "; " : "",
-                n_tiles == 0 ? "" : n_tiles == 1 ? "tile " : "tiles ", tiles);
+                n_tiles == 0   ? ""
+                : n_tiles == 1 ? "tile "
+                               : "tiles ",
+                tiles);
         put_safe(f, reason, 0, 0);
         fputc('\n', f);
     }
@@ -238,7 +244,8 @@ static void text_levels(FILE *f, const tb_model_run *r) {
         fprintf(f, "  %5lld %5lld %10s %9s %10s  %-20s  ", (long long)lv->tiles, (long long)lv->phase,
                 num(lv->score, "%.3f", b1, sizeof b1), num(lv->avg_watts, "%.1f", b2, sizeof b2),
                 num(lv->ppkw, "%.2f", b3, sizeof b3), text_qos(lv, bq, sizeof bq));
-        if (lv->valid) fputs("yes", f);
+        if (lv->valid)
+            fputs("yes", f);
         else {
             fputs("NO", f);
             if (lv->invalid_reason && *lv->invalid_reason) {
@@ -249,7 +256,8 @@ static void text_levels(FILE *f, const tb_model_run *r) {
         fputc('\n', f);
     }
     text_qos_failures(f, r);
-    for (size_t i = 0; i < r->n_levels; i++) not_judged = text_not_judged_level(f, &r->levels[i], not_judged);
+    for (size_t i = 0; i < r->n_levels; i++)
+        not_judged = text_not_judged_level(f, &r->levels[i], not_judged);
 }
 
 /* CPU utilization by mode, frequency and C-state residency per level; n/a
@@ -289,7 +297,8 @@ static void text_latency_level(FILE *f, const tb_model_level *lv) {
     int any_errors = 0;
     if (n == 0) return;
     fprintf(f, "  %lld tiles, phase %lld\n", (long long)lv->tiles, (long long)lv->phase);
-    for (size_t i = 0; i < n; i++) any_errors |= g[i].errors > 0;
+    for (size_t i = 0; i < n; i++)
+        any_errors |= g[i].errors > 0;
     fprintf(f, "    %-10s %-16s %10s %8s %10s %10s %10s%s\n", "workload", "op", "count", "errors", "p50", "p95", "p99",
             any_errors ? "  errors by class" : "");
     for (size_t i = 0; i < n; i++) {
@@ -299,7 +308,8 @@ static void text_latency_level(FILE *f, const tb_model_level *lv) {
         fputc(' ', f);
         put_safe(f, g[i].op, 16, 16);
         fprintf(f, " %10llu %8llu", (unsigned long long)g[i].count, (unsigned long long)g[i].errors);
-        if (tb_hist_count(g[i].hist) == 0) fprintf(f, " %10s %10s %10s", "-", "-", "-");
+        if (tb_hist_count(g[i].hist) == 0)
+            fprintf(f, " %10s %10s %10s", "-", "-", "-");
         else
             fprintf(f, " %10.1f %10.1f %10.1f", (double)tb_hist_percentile(g[i].hist, 50) / 1000.0,
                     (double)tb_hist_percentile(g[i].hist, 95) / 1000.0,
@@ -328,7 +338,8 @@ int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) {
     text_telemetry(f, r);
     if (r->n_levels > 0) {
         fputs("\nLatency in ms (corrected, from intended start; tiles merged)\n", f);
-        for (size_t i = 0; i < r->n_levels; i++) text_latency_level(f, &r->levels[i]);
+        for (size_t i = 0; i < r->n_levels; i++)
+            text_latency_level(f, &r->levels[i]);
     }
     text_events(f, r);
     return 0;
@@ -373,8 +384,10 @@ int tb_report_write_run_list(const tb_model_run_list *l, FILE *f, char *err) {
         if (!isnan(w->peak_score)) snprintf(score, sizeof score, "%.3f", w->peak_score);
         /* "*": ESTIMATED POWER (an estimate: meter), explained below the table;
          * a space otherwise, so the digits of every row line up */
-        if (!isnan(w->peak_ppkw)) snprintf(ppkw, sizeof ppkw, "%.2f%s", w->peak_ppkw, w->estimated ? "*" : " ");
-        else snprintf(ppkw, sizeof ppkw, "- ");
+        if (!isnan(w->peak_ppkw))
+            snprintf(ppkw, sizeof ppkw, "%.2f%s", w->peak_ppkw, w->estimated ? "*" : " ");
+        else
+            snprintf(ppkw, sizeof ppkw, "- ");
         if (w->estimated) n_est++;
         fprintf(f, "%6lld  %-20s  %-11s  ", (long long)w->id, w->started_at ? w->started_at : "-",
                 w->status ? w->status : "-");

@@ -10,10 +10,10 @@
 
 #include "results/model.h"
 
-int tb_report_write_json(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_json.c */
-int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_text.c */
-int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) TB_WUR;   /* report_csv.c */
-int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_html.c */
+int tb_report_write_json(const tb_model_run *r, FILE *f, char *err) TB_WUR; /* report_json.c */
+int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) TB_WUR; /* report_text.c */
+int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_csv.c */
+int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) TB_WUR; /* report_html.c */
 /* The run list and campaigns, as a terminal table (report_text.c). */
 int tb_report_write_run_list(const tb_model_run_list *l, FILE *f, char *err) TB_WUR;
 

@@ -416,7 +416,8 @@ static void page_index(reply *r, const char *db_path, const tb_model_run_list *r
           "<th>baseline</th><th>id</th><th>label</th><th>status</th><th>started (UTC)</th><th>load levels</th>"
           "<th>saturation</th><th>peak score</th><th>peak PPKW</th><th>report</th></tr></thead>\n<tbody>\n",
           f);
-    for (size_t i = runs->n_runs; i-- > 0;) index_row(f, &runs->runs[i]); /* newest first */
+    for (size_t i = runs->n_runs; i-- > 0;)
+        index_row(f, &runs->runs[i]); /* newest first */
     fputs("</tbody>\n</table>\n<p><button type=\"submit\">Compare selected runs</button> "
           "<span class=\"note\">Tick two or more runs; the baseline (default: the first ticked) is the one the "
           "others are normalized to at each load level.</span></p>\n</form>\n",

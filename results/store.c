@@ -115,13 +115,14 @@ static void set_db_err(tb_store *s, char *err, const char *what) {
     int code = sqlite3_errcode(s->db);
     const char *msg = sqlite3_errmsg(s->db);
     if ((code & 0xff) == SQLITE_FULL)
-        tb_seterr(err, "%s: %s (no space left for %s; this interval was not written, earlier ones are intact)",
-                  what, msg, s->path);
+        tb_seterr(err, "%s: %s (no space left for %s; this interval was not written, earlier ones are intact)", what,
+                  msg, s->path);
     else if (sqlite3_extended_errcode(s->db) == SQLITE_IOERR_WRITE && write_limited())
         /* RLIMIT_FSIZE (ulimit -f): the write failed with EFBIG, which SQLite
          * reports as a plain I/O error (its saved errno is not reliable) */
-        tb_seterr(err, "%s: %s (file size limit reached for %s: ulimit -f; this interval was not written, "
-                       "earlier ones are intact)",
+        tb_seterr(err,
+                  "%s: %s (file size limit reached for %s: ulimit -f; this interval was not written, "
+                  "earlier ones are intact)",
                   what, msg, s->path);
     else
         tb_seterr(err, "%s: %s", what, msg);
@@ -146,20 +147,26 @@ static int step_done(sqlite3_stmt *st) {
 
 /* NaN and infinities are not numbers a reader can use: NULL. */
 static void bind_real(sqlite3_stmt *st, int i, double v) {
-    if (isfinite(v)) sqlite3_bind_double(st, i, v);
-    else sqlite3_bind_null(st, i);
+    if (isfinite(v))
+        sqlite3_bind_double(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
 }
 
 /* Watts where a negative value means "unknown" (the -1 convention). */
 static void bind_watts(sqlite3_stmt *st, int i, double w) {
-    if (isfinite(w) && w >= 0) sqlite3_bind_double(st, i, w);
-    else sqlite3_bind_null(st, i);
+    if (isfinite(w) && w >= 0)
+        sqlite3_bind_double(st, i, w);
+    else
+        sqlite3_bind_null(st, i);
 }
 
 /* Text; NULL pointer or "" (when empty_is_null) binds NULL. */
 static void bind_text(sqlite3_stmt *st, int i, const char *v, int empty_is_null) {
-    if (!v || (empty_is_null && !*v)) sqlite3_bind_null(st, i);
-    else sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+    if (!v || (empty_is_null && !*v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
 }
 
 static void bind_u64(sqlite3_stmt *st, int i, uint64_t v) {
@@ -208,7 +215,7 @@ const char *tb_store_effective_status(const char *stored, int64_t writer_pid, in
     if (kill((pid_t)writer_pid, 0) != 0 && errno == ESRCH) return TB_RUN_INTERRUPTED;
     now_start = proc_starttime(writer_pid, &state);
     if (now_start >= 0) {
-        if (state == 'Z' || state == 'X') return TB_RUN_INTERRUPTED; /* died, not yet reaped */
+        if (state == 'Z' || state == 'X') return TB_RUN_INTERRUPTED;                  /* died, not yet reaped */
         if (writer_start > 0 && now_start != writer_start) return TB_RUN_INTERRUPTED; /* pid reused */
     }
     return stored;
@@ -232,8 +239,9 @@ static void mark_dead_runs(tb_store *s) {
         goto out;
     while (sqlite3_step(sel) == SQLITE_ROW) {
         if (sqlite3_column_type(sel, 1) == SQLITE_NULL ||
-            strcmp(tb_store_effective_status(TB_RUN_RUNNING, sqlite3_column_int64(sel, 1), sqlite3_column_int64(sel, 2)),
-                   TB_RUN_INTERRUPTED) != 0)
+            strcmp(
+                tb_store_effective_status(TB_RUN_RUNNING, sqlite3_column_int64(sel, 1), sqlite3_column_int64(sel, 2)),
+                TB_RUN_INTERRUPTED) != 0)
             continue;
         if (n_dead == cap) {
             cap = cap ? 2 * cap : 8;
@@ -243,8 +251,9 @@ static void mark_dead_runs(tb_store *s) {
     }
     sqlite3_finalize(sel);
     sel = NULL;
-    if (!n_dead || sqlite3_prepare_v2(s->db, "UPDATE runs SET status = 'interrupted' WHERE id = ?1 AND status = 'running'",
-                                      -1, &upd, NULL) != SQLITE_OK)
+    if (!n_dead ||
+        sqlite3_prepare_v2(s->db, "UPDATE runs SET status = 'interrupted' WHERE id = ?1 AND status = 'running'", -1,
+                           &upd, NULL) != SQLITE_OK)
         goto out;
     for (n = 0; n < n_dead; n++) {
         sqlite3_bind_int64(upd, 1, dead[n]);
@@ -340,8 +349,10 @@ static int open_handle(const char *path, int flags, tb_store **out, char *err) {
     if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
         char what[300];
         snprintf(what, sizeof what, "open %s", path);
-        if (s->db) set_db_err(s, err, what);
-        else tb_seterr(err, "open %s: out of memory", path);
+        if (s->db)
+            set_db_err(s, err, what);
+        else
+            tb_seterr(err, "open %s: out of memory", path);
         tb_store_close(s);
         return -1;
     }
@@ -381,8 +392,9 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
             foreign = sqlite3_column_int(st, 0) > 0;
         sqlite3_finalize(st);
         if (foreign) {
-            tb_seterr(err, "open %s: not a tilebench results database (it holds another program's tables); "
-                           "give --db a new file",
+            tb_seterr(err,
+                      "open %s: not a tilebench results database (it holds another program's tables); "
+                      "give --db a new file",
                       path);
             goto fail;
         }
@@ -400,8 +412,7 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
         }
         sqlite3_finalize(st);
         if (!wal)
-            tb_log(TB_LOG_WARN, "%s: journal_mode=WAL not available here; readers will block while a run writes",
-                   path);
+            tb_log(TB_LOG_WARN, "%s: journal_mode=WAL not available here; readers will block while a run writes", path);
     }
     if (exec_sql(s, "PRAGMA synchronous=NORMAL") != SQLITE_OK || exec_sql(s, "PRAGMA foreign_keys=ON") != SQLITE_OK) {
         set_db_err(s, err, what);
@@ -467,7 +478,8 @@ int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
         goto fail;
     }
     if (version < TB_STORE_SCHEMA_VERSION) {
-        tb_seterr(err, "open %s: schema version %d is older than this tilebench reads (%d); "
+        tb_seterr(err,
+                  "open %s: schema version %d is older than this tilebench reads (%d); "
                   "open it once for writing (e.g. tilebench run --db %s) to migrate it",
                   path, version, TB_STORE_SCHEMA_VERSION, path);
         goto fail;
@@ -482,13 +494,16 @@ fail:
 void tb_store_close(tb_store *s) {
     int i;
     if (!s) return;
-    for (i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
+    for (i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(s->st[i]);
     sqlite3_close(s->db);
     free(s->path);
     free(s);
 }
 
-struct sqlite3 *tb_store_db(tb_store *s) { return s->db; }
+struct sqlite3 *tb_store_db(tb_store *s) {
+    return s->db;
+}
 
 /* ---- writes -------------------------------------------------------------- */
 
@@ -535,8 +550,10 @@ static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const t
     for (i = 0; i < n; i++) {
         const tb_sample *x = &samples[i].s;
         sqlite3_bind_int64(st, 1, run_id);
-        if (level_id > 0) sqlite3_bind_int64(st, 2, level_id);
-        else sqlite3_bind_null(st, 2);
+        if (level_id > 0)
+            sqlite3_bind_int64(st, 2, level_id);
+        else
+            sqlite3_bind_null(st, 2);
         sqlite3_bind_int(st, 3, samples[i].meter);
         bind_u64(st, 4, x->mono_us);
         sqlite3_bind_int64(st, 5, x->wall_us);
@@ -573,8 +590,10 @@ static void bind_cstates(sqlite3_stmt *st, int i, int n, const char (*names)[TB_
     }
     text = any ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
     json_decref(o);
-    if (text) sqlite3_bind_text(st, i, text, -1, free);
-    else sqlite3_bind_null(st, i);
+    if (text)
+        sqlite3_bind_text(st, i, text, -1, free);
+    else
+        sqlite3_bind_null(st, i);
 }
 
 /* Inserts telemetry samples (level_id <= 0: active idle, NULL). */
@@ -583,13 +602,16 @@ static int insert_telemetry(tb_store *s, int64_t run_id, int64_t level_id, const
     int i, m, rc;
     for (i = 0; i < n; i++) {
         sqlite3_bind_int64(st, 1, run_id);
-        if (level_id > 0) sqlite3_bind_int64(st, 2, level_id);
-        else sqlite3_bind_null(st, 2);
+        if (level_id > 0)
+            sqlite3_bind_int64(st, 2, level_id);
+        else
+            sqlite3_bind_null(st, 2);
         bind_u64(st, 3, x[i].mono_us);
         sqlite3_bind_int64(st, 4, x[i].wall_us);
         bind_u64(st, 5, x[i].interval_us);
         bind_real(st, 6, x[i].cpu_util_pct);
-        for (m = 0; m < TB_CPU_NMODES; m++) bind_real(st, 7 + m, x[i].mode_pct[m]);
+        for (m = 0; m < TB_CPU_NMODES; m++)
+            bind_real(st, 7 + m, x[i].mode_pct[m]);
         bind_real(st, 15, x[i].freq_mhz);
         bind_text(st, 16, isfinite(x[i].freq_mhz) ? tb_telem_freq_source_name(x[i].freq_src) : NULL, 1);
         bind_cstates(st, 17, x[i].n_cstates, x[i].cstate_name, x[i].cstate_pct);
@@ -619,10 +641,14 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
     bind_text(st, 7, info->settings_json, 1);
     bind_text(st, 8, info->config_text, 0);
     sqlite3_bind_int64(st, 9, (int64_t)getpid());
-    if (start_ticks > 0) sqlite3_bind_int64(st, 10, start_ticks);
-    else sqlite3_bind_null(st, 10);
-    if (info->campaign_id > 0) sqlite3_bind_int64(st, 11, info->campaign_id);
-    else sqlite3_bind_null(st, 11);
+    if (start_ticks > 0)
+        sqlite3_bind_int64(st, 10, start_ticks);
+    else
+        sqlite3_bind_null(st, 10);
+    if (info->campaign_id > 0)
+        sqlite3_bind_int64(st, 11, info->campaign_id);
+    else
+        sqlite3_bind_null(st, 11);
     bind_text(st, 12, info->campaign_id > 0 ? info->campaign_config : NULL, 1);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     id = sqlite3_last_insert_rowid(s->db);
@@ -639,18 +665,28 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
         bind_text(st, 8, m->firmware, 1);
         bind_text(st, 9, m->driver, 1);
         /* 0 means "the meter did not say": stored as NULL, never as a reading */
-        if (m->volt_range_v > 0) sqlite3_bind_double(st, 10, m->volt_range_v);
-        else sqlite3_bind_null(st, 10);
-        if (m->amp_range_a > 0) sqlite3_bind_double(st, 11, m->amp_range_a);
-        else sqlite3_bind_null(st, 11);
+        if (m->volt_range_v > 0)
+            sqlite3_bind_double(st, 10, m->volt_range_v);
+        else
+            sqlite3_bind_null(st, 10);
+        if (m->amp_range_a > 0)
+            sqlite3_bind_double(st, 11, m->amp_range_a);
+        else
+            sqlite3_bind_null(st, 11);
         bind_text(st, 12, range_mode(m->volt_mode), 1);
         bind_text(st, 13, range_mode(m->amp_mode), 1);
-        if (m->crest_factor > 0) sqlite3_bind_double(st, 14, m->crest_factor);
-        else sqlite3_bind_null(st, 14);
-        if (m->update_ms > 0) sqlite3_bind_int64(st, 15, m->update_ms);
-        else sqlite3_bind_null(st, 15);
-        if (m->avg_window_ms > 0) sqlite3_bind_int64(st, 16, m->avg_window_ms);
-        else sqlite3_bind_null(st, 16);
+        if (m->crest_factor > 0)
+            sqlite3_bind_double(st, 14, m->crest_factor);
+        else
+            sqlite3_bind_null(st, 14);
+        if (m->update_ms > 0)
+            sqlite3_bind_int64(st, 15, m->update_ms);
+        else
+            sqlite3_bind_null(st, 15);
+        if (m->avg_window_ms > 0)
+            sqlite3_bind_int64(st, 16, m->avg_window_ms);
+        else
+            sqlite3_bind_null(st, 16);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
     if (tx_commit(s, what, err) != 0) return -1;
@@ -683,7 +719,8 @@ static void bind_latency(sqlite3_stmt *st, int first, const tb_op_result *op) {
     const tb_hist *h = op->hist;
     size_t i;
     if (op->count == 0 || !h || tb_hist_count(h) == 0) {
-        for (i = 0; i < 7; i++) sqlite3_bind_null(st, first + (int)i);
+        for (i = 0; i < 7; i++)
+            sqlite3_bind_null(st, first + (int)i);
         return;
     }
     sqlite3_bind_double(st, first, tb_hist_mean(h) / 1000.0);
@@ -732,7 +769,8 @@ static int insert_workload(tb_store *s, int64_t level_id, const tb_workload_resu
         bind_hist(st, 13, op->hist);
         bind_hist(st, 14, op->hist_uncorrected);
         sqlite3_bind_int(st, 15, op->metric ? 1 : 0);
-        for (int k = 0; k < TB_ERR_NCLASSES; k++) bind_u64(st, 16 + k, op->errors_by_class[k]);
+        for (int k = 0; k < TB_ERR_NCLASSES; k++)
+            bind_u64(st, 16 + k, op->errors_by_class[k]);
         if ((rc = step_done(st)) != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
@@ -755,8 +793,10 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     bind_real(st, 7, lr->score);
     bind_watts(st, 8, lr->avg_watts);
     /* Without a power figure a PPKW (0 from tb_score_ppkw) would be a lie. */
-    if (watts_known) bind_real(st, 9, lr->ppkw);
-    else sqlite3_bind_null(st, 9);
+    if (watts_known)
+        bind_real(st, 9, lr->ppkw);
+    else
+        sqlite3_bind_null(st, 9);
     sqlite3_bind_int(st, 10, lr->qos_pass ? 1 : 0);
     sqlite3_bind_int(st, 11, lr->valid ? 1 : 0);
     bind_text(st, 12, lr->invalid_reason, 1);
@@ -768,8 +808,12 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     {
         const tb_telemetry *t = &lr->telemetry;
         int have = isfinite(t->cpu_util_pct); /* the mode split exists only beside a utilization */
-        for (i = 0; i < TB_CPU_NMODES; i++) bind_real(st, 18 + i, have ? t->mode_pct[i] : NAN);
-        bind_text(st, 26, t->freq_src != TB_FREQ_NONE && isfinite(t->avg_freq_mhz) ? tb_telem_freq_source_name(t->freq_src) : NULL, 1);
+        for (i = 0; i < TB_CPU_NMODES; i++)
+            bind_real(st, 18 + i, have ? t->mode_pct[i] : NAN);
+        bind_text(st, 26,
+                  t->freq_src != TB_FREQ_NONE && isfinite(t->avg_freq_mhz) ? tb_telem_freq_source_name(t->freq_src)
+                                                                           : NULL,
+                  1);
         sqlite3_bind_int(st, 27, lr->n_telem_samples);
         bind_cstates(st, 28, t->n_cstates, t->cstate_name, t->cstate_pct);
     }
@@ -845,8 +889,10 @@ int tb_store_finish_run(tb_store *s, int64_t run_id, const char *status, int sat
     sqlite3_bind_int64(st, 1, run_id);
     bind_text(st, 2, status, 0);
     bind_wall(st, 3, tb_wall_us());
-    if (saturation_tiles >= 0) sqlite3_bind_int(st, 4, saturation_tiles);
-    else sqlite3_bind_null(st, 4);
+    if (saturation_tiles >= 0)
+        sqlite3_bind_int(st, 4, saturation_tiles);
+    else
+        sqlite3_bind_null(st, 4);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     if (sqlite3_changes(s->db) != 1) {
         tx_rollback(s);
@@ -925,16 +971,18 @@ int tb_store_begin_campaign(tb_store *s, const tb_campaign_info *info, int64_t *
     bind_text(st, 4, info->config_text, 1);
     bind_wall(st, 5, tb_wall_us());
     sqlite3_bind_int64(st, 6, (int64_t)getpid());
-    if (start_ticks > 0) sqlite3_bind_int64(st, 7, start_ticks);
-    else sqlite3_bind_null(st, 7);
+    if (start_ticks > 0)
+        sqlite3_bind_int64(st, 7, start_ticks);
+    else
+        sqlite3_bind_null(st, 7);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     *campaign_id = sqlite3_last_insert_rowid(s->db);
     return tx_commit(s, what, err);
 }
 
-int tb_store_campaign_step(tb_store *s, int64_t campaign_id, const char *config, const char *step,
-                           const char *command, int exit_status, const char *output, int64_t started_wall_us,
-                           int64_t finished_wall_us, char *err) {
+int tb_store_campaign_step(tb_store *s, int64_t campaign_id, const char *config, const char *step, const char *command,
+                           int exit_status, const char *output, int64_t started_wall_us, int64_t finished_wall_us,
+                           char *err) {
     char what[128];
     sqlite3_stmt *st;
     snprintf(what, sizeof what, "store campaign %s of %s", step ? step : "(null)", config ? config : "(null)");
@@ -948,8 +996,10 @@ int tb_store_campaign_step(tb_store *s, int64_t campaign_id, const char *config,
     bind_text(st, 2, config ? config : "", 0);
     bind_text(st, 3, step, 0);
     bind_text(st, 4, command ? command : "", 0);
-    if (exit_status >= 0) sqlite3_bind_int(st, 5, exit_status);
-    else sqlite3_bind_null(st, 5);
+    if (exit_status >= 0)
+        sqlite3_bind_int(st, 5, exit_status);
+    else
+        sqlite3_bind_null(st, 5);
     bind_text(st, 6, output, 1);
     bind_wall(st, 7, started_wall_us > 0 ? started_wall_us : tb_wall_us());
     bind_wall(st, 8, finished_wall_us);
@@ -993,8 +1043,8 @@ int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *
         tb_seterr(err, "run '%s': not a run id (a positive number) or 'latest'", which);
         return -1;
     }
-    rc = sqlite3_prepare_v2(s->db, latest ? "SELECT max(id) FROM runs" : "SELECT id FROM runs WHERE id = ?1", -1,
-                            &st, NULL);
+    rc = sqlite3_prepare_v2(s->db, latest ? "SELECT max(id) FROM runs" : "SELECT id FROM runs WHERE id = ?1", -1, &st,
+                            NULL);
     if (rc != SQLITE_OK) {
         set_db_err(s, err, what);
         return -1;
@@ -1006,9 +1056,12 @@ int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *
         sqlite3_finalize(st);
         return 0;
     }
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) set_db_err(s, err, what);
-    else if (latest) tb_seterr(err, "no runs in %s", s->path);
-    else tb_seterr(err, "run %llu not found in %s", (unsigned long long)id, s->path);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        set_db_err(s, err, what);
+    else if (latest)
+        tb_seterr(err, "no runs in %s", s->path);
+    else
+        tb_seterr(err, "run %llu not found in %s", (unsigned long long)id, s->path);
     sqlite3_finalize(st);
     return -1;
 }

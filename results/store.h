@@ -22,19 +22,19 @@
 typedef struct tb_store tb_store;
 
 /* Run status values stored in runs.status. */
-#define TB_RUN_RUNNING "running"
-#define TB_RUN_COMPLETE "complete"
+#define TB_RUN_RUNNING     "running"
+#define TB_RUN_COMPLETE    "complete"
 #define TB_RUN_INTERRUPTED "interrupted"
-#define TB_RUN_ABORTED "aborted"
+#define TB_RUN_ABORTED     "aborted"
 
 /* What is known about a run when it starts. Strings are copied. */
 typedef struct tb_run_info {
-    const char *label;       /* user label, may be "" */
-    const char *tile_name;   /* e.g. "standard" */
-    const char *tile_spec;   /* e.g. "1..2" */
-    const char *config_text; /* the effective tile file text (no passwords) */
+    const char *label;         /* user label, may be "" */
+    const char *tile_name;     /* e.g. "standard" */
+    const char *tile_spec;     /* e.g. "1..2" */
+    const char *config_text;   /* the effective tile file text (no passwords) */
     const char *settings_json; /* effective stage settings as a JSON object text */
-    const char *host_json;   /* {"hostname","kernel","cpu_model","cpus",...} JSON object text */
+    const char *host_json;     /* {"hostname","kernel","cpu_model","cpus",...} JSON object text */
     int64_t started_wall_us;
     int n_meters;
     const tb_meter_info *meters; /* uri already redacted */
@@ -60,56 +60,55 @@ const char *tb_store_err_class_name(int cls);
 /* One op of one workload of one tile, over one steady-state phase. */
 typedef struct tb_op_result {
     char name[32];
-    uint64_t count;       /* successful ops that started and ended in steady state */
-    uint64_t errors;      /* failed ops in steady state */
+    uint64_t count;                            /* successful ops that started and ended in steady state */
+    uint64_t errors;                           /* failed ops in steady state */
     uint64_t errors_by_class[TB_ERR_NCLASSES]; /* errors split by class (TB_ERR_*); they add up to
                                                  errors */
-    uint64_t count_all;   /* every op completed during the whole load level, any stage */
-    const tb_hist *hist;  /* corrected latency (from intended start); may be NULL if count==0 */
-    const tb_hist *hist_uncorrected; /* from actual send */
-    int metric;           /* 1: counts toward the workload's throughput (its metric op) */
+    uint64_t count_all;                        /* every op completed during the whole load level, any stage */
+    const tb_hist *hist;                       /* corrected latency (from intended start); may be NULL if count==0 */
+    const tb_hist *hist_uncorrected;           /* from actual send */
+    int metric;                                /* 1: counts toward the workload's throughput (its metric op) */
 } tb_op_result;
 
 /* One workload instance (one tile) over one phase. */
 typedef struct tb_workload_result {
-    char name[32];    /* workload section name, e.g. "oltp" */
-    int tile;         /* 1-based tile index */
-    uint64_t ops;     /* metric ops completed in steady state */
-    uint64_t errors;  /* failed ops (all op kinds) in steady state */
-    double throughput;/* in `unit` */
-    char unit[16];    /* "OPM", "ops/s", ... */
-    double reference; /* reference throughput in `unit` */
-    double normalized;/* throughput / reference */
+    char name[32];     /* workload section name, e.g. "oltp" */
+    int tile;          /* 1-based tile index */
+    uint64_t ops;      /* metric ops completed in steady state */
+    uint64_t errors;   /* failed ops (all op kinds) in steady state */
+    double throughput; /* in `unit` */
+    char unit[16];     /* "OPM", "ops/s", ... */
+    double reference;  /* reference throughput in `unit` */
+    double normalized; /* throughput / reference */
     int n_ops;
     tb_op_result *op_results; /* n_ops entries (named apart from the `ops` count above) */
 } tb_workload_result;
 
-
 /* One phase of one load level: the unit of commit. */
 typedef struct tb_level_result {
-    int tiles;              /* load level */
-    int phase;              /* 1-based */
-    int repeat;             /* 1-based repeat of the sweep (--repeat N); 0 is stored as 1 */
+    int tiles;  /* load level */
+    int phase;  /* 1-based */
+    int repeat; /* 1-based repeat of the sweep (--repeat N); 0 is stored as 1 */
     int64_t steady_start_wall_us, steady_end_wall_us;
-    uint64_t steady_us;     /* steady-state duration of this phase */
+    uint64_t steady_us;                                /* steady-state duration of this phase */
     uint64_t steady_start_mono_us, steady_end_mono_us; /* the window [start, end) on tb_now_us's clock; 0: unknown */
     double score;
-    double avg_watts;       /* -1 when no valid samples */
+    double avg_watts; /* -1 when no valid samples */
     double ppkw;
-    int qos_pass;           /* 1: no judged QoS rule failed (rules not judged do not fail it) */
-    int qos_not_judged;     /* rules not judged for too few ops, in the level's verdict or a
-                               tile's (each rule counted once); qos_pass with 0 here is a full pass */
+    int qos_pass;       /* 1: no judged QoS rule failed (rules not judged do not fail it) */
+    int qos_not_judged; /* rules not judged for too few ops, in the level's verdict or a
+                           tile's (each rule counted once); qos_pass with 0 here is a full pass */
     int valid;
     char invalid_reason[512]; /* "" when valid; "; "-separated reasons otherwise */
     uint64_t samples_total, samples_bad;
-    tb_telemetry telemetry;  /* host telemetry over steady state (telemetry.h); NaN: not available */
-    int n_telem_samples;     /* telemetry samples inside steady state, stored per sample */
+    tb_telemetry telemetry; /* host telemetry over steady state (telemetry.h); NaN: not available */
+    int n_telem_samples;    /* telemetry samples inside steady state, stored per sample */
     const tb_telem_sample *telem_samples;
     int n_workloads;
     tb_workload_result *workloads;
     int n_qos;
-    tb_qos_result *qos;     /* the level's rules (tile 0) and each tile's (tile N), any order */
-    int n_samples;          /* power samples inside steady state */
+    tb_qos_result *qos; /* the level's rules (tile 0) and each tile's (tile N), any order */
+    int n_samples;      /* power samples inside steady state */
     const tb_poll_sample *samples;
 } tb_level_result;
 
@@ -143,8 +142,7 @@ int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_s
                       char *err) TB_WUR;
 
 /* Stores telemetry samples outside any level (active idle: level_id NULL), one transaction. */
-int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_sample *samples, int n,
-                                char *err) TB_WUR;
+int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_sample *samples, int n, char *err) TB_WUR;
 
 /* Stores one finished phase of a load level, all in one transaction. */
 int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, char *err) TB_WUR;
@@ -154,8 +152,7 @@ int tb_store_event(tb_store *s, int64_t run_id, const char *kind, const char *me
 
 /* Sets the final status (one of TB_RUN_*), finished_at and saturation_tiles
  * (-1 when none passed). */
-int tb_store_finish_run(tb_store *s, int64_t run_id, const char *status, int saturation_tiles,
-                        char *err) TB_WUR;
+int tb_store_finish_run(tb_store *s, int64_t run_id, const char *status, int saturation_tiles, char *err) TB_WUR;
 
 /*
  * Calibration: the reference throughput one tile delivered when the SUT kept
@@ -193,9 +190,9 @@ int tb_store_begin_campaign(tb_store *s, const tb_campaign_info *info, int64_t *
  * its exit status (-1 when it did not exit normally: killed by a signal, or
  * could not start), its combined stdout/stderr (may be NULL) and wall-clock
  * start and end in µs. step is "apply" or "revert". 0 or -1. */
-int tb_store_campaign_step(tb_store *s, int64_t campaign_id, const char *config, const char *step,
-                           const char *command, int exit_status, const char *output, int64_t started_wall_us,
-                           int64_t finished_wall_us, char *err) TB_WUR;
+int tb_store_campaign_step(tb_store *s, int64_t campaign_id, const char *config, const char *step, const char *command,
+                           int exit_status, const char *output, int64_t started_wall_us, int64_t finished_wall_us,
+                           char *err) TB_WUR;
 
 /* Sets the final status (TB_RUN_COMPLETE, _ABORTED or _INTERRUPTED), a message
  * ("" or NULL for none) and finished_at. 0 or -1. */
@@ -204,6 +201,5 @@ int tb_store_finish_campaign(tb_store *s, int64_t campaign_id, const char *statu
 
 /* Resolves "latest" or a decimal id to a run id. 0 or -1 with err ("no runs in results.db"). */
 int tb_store_resolve_run(tb_store *s, const char *which, int64_t *run_id, char *err) TB_WUR;
-
 
 #endif

@@ -252,4 +252,3 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,
                "one migration per schema version");
-

@@ -11,18 +11,18 @@
 #include "common/html.h"
 #include "common/tb_common.h"
 
-#define esc tb_html_escape_file
+#define esc        tb_html_escape_file
 
-#define CW 560.0      /* SVG width */
-#define PLOT_H 220.0  /* plot area height */
-#define ML 70.0       /* left margin: y tick labels and title */
-#define MR 20.0
-#define MT 40.0       /* title */
-#define MB 48.0       /* x tick labels and title */
-#define PADX 16.0     /* inner padding so edge points are not cut */
-#define LEG_ROW 18.0
+#define CW         560.0 /* SVG width */
+#define PLOT_H     220.0 /* plot area height */
+#define ML         70.0  /* left margin: y tick labels and title */
+#define MR         20.0
+#define MT         40.0 /* title */
+#define MB         48.0 /* x tick labels and title */
+#define PADX       16.0 /* inner padding so edge points are not cut */
+#define LEG_ROW    18.0
 #define LOG_SPREAD 50.0
-#define MAX_TICKS 40 /* bounds the tick loops whatever the data */
+#define MAX_TICKS  40 /* bounds the tick loops whatever the data */
 
 typedef struct axis {
     double lo, hi, step;
@@ -42,7 +42,8 @@ static double nice_step(double range, int target) {
 /* Tick label: as many decimals as the step needs. */
 static void fmt_tick(char *buf, size_t len, double v, double step) {
     int d = 0;
-    while (d < 6 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6) d++;
+    while (d < 6 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-6)
+        d++;
     snprintf(buf, len, "%.*f", d, v);
 }
 
@@ -129,7 +130,8 @@ static int legend_layout(const chart *c, legend_item *items, size_t *n_items, do
             it->dashed = 1;
         }
         w = 30 + 6.3 * (double)strlen(it->text) + 14;
-        if (rows == 0) rows = 1;
+        if (rows == 0)
+            rows = 1;
         else if (x + w > CW - MR && x > ML) {
             x = ML;
             y += LEG_ROW;
@@ -209,8 +211,8 @@ static void svg_series(FILE *f, const chart *c, const chart_series *s, const axi
         if (!isfinite(s->y[i]) || (ya->log && s->y[i] <= 0)) continue;
         px = axis_pos(xa, s->x[i], x0 + PADX, x1 - PADX);
         py = axis_pos(ya, s->y[i], y0, y1);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"%s><title>",
-                px, py, m == MARK_OK ? s->color : "#fff", (m & MARK_FAIL) ? "#dc2626" : s->color,
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"%s><title>", px,
+                py, m == MARK_OK ? s->color : "#fff", (m & MARK_FAIL) ? "#dc2626" : s->color,
                 (m & MARK_INVALID) ? " stroke-dasharray=\"2 2\"" : "");
         esc(f, s->name);
         fprintf(f, ": %.*f%s%s at %g tile%s", c->y_dec, s->y[i], *c->y_unit ? " " : "", c->y_unit, s->x[i],
@@ -271,7 +273,8 @@ void tb_svg_chart(FILE *f, const chart *c) {
         esc(f, c->mark_label);
         fputs("</text>\n", f);
     }
-    for (i = 0; i < c->n_series; i++) svg_series(f, c, &c->series[i], &xa, &ya, x0, x1, y0, y1);
+    for (i = 0; i < c->n_series; i++)
+        svg_series(f, c, &c->series[i], &xa, &ya, x0, x1, y0, y1);
     for (i = 0; i < n_items; i++) {
         const legend_item *it = &items[i];
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>", it->x,
@@ -285,4 +288,3 @@ void tb_svg_chart(FILE *f, const chart *c) {
     fputs("</svg>\n", f);
     free(items);
 }
-

@@ -19,12 +19,12 @@
 enum { MARK_OK = 0, MARK_FAIL = 1, MARK_INVALID = 2 };
 
 typedef struct chart_series {
-    const char *name;         /* legend text */
+    const char *name; /* legend text */
     const char *color;
     size_t n;
-    const double *x, *y;      /* y NaN: no point (the line breaks) */
-    const int *mark;          /* MARK_* bits per point; NULL: all MARK_OK */
-    const char *const *note;  /* tooltip suffix per point, or NULL */
+    const double *x, *y;     /* y NaN: no point (the line breaks) */
+    const int *mark;         /* MARK_* bits per point; NULL: all MARK_OK */
+    const char *const *note; /* tooltip suffix per point, or NULL */
 } chart_series;
 
 typedef struct chart_line {

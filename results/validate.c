@@ -49,8 +49,10 @@ static void print_rules(const tb_model_level *lv, FILE *f) {
         if (q->judged) {
             fprintf(f, "%s: observed ", rule);
             /* unknown: nothing observed (no ops), "n/a" rather than an invented 0 */
-            if (isnan(q->observed)) fputs("n/a", f);
-            else fprintf(f, "%.3f", q->observed);
+            if (isnan(q->observed))
+                fputs("n/a", f);
+            else
+                fprintf(f, "%.3f", q->observed);
             fprintf(f, ", limit %.3f", isnan(q->limit) ? 0.0 : q->limit);
             if (reason && *reason) fprintf(f, " (%s)", reason);
         } else if (reason && *reason && strcmp(reason, "no ops") != 0) {

@@ -64,7 +64,8 @@ int sut_mail_password_new(char *out, size_t len, char *err) {
         tb_seterr(err, "mail password buffer too small");
         return -1;
     }
-    for (size_t i = 0; i < sizeof raw; i++) snprintf(out + 2 * i, 3, "%02x", raw[i]);
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
     return 0;
 }
 
@@ -155,8 +156,8 @@ int sut_mail_dir_reset(const char *dir, const mail_owner *mo, char *err) {
  * 12 with Dovecot 2.3.19). Values are written unquoted: dir comes from
  * realpath and is checked for characters that would need quoting.
  */
-int sut_dovecot_write_conf(const char *dir, const char *base, int imap_port, int lmtp_port,
-                              const char *password, const mail_owner *mo, char *err) {
+int sut_dovecot_write_conf(const char *dir, const char *base, int imap_port, int lmtp_port, const char *password,
+                           const mail_owner *mo, char *err) {
     char path[PATH_MAX];
     FILE *f;
     int root = geteuid() == 0;
@@ -210,9 +211,8 @@ int sut_dovecot_write_conf(const char *dir, const char *base, int imap_port, int
             "  inet_listener lmtp {\n    address = " SUT_HOST "\n    port = %d\n  }\n"
             "}\n"
             "protocol lmtp {\n  postmaster_address = postmaster@" SUT_MAIL_DOMAIN "\n}\n",
-            base, dir, dir, imap_port, dir, password, (long)mo->uid, (long)mo->gid, dir,
-            root ? "dovecot" : mo->user, root ? "dovecot" : mo->group, root ? "dovenull" : mo->user, imap_port,
-            lmtp_port);
+            base, dir, dir, imap_port, dir, password, (long)mo->uid, (long)mo->gid, dir, root ? "dovecot" : mo->user,
+            root ? "dovecot" : mo->group, root ? "dovenull" : mo->user, imap_port, lmtp_port);
     if (fclose(f) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         return -1;
@@ -222,8 +222,7 @@ int sut_dovecot_write_conf(const char *dir, const char *base, int imap_port, int
 
 /* Starts the dovecot master in the foreground (-F), so the pid recorded is
  * the master's own; it forks its imap, lmtp and auth processes itself. */
-int sut_dovecot_start(const char *binary, const char *dir, int imap_port, const char *logpath, svc *out,
-                         char *err) {
+int sut_dovecot_start(const char *binary, const char *dir, int imap_port, const char *logpath, svc *out, char *err) {
     char conf[PATH_MAX], bin[PATH_MAX];
     pid_t pid;
     if (sut_path_join(conf, sizeof conf, dir, "dovecot.conf") != 0) {
@@ -254,8 +253,8 @@ int sut_dovecot_wait(const svc *s, int lmtp_port, const char *logpath, uint64_t 
     dovecot_ports p = {s->port, lmtp_port};
     int rc = sut_wait_ready("dovecot", s, logpath, deadline, dovecot_greets, &p, err);
     if (rc == 1) {
-        tb_seterr(err, "dovecot on ports %d (imap) and %d (lmtp) did not greet within %us, see %s", s->port,
-                  lmtp_port, SUT_START_TIMEOUT_US / 1000000u, logpath);
+        tb_seterr(err, "dovecot on ports %d (imap) and %d (lmtp) did not greet within %us, see %s", s->port, lmtp_port,
+                  SUT_START_TIMEOUT_US / 1000000u, logpath);
         return TB_SUT_ESTART;
     }
     return rc;

@@ -216,7 +216,8 @@ static char *expand_schema(const char *script, const char *schema) {
     size_t slen = strlen(schema), n = 0, cap;
     const char *p, *q;
     char *out, *o;
-    for (p = script; (q = strstr(p, tok)) != NULL; p = q + sizeof tok - 1) n++;
+    for (p = script; (q = strstr(p, tok)) != NULL; p = q + sizeof tok - 1)
+        n++;
     cap = strlen(script) + 1 + n * slen;
     out = o = xmalloc(cap);
     for (p = script; (q = strstr(p, tok)) != NULL; p = q + sizeof tok - 1) {
@@ -235,7 +236,8 @@ static void set_pq_err(char *err, int tile, const char *msg) {
     size_t i, len;
     snprintf(buf, sizeof buf, "%s", msg && *msg ? msg : "unknown libpq error");
     len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) buf[--len] = '\0';
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
     for (i = 0; i < len; i++)
         if (buf[i] == '\n' || buf[i] == '\t') buf[i] = ' ';
     tb_seterr(err, "oltp load tile %d: %s", tile, buf);
@@ -290,7 +292,8 @@ static int copy_in(PGconn *conn, int tile, const char *table_cols, const tb_buf 
         return -1;
     }
     PQclear(res);
-    while ((res = PQgetResult(conn)) != NULL) PQclear(res);
+    while ((res = PQgetResult(conn)) != NULL)
+        PQclear(res);
     return 0;
 }
 
@@ -304,7 +307,7 @@ static uint64_t next_rand(uint64_t *x) {
 
 static int rand_range(uint64_t *x, int lo, int hi) { return lo + (int)(next_rand(x) % (uint64_t)(hi - lo + 1)); }
 
-static const char *const countries[10] = {"Australia", "Canada", "Chile",  "China", "France",
+static const char *const countries[10] = {"Australia", "Canada", "Chile",  "China",        "France",
                                           "Germany",   "Japan",  "Russia", "South Africa", "UK"};
 
 static void gen_products(tb_buf *b) {
@@ -315,7 +318,8 @@ static void gen_products(tb_buf *b) {
 }
 
 static void gen_inventory(tb_buf *b) {
-    for (int id = 1; id <= TB_OLTP_PRODUCTS; id++) cb_printf(b, "%d\t%d\t0\n", id, 50 + id % 200);
+    for (int id = 1; id <= TB_OLTP_PRODUCTS; id++)
+        cb_printf(b, "%d\t%d\t0\n", id, 50 + id % 200);
 }
 
 /* First half US customers (region 1), second half international (region 2), as DS2. */
@@ -441,7 +445,8 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
         res = PQexec(conn, "ROLLBACK");
         PQclear(res);
     }
-    for (int i = 0; i < 6; i++) tb_buf_free(&b[i]);
+    for (int i = 0; i < 6; i++)
+        tb_buf_free(&b[i]);
     PQfinish(conn);
     return rc;
 }

@@ -66,8 +66,10 @@ int sut_check_traversable(const char *dir, const run_as *ra, char *err) {
             break;
         }
     }
-    tb_seterr(err, "%s: user " SUT_OS_PG_USER " (PostgreSQL cannot run as root) cannot enter %s; "
-                   "chmod o+x it or choose another --dir", dir, bad);
+    tb_seterr(err,
+              "%s: user " SUT_OS_PG_USER " (PostgreSQL cannot run as root) cannot enter %s; "
+              "chmod o+x it or choose another --dir",
+              dir, bad);
     return -1;
 }
 
@@ -97,8 +99,8 @@ int sut_pg_initdb(const char *bindir, const char *datadir, const char *logpath, 
     /* C locale: identical sort order and plans on every host, whatever LANG says.
      * --no-sync: the cluster is scratch space rebuilt by every `sut up`; the
      * running server itself keeps fsync and synchronous_commit on. */
-    const char *const argv[] = {initdb, dd, "--username=" SUT_PG_USER, "--auth=trust", "--encoding=UTF8",
-                                "--locale=C", "--no-sync", NULL};
+    const char *const argv[] = {
+        initdb, dd, "--username=" SUT_PG_USER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", NULL};
     return sut_run_tool(argv, ra, "initdb", logpath, err);
 }
 
@@ -117,8 +119,8 @@ int tb_sut_pg_max_connections(int tiles) {
 
 /* Starts the postmaster; settings go on its command line so that they win
  * over whatever postgresql.conf of a reused data folder says. */
-int sut_pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, int tiles,
-                    const char *logpath, const run_as *ra, svc *out, char *err) {
+int sut_pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, int tiles, const char *logpath,
+                 const run_as *ra, svc *out, char *err) {
     char postgres[PATH_MAX], c_port[32], c_sock[PATH_MAX + 32], c_conns[48];
     pid_t pid;
     if (sut_path_join(postgres, sizeof postgres, bindir, "postgres") != 0) {
@@ -128,9 +130,24 @@ int sut_pg_start(const char *bindir, const char *datadir, const char *sockdir, i
     snprintf(c_port, sizeof c_port, "port=%d", port);
     snprintf(c_sock, sizeof c_sock, "unix_socket_directories=%s", sockdir);
     snprintf(c_conns, sizeof c_conns, "max_connections=%d", tb_sut_pg_max_connections(tiles));
-    char *argv[] = {postgres, "-D", (char *)datadir, "-c", "listen_addresses=" SUT_HOST, "-c", c_port,
-                    "-c", c_sock, "-c", c_conns, "-c", "shared_buffers=128MB",
-                    "-c", "logging_collector=off", "-c", "log_destination=stderr", NULL};
+    char *argv[] = {postgres,
+                    "-D",
+                    (char *)datadir,
+                    "-c",
+                    "listen_addresses=" SUT_HOST,
+                    "-c",
+                    c_port,
+                    "-c",
+                    c_sock,
+                    "-c",
+                    c_conns,
+                    "-c",
+                    "shared_buffers=128MB",
+                    "-c",
+                    "logging_collector=off",
+                    "-c",
+                    "log_destination=stderr",
+                    NULL};
     int sprc;
     pid = sut_spawn_logged(argv, ra, logpath, &sprc, err);
     if (pid < 0) return sprc;
@@ -163,7 +180,8 @@ static void set_pg_err(char *err, const char *what, const char *msg) {
     size_t i, len;
     sut_copy_str(buf, sizeof buf, msg ? msg : "");
     len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) buf[--len] = '\0';
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
     for (i = 0; i < len; i++)
         if (buf[i] == '\n') buf[i] = ' ';
     tb_seterr(err, "%s: %s", what, buf);
@@ -175,8 +193,7 @@ int sut_pg_create_db(int port, const char *db, char *err) {
     PGconn *c;
     PGresult *r;
     int rc = 0;
-    snprintf(ci, sizeof ci, "host=" SUT_HOST " port=%d dbname=postgres user=" SUT_PG_USER " connect_timeout=10",
-             port);
+    snprintf(ci, sizeof ci, "host=" SUT_HOST " port=%d dbname=postgres user=" SUT_PG_USER " connect_timeout=10", port);
     c = PQconnectdb(ci);
     if (PQstatus(c) != CONNECTION_OK) {
         set_pg_err(err, "postgresql: connect", PQerrorMessage(c));

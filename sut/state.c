@@ -37,7 +37,8 @@ int sut_write_state(const char *dir, const sut_state *st, char *err) {
     char path[PATH_MAX], tmp[PATH_MAX];
     FILE *f;
     int i;
-    if (sut_path_join(path, sizeof path, dir, "sut.state") != 0 || sut_path_join(tmp, sizeof tmp, dir, "sut.state.tmp") != 0) {
+    if (sut_path_join(path, sizeof path, dir, "sut.state") != 0 ||
+        sut_path_join(tmp, sizeof tmp, dir, "sut.state.tmp") != 0) {
         tb_seterr(err, "%s: path too long", dir);
         return -1;
     }

@@ -45,13 +45,16 @@ void sut_log_tail(const char *path, char *out, size_t len) {
     out[0] = '\0';
     if (fd < 0) return;
     size = lseek(fd, 0, SEEK_END);
-    if (size > (off_t)(sizeof buf - 1)) lseek(fd, size - (off_t)(sizeof buf - 1), SEEK_SET);
-    else lseek(fd, 0, SEEK_SET);
+    if (size > (off_t)(sizeof buf - 1))
+        lseek(fd, size - (off_t)(sizeof buf - 1), SEEK_SET);
+    else
+        lseek(fd, 0, SEEK_SET);
     n = read(fd, buf, sizeof buf - 1);
     close(fd);
     if (n <= 0) return;
     buf[n] = '\0';
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ')) buf[--n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
     char *line = strrchr(buf, '\n');
     sut_copy_str(out, len, line ? line + 1 : buf);
 }
@@ -78,8 +81,10 @@ int sut_port_probe(int port, const char *what, int *got, char *err) {
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 1) != 0) {
         int e = errno;
         close(fd);
-        if (e == EADDRINUSE) tb_seterr(err, "port %d (%s) is already in use on " SUT_HOST, port, what);
-        else tb_seterr(err, "port %d (%s): bind " SUT_HOST ": %s", port, what, strerror(e));
+        if (e == EADDRINUSE)
+            tb_seterr(err, "port %d (%s) is already in use on " SUT_HOST, port, what);
+        else
+            tb_seterr(err, "port %d (%s): bind " SUT_HOST ": %s", port, what, strerror(e));
         return -1;
     }
     if (getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
@@ -117,8 +122,10 @@ int sut_run_as_lookup(const char *user, run_as *ra, char *err) {
     char buf[4096];
     memset(ra, 0, sizeof *ra);
     if (getpwnam_r(user, &pw, buf, sizeof buf, &res) != 0 || !res) {
-        tb_seterr(err, "running as root, but user '%s' does not exist (PostgreSQL refuses to run as root); "
-                       "install the Debian package postgresql", user);
+        tb_seterr(err,
+                  "running as root, but user '%s' does not exist (PostgreSQL refuses to run as root); "
+                  "install the Debian package postgresql",
+                  user);
         return -1;
     }
     ra->active = 1;
@@ -163,7 +170,8 @@ static pid_t spawn(char *const argv[], const run_as *ra, int outfd, char *err) {
         sigset_t none;
         size_t i;
         int fd;
-        for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
+        for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+            signal(sigs[i], SIG_DFL);
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         setsid();
@@ -176,7 +184,8 @@ static pid_t spawn(char *const argv[], const run_as *ra, int outfd, char *err) {
             if (outfd != 1) dup2(outfd, 1);
             if (outfd != 2) dup2(outfd, 2);
         }
-        for (fd = 3; fd < maxfd; fd++) close(fd);
+        for (fd = 3; fd < maxfd; fd++)
+            close(fd);
         if (chdir("/") != 0 || sut_child_drop(ra) != 0) {
             static const char m[] = "tilebench: cannot switch to the server's user\n";
             if (write(2, m, sizeof m - 1) < 0) _exit(126);
@@ -186,8 +195,8 @@ static pid_t spawn(char *const argv[], const run_as *ra, int outfd, char *err) {
         {
             static const char m[] = "tilebench: exec failed: ";
             const char *why = strerror(errno);
-            if (write(2, m, sizeof m - 1) < 0 || write(2, argv[0], strlen(argv[0])) < 0 ||
-                write(2, ": ", 2) < 0 || write(2, why, strlen(why)) < 0 || write(2, "\n", 1) < 0)
+            if (write(2, m, sizeof m - 1) < 0 || write(2, argv[0], strlen(argv[0])) < 0 || write(2, ": ", 2) < 0 ||
+                write(2, why, strlen(why)) < 0 || write(2, "\n", 1) < 0)
                 _exit(127);
         }
         _exit(127);
@@ -282,8 +291,8 @@ int sut_svc_stop(const char *name, svc *s, int first_sig, char *err) {
     uint64_t deadline;
     int a = sut_svc_alive(s), killed = 0;
     if (a == ALIVE_UNKNOWN) {
-        tb_seterr(err, "%s pid %ld: cannot check that it is the process tilebench started: %s; not stopping it",
-                  name, (long)s->pid, strerror(errno));
+        tb_seterr(err, "%s pid %ld: cannot check that it is the process tilebench started: %s; not stopping it", name,
+                  (long)s->pid, strerror(errno));
         return -1;
     }
     if (a != ALIVE_OURS) return 0;
@@ -331,9 +340,12 @@ int sut_check_starting(const char *name, const svc *s, const char *logpath, char
     pid_t w = waitpid(s->pid, &st, WNOHANG);
     if (w == 0) return 0; /* our child, still running */
     if (w == s->pid) {
-        if (WIFEXITED(st)) snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(st));
-        else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(st));
-        else snprintf(how, sizeof how, "wait status %d", st);
+        if (WIFEXITED(st))
+            snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(st));
+        else if (WIFSIGNALED(st))
+            snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(st));
+        else
+            snprintf(how, sizeof how, "wait status %d", st);
     } else if (sut_svc_alive(s) == ALIVE_OURS) {
         return 0;
     } else {
@@ -343,7 +355,6 @@ int sut_check_starting(const char *name, const svc *s, const char *logpath, char
     tb_seterr(err, "%s exited during startup (%s), see %s%s%s", name, how, logpath, tail[0] ? ": " : "", tail);
     return TB_SUT_ESTART;
 }
-
 
 /* ---- one-shot tools ----------------------------------------------------- */
 
@@ -397,8 +408,8 @@ int sut_run_tool(const char *const argv[], const run_as *ra, const char *what, c
 
 /* ---- waiting for a server ----------------------------------------------- */
 
-int sut_wait_ready(const char *name, const svc *s, const char *logpath, uint64_t deadline,
-                   int (*answers)(void *arg), void *arg, char *err) {
+int sut_wait_ready(const char *name, const svc *s, const char *logpath, uint64_t deadline, int (*answers)(void *arg),
+                   void *arg, char *err) {
     for (;;) {
         if (answers(arg)) return 0;
         if (sut_check_starting(name, s, logpath, err) != 0) return TB_SUT_ESTART;

@@ -19,10 +19,10 @@
 
 #include "common/tb_common.h"
 
-#define SUT_HOST "127.0.0.1"
+#define SUT_HOST             "127.0.0.1"
 #define SUT_START_TIMEOUT_US (30u * 1000000u)
-#define SUT_STOP_TIMEOUT_US (10u * 1000000u)
-#define SUT_POLL_US 20000u
+#define SUT_STOP_TIMEOUT_US  (10u * 1000000u)
+#define SUT_POLL_US          20000u
 
 /* One started server, as recorded in DIR/sut.state. */
 typedef struct svc {
@@ -83,7 +83,7 @@ int sut_check_starting(const char *name, const svc *s, const char *logpath, char
 
 /* Waits until answers(arg) is true: 0; TB_SUT_ESTART (err set) when the
  * service exited; 1 (err untouched) when deadline passed first. */
-int sut_wait_ready(const char *name, const svc *s, const char *logpath, uint64_t deadline,
-                   int (*answers)(void *arg), void *arg, char *err);
+int sut_wait_ready(const char *name, const svc *s, const char *logpath, uint64_t deadline, int (*answers)(void *arg),
+                   void *arg, char *err);
 
 #endif

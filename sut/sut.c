@@ -46,7 +46,8 @@
 static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, char *err) {
     char path[PATH_MAX], tmp[PATH_MAX], when[32];
     FILE *f;
-    if (sut_path_join(path, sizeof path, dir, "sut.ini") != 0 || sut_path_join(tmp, sizeof tmp, dir, "sut.ini.tmp") != 0) {
+    if (sut_path_join(path, sizeof path, dir, "sut.ini") != 0 ||
+        sut_path_join(tmp, sizeof tmp, dir, "sut.ini.tmp") != 0) {
         tb_seterr(err, "%s: path too long", dir);
         return -1;
     }
@@ -74,12 +75,13 @@ static int write_ini(const char *dir, const tb_sut_endpoints *ep, int tiles, cha
             "mail_domain = %s\n"
             "mail_password_file = %s/mail.secret\n",
             TB_VERSION, when, dir, dir, tiles, tb_ep_str(ep->pg_conninfo), tb_ep_str(ep->redis_host), ep->redis_port,
-            tb_ep_str(ep->imap_host), ep->imap_port, tb_ep_str(ep->lmtp_host), ep->lmtp_port,
-            tb_ep_str(ep->mail_user), tb_ep_str(ep->mail_domain), dir);
+            tb_ep_str(ep->imap_host), ep->imap_port, tb_ep_str(ep->lmtp_host), ep->lmtp_port, tb_ep_str(ep->mail_user),
+            tb_ep_str(ep->mail_domain), dir);
     /* The reference web app: one process per tile. */
     if (ep->n_web_tile > 0)
         fprintf(f, "; Web: one reference app per tile, its data in schema web<N> of database " SUT_PG_WEB_DB "\n");
-    for (int i = 0; i < ep->n_web_tile; i++) fprintf(f, "web.tile%d = %s\n", ep->web_tile[i].tile, ep->web_tile[i].url);
+    for (int i = 0; i < ep->n_web_tile; i++)
+        fprintf(f, "web.tile%d = %s\n", ep->web_tile[i].tile, ep->web_tile[i].url);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         unlink(tmp);
@@ -115,8 +117,9 @@ static int claim_dir(const char *dir, char *err) {
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) empty = 0;
     closedir(d);
     if (!empty) {
-        tb_seterr(err, "%s is not empty and is not a tilebench SUT folder (no %s in it): choose a new or empty "
-                       "folder, since `sut up` empties DIR/mail and rewrites its config files",
+        tb_seterr(err,
+                  "%s is not empty and is not a tilebench SUT folder (no %s in it): choose a new or empty "
+                  "folder, since `sut up` empties DIR/mail and rewrites its config files",
                   dir, SUT_MARKER);
         return -1;
     }
@@ -128,7 +131,6 @@ static int claim_dir(const char *dir, char *err) {
     }
     return 0;
 }
-
 
 /* Everything `up` works with: the programs, the paths in the run folder, the
  * ports and the state of what it has started so far. */
@@ -178,8 +180,10 @@ static int preflight(const tb_sut_options *opt, up_ctx *c, char *err) {
         return TB_SUT_EUSAGE;
     }
     if (!sut_conf_safe_path(c->dir)) {
-        tb_seterr(err, "%s: the run folder's path may not hold spaces or any of \"\\#%%$={} "
-                       "(it goes into dovecot.conf unquoted)", c->dir);
+        tb_seterr(err,
+                  "%s: the run folder's path may not hold spaces or any of \"\\#%%$={} "
+                  "(it goes into dovecot.conf unquoted)",
+                  c->dir);
         return TB_SUT_EUSAGE;
     }
     if (claim_dir(c->dir, err) != 0) return TB_SUT_EUSAGE;
@@ -198,8 +202,10 @@ static int check_not_running(const char *dir, char *err) {
         int a = sut_svc_alive(o);
         if (a == ALIVE_OURS || a == ALIVE_UNKNOWN) {
             char name[32];
-            if (i < SVC_N) sut_copy_str(name, sizeof name, sut_svc_names[i]);
-            else snprintf(name, sizeof name, "web.tile%d", i - SVC_N + 1);
+            if (i < SVC_N)
+                sut_copy_str(name, sizeof name, sut_svc_names[i]);
+            else
+                snprintf(name, sizeof name, "web.tile%d", i - SVC_N + 1);
             tb_seterr(err, "a SUT is already running in %s (%s pid %ld); stop it with `tilebench sut down --dir %s`",
                       dir, name, (long)o->pid, dir);
             sut_state_free(&old);
@@ -296,13 +302,12 @@ static int start_servers(const tb_sut_options *opt, up_ctx *c, char *err) {
         rc = sut_dovecot_write_conf(dir, c->dcbase, c->imap_port, c->lmtp_port, c->password, &c->mo, err) != 0
                  ? TB_SUT_EUSAGE
                  : 0;
-    if (rc == 0)
-        rc = sut_dovecot_start(c->dovecotbin, dir, c->imap_port, c->dovecotlog, &c->st.s[SVC_DOVECOT], err);
+    if (rc == 0) rc = sut_dovecot_start(c->dovecotbin, dir, c->imap_port, c->dovecotlog, &c->st.s[SVC_DOVECOT], err);
     if (rc == 0) rc = sut_write_state(dir, &c->st, err) != 0 ? TB_SUT_ESTART : 0;
     if (rc == 0) rc = sut_pg_initdb(c->pgbin, c->datadir, c->pglog, &c->ra, err);
     if (rc == 0)
-        rc = sut_pg_start(c->pgbin, c->datadir, c->sockdir, c->pg_port, opt->tiles, c->pglog, &c->ra,
-                          &c->st.s[SVC_PG], err);
+        rc = sut_pg_start(c->pgbin, c->datadir, c->sockdir, c->pg_port, opt->tiles, c->pglog, &c->ra, &c->st.s[SVC_PG],
+                          err);
     if (rc == 0) rc = sut_write_state(dir, &c->st, err) != 0 ? TB_SUT_ESTART : 0;
     return rc;
 }
@@ -349,8 +354,10 @@ static int load_oltp_data(const tb_sut_options *opt, const tb_sut_endpoints *ep,
 /* Failure part-way: stop what this call started, keep the logs. */
 static void undo_up(up_ctx *c) {
     char e2[TB_ERR_LEN], path[PATH_MAX];
-    if (sut_stop_all(&c->st, e2) != 0) tb_log(TB_LOG_WARN, "sut up cleanup: %s", e2);
-    else if (sut_path_join(path, sizeof path, c->dir, "sut.state") == 0) unlink(path);
+    if (sut_stop_all(&c->st, e2) != 0)
+        tb_log(TB_LOG_WARN, "sut up cleanup: %s", e2);
+    else if (sut_path_join(path, sizeof path, c->dir, "sut.state") == 0)
+        unlink(path);
 }
 
 int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
@@ -412,8 +419,10 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
         const svc *s = i < SVC_N ? &st.s[i] : &st.web[i - SVC_N];
         const char *word = "down", *note = "";
         char log[PATH_MAX + 16], name[32];
-        if (i < SVC_N) sut_copy_str(name, sizeof name, sut_svc_names[i]);
-        else snprintf(name, sizeof name, "web.tile%d", i - SVC_N + 1);
+        if (i < SVC_N)
+            sut_copy_str(name, sizeof name, sut_svc_names[i]);
+        else
+            snprintf(name, sizeof name, "web.tile%d", i - SVC_N + 1);
         if (!s->present) {
             if (i >= SVC_N) continue; /* a tile without a web app (beyond the web tiles) */
             fprintf(f, "%-10s  down  (not started)\n", name);
@@ -421,16 +430,22 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
             continue;
         }
         if (i < SVC_N)
-            snprintf(log, sizeof log, "%s/%s", dir, i == SVC_PG ? "pg.log" : i == SVC_REDIS ? "redis.log" : "dovecot.log");
-        else snprintf(log, sizeof log, "%s/%s.log", dir, name);
+            snprintf(log, sizeof log, "%s/%s", dir,
+                     i == SVC_PG      ? "pg.log"
+                     : i == SVC_REDIS ? "redis.log"
+                                      : "dovecot.log");
+        else
+            snprintf(log, sizeof log, "%s/%s.log", dir, name);
         switch (sut_svc_alive(s)) {
         case ALIVE_OURS: {
             if (i == SVC_PG      ? sut_pg_answers(s->port)
                 : i == SVC_REDIS ? sut_redis_ping(s->port)
-                : i >= SVC_N     ? sut_web_healthy(s->port)
-                                 : sut_mail_greets(s->port, "* OK") && (st.lmtp_port <= 0 || sut_mail_greets(st.lmtp_port, "220")))
+                : i >= SVC_N
+                    ? sut_web_healthy(s->port)
+                    : sut_mail_greets(s->port, "* OK") && (st.lmtp_port <= 0 || sut_mail_greets(st.lmtp_port, "220")))
                 word = "up";
-            else note = "  (running but not answering)";
+            else
+                note = "  (running but not answering)";
             break;
         }
         case ALIVE_UNKNOWN: note = "  (cannot inspect the process)"; break;
@@ -444,4 +459,3 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
     sut_state_free(&st);
     return down;
 }
-

@@ -17,12 +17,12 @@
 #include "tiles/endpoints.h"
 
 typedef struct tb_sut_options {
-    const char *dir; /* run folder; created if missing */
-    int tiles;       /* tiles to provision data for (>= 1) */
-    int pg_port;     /* 0 = pick a free loopback port */
-    int redis_port;  /* 0 = pick a free loopback port */
-    int web_users;   /* concurrent web users per tile: the reference web app's data
-                        holds 100 x this many persons (Olio); 0 = TB_WEB_DEFAULT_USERS (10) */
+    const char *dir;             /* run folder; created if missing */
+    int tiles;                   /* tiles to provision data for (>= 1) */
+    int pg_port;                 /* 0 = pick a free loopback port */
+    int redis_port;              /* 0 = pick a free loopback port */
+    int web_users;               /* concurrent web users per tile: the reference web app's data
+                                    holds 100 x this many persons (Olio); 0 = TB_WEB_DEFAULT_USERS (10) */
     volatile sig_atomic_t *stop; /* NULL, or set by SIGINT/SIGTERM: up gives up between two
                                     tiles' data loads and returns TB_SUT_EINTR */
     /* Dovecot's IMAP and LMTP ports are always free loopback ports picked

@@ -17,19 +17,19 @@
 #include "sut/sut.h"
 
 #define SUT_PG_USER "tilebench" /* database superuser created by initdb */
-#define SUT_PG_DB "tilebench"
+#define SUT_PG_DB   "tilebench"
 /* The reference web app's database: its own, so that the OLTP database's
  * counters (pg_stat_database) count the OLTP workload alone. */
-#define SUT_PG_WEB_DB "tilebench_web"
-#define SUT_OS_PG_USER "postgres" /* Debian's account for the server under root */
-#define SUT_MAX_TILES 1000
+#define SUT_PG_WEB_DB     "tilebench_web"
+#define SUT_OS_PG_USER    "postgres" /* Debian's account for the server under root */
+#define SUT_MAX_TILES     1000
 #define SUT_UNIX_PATH_MAX 107 /* sizeof(sun_path) - 1 on Linux */
 
 /* Mail users of the embedded Dovecot: the account that owns the maildirs
  * (mail users may not be root) and the recipient domain. */
-#define SUT_MAIL_OWNER "nobody"
-#define SUT_MAIL_GROUP "nogroup"
-#define SUT_MAIL_DOMAIN "tilebench.test"
+#define SUT_MAIL_OWNER        "nobody"
+#define SUT_MAIL_GROUP        "nogroup"
+#define SUT_MAIL_DOMAIN       "tilebench.test"
 #define SUT_MAIL_USER_PATTERN TB_MAIL_USER_PATTERN
 /* Longest socket name Dovecot 2.3 creates under base_dir
  * ("replication-notify-fifo", "token-login/tokenlogin") plus its slash. */
@@ -61,7 +61,7 @@ typedef struct sut_state {
      * (n_web entries, malloc'd; sut_state_free). */
     int n_web;
     svc *web;
-    char sockdir[PATH_MAX]; /* a /tmp socket folder we made, "" when DIR/pg is used */
+    char sockdir[PATH_MAX];      /* a /tmp socket folder we made, "" when DIR/pg is used */
     char dovecot_base[PATH_MAX]; /* a /tmp base_dir we made, "" when DIR/dovecot is used */
     int lmtp_port;               /* Dovecot's second port, for status */
 } sut_state;
@@ -87,8 +87,8 @@ void sut_pg_ping_conninfo(char *out, size_t len, int port);
 int sut_check_traversable(const char *dir, const run_as *ra, char *err);
 /* Runs initdb into datadir unless it already holds a cluster. 0 or TB_SUT_E*. */
 int sut_pg_initdb(const char *bindir, const char *datadir, const char *logpath, const run_as *ra, char *err);
-int sut_pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, int tiles,
-                 const char *logpath, const run_as *ra, svc *out, char *err);
+int sut_pg_start(const char *bindir, const char *datadir, const char *sockdir, int port, int tiles, const char *logpath,
+                 const run_as *ra, svc *out, char *err);
 int sut_pg_wait(const svc *s, const char *logpath, uint64_t deadline, char *err);
 /* 1 when the postmaster on port accepts connections. */
 int sut_pg_answers(int port);
@@ -120,8 +120,7 @@ int sut_mail_owner_lookup(mail_owner *mo, char *err);
 int sut_mail_dir_reset(const char *dir, const mail_owner *mo, char *err);
 int sut_dovecot_write_conf(const char *dir, const char *base, int imap_port, int lmtp_port, const char *password,
                            const mail_owner *mo, char *err);
-int sut_dovecot_start(const char *binary, const char *dir, int imap_port, const char *logpath, svc *out,
-                      char *err);
+int sut_dovecot_start(const char *binary, const char *dir, int imap_port, const char *logpath, svc *out, char *err);
 int sut_dovecot_wait(const svc *s, int lmtp_port, const char *logpath, uint64_t deadline, char *err);
 /* 0 when p holds a character that would need quoting in dovecot.conf. */
 int sut_conf_safe_path(const char *p);

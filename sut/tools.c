@@ -77,8 +77,8 @@ int sut_find_pg_bindir(char *out, size_t len, char *err) {
  * first hit in dirs (NULL-terminated, tried in order; "PATH" stands for the
  * PATH entries). On failure err says where it looked and what to install.
  */
-static int find_program(const char *name, const char *env_var, const char *const *dirs, const char *install,
-                        char *out, size_t len, char *err) {
+static int find_program(const char *name, const char *env_var, const char *const *dirs, const char *install, char *out,
+                        size_t len, char *err) {
     char a[PATH_MAX], looked[256] = "";
     const char *env = getenv(env_var);
     if (env && *env) {
@@ -118,6 +118,6 @@ int sut_find_redis(char *out, size_t len, char *err) {
 /* Path of the dovecot master: TB_DOVECOT, else /usr/sbin/dovecot, else the PATH. */
 int sut_find_dovecot(char *out, size_t len, char *err) {
     static const char *const dirs[] = {"/usr/sbin", "PATH", NULL};
-    return find_program("dovecot", "TB_DOVECOT", dirs, "the Debian packages dovecot-imapd and dovecot-lmtpd", out,
-                        len, err);
+    return find_program("dovecot", "TB_DOVECOT", dirs, "the Debian packages dovecot-imapd and dovecot-lmtpd", out, len,
+                        err);
 }

@@ -72,7 +72,6 @@ int sut_remove_tree(const char *path) {
     return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-
 int sut_loopback_connect(int port) {
     struct sockaddr_in sa;
     struct timeval tv = {1, 0};

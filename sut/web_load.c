@@ -37,7 +37,6 @@ static const char *const fillers[32] = {"the",   "a",     "with",   "for",   "an
                                         "night", "day",   "big",    "small", "weekly", "city",    "group",   "talk",
                                         "show",  "tour",  "fair",   "walk",  "lab",    "camp",    "jam",     "social"};
 
-
 /* ---- generator ------------------------------------------------------------- */
 
 /* The COPY text of one table goes into a tb_buf (common/buf.h) capped at

@@ -96,10 +96,13 @@ static int pick_web_ports(int n, int *ports, char *err) {
     int *fds = xcalloc((size_t)n, sizeof *fds), nfd = 0, rc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         fds[i] = sut_port_probe(0, "web", &ports[i], err);
-        if (fds[i] < 0) rc = TB_SUT_EUSAGE;
-        else nfd++;
+        if (fds[i] < 0)
+            rc = TB_SUT_EUSAGE;
+        else
+            nfd++;
     }
-    for (int i = 0; i < nfd; i++) close(fds[i]);
+    for (int i = 0; i < nfd; i++)
+        close(fds[i]);
     free(fds);
     return rc;
 }

@@ -13,11 +13,11 @@
 #ifndef TB_TILES_DATASET_H
 #define TB_TILES_DATASET_H
 
-#define TB_OLTP_CUSTOMERS 20000
-#define TB_OLTP_PRODUCTS 10000
-#define TB_OLTP_CATEGORIES 16
-#define TB_OLTP_ACTORS 200  /* distinct actor names */
-#define TB_OLTP_TITLES 1000 /* distinct title words */
+#define TB_OLTP_CUSTOMERS        20000
+#define TB_OLTP_PRODUCTS         10000
+#define TB_OLTP_CATEGORIES       16
+#define TB_OLTP_ACTORS           200  /* distinct actor names */
+#define TB_OLTP_TITLES           1000 /* distinct title words */
 #define TB_OLTP_ORDERS_PER_MONTH 1000 /* DS2 small; 12 months of history are loaded */
 
 #define TB_WEB_PERSONS_PER_USER  100 /* Olio: registered users = 100 x concurrent users */

@@ -280,7 +280,6 @@ static void put_redacted(buf *b, const char *v, size_t n, int text) {
     }
 }
 
-
 /* One line (n bytes, its newline included) into b, redacted. A comment
  * prefix is looked through: a commented-out line holds the same secrets. */
 static void redact_line(buf *b, const char *l, size_t n) {

@@ -55,11 +55,13 @@ static void append(char *buf, size_t len, const char *s) {
 void tb_kind_names(char *buf, size_t len) {
     if (len == 0) return;
     buf[0] = '\0';
-    for (int i = 0; i < N_KINDS; i++) append(buf, len, kinds[i].name);
+    for (int i = 0; i < N_KINDS; i++)
+        append(buf, len, kinds[i].name);
 }
 
 void tb_kind_op_list(const tb_kind *k, char *buf, size_t len) {
     if (len == 0) return;
     buf[0] = '\0';
-    for (int i = 0; i < k->n_ops; i++) append(buf, len, k->op_names[i]);
+    for (int i = 0; i < k->n_ops; i++)
+        append(buf, len, k->op_names[i]);
 }

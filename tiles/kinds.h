@@ -33,9 +33,9 @@ extern const char *const tb_kind_web_ops[TB_KIND_WEB_N_OPS];
 extern const char *const tb_kind_http_ops[TB_KIND_HTTP_N_OPS];
 
 typedef struct tb_kind {
-    const char *name;             /* "oltp": the value of a [workload.NAME] kind key */
+    const char *name; /* "oltp": the value of a [workload.NAME] kind key */
     int n_ops;
-    const char *const *op_names;  /* n_ops names, e.g. "Order", "Login" */
+    const char *const *op_names; /* n_ops names, e.g. "Order", "Login" */
 } tb_kind;
 
 /* The number of kinds, and kind i (0-based, in the order oltp, kv, mail,

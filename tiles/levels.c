@@ -51,7 +51,8 @@ int tb_levels_parse(const char *spec, int max_tiles, tb_levels *out, char *err) 
             return -1;
         }
         out->is_auto = 1;
-        for (int i = 0; i < max_tiles; i++) push(out, i + 1);
+        for (int i = 0; i < max_tiles; i++)
+            push(out, i + 1);
         return 0;
     }
     dots = strstr(spec, "..");
@@ -67,7 +68,8 @@ int tb_levels_parse(const char *spec, int max_tiles, tb_levels *out, char *err) 
             tb_seterr(err, "tile spec '%s': at most %d load levels", spec, TB_MAX_LEVELS);
             return -1;
         }
-        for (int t = a; t <= b; t++) push(out, t);
+        for (int t = a; t <= b; t++)
+            push(out, t);
         return 0;
     }
     for (const char *p = spec;;) {

@@ -8,7 +8,7 @@
 #include "common/tb_common.h"
 
 #define TB_MAX_LEVELS 256
-#define TB_MAX_TILES 4096
+#define TB_MAX_TILES  4096
 
 typedef struct tb_levels {
     int n;

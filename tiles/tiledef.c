@@ -26,16 +26,18 @@ typedef struct parse_state {
     tb_tiledef *def;
     tb_ini_text in; /* the text, read line by line: in.line is the current line */
     char err[TB_ERR_LEN];
-    int failed;     /* 0, or the line of the first handler error */
-    int n_seen;     /* "section\0key" hashes already seen: a repeated key is an error */
+    int failed; /* 0, or the line of the first handler error */
+    int n_seen; /* "section\0key" hashes already seen: a repeated key is an error */
     uint64_t seen[MAX_KEYS_SEEN];
 } parse_state;
 
 static uint64_t key_hash(const char *section, const char *key) {
     uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *p = section; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    for (const char *p = section; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
     h = (h ^ 0xff) * 0x100000001b3ull;
-    for (const char *p = key; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    for (const char *p = key; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
     return h;
 }
 
@@ -85,12 +87,18 @@ static int set_stage(parse_state *ps, const char *sec, const char *key, const ch
         st->phases = (int)n;
         return 1;
     }
-    if (strcmp(key, "ramp_up") == 0) dst = &st->ramp_up_us;
-    else if (strcmp(key, "warm_up") == 0) dst = &st->warm_up_us;
-    else if (strcmp(key, "steady") == 0) dst = &st->steady_us;
-    else if (strcmp(key, "ramp_down") == 0) dst = &st->ramp_down_us;
-    else if (strcmp(key, "idle") == 0) dst = &st->idle_us;
-    else return fail(ps, sec, key, "unknown key (known: ramp_up, warm_up, steady, phases, ramp_down, idle)");
+    if (strcmp(key, "ramp_up") == 0)
+        dst = &st->ramp_up_us;
+    else if (strcmp(key, "warm_up") == 0)
+        dst = &st->warm_up_us;
+    else if (strcmp(key, "steady") == 0)
+        dst = &st->steady_us;
+    else if (strcmp(key, "ramp_down") == 0)
+        dst = &st->ramp_down_us;
+    else if (strcmp(key, "idle") == 0)
+        dst = &st->idle_us;
+    else
+        return fail(ps, sec, key, "unknown key (known: ramp_up, warm_up, steady, phases, ramp_down, idle)");
     if (tb_parse_duration_us(val, dst, e) != 0) return fail(ps, sec, key, e);
     if (dst == &st->steady_us && *dst < 1000000) return fail(ps, sec, key, "steady state must be at least 1s");
     return 1;
@@ -183,7 +191,8 @@ static int set_tile(parse_state *ps, const char *sec, const char *key, const cha
     } else if (strcmp(key, "version") == 0) {
         uint64_t v;
         if (tb_parse_u64(val, &v, e) != 0) return fail(ps, sec, key, e);
-    } else return fail(ps, sec, key, "unknown key (known: name, version)");
+    } else
+        return fail(ps, sec, key, "unknown key (known: name, version)");
     return 1;
 }
 
@@ -282,15 +291,11 @@ static int set_sut(parse_state *ps, const char *sec, const char *key, const char
     }
     if (strncmp(key, "pg.tile", 7) == 0) return set_pg_tile(ps, sec, key, val);
     if (strcmp(key, "web") == 0 || strncmp(key, "web.tile", 8) == 0) return set_web(ps, sec, key, val);
-    if (strcmp(key, "redis") == 0)
-        return set_host_port(ps, sec, key, val, &ep->redis_host, &ep->redis_port);
+    if (strcmp(key, "redis") == 0) return set_host_port(ps, sec, key, val, &ep->redis_host, &ep->redis_port);
     /* mail endpoints: IMAP sessions, and delivery over LMTP (LHLO) or SMTP (EHLO) */
-    if (strcmp(key, "imap") == 0)
-        return set_host_port(ps, sec, key, val, &ep->imap_host, &ep->imap_port);
-    if (strcmp(key, "lmtp") == 0)
-        return set_host_port(ps, sec, key, val, &ep->lmtp_host, &ep->lmtp_port);
-    if (strcmp(key, "smtp") == 0)
-        return set_host_port(ps, sec, key, val, &ep->smtp_host, &ep->smtp_port);
+    if (strcmp(key, "imap") == 0) return set_host_port(ps, sec, key, val, &ep->imap_host, &ep->imap_port);
+    if (strcmp(key, "lmtp") == 0) return set_host_port(ps, sec, key, val, &ep->lmtp_host, &ep->lmtp_port);
+    if (strcmp(key, "smtp") == 0) return set_host_port(ps, sec, key, val, &ep->smtp_host, &ep->smtp_port);
     if (strcmp(key, "mail_user") == 0 || strcmp(key, "mail_domain") == 0 || strcmp(key, "mail_password") == 0 ||
         strcmp(key, "mail_password_file") == 0)
         return set_mail(ps, sec, key, val);
@@ -309,8 +314,7 @@ static int handler(void *user, const char *section, const char *key, const char 
     if (ps->n_seen < MAX_KEYS_SEEN) ps->seen[ps->n_seen++] = h;
     if (strcmp(section, "tile") == 0) return set_tile(ps, section, key, val);
     if (strcmp(section, "stages") == 0) return set_stage(ps, section, key, val);
-    if (strncmp(section, "workload.", 9) == 0 && section[9])
-        return set_workload(ps, section, section + 9, key, val);
+    if (strncmp(section, "workload.", 9) == 0 && section[9]) return set_workload(ps, section, section + 9, key, val);
     if (strncmp(section, "qos.", 4) == 0 && section[4]) return add_rule(ps, section, section + 4, key, val);
     if (strcmp(section, "sut") == 0) return set_sut(ps, section, key, val);
     return fail(ps, section, key, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut)");
@@ -331,8 +335,8 @@ static int check(tb_tiledef *def, char *err) {
             return -1;
         }
         if (w->reference <= 0) {
-            tb_seterr(err, "%s:%d: [workload.%s] reference: missing (reference throughput per tile, in %s)",
-                      def->path, w->line, w->name, w->unit);
+            tb_seterr(err, "%s:%d: [workload.%s] reference: missing (reference throughput per tile, in %s)", def->path,
+                      w->line, w->name, w->unit);
             return -1;
         }
     }
@@ -350,8 +354,8 @@ static int check(tb_tiledef *def, char *err) {
         if (tb_kind_op(k, r->op) < 0) {
             char ops[256];
             tb_kind_op_list(k, ops, sizeof ops);
-            tb_seterr(err, "%s: [qos.%s] %s: no op '%s' in a %s workload (ops: %s)", r->source, r->workload,
-                      r->op, r->op, w->kind, ops);
+            tb_seterr(err, "%s: [qos.%s] %s: no op '%s' in a %s workload (ops: %s)", r->source, r->workload, r->op,
+                      r->op, w->kind, ops);
             return -1;
         }
     }
@@ -379,11 +383,15 @@ static void escape_bytes(const char *s, size_t n, char *out, size_t outlen) {
     size_t o = strlen(out), i = 0;
     while (i < n && p[i]) {
         size_t k = 1, need = 0;
-        if (p[i] >= 0xc2 && p[i] <= 0xdf) need = 1;
-        else if (p[i] >= 0xe0 && p[i] <= 0xef) need = 2;
-        else if (p[i] >= 0xf0 && p[i] <= 0xf4) need = 3;
+        if (p[i] >= 0xc2 && p[i] <= 0xdf)
+            need = 1;
+        else if (p[i] >= 0xe0 && p[i] <= 0xef)
+            need = 2;
+        else if (p[i] >= 0xf0 && p[i] <= 0xf4)
+            need = 3;
         if (need) {
-            while (k <= need && i + k < n && (p[i + k] & 0xc0) == 0x80) k++;
+            while (k <= need && i + k < n && (p[i + k] & 0xc0) == 0x80)
+                k++;
             if (k != need + 1) need = 0, k = 1; /* truncated sequence: escape the lead byte */
         }
         int esc = !need && (p[i] < 0x20 || p[i] >= 0x7f);
@@ -392,8 +400,10 @@ static void escape_bytes(const char *s, size_t n, char *out, size_t outlen) {
             if (o + 4 <= outlen) memcpy(out + o, "...", 3), o += 3;
             break;
         }
-        if (esc) o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", p[i]);
-        else memcpy(out + o, p + i, k), o += k;
+        if (esc)
+            o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", p[i]);
+        else
+            memcpy(out + o, p + i, k), o += k;
         i += k;
     }
     out[o < outlen ? o : outlen - 1] = '\0';
@@ -421,8 +431,10 @@ static void syntax_error(const char *name, const char *text, size_t len, int lin
     red = tb_ini_redact(l, len, &n);
     l = red;
     if (line == 1 && strncmp(l, "\xEF\xBB\xBF", 3) == 0) l += 3, n -= 3; /* inih skips a UTF-8 BOM */
-    while (n > 0 && (*l == ' ' || *l == '\t' || *l == '\r')) l++, n--;
-    while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r')) n--;
+    while (n > 0 && (*l == ' ' || *l == '\t' || *l == '\r'))
+        l++, n--;
+    while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r'))
+        n--;
     why = *l == '[' ? "unclosed section header (no ']')" : "expected key = value (or [section])";
     escape_bytes(l, n, excerpt, sizeof excerpt);
     tb_seterr(err, "%s:%d: syntax error: %s: '%s'", name, line, why, excerpt);
@@ -454,10 +466,14 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
      * (a handler error counts too): a syntax error before the first handler
      * error is the one to report, as later keys land in the wrong section;
      * a line the reader refused (too long, a NUL byte) ended the text */
-    if (rc > 0 && (!ps->failed || rc < ps->failed)) tb_tiledef_syntax_error(name, text, len, rc, err);
-    else if (ps->failed) tb_seterr(err, "%s", ps->err);
-    else if (ps->in.bad_line) tb_seterr(err, "%s", ps->in.bad);
-    else if (rc != 0) tb_seterr(err, "%s: cannot parse (inih error %d)", name, rc);
+    if (rc > 0 && (!ps->failed || rc < ps->failed))
+        tb_tiledef_syntax_error(name, text, len, rc, err);
+    else if (ps->failed)
+        tb_seterr(err, "%s", ps->err);
+    else if (ps->in.bad_line)
+        tb_seterr(err, "%s", ps->in.bad);
+    else if (rc != 0)
+        tb_seterr(err, "%s: cannot parse (inih error %d)", name, rc);
     else if (check(def, err) == 0) {
         free(ps);
         return 0;
@@ -499,7 +515,8 @@ int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
 
 void tb_tiledef_free(tb_tiledef *def) {
     if (!def) return;
-    for (int i = 0; i < def->n_workloads; i++) free(def->workloads[i].params);
+    for (int i = 0; i < def->n_workloads; i++)
+        free(def->workloads[i].params);
     free(def->workloads);
     free(def->rules);
     free(def->path);

@@ -18,9 +18,9 @@
 
 /* The most a tile file may hold (beyond them the file is refused); the
  * arrays below hold only what the file gives. */
-#define TB_MAX_WORKLOADS 8 /* [workload.NAME] sections */
-#define TB_MAX_PARAMS 32   /* kind-specific keys per workload */
-#define TB_MAX_RULES 64    /* QoS rules, over all [qos.NAME] sections */
+#define TB_MAX_WORKLOADS 8  /* [workload.NAME] sections */
+#define TB_MAX_PARAMS    32 /* kind-specific keys per workload */
+#define TB_MAX_RULES     64 /* QoS rules, over all [qos.NAME] sections */
 
 typedef struct tb_param {
     char key[48];
@@ -29,20 +29,20 @@ typedef struct tb_param {
 } tb_param;
 
 typedef struct tb_workload_def {
-    char name[32];     /* section suffix: [workload.oltp] -> "oltp" */
-    const char *file;  /* the tile file, for error messages: the definition's path (not owned) */
-    char kind[16];     /* "oltp", "kv": a kind of tiles/kinds.h */
-    int line;          /* line of the section header */
-    int users;         /* closed-loop users per tile */
-    uint64_t think_us; /* mean think (or cycle) time */
+    char name[32];       /* section suffix: [workload.oltp] -> "oltp" */
+    const char *file;    /* the tile file, for error messages: the definition's path (not owned) */
+    char kind[16];       /* "oltp", "kv": a kind of tiles/kinds.h */
+    int line;            /* line of the section header */
+    int users;           /* closed-loop users per tile */
+    uint64_t think_us;   /* mean think (or cycle) time */
     char think_dist[16]; /* "uniform" (0..2x mean, DS2), "negexp" (Olio), "fixed" */
-    double reference;  /* reference throughput per tile, in `unit` */
-    char unit[16];     /* "OPM" (per minute) or "ops/s" */
-    int cycle;         /* 1: think_us is a cycle time from intended start to the next (Olio);
-                          0: a think time after each op completes (DS2) */
+    double reference;    /* reference throughput per tile, in `unit` */
+    char unit[16];       /* "OPM" (per minute) or "ops/s" */
+    int cycle;           /* 1: think_us is a cycle time from intended start to the next (Olio);
+                            0: a think time after each op completes (DS2) */
     uint64_t timeout_us; /* an op not done by then is an error (timeout) */
-    int n_params;      /* every other key, for the workload's own configure() */
-    tb_param *params;  /* n_params entries (heap, owned by the tile definition) */
+    int n_params;        /* every other key, for the workload's own configure() */
+    tb_param *params;    /* n_params entries (heap, owned by the tile definition) */
 } tb_workload_def;
 
 typedef struct tb_stage_def {
@@ -56,19 +56,19 @@ typedef struct tb_stage_def {
  * share them (and free them twice).
  */
 typedef struct tb_tiledef {
-    char *path;             /* the file (or the name given to tb_tiledef_parse) */
+    char *path; /* the file (or the name given to tb_tiledef_parse) */
     char name[64];
     tb_stage_def stages;
     int n_workloads;
     tb_workload_def *workloads; /* n_workloads entries, in file order */
     int n_rules;
-    tb_qos_rule *rules;     /* n_rules entries, in file order */
-    int has_sut;            /* a [sut] section with endpoints was given (telemetry alone does not count) */
-    char *telemetry;        /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default
-                               (never NULL in a parsed definition) */
+    tb_qos_rule *rules; /* n_rules entries, in file order */
+    int has_sut;        /* a [sut] section with endpoints was given (telemetry alone does not count) */
+    char *telemetry;    /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default
+                           (never NULL in a parsed definition) */
     tb_sut_endpoints sut;
-    char *text;             /* the file's text for the results store, secrets redacted in every
-                               line, commented out or not (tb_ini_redact) */
+    char *text; /* the file's text for the results store, secrets redacted in every
+                   line, commented out or not (tb_ini_redact) */
 } tb_tiledef;
 
 /*

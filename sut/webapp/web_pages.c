@@ -29,38 +29,36 @@ static void page_begin(page *p, int op, unsigned status, const char *title) {
     for (int i = 0; tb_web_page_js[i]; i++)
         web_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
     web_put(b, "</head>\n<body>\n<div id=\"top\"><a href=\"/\"><img class=\"logo\" src=\"/static/img/logo.png\" "
-                   "alt=\"tilebench events\"></a>\n<nav><a href=\"/\">Home</a> <a href=\"/tags?tag=music\">Music</a> "
-                   "<a href=\"/tags?tag=food\">Food</a> <a href=\"/tags?tag=coding\">Coding</a></nav>\n"
-                   "<form class=\"search\" action=\"/tags\" method=\"get\"><input id=\"q\" type=\"text\" name=\"tag\" "
-                   "placeholder=\"tag\"> <input type=\"submit\" value=\"Search\"></form>\n"
-                   "<a href=\"/\"><img src=\"/static/img/rss.png\" alt=\"feed\"></a></div>\n"
-                   "<div id=\"main\"><div id=\"content\">\n<h1>");
+               "alt=\"tilebench events\"></a>\n<nav><a href=\"/\">Home</a> <a href=\"/tags?tag=music\">Music</a> "
+               "<a href=\"/tags?tag=food\">Food</a> <a href=\"/tags?tag=coding\">Coding</a></nav>\n"
+               "<form class=\"search\" action=\"/tags\" method=\"get\"><input id=\"q\" type=\"text\" name=\"tag\" "
+               "placeholder=\"tag\"> <input type=\"submit\" value=\"Search\"></form>\n"
+               "<a href=\"/\"><img src=\"/static/img/rss.png\" alt=\"feed\"></a></div>\n"
+               "<div id=\"main\"><div id=\"content\">\n<h1>");
     web_esc(b, title);
     web_put(b, "</h1>\n");
 }
 
 /* The side bar (login and register forms) and the footer. */
 static void page_end(page *p) {
-    web_put(&p->html,
-                "</div>\n<div id=\"side\">\n<h2>Log in</h2>\n<form action=\"/login\" method=\"post\">"
-                "<label>User <input type=\"text\" name=\"user\" required></label>"
-                "<label>Password <input type=\"password\" name=\"password\" required></label>"
-                "<input type=\"submit\" value=\"Log in\"></form>\n"
-                "<h2>Register</h2>\n<form action=\"/persons\" method=\"post\" enctype=\"multipart/form-data\">"
-                "<label>Name <input type=\"text\" name=\"name\" required></label>"
-                "<label>E-mail <input type=\"email\" name=\"email\" required></label>"
-                "<label>Password <input type=\"password\" name=\"password\" required></label>"
-                "<label>Picture <input type=\"file\" name=\"image\"></label>"
-                "<input type=\"submit\" value=\"Register\"></form>\n</div></div>\n"
-                "<div id=\"foot\">tilebench reference web application</div>\n</body>\n</html>\n");
+    web_put(&p->html, "</div>\n<div id=\"side\">\n<h2>Log in</h2>\n<form action=\"/login\" method=\"post\">"
+                      "<label>User <input type=\"text\" name=\"user\" required></label>"
+                      "<label>Password <input type=\"password\" name=\"password\" required></label>"
+                      "<input type=\"submit\" value=\"Log in\"></form>\n"
+                      "<h2>Register</h2>\n<form action=\"/persons\" method=\"post\" enctype=\"multipart/form-data\">"
+                      "<label>Name <input type=\"text\" name=\"name\" required></label>"
+                      "<label>E-mail <input type=\"email\" name=\"email\" required></label>"
+                      "<label>Password <input type=\"password\" name=\"password\" required></label>"
+                      "<label>Picture <input type=\"file\" name=\"image\"></label>"
+                      "<input type=\"submit\" value=\"Register\"></form>\n</div></div>\n"
+                      "<div id=\"foot\">tilebench reference web application</div>\n</body>\n</html>\n");
 }
 
 /* A thumbnail (one of TB_WEB_EVENT_THUMBS, by event id) and a linked title. */
 static void event_item(tb_buf *b, const char *id, const char *title, const char *date, const char *city) {
     long n = atol(id);
-    web_putf(b,
-                 "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
-                 n % TB_WEB_EVENT_THUMBS);
+    web_putf(b, "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
+             n % TB_WEB_EVENT_THUMBS);
     web_esc(b, date);
     web_put(b, "\">");
     web_esc(b, date);
@@ -78,8 +76,7 @@ static void event_item(tb_buf *b, const char *id, const char *title, const char 
 }
 
 static void avatar(tb_buf *b, const char *person_id) {
-    web_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">",
-                 atol(person_id) % TB_WEB_AVATARS);
+    web_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">", atol(person_id) % TB_WEB_AVATARS);
 }
 
 /* A page with just a message: errors and the result of a form. */
@@ -96,9 +93,9 @@ void web_error_page(page *p, unsigned status, const char *text) {
     p->status = status;
     p->op = -1;
     web_putf(&p->html,
-                 "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
-                 "<body><h1>%u</h1><p>",
-                 status, status);
+             "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
+             "<body><h1>%u</h1><p>",
+             status, status);
     web_esc(&p->html, text);
     web_put(&p->html, "</p></body></html>\n");
 }
@@ -222,11 +219,11 @@ static void page_login(tb_webapp *app, slot *s, req *r, page *p) {
     web_put(&p->html, "\">");
     web_esc(&p->html, PQgetvalue(res, 0, 1));
     web_put(&p->html, "</a>.</p>\n<h2>Add an event</h2>\n<form action=\"/events\" method=\"post\">"
-                          "<label>Title <input type=\"text\" name=\"title\" required></label>"
-                          "<label>Description <textarea name=\"description\"></textarea></label>"
-                          "<label>Date <input type=\"text\" name=\"date\" required></label>"
-                          "<label>Tags <input type=\"text\" name=\"tags\"></label>"
-                          "<input type=\"submit\" value=\"Add\"></form>\n");
+                      "<label>Title <input type=\"text\" name=\"title\" required></label>"
+                      "<label>Description <textarea name=\"description\"></textarea></label>"
+                      "<label>Date <input type=\"text\" name=\"date\" required></label>"
+                      "<label>Tags <input type=\"text\" name=\"tags\"></label>"
+                      "<input type=\"submit\" value=\"Add\"></form>\n");
     page_end(p);
     PQclear(res);
 }
@@ -383,7 +380,7 @@ static void page_person(slot *s, long id, page *p) {
     for (int k = 0; k < 2; k++) {
         char want = k == 0 ? 's' : 'a';
         web_put(b, k == 0 ? "<h2>Submitted events</h2>\n<ul class=\"events\">\n"
-                              : "<h2>Attending</h2>\n<ul class=\"events\">\n");
+                          : "<h2>Attending</h2>\n<ul class=\"events\">\n");
         for (int i = 0; i < PQntuples(ev); i++)
             if (PQgetvalue(ev, i, 0)[0] == want)
                 event_item(b, PQgetvalue(ev, i, 1), PQgetvalue(ev, i, 2), PQgetvalue(ev, i, 3), NULL);
@@ -527,7 +524,6 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
     PQclear(res);
     tb_buf_free(&tags);
 }
-
 
 void web_render(tb_webapp *app, slot *s, struct MHD_Connection *c, req *r, page *p) {
     switch (r->route) {

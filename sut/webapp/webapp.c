@@ -50,7 +50,6 @@ static const char *const field_names[F_N] = {"user", "password", "name",    "ema
                                              "date", "tags",     "address", "city",  "image"};
 static const size_t field_caps[F_N] = {256, 256, 256, 256, 512, 8192, 32, 1024, 256, 256, TB_WEBAPP_MAX_IMAGE};
 
-
 /* ---- errors and small helpers ------------------------------------------- */
 
 /* PQerrorMessage on one line, into "what: why". */
@@ -240,7 +239,6 @@ PGresult *web_run(slot *s, const char *name, int n, const char *const *vals, con
 
 /* ---- responses ------------------------------------------------------------ */
 
-
 static enum MHD_Result send_resp(tb_webapp *app, req *r, struct MHD_Connection *c, unsigned status,
                                  struct MHD_Response *resp) {
     enum MHD_Result rc = MHD_queue_response(c, status, resp);
@@ -261,8 +259,8 @@ static enum MHD_Result send_text(tb_webapp *app, req *r, struct MHD_Connection *
 static enum MHD_Result send_page(tb_webapp *app, req *r, struct MHD_Connection *c, page *p) {
     size_t len;
     if (p->html.overflow) {
-        tb_log(TB_LOG_WARN, "webapp: a %s page passed %zu bytes; answering 500", p->op >= 0 ? tb_kind_web_ops[p->op] : "",
-               TB_WEB_PAGE_MAX);
+        tb_log(TB_LOG_WARN, "webapp: a %s page passed %zu bytes; answering 500",
+               p->op >= 0 ? tb_kind_web_ops[p->op] : "", TB_WEB_PAGE_MAX);
         tb_buf_free(&p->html);
         return send_text(app, r, c, 500, "text/plain; charset=utf-8", "page too large\n");
     }
@@ -494,7 +492,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return send_page(app, r, c, &p);
         }
         if (r->bad_body) {
-            web_error_page(&p, 400, "expected a well-formed application/x-www-form-urlencoded or multipart/form-data body");
+            web_error_page(&p, 400,
+                           "expected a well-formed application/x-www-form-urlencoded or multipart/form-data body");
             return send_page(app, r, c, &p);
         }
         return serve_page(app, r, c);
@@ -657,4 +656,3 @@ void tb_webapp_close(tb_webapp *app) {
     free(app->redis_host);
     free(app);
 }
-

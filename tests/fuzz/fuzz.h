@@ -27,12 +27,12 @@ static inline char *fuzz_cstr(const uint8_t *data, size_t size) {
 }
 
 /* Fails the input with a message (libFuzzer saves it as a crash). */
-#define FUZZ_CHECK(cond)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);       \
-            abort();                                                                       \
-        }                                                                                  \
+#define FUZZ_CHECK(cond)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 #endif

@@ -91,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     frame(data, size, size, &whole);
     frame(data, size, cut, &split);
     FUZZ_CHECK(whole.n == split.n && whole.error == split.error);
-    for (int i = 0; i < whole.n; i++) FUZZ_CHECK(whole.len[i] == split.len[i]);
+    for (int i = 0; i < whole.n; i++)
+        FUZZ_CHECK(whole.len[i] == split.len[i]);
     return 0;
 }

@@ -58,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     parse(data, size, size, &whole);
     parse(data, size, cut, &split);
     FUZZ_CHECK(whole.n == split.n && whole.error == split.error);
-    for (int i = 0; i < whole.n; i++) FUZZ_CHECK(whole.len[i] == split.len[i] && whole.code[i] == split.code[i]);
+    for (int i = 0; i < whole.n; i++)
+        FUZZ_CHECK(whole.len[i] == split.len[i] && whole.code[i] == split.code[i]);
     return 0;
 }

@@ -26,8 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(flags, 0xff, sizeof flags);
         n = tb_yoko_parse_values(line, vals, flags, max);
         FUZZ_CHECK(n >= -1);
-        for (int i = 0; i < n && i < max; i++) FUZZ_CHECK(flags[i] == 0 ? isfinite(vals[i]) : isnan(vals[i]));
-        for (int i = n < 0 ? 0 : (n < max ? n : max); i < 8; i++) FUZZ_CHECK(flags[i] == 0xffffffffu);
+        for (int i = 0; i < n && i < max; i++)
+            FUZZ_CHECK(flags[i] == 0 ? isfinite(vals[i]) : isnan(vals[i]));
+        for (int i = n < 0 ? 0 : (n < max ? n : max); i < 8; i++)
+            FUZZ_CHECK(flags[i] == 0xffffffffu);
     }
     if (tb_yoko_parse_idn(line, maker, model, serial, fw) == 0)
         FUZZ_CHECK(strlen(maker) < 64 && strlen(model) < 64 && strlen(serial) < 64 && strlen(fw) < 64);

@@ -87,7 +87,7 @@ static void relative_tile_file_and_meters(void **state) {
     assert_int_equal(c->n_meters, 2);
     assert_string_equal(c->meters[1], "estimate:?idle=50&max=200");
     assert_string_equal(c->configs[1].apply, "echo b;exit 0"); /* ';' after a word is not a comment */
-    assert_string_equal(c->tiles, "1..3");                    /* default */
+    assert_string_equal(c->tiles, "1..3");                     /* default */
     tb_campaign_free(c);
     free(c);
 }
@@ -104,17 +104,21 @@ static void errors_name_line_and_key(void **state) {
         {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply = true\nrevert = true\n",
          "1 configuration; a campaign compares at least 2"},
         {"[campaign]\nbaseline = a\n", "[campaign] name: missing"},
-        {"[campaign]\nname = n\nbaseline = a\n[config.a b]\napply = true\n", ":5: [config.a b] apply: the configuration name"},
+        {"[campaign]\nname = n\nbaseline = a\n[config.a b]\napply = true\n",
+         ":5: [config.a b] apply: the configuration name"},
         {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply =\n", ":5: [config.a] apply: empty command"},
         {"[campaign]\nname = n\n[sweep]\nphases = 0\n", ":4: [sweep] phases: must be an integer 1..100"},
         /* a syntax error is reported at its own line, not at the first key
          * after it (which inih files under the section before it) */
         {"[campaign]\nname = n\nbaseline = a\n[sweep\ntiles = 1\n",
          ":4: syntax error: unclosed section header (no ']'): '[sweep'"},
-        {"[campaign]\nname = n\nsettle\nbaseline = a\n", ":3: syntax error: expected key = value (or [section]): 'settle'"},
+        {"[campaign]\nname = n\nsettle\nbaseline = a\n",
+         ":3: syntax error: expected key = value (or [section]): 'settle'"},
         /* a handler error before a syntax error is the first error */
         {"[campaign]\nname = n\nnope = 1\n[sweep\n", ":3: [campaign] nope: unknown key"},
-        {"[campaign]\nname = n\n\x02" "bad\n", ":3: syntax error: expected key = value (or [section]): '\\x02bad'"},
+        {"[campaign]\nname = n\n\x02"
+         "bad\n",
+         ":3: syntax error: expected key = value (or [section]): '\\x02bad'"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -136,8 +140,9 @@ static void long_line(void **state) {
     char err[TB_ERR_LEN] = "", path[512], *text = malloc(80000);
     static const char two[] = "[config.b]\napply = true\nrevert = true\n";
     (void)state;
-    snprintf(text, 80000, "[campaign]\nname = n\nbaseline = a\n[config.a]\napply = echo %0250d\nrevert = true\n%snope = 1\n",
-             0, two);
+    snprintf(text, 80000,
+             "[campaign]\nname = n\nbaseline = a\n[config.a]\napply = echo %0250d\nrevert = true\n%snope = 1\n", 0,
+             two);
     assert_int_equal(load_text(text, c, err, path, sizeof path), -1);
     if (!strstr(err, ":10: [config.b] nope: unknown key")) fail_msg("'%s'", err);
     tb_campaign_free(c);

@@ -217,12 +217,9 @@ static void test_spawn_stop_flag(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_buf_grows_and_caps),
-        cmocka_unit_test(test_seterr_marks_a_cut),
-        cmocka_unit_test(test_html_escape),
-        cmocka_unit_test(test_spawn_status_and_output),
-        cmocka_unit_test(test_spawn_exec_failure),
-        cmocka_unit_test(test_spawn_deadline_kills_group),
+        cmocka_unit_test(test_buf_grows_and_caps), cmocka_unit_test(test_seterr_marks_a_cut),
+        cmocka_unit_test(test_html_escape),        cmocka_unit_test(test_spawn_status_and_output),
+        cmocka_unit_test(test_spawn_exec_failure), cmocka_unit_test(test_spawn_deadline_kills_group),
         cmocka_unit_test(test_spawn_stop_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

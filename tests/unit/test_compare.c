@@ -46,7 +46,8 @@ typedef struct lvl {
 
 static tb_hist *hist_const(uint64_t us, int n) {
     tb_hist *h = tb_hist_new();
-    for (int i = 0; i < n; i++) tb_hist_record(h, us);
+    for (int i = 0; i < n; i++)
+        tb_hist_record(h, us);
     return h;
 }
 
@@ -128,7 +129,8 @@ static int64_t store_run(const char *db, const char *label, const lvl *l, size_t
     ri.config_text = "";
     assert_int_equal(tb_store_open(db, &s, err), 0);
     assert_int_equal(tb_store_begin_run(s, &ri, &id, err), 0);
-    for (size_t i = 0; i < n; i++) put_level(s, id, &l[i]);
+    for (size_t i = 0; i < n; i++)
+        put_level(s, id, &l[i]);
     assert_int_equal(tb_store_finish_run(s, id, TB_RUN_COMPLETE, 2, err), 0);
     tb_store_close(s);
     return id;
@@ -309,7 +311,8 @@ static void test_json_golden(void **state) {
 static char *line_starting(char *text, const char *start) {
     for (char *p = text; p && *p;) {
         char *q = p;
-        while (*q == ' ') q++;
+        while (*q == ' ')
+            q++;
         if (strncmp(q, start, strlen(start)) == 0) return p;
         p = strchr(p, '\n');
         if (p) p++;

@@ -113,7 +113,8 @@ static void standard_tile_parses(void **state) {
     char err[TB_ERR_LEN] = "";
     char path[512];
     (void)state;
-    snprintf(path, sizeof path, "%s/tiles/standard.ini", getenv("TB_SOURCE_DIR") ? getenv("TB_SOURCE_DIR") : TB_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/tiles/standard.ini",
+             getenv("TB_SOURCE_DIR") ? getenv("TB_SOURCE_DIR") : TB_SOURCE_DIR);
     if (tb_tiledef_load(path, &def, err) != 0) fail_msg("%s", err);
     assert_string_equal(def.name, "standard");
     assert_int_equal(def.n_workloads, 4);
@@ -174,7 +175,8 @@ static void sut_section_and_overrides(void **state) {
 static void sut_telemetry_key(void **state) {
     tb_tiledef def;
     char err[TB_ERR_LEN] = "";
-    const char *p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = http://10.0.0.7:9100/metrics\n");
+    const char *p =
+        write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = http://10.0.0.7:9100/metrics\n");
     (void)state;
     if (tb_tiledef_load(p, &def, err) != 0) fail_msg("%s", err);
     unlink(p);
@@ -206,15 +208,20 @@ static void bad_files(void **state) {
         {"[workload.kv]\nkind = kv\nreference = 1\n[bogus]\nx = 1\n", ":5:", "unknown section"},
         {"[workload.kv]\nkind = kv\nreference = 1\nthis line has no equals\n", ":4:", "syntax error"},
         /* a malformed line is named itself, not a later key that landed in the wrong section */
-        {"[workload.kv]\nkind = kv\nreference = 1\n[qos.kv]\nGET.p90 = 1s\n[workload.web\nkind = http\n", ":6:",
-         "syntax error: unclosed section header (no ']'): '[workload.web'"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[qos.kv]\nGET.p90 = 1s\n[workload.web\nkind = http\n",
+         ":6:", "syntax error: unclosed section header (no ']'): '[workload.web'"},
         {"hello world\n\n[bogus]\nx = 1\n", ":1:", "syntax error: expected key = value (or [section]): 'hello world'"},
         /* bytes from a binary file are escaped, never echoed raw to a terminal */
-        {"\x7f" "ELF\x02\x01\n", ":1:", "'\\x7f" "ELF\\x02\\x01'"},
+        {"\x7f"
+         "ELF\x02\x01\n",
+         ":1:",
+         "'\\x7f"
+         "ELF\\x02\\x01'"},
         {"[workload.kv]\nkind = k\x1b[2Jv\n", ":2:", "'k\\x1b[2Jv'"},
         {"[workload.kv]\nkind = caf\xc3\xa9\xff\n", ":2:", "'caf\xc3\xa9\\xff'"},
         /* a long malformed line is quoted cut short */
-        {"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\n", ":1:", "'01234567890123456789012345678901234567890123456789012345678901234567...'"},
+        {"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\n",
+         ":1:", "'01234567890123456789012345678901234567890123456789012345678901234567...'"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = nohostport\n", ":5:", "HOST:PORT"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nphases = 0\n", ":5:", "phases"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = node1:9100\n", ":5:", "telemetry: use local"},
@@ -275,7 +282,8 @@ static void stored_text_has_no_secrets(void **state) {
     for (int i = 1; i <= 4; i++) {
         char secret[16];
         snprintf(secret, sizeof secret, "Secret%d", i);
-        if (strstr(def.text, secret) || strstr(def.text, "cr\\'et1")) fail_msg("stored text holds a secret:\n%s", def.text);
+        if (strstr(def.text, secret) || strstr(def.text, "cr\\'et1"))
+            fail_msg("stored text holds a secret:\n%s", def.text);
     }
     assert_non_null(strstr(def.text, "pg = host=127.0.0.1 password=*** dbname=x\n"));
     assert_non_null(strstr(def.text, "pg.tile2 = postgresql://tb:***@127.0.0.1:5432/tb?password=***\n"));
@@ -329,7 +337,8 @@ static void long_lines(void **state) {
         t = web_tile(lens[i], 0, &n);
         assert_int_equal(parse_mem(t, n, &def, err), -1);
         if (lens[i] < 256 + 7 ? !strstr(err, "mem.ini:5: [workload.web] users: 'ten'")
-                              : !strstr(err, "mem.ini:4: [workload.web] urls: value of ") || !strstr(err, "longer than the 255 allowed"))
+                              : !strstr(err, "mem.ini:4: [workload.web] urls: value of ") ||
+                                    !strstr(err, "longer than the 255 allowed"))
             fail_msg("a %zu-byte line: '%s'", lens[i], err);
         free(t);
     }
@@ -346,7 +355,7 @@ static void long_lines(void **state) {
             int rc = parse_mem(u, o, &def, err);
             if (extra == 0 && rc != 0) fail_msg("a %zu-byte comment line: %s", ll, err);
             if (extra == 1 && (rc == 0 || !strstr(err, "mem.ini:3: [workload.kv] (a comment): line of 65537 bytes, "
-                                                        "longer than the 65536 allowed")))
+                                                       "longer than the 65536 allowed")))
                 fail_msg("a %zu-byte comment line: '%s'", ll, rc ? err : "accepted");
             if (rc == 0) tb_tiledef_free(&def);
             free(u);
@@ -369,9 +378,11 @@ static void nul_bytes(void **state) {
     } cases[] = {
 #define C(s, w) {s, sizeof s - 1, w}
         C("[workload.kv]\nkind = kv\nreference = 1\0 0\n", "mem.ini:3: [workload.kv] reference: a NUL byte at byte 14"),
-        C("[workload.kv]\nkind = kv\n\0reference = 1\n", "mem.ini:3: [workload.kv] (no key = value): a NUL byte at byte 1"),
+        C("[workload.kv]\nkind = kv\n\0reference = 1\n",
+          "mem.ini:3: [workload.kv] (no key = value): a NUL byte at byte 1"),
         C("[workload.kv]\nkind = kv\nreference = 1\n; a comment\0\n", "mem.ini:4: [workload.kv] (a comment): a NUL"),
-        C("[tile]\nname = x\n[workload.kv]\nkind = kv\nreference = 1\n\0", "mem.ini:6: [workload.kv] (no key = value): a NUL"),
+        C("[tile]\nname = x\n[workload.kv]\nkind = kv\nreference = 1\n\0",
+          "mem.ini:6: [workload.kv] (no key = value): a NUL"),
 #undef C
     };
     (void)state;
@@ -433,7 +444,8 @@ static void secrets_in_comments_and_errors(void **state) {
         if (strstr(err, "Hidden") || !strstr(err, "mem.ini:5:")) fail_msg("case %zu: '%s'", i, err);
     }
     /* a message that quotes a value (a workload's own check) is redacted too */
-    snprintf(err, sizeof err, "t.ini:4: [workload.web] urls: 'http://u:Hidden1@h/?password=Hidden1' or 'password=Hidden1'");
+    snprintf(err, sizeof err,
+             "t.ini:4: [workload.web] urls: 'http://u:Hidden1@h/?password=Hidden1' or 'password=Hidden1'");
     tb_tiledef_escape_err(err);
     assert_string_equal(err, "t.ini:4: [workload.web] urls: 'http://u:***@h/?password=***' or 'password=***'");
 }
@@ -451,18 +463,20 @@ static void redaction_rules(void **state) {
     static const struct {
         const char *in, *want;
     } msgs[] = {
-        {"echo host=x password=CampWord-05 ipmi://a:CampUri-06@h; true", "echo host=x password=*** ipmi://a:***@h; true"},
+        {"echo host=x password=CampWord-05 ipmi://a:CampUri-06@h; true",
+         "echo host=x password=*** ipmi://a:***@h; true"},
         {"PGPASSWORD=CampEnv-03 DB_PASSWORD=\"a b\" true", "PGPASSWORD=*** DB_PASSWORD=*** true"},
         {"REDISCLI_AUTH=r1;x MY_SECRET='s 1'|y", "REDISCLI_AUTH=***;x MY_SECRET=***|y"},
-        {"conninfo 'host=h sslpassword=S1 password=a\\ b port=1'", "conninfo 'host=h sslpassword=*** password=*** port=1'"},
+        {"conninfo 'host=h sslpassword=S1 password=a\\ b port=1'",
+         "conninfo 'host=h sslpassword=*** password=*** port=1'"},
         {"passwordless=yes AUTH=kept TOKENS=kept", "passwordless=yes AUTH=kept TOKENS=kept"},
     };
     char *r;
     char buf[256];
     (void)state;
     r = tb_ini_redact(text, sizeof text - 1, NULL);
-    for (const char *const *p = (const char *const[]){"SslPw", "12tail", "Redis-2", "CampEnv", "Tok 4", "Db 5", NULL}; *p;
-         p++)
+    for (const char *const *p = (const char *const[]){"SslPw", "12tail", "Redis-2", "CampEnv", "Tok 4", "Db 5", NULL};
+         *p; p++)
         if (strstr(r, *p)) fail_msg("stored text holds '%s':\n%s", *p, r);
     assert_non_null(strstr(r, "pg = host=h password=*** sslpassword=*** dbname=x\n"));
     assert_non_null(strstr(r, "\napply = REDISCLI_AUTH=*** redis-cli ping\n"));
@@ -500,14 +514,18 @@ static void sized_to_the_file(void **state) {
             f = open_memstream(&text, &len);
             for (int w = 0; w < TB_MAX_WORKLOADS + (part == 0 ? extra : 0); w++) {
                 fprintf(f, "[workload.w%d]\nkind = kv\nreference = 1\n", w);
-                for (int k = 0; k < TB_MAX_PARAMS + (part == 1 && w == 3 ? extra : 0); k++) fprintf(f, "k%d = %d\n", k, w);
+                for (int k = 0; k < TB_MAX_PARAMS + (part == 1 && w == 3 ? extra : 0); k++)
+                    fprintf(f, "k%d = %d\n", k, w);
             }
             fprintf(f, "[qos.w7]\n");
-            for (int r = 0; r < TB_MAX_RULES + (part == 2 ? extra : 0); r++) fprintf(f, "GET.p%d = 1s\n", r % 100 + 1);
+            for (int r = 0; r < TB_MAX_RULES + (part == 2 ? extra : 0); r++)
+                fprintf(f, "GET.p%d = 1s\n", r % 100 + 1);
             fclose(f);
             if (tb_tiledef_parse("many.ini", text, len, &def, err) != 0) {
                 if (!extra) fail_msg("%s", err);
-                assert_non_null(strstr(err, part == 0 ? "too many workloads" : part == 1 ? "too many keys" : "too many rules"));
+                assert_non_null(strstr(err, part == 0   ? "too many workloads"
+                                            : part == 1 ? "too many keys"
+                                                        : "too many rules"));
                 assert_null(def.workloads);
                 assert_null(def.path);
             } else {
@@ -520,7 +538,8 @@ static void sized_to_the_file(void **state) {
                 assert_ptr_equal(def.workloads[7].file, def.path);
                 assert_string_equal(def.path, "many.ini");
                 assert_string_equal(def.telemetry, "");
-                assert_string_equal(def.rules[TB_MAX_RULES - 1].source, "many.ini:345"); /* 8 x 35 lines, [qos.w7], 64 rules */
+                assert_string_equal(def.rules[TB_MAX_RULES - 1].source,
+                                    "many.ini:345"); /* 8 x 35 lines, [qos.w7], 64 rules */
             }
             tb_tiledef_free(&def);
             tb_tiledef_free(&def);
@@ -544,8 +563,10 @@ static void sut_endpoints_sized_to_the_file(void **state) {
     for (int extra = 0; extra <= 1; extra++) {
         f = open_memstream(&text, &len);
         fprintf(f, "[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = 127.0.0.1:6379\n");
-        for (int t = 1; t <= TB_SUT_MAX_PG_TILES + extra; t++) fprintf(f, "pg.tile%d = host=10.0.0.%d\n", t, t);
-        for (int t = 1; t <= TB_SUT_MAX_WEB_TILES; t++) fprintf(f, "web.tile%d = http://10.0.1.1:%d\n", t, 8000 + t);
+        for (int t = 1; t <= TB_SUT_MAX_PG_TILES + extra; t++)
+            fprintf(f, "pg.tile%d = host=10.0.0.%d\n", t, t);
+        for (int t = 1; t <= TB_SUT_MAX_WEB_TILES; t++)
+            fprintf(f, "web.tile%d = http://10.0.1.1:%d\n", t, 8000 + t);
         fclose(f);
         if (tb_tiledef_parse("sut.ini", text, len, &def, err) != 0) {
             if (!extra) fail_msg("%s", err);
@@ -605,8 +626,10 @@ static void default_tile_path(void **state) {
                         inside ? TB_SOURCE_DIR "/tiles/standard.ini" : TB_DATA_DIR "/standard.ini");
     setenv("TB_TILE_FILE", "/elsewhere/tile.ini", 1);
     assert_string_equal(tb_tiledef_default_path(), "/elsewhere/tile.ini");
-    if (saved) setenv("TB_TILE_FILE", saved, 1);
-    else unsetenv("TB_TILE_FILE");
+    if (saved)
+        setenv("TB_TILE_FILE", saved, 1);
+    else
+        unsetenv("TB_TILE_FILE");
     free(saved);
 }
 
@@ -630,7 +653,8 @@ static void workloads_match_kinds(void **state) {
     for (int i = 0; i < tb_kind_count(); i++) {
         const tb_kind *k = tb_kind_at(i);
         if (tb_workload_find(k->name) == NULL) fail_msg("kind %s has no workload", k->name);
-        for (int op = 0; op < k->n_ops; op++) assert_int_equal(tb_kind_op(k, k->op_names[op]), op);
+        for (int op = 0; op < k->n_ops; op++)
+            assert_int_equal(tb_kind_op(k, k->op_names[op]), op);
     }
     assert_null(tb_kind_at(tb_kind_count()));
     assert_null(tb_workload_at(-1));
@@ -643,14 +667,22 @@ static void workloads_match_kinds(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(durations),         cmocka_unit_test(numbers),
-        cmocka_unit_test(tile_specs),        cmocka_unit_test(standard_tile_parses),
-        cmocka_unit_test(sut_section_and_overrides), cmocka_unit_test(bad_files),
-        cmocka_unit_test(sut_telemetry_key),         cmocka_unit_test(stored_text_has_no_secrets),
-        cmocka_unit_test(unreadable_file),   cmocka_unit_test(examples_parse),
-        cmocka_unit_test(long_lines),        cmocka_unit_test(nul_bytes),
-        cmocka_unit_test(secrets_in_comments_and_errors), cmocka_unit_test(redaction_rules),
-        cmocka_unit_test(workloads_match_kinds),     cmocka_unit_test(sized_to_the_file),
+        cmocka_unit_test(durations),
+        cmocka_unit_test(numbers),
+        cmocka_unit_test(tile_specs),
+        cmocka_unit_test(standard_tile_parses),
+        cmocka_unit_test(sut_section_and_overrides),
+        cmocka_unit_test(bad_files),
+        cmocka_unit_test(sut_telemetry_key),
+        cmocka_unit_test(stored_text_has_no_secrets),
+        cmocka_unit_test(unreadable_file),
+        cmocka_unit_test(examples_parse),
+        cmocka_unit_test(long_lines),
+        cmocka_unit_test(nul_bytes),
+        cmocka_unit_test(secrets_in_comments_and_errors),
+        cmocka_unit_test(redaction_rules),
+        cmocka_unit_test(workloads_match_kinds),
+        cmocka_unit_test(sized_to_the_file),
         cmocka_unit_test(sut_endpoints_sized_to_the_file),
         cmocka_unit_test(default_tile_path),
     };

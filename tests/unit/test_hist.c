@@ -41,8 +41,8 @@ static uint64_t to_us(double v) {
 }
 
 enum { D_UNIFORM, D_EXP, D_LOGNORMAL, D_BIMODAL, D_PARETO, D_NARROW, D_COUNT };
-static const char *const dist_names[D_COUNT] = {"uniform 1us..1s", "exponential mean 5ms",
-    "lognormal median 2ms", "bimodal 0.8ms/250ms", "pareto alpha 1.2", "narrow 1.0..1.2ms"};
+static const char *const dist_names[D_COUNT] = {"uniform 1us..1s",     "exponential mean 5ms", "lognormal median 2ms",
+                                                "bimodal 0.8ms/250ms", "pareto alpha 1.2",     "narrow 1.0..1.2ms"};
 
 static void fill(int dist, uint64_t *v, size_t n) {
     size_t i;
@@ -53,8 +53,7 @@ static void fill(int dist, uint64_t *v, size_t n) {
         case D_EXP: v[i] = to_us(-5000.0 * log(rng_unit())); break;
         case D_LOGNORMAL: v[i] = to_us(exp(log(2000.0) + 1.0 * rng_normal())); break;
         case D_BIMODAL:
-            v[i] = rng_next() % 10 ? to_us(800.0 + 100.0 * rng_normal())
-                                   : to_us(200000.0 + 100000.0 * rng_unit());
+            v[i] = rng_next() % 10 ? to_us(800.0 + 100.0 * rng_normal()) : to_us(200000.0 + 100000.0 * rng_unit());
             break;
         case D_PARETO: v[i] = to_us(100.0 / pow(rng_unit(), 1.0 / 1.2)); break;
         default: v[i] = 1000 + rng_next() % 201u; break;
@@ -70,7 +69,8 @@ static int cmp_u64(const void *a, const void *b) {
 static tb_hist *hist_of(const uint64_t *v, size_t n) {
     tb_hist *h = tb_hist_new();
     size_t i;
-    for (i = 0; i < n; i++) tb_hist_record(h, v[i]);
+    for (i = 0; i < n; i++)
+        tb_hist_record(h, v[i]);
     return h;
 }
 
@@ -90,8 +90,10 @@ static double exact_fraction(const uint64_t *sorted, size_t n, uint64_t limit) {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid] <= limit) lo = mid + 1;
-        else hi = mid;
+        if (sorted[mid] <= limit)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return (double)lo / (double)n;
 }
@@ -135,7 +137,8 @@ static void test_exact_below_2048(void **state) {
     tb_hist *h = tb_hist_new();
     uint64_t v;
     (void)state;
-    for (v = 2047; v >= 1; v--) tb_hist_record(h, v);
+    for (v = 2047; v >= 1; v--)
+        tb_hist_record(h, v);
     assert_int_equal(tb_hist_count(h), 2047);
     assert_int_equal(tb_hist_min(h), 1);
     assert_int_equal(tb_hist_max(h), 2047);
@@ -199,7 +202,8 @@ static void check_distribution(int dist) {
     fill(dist, v, N_VALUES);
     h = hist_of(v, N_VALUES);
     qsort(v, N_VALUES, sizeof *v, cmp_u64);
-    for (i = 0; i < N_VALUES; i++) sum += (double)v[i];
+    for (i = 0; i < N_VALUES; i++)
+        sum += (double)v[i];
 
     assert_int_equal(tb_hist_count(h), N_VALUES);
     assert_int_equal(tb_hist_min(h), v[0]);
@@ -209,8 +213,8 @@ static void check_distribution(int dist) {
         uint64_t want = exact_percentile(v, N_VALUES, pct_bp[i]);
         uint64_t got = tb_hist_percentile(h, pct_bp[i] / 100.0);
         if (got < want || (got - want) * 1000 > want) {
-            print_error("%s p%g: hist %llu, exact %llu\n", dist_names[dist], pct_bp[i] / 100.0,
-                        (unsigned long long)got, (unsigned long long)want);
+            print_error("%s p%g: hist %llu, exact %llu\n", dist_names[dist], pct_bp[i] / 100.0, (unsigned long long)got,
+                        (unsigned long long)want);
             fail();
         }
         if (want < 2048) assert_int_equal(got, want);
@@ -240,7 +244,8 @@ static void check_distribution(int dist) {
 static void test_percentiles_vs_sorted(void **state) {
     int d;
     (void)state;
-    for (d = 0; d < D_COUNT; d++) check_distribution(d);
+    for (d = 0; d < D_COUNT; d++)
+        check_distribution(d);
 }
 
 static void roundtrip(const tb_hist *h);
@@ -284,8 +289,9 @@ static void test_sparse_to_dense(void **state) {
     size_t dense_bytes = empty_bytes + 70 * sizeof(void *) + 3 * 2048;
     uint64_t x;
     (void)state;
-    for (x = 512; x >= 1; x--) tb_hist_record(h, x); /* descending: inserts at the front */
-    tb_hist_record(h, 512);                          /* an existing bucket: no new entry */
+    for (x = 512; x >= 1; x--)
+        tb_hist_record(h, x); /* descending: inserts at the front */
+    tb_hist_record(h, 512);   /* an existing bucket: no new entry */
     assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 512 * 8);
     assert_int_equal(tb_hist_percentile(h, 100.0 * 255 / 513), 255);
     assert_int_equal(tb_hist_percentile(h, 100.0 * 256 / 513), 256);
@@ -303,7 +309,8 @@ static void test_sparse_to_dense(void **state) {
     assert_true(tb_hist_fraction_below(h, 511) == 511.0 / 514.0);
     assert_true(tb_hist_fraction_below(h, 512) == 513.0 / 514.0);
     /* the same values in another order, and a merge of a sparse and a dense one */
-    for (x = 1; x <= 512; x++) tb_hist_record(ref, x);
+    for (x = 1; x <= 512; x++)
+        tb_hist_record(ref, x);
     tb_hist_record(ref, 700);
     tb_hist_record(ref, 512);
     assert_same_hist(h, ref);
@@ -331,13 +338,17 @@ static void test_merge_equals_single(void **state) {
         assert_non_null(v);
         fill(d, v, N_VALUES);
         all = hist_of(v, N_VALUES);
-        for (i = 0; i < 4; i++) part[i] = tb_hist_new();
+        for (i = 0; i < 4; i++)
+            part[i] = tb_hist_new();
         /* uneven split: worker 0 gets half the values */
-        for (i = 0; i < N_VALUES; i++) tb_hist_record(part[(i & 1) ? 0 : 1 + i % 3], v[i]);
-        for (i = 0; i < 4; i++) tb_hist_merge(sum, part[i]);
+        for (i = 0; i < N_VALUES; i++)
+            tb_hist_record(part[(i & 1) ? 0 : 1 + i % 3], v[i]);
+        for (i = 0; i < 4; i++)
+            tb_hist_merge(sum, part[i]);
         tb_hist_merge(sum, NULL);
         assert_same_hist(sum, all);
-        for (i = 0; i < 4; i++) tb_hist_free(part[i]);
+        for (i = 0; i < 4; i++)
+            tb_hist_free(part[i]);
         tb_hist_free(sum);
         tb_hist_free(all);
         free(v);
@@ -372,7 +383,7 @@ static void test_clamp_above_100s(void **state) {
     assert_int_equal(tb_hist_count(h), 6);
     assert_int_equal(tb_hist_clamped(h), 2);
     assert_int_equal(tb_hist_min(h), 1000);
-    assert_int_equal(tb_hist_max(h), 200000000ull);            /* exact, unclamped */
+    assert_int_equal(tb_hist_max(h), 200000000ull);                       /* exact, unclamped */
     assert_true(tb_hist_mean(h) == (3000.0 + 1e8 + 1e8 + 1 + 2e8) / 6.0); /* exact sum */
     assert_int_equal(tb_hist_percentile(h, 50), 1000);
     p = tb_hist_percentile(h, 90); /* rank 6 of 6 lies in the 100 s bucket */
@@ -443,7 +454,7 @@ static void test_sparse_limit(void **state) {
     assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 2048 * 8);
     tb_hist_record(h, 2050); /* bucket 2049 */
     assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 70 * sizeof(void *) + 9 * 2048);
-    assert_int_equal(tb_hist_percentile(h, 50), 1025); /* rank 1025 of 2049 */
+    assert_int_equal(tb_hist_percentile(h, 50), 1025);                  /* rank 1025 of 2049 */
     assert_int_equal(tb_hist_percentile(h, 100.0 * 2048 / 2049), 2049); /* bucket 2048..2049 */
     assert_int_equal(tb_hist_percentile(h, 100), 2050);
     /* the same order split in two sparse parts: 1103 + 946 buckets */
@@ -551,7 +562,8 @@ static size_t put_var(uint8_t *p, uint64_t v) {
 static size_t build_blob(uint8_t *buf, uint8_t version, const uint64_t *f, size_t nf) {
     size_t pos = 0, i;
     buf[pos++] = version;
-    for (i = 0; i < nf; i++) pos += put_var(buf + pos, f[i]);
+    for (i = 0; i < nf; i++)
+        pos += put_var(buf + pos, f[i]);
     return pos;
 }
 
@@ -573,7 +585,7 @@ static void test_decode_rejects_crafted(void **state) {
     (void)state;
     expect_reject(NULL, 0, "empty");
     expect_reject(buf, 0, "empty");
-    {   /* a valid blob first, to show build_blob works: 2 values of 5 µs */
+    { /* a valid blob first, to show build_blob works: 2 values of 5 µs */
         const uint64_t ok[] = {2, 0, 5, 5, 10, 1, 5, 2};
         tb_hist *h = NULL;
         len = build_blob(buf, 1, ok, 8);
@@ -586,34 +598,42 @@ static void test_decode_rejects_crafted(void **state) {
         buf[len++] = 0;
         expect_reject(buf, len, "trailing");
     }
-    {   const uint64_t f[] = {2, 0, 5, 5, 10, 1, 5, 3}; /* bucket holds 3, header 2 */
+    {
+        const uint64_t f[] = {2, 0, 5, 5, 10, 1, 5, 3}; /* bucket holds 3, header 2 */
         expect_reject(buf, build_blob(buf, 1, f, 8), "bucket");
     }
-    {   const uint64_t f[] = {2, 0, 5, 5, 10, 2, 5, 1, 0, 1}; /* min/max say 5, bucket 6 used */
+    {
+        const uint64_t f[] = {2, 0, 5, 5, 10, 2, 5, 1, 0, 1}; /* min/max say 5, bucket 6 used */
         expect_reject(buf, build_blob(buf, 1, f, 10), "do not match");
     }
-    {   const uint64_t f[] = {1, 0, 5, 5, 5, 1, 17910, 1}; /* index beyond range */
+    {
+        const uint64_t f[] = {1, 0, 5, 5, 5, 1, 17910, 1}; /* index beyond range */
         expect_reject(buf, build_blob(buf, 1, f, 8), "range");
     }
-    {   const uint64_t f[] = {1, 0, 5, 5, 5, 1, UINT64_MAX, 1}; /* gap overflow */
+    {
+        const uint64_t f[] = {1, 0, 5, 5, 5, 1, UINT64_MAX, 1}; /* gap overflow */
         expect_reject(buf, build_blob(buf, 1, f, 8), "range");
     }
-    {   const uint64_t f[] = {1, 0, 5, 5, 5, 1, 5, 0}; /* zero count bucket */
+    {
+        const uint64_t f[] = {1, 0, 5, 5, 5, 1, 5, 0}; /* zero count bucket */
         expect_reject(buf, build_blob(buf, 1, f, 8), "bucket");
     }
-    {   const uint64_t f[] = {1, 0, 9, 5, 9, 1, 5, 1}; /* min > max */
+    {
+        const uint64_t f[] = {1, 0, 9, 5, 9, 1, 5, 1}; /* min > max */
         expect_reject(buf, build_blob(buf, 1, f, 8), "inconsistent");
     }
-    {   const uint64_t f[] = {0, 0, 0, 0, 0, 1, 5, 1}; /* empty with a bucket */
+    {
+        const uint64_t f[] = {0, 0, 0, 0, 0, 1, 5, 1}; /* empty with a bucket */
         expect_reject(buf, build_blob(buf, 1, f, 8), "empty histogram");
     }
-    {   const uint64_t f[] = {1, 0, 5, 5, 5, 1, 5, 1};
+    {
+        const uint64_t f[] = {1, 0, 5, 5, 5, 1, 5, 1};
         len = build_blob(buf, 1, f, 1);
         buf[len - 1] |= 0x80; /* count becomes 2 bytes: "1" overlong */
         buf[len++] = 0x00;
         expect_reject(buf, len, "overlong");
     }
-    {   /* 11-byte varint */
+    { /* 11-byte varint */
         buf[0] = 1;
         memset(buf + 1, 0xff, 10);
         buf[11] = 0x01;
@@ -643,7 +663,8 @@ static void test_decode_rejects_truncated(void **state) {
     }
     free(blob);
     assert_int_equal(tb_hist_encode(e, &blob, &len), 0);
-    for (cut = 1; cut < len; cut++) expect_reject(blob, cut, "truncated");
+    for (cut = 1; cut < len; cut++)
+        expect_reject(blob, cut, "truncated");
     free(blob);
     tb_hist_free(h);
     tb_hist_free(e);
@@ -680,13 +701,15 @@ static void test_decode_garbage(void **state) {
     rng_state = 42;
     for (round = 0; round < 50000; round++) {
         len = 1 + rng_next() % sizeof buf;
-        for (i = 0; i < len; i++) buf[i] = (uint8_t)rng_next();
+        for (i = 0; i < len; i++)
+            buf[i] = (uint8_t)rng_next();
         if (round % 2) buf[0] = 1; /* get past the version byte */
         check_garbage(buf, len);
     }
     /* every single-bit flip of a real blob */
     h = tb_hist_new();
-    for (i = 0; i < 300; i++) tb_hist_record(h, 100 + (rng_next() % 5000));
+    for (i = 0; i < 300; i++)
+        tb_hist_record(h, 100 + (rng_next() % 5000));
     tb_hist_record(h, 150000000ull);
     assert_int_equal(tb_hist_encode(h, &blob, &len), 0);
     for (i = 0; i < len; i++) {

@@ -254,7 +254,7 @@ static void header_name_bytes(void **state) {
                 int n = snprintf(msg, sizeof msg, "HTTP/1.1 200 OK\r\n%.*s: v\r\nContent-Length: 0\r\n\r\n", (int)len,
                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
                 msg[17 + pos] = (char)bad[b];
-                if (bad[b] == 9 && pos == 0) continue; /* a leading tab is an obs-fold line */
+                if (bad[b] == 9 && pos == 0) continue;  /* a leading tab is an obs-fold line */
                 if (bad[b] == 32 && pos == 0) continue; /* as is a leading space */
                 tb_http_parser_init(&p, 0);
                 if (tb_http_parse(&p, msg, (size_t)n, err) != -1 || !strstr(err, "bad header line"))

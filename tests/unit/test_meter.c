@@ -94,7 +94,8 @@ static void test_redact_cases(void **state) {
         {"ipmi://bmc?password=", "ipmi://bmc?password="},
         {"ipmi://bmc?mypassword=1&passwordx=2", "ipmi://bmc?mypassword=***&passwordx=2"},
         {"ipmi://u:pw@bmc?password=pw2", "ipmi://u:***@bmc?password=***"},
-        {"yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600", "yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600"},
+        {"yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600",
+         "yokogawa+serial:///dev/ttyUSB0?model=wt310&baud=9600"},
         /* an unescaped '/', '?' or '#' in the password: still hidden (the rest may be too) */
         {"ipmi://admin:Ip/Secret-2@127.0.0.1:1", "ipmi://admin:***@127.0.0.1:1"},
         {"ipmi://admin:Ip?Secret-2@127.0.0.1:1?timeout=1s", "ipmi://admin:***@127.0.0.1:1?timeout=1s"},
@@ -310,7 +311,8 @@ static void test_bad_uris(void **state) {
     tb_meter *m = NULL;
     (void)state;
     assert_open_fails("", "meter '': empty URI");
-    assert_open_fails("bogus:", "meter 'bogus:': unknown scheme 'bogus' (known: estimate, wt310, wt210, yokogawa+serial, ptd, rapl, ipmi, auto)");
+    assert_open_fails("bogus:", "meter 'bogus:': unknown scheme 'bogus' (known: estimate, wt310, wt210, "
+                                "yokogawa+serial, ptd, rapl, ipmi, auto)");
     assert_open_fails("wt999://10.0.0.1:10001", "unknown scheme 'wt999'");
     assert_open_fails("estimate", "meter 'estimate': not a meter URI");
     assert_open_fails(":x", "meter ':x': not a meter URI");
@@ -658,12 +660,13 @@ static int escapes_identify(void *self, tb_meter_info *info, char *err) {
     snprintf(info->idn, sizeof info->idn, "YOKOGAWA,WT310,\x1b[2J,F1.0\r\n\x7f\xc3\xa9");
     snprintf(info->serial, sizeof info->serial, "\x01S1");
     snprintf(info->firmware, sizeof info->firmware, "F\t1");
-    snprintf(info->driver, sizeof info->driver, "ptd \x9b" "31m");
+    snprintf(info->driver, sizeof info->driver,
+             "ptd \x9b"
+             "31m");
     return 0;
 }
 
-static const tb_meter_driver escapes_driver = {"escapes", scripted_open, escapes_identify, scripted_sample,
-                                               fake_close};
+static const tb_meter_driver escapes_driver = {"escapes", scripted_open, escapes_identify, scripted_sample, fake_close};
 
 static void test_identity_escapes_replaced(void **state) {
     tb_meter *m = NULL;

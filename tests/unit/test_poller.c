@@ -97,8 +97,10 @@ static void test_poller_two_estimate_meters(void **state) {
         /* the estimate stays inside its model's bounds, and says it is estimated */
         assert_true(w[i].s.flags & TB_SAMPLE_ESTIMATED);
         assert_false(w[i].s.flags & TB_SAMPLE_BAD);
-        if (w[i].meter == 0) assert_true(w[i].s.watts >= 50 && w[i].s.watts <= 200);
-        else assert_true(w[i].s.watts >= 10 && w[i].s.watts <= 20);
+        if (w[i].meter == 0)
+            assert_true(w[i].s.watts >= 50 && w[i].s.watts <= 200);
+        else
+            assert_true(w[i].s.watts >= 10 && w[i].s.watts <= 20);
     }
     /* an absolute schedule never exceeds elapsed/interval + 1 ticks; the lower
      * bound is generous (a quarter of the ticks) for loaded CI hosts */

@@ -121,8 +121,8 @@ static void test_percentile_pass_and_fail(void **state) {
     assert_true(res.observed == 1000.0);
     assert_int_equal(res.ops, 50);
     assert_int_equal(res.min_ops, 100);
-    assert_string_equal(res.reason,
-                        "50 ops, p99 needs 100 (with fewer it is the slowest op, not a percentile); observed 1000.0 ms");
+    assert_string_equal(
+        res.reason, "50 ops, p99 needs 100 (with fewer it is the slowest op, not a percentile); observed 1000.0 ms");
     r.pct = 98;
     assert_int_equal(tb_qos_eval(&r, f->in, 4, &res), TB_QOS_FAIL);
     assert_int_equal(res.not_judged, 0);
@@ -306,8 +306,10 @@ static void test_percentile_min_boundary(void **state) {
     tb_qos_result res;
     int i;
     (void)state;
-    for (i = 1; i <= 9; i++) tb_hist_record(h9, (uint64_t)i * 100);
-    for (i = 1; i <= 10; i++) tb_hist_record(h10, (uint64_t)i * 100);
+    for (i = 1; i <= 9; i++)
+        tb_hist_record(h9, (uint64_t)i * 100);
+    for (i = 1; i <= 10; i++)
+        tb_hist_record(h10, (uint64_t)i * 100);
     assert_int_equal(tb_qos_eval(&r, &in9, 1, &res), TB_QOS_NOT_JUDGED);
     assert_int_equal(res.ops, 9);
     assert_int_equal(res.min_ops, 10);
@@ -625,10 +627,11 @@ static void test_verdict_outcomes(void **state) {
     tb_qos_result res[3];
     int i;
     (void)state;
-    for (i = 0; i < 20; i++) tb_hist_record(h, 500);
-    rules[0] = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 90, 1);    /* 0.5 ms: pass */
+    for (i = 0; i < 20; i++)
+        tb_hist_record(h, 500);
+    rules[0] = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 90, 1);     /* 0.5 ms: pass */
     rules[1] = make_rule("web", "AddPerson", TB_QOS_PERCENTILE, 90, 3000); /* no ops: not judged */
-    rules[2] = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 95, 0.1);  /* 20 ops, p95 needs 20: fails */
+    rules[2] = make_rule("web", "HomePage", TB_QOS_PERCENTILE, 95, 0.1);   /* 20 ops, p95 needs 20: fails */
     assert_int_equal(tb_qos_verdict(rules, 1, &set, 0, res), TB_QOS_PASS);
     assert_int_equal(tb_qos_verdict(rules, 2, &set, 0, res), TB_QOS_NOT_JUDGED);
     assert_int_equal(res[0].pass, 1);

@@ -29,12 +29,12 @@
 #include "results/store.h"
 #include "results/validate.h"
 
-#define LABEL "<script>alert(1)</script> \"lab, 1\""
-#define LABEL_HTML "&lt;script&gt;alert(1)&lt;/script&gt; &quot;lab, 1&quot;"
-#define HOSTNAME "<img src=x onerror=alert(2)>"
-#define CONFIG "[workload.web]\nusers = 10\n; </pre><script>alert(3)</script>\n"
-#define BAD_RULE "web.HomePage p95 <= 1000 ms <b>"
-#define BAD_REASON "<i>5.0% of samples invalid</i>"
+#define LABEL       "<script>alert(1)</script> \"lab, 1\""
+#define LABEL_HTML  "&lt;script&gt;alert(1)&lt;/script&gt; &quot;lab, 1&quot;"
+#define HOSTNAME    "<img src=x onerror=alert(2)>"
+#define CONFIG      "[workload.web]\nusers = 10\n; </pre><script>alert(3)</script>\n"
+#define BAD_RULE    "web.HomePage p95 <= 1000 ms <b>"
+#define BAD_REASON  "<i>5.0% of samples invalid</i>"
 #define N_TILES_MAX 3
 
 /* ---- fixture --------------------------------------------------------------------- */
@@ -48,7 +48,8 @@ typedef struct fix {
 static tb_hist *hist_steps(uint64_t first_us, uint64_t step_us, int n) {
     tb_hist *h = tb_hist_new();
     int i;
-    for (i = 0; i < n; i++) tb_hist_record(h, first_us + step_us * (uint64_t)i);
+    for (i = 0; i < n; i++)
+        tb_hist_record(h, first_us + step_us * (uint64_t)i);
     return h;
 }
 
@@ -59,7 +60,8 @@ static int setup(void **state) {
     if (!mkdtemp(f->dir)) return -1;
     snprintf(f->db, sizeof f->db, "%s/r.db", f->dir);
     /* tiles differ, so a merged percentile differs from any one tile's */
-    for (t = 1; t <= N_TILES_MAX; t++) f->home[t] = hist_steps(800 * (uint64_t)t, 53 * (uint64_t)t, 200);
+    for (t = 1; t <= N_TILES_MAX; t++)
+        f->home[t] = hist_steps(800 * (uint64_t)t, 53 * (uint64_t)t, 200);
     f->get = hist_steps(150, 3, 300);
     *state = f;
     return 0;
@@ -76,7 +78,8 @@ static int teardown(void **state) {
         unlink(p);
     }
     rmdir(f->dir);
-    for (t = 1; t <= N_TILES_MAX; t++) tb_hist_free(f->home[t]);
+    for (t = 1; t <= N_TILES_MAX; t++)
+        tb_hist_free(f->home[t]);
     tb_hist_free(f->get);
     free(f);
     return 0;
@@ -208,7 +211,8 @@ static int64_t store_run(const fix *f, size_t n_levels, const char *status, int 
     assert_int_equal(tb_store_open(f->db, &s, err), 0);
     assert_int_equal(tb_store_begin_run(s, &ri, &id, err), 0);
     assert_int_equal(tb_store_put_idle(s, id, 85.5, NULL, 0, err), 0);
-    for (i = 0; i < n_levels; i++) put_level(f, s, id, &sweep[i]);
+    for (i = 0; i < n_levels; i++)
+        put_level(f, s, id, &sweep[i]);
     assert_int_equal(tb_store_event(s, id, "warning", "meter 0: <range> changed", err), 0);
     assert_int_equal(tb_store_finish_run(s, id, status, strcmp(status, TB_RUN_COMPLETE) == 0 ? 2 : -1, err), 0);
     tb_store_close(s);
@@ -234,7 +238,8 @@ static char *render(const fix *f, int64_t id, tb_report_format fmt) {
 
 static int count_of(const char *hay, const char *needle) {
     int n = 0;
-    for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle)) n++;
+    for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
+        n++;
     return n;
 }
 
@@ -340,7 +345,8 @@ static void test_html_latency_from_merged_histograms(void **state) {
     tb_hist *m = tb_hist_new();
     size_t i;
     int t, len;
-    for (t = 1; t <= 3; t++) tb_hist_merge(m, f->home[t]);
+    for (t = 1; t <= 3; t++)
+        tb_hist_merge(m, f->home[t]);
     len = snprintf(row, sizeof row,
                    "<td class=\"n\">3</td><td class=\"n\">1</td><td>web</td><td>HomePage</td><td class=\"n\">600</td>"
                    "<td class=\"n\">3</td><td>timeout 1, content 2</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f",
@@ -450,7 +456,8 @@ static void csv_parse(const char *s, csv_table *t) {
 static void csv_free(csv_table *t) {
     size_t r, i;
     for (r = 0; r < t->n_rows; r++) {
-        for (i = 0; i < t->n_fields[r]; i++) free(t->rows[r][i]);
+        for (i = 0; i < t->n_fields[r]; i++)
+            free(t->rows[r][i]);
         free(t->rows[r]);
     }
     free(t->rows);
@@ -490,10 +497,10 @@ static double db_p95(const fix *f, int tiles, int phase, int tile, const char *w
 
 static void test_csv_round_trip(void **state) {
     fix *f = *state;
-    static const char *const required[] = {"run_id", "label",  "tiles",  "phase",  "score",   "avg_watts",
-                                           "ppkw",   "qos_pass", "valid", "workload", "tile", "throughput",
-                                           "unit",   "normalized", "op",  "count",  "errors", "mean_ms",
-                                           "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms"};
+    static const char *const required[] = {"run_id", "label",      "tiles",  "phase",    "score",   "avg_watts",
+                                           "ppkw",   "qos_pass",   "valid",  "workload", "tile",    "throughput",
+                                           "unit",   "normalized", "op",     "count",    "errors",  "mean_ms",
+                                           "p50_ms", "p90_ms",     "p95_ms", "p99_ms",   "p999_ms", "max_ms"};
     int64_t id = store_run(f, N_SWEEP, TB_RUN_COMPLETE, 1);
     char *text = render(f, id, TB_REPORT_CSV), *json_text = render(f, id, TB_REPORT_JSON);
     json_t *root = json_loads(json_text, 0, NULL), *lv, *wl, *op;
@@ -502,7 +509,8 @@ static void test_csv_round_trip(void **state) {
     int c_label, c_p95, c_tiles, c_tile, c_op, c_wl, c_phase;
     assert_non_null(root);
     csv_parse(text, &t);
-    for (i = 0; i < sizeof required / sizeof required[0]; i++) (void)csv_col(&t, required[i]);
+    for (i = 0; i < sizeof required / sizeof required[0]; i++)
+        (void)csv_col(&t, required[i]);
     c_label = csv_col(&t, "label");
     c_p95 = csv_col(&t, "p95_ms");
     c_tiles = csv_col(&t, "tiles");
@@ -511,11 +519,14 @@ static void test_csv_round_trip(void **state) {
     c_wl = csv_col(&t, "workload");
     c_op = csv_col(&t, "op");
     /* one row per level x phase x workload x tile x op: 3 ops per tile */
-    for (i = 0; i < N_SWEEP; i++) want_rows += 3 * (size_t)sweep[i].tiles;
+    for (i = 0; i < N_SWEEP; i++)
+        want_rows += 3 * (size_t)sweep[i].tiles;
     assert_int_equal(t.n_rows, want_rows + 1);
-    for (i = 0; i < t.n_rows; i++) assert_int_equal(t.n_fields[i], t.n_fields[0]);
+    for (i = 0; i < t.n_rows; i++)
+        assert_int_equal(t.n_fields[i], t.n_fields[0]);
     /* the label with a comma, quotes and markup comes back byte for byte */
-    for (i = 1; i < t.n_rows; i++) assert_string_equal(t.rows[i][c_label], LABEL);
+    for (i = 1; i < t.n_rows; i++)
+        assert_string_equal(t.rows[i][c_label], LABEL);
     assert_non_null(strstr(text, ",\"<script>alert(1)</script> \"\"lab, 1\"\"\","));
     /* the same rows, in the same order, with the same p95 as the JSON report */
     json_array_foreach(json_object_get(json_object_get(root, "run"), "levels"), i, lv) {
@@ -527,8 +538,10 @@ static void test_csv_round_trip(void **state) {
                 assert_int_equal(strtol(row[c_tile], NULL, 10), json_integer_value(json_object_get(wl, "tile")));
                 assert_string_equal(row[c_wl], json_string_value(json_object_get(wl, "name")));
                 assert_string_equal(row[c_op], json_string_value(json_object_get(op, "name")));
-                if (json_is_null(p95)) assert_string_equal(row[c_p95], "");
-                else assert_true(strtod(row[c_p95], NULL) == json_real_value(p95));
+                if (json_is_null(p95))
+                    assert_string_equal(row[c_p95], "");
+                else
+                    assert_true(strtod(row[c_p95], NULL) == json_real_value(p95));
             }
         }
     }
@@ -709,17 +722,18 @@ static void test_no_ops_observed_null(void **state) {
     size_t len = 0;
     FILE *out;
     assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT typeof(observed) FROM qos WHERE rule LIKE 'web.AddEvent%'", -1, &st,
-                                        NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT typeof(observed) FROM qos WHERE rule LIKE 'web.AddEvent%'", -1, &st, NULL),
+        SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_string_equal((const char *)sqlite3_column_text(st, 0), "null");
     sqlite3_finalize(st);
-    assert_int_equal(sqlite3_exec(db,
-                                  "UPDATE qos SET judged = 1, pass = 0, reason = 'no ops (web completed no op in steady "
-                                  "state)' WHERE rule LIKE 'web.AddEvent%'",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db,
+                     "UPDATE qos SET judged = 1, pass = 0, reason = 'no ops (web completed no op in steady "
+                     "state)' WHERE rule LIKE 'web.AddEvent%'",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(db);
     out = open_memstream(&buf, &len);
     assert_non_null(out);
@@ -735,23 +749,26 @@ static void test_golden_text(void **state) {
     fix *f = *state;
     int64_t id = store_golden(f, 1);
     char *text = render(f, id, TB_REPORT_TEXT);
-    assert_non_null(strstr(text, "\n  QoS warning  rules not judged (too few ops) at 1 tile: QoS there covers the judged "
-                                 "rules only (see \"QoS not judged\")\n"));
+    assert_non_null(strstr(text,
+                           "\n  QoS warning  rules not judged (too few ops) at 1 tile: QoS there covers the judged "
+                           "rules only (see \"QoS not judged\")\n"));
     assert_non_null(strstr(text, "\n      1     1      1.000     120.5       8.30  PASS, 2 not judged    yes\n"));
     assert_non_null(strstr(text, "\nQoS not judged (too few ops for the rule to mean anything: neither a pass nor a "
                                  "fail)\n  1 tiles phase 1: web.* mix deviation <= 2 pp (level; tile 1): " NJ_REASON
                                  "\n  1 tiles phase 1: web.AddEvent p90 <= 3000 ms (level): no ops\n"));
     assert_null(strstr(text, "QoS failures"));
-    assert_non_null(strstr(text, "\n    workload   op                    count   errors        p50        p95        p99"
-                                 "  errors by class\n"
-                                 "    web        HomePage                 40        5        1.0        1.0        1.0"
-                                 "  connect 1, timeout 1, content 3\n"
-                                 "    web        Login                    10        0        2.0        2.0        2.0\n"));
+    assert_non_null(strstr(text,
+                           "\n    workload   op                    count   errors        p50        p95        p99"
+                           "  errors by class\n"
+                           "    web        HomePage                 40        5        1.0        1.0        1.0"
+                           "  connect 1, timeout 1, content 3\n"
+                           "    web        Login                    10        0        2.0        2.0        2.0\n"));
     free(text);
     /* without errors: no class column */
     id = store_golden(f, 0);
     text = render(f, id, TB_REPORT_TEXT);
-    assert_non_null(strstr(text, "\n    workload   op                    count   errors        p50        p95        p99\n"));
+    assert_non_null(
+        strstr(text, "\n    workload   op                    count   errors        p50        p95        p99\n"));
     assert_null(strstr(text, "errors by class"));
     free(text);
 }
@@ -767,13 +784,14 @@ static void test_golden_json(void **state) {
     assert_int_equal(json_integer_value(json_object_get(lv, "qos_not_judged")), 2);
     assert_string_equal(json_string_value(json_object_get(lv, "qos_verdict")), "incomplete");
     dump = json_dumps(json_object_get(lv, "qos"), JSON_COMPACT | JSON_REAL_PRECISION(15));
-    assert_string_equal(dump, "[{\"rule\":\"web.HomePage p90 <= 1000 ms\",\"observed\":1.0,\"limit\":1000.0,\"pass\":true,"
-                              "\"verdict\":\"pass\",\"judged\":true,\"ops\":40,\"min_ops\":10,\"reason\":\"p90 1.000 ms "
-                              "<= 1000 ms\"},{\"rule\":\"web.* mix deviation <= 2 pp\",\"observed\":9.0,\"limit\":2.0,"
-                              "\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":50,\"min_ops\":3693,"
-                              "\"reason\":\"" NJ_REASON "\"},{\"rule\":\"web.AddEvent p90 <= 3000 ms\",\"observed\":null,"
-                              "\"limit\":3000.0,\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":0,"
-                              "\"min_ops\":10,\"reason\":\"no ops\"}]");
+    assert_string_equal(dump,
+                        "[{\"rule\":\"web.HomePage p90 <= 1000 ms\",\"observed\":1.0,\"limit\":1000.0,\"pass\":true,"
+                        "\"verdict\":\"pass\",\"judged\":true,\"ops\":40,\"min_ops\":10,\"reason\":\"p90 1.000 ms "
+                        "<= 1000 ms\"},{\"rule\":\"web.* mix deviation <= 2 pp\",\"observed\":9.0,\"limit\":2.0,"
+                        "\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":50,\"min_ops\":3693,"
+                        "\"reason\":\"" NJ_REASON "\"},{\"rule\":\"web.AddEvent p90 <= 3000 ms\",\"observed\":null,"
+                        "\"limit\":3000.0,\"pass\":null,\"verdict\":\"not judged\",\"judged\":false,\"ops\":0,"
+                        "\"min_ops\":10,\"reason\":\"no ops\"}]");
     free(dump);
     q = json_array_get(json_object_get(lv, "tile_qos"), 0);
     assert_int_equal(json_integer_value(json_object_get(q, "tile")), 1);
@@ -782,10 +800,11 @@ static void test_golden_json(void **state) {
                       JSON_COMPACT);
     assert_string_equal(dump, "{\"connect\":1,\"io\":0,\"timeout\":1,\"server\":0,\"content\":3}");
     free(dump);
-    dump = json_dumps(json_object_get(
-                          json_array_get(json_object_get(json_array_get(json_object_get(lv, "workloads"), 0), "operations"), 1),
-                          "errors_by_class"),
-                      JSON_COMPACT);
+    dump = json_dumps(
+        json_object_get(
+            json_array_get(json_object_get(json_array_get(json_object_get(lv, "workloads"), 0), "operations"), 1),
+            "errors_by_class"),
+        JSON_COMPACT);
     assert_string_equal(dump, "{\"connect\":0,\"io\":0,\"timeout\":0,\"server\":0,\"content\":0}");
     free(dump);
     q = json_array_get(json_object_get(json_object_get(root, "run"), "summary"), 0);
@@ -824,13 +843,15 @@ static void test_golden_html(void **state) {
     int64_t id = store_golden(f, 1);
     char *html = render(f, id, TB_REPORT_HTML);
     const char *warn = strstr(html, "<li><b>1 tile, phase 1: QoS not fully judged</b>: 2 rules had too few ops to be "
-                                    "judged (web.* mix deviation &lt;= 2 pp, web.AddEvent p90 &lt;= 3000 ms); its QoS verdict covers the judged rules "
+                                    "judged (web.* mix deviation &lt;= 2 pp, web.AddEvent p90 &lt;= 3000 ms); its QoS "
+                                    "verdict covers the judged rules "
                                     "only. See <a href=\"#qos\">QoS</a>.</li>");
     assert_non_null(warn);
     assert_true(warn < strstr(html, "<svg")); /* at the top, before the charts */
     assert_non_null(strstr(html, "<td><span class=\"pass\">PASS</span>, <span class=\"nj\">2 not judged</span></td>"));
-    assert_non_null(strstr(html, "<td>web.* mix deviation &lt;= 2 pp</td><td class=\"n\">9.000</td><td class=\"n\">2.000"
-                                 "</td><td><span class=\"nj\">NOT JUDGED</span></td>"));
+    assert_non_null(strstr(html,
+                           "<td>web.* mix deviation &lt;= 2 pp</td><td class=\"n\">9.000</td><td class=\"n\">2.000"
+                           "</td><td><span class=\"nj\">NOT JUDGED</span></td>"));
     /* nothing observed: n/a, never 0.000 */
     assert_non_null(strstr(html, "<td>web.AddEvent p90 &lt;= 3000 ms</td><td class=\"n\">n/a</td>"));
     assert_non_null(strstr(html, "<th>errors by class</th>"));

@@ -77,7 +77,8 @@ typedef struct hists {
 static tb_hist *hist_linear(uint64_t first_us, uint64_t step_us, int n) {
     tb_hist *h = tb_hist_new();
     int i;
-    for (i = 0; i < n; i++) tb_hist_record(h, first_us + step_us * (uint64_t)i);
+    for (i = 0; i < n; i++)
+        tb_hist_record(h, first_us + step_us * (uint64_t)i);
     return h;
 }
 
@@ -431,9 +432,9 @@ static void test_stored_rows(void **state) {
                                     "'missing: no reply from the meter'"),
                      2);
     assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE reason IS NULL"), 7);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT hist, hist_uncorrected FROM ops WHERE name = 'HomePage' LIMIT 1",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT hist, hist_uncorrected FROM ops WHERE name = 'HomePage' LIMIT 1", -1, &st, NULL),
+        SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_int_equal(tb_hist_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &back, err), 0);
     assert_int_equal(tb_hist_count(back), 100);
@@ -505,7 +506,8 @@ static void test_text_report(void **state) {
     assert_non_null(strstr(text, "YOKOGAWA,WT310,C2QD12345,F1.03"));
     /* level table rows */
     assert_non_null(strstr(text, "      1     1      1.000     120.5       8.30  PASS                  yes"));
-    assert_non_null(strstr(text, "      2     1      1.900     150.2      12.65  FAIL                  NO: 2.0% of samples invalid"));
+    assert_non_null(strstr(
+        text, "      2     1      1.900     150.2      12.65  FAIL                  NO: 2.0% of samples invalid"));
     /* failing rule with its reason */
     assert_non_null(strstr(text, "2 tiles phase 1: oltp.Order p90 <= 3000 ms: p90 4213.0 ms > 3000 ms"));
     /* merged latency of level 2: two tiles of 100 HomePage ops each */
@@ -667,7 +669,8 @@ static void test_readonly_open_errors(void **state) {
     snprintf(p, sizeof p, "%s/notes.txt", f->dir);
     fp = fopen(p, "w");
     fputs("these are not the results you are looking for, padded to more than one page of text\n", fp);
-    for (int i = 0; i < 100; i++) fputs("................................................\n", fp);
+    for (int i = 0; i < 100; i++)
+        fputs("................................................\n", fp);
     fclose(fp);
     assert_int_equal(tb_store_open_readonly(p, &s, err), -1);
     assert_non_null(strstr(err, "not a database"));
@@ -810,7 +813,8 @@ static void test_disk_full_keeps_earlier_levels(void **state) {
              (long long)pragma_int(tb_store_db(s), "PRAGMA page_count"));
     assert_int_equal(sqlite3_exec(tb_store_db(s), sql, NULL, NULL, NULL), SQLITE_OK);
     many = calloc((size_t)n, sizeof *many);
-    for (i = 0; i < n; i++) many[i] = sample_at(0, (uint64_t)i, 100.0);
+    for (i = 0; i < n; i++)
+        many[i] = sample_at(0, (uint64_t)i, 100.0);
     memset(&lr, 0, sizeof lr);
     lr.tiles = 3;
     lr.phase = 1;

@@ -34,7 +34,8 @@ static int setup(void **state) {
     if (!mkdtemp(f->dir)) return -1;
     snprintf(f->db, sizeof f->db, "%s/r.db", f->dir);
     f->h = tb_hist_new();
-    for (int i = 0; i < 100; i++) tb_hist_record(f->h, 1000 + 10 * (uint64_t)i);
+    for (int i = 0; i < 100; i++)
+        tb_hist_record(f->h, 1000 + 10 * (uint64_t)i);
     *state = f;
     return 0;
 }
@@ -159,8 +160,8 @@ static void test_unknown_stays_unknown(void **state) {
     tb_model_run *r = read_model(f, store_run(f), 0);
     assert_string_equal(r->label, "model");
     assert_string_equal(r->status, TB_RUN_COMPLETE);
-    assert_true(isnan(r->active_idle_watts));   /* -1 is stored as NULL */
-    assert_false(r->saturation_tiles.known);    /* none passed: not 0 */
+    assert_true(isnan(r->active_idle_watts)); /* -1 is stored as NULL */
+    assert_false(r->saturation_tiles.known);  /* none passed: not 0 */
     assert_true(r->estimated_power);
     assert_int_equal((int)r->n_levels, 3);
     assert_true(isnan(r->levels[1].avg_watts));
@@ -205,7 +206,7 @@ static void test_summary_median_phase(void **state) {
     assert_int_equal((int)r->n_summary, 1);
     assert_int_equal(r->summary[0].phases, 3);
     assert_int_equal(r->summary[0].repeats, 1);
-    assert_true(r->summary[0].score.mean == 2.0); /* the median phase, not the mean of the phases */
+    assert_true(r->summary[0].score.mean == 2.0);       /* the median phase, not the mean of the phases */
     assert_true(r->summary[0].avg_watts.mean == 120.0); /* its watts are that phase's */
     assert_true(r->peak_score == 2.0);
     tb_model_run_free(r);

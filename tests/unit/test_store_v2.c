@@ -45,8 +45,13 @@ static void calibrations(void **state) {
     char err[TB_ERR_LEN], at[32];
     double ref = 0;
     int64_t run = 0;
-    tb_run_info ri = {.label = "cal", .tile_name = "standard", .tile_spec = "1", .config_text = "",
-                      .settings_json = "{}", .host_json = "{}", .started_wall_us = 1};
+    tb_run_info ri = {.label = "cal",
+                      .tile_name = "standard",
+                      .tile_spec = "1",
+                      .config_text = "",
+                      .settings_json = "{}",
+                      .host_json = "{}",
+                      .started_wall_us = 1};
     int64_t id;
     (void)state;
     assert_int_equal(tb_store_open(db, &s, err), 0);
@@ -97,8 +102,13 @@ static void repeats_summary_and_tile_verdicts(void **state) {
     FILE *f;
     json_t *root, *run, *sum;
     json_error_t je;
-    tb_run_info ri = {.label = "rep", .tile_name = "t", .tile_spec = "2", .config_text = "",
-                      .settings_json = "{}", .host_json = "{}", .started_wall_us = 1};
+    tb_run_info ri = {.label = "rep",
+                      .tile_name = "t",
+                      .tile_spec = "2",
+                      .config_text = "",
+                      .settings_json = "{}",
+                      .host_json = "{}",
+                      .started_wall_us = 1};
     int64_t id;
     (void)state;
     assert_int_equal(tb_store_open(db, &s, err), 0);
@@ -121,13 +131,15 @@ static void repeats_summary_and_tile_verdicts(void **state) {
     assert_non_null(root);
     run = json_object_get(root, "run");
     assert_int_equal(json_array_size(json_object_get(run, "levels")), 5);
-    assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(run, "levels"), 3), "repeat")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(run, "levels"), 3), "repeat")),
+                     2);
     /* level qos rows and tile rows are apart */
     {
         json_t *lv = json_array_get(json_object_get(run, "levels"), 3);
         assert_int_equal(json_array_size(json_object_get(lv, "qos")), 1);
         assert_int_equal(json_array_size(json_object_get(lv, "tile_qos")), 1);
-        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(lv, "tile_qos"), 0), "tile")), 2);
+        assert_int_equal(
+            json_integer_value(json_object_get(json_array_get(json_object_get(lv, "tile_qos"), 0), "tile")), 2);
         assert_true(json_is_false(json_object_get(json_array_get(json_object_get(lv, "tile_qos"), 0), "pass")));
     }
     sum = json_array_get(json_object_get(run, "summary"), 0);

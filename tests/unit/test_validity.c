@@ -310,7 +310,8 @@ static void test_sample_kinds(void **state) {
     (void)state;
     tb_validity_input in;
     const tb_validity_sample all = {1, 1, 1, 1, 1, 0.4}, over_missing = {1, 1, 1, 0, 0, NAN},
-                             missing = {1, 1, 0, 0, 0, 0.2}, invalid = {1, 0, 0, 0, 0, 1.5}, good = {0, 0, 0, 0, 1, 0.3};
+                             missing = {1, 1, 0, 0, 0, 0.2}, invalid = {1, 0, 0, 0, 0, 1.5},
+                             good = {0, 0, 0, 0, 1, 0.3};
     memset(&in, 0, sizeof in);
     tb_validity_add_sample(&in, &all);
     tb_validity_add_sample(&in, &over_missing);

@@ -242,14 +242,10 @@ static void test_assets(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_escape),
-        cmocka_unit_test(test_buffer_grows),
-        cmocka_unit_test(test_page_cap),
-        cmocka_unit_test(test_generator_deterministic),
-        cmocka_unit_test(test_generator_sizes),
-        cmocka_unit_test(test_generator_pairs),
-        cmocka_unit_test(test_tag_words),
-        cmocka_unit_test(test_png),
+        cmocka_unit_test(test_escape),          cmocka_unit_test(test_buffer_grows),
+        cmocka_unit_test(test_page_cap),        cmocka_unit_test(test_generator_deterministic),
+        cmocka_unit_test(test_generator_sizes), cmocka_unit_test(test_generator_pairs),
+        cmocka_unit_test(test_tag_words),       cmocka_unit_test(test_png),
         cmocka_unit_test(test_assets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
