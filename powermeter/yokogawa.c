@@ -261,13 +261,113 @@ static void read_range(yoko *y, const char *rq, const char *aq, double *range, i
 }
 
 /* Connects and runs the set-up described in the file comment. 0, or -1 with err. */
-static int yoko_setup(yoko *y, char *err) {
-    char buf[256], cmd[96], e[TB_ERR_LEN], maker[64], model[64], serial[64], fw[64], msg[128];
-    const char *el_name;
-    char el[8];
-    int code;
+/* *IDN?: the identity, which a reconnect must find again, whole or refused. */
+static int yoko_read_idn(yoko *y, char *model, char *serial, char *fw, char *err) {
+    char buf[256], maker[64];
+    if (yoko_query(y, "*IDN?", buf, sizeof buf, err) != 0) return -1;
+    if (tb_yoko_parse_idn(buf, maker, model, serial, fw) != 0) {
+        tb_seterr(err, "*IDN?: '%.60s' is not an identification (MAKER,MODEL,SERIAL,FIRMWARE)", buf);
+        return -1;
+    }
+    if (y->idn[0] && strcmp(y->idn, buf) != 0) {
+        tb_seterr(err, "reconnected to a different instrument: *IDN? was '%s', now '%.60s'", y->idn, buf);
+        return -1;
+    }
+    if (strlen(buf) >= sizeof y->idn) {
+        tb_seterr(err, "*IDN?: an identification of %zu bytes, longer than the %zu allowed", strlen(buf),
+                  sizeof y->idn - 1);
+        return -1;
+    }
+    memcpy(y->idn, buf, strlen(buf) + 1);
+    return 0;
+}
+
+/* One range as asked ("auto" or a value; "" leaves it): auto first, so a
+ * fixed range is not undone by it. */
+static int yoko_set_range(yoko *y, const char *inp, const char *what, const char *asked, char *err) {
+    char cmd[96];
+    if (!asked[0]) return 0;
+    if (strcmp(asked, "auto") == 0)
+        snprintf(cmd, sizeof cmd, "%s:%s:AUTO ON", inp, what);
+    else
+        snprintf(cmd, sizeof cmd, "%s:%s:RANG %s", inp, what, asked);
+    return yoko_send(y, cmd, err);
+}
+
+/* What to read: V, A, W and PF of the element (or SIGMA). */
+static int yoko_set_items(yoko *y, char *err) {
     static const char *const wt310_funcs[YOKO_NITEMS] = {"P", "U", "I", "LAMB"};
     static const char *const wt210_items[YOKO_NITEMS] = {"V", "A", "W", "PF"};
+    char cmd[96], el[8];
+    if (y->element == 0)
+        snprintf(el, sizeof el, "SIGMA");
+    else
+        snprintf(el, sizeof el, "%d", y->element);
+    if (y->model != MODEL_WT310) {
+        for (int i = 0; i < YOKO_NITEMS; i++) {
+            snprintf(cmd, sizeof cmd, ":MEAS:NORM:ITEM:%s ON", wt210_items[i]);
+            if (yoko_send(y, cmd, err) != 0) return -1;
+        }
+        return 0;
+    }
+    if (yoko_send(y, ":NUM:FORM ASC", err) != 0) return -1;
+    snprintf(cmd, sizeof cmd, ":NUM:NORM:NUM %d", YOKO_NITEMS);
+    if (yoko_send(y, cmd, err) != 0) return -1;
+    for (int i = 0; i < YOKO_NITEMS; i++) {
+        snprintf(cmd, sizeof cmd, ":NUM:NORM:ITEM%d %s,%s", i + 1, wt310_funcs[i], el);
+        if (yoko_send(y, cmd, err) != 0) return -1;
+    }
+    return 0;
+}
+
+/* :STAT:ERR?: -1 with err when the reply is not an error report, or (when
+ * reject) when it reports an error. */
+static int yoko_check_error(yoko *y, const char *when, int reject, char *err) {
+    char buf[256], msg[128];
+    int code;
+    if (yoko_query(y, ":STAT:ERR?", buf, sizeof buf, err) != 0) return -1;
+    if (tb_yoko_parse_error(buf, &code, msg, sizeof msg) != 0) {
+        tb_seterr(err, ":STAT:ERR?%s: '%.60s' is not an error report", when, buf);
+        return -1;
+    }
+    if (reject && code != 0) {
+        tb_seterr(err, "set-up rejected by the meter: error %d \"%s\"", code, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads back what the meter actually does: ranges, crest factor, update rate. */
+static void yoko_read_back(yoko *y) {
+    char buf[256], e[TB_ERR_LEN];
+    double v;
+    memset(&y->got, 0, sizeof y->got);
+    if (y->model != MODEL_WT310) {
+        read_range(y, ":CONF:VOLT:RANG?", ":CONF:VOLT:AUTO?", &y->got.volt_range_v, &y->got.volt_mode);
+        read_range(y, ":CONF:CURR:RANG?", ":CONF:CURR:AUTO?", &y->got.amp_range_a, &y->got.amp_mode);
+        return;
+    }
+    read_range(y, ":INP:VOLT:RANG?", ":INP:VOLT:AUTO?", &y->got.volt_range_v, &y->got.volt_mode);
+    read_range(y, ":INP:CURR:RANG?", ":INP:CURR:AUTO?", &y->got.amp_range_a, &y->got.amp_mode);
+    if (yoko_query(y, ":INP:CFAC?", buf, sizeof buf, e) == 0 && tb_yoko_parse_value(buf, strlen(buf), &v) == 0)
+        y->got.crest_factor = v;
+    if (yoko_query(y, ":RATE?", buf, sizeof buf, e) == 0 && tb_yoko_parse_value(buf, strlen(buf), &v) == 0 && v > 0 &&
+        v < 3600)
+        y->got.update_ms = (unsigned)llround(v * 1000);
+}
+
+/* The identity as shown: a WT210 identifies by its model code (760401), not by name. */
+static void yoko_set_identity(yoko *y, const char *model, const char *serial, const char *fw) {
+    snprintf(y->got.serial, sizeof y->got.serial, "%s", serial);
+    snprintf(y->got.firmware, sizeof y->got.firmware, "%s", fw);
+    if (y->model == MODEL_WT310 || strncasecmp(model, "WT", 2) == 0)
+        snprintf(y->got.model, sizeof y->got.model, "%s", model);
+    else
+        (void)tb_fmt_capped(y->got.model, sizeof y->got.model, "WT210 (%s)", model);
+}
+
+static int yoko_setup(yoko *y, char *err) {
+    char cmd[96], model[64], serial[64], fw[64];
     const char *inp = y->model == MODEL_WT310 ? ":INP" : ":CONF";
 
     if (y->serial) {
@@ -279,109 +379,19 @@ static int yoko_setup(yoko *y, char *err) {
     if (yoko_send(y, "*CLS", err) != 0 || yoko_send(y, ":COMM:HEAD OFF", err) != 0 ||
         yoko_send(y, ":COMM:VERB OFF", err) != 0)
         goto fail;
-    if (yoko_query(y, "*IDN?", buf, sizeof buf, err) != 0) goto fail;
-    if (tb_yoko_parse_idn(buf, maker, model, serial, fw) != 0) {
-        tb_seterr(err, "*IDN?: '%.60s' is not an identification (MAKER,MODEL,SERIAL,FIRMWARE)", buf);
+    if (yoko_read_idn(y, model, serial, fw, err) != 0) goto fail;
+    if (yoko_set_range(y, inp, "VOLT", y->volts, err) != 0 || yoko_set_range(y, inp, "CURR", y->amps, err) != 0)
         goto fail;
-    }
-    if (y->idn[0] && strcmp(y->idn, buf) != 0) {
-        tb_seterr(err, "reconnected to a different instrument: *IDN? was '%s', now '%.60s'", y->idn, buf);
-        goto fail;
-    }
-    /* the identity a reconnect must find again: whole, or refused */
-    if (strlen(buf) >= sizeof y->idn) {
-        tb_seterr(err, "*IDN?: an identification of %zu bytes, longer than the %zu allowed", strlen(buf),
-                  sizeof y->idn - 1);
-        goto fail;
-    }
-    memcpy(y->idn, buf, strlen(buf) + 1);
-
-    /* Ranges as asked. Auto first, so a fixed range is not undone by it. */
-    if (y->volts[0]) {
-        if (strcmp(y->volts, "auto") == 0)
-            snprintf(cmd, sizeof cmd, "%s:VOLT:AUTO ON", inp);
-        else
-            snprintf(cmd, sizeof cmd, "%s:VOLT:RANG %s", inp, y->volts);
-        if (yoko_send(y, cmd, err) != 0) goto fail;
-    }
-    if (y->amps[0]) {
-        if (strcmp(y->amps, "auto") == 0)
-            snprintf(cmd, sizeof cmd, "%s:CURR:AUTO ON", inp);
-        else
-            snprintf(cmd, sizeof cmd, "%s:CURR:RANG %s", inp, y->amps);
-        if (yoko_send(y, cmd, err) != 0) goto fail;
-    }
     if (y->crest) {
         snprintf(cmd, sizeof cmd, "%s:CFAC %d", inp, y->crest);
         if (yoko_send(y, cmd, err) != 0) goto fail;
     }
-
-    /* What to read. */
-    if (y->element == 0)
-        snprintf(el, sizeof el, "SIGMA");
-    else
-        snprintf(el, sizeof el, "%d", y->element);
-    el_name = el;
-    if (y->model == MODEL_WT310) {
-        if (yoko_send(y, ":NUM:FORM ASC", err) != 0) goto fail;
-        snprintf(cmd, sizeof cmd, ":NUM:NORM:NUM %d", YOKO_NITEMS);
-        if (yoko_send(y, cmd, err) != 0) goto fail;
-        for (int i = 0; i < YOKO_NITEMS; i++) {
-            snprintf(cmd, sizeof cmd, ":NUM:NORM:ITEM%d %s,%s", i + 1, wt310_funcs[i], el_name);
-            if (yoko_send(y, cmd, err) != 0) goto fail;
-        }
-    } else {
-        for (int i = 0; i < YOKO_NITEMS; i++) {
-            snprintf(cmd, sizeof cmd, ":MEAS:NORM:ITEM:%s ON", wt210_items[i]);
-            if (yoko_send(y, cmd, err) != 0) goto fail;
-        }
-    }
-    if (yoko_query(y, ":STAT:ERR?", buf, sizeof buf, err) != 0) goto fail;
-    if (tb_yoko_parse_error(buf, &code, msg, sizeof msg) != 0) {
-        tb_seterr(err, ":STAT:ERR?: '%.60s' is not an error report", buf);
-        goto fail;
-    }
-    if (code != 0) {
-        tb_seterr(err, "set-up rejected by the meter: error %d \"%s\"", code, msg);
-        goto fail;
-    }
-
-    /* Read back what the meter actually does. */
-    memset(&y->got, 0, sizeof y->got);
-    if (y->model == MODEL_WT310) {
-        read_range(y, ":INP:VOLT:RANG?", ":INP:VOLT:AUTO?", &y->got.volt_range_v, &y->got.volt_mode);
-        read_range(y, ":INP:CURR:RANG?", ":INP:CURR:AUTO?", &y->got.amp_range_a, &y->got.amp_mode);
-        if (yoko_query(y, ":INP:CFAC?", buf, sizeof buf, e) == 0) {
-            double v;
-            if (tb_yoko_parse_value(buf, strlen(buf), &v) == 0) y->got.crest_factor = v;
-        }
-        if (yoko_query(y, ":RATE?", buf, sizeof buf, e) == 0) {
-            double v;
-            if (tb_yoko_parse_value(buf, strlen(buf), &v) == 0 && v > 0 && v < 3600)
-                y->got.update_ms = (unsigned)llround(v * 1000);
-        }
-    } else {
-        read_range(y, ":CONF:VOLT:RANG?", ":CONF:VOLT:AUTO?", &y->got.volt_range_v, &y->got.volt_mode);
-        read_range(y, ":CONF:CURR:RANG?", ":CONF:CURR:AUTO?", &y->got.amp_range_a, &y->got.amp_mode);
-    }
+    if (yoko_set_items(y, err) != 0 || yoko_check_error(y, "", 1, err) != 0) goto fail;
+    yoko_read_back(y);
     /* The read-backs must not have left an error behind either (and a read-back
      * whose reply timed out must not have left the link out of step). */
-    if (yoko_query(y, ":STAT:ERR?", buf, sizeof buf, err) != 0) goto fail;
-    if (tb_yoko_parse_error(buf, &code, msg, sizeof msg) != 0) {
-        tb_seterr(err, ":STAT:ERR? after the read-backs: '%.60s' is not an error report", buf);
-        goto fail;
-    }
-    snprintf(y->got.serial, sizeof y->got.serial, "%s", serial);
-    snprintf(y->got.firmware, sizeof y->got.firmware, "%s", fw);
-    if (y->model == MODEL_WT310) {
-        snprintf(y->got.model, sizeof y->got.model, "%s", model);
-    } else {
-        /* A WT210 identifies by its model code (760401), not by name. */
-        if (strncasecmp(model, "WT", 2) == 0)
-            snprintf(y->got.model, sizeof y->got.model, "%s", model);
-        else
-            (void)tb_fmt_capped(y->got.model, sizeof y->got.model, "WT210 (%s)", model);
-    }
+    if (yoko_check_error(y, " after the read-backs", 0, err) != 0) goto fail;
+    yoko_set_identity(y, model, serial, fw);
     return 0;
 fail:
     yoko_disconnect(y);
