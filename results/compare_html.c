@@ -14,7 +14,6 @@
 
 #include "common/html.h"
 #include "results/compare_data.h"
-#include "results/store.h"
 
 #define esc tb_html_escape_file
 

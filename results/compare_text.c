@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "results/compare_data.h"
-#include "results/store.h"
 
 /* s with control characters as '?' (a label cannot drive the terminal),
  * cut to at most maxw code points with "..." when longer. Caller frees. */

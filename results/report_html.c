@@ -17,12 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "powermeter/ipmi.h"
 #include "common/html.h"
 #include "results/report_fmt.h"
+#include "results/report_html_page.h"
 #include "results/report_views.h"
 #include "results/svg_chart.h"
-#include "results/store.h"
 
 /* ---- small output helpers ------------------------------------------------------ */
 
@@ -30,7 +29,7 @@
 #define S   tb_fmt_str
 
 /* Writes v with `dec` decimals, or an en dash when unknown. */
-static void put_num(FILE *f, double v, int dec) {
+void rh_put_num(FILE *f, double v, int dec) {
     if (isfinite(v))
         fprintf(f, "%.*f", dec, v);
     else
@@ -39,7 +38,7 @@ static void put_num(FILE *f, double v, int dec) {
 
 /* Latency in ms: three decimals below 100 ms so sub-millisecond figures stay
  * readable, one above (the precision of the QoS reasons). */
-static void put_ms(FILE *f, double ms) { put_num(f, ms, ms >= 100.0 ? 1 : 3); }
+void rh_put_ms(FILE *f, double ms) { rh_put_num(f, ms, ms >= 100.0 ? 1 : 3); }
 
 /* A stored JSON member (host and settings values) as text, escaped. */
 static void put_scalar(FILE *f, const tb_model_kv *v) {
@@ -55,7 +54,7 @@ static void put_scalar(FILE *f, const tb_model_kv *v) {
 }
 
 /* A known integer as a double for the number cells; NaN when unknown. */
-static double int_num(tb_model_int v) { return v.known ? (double)v.v : NAN; }
+double rh_int_num(tb_model_int v) { return v.known ? (double)v.v : NAN; }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -75,39 +74,6 @@ static double median(double *v, size_t n) {
 }
 
 /* ---- the page's model: points per load level ------------------------------------- */
-
-/* One load level (a tiles value) over its stored rows: its phases, and
- * repeats if any. Rows of run.levels come ordered by tiles. */
-typedef struct level_point {
-    double tiles;
-    size_t first, n; /* rows [first, first + n) of run.levels */
-    int mark;        /* MARK_* over its rows */
-    int not_judged;  /* some row has QoS rules not judged (too few ops) */
-    char note[128];  /* tooltip suffix */
-} level_point;
-
-/* An op's latency series: one value per level row. */
-typedef struct lat_series {
-    const char *workload, *op; /* borrowed from the op groups */
-    double pct;                /* the percentile plotted: its rule's, else 95 */
-    const char *rule;          /* the percentile rule's name, NULL when none */
-    double limit_ms;           /* that rule's limit, NaN when none */
-    double *row;               /* per level row, NaN when not measured */
-} lat_series;
-
-typedef struct page {
-    FILE *f;
-    const tb_model_run *run;
-    const tb_model_level *levels;
-    size_t n_rows;
-    const tb_model_op_group **groups; /* per level row */
-    size_t *n_groups;
-    level_point *pts;
-    size_t n_pts;
-    int any_median; /* some point is a median of several rows */
-    lat_series *lat;
-    size_t n_lat;
-} page;
 
 static const char *const palette[] = {"#2563eb", "#059669", "#d97706", "#7c3aed",
                                       "#0891b2", "#db2777", "#65a30d", "#475569"};
@@ -449,7 +415,7 @@ static void html_warnings(page *p) {
 
 static void card(FILE *f, const char *key, double v, int dec, const char *unit, int estimated, const char *note) {
     fprintf(f, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v\">", key);
-    put_num(f, v, dec);
+    rh_put_num(f, v, dec);
     fprintf(f, "</div><div class=\"u\">%s", unit);
     if (estimated) fputs(" <span class=\"est\">estimated</span>", f);
     if (note) fprintf(f, "<br>%s", note);
@@ -848,356 +814,6 @@ static void html_charts(page *p) {
     free(notes);
 }
 
-/* ---- tables ---------------------------------------------------------------------------- */
-
-/* Opens a table with its header row. cols is "|"-separated; a leading '#'
- * marks a numeric column (right-aligned). */
-static void table_open(FILE *f, const char *cols) {
-    const char *c = cols;
-    fputs("<table>\n<tr>", f);
-    while (*c) {
-        size_t n = strcspn(c, "|");
-        int num = *c == '#';
-        fprintf(f, "<th%s>%.*s</th>", num ? " class=\"n\"" : "", (int)(n - (size_t)num), c + num);
-        c += n + (c[n] == '|');
-    }
-    fputs("</tr>\n", f);
-}
-
-/* Opens a row: class "bad" (tinted) when bad, plus an extra class if any. */
-static void row_open(FILE *f, int bad, const char *extra) {
-    if (!bad && !extra)
-        fputs("<tr>", f);
-    else
-        fprintf(f, "<tr class=\"%s%s%s\">", extra ? extra : "", extra && bad ? " " : "", bad ? "bad" : "");
-}
-
-static void td_text(FILE *f, const char *s) {
-    fputs("<td>", f);
-    esc(f, s);
-    fputs("</td>", f);
-}
-
-static void td_num(FILE *f, double v, int dec) {
-    fputs("<td class=\"n\">", f);
-    put_num(f, v, dec);
-    fputs("</td>", f);
-}
-
-static void td_ms(FILE *f, double ms) {
-    fputs("<td class=\"n\">", f);
-    put_ms(f, ms);
-    fputs("</td>", f);
-}
-
-/* A verdict cell: PASS/FAIL, yes/NO; detail (escaped)
- * follows after a colon. */
-static void td_verdict(FILE *f, int v, const char *yes, const char *no, const char *detail) {
-    fputs("<td>", f);
-    fprintf(f, "<span class=\"%s\">%s</span>", v ? "pass" : "fail", v ? yes : no);
-    if (detail && *detail) {
-        fputs(": ", f);
-        esc(f, detail);
-    }
-    fputs("</td>", f);
-}
-
-/* A level's QoS cell: PASS or FAIL, with "N not judged" beside it when rules
- * had too few ops (so it never reads as a plain PASS). */
-static void td_qos_level(FILE *f, const tb_model_level *lv) {
-    if (lv->qos_not_judged <= 0) {
-        td_verdict(f, lv->qos_pass, "PASS", "FAIL", NULL);
-        return;
-    }
-    fprintf(f, "<td><span class=\"%s\">%s</span>, <span class=\"nj\">%d not judged</span></td>",
-            lv->qos_pass ? "pass" : "fail", lv->qos_pass ? "PASS" : "FAIL", lv->qos_not_judged);
-}
-
-/* A level's tiles and phase, the first cells of most tables. */
-static void td_level(FILE *f, const tb_model_level *lv) {
-    fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>", (long long)lv->tiles, (long long)lv->phase);
-}
-
-/* Section heading; when empty, a note instead and 0 (the caller stops). */
-static int section(FILE *f, const char *id, const char *title, int empty, const char *empty_note) {
-    fprintf(f, "<h2 id=\"%s\">%s</h2>\n", id, title);
-    if (empty) fprintf(f, "<p class=\"note\">%s</p>\n", empty_note);
-    return !empty;
-}
-
-static void html_levels(page *p) {
-    FILE *f = p->f;
-    size_t i;
-    if (!section(f, "levels", "Load levels", p->n_rows == 0, "No load level stored.")) return;
-    table_open(f, "#tiles|#phase|#steady (s)|#score|#avg W|#PPKW|QoS|valid|#bad / total samples|#CPU util %|#freq MHz");
-    for (i = 0; i < p->n_rows; i++) {
-        const tb_model_level *lv = &p->levels[i];
-        row_open(f, !lv->qos_pass || !lv->valid, "level");
-        td_level(f, lv);
-        td_num(f, lv->steady_s, 1);
-        td_num(f, lv->score, 3);
-        td_num(f, lv->avg_watts, 1);
-        td_num(f, lv->ppkw, 2);
-        td_qos_level(f, lv);
-        td_verdict(f, lv->valid, "yes", "NO", S(lv->invalid_reason));
-        fputs("<td class=\"n\">", f);
-        put_num(f, int_num(lv->samples_bad), 0);
-        fputs(" / ", f);
-        put_num(f, int_num(lv->samples_total), 0);
-        fputs("</td>", f);
-        td_num(f, lv->telemetry.cpu_util_pct, 1);
-        td_num(f, lv->telemetry.avg_freq_mhz, 0);
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n", f);
-}
-
-/* A number cell, "n/a" when the host did not provide the figure. */
-static void td_na(FILE *f, double v, int dec) {
-    if (isfinite(v))
-        td_num(f, v, dec);
-    else
-        fputs("<td class=\"n\">n/a</td>", f);
-}
-
-static void html_telemetry(page *p) {
-    FILE *f = p->f;
-    size_t i;
-    if (!section(f, "telemetry", "Host telemetry per level", p->n_rows == 0, "No load level stored.")) return;
-    table_open(f, "#tiles|#phase|#CPU util %|#user %|#sys %|#iowait %|#idle %|#steal %|#freq MHz|freq source"
-                  "|C-state residency %|#samples");
-    for (i = 0; i < p->n_rows; i++) {
-        const tb_model_level *lv = &p->levels[i];
-        const tb_model_telemetry *t = &lv->telemetry;
-        const tb_model_obj *cs = &t->cstate_residency_pct;
-        int first = 1;
-        row_open(f, 0, NULL);
-        td_level(f, lv);
-        td_na(f, t->cpu_util_pct, 1);
-        td_na(f, t->mode_pct[0], 1); /* user */
-        td_na(f, t->mode_pct[2], 1); /* sys */
-        td_na(f, t->mode_pct[4], 1); /* iowait */
-        td_na(f, t->mode_pct[3], 1); /* idle */
-        td_na(f, t->mode_pct[7], 1); /* steal */
-        td_na(f, t->avg_freq_mhz, 0);
-        td_text(f, *S(t->freq_source) ? t->freq_source : "n/a");
-        fputs("<td>", f);
-        for (size_t k = 0; k < cs->n; k++) {
-            const tb_model_kv *v = &cs->kv[k];
-            if (v->kind != TB_KV_INT && v->kind != TB_KV_REAL) continue;
-            fputs(first ? "" : ", ", f);
-            esc(f, v->key);
-            fprintf(f, " %.1f", v->kind == TB_KV_INT ? (double)v->i : v->d);
-            first = 0;
-        }
-        fputs(first ? "n/a</td>" : "</td>", f);
-        td_na(f, int_num(t->samples), 0);
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n<p class=\"note\">Sampled at 1 Hz over steady state; samples that straddle its edges are left "
-          "out. CPU time by mode as sar reports it; C-states as turbostat's %C-columns (C0: running). n/a: the host "
-          "does not expose the figure (no cpufreq or msr for frequency, no cpuidle for C-states, or telemetry off); "
-          "nothing is estimated in its place.</p>\n",
-          f);
-}
-
-static void html_qos(page *p) {
-    FILE *f = p->f;
-    size_t i, j, n = 0;
-    for (i = 0; i < p->n_rows; i++)
-        n += p->levels[i].n_qos;
-    if (!section(f, "qos", "QoS rules per level", n == 0, "No QoS rule was evaluated.")) return;
-    table_open(f, "#tiles|#phase|rule|#observed|#limit|verdict|reason");
-    for (i = 0; i < p->n_rows; i++) {
-        const tb_model_level *lv = &p->levels[i];
-        for (j = 0; j < lv->n_qos; j++) {
-            const tb_model_qos *q = &lv->qos[j];
-            row_open(f, q->judged && !q->pass, NULL);
-            td_level(f, lv);
-            td_text(f, S(q->rule));
-            if (isfinite(q->observed))
-                td_ms(f, q->observed);
-            else
-                fputs("<td class=\"n\">n/a</td>", f); /* nothing observed (no ops): never 0 */
-            td_ms(f, q->limit);
-            if (!q->judged)
-                fputs("<td><span class=\"nj\">NOT JUDGED</span></td>", f);
-            else
-                td_verdict(f, q->pass, "PASS", "FAIL", NULL);
-            td_text(f, S(q->reason));
-            fputs("</tr>\n", f);
-        }
-    }
-    fputs("</table>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error rates, "
-          "percentage points for the mix. NOT JUDGED: too few ops for the rule to mean anything (a pNN needs "
-          "1/(1&minus;NN/100) ops, or it is the slowest op; a mix of d pp needs d to be 2.576 standard deviations of "
-          "each "
-          "op's share); neither a pass nor a fail.</p>\n",
-          f);
-}
-
-static const double lat_pcts[] = {25, 50, 75, 90, 95, 99, 99.9, 99.99};
-#define N_LAT_PCTS (sizeof lat_pcts / sizeof lat_pcts[0])
-
-static void html_latency(page *p) {
-    FILE *f = p->f;
-    size_t r, g, k, n = 0;
-    int any_errors = 0;
-    for (r = 0; r < p->n_rows; r++)
-        n += p->n_groups[r];
-    if (!section(f, "latency", "Latency percentiles", n == 0, "No op latency stored.")) return;
-    fputs("<p class=\"note\">In ms, per op and load level, tiles merged, from the stored histograms; <b>from intended "
-          "start (corrected for coordinated omission)</b>: an op is timed from when it was due, not when it was sent."
-          "</p>\n",
-          f);
-    for (r = 0; r < p->n_rows && !any_errors; r++)
-        for (g = 0; g < p->n_groups[r]; g++)
-            any_errors |= p->groups[r][g].errors > 0;
-    /* errors by class only when there are errors: a column of blanks says nothing */
-    table_open(f, any_errors ? "#tiles|#phase|workload|op|#count|#errors|errors by class|#min|#mean|#p25|#p50|#p75|#p90"
-                               "|#p95|#p99|#p99.9|#p99.99|#max"
-                             : "#tiles|#phase|workload|op|#count|#errors|#min|#mean|#p25|#p50|#p75|#p90|#p95|#p99"
-                               "|#p99.9|#p99.99|#max");
-    for (r = 0; r < p->n_rows; r++) {
-        for (g = 0; g < p->n_groups[r]; g++) {
-            const tb_model_op_group *og = &p->groups[r][g];
-            int has = tb_hist_count(og->hist) > 0;
-            row_open(f, 0, g == 0 && r > 0 ? "grp" : NULL);
-            td_level(f, &p->levels[r]);
-            td_text(f, og->workload);
-            td_text(f, og->op);
-            td_num(f, (double)og->count, 0);
-            td_num(f, (double)og->errors, 0);
-            if (any_errors) {
-                char cls[160];
-                tb_fmt_error_classes(og, cls, sizeof cls);
-                td_text(f, cls);
-            }
-            td_ms(f, has ? (double)tb_hist_min(og->hist) / 1000.0 : NAN);
-            td_ms(f, has ? tb_hist_mean(og->hist) / 1000.0 : NAN);
-            for (k = 0; k < N_LAT_PCTS; k++)
-                td_ms(f, has ? (double)tb_hist_percentile(og->hist, lat_pcts[k]) / 1000.0 : NAN);
-            td_ms(f, has ? (double)tb_hist_max(og->hist) / 1000.0 : NAN);
-            fputs("</tr>\n", f);
-        }
-    }
-    fputs("</table>\n", f);
-}
-
-static void html_workloads(page *p) {
-    FILE *f = p->f;
-    size_t i, j, n = 0;
-    for (i = 0; i < p->n_rows; i++)
-        n += p->levels[i].n_workloads;
-    if (!section(f, "workloads", "Workloads per tile", n == 0, "No workload results stored.")) return;
-    table_open(f, "#tiles|#phase|#tile|workload|#ops|#errors|#throughput|unit|#reference|#normalized");
-    for (i = 0; i < p->n_rows; i++) {
-        const tb_model_level *lv = &p->levels[i];
-        for (j = 0; j < lv->n_workloads; j++) {
-            const tb_model_workload *w = &lv->workloads[j];
-            row_open(f, 0, NULL);
-            td_level(f, lv);
-            td_num(f, (double)w->tile, 0);
-            td_text(f, S(w->name));
-            td_num(f, int_num(w->ops), 0);
-            td_num(f, int_num(w->errors), 0);
-            td_num(f, w->throughput, 2);
-            td_text(f, S(w->unit));
-            td_num(f, w->reference, 2);
-            td_num(f, w->normalized, 3);
-            fputs("</tr>\n", f);
-        }
-    }
-    fputs("</table>\n", f);
-}
-
-/* The "averaged" cell: NOT AVERAGED when every valid reading had min = max =
- * average (tb_ipmi_not_averaged), else how many did; blank when none did. */
-static void html_averaged(FILE *f, const tb_model_meter *m) {
-    long long flat = (long long)m->flat_readings, valid = (long long)m->valid_readings;
-    if (m->not_averaged)
-        fprintf(f, "<td class=\"fail\">NOT AVERAGED: min = max = average in all %lld valid readings</td>", valid);
-    else if (flat > 0)
-        fprintf(f, "<td>min = max = average in %lld of %lld valid readings</td>", flat, valid);
-    else
-        fputs("<td></td>", f);
-}
-
-static void html_meters(page *p) {
-    FILE *f = p->f;
-    size_t i;
-    if (!section(f, "meters", "Meters", p->run->n_meters == 0, "No meter recorded.")) return;
-    table_open(f, "##|URI|model|IDN|driver|V range|A range|crest factor|update ms|averaging window ms|averaged|max "
-                  "uncertainty %|invalid samples|estimated");
-    for (i = 0; i < p->run->n_meters; i++) {
-        const tb_model_meter *m = &p->run->meters[i];
-        int est = m->estimated;
-        char buf[64];
-        row_open(f, est, NULL);
-        td_num(f, (double)i, 0);
-        fputs("<td><code>", f);
-        esc(f, S(m->uri));
-        fputs("</code></td>", f);
-        td_text(f, S(m->model));
-        td_text(f, S(m->idn));
-        td_text(f, S(m->driver));
-        /* a range with its mode: "300 (fixed)", "20 (auto)"; blank when the meter does not say */
-        snprintf(buf, sizeof buf, "%.4g (%s)", m->volt_range_v, S(m->volt_mode));
-        td_text(f, isnan(m->volt_range_v) ? S(m->volt_mode) : buf);
-        snprintf(buf, sizeof buf, "%.4g (%s)", m->amp_range_a, S(m->amp_mode));
-        td_text(f, isnan(m->amp_range_a) ? S(m->amp_mode) : buf);
-        td_num(f, m->crest_factor, 0);
-        td_num(f, int_num(m->update_ms), 0);
-        td_num(f, int_num(m->avg_window_ms), 0);
-        html_averaged(f, m);
-        td_num(f, m->max_uncertainty_pct, 3);
-        td_num(f, (double)m->invalid_samples, 0);
-        fputs(est ? "<td class=\"fail\">ESTIMATED</td></tr>\n" : "<td>no (measured)</td></tr>\n", f);
-    }
-    fprintf(f,
-            "</table>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
-            "the meter at the start of the run; auto-ranging during steady state is a validity warning "
-            "(SPECpower). Invalid samples: NaN, over-range, missing, above 1%% uncertainty, or implausible (negative "
-            "W, W beyond the ranges, V &times; A &times; PF disagreeing with W). Averaging window: "
-            "the meter's own (the statistics period of an IPMI DCMI reading). NOT AVERAGED: a BMC whose every "
-            "valid reading, at least %d of them, had min = max = average, so its \"average\" is one "
-            "instantaneous value.</p>\n",
-            TB_IPMI_NOT_AVERAGED_MIN);
-}
-
-static void html_events(page *p) {
-    FILE *f = p->f;
-    size_t i;
-    if (!section(f, "events", "Events", p->run->n_events == 0, "No event logged.")) return;
-    table_open(f, "time (UTC)|kind|message");
-    for (i = 0; i < p->run->n_events; i++) {
-        const tb_model_event *e = &p->run->events[i];
-        row_open(f, strcmp(S(e->kind), "info") != 0, NULL);
-        td_text(f, S(e->at));
-        td_text(f, S(e->kind));
-        td_text(f, S(e->message));
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n", f);
-}
-
-static void html_config(page *p) {
-    FILE *f = p->f;
-    fputs("<h2 id=\"config\">Configuration</h2>\n<p class=\"note\">The effective settings are listed under "
-          "<a href=\"#run\">Run</a>. The tile definition below is the file text the run used, passwords removed."
-          "</p>\n",
-          f);
-    fputs("<details><summary>Tile definition", f);
-    if (*S(p->run->tile_name)) {
-        fputs(" (", f);
-        esc(f, p->run->tile_name);
-        fputc(')', f);
-    }
-    fputs(": the effective file text</summary>\n<pre>", f);
-    esc(f, *S(p->run->config_text) ? p->run->config_text : "(not stored)");
-    fputs("</pre></details>\n", f);
-}
-
 /* ---- entry point -------------------------------------------------------------------- */
 
 static void page_free(page *p) {
@@ -1235,14 +851,14 @@ int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) {
     html_run(&p);
     html_hostcfg(&p);
     html_charts(&p);
-    html_levels(&p);
-    html_telemetry(&p);
-    html_qos(&p);
-    html_latency(&p);
-    html_workloads(&p);
-    html_meters(&p);
-    html_events(&p);
-    html_config(&p);
+    rh_levels(&p);
+    rh_telemetry(&p);
+    rh_qos(&p);
+    rh_latency(&p);
+    rh_workloads(&p);
+    rh_meters(&p);
+    rh_events(&p);
+    rh_config(&p);
     fputs("<footer>Generated by tilebench ", f);
     esc(f, S(r->tilebench_version));
     fputs(". Units: power in W (mean over steady state), PPKW in score per kW, latency in ms. Only ops that started "
