@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -181,24 +180,10 @@ static int handler(void *user, const char *section, const char *key, const char 
     return fail(ps, section, key, "unknown section (known: [campaign], [sweep], [config.NAME])");
 }
 
-static char *slurp(FILE *f, size_t *lenp) {
-    size_t cap = 4096, len = 0, n;
-    char *buf = xmalloc(cap);
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2) buf = xrealloc(buf, cap *= 2);
-    }
-    buf[len] = '\0';
-    *lenp = len;
-    return buf;
-}
-
 int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
     parse_state *ps;
-    struct stat sb;
     char *raw = NULL;
     size_t len;
-    FILE *f;
     int rc;
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
@@ -207,20 +192,10 @@ int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
     c->max_tiles = 8;
     ps = xcalloc(1, sizeof *ps);
     ps->c = c;
-    f = fopen(path, "r");
-    if (!f) {
-        tb_seterr(err, "campaign %s: %s", path, strerror(errno));
+    if (!(raw = tb_ini_read_file(path, "campaign", &len, err))) {
         free(ps);
         return -1;
     }
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        free(ps);
-        tb_seterr(err, "campaign %s: is a directory, not a campaign file", path);
-        return -1;
-    }
-    raw = slurp(f, &len);
-    fclose(f);
     c->text = tb_ini_redact(raw, len, NULL); /* stored with the campaign: no secrets */
     rc = tb_ini_parse(&ps->in, c->path, raw, len, handler, ps);
     /* inih goes on after a syntax error and returns the first error's line (a

@@ -5,12 +5,15 @@
 #include "tiles/ini_text.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
+#include "common/buf.h"
 #include "common/redact.h"
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -331,4 +334,35 @@ void tb_ini_redact_msg(char *s, size_t size) {
     put_redacted(&b, s, n, 0);
     snprintf(s, size, "%s", b.b);
     free(b.b);
+}
+
+char *tb_ini_read_file(const char *path, const char *what, size_t *len, char *err) {
+    struct stat sb;
+    char chunk[8192];
+    size_t n;
+    tb_buf b;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        tb_seterr(err, "%s %s: %s", what, path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        tb_seterr(err, "%s %s: is a directory, not a %s file", what, path, strcmp(what, "config") == 0 ? "tile" : what);
+        return NULL;
+    }
+    tb_buf_init(&b, TB_INI_MAX_FILE);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (tb_buf_add(&b, chunk, n) != 0) break;
+    if (b.overflow || ferror(f)) {
+        if (b.overflow)
+            tb_seterr(err, "%s %s: larger than %zu MiB", what, path, TB_INI_MAX_FILE >> 20);
+        else
+            tb_seterr(err, "%s %s: %s", what, path, strerror(errno));
+        fclose(f);
+        tb_buf_free(&b);
+        return NULL;
+    }
+    fclose(f);
+    return tb_buf_take(&b, len);
 }

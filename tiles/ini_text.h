@@ -63,4 +63,15 @@ char *tb_ini_redact(const char *text, size_t len, size_t *out_len);
  * size bytes) with the rules of tb_ini_redact, line by line. */
 void tb_ini_redact_msg(char *s, size_t size);
 
+/* The most bytes tb_ini_read_file reads: a tile or campaign file is a few KiB. */
+#define TB_INI_MAX_FILE ((size_t)16 << 20)
+
+/*
+ * Reads the whole file at path (a tile file, a campaign file) into a
+ * NUL-terminated heap string, its length in *len; what names the file's kind
+ * in errors ("config", "campaign"). NULL with err ("config PATH: why") when
+ * it cannot be opened, is a folder, cannot be read or is larger than
+ * TB_INI_MAX_FILE.
+ */
+char *tb_ini_read_file(const char *path, const char *what, size_t *len, char *err);
 #endif

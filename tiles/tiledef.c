@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tiles/ini_text.h"
@@ -362,18 +361,6 @@ static int check(tb_tiledef *def, char *err) {
     return 0;
 }
 
-static char *slurp(FILE *f, size_t *lenp) {
-    size_t cap = 4096, len = 0, n;
-    char *buf = xmalloc(cap);
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2) buf = xrealloc(buf, cap *= 2);
-    }
-    buf[len] = '\0';
-    *lenp = len;
-    return buf;
-}
-
 /* Appends s[0..n) to out (size outlen, always terminated) with bytes that
  * would garble a terminal escaped as \xNN: control bytes, DEL and bytes that
  * are not part of a valid UTF-8 sequence (a binary file given as --config).
@@ -485,29 +472,11 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
 }
 
 int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
-    struct stat sb;
     size_t len;
     char *text;
     int rc;
-    FILE *f = fopen(path, "r");
     memset(def, 0, sizeof *def);
-    if (!f) {
-        tb_seterr(err, "config %s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        tb_seterr(err, "config %s: is a directory, not a tile file", path);
-        return -1;
-    }
-    text = slurp(f, &len);
-    if (ferror(f)) {
-        tb_seterr(err, "config %s: %s", path, strerror(errno));
-        fclose(f);
-        free(text);
-        return -1;
-    }
-    fclose(f);
+    if (!(text = tb_ini_read_file(path, "config", &len, err))) return -1;
     rc = tb_tiledef_parse(path, text, len, def, err);
     free(text);
     return rc;

@@ -665,6 +665,40 @@ static void workloads_match_kinds(void **state) {
     assert_string_equal(names, "SET, GET");
 }
 
+/* tb_ini_read_file: a file whole, a folder, a missing file, and one byte past
+ * the 16 MiB cap, each with the error naming the file. */
+static void read_file_whole_or_refused(void **state) {
+    char dir[] = "/tmp/tb-readfile.XXXXXX", path[64], err[TB_ERR_LEN];
+    size_t len = 0;
+    char *text;
+    FILE *f;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/a.ini", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("[tile]\nname = x\n", f);
+    fclose(f);
+    text = tb_ini_read_file(path, "config", &len, err);
+    assert_non_null(text);
+    assert_int_equal(len, 16);
+    assert_string_equal(text, "[tile]\nname = x\n");
+    free(text);
+    assert_null(tb_ini_read_file(dir, "campaign", &len, err));
+    assert_non_null(strstr(err, "is a directory, not a campaign file"));
+    assert_null(tb_ini_read_file("/nonexistent/x.ini", "config", &len, err));
+    assert_non_null(strstr(err, "config /nonexistent/x.ini: No such file"));
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)TB_INI_MAX_FILE, SEEK_SET), 0); /* a sparse file of cap + 1 bytes */
+    fputc('x', f);
+    fclose(f);
+    assert_null(tb_ini_read_file(path, "config", &len, err));
+    assert_non_null(strstr(err, "larger than 16 MiB"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(durations),
@@ -685,6 +719,7 @@ int main(void) {
         cmocka_unit_test(sized_to_the_file),
         cmocka_unit_test(sut_endpoints_sized_to_the_file),
         cmocka_unit_test(default_tile_path),
+        cmocka_unit_test(read_file_whole_or_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
