@@ -34,6 +34,18 @@ void tb_seterr(char *err, const char *fmt, ...) {
     va_end(ap);
 }
 
+void tb_seterr_line(char *err, const char *what, const char *msg) {
+    char buf[TB_ERR_LEN];
+    size_t i, len;
+    snprintf(buf, sizeof buf, "%s", msg ? msg : "");
+    len = strlen(buf);
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
+    for (i = 0; i < len; i++)
+        if (buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t') buf[i] = ' ';
+    tb_seterr(err, "%s: %s", what, buf);
+}
+
 int tb_fmt_capped(char *out, size_t len, const char *fmt, ...) {
     va_list ap;
     int rc;

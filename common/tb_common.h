@@ -55,6 +55,10 @@ enum { TB_EXIT_OK = 0, TB_EXIT_VALIDATE = 1, TB_EXIT_USAGE = 2, TB_EXIT_ABORTED 
 /* Writes "fmt..." into err (TB_ERR_LEN bytes); err may be NULL. A message
  * that does not fit is cut and ends in "..." (never silently). */
 void tb_seterr(char *err, const char *fmt, ...) TB_PRINTF(2, 3);
+/* Writes "what: msg" into err with msg on one line: its line ends and tabs
+ * become spaces and trailing blanks go (for a library's message, such as
+ * libpq's PQerrorMessage, which ends in a newline and may hold several). */
+void tb_seterr_line(char *err, const char *what, const char *msg);
 /* snprintf into out (len bytes) for descriptive text shown to a person (a
  * meter's model, a host's governors) that does not cut silently: a text that
  * does not fit is cut to end in "..." and the call returns -1 (0 when whole),

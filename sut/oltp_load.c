@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "sut/pg_copy.h"
 
 /*
  * The schema as one SQL script. "@S@" stands for the schema name (tile<N>).
@@ -232,15 +233,9 @@ static char *expand_schema(const char *script, const char *schema) {
 
 /* Writes "oltp load tile N: <libpq message>" into err, on one line. */
 static void set_pq_err(char *err, int tile, const char *msg) {
-    char buf[TB_ERR_LEN];
-    size_t i, len;
-    snprintf(buf, sizeof buf, "%s", msg && *msg ? msg : "unknown libpq error");
-    len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-        buf[--len] = '\0';
-    for (i = 0; i < len; i++)
-        if (buf[i] == '\n' || buf[i] == '\t') buf[i] = ' ';
-    tb_seterr(err, "oltp load tile %d: %s", tile, buf);
+    char what[32];
+    snprintf(what, sizeof what, "oltp load tile %d", tile);
+    tb_seterr_line(err, what, msg && *msg ? msg : "unknown libpq error");
 }
 
 /* ---- COPY ------------------------------------------------------------------- */
@@ -259,44 +254,6 @@ static void cb_printf(tb_buf *b, const char *fmt, ...) {
     if (tb_buf_vaddf(b, fmt, ap) != 0) b->overflow = 1;
     va_end(ap);
 }
-
-/* Streams b to the server as the data of `COPY table (cols) FROM STDIN`. */
-static int copy_in(PGconn *conn, int tile, const char *table_cols, const tb_buf *b, char *err) {
-    char sql[640];
-    PGresult *res;
-    size_t off = 0;
-    snprintf(sql, sizeof sql, "COPY %s FROM STDIN", table_cols);
-    res = PQexec(conn, sql);
-    if (PQresultStatus(res) != PGRES_COPY_IN) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        PQclear(res);
-        return -1;
-    }
-    PQclear(res);
-    while (off < b->len) {
-        size_t n = b->len - off > 65536 ? 65536 : b->len - off;
-        if (PQputCopyData(conn, b->ptr + off, (int)n) != 1) {
-            set_pq_err(err, tile, PQerrorMessage(conn));
-            return -1;
-        }
-        off += n;
-    }
-    if (PQputCopyEnd(conn, NULL) != 1) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        return -1;
-    }
-    res = PQgetResult(conn);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        PQclear(res);
-        return -1;
-    }
-    PQclear(res);
-    while ((res = PQgetResult(conn)) != NULL)
-        PQclear(res);
-    return 0;
-}
-
 /* splitmix64 (Vigna): the seeded generator of the order history. */
 static uint64_t next_rand(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -438,7 +395,9 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
     if (rc == 0) rc = exec_script(conn, tile, oltp_sql, schema, err);
     for (int i = 0; i < 6 && rc == 0; i++) {
         snprintf(tc, sizeof tc, "%s.%s", schema, tables[i]);
-        rc = copy_in(conn, tile, tc, &b[i], err);
+        char what[32];
+        snprintf(what, sizeof what, "oltp load tile %d", tile);
+        rc = sut_pg_copy_in(conn, tc, tb_buf_str(&b[i]), b[i].len, what, err);
     }
     if (rc == 0) rc = exec_script(conn, tile, oltp_sql_post, schema, err);
     if (rc != 0) {

@@ -175,17 +175,7 @@ int sut_pg_wait(const svc *s, const char *logpath, uint64_t deadline, char *err)
 }
 
 /* Writes "what: <libpq message on one line>" into err. */
-static void set_pg_err(char *err, const char *what, const char *msg) {
-    char buf[TB_ERR_LEN];
-    size_t i, len;
-    sut_copy_str(buf, sizeof buf, msg ? msg : "");
-    len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-        buf[--len] = '\0';
-    for (i = 0; i < len; i++)
-        if (buf[i] == '\n') buf[i] = ' ';
-    tb_seterr(err, "%s: %s", what, buf);
-}
+static void set_pg_err(char *err, const char *what, const char *msg) { tb_seterr_line(err, what, msg); }
 
 /* Creates database db (a fixed identifier of ours) unless it exists. */
 int sut_pg_create_db(int port, const char *db, char *err) {

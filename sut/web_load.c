@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "sut/pg_copy.h"
 
 /* ---- word lists ------------------------------------------------------------ */
 
@@ -269,15 +270,9 @@ static char *expand(const char *script, const char *schema, const char *version)
 
 /* "web load tile N: <libpq message>" on one line. */
 static void set_pq_err(char *err, int tile, const char *msg) {
-    char buf[TB_ERR_LEN];
-    size_t i, len;
-    snprintf(buf, sizeof buf, "%s", msg && *msg ? msg : "unknown libpq error");
-    len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-        buf[--len] = '\0';
-    for (i = 0; i < len; i++)
-        if (buf[i] == '\n' || buf[i] == '\t') buf[i] = ' ';
-    tb_seterr(err, "web load tile %d: %s", tile, buf);
+    char what[32];
+    snprintf(what, sizeof what, "web load tile %d", tile);
+    tb_seterr_line(err, what, msg && *msg ? msg : "unknown libpq error");
 }
 
 static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, const char *version, char *err) {
@@ -291,42 +286,6 @@ static int exec_script(PGconn *conn, int tile, const char *script, const char *s
     PQclear(res);
     free(sql);
     return rc;
-}
-
-static int copy_in(PGconn *conn, int tile, const char *table_cols, const char *data, size_t len, char *err) {
-    char sql[320];
-    PGresult *res;
-    size_t off = 0;
-    snprintf(sql, sizeof sql, "COPY %s FROM STDIN", table_cols);
-    res = PQexec(conn, sql);
-    if (PQresultStatus(res) != PGRES_COPY_IN) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        PQclear(res);
-        return -1;
-    }
-    PQclear(res);
-    while (off < len) {
-        size_t n = len - off > 65536 ? 65536 : len - off;
-        if (PQputCopyData(conn, data + off, (int)n) != 1) {
-            set_pq_err(err, tile, PQerrorMessage(conn));
-            return -1;
-        }
-        off += n;
-    }
-    if (PQputCopyEnd(conn, NULL) != 1) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        return -1;
-    }
-    res = PQgetResult(conn);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        PQclear(res);
-        return -1;
-    }
-    PQclear(res);
-    while ((res = PQgetResult(conn)) != NULL)
-        PQclear(res);
-    return 0;
 }
 
 int tb_web_load(const char *conninfo, int tile, int users, char *err) {
@@ -381,7 +340,9 @@ int tb_web_load(const char *conninfo, int tile, int users, char *err) {
             rc = -1;
             break;
         }
-        rc = copy_in(conn, tile, tc, data, len, err);
+        char what[32];
+        snprintf(what, sizeof what, "web load tile %d", tile);
+        rc = sut_pg_copy_in(conn, tc, data, len, what, err);
         free(data);
     }
     if (rc == 0) rc = exec_script(conn, tile, web_sql_post, schema, version, err);

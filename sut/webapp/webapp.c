@@ -54,16 +54,8 @@ static const size_t field_caps[F_N] = {256, 256, 256, 256, 512, 8192, 32, 1024, 
 
 /* PQerrorMessage on one line, into "what: why". */
 void web_set_pq_err(char *err, const char *what, PGconn *pg) {
-    char buf[TB_ERR_LEN];
     const char *msg = pg ? PQerrorMessage(pg) : "out of memory";
-    size_t i, len;
-    snprintf(buf, sizeof buf, "%s", msg && *msg ? msg : "unknown libpq error");
-    len = strlen(buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-        buf[--len] = '\0';
-    for (i = 0; i < len; i++)
-        if (buf[i] == '\n' || buf[i] == '\t') buf[i] = ' ';
-    tb_seterr(err, "%s: %s", what, buf);
+    tb_seterr_line(err, what, msg && *msg ? msg : "unknown libpq error");
 }
 
 /* Parses a positive decimal id (1..2^31-1) that is the whole string. */

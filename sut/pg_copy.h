@@ -1,0 +1,15 @@
+/*
+ * pg_copy.h: internal to sut/. Loading generated rows into PostgreSQL with
+ * COPY ... FROM STDIN, for the data loaders (oltp_load.c, web_load.c).
+ */
+#ifndef TB_SUT_PG_COPY_H
+#define TB_SUT_PG_COPY_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+/* COPY table_cols ("t(a,b)") FROM STDIN with data (len bytes of COPY text),
+ * sent in 64 KiB pieces. 0, or -1 with err = "what: <libpq message>". */
+int sut_pg_copy_in(PGconn *conn, const char *table_cols, const char *data, size_t len, const char *what, char *err);
+
+#endif
