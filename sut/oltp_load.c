@@ -333,16 +333,12 @@ static int already_loaded(PGconn *conn, int tile) {
 }
 
 static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, char *err) {
-    char *sql = expand_schema(script, schema);
+    char *sql = expand_schema(script, schema), what[32];
+    int rc;
+    snprintf(what, sizeof what, "oltp load tile %d", tile);
     /* One simple-query string: the server runs it statement by statement and
      * stops at the first error, leaving the explicit transaction aborted. */
-    PGresult *res = PQexec(conn, sql);
-    int rc = 0;
-    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        rc = -1;
-    }
-    PQclear(res);
+    rc = sut_pg_exec(conn, sql, what, err);
     free(sql);
     return rc;
 }

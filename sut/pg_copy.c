@@ -1,5 +1,5 @@
 /*
- * pg_copy.c: COPY FROM STDIN for the data loaders (pg_copy.h).
+ * pg_copy.c: schema scripts and COPY FROM STDIN for the data loaders (pg_copy.h).
  */
 #include "sut/pg_copy.h"
 
@@ -44,4 +44,11 @@ int sut_pg_copy_in(PGconn *conn, const char *table_cols, const char *data, size_
     while ((res = PQgetResult(conn)) != NULL)
         PQclear(res);
     return 0;
+}
+
+int sut_pg_exec(PGconn *conn, const char *sql, const char *what, char *err) {
+    PGresult *res = PQexec(conn, sql);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+    PQclear(res);
+    return ok ? 0 : fail(conn, what, err);
 }

@@ -1,6 +1,7 @@
 /*
- * pg_copy.h: internal to sut/. Loading generated rows into PostgreSQL with
- * COPY ... FROM STDIN, for the data loaders (oltp_load.c, web_load.c).
+ * pg_copy.h: internal to sut/. What the data loaders (oltp_load.c,
+ * web_load.c) send to PostgreSQL: a schema script, and generated rows with
+ * COPY ... FROM STDIN.
  */
 #ifndef TB_SUT_PG_COPY_H
 #define TB_SUT_PG_COPY_H
@@ -11,5 +12,9 @@
 /* COPY table_cols ("t(a,b)") FROM STDIN with data (len bytes of COPY text),
  * sent in 64 KiB pieces. 0, or -1 with err = "what: <libpq message>". */
 int sut_pg_copy_in(PGconn *conn, const char *table_cols, const char *data, size_t len, const char *what, char *err);
+
+/* Runs sql (several statements: the server stops at the first error) as one
+ * simple query. 0, or -1 with err = "what: <libpq message>". */
+int sut_pg_exec(PGconn *conn, const char *sql, const char *what, char *err);
 
 #endif

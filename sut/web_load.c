@@ -276,14 +276,10 @@ static void set_pq_err(char *err, int tile, const char *msg) {
 }
 
 static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, const char *version, char *err) {
-    char *sql = expand(script, schema, version);
-    PGresult *res = PQexec(conn, sql);
-    int rc = 0;
-    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        rc = -1;
-    }
-    PQclear(res);
+    char *sql = expand(script, schema, version), what[32];
+    int rc;
+    snprintf(what, sizeof what, "web load tile %d", tile);
+    rc = sut_pg_exec(conn, sql, what, err);
     free(sql);
     return rc;
 }
