@@ -326,7 +326,7 @@ static void catch_signals(void) {
 int tb_cmd_run(int argc, char **argv) {
     run_args a;
     char err[TB_ERR_LEN];
-    tb_tiledef def;
+    tb_tiledef *def;
     int64_t run_id;
     tb_run_console con;
     tb_run_observer obs;
@@ -340,15 +340,15 @@ int tb_cmd_run(int argc, char **argv) {
     a.repeat = 1;
     if ((rc = parse_args(argc, argv, &a)) != -1) return rc;
     if (!a.config) a.config = tb_tiledef_default_path();
-    if (tb_tiledef_load(a.config, &def, err) != 0) {
+    if (!(def = tb_tiledef_load(a.config, err))) {
         fprintf(stderr, "tilebench run: %s\n", err);
         return TB_EXIT_USAGE;
     }
-    if ((rc = check_sweep(&a, &def)) != -1) {
-        tb_tiledef_free(&def);
+    if ((rc = check_sweep(&a, def)) != -1) {
+        tb_tiledef_free(def);
         return rc;
     }
-    a.o.def = &def;
+    a.o.def = def;
     a.o.tile_spec = a.tiles;
     a.o.repeat = (int)a.repeat;
     a.o.threads = (int)a.threads;
@@ -361,6 +361,6 @@ int tb_cmd_run(int argc, char **argv) {
 
     rc = tb_coordinator_run(&a.o, &run_id, err);
     if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench run: %s\n", err);
-    tb_tiledef_free(&def);
+    tb_tiledef_free(def);
     return rc;
 }

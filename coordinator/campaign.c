@@ -553,7 +553,7 @@ static int begin_campaign(campaign_ctx *cc, char *err) {
 int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *campaign_id, char *err) {
     const tb_campaign_observer *obs = o->observer;
     campaign_ctx cc;
-    tb_tiledef def;
+    tb_tiledef *def;
     int order[TB_CAMPAIGN_MAX_CONFIGS], n_order = 0;
     char e[TB_ERR_LEN];
     const char *tile_file = *c->tile_file ? c->tile_file : tb_tiledef_default_path();
@@ -565,11 +565,11 @@ int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *ca
     cc.status = TB_RUN_COMPLETE;
     cc.base_run = -1;
     cc.id = -1;
-    if (tb_tiledef_load(tile_file, &def, err) != 0) return TB_EXIT_USAGE;
-    sweep_opts(c, o, &def, &cc.ro);
-    if (tb_loadgen_check(&def, err) != 0 || check_report_path(o->report_path, err) != 0 ||
+    if (!(def = tb_tiledef_load(tile_file, err))) return TB_EXIT_USAGE;
+    sweep_opts(c, o, def, &cc.ro);
+    if (tb_loadgen_check(def, err) != 0 || check_report_path(o->report_path, err) != 0 ||
         begin_campaign(&cc, err) != 0) {
-        tb_tiledef_free(&def);
+        tb_tiledef_free(def);
         return TB_EXIT_USAGE;
     }
     *campaign_id = cc.id;
@@ -593,7 +593,7 @@ int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *ca
     }
     if (tb_store_finish_campaign(cc.s, cc.id, cc.status, cc.msg, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
     tb_store_close(cc.s);
-    tb_tiledef_free(&def);
+    tb_tiledef_free(def);
     if (cc.base_done && cc.n_done >= 2)
         write_comparison(o, cc.run_ids, cc.n_done, cc.base_run);
     else if (cc.n_done > 0 && obs && obs->no_comparison)

@@ -433,10 +433,23 @@ void tb_tiledef_syntax_error(const char *name, const char *text, size_t len, int
     tb_tiledef_escape_err(err);
 }
 
-int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
+/* Frees what *def holds and zeroes it; again on a zeroed one is harmless. */
+static void clear_def(tb_tiledef *def) {
+    for (int i = 0; i < def->n_workloads; i++)
+        free(def->workloads[i].params);
+    free(def->workloads);
+    free(def->rules);
+    free(def->path);
+    free(def->telemetry);
+    free(def->text);
+    tb_endpoints_free(&def->sut);
+    memset(def, 0, sizeof *def);
+}
+
+/* Fills the zeroed *def from text; 0, or -1 with err and *def cleared. */
+static int parse_into(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) {
     parse_state *ps = xcalloc(1, sizeof *ps); /* in.bad and err: a few KiB, off the stack */
     int rc;
-    memset(def, 0, sizeof *def);
     def->path = xstrdup(name);
     def->telemetry = xstrdup("");
     snprintf(def->name, sizeof def->name, "unnamed");
@@ -466,33 +479,34 @@ int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef 
         return 0;
     }
     tb_tiledef_escape_err(err);
-    tb_tiledef_free(def);
+    clear_def(def);
     free(ps);
     return -1;
 }
 
-int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) {
+tb_tiledef *tb_tiledef_parse(const char *name, const char *text, size_t len, char *err) {
+    tb_tiledef *def = xcalloc(1, sizeof *def);
+    if (parse_into(name, text, len, def, err) != 0) {
+        free(def);
+        return NULL;
+    }
+    return def;
+}
+
+tb_tiledef *tb_tiledef_load(const char *path, char *err) {
     size_t len;
     char *text;
-    int rc;
-    memset(def, 0, sizeof *def);
-    if (!(text = tb_ini_read_file(path, "config", &len, err))) return -1;
-    rc = tb_tiledef_parse(path, text, len, def, err);
+    tb_tiledef *def;
+    if (!(text = tb_ini_read_file(path, "config", &len, err))) return NULL;
+    def = tb_tiledef_parse(path, text, len, err);
     free(text);
-    return rc;
+    return def;
 }
 
 void tb_tiledef_free(tb_tiledef *def) {
     if (!def) return;
-    for (int i = 0; i < def->n_workloads; i++)
-        free(def->workloads[i].params);
-    free(def->workloads);
-    free(def->rules);
-    free(def->path);
-    free(def->telemetry);
-    free(def->text);
-    tb_endpoints_free(&def->sut);
-    memset(def, 0, sizeof *def);
+    clear_def(def);
+    free(def);
 }
 
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key) {

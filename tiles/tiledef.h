@@ -51,9 +51,10 @@ typedef struct tb_stage_def {
 } tb_stage_def;
 
 /*
- * A parsed tile file. Its arrays and strings are on the heap, owned by it and
- * freed by tb_tiledef_free; pass it by pointer: a copy of the struct would
- * share them (and free them twice).
+ * A parsed tile file, on the heap (tb_tiledef_load/parse). Its arrays and
+ * strings are on the heap too, owned by it and freed with it by
+ * tb_tiledef_free; pass it by pointer: a copy of the struct would share them
+ * (and free them twice).
  */
 typedef struct tb_tiledef {
     char *path; /* the file (or the name given to tb_tiledef_parse) */
@@ -72,21 +73,20 @@ typedef struct tb_tiledef {
 } tb_tiledef;
 
 /*
- * Parses the tile file at path into *def. Errors name file:line and the key:
+ * Parses the tile file at path. Errors name file:line and the key:
  * "tiles/x.ini:12: [workload.oltp] users: 'ten': not a non-negative integer".
- * Returns 0 (free *def with tb_tiledef_free) or -1 with err (*def then holds
- * nothing to free; tb_tiledef_free on it is harmless).
+ * Returns the definition (free it with tb_tiledef_free) or NULL with err.
  */
-int tb_tiledef_load(const char *path, tb_tiledef *def, char *err) TB_WUR;
+tb_tiledef *tb_tiledef_load(const char *path, char *err) TB_WUR;
 
 /*
- * Parses a tile definition held in memory (text: len bytes, NUL not needed)
- * into *def, as tb_tiledef_load does with a file's contents; name stands for
- * the file in error messages ("name:LINE: [section] key: why") and in
- * def->path. Returns 0 or -1 with err.
+ * Parses a tile definition held in memory (text: len bytes, NUL not needed),
+ * as tb_tiledef_load does with a file's contents; name stands for the file in
+ * error messages ("name:LINE: [section] key: why") and in def->path. Returns
+ * the definition (free it with tb_tiledef_free) or NULL with err.
  */
-int tb_tiledef_parse(const char *name, const char *text, size_t len, tb_tiledef *def, char *err) TB_WUR;
-/* Frees what *def holds and zeroes it; again on a freed or zeroed one is harmless. */
+tb_tiledef *tb_tiledef_parse(const char *name, const char *text, size_t len, char *err) TB_WUR;
+/* Frees def and everything it holds; NULL is a no-op. */
 void tb_tiledef_free(tb_tiledef *def);
 
 /* Rewrites err (TB_ERR_LEN bytes, NUL-terminated) with passwords redacted

@@ -11,26 +11,25 @@
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static tb_tiledef def;
+    tb_tiledef *def;
     char err[TB_ERR_LEN];
     /* an exact-size copy: the parser must not need a terminating NUL */
     char *text = malloc(size ? size : 1);
     if (size) memcpy(text, data, size);
     err[0] = '\0';
-    if (tb_tiledef_parse("fuzz.ini", text, size, &def, err) == 0) {
+    if ((def = tb_tiledef_parse("fuzz.ini", text, size, err))) {
         char hash[17];
-        FUZZ_CHECK(def.n_workloads >= 1 && def.n_workloads <= TB_MAX_WORKLOADS);
-        FUZZ_CHECK(def.n_rules >= 0 && def.n_rules <= TB_MAX_RULES && (def.n_rules == 0 || def.rules));
-        FUZZ_CHECK(def.path && def.telemetry && def.text);
-        for (int i = 0; i < def.n_workloads; i++) {
-            const tb_workload_def *w = &def.workloads[i];
-            FUZZ_CHECK(w->kind[0] && w->reference > 0 && w->file == def.path);
+        FUZZ_CHECK(def->n_workloads >= 1 && def->n_workloads <= TB_MAX_WORKLOADS);
+        FUZZ_CHECK(def->n_rules >= 0 && def->n_rules <= TB_MAX_RULES && (def->n_rules == 0 || def->rules));
+        FUZZ_CHECK(def->path && def->telemetry && def->text);
+        for (int i = 0; i < def->n_workloads; i++) {
+            const tb_workload_def *w = &def->workloads[i];
+            FUZZ_CHECK(w->kind[0] && w->reference > 0 && w->file == def->path);
             FUZZ_CHECK(w->n_params >= 0 && w->n_params <= TB_MAX_PARAMS && (w->n_params == 0 || w->params));
         }
-        tb_tiledef_workload_hash(&def, hash);
+        tb_tiledef_workload_hash(def, hash);
         FUZZ_CHECK(strlen(hash) == 16);
-        tb_tiledef_free(&def);
-        FUZZ_CHECK(def.workloads == NULL && def.n_workloads == 0); /* freed and zeroed */
+        tb_tiledef_free(def);
     } else {
         FUZZ_CHECK(strncmp(err, "fuzz.ini", 8) == 0); /* every error says where */
     }

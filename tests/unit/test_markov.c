@@ -41,7 +41,7 @@ static tb_sut_endpoints web_ep(void) {
 static void standard_tile_olio_mix(void **state) {
     char path[1024], err[TB_ERR_LEN] = "";
     const char *src = getenv("TB_SOURCE_DIR");
-    tb_tiledef *d = calloc(1, sizeof *d);
+    tb_tiledef *d;
     const tb_workload_def *w;
     const tb_workload_vt *vt = tb_workload_find("web");
     tb_sut_endpoints ep = web_ep();
@@ -53,7 +53,7 @@ static void standard_tile_olio_mix(void **state) {
     (void)state;
     assert_non_null(vt);
     snprintf(path, sizeof path, "%s/tiles/standard.ini", src ? src : ".");
-    if (tb_tiledef_load(path, d, err) != 0) fail_msg("%s", err);
+    if (!(d = tb_tiledef_load(path, err))) fail_msg("%s", err);
     w = find_wl(d, "web");
     assert_non_null(w);
     assert_string_equal(w->kind, "web");
@@ -76,7 +76,6 @@ static void standard_tile_olio_mix(void **state) {
     vt->cfg_free(cfg);
     tb_endpoints_free(&ep);
     tb_tiledef_free(d);
-    free(d);
 }
 
 /* A two-state chain by hand: stay 90 / leave 10 and stay 50 / leave 50:
@@ -103,7 +102,7 @@ static int configure_with(const char *const *lines, char *err) {
     char path[] = "/tmp/tb-test-markov-XXXXXX";
     int fd = mkstemp(path), rc;
     FILE *f = fdopen(fd, "w");
-    tb_tiledef *d = calloc(1, sizeof *d);
+    tb_tiledef *d;
     tb_sut_endpoints ep = web_ep();
     const tb_workload_vt *vt = tb_workload_find("web");
     void *cfg = NULL;
@@ -111,12 +110,11 @@ static int configure_with(const char *const *lines, char *err) {
     for (int i = 0; lines[i]; i++)
         fprintf(f, "%s\n", lines[i]);
     fclose(f);
-    if (tb_tiledef_load(path, d, err) != 0) fail_msg("load: %s", err);
+    if (!(d = tb_tiledef_load(path, err))) fail_msg("load: %s", err);
     rc = vt->configure(&d->workloads[0], &ep, &cfg, err);
     if (rc == 0) vt->cfg_free(cfg);
     tb_endpoints_free(&ep);
     tb_tiledef_free(d);
-    free(d);
     unlink(path);
     return rc;
 }
