@@ -31,8 +31,8 @@ static void usage(FILE *f) {
           "                      opened read-only, so it is safe while a run is writing\n"
           "  -f, --format FMT    text    a terminal summary (default)\n"
           "                      html    one self-contained page: SVG charts, tables, no JavaScript\n"
-          "                      json    every figure, machine-readable (README, \"Results and\n"
-          "                              reports\"); an op's mean_ms..max_ms are corrected\n"
+          "                      json    every figure, machine-readable (docs/results.md, \"The\n"
+          "                              JSON report\"); an op's mean_ms..max_ms are corrected\n"
           "                              (from its intended start), \"uncorrected\" from its send\n"
           "                      csv     tidy rows (level x phase x workload x tile x op) for\n"
           "                              pandas or R; units in the column names\n"
@@ -111,12 +111,7 @@ int tb_cmd_report(int argc, char **argv) {
     if (format) {
         if (tb_report_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
     } else if (out) {
-        if (tb_cli_ends_with(out, ".json"))
-            fmt = TB_REPORT_JSON;
-        else if (tb_cli_ends_with(out, ".html") || tb_cli_ends_with(out, ".htm"))
-            fmt = TB_REPORT_HTML;
-        else if (tb_cli_ends_with(out, ".csv"))
-            fmt = TB_REPORT_CSV;
+        fmt = tb_report_format_for_path(out);
     }
 
     if (tb_store_open_readonly(db, &s, err) != 0) {

@@ -481,11 +481,10 @@ static int calibrate(run_ctx *c) {
 
 /* The report (--report), its format from the file name's extension. */
 static void write_report(run_ctx *c) {
-    const char *path = c->o->report_path, *dot = strrchr(path, '.');
-    tb_report_format fmt = TB_REPORT_TEXT;
+    const char *path = c->o->report_path;
+    tb_report_format fmt = tb_report_format_for_path(path);
     char e[TB_ERR_LEN];
     FILE *f = fopen(path, "w");
-    if (dot && tb_report_parse_format(dot + 1, &fmt, e) != 0) fmt = TB_REPORT_TEXT;
     if (!f) {
         tb_log(TB_LOG_ERROR, "report %s: %s", path, strerror(errno));
         return;

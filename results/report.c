@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "results/model.h"
 #include "results/report_views.h"
@@ -27,6 +28,20 @@ int tb_report_parse_format(const char *s, tb_report_format *out, char *err) {
         return -1;
     }
     return 0;
+}
+
+/* 1 when name ends in suffix, letters in any case. */
+static int ends_with(const char *name, const char *suffix) {
+    size_t n = strlen(name), k = strlen(suffix);
+    return n >= k && strcasecmp(name + n - k, suffix) == 0;
+}
+
+tb_report_format tb_report_format_for_path(const char *path) {
+    if (!path) return TB_REPORT_TEXT;
+    if (ends_with(path, ".json")) return TB_REPORT_JSON;
+    if (ends_with(path, ".html") || ends_with(path, ".htm")) return TB_REPORT_HTML;
+    if (ends_with(path, ".csv")) return TB_REPORT_CSV;
+    return TB_REPORT_TEXT;
 }
 
 int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) {

@@ -16,6 +16,9 @@ typedef enum { TB_REPORT_TEXT = 0, TB_REPORT_JSON, TB_REPORT_HTML, TB_REPORT_CSV
 
 /* Parses "text" / "json" / "html" / "csv". 0 or -1 with err naming the value. */
 int tb_report_parse_format(const char *s, tb_report_format *out, char *err) TB_WUR;
+/* The format a file name asks for: .json, .html or .htm, .csv (any case);
+ * anything else is text. `run --report` and `report -o` both use it. */
+tb_report_format tb_report_format_for_path(const char *path);
 
 /* Writes the report of run_id to f. 0 or -1 with err. */
 int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) TB_WUR;

@@ -865,6 +865,20 @@ static void test_golden_html(void **state) {
     free(html);
 }
 
+/* The format a file name asks for, the same for `run --report` and `report -o`. */
+static void test_format_for_path(void **state) {
+    (void)state;
+    assert_int_equal(tb_report_format_for_path("r.json"), TB_REPORT_JSON);
+    assert_int_equal(tb_report_format_for_path("R.JSON"), TB_REPORT_JSON);
+    assert_int_equal(tb_report_format_for_path("r.html"), TB_REPORT_HTML);
+    assert_int_equal(tb_report_format_for_path("/a.b/r.htm"), TB_REPORT_HTML);
+    assert_int_equal(tb_report_format_for_path("r.csv"), TB_REPORT_CSV);
+    assert_int_equal(tb_report_format_for_path("r.txt"), TB_REPORT_TEXT);
+    assert_int_equal(tb_report_format_for_path("html"), TB_REPORT_TEXT);
+    assert_int_equal(tb_report_format_for_path("r"), TB_REPORT_TEXT);
+    assert_int_equal(tb_report_format_for_path(NULL), TB_REPORT_TEXT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_html_escapes_everything, setup, teardown),
@@ -880,6 +894,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_golden_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_html, setup, teardown),
+        cmocka_unit_test(test_format_for_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
