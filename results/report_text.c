@@ -161,7 +161,7 @@ static void text_header(FILE *f, const tb_model_run *r) {
     text_qos_warning(f, r);
     fprintf(f, "  peak score   %s\n", num(r->peak_score, "%.3f", b1, sizeof b1));
     fprintf(f, "  peak PPKW    %s\n", num(r->peak_ppkw, "%.2f", b1, sizeof b1));
-    fprintf(f, "  overall      %s score/kW (sum of scores / sum of mean W over levels)\n",
+    fprintf(f, "  overall      %s score/kW (sum of scores / sum of mean W over the levels and active idle)\n",
             num(r->overall_efficiency, "%.2f", b1, sizeof b1));
 }
 
