@@ -20,6 +20,8 @@
 #define SPAWN_DEFAULT_MAX      (64 * 1024)
 #define SPAWN_DEFAULT_GRACE_US 5000000ULL
 #define SPAWN_TICK_MS          200
+#define SPAWN_TURN_CHUNKS      16 /* reads per turn: 64 KiB */
+#define SPAWN_LAST_CHUNKS      64 /* after the exit: 256 KiB, more than a pipe holds */
 
 extern char **environ;
 
@@ -88,16 +90,19 @@ typedef struct {
 
 static void signal_child(spawn_state *s, int sig) { kill(s->o->new_group ? -s->pid : s->pid, sig); }
 
-/* Reads what the pipe holds now; closes it at EOF or on an error. */
-static void drain(spawn_state *s) {
+/* Reads what the pipe holds now, at most max_chunks reads (so a child that
+ * writes faster than on_output consumes cannot keep the deadline and the stop
+ * flag from being looked at); closes it at EOF or on an error. */
+static void drain(spawn_state *s, int max_chunks) {
     char chunk[4096];
-    for (;;) {
+    for (int i = 0; i < max_chunks;) {
         ssize_t n = read(s->fd, chunk, sizeof chunk);
         if (n > 0) {
             size_t room = s->out.max - s->out.len, keep = (size_t)n < room ? (size_t)n : room;
             if (keep < (size_t)n) s->r->output_cut = 1;
             if (keep && tb_buf_add(&s->out, chunk, keep) != 0) s->r->output_cut = 1;
             if (s->o->on_output) s->o->on_output(s->o->arg, chunk, (size_t)n);
+            i++;
             continue;
         }
         if (n < 0 && errno == EINTR) continue;
@@ -132,7 +137,8 @@ static void police(spawn_state *s, uint64_t now) {
     }
 }
 
-/* One turn: wait up to a tick for output, then look at the child. 1 when done. */
+/* One turn: wait up to a tick for output, read a bounded share of it, then
+ * look at the child. 1 when done. */
 static int turn(spawn_state *s) {
     uint64_t now = tb_now_us();
     int ms = SPAWN_TICK_MS;
@@ -141,11 +147,7 @@ static int turn(spawn_state *s) {
         ms = (int)((s->deadline - now) / 1000 + 1);
     if (s->fd >= 0) {
         struct pollfd p = {s->fd, POLLIN, 0};
-        int pr = poll(&p, 1, ms);
-        if (pr > 0) {
-            drain(s);
-            if (s->fd >= 0) return 0; /* more may come: read before looking at the child */
-        }
+        if (poll(&p, 1, ms) > 0) drain(s, SPAWN_TURN_CHUNKS);
     } else {
         (void)poll(NULL, 0, 20);
     }
@@ -156,7 +158,10 @@ static int turn(spawn_state *s) {
         else if (w < 0 && errno != EINTR)
             return 1; /* lost: nothing more to wait for */
     }
-    if (s->exited && s->fd >= 0) drain(s); /* a background grandchild may hold the pipe: stop at EAGAIN */
+    /* What the child wrote before it exited is in the pipe (at most the pipe's
+     * size); a background grandchild may hold the pipe open and go on
+     * writing: read a bounded amount more, never until it stops. */
+    if (s->exited && s->fd >= 0) drain(s, SPAWN_LAST_CHUNKS);
     return s->exited;
 }
 
@@ -201,6 +206,9 @@ int tb_spawn_run(const tb_spawn_opts *o, tb_spawn_result *r, char *err) {
     if (o->timeout_us) s.deadline = tb_now_us() + o->timeout_us;
     while (!turn(&s)) {
     }
+    /* Stopped or timed out: what is left of its group (a grandchild that
+     * ignored SIGTERM after the child itself died) gets SIGKILL now. */
+    if (s.termed && o->new_group) kill(-s.pid, SIGKILL);
     if (s.fd >= 0) close(s.fd);
     if (s.exited && WIFEXITED(s.status)) {
         r->exited = 1;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -215,12 +216,88 @@ static void test_spawn_stop_flag(void **state) {
     tb_spawn_result_free(&r);
 }
 
+/* A consumer slower than the child's writing: the pipe never runs dry, and
+ * the deadline must still be looked at (a campaign's `yes` once ignored
+ * Ctrl-C for ever). */
+static void sleep_us(long us) {
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static void slow_consumer(void *arg, const char *chunk, size_t n) {
+    (void)arg;
+    (void)chunk;
+    (void)n;
+    sleep_us(2000);
+}
+
+static void test_spawn_deadline_with_endless_output(void **state) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN];
+    uint64_t t0;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.shell = "exec yes";
+    o.timeout_us = 300000;
+    o.grace_us = 1;
+    o.new_group = 1;
+    o.output_max = 1000;
+    o.on_output = slow_consumer;
+    t0 = tb_now_us();
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_true(tb_now_us() - t0 < 5000000);
+    assert_true(r.timed_out);
+    assert_true(r.output_cut);
+    tb_spawn_result_free(&r);
+}
+
+/* 1 when process pid is gone or a zombie (killed, not yet reaped by init). */
+static int gone(long pid) {
+    char path[64], buf[256];
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (!(f = fopen(path, "r"))) return 1;
+    buf[0] = '\0';
+    if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
+    fclose(f);
+    return strstr(buf, ") Z ") != NULL;
+}
+
+/* The child dies of SIGTERM at the deadline, its background grandchild
+ * ignores SIGTERM: the group still gets SIGKILL, nothing is left behind. */
+static void test_spawn_stopped_group_leaves_nothing(void **state) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN];
+    long pid = 0;
+    int waited = 0;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.shell = "(trap '' TERM; exec sleep 30) & echo $!; wait";
+    o.timeout_us = 500000;
+    o.new_group = 1;
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_true(r.timed_out);
+    assert_int_equal(sscanf(r.output, "%ld", &pid), 1);
+    assert_true(pid > 1);
+    while (!gone(pid) && waited++ < 100)
+        sleep_us(20000);
+    assert_true(gone(pid));
+    tb_spawn_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_buf_grows_and_caps), cmocka_unit_test(test_seterr_marks_a_cut),
-        cmocka_unit_test(test_html_escape),        cmocka_unit_test(test_spawn_status_and_output),
-        cmocka_unit_test(test_spawn_exec_failure), cmocka_unit_test(test_spawn_deadline_kills_group),
+        cmocka_unit_test(test_buf_grows_and_caps),
+        cmocka_unit_test(test_seterr_marks_a_cut),
+        cmocka_unit_test(test_html_escape),
+        cmocka_unit_test(test_spawn_status_and_output),
+        cmocka_unit_test(test_spawn_exec_failure),
+        cmocka_unit_test(test_spawn_deadline_kills_group),
         cmocka_unit_test(test_spawn_stop_flag),
+        cmocka_unit_test(test_spawn_deadline_with_endless_output),
+        cmocka_unit_test(test_spawn_stopped_group_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
