@@ -25,12 +25,15 @@ static void put(char *out, size_t len, size_t *pos, const char *s, size_t n) {
  * usual short names, and any key ending in "password" or "passwd"
  * (sslpassword=, db_password=, ...). */
 static int is_secret_key(const char *k, size_t n) {
-    static const char *const keys[] = {"password", "passwd", "pass", "pwd"};
+    /* whole keys, and endings that make a key secret (sslpassword, access_token) */
+    static const char *const keys[] = {"password", "passwd", "pass", "pwd", "token", "secret", "apikey", "api_key"};
+    static const char *const endings[] = {"password", "passwd", "token", "secret"};
     size_t i;
-    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        size_t kl = strlen(keys[i]);
-        if (kl == n && strncasecmp(keys[i], k, n) == 0) return 1;
-        if (kl >= 6 && n > kl && strncasecmp(keys[i], k + n - kl, kl) == 0) return 1;
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strlen(keys[i]) == n && strncasecmp(keys[i], k, n) == 0) return 1;
+    for (i = 0; i < sizeof endings / sizeof endings[0]; i++) {
+        size_t kl = strlen(endings[i]);
+        if (n > kl && strncasecmp(endings[i], k + n - kl, kl) == 0) return 1;
     }
     return 0;
 }
@@ -67,6 +70,9 @@ static void find_password(const char *uri, const char **pw_out, const char **at_
             pw = c2 + 1;
         else if (c1)
             pw = c1 + 1;
+        else /* "user%3Apass@": a percent-encoded colon still starts a password */
+            for (p = auth; !pw && p + 3 <= at; p++)
+                if (p[0] == '%' && p[1] == '3' && (p[2] == 'A' || p[2] == 'a')) pw = p + 3;
         if (pw == at) pw = NULL; /* empty password */
         /* opaque form ("estimate:?x=a@b"): a password starts before the query */
         if (pw && fallback && opaque && pw >= auth_end) pw = NULL;
@@ -121,9 +127,11 @@ void tb_redact_scrub(char *text, size_t len, const char *uri) {
  *    inside the password is still hidden. The user stays visible.
  *  - Opaque form without "//" ("ipmi:user:PASS@host", or "user:PASS@host"):
  *    the password starts after the second ':' when there are two or more
- *    colons before the '@', else after the first.
- *  - Query parameters password=, passwd=, pass=, pwd=, *password=, *passwd=
- *    (any case) -> key=***.
+ *    colons before the '@', else after the first. With no colon, a
+ *    percent-encoded one ("user%3APASS@") starts it.
+ *  - Query parameters password=, passwd=, pass=, pwd=, token=, secret=,
+ *    apikey=, api_key=, and keys ending in password, passwd, token or secret
+ *    (sslpassword=, access_token=), any case -> key=***.
  *  - Empty passwords are left as they are. Truncation only ever cuts.
  */
 void tb_redact_uri(const char *uri, char *out, size_t len) {

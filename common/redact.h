@@ -10,8 +10,9 @@
 /*
  * Copies uri into out (len bytes, always NUL-terminated, truncated if short)
  * with any password replaced by "***": user:PASS@host in the authority, and
- * the values of password=, passwd=, pass=, pwd= query parameters (and of
- * keys ending in password or passwd, such as sslpassword=).
+ * the values of password=, passwd=, pass=, pwd=, token=, secret=, apikey=,
+ * api_key= query parameters (and of keys ending in password, passwd, token
+ * or secret, such as sslpassword= or access_token=); see redact.c.
  */
 void tb_redact_uri(const char *uri, char *out, size_t len);
 

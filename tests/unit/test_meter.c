@@ -103,6 +103,14 @@ static void test_redact_cases(void **state) {
         {"ipmi:admin:Ip/Secret@bmc", "ipmi:admin:***@bmc"},
         /* keys ending in password or passwd (libpq's sslpassword) */
         {"ptd://h?sslpassword=s1&db_passwd=s2&x=1", "ptd://h?sslpassword=***&db_passwd=***&x=1"},
+        /* a percent-encoded colon in the userinfo still starts the password */
+        {"ipmi://admin%3Ahunter2@[::1", "ipmi://admin%3A***@[::1"},
+        {"ipmi://admin%3a@bmc", "ipmi://admin%3a@bmc"}, /* empty password */
+        /* tokens, secrets and API keys in a query (telemetry URLs) */
+        {"http://h:9100/metrics?token=s3cr3t&x=1", "http://h:9100/metrics?token=***&x=1"},
+        {"http://h/m?access_token=a&Secret=b&apikey=c&api_key=d&client_secret=e",
+         "http://h/m?access_token=***&Secret=***&apikey=***&api_key=***&client_secret=***"},
+        {"http://h/m?tokens=2&secretary=x", "http://h/m?tokens=2&secretary=x"},
         {"rapl:", "rapl:"},
         {"auto", "auto"},
         {"", ""},
