@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
@@ -78,9 +79,15 @@ const char *tb_sut_web_url(const tb_sut_endpoints *ep, int tile) {
 int tb_sut_read_password_file(const char *path, char **out, char *err) {
     char buf[256];
     size_t n;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        tb_seterr(err, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    FILE *f;
+    /* a regular file only: a folder would read as empty, a FIFO would block */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        tb_seterr(err, "%.100s: not a regular file (expected the password on its first line)", path);
+        return -1;
+    }
+    if (!(f = fopen(path, "r"))) {
+        tb_seterr(err, "%.100s: %s", path, strerror(errno));
         return -1;
     }
     if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
@@ -88,7 +95,7 @@ int tb_sut_read_password_file(const char *path, char **out, char *err) {
     n = strcspn(buf, "\r\n");
     buf[n] = '\0';
     if (n == 0 || n >= TB_SUT_MAX_PASSWORD) {
-        tb_seterr(err, "%s: %s", path,
+        tb_seterr(err, "%.100s: %s", path,
                   n == 0 ? "empty (expected the password on its first line)" : "password too long");
         return -1;
     }

@@ -125,8 +125,12 @@ static int add_param(parse_state *ps, tb_workload_def *w, const char *sec, const
 
 static int set_workload(parse_state *ps, const char *sec, const char *name, const char *key, const char *val) {
     char e[TB_ERR_LEN];
-    tb_workload_def *w = get_workload(ps, name);
-    if (!w) return fail(ps, sec, key, "too many workloads");
+    tb_workload_def *w;
+    if (strlen(name) >= sizeof w->name) {
+        snprintf(e, sizeof e, "workload name must be 1..%d characters", (int)sizeof w->name - 1);
+        return fail(ps, sec, key, e);
+    }
+    if (!(w = get_workload(ps, name))) return fail(ps, sec, key, "too many workloads");
     if (strcmp(key, "kind") == 0) {
         if (!tb_kind_find(val)) {
             char known[64];

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -683,6 +684,49 @@ static void read_file_whole_or_refused(void **state) {
     rmdir(dir);
 }
 
+/* A workload name is at most 31 bytes: 31 is kept whole, 32 is refused on its
+ * first key (it was cut to 31 and merged with its 31-byte namesake). */
+static void workload_name_limit(void **state) {
+    char text[256], err[TB_ERR_LEN], name[40];
+    tb_tiledef *def;
+    (void)state;
+    memset(name, 'n', 31);
+    name[31] = '\0';
+    snprintf(text, sizeof text, "[workload.%s]\nkind = http\nreference = 10\nurls = http://127.0.0.1:1/\n", name);
+    def = parse_mem(text, strlen(text), err);
+    if (!def) fail_msg("31 bytes: %s", err);
+    assert_string_equal(def->workloads[0].name, name);
+    tb_tiledef_free(def);
+    snprintf(text, sizeof text, "[workload.%sx]\nkind = http\nreference = 10\nurls = http://127.0.0.1:1/\n", name);
+    assert_null(parse_mem(text, strlen(text), err));
+    assert_non_null(strstr(err, "mem.ini:2:"));
+    assert_non_null(strstr(err, "workload name must be 1..31 characters"));
+}
+
+/* mail_password_file names a regular file: a folder or a FIFO is refused at
+ * once (a FIFO used to block the parse for ever), a long path keeps the reason. */
+static void password_file_regular_only(void **state) {
+    char dir[] = "/tmp/tb-pwfile.XXXXXX", fifo[64], text[512], err[TB_ERR_LEN], longp[300];
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(text, sizeof text, "[sut]\nmail_password_file = %s\n", dir);
+    assert_null(parse_mem(text, strlen(text), err));
+    assert_non_null(strstr(err, "not a regular file"));
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(text, sizeof text, "[sut]\nmail_password_file = %s\n", fifo);
+    assert_null(parse_mem(text, strlen(text), err));
+    assert_non_null(strstr(err, "not a regular file"));
+    memset(longp, 'a', sizeof longp - 1);
+    longp[0] = '/';
+    longp[sizeof longp - 1] = '\0';
+    snprintf(text, sizeof text, "[sut]\nmail_password_file = %s\n", longp);
+    assert_null(parse_mem(text, strlen(text), err));
+    assert_non_null(strstr(err, "File name too long"));
+    unlink(fifo);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(durations),
@@ -704,6 +748,8 @@ int main(void) {
         cmocka_unit_test(sut_endpoints_sized_to_the_file),
         cmocka_unit_test(default_tile_path),
         cmocka_unit_test(read_file_whole_or_refused),
+        cmocka_unit_test(workload_name_limit),
+        cmocka_unit_test(password_file_regular_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
