@@ -85,3 +85,17 @@ void tb_buf_free(tb_buf *b) {
     b->len = b->cap = 0;
     b->overflow = 0;
 }
+
+void *tb_grow(void *arr, size_t n, size_t *cap, size_t elem) {
+    size_t old = *cap, c = old ? old : 8;
+    if (n < old) return arr;
+    while (c <= n) {
+        if (c > SIZE_MAX / 2) abort();
+        c *= 2;
+    }
+    if (elem && c > SIZE_MAX / elem) abort();
+    arr = xrealloc(arr, c * elem);
+    memset((char *)arr + old * elem, 0, (c - old) * elem);
+    *cap = c;
+    return arr;
+}

@@ -21,6 +21,14 @@ typedef struct {
     int overflow; /* an append was refused because of max */
 } tb_buf;
 
+/*
+ * Makes room for element n (0-based) of an array of elem-byte elements whose
+ * capacity is *cap elements: doubles *cap (from 8) until n fits, zeroes the
+ * new elements, and returns the (possibly moved) array. Aborts on overflow,
+ * as xrealloc does on out-of-memory. Use: a = tb_grow(a, len, &cap, sizeof *a);
+ */
+void *tb_grow(void *arr, size_t n, size_t *cap, size_t elem);
+
 /* Default cap for callers without a better one: 64 MiB. */
 #define TB_BUF_DEFAULT_MAX ((size_t)64 << 20)
 

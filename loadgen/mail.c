@@ -48,6 +48,7 @@
 #include <sys/socket.h>
 
 #include "loadgen/imap_parse.h"
+#include "common/buf.h"
 #include "loadgen/mail_msg.h"
 #include "loadgen/smtp_parse.h"
 #include "loadgen/workload.h"
@@ -420,10 +421,7 @@ static void uids_set(mail_user *mu, size_t idx, uint32_t uid) {
         }
         return;
     }
-    if (mu->n_uids == mu->cap_uids) {
-        mu->cap_uids = mu->cap_uids ? mu->cap_uids * 2 : 64;
-        mu->uids = xrealloc(mu->uids, mu->cap_uids * sizeof *mu->uids);
-    }
+    mu->uids = tb_grow(mu->uids, mu->n_uids, &mu->cap_uids, sizeof *mu->uids);
     mu->uids[mu->n_uids++] = uid;
 }
 

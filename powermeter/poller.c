@@ -13,6 +13,7 @@
  * one instant and bias the trapezoid mean toward that moment.
  */
 #include "powermeter/poller.h"
+#include "common/buf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,10 +74,7 @@ static int wait_until(tb_poller *p, uint64_t deadline_us) {
 }
 
 static void append(tb_poller *p, int meter, const tb_sample *s) {
-    if (p->len == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 256;
-        p->buf = xrealloc(p->buf, p->cap * sizeof *p->buf);
-    }
+    p->buf = tb_grow(p->buf, p->len, &p->cap, sizeof *p->buf);
     p->buf[p->len].meter = meter;
     p->buf[p->len].s = *s;
     p->len++;
@@ -108,10 +106,7 @@ static void *poll_main(void *arg) {
         now = tb_now_us();
         late = now > next ? now - next : 0;
         if (late > p->max_jitter_us) p->max_jitter_us = late;
-        if (p->n_lates == p->cap_lates) {
-            p->cap_lates = p->cap_lates ? p->cap_lates * 2 : 256;
-            p->lates = xrealloc(p->lates, p->cap_lates * sizeof *p->lates);
-        }
+        p->lates = tb_grow(p->lates, p->n_lates, &p->cap_lates, sizeof *p->lates);
         p->lates[p->n_lates][0] = next;
         p->lates[p->n_lates][1] = late;
         p->n_lates++;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "powermeter/meter.h"
 #include "powermeter/node_exporter.h"
 #include "common/redact.h"
@@ -449,10 +450,7 @@ static void *sampler_main(void *arg) {
             if (failing) tb_log(TB_LOG_INFO, "telemetry %s is back", tb_telem_source_spec(t->src));
             failing = 0;
             if (have_prev) {
-                if (t->len == t->cap) {
-                    t->cap = t->cap ? t->cap * 2 : 256;
-                    t->buf = xrealloc(t->buf, t->cap * sizeof *t->buf);
-                }
+                t->buf = tb_grow(t->buf, t->len, &t->cap, sizeof *t->buf);
                 tb_telem_compute(&prev, &cur, &t->buf[t->len++]);
             }
             prev = cur;

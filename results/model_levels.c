@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "results/model_sql.h"
+#include "common/buf.h"
 
 /* The statements run once per level, prepared once per report. */
 typedef struct level_stmts {
@@ -25,10 +26,10 @@ static int read_level_qos(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb
         int tile = sqlite3_column_int(st, 5);
         tb_model_qos *q;
         if (tile > 0) {
-            lv->tile_qos = tb_model_grow(lv->tile_qos, lv->n_tile_qos, &tcap, sizeof *lv->tile_qos);
+            lv->tile_qos = tb_grow(lv->tile_qos, lv->n_tile_qos, &tcap, sizeof *lv->tile_qos);
             q = &lv->tile_qos[lv->n_tile_qos++];
         } else {
-            lv->qos = tb_model_grow(lv->qos, lv->n_qos, &cap, sizeof *lv->qos);
+            lv->qos = tb_grow(lv->qos, lv->n_qos, &cap, sizeof *lv->qos);
             q = &lv->qos[lv->n_qos++];
         }
         q->tile = tile;
@@ -99,7 +100,7 @@ static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_
     while ((rc = tb_model_next(c, ls->ops)) == 1) {
         sqlite3_stmt *st = ls->ops;
         tb_model_op *op;
-        w->ops_list = tb_model_grow(w->ops_list, w->n_ops, &cap, sizeof *w->ops_list);
+        w->ops_list = tb_grow(w->ops_list, w->n_ops, &cap, sizeof *w->ops_list);
         op = &w->ops_list[w->n_ops++];
         op->name = tb_model_col_str(c, st, 0);
         op->count = tb_model_col_int(st, 1);
@@ -138,7 +139,7 @@ static int read_level_workloads(tb_model_ctx *c, level_stmts *ls, int64_t level_
     while ((rc = tb_model_next(c, ls->workloads)) == 1) {
         sqlite3_stmt *st = ls->workloads;
         tb_model_workload *w;
-        lv->workloads = tb_model_grow(lv->workloads, lv->n_workloads, &cap, sizeof *lv->workloads);
+        lv->workloads = tb_grow(lv->workloads, lv->n_workloads, &cap, sizeof *lv->workloads);
         w = &lv->workloads[lv->n_workloads++];
         w->id = sqlite3_column_int64(st, 0);
         w->name = tb_model_col_str(c, st, 1);
@@ -159,7 +160,7 @@ static tb_model_op_group *group_of(tb_model_level *lv, size_t *cap, const char *
     tb_model_op_group *x;
     for (size_t i = 0; i < lv->n_groups; i++)
         if (strcmp(lv->groups[i].workload, w) == 0 && strcmp(lv->groups[i].op, o) == 0) return &lv->groups[i];
-    lv->groups = tb_model_grow(lv->groups, lv->n_groups, cap, sizeof *lv->groups);
+    lv->groups = tb_grow(lv->groups, lv->n_groups, cap, sizeof *lv->groups);
     x = &lv->groups[lv->n_groups++];
     x->workload = xstrdup(w);
     x->op = xstrdup(o);
@@ -277,7 +278,7 @@ int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
     while ((rc = tb_model_next(c, ls.levels)) == 1) {
         int64_t level_id = sqlite3_column_int64(ls.levels, 0);
         tb_model_level *lv;
-        r->levels = tb_model_grow(r->levels, r->n_levels, &cap, sizeof *r->levels);
+        r->levels = tb_grow(r->levels, r->n_levels, &cap, sizeof *r->levels);
         lv = &r->levels[r->n_levels++];
         level_from_row(c, ls.levels, lv, flags);
         if (read_level_qos(c, &ls, level_id, lv) != 0 ||

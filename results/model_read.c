@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "common/buf.h"
 #include "powermeter/ipmi.h"
 #include "powermeter/meter.h"
 #include "results/model_sql.h"
@@ -200,16 +201,6 @@ int tb_model_snapshot_begin(tb_store *s) { return tb_model_read_begin(tb_store_d
 
 void tb_model_snapshot_end(tb_store *s, int opened) { tb_model_read_end(tb_store_db(s), opened); }
 
-/* Grows *arr (of elements of size sz) so index n fits; zeroes new room. */
-void *tb_model_grow(void *arr, size_t n, size_t *cap, size_t sz) {
-    if (n < *cap) return arr;
-    size_t old = *cap;
-    *cap = *cap ? *cap * 2 : 8;
-    arr = xrealloc(arr, *cap * sz);
-    memset((char *)arr + old * sz, 0, (*cap - old) * sz);
-    return arr;
-}
-
 /* ---- run header -------------------------------------------------------------- */
 
 static int read_meters(tb_model_ctx *c, tb_model_run *r) {
@@ -237,7 +228,7 @@ static int read_meters(tb_model_ctx *c, tb_model_run *r) {
     sqlite3_bind_int(st, 3, (int)TB_SAMPLE_FLAT);
     while ((rc = tb_model_next(c, st)) == 1) {
         tb_model_meter *m;
-        r->meters = tb_model_grow(r->meters, r->n_meters, &cap, sizeof *r->meters);
+        r->meters = tb_grow(r->meters, r->n_meters, &cap, sizeof *r->meters);
         m = &r->meters[r->n_meters++];
         m->uri = tb_model_col_str(c, st, 0);
         m->model = tb_model_col_str(c, st, 1);
@@ -272,7 +263,7 @@ static int read_events(tb_model_ctx *c, tb_model_run *r) {
     sqlite3_bind_int64(st, 1, r->id);
     while ((rc = tb_model_next(c, st)) == 1) {
         tb_model_event *e;
-        r->events = tb_model_grow(r->events, r->n_events, &cap, sizeof *r->events);
+        r->events = tb_grow(r->events, r->n_events, &cap, sizeof *r->events);
         e = &r->events[r->n_events++];
         e->at = tb_model_col_str(c, st, 0);
         e->kind = tb_model_col_str(c, st, 1);
@@ -464,7 +455,7 @@ static int read_campaigns(tb_model_ctx *c, tb_model_run_list *l) {
         tb_model_campaign *k;
         size_t rcap = 0;
         int r2;
-        l->campaigns = tb_model_grow(l->campaigns, l->n_campaigns, &cap, sizeof *l->campaigns);
+        l->campaigns = tb_grow(l->campaigns, l->n_campaigns, &cap, sizeof *l->campaigns);
         k = &l->campaigns[l->n_campaigns++];
         k->id = sqlite3_column_int64(st, 0);
         k->name = col_raw(st, 1);
@@ -475,7 +466,7 @@ static int read_campaigns(tb_model_ctx *c, tb_model_run_list *l) {
         sqlite3_reset(runs);
         sqlite3_bind_int64(runs, 1, k->id);
         while ((r2 = tb_model_next(c, runs)) == 1) {
-            k->runs = tb_model_grow(k->runs, k->n_runs, &rcap, sizeof *k->runs);
+            k->runs = tb_grow(k->runs, k->n_runs, &rcap, sizeof *k->runs);
             k->runs[k->n_runs].id = sqlite3_column_int64(runs, 0);
             k->runs[k->n_runs++].config = col_raw(runs, 1);
         }
@@ -507,7 +498,7 @@ static int read_run_rows(tb_model_ctx *c, tb_model_run_list *l) {
         const char *status = tb_store_effective_status((const char *)sqlite3_column_text(st, 2),
                                                        sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
         tb_model_run_row *w;
-        l->runs = tb_model_grow(l->runs, l->n_runs, &cap, sizeof *l->runs);
+        l->runs = tb_grow(l->runs, l->n_runs, &cap, sizeof *l->runs);
         w = &l->runs[l->n_runs++];
         w->id = sqlite3_column_int64(st, 0);
         w->started_at = col_raw(st, 1);

@@ -22,8 +22,6 @@ int tb_model_next(tb_model_ctx *c, sqlite3_stmt *st);
  * snapshot. Returns 1 when it opened one (tb_model_read_end ends it). */
 int tb_model_read_begin(sqlite3 *db);
 void tb_model_read_end(sqlite3 *db, int opened);
-/* Grows arr (elements of sz bytes) so index n fits; new room zeroed. */
-void *tb_model_grow(void *arr, size_t n, size_t *cap, size_t sz);
 
 char *tb_model_col_str(const tb_model_ctx *c, sqlite3_stmt *st, int i); /* NULL for NULL; UTF-8 unless raw_text */
 double tb_model_col_real(sqlite3_stmt *st, int i);                      /* NaN for NULL or not finite */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/html.h"
+#include "common/buf.h"
 #include "results/report_fmt.h"
 #include "results/report_html_page.h"
 #include "results/report_views.h"
@@ -196,10 +197,7 @@ static void build_latency(page *p) {
             for (k = 0; k < p->n_lat && !s; k++)
                 if (strcmp(p->lat[k].workload, og->workload) == 0 && strcmp(p->lat[k].op, og->op) == 0) s = &p->lat[k];
             if (!s) {
-                if (p->n_lat == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    p->lat = xrealloc(p->lat, cap * sizeof *p->lat);
-                }
+                p->lat = tb_grow(p->lat, p->n_lat, &cap, sizeof *p->lat);
                 s = &p->lat[p->n_lat++];
                 s->workload = og->workload;
                 s->op = og->op;

@@ -76,6 +76,29 @@ static void test_seterr_marks_a_cut(void **state) {
     assert_memory_equal(err, want, TB_ERR_LEN - 4);
 }
 
+/* tb_grow: room for index n, doubling from 8, new elements zeroed. */
+static void test_grow(void **state) {
+    int *a = NULL;
+    size_t cap = 0;
+    (void)state;
+    a = tb_grow(a, 0, &cap, sizeof *a);
+    assert_int_equal(cap, 8);
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(a[i], 0);
+    a[7] = 7;
+    assert_ptr_equal(tb_grow(a, 7, &cap, sizeof *a), a); /* fits: unchanged */
+    a = tb_grow(a, 8, &cap, sizeof *a);
+    assert_int_equal(cap, 16);
+    assert_int_equal(a[7], 7);
+    assert_int_equal(a[8], 0);
+    assert_int_equal(a[15], 0);
+    a = tb_grow(a, 100, &cap, sizeof *a); /* a jump: doubled until it fits */
+    assert_int_equal(cap, 128);
+    assert_int_equal(a[100], 0);
+    assert_int_equal(a[7], 7);
+    free(a);
+}
+
 static void test_html_escape(void **state) {
     tb_buf b;
     char *text = NULL;
@@ -290,6 +313,7 @@ static void test_spawn_stopped_group_leaves_nothing(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buf_grows_and_caps),
+        cmocka_unit_test(test_grow),
         cmocka_unit_test(test_seterr_marks_a_cut),
         cmocka_unit_test(test_html_escape),
         cmocka_unit_test(test_spawn_status_and_output),
