@@ -230,14 +230,6 @@ static char *expand_schema(const char *script, const char *schema) {
     strcpy(o, p);
     return out;
 }
-
-/* Writes "oltp load tile N: <libpq message>" into err, on one line. */
-static void set_pq_err(char *err, int tile, const char *msg) {
-    char what[32];
-    snprintf(what, sizeof what, "oltp load tile %d", tile);
-    tb_seterr_line(err, what, msg && *msg ? msg : "unknown libpq error");
-}
-
 /* ---- COPY ------------------------------------------------------------------- */
 
 /* The COPY rows of one table go into a tb_buf (common/buf.h), sent in
@@ -344,7 +336,7 @@ static int exec_script(PGconn *conn, int tile, const char *script, const char *s
 }
 
 int tb_oltp_load(const char *conninfo, int tile, char *err) {
-    char schema[32], tc[512];
+    char schema[32], tc[512], what[32];
     PGconn *conn;
     PGresult *res;
     tb_buf b[6];
@@ -362,15 +354,8 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
         tb_seterr(err, "oltp load tile %d: tile numbers start at 1", tile);
         return -1;
     }
-    conn = PQconnectdb(conninfo);
-    if (PQstatus(conn) != CONNECTION_OK) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        PQfinish(conn);
-        return -1;
-    }
-    /* Drop/create chatter ("schema does not exist, skipping") is not for the user. */
-    res = PQexec(conn, "SET client_min_messages = warning");
-    PQclear(res);
+    snprintf(what, sizeof what, "oltp load tile %d", tile);
+    if (!(conn = sut_pg_connect(conninfo, what, err))) return -1;
     if (already_loaded(conn, tile)) {
         PQfinish(conn);
         return 0;
@@ -391,8 +376,6 @@ int tb_oltp_load(const char *conninfo, int tile, char *err) {
     if (rc == 0) rc = exec_script(conn, tile, oltp_sql, schema, err);
     for (int i = 0; i < 6 && rc == 0; i++) {
         snprintf(tc, sizeof tc, "%s.%s", schema, tables[i]);
-        char what[32];
-        snprintf(what, sizeof what, "oltp load tile %d", tile);
         rc = sut_pg_copy_in(conn, tc, tb_buf_str(&b[i]), b[i].len, what, err);
     }
     if (rc == 0) rc = exec_script(conn, tile, oltp_sql_post, schema, err);

@@ -52,3 +52,14 @@ int sut_pg_exec(PGconn *conn, const char *sql, const char *what, char *err) {
     PQclear(res);
     return ok ? 0 : fail(conn, what, err);
 }
+
+PGconn *sut_pg_connect(const char *conninfo, const char *what, char *err) {
+    PGconn *conn = PQconnectdb(conninfo);
+    if (PQstatus(conn) != CONNECTION_OK) {
+        fail(conn, what, err);
+        PQfinish(conn);
+        return NULL;
+    }
+    PQclear(PQexec(conn, "SET client_min_messages = warning"));
+    return conn;
+}

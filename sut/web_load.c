@@ -267,14 +267,6 @@ static char *expand(const char *script, const char *schema, const char *version)
     cb_puts(&b, p);
     return tb_buf_take(&b, NULL);
 }
-
-/* "web load tile N: <libpq message>" on one line. */
-static void set_pq_err(char *err, int tile, const char *msg) {
-    char what[32];
-    snprintf(what, sizeof what, "web load tile %d", tile);
-    tb_seterr_line(err, what, msg && *msg ? msg : "unknown libpq error");
-}
-
 static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, const char *version, char *err) {
     char *sql = expand(script, schema, version), what[32];
     int rc;
@@ -292,7 +284,7 @@ int tb_web_load(const char *conninfo, int tile, int users, char *err) {
         "event_tags (event_id, tag_id)",
         "attendees (event_id, person_id)",
         "comments (id, event_id, person_id, body, created)"};
-    char schema[32], version[64], sql[128], tc[256];
+    char schema[32], version[64], sql[128], tc[256], what[32];
     PGconn *conn;
     PGresult *res;
     int rc = 0, loaded;
@@ -308,14 +300,8 @@ int tb_web_load(const char *conninfo, int tile, int users, char *err) {
     snprintf(schema, sizeof schema, "web%d", tile);
     /* The version names the person count too: other users = other data. */
     snprintf(version, sizeof version, "%s persons=%d", TB_WEB_DATA_VERSION, users * TB_WEB_PERSONS_PER_USER);
-    conn = PQconnectdb(conninfo);
-    if (PQstatus(conn) != CONNECTION_OK) {
-        set_pq_err(err, tile, PQerrorMessage(conn));
-        PQfinish(conn);
-        return -1;
-    }
-    res = PQexec(conn, "SET client_min_messages = warning");
-    PQclear(res);
+    snprintf(what, sizeof what, "web load tile %d", tile);
+    if (!(conn = sut_pg_connect(conninfo, what, err))) return -1;
     snprintf(sql, sizeof sql, "SELECT v FROM %s.tb_meta WHERE k = 'loaded'", schema);
     res = PQexec(conn, sql);
     loaded =
@@ -336,8 +322,6 @@ int tb_web_load(const char *conninfo, int tile, int users, char *err) {
             rc = -1;
             break;
         }
-        char what[32];
-        snprintf(what, sizeof what, "web load tile %d", tile);
         rc = sut_pg_copy_in(conn, tc, data, len, what, err);
         free(data);
     }
