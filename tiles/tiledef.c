@@ -219,6 +219,8 @@ static int set_pg_tile(parse_state *ps, const char *sec, const char *key, const 
     uint64_t t;
     if (tb_parse_u64(key + 7, &t, e) != 0 || t < 1 || t > 100000)
         return fail(ps, sec, key, "write pg.tileN with N >= 1 (e.g. pg.tile2)");
+    for (int i = 0; i < ep->n_pg_tile; i++)
+        if (ep->pg_tile[i].tile == (int)t) return fail(ps, sec, key, "this tile's server is given twice");
     if (ep->n_pg_tile >= TB_SUT_MAX_PG_TILES) return fail(ps, sec, key, "too many per-tile servers");
     if (strlen(val) >= TB_SUT_MAX_TILE_CONNINFO) return fail(ps, sec, key, "too long");
     tb_endpoints_add_pg_tile(ep, (int)t, val);
@@ -236,6 +238,8 @@ static int set_web(parse_state *ps, const char *sec, const char *key, const char
         uint64_t t;
         if (tb_parse_u64(key + 8, &t, e) != 0 || t < 1 || t > 100000)
             return fail(ps, sec, key, "write web.tileN with N >= 1 (e.g. web.tile2)");
+        for (int i = 0; i < ep->n_web_tile; i++)
+            if (ep->web_tile[i].tile == (int)t) return fail(ps, sec, key, "this tile's web URL is given twice");
         if (ep->n_web_tile >= TB_SUT_MAX_WEB_TILES) return fail(ps, sec, key, "too many per-tile web URLs");
         tb_endpoints_add_web_tile(ep, (int)t, val);
         return 1;

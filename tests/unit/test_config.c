@@ -727,6 +727,21 @@ static void password_file_regular_only(void **state) {
     rmdir(dir);
 }
 
+/* pg.tile1 and pg.tile01 (or web.tile2 and web.tile002) name the same tile:
+ * the second is refused, not silently ignored. */
+static void per_tile_key_given_twice(void **state) {
+    static const char pg[] = "[sut]\npg.tile1 = host=a\npg.tile01 = host=b\n";
+    static const char web[] = "[sut]\nweb.tile2 = http://a:1\nweb.tile002 = http://b:1\n";
+    char err[TB_ERR_LEN];
+    (void)state;
+    assert_null(parse_mem(pg, strlen(pg), err));
+    assert_non_null(strstr(err, "mem.ini:3:"));
+    assert_non_null(strstr(err, "given twice"));
+    assert_null(parse_mem(web, strlen(web), err));
+    assert_non_null(strstr(err, "mem.ini:3:"));
+    assert_non_null(strstr(err, "given twice"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(durations),
@@ -750,6 +765,7 @@ int main(void) {
         cmocka_unit_test(read_file_whole_or_refused),
         cmocka_unit_test(workload_name_limit),
         cmocka_unit_test(password_file_regular_only),
+        cmocka_unit_test(per_tile_key_given_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
