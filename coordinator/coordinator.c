@@ -77,7 +77,7 @@ void tb_coord_say(run_ctx *c, const char *event_kind, tb_run_msg_kind kind, cons
 
 int tb_coord_stopped(const run_ctx *c) { return c->o->stop && *c->o->stop; }
 
-/* Any meter a model (estimate:, or auto fell back to it): the README promises
+/* Any meter a model (estimate:, or auto fell back to it): the README (and docs/meters.md) promise
  * every output says ESTIMATED POWER. */
 int tb_coord_estimated(const run_ctx *c) {
     for (int i = 0; i < c->o->n_meters; i++)

@@ -3,7 +3,7 @@
  * baseline run at each load level, as % change in score, PPKW, mean power,
  * p95 latency per workload, and CPU utilization and frequency when stored.
  * Reads only. Text is an aligned terminal table, JSON is documented in the
- * README ("tilebench compare"), HTML is one self-contained page with inline
+ * docs/campaigns.md ("Comparing runs"), HTML is one self-contained page with inline
  * SVG grouped bar charts and no JavaScript. `serve` and campaigns call
  * tb_compare_write.
  *

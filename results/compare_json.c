@@ -1,6 +1,6 @@
 /*
  * compare_json.c: the JSON view of a comparison (compare_data.h), the shape
- * README's "tilebench compare" documents. jansson is used only to write.
+ * docs/campaigns.md ("Comparing runs") documents. jansson is used only to write.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * report.h: report renderers over the results store. Reads only. The JSON
- * shape is the documented contract (README); text is a terminal summary; HTML is one
+ * shape is the documented contract (docs/results.md); text is a terminal summary; HTML is one
  * self-contained page with inline SVG charts; CSV is one tidy row per level x
  * phase x workload x tile x op, for pandas or R.
  */

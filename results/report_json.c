@@ -1,6 +1,6 @@
 /*
- * report_json.c: the JSON view of a run (the shape README's "Results and
- * reports" documents), written from the read model (model.h). jansson is
+ * report_json.c: the JSON view of a run (the shape docs/results.md, "The JSON
+ * report" documents), written from the read model (model.h). jansson is
  * used here only to write: the tree is built from the model and dumped.
  * Keys come in the documented order; extra keys (tile_name, tile_spec,
  * config_text, events, steady_*, samples_*) follow the contract's "fields

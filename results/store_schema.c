@@ -7,7 +7,7 @@
 /*
  * The migrations, in order: migrations[i] takes the schema from version i to
  * i + 1. Never edit a shipped entry; append a new one and bump
- * TB_STORE_SCHEMA_VERSION (and note the change in the README).
+ * TB_STORE_SCHEMA_VERSION (and note the change in docs/results.md, "Schema versions and migrations").
  *
  * Version 1. Notes on columns:
  *  - runs.writer_pid / writer_start: the writing process and its start time
