@@ -46,7 +46,10 @@ int tb_buf_vaddf(tb_buf *b, const char *fmt, va_list ap) {
     va_copy(cp, ap);
     n = vsnprintf(NULL, 0, fmt, cp);
     va_end(cp);
-    if (n < 0) return -1;
+    if (n < 0) {
+        b->overflow = 1; /* an encoding error: refused like an append past the cap */
+        return -1;
+    }
     if (reserve(b, (size_t)n) != 0) return -1;
     vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
@@ -60,6 +63,17 @@ int tb_buf_addf(tb_buf *b, const char *fmt, ...) {
     rc = tb_buf_vaddf(b, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+void tb_buf_put(tb_buf *b, const char *s) { (void)!tb_buf_adds(b, s); }
+
+void tb_buf_putn(tb_buf *b, const void *p, size_t n) { (void)!tb_buf_add(b, p, n); }
+
+void tb_buf_putf(tb_buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    (void)!tb_buf_vaddf(b, fmt, ap);
+    va_end(ap);
 }
 
 const char *tb_buf_str(const tb_buf *b) { return b->ptr ? b->ptr : ""; }

@@ -41,6 +41,14 @@ int tb_buf_adds(tb_buf *b, const char *s) TB_WUR;
 /* Appends printf-formatted text. */
 int tb_buf_addf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3) TB_WUR;
 int tb_buf_vaddf(tb_buf *b, const char *fmt, va_list ap) TB_WUR;
+/*
+ * The same appends for code that checks once at the end: a refusal only
+ * leaves b->overflow set, which stays set until tb_buf_reset (a generator
+ * writing many rows, a page built piece by piece).
+ */
+void tb_buf_put(tb_buf *b, const char *s);
+void tb_buf_putn(tb_buf *b, const void *p, size_t n);
+void tb_buf_putf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3);
 /* The text so far, "" when empty (never NULL). Valid until the next append. */
 const char *tb_buf_str(const tb_buf *b);
 /* Empties the buffer, keeping its memory and cap. */

@@ -239,13 +239,6 @@ static char *expand_schema(const char *script, const char *schema) {
  * the load. */
 #define OLTP_TABLE_MAX ((size_t)64 << 20)
 
-static void cb_printf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3);
-static void cb_printf(tb_buf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (tb_buf_vaddf(b, fmt, ap) != 0) b->overflow = 1;
-    va_end(ap);
-}
 /* splitmix64 (Vigna): the seeded generator of the order history. */
 static uint64_t next_rand(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -261,26 +254,27 @@ static const char *const countries[10] = {"Australia", "Canada", "Chile",  "Chin
 
 static void gen_products(tb_buf *b) {
     for (int id = 1; id <= TB_OLTP_PRODUCTS; id++)
-        cb_printf(b, "%d\t%d\tTITLE %d\tACTOR %d\t%d.99\t%d\t%d\n", id, 1 + (id - 1) % TB_OLTP_CATEGORIES,
-                  1 + (id * 13) % TB_OLTP_TITLES, 1 + (id * 7) % TB_OLTP_ACTORS, 9 + id % 20, id % 100 < 5,
-                  1 + (id * 31) % TB_OLTP_PRODUCTS);
+        tb_buf_putf(b, "%d\t%d\tTITLE %d\tACTOR %d\t%d.99\t%d\t%d\n", id, 1 + (id - 1) % TB_OLTP_CATEGORIES,
+                    1 + (id * 13) % TB_OLTP_TITLES, 1 + (id * 7) % TB_OLTP_ACTORS, 9 + id % 20, id % 100 < 5,
+                    1 + (id * 31) % TB_OLTP_PRODUCTS);
 }
 
 static void gen_inventory(tb_buf *b) {
     for (int id = 1; id <= TB_OLTP_PRODUCTS; id++)
-        cb_printf(b, "%d\t%d\t0\n", id, 50 + id % 200);
+        tb_buf_putf(b, "%d\t%d\t0\n", id, 50 + id % 200);
 }
 
 /* First half US customers (region 1), second half international (region 2), as DS2. */
 static void gen_customers(tb_buf *b) {
     for (long i = 1; i <= TB_OLTP_CUSTOMERS; i++) {
         int us = i <= TB_OLTP_CUSTOMERS / 2;
-        cb_printf(b,
-                  "%ld\tFIRST%ld\tLAST%ld\t%ld Main Street\tCITY%ld\t%s\t%d\tuser%ld@example.com\t%010lld\t%ld\t"
-                  "%016lld\t%ld/%02ld\tuser%ld\tpassword\t%ld\t%ld\t%s\n",
-                  i, i, i, i, 1 + i % 1000, us ? "US" : countries[i % 10], us ? 1 : 2, i,
-                  (long long)((i * 7919) % 10000000000LL), 1 + i % 5, (long long)((i * 104729LL) % 10000000000000000LL),
-                  2030 + i % 5, 1 + i % 12, i, 18 + i % 73, 20000 * (1 + i % 5), i % 2 == 0 ? "M" : "F");
+        tb_buf_putf(b,
+                    "%ld\tFIRST%ld\tLAST%ld\t%ld Main Street\tCITY%ld\t%s\t%d\tuser%ld@example.com\t%010lld\t%ld\t"
+                    "%016lld\t%ld/%02ld\tuser%ld\tpassword\t%ld\t%ld\t%s\n",
+                    i, i, i, i, 1 + i % 1000, us ? "US" : countries[i % 10], us ? 1 : 2, i,
+                    (long long)((i * 7919) % 10000000000LL), 1 + i % 5,
+                    (long long)((i * 104729LL) % 10000000000000000LL), 2030 + i % 5, 1 + i % 12, i, 18 + i % 73,
+                    20000 * (1 + i % 5), i % 2 == 0 ? "M" : "F");
     }
 }
 
@@ -298,14 +292,14 @@ static void gen_history(int tile, tb_buf *orders, tb_buf *lines, tb_buf *hist) {
             for (int l = 1; l <= n; l++) {
                 int prod = rand_range(&x, 1, TB_OLTP_PRODUCTS), q = rand_range(&x, 1, 3);
                 net_cents += (long)q * ((9 + prod % 20) * 100 + 99);
-                cb_printf(lines, "%d\t%d\t%d\t%d\t2025-%02d-%02d\n", l, orderid, prod, q, month, day);
-                cb_printf(hist, "%d\t%d\t%d\n", cust, orderid, prod);
+                tb_buf_putf(lines, "%d\t%d\t%d\t%d\t2025-%02d-%02d\n", l, orderid, prod, q, month, day);
+                tb_buf_putf(hist, "%d\t%d\t%d\n", cust, orderid, prod);
             }
             {
                 long tax = (net_cents * 825 + 5000) / 10000; /* 8.25%, rounded to a cent (DS2) */
-                cb_printf(orders, "%d\t2025-%02d-%02d\t%d\t%ld.%02ld\t%ld.%02ld\t%ld.%02ld\n", orderid, month, day,
-                          cust, net_cents / 100, net_cents % 100, tax / 100, tax % 100, (net_cents + tax) / 100,
-                          (net_cents + tax) % 100);
+                tb_buf_putf(orders, "%d\t2025-%02d-%02d\t%d\t%ld.%02ld\t%ld.%02ld\t%ld.%02ld\n", orderid, month, day,
+                            cust, net_cents / 100, net_cents % 100, tax / 100, tax % 100, (net_cents + tax) / 100,
+                            (net_cents + tax) % 100);
             }
         }
     }

@@ -47,18 +47,6 @@ static const char *const fillers[32] = {"the",   "a",     "with",   "for",   "an
  * b->overflow set, which tb_web_generate checks once at the end. */
 #define WEB_BYTES_PER_PERSON ((size_t)16 << 10)
 
-static void cb_printf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3);
-static void cb_printf(tb_buf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (tb_buf_vaddf(b, fmt, ap) != 0) b->overflow = 1;
-    va_end(ap);
-}
-
-static void cb_puts(tb_buf *b, const char *s) {
-    if (tb_buf_adds(b, s) != 0) b->overflow = 1;
-}
-
 /* splitmix64 (Vigna), as in oltp_load.c. */
 static uint64_t next_rand(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -74,11 +62,11 @@ static void gen_words(tb_buf *b, uint64_t *x, int n, int capital) {
     for (int i = 0; i < n; i++) {
         const char *w =
             (next_rand(x) & 1) ? fillers[rand_range(x, 0, 31)] : tb_web_tag(rand_range(x, 0, TB_WEB_TAGS - 1));
-        if (i) cb_puts(b, " ");
+        if (i) tb_buf_put(b, " ");
         if (capital && w[0] >= 'a' && w[0] <= 'z')
-            cb_printf(b, "%c%s", w[0] - 'a' + 'A', w + 1);
+            tb_buf_putf(b, "%c%s", w[0] - 'a' + 'A', w + 1);
         else
-            cb_puts(b, w);
+            tb_buf_put(b, w);
     }
 }
 
@@ -93,10 +81,10 @@ static void gen_persons(tb_buf *b, int tile, int persons) {
     for (int k = 1; k <= persons; k++) {
         int f = rand_range(&x, 0, 31), l = rand_range(&x, 0, 31), c = rand_range(&x, 0, 15);
         int y = 2020 + rand_range(&x, 0, 5), m = rand_range(&x, 1, 12), d = rand_range(&x, 1, 28);
-        cb_printf(b, "%d\tuser%d\tpassword%d\t%s %s\tuser%d@example.com\t%s\t", k, k, k, first_names[f], last_names[l],
-                  k, cities[c]);
+        tb_buf_putf(b, "%d\tuser%d\tpassword%d\t%s %s\tuser%d@example.com\t%s\t", k, k, k, first_names[f],
+                    last_names[l], k, cities[c]);
         gen_words(b, &x, rand_range(&x, 8, 20), 0);
-        cb_printf(b, "\t%04d-%02d-%02d\n", y, m, d);
+        tb_buf_putf(b, "\t%04d-%02d-%02d\n", y, m, d);
     }
 }
 
@@ -106,19 +94,19 @@ static void gen_events(tb_buf *b, int tile, int persons) {
     for (int e = 1; e <= events; e++) {
         int y = 2030 + rand_range(&x, 0, 1), m = rand_range(&x, 1, 12), d = rand_range(&x, 1, 28);
         int h = rand_range(&x, 8, 21), c = rand_range(&x, 0, 15), sub = rand_range(&x, 1, persons);
-        cb_printf(b, "%d\t", e);
+        tb_buf_putf(b, "%d\t", e);
         gen_words(b, &x, rand_range(&x, 2, 5), 1);
-        cb_puts(b, "\t");
+        tb_buf_put(b, "\t");
         gen_words(b, &x, rand_range(&x, 20, 60), 0);
-        cb_printf(b, "\t%04d-%02d-%02d\t%02d:%02d\t%d %s Street\t%s\t%d\t2029-12-%02d 12:00:00+00\n", y, m, d, h,
-                  rand_range(&x, 0, 3) * 15, rand_range(&x, 1, 999), last_names[rand_range(&x, 0, 31)], cities[c], sub,
-                  rand_range(&x, 1, 28));
+        tb_buf_putf(b, "\t%04d-%02d-%02d\t%02d:%02d\t%d %s Street\t%s\t%d\t2029-12-%02d 12:00:00+00\n", y, m, d, h,
+                    rand_range(&x, 0, 3) * 15, rand_range(&x, 1, 999), last_names[rand_range(&x, 0, 31)], cities[c],
+                    sub, rand_range(&x, 1, 28));
     }
 }
 
 static void gen_tags(tb_buf *b) {
     for (int i = 0; i < TB_WEB_TAGS; i++)
-        cb_printf(b, "%d\t%s\n", i + 1, tb_web_tag(i));
+        tb_buf_putf(b, "%d\t%s\n", i + 1, tb_web_tag(i));
 }
 
 /* k distinct values in 1..n (k <= 20) into out, by rejection. */
@@ -140,7 +128,7 @@ static void gen_event_tags(tb_buf *b, int tile, int persons) {
     for (int e = 1; e <= events; e++) {
         int n = pick_distinct(&x, rand_range(&x, 1, 5), TB_WEB_TAGS, ids);
         for (int i = 0; i < n; i++)
-            cb_printf(b, "%d\t%d\n", e, ids[i]);
+            tb_buf_putf(b, "%d\t%d\n", e, ids[i]);
     }
 }
 
@@ -150,7 +138,7 @@ static void gen_attendees(tb_buf *b, int tile, int persons) {
     for (int e = 1; e <= events; e++) {
         int n = pick_distinct(&x, rand_range(&x, 0, 20), persons, ids);
         for (int i = 0; i < n; i++)
-            cb_printf(b, "%d\t%d\n", e, ids[i]);
+            tb_buf_putf(b, "%d\t%d\n", e, ids[i]);
     }
 }
 
@@ -160,10 +148,10 @@ static void gen_comments(tb_buf *b, int tile, int persons) {
     for (int e = 1; e <= events; e++) {
         int n = rand_range(&x, 0, 10);
         for (int i = 0; i < n; i++) {
-            cb_printf(b, "%d\t%d\t%d\t", ++id, e, rand_range(&x, 1, persons));
+            tb_buf_putf(b, "%d\t%d\t%d\t", ++id, e, rand_range(&x, 1, persons));
             gen_words(b, &x, rand_range(&x, 5, 25), 0);
-            cb_printf(b, "\t2029-%02d-%02d 18:%02d:00+00\n", rand_range(&x, 1, 12), rand_range(&x, 1, 28),
-                      rand_range(&x, 0, 59));
+            tb_buf_putf(b, "\t2029-%02d-%02d 18:%02d:00+00\n", rand_range(&x, 1, 12), rand_range(&x, 1, 28),
+                        rand_range(&x, 0, 59));
         }
     }
 }
@@ -257,14 +245,14 @@ static char *expand(const char *script, const char *schema, const char *version)
     tb_buf_init(&b, 0);
     while ((q = strstr(p, "@")) != NULL) {
         if (strncmp(q, "@S@", 3) == 0 || strncmp(q, "@V@", 3) == 0) {
-            cb_printf(&b, "%.*s%s", (int)(q - p), p, q[1] == 'S' ? schema : version);
+            tb_buf_putf(&b, "%.*s%s", (int)(q - p), p, q[1] == 'S' ? schema : version);
             p = q + 3;
         } else {
-            cb_printf(&b, "%.*s", (int)(q - p + 1), p);
+            tb_buf_putf(&b, "%.*s", (int)(q - p + 1), p);
             p = q + 1;
         }
     }
-    cb_puts(&b, p);
+    tb_buf_put(&b, p);
     return tb_buf_take(&b, NULL);
 }
 static int exec_script(PGconn *conn, int tile, const char *script, const char *schema, const char *version, char *err) {

@@ -6,12 +6,12 @@
  *
  * An append past the cap is refused and leaves b->overflow set; the page is
  * checked once, when it is sent (a 500 instead of a page cut short), so the
- * page code appends without checking every call.
+ * page code appends without checking every call (tb_buf_put, tb_buf_putn,
+ * tb_buf_putf for trusted markup; web_esc for values).
  */
 #ifndef TB_SUT_WEB_HTML_H
 #define TB_SUT_WEB_HTML_H
 
-#include <stdarg.h>
 #include <stddef.h>
 
 #include "common/buf.h"
@@ -22,22 +22,6 @@
  * 8 KiB each (up to 6 bytes per byte escaped); 4 MiB holds either with room. */
 #define TB_WEB_PAGE_MAX ((size_t)4 << 20)
 
-/* Appends trusted markup s verbatim. */
-static inline void web_put(tb_buf *b, const char *s) {
-    if (tb_buf_adds(b, s) != 0) b->overflow = 1;
-}
-/* Appends n bytes of s verbatim. */
-static inline void web_putn(tb_buf *b, const char *s, size_t n) {
-    if (tb_buf_add(b, s, n) != 0) b->overflow = 1;
-}
-/* Appends printf-formatted trusted markup (numbers, fixed strings). */
-static inline void web_putf(tb_buf *b, const char *fmt, ...) TB_PRINTF(2, 3);
-static inline void web_putf(tb_buf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (tb_buf_vaddf(b, fmt, ap) != 0) b->overflow = 1;
-    va_end(ap);
-}
 /* Appends s (NULL: nothing) escaped for HTML text and quoted attribute values. */
 static inline void web_esc(tb_buf *b, const char *s) {
     if (tb_html_escape_buf(b, s) != 0) b->overflow = 1;

@@ -20,71 +20,73 @@ static void page_begin(page *p, int op, unsigned status, const char *title) {
     tb_buf *b = &p->html;
     p->status = status;
     p->op = op;
-    web_put(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    web_putf(b, "<meta name=\"tb-page\" content=\"%s\">\n<title>", tb_kind_web_ops[op]);
+    tb_buf_put(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    tb_buf_putf(b, "<meta name=\"tb-page\" content=\"%s\">\n<title>", tb_kind_web_ops[op]);
     web_esc(b, title);
-    web_put(b, " - tilebench events</title>\n");
+    tb_buf_put(b, " - tilebench events</title>\n");
     for (int i = 0; tb_web_page_css[i]; i++)
-        web_putf(b, "<link rel=\"stylesheet\" href=\"%s\">\n", tb_web_page_css[i]);
+        tb_buf_putf(b, "<link rel=\"stylesheet\" href=\"%s\">\n", tb_web_page_css[i]);
     for (int i = 0; tb_web_page_js[i]; i++)
-        web_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
-    web_put(b, "</head>\n<body>\n<div id=\"top\"><a href=\"/\"><img class=\"logo\" src=\"/static/img/logo.png\" "
-               "alt=\"tilebench events\"></a>\n<nav><a href=\"/\">Home</a> <a href=\"/tags?tag=music\">Music</a> "
-               "<a href=\"/tags?tag=food\">Food</a> <a href=\"/tags?tag=coding\">Coding</a></nav>\n"
-               "<form class=\"search\" action=\"/tags\" method=\"get\"><input id=\"q\" type=\"text\" name=\"tag\" "
-               "placeholder=\"tag\"> <input type=\"submit\" value=\"Search\"></form>\n"
-               "<a href=\"/\"><img src=\"/static/img/rss.png\" alt=\"feed\"></a></div>\n"
-               "<div id=\"main\"><div id=\"content\">\n<h1>");
+        tb_buf_putf(b, "<script src=\"%s\"></script>\n", tb_web_page_js[i]);
+    tb_buf_put(b, "</head>\n<body>\n<div id=\"top\"><a href=\"/\"><img class=\"logo\" src=\"/static/img/logo.png\" "
+                  "alt=\"tilebench events\"></a>\n<nav><a href=\"/\">Home</a> <a href=\"/tags?tag=music\">Music</a> "
+                  "<a href=\"/tags?tag=food\">Food</a> <a href=\"/tags?tag=coding\">Coding</a></nav>\n"
+                  "<form class=\"search\" action=\"/tags\" method=\"get\"><input id=\"q\" type=\"text\" name=\"tag\" "
+                  "placeholder=\"tag\"> <input type=\"submit\" value=\"Search\"></form>\n"
+                  "<a href=\"/\"><img src=\"/static/img/rss.png\" alt=\"feed\"></a></div>\n"
+                  "<div id=\"main\"><div id=\"content\">\n<h1>");
     web_esc(b, title);
-    web_put(b, "</h1>\n");
+    tb_buf_put(b, "</h1>\n");
 }
 
 /* The side bar (login and register forms) and the footer. */
 static void page_end(page *p) {
-    web_put(&p->html, "</div>\n<div id=\"side\">\n<h2>Log in</h2>\n<form action=\"/login\" method=\"post\">"
-                      "<label>User <input type=\"text\" name=\"user\" required></label>"
-                      "<label>Password <input type=\"password\" name=\"password\" required></label>"
-                      "<input type=\"submit\" value=\"Log in\"></form>\n"
-                      "<h2>Register</h2>\n<form action=\"/persons\" method=\"post\" enctype=\"multipart/form-data\">"
-                      "<label>Name <input type=\"text\" name=\"name\" required></label>"
-                      "<label>E-mail <input type=\"email\" name=\"email\" required></label>"
-                      "<label>Password <input type=\"password\" name=\"password\" required></label>"
-                      "<label>Picture <input type=\"file\" name=\"image\"></label>"
-                      "<input type=\"submit\" value=\"Register\"></form>\n</div></div>\n"
-                      "<div id=\"foot\">tilebench reference web application</div>\n</body>\n</html>\n");
+    tb_buf_put(&p->html, "</div>\n<div id=\"side\">\n<h2>Log in</h2>\n<form action=\"/login\" method=\"post\">"
+                         "<label>User <input type=\"text\" name=\"user\" required></label>"
+                         "<label>Password <input type=\"password\" name=\"password\" required></label>"
+                         "<input type=\"submit\" value=\"Log in\"></form>\n"
+                         "<h2>Register</h2>\n<form action=\"/persons\" method=\"post\" enctype=\"multipart/form-data\">"
+                         "<label>Name <input type=\"text\" name=\"name\" required></label>"
+                         "<label>E-mail <input type=\"email\" name=\"email\" required></label>"
+                         "<label>Password <input type=\"password\" name=\"password\" required></label>"
+                         "<label>Picture <input type=\"file\" name=\"image\"></label>"
+                         "<input type=\"submit\" value=\"Register\"></form>\n</div></div>\n"
+                         "<div id=\"foot\">tilebench reference web application</div>\n</body>\n</html>\n");
 }
 
 /* A thumbnail (one of TB_WEB_EVENT_THUMBS, by event id) and a linked title. */
 static void event_item(tb_buf *b, const char *id, const char *title, const char *date, const char *city) {
     long n = atol(id);
-    web_putf(b, "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
-             n % TB_WEB_EVENT_THUMBS);
+    tb_buf_putf(b,
+                "<li><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"><span class=\"when\" data-date=\"",
+                n % TB_WEB_EVENT_THUMBS);
     web_esc(b, date);
-    web_put(b, "\">");
+    tb_buf_put(b, "\">");
     web_esc(b, date);
-    web_put(b, "</span> <a href=\"/events/");
+    tb_buf_put(b, "</span> <a href=\"/events/");
     web_esc(b, id);
-    web_put(b, "\">");
+    tb_buf_put(b, "\">");
     web_esc(b, title);
-    web_put(b, "</a>");
+    tb_buf_put(b, "</a>");
     if (city) {
-        web_put(b, " <span class=\"muted\">");
+        tb_buf_put(b, " <span class=\"muted\">");
         web_esc(b, city);
-        web_put(b, "</span>");
+        tb_buf_put(b, "</span>");
     }
-    web_put(b, "</li>\n");
+    tb_buf_put(b, "</li>\n");
 }
 
 static void avatar(tb_buf *b, const char *person_id) {
-    web_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">", atol(person_id) % TB_WEB_AVATARS);
+    tb_buf_putf(b, "<img class=\"avatar\" src=\"/static/img/avatar%ld.png\" alt=\"\">",
+                atol(person_id) % TB_WEB_AVATARS);
 }
 
 /* A page with just a message: errors and the result of a form. */
 static void message_page(page *p, int op, unsigned status, const char *title, const char *text) {
     page_begin(p, op, status, title);
-    web_put(&p->html, "<p class=\"error\">");
+    tb_buf_put(&p->html, "<p class=\"error\">");
     web_esc(&p->html, text);
-    web_put(&p->html, "</p>\n");
+    tb_buf_put(&p->html, "</p>\n");
     page_end(p);
 }
 
@@ -92,12 +94,12 @@ static void message_page(page *p, int op, unsigned status, const char *title, co
 void web_error_page(page *p, unsigned status, const char *text) {
     p->status = status;
     p->op = -1;
-    web_putf(&p->html,
-             "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
-             "<body><h1>%u</h1><p>",
-             status, status);
+    tb_buf_putf(&p->html,
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>%u</title></head>\n"
+                "<body><h1>%u</h1><p>",
+                status, status);
     web_esc(&p->html, text);
-    web_put(&p->html, "</p></body></html>\n");
+    tb_buf_put(&p->html, "</p></body></html>\n");
 }
 
 /* ---- pages ----------------------------------------------------------------- */
@@ -117,21 +119,21 @@ static void render_home(tb_webapp *app, slot *s, page *p) {
     }
     (void)app;
     page_begin(p, OP_HOME, 200, "Upcoming events");
-    web_put(b, "<ul class=\"events\">\n");
+    tb_buf_put(b, "<ul class=\"events\">\n");
     for (int i = 0; i < PQntuples(ev); i++) {
         event_item(b, PQgetvalue(ev, i, 0), PQgetvalue(ev, i, 1), PQgetvalue(ev, i, 2), PQgetvalue(ev, i, 4));
     }
-    web_put(b, "</ul>\n<h2>Tags</h2>\n<div class=\"tagcloud\">\n");
+    tb_buf_put(b, "</ul>\n<h2>Tags</h2>\n<div class=\"tagcloud\">\n");
     for (int i = 0; i < PQntuples(tg); i++) {
-        web_put(b, "<a class=\"tag\" data-n=\"");
+        tb_buf_put(b, "<a class=\"tag\" data-n=\"");
         web_esc(b, PQgetvalue(tg, i, 1));
-        web_put(b, "\" href=\"/tags?tag=");
+        tb_buf_put(b, "\" href=\"/tags?tag=");
         web_esc(b, PQgetvalue(tg, i, 0));
-        web_put(b, "\">");
+        tb_buf_put(b, "\">");
         web_esc(b, PQgetvalue(tg, i, 0));
-        web_put(b, "</a>\n");
+        tb_buf_put(b, "</a>\n");
     }
-    web_put(b, "</div>\n");
+    tb_buf_put(b, "</div>\n");
     page_end(p);
     PQclear(ev);
     PQclear(tg);
@@ -141,7 +143,7 @@ static void render_home(tb_webapp *app, slot *s, page *p) {
 static void page_home(tb_webapp *app, slot *s, page *p) {
     redisReply *rep = redisCommand(s->rd, "GET %s", app->k_home);
     if (rep && rep->type == REDIS_REPLY_STRING) {
-        web_putn(&p->html, rep->str, rep->len);
+        tb_buf_putn(&p->html, rep->str, rep->len);
         p->status = 200;
         p->op = OP_HOME;
         freeReplyObject(rep);
@@ -212,18 +214,18 @@ static void page_login(tb_webapp *app, slot *s, req *r, page *p) {
     freeReplyObject(rep);
     snprintf(p->cookie, sizeof p->cookie, "tbsid=%s; Path=/; HttpOnly", sid);
     page_begin(p, OP_LOGIN, 200, "Welcome");
-    web_put(&p->html, "<p>");
+    tb_buf_put(&p->html, "<p>");
     avatar(&p->html, PQgetvalue(res, 0, 0));
-    web_put(&p->html, " Logged in as <a href=\"/persons/");
+    tb_buf_put(&p->html, " Logged in as <a href=\"/persons/");
     web_esc(&p->html, PQgetvalue(res, 0, 0));
-    web_put(&p->html, "\">");
+    tb_buf_put(&p->html, "\">");
     web_esc(&p->html, PQgetvalue(res, 0, 1));
-    web_put(&p->html, "</a>.</p>\n<h2>Add an event</h2>\n<form action=\"/events\" method=\"post\">"
-                      "<label>Title <input type=\"text\" name=\"title\" required></label>"
-                      "<label>Description <textarea name=\"description\"></textarea></label>"
-                      "<label>Date <input type=\"text\" name=\"date\" required></label>"
-                      "<label>Tags <input type=\"text\" name=\"tags\"></label>"
-                      "<input type=\"submit\" value=\"Add\"></form>\n");
+    tb_buf_put(&p->html, "</a>.</p>\n<h2>Add an event</h2>\n<form action=\"/events\" method=\"post\">"
+                         "<label>Title <input type=\"text\" name=\"title\" required></label>"
+                         "<label>Description <textarea name=\"description\"></textarea></label>"
+                         "<label>Date <input type=\"text\" name=\"date\" required></label>"
+                         "<label>Tags <input type=\"text\" name=\"tags\"></label>"
+                         "<input type=\"submit\" value=\"Add\"></form>\n");
     page_end(p);
     PQclear(res);
 }
@@ -251,11 +253,11 @@ static void page_tags(slot *s, struct MHD_Connection *c, page *p) {
     }
     snprintf(title, sizeof title, "Events tagged %s", tag);
     page_begin(p, OP_TAGSEARCH, 200, title);
-    web_putf(&p->html, "<p class=\"muted\">%d events</p>\n<ul class=\"events\">\n", PQntuples(res));
+    tb_buf_putf(&p->html, "<p class=\"muted\">%d events</p>\n<ul class=\"events\">\n", PQntuples(res));
     for (int i = 0; i < PQntuples(res); i++)
         event_item(&p->html, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), PQgetvalue(res, i, 2),
                    PQgetvalue(res, i, 3));
-    web_put(&p->html, "</ul>\n");
+    tb_buf_put(&p->html, "</ul>\n");
     page_end(p);
     PQclear(res);
 }
@@ -283,55 +285,55 @@ static void page_event(slot *s, long id, page *p) {
         return;
     }
     page_begin(p, OP_EVENT, 200, PQgetvalue(ev, 0, 1));
-    web_putf(b, "<p><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"> ", id % TB_WEB_EVENT_THUMBS);
+    tb_buf_putf(b, "<p><img class=\"thumb\" src=\"/static/img/event%ld.png\" alt=\"\"> ", id % TB_WEB_EVENT_THUMBS);
     web_esc(b, PQgetvalue(ev, 0, 3));
-    web_put(b, " at ");
+    tb_buf_put(b, " at ");
     web_esc(b, PQgetvalue(ev, 0, 4));
-    web_put(b, ", ");
+    tb_buf_put(b, ", ");
     web_esc(b, PQgetvalue(ev, 0, 5));
-    web_put(b, ", ");
+    tb_buf_put(b, ", ");
     web_esc(b, PQgetvalue(ev, 0, 6));
-    web_put(b, "</p>\n<p>");
+    tb_buf_put(b, "</p>\n<p>");
     web_esc(b, PQgetvalue(ev, 0, 2));
-    web_put(b, "</p>\n<p class=\"muted\">Submitted by <a href=\"/persons/");
+    tb_buf_put(b, "</p>\n<p class=\"muted\">Submitted by <a href=\"/persons/");
     web_esc(b, PQgetvalue(ev, 0, 7));
-    web_put(b, "\">");
+    tb_buf_put(b, "\">");
     web_esc(b, PQgetvalue(ev, 0, 8));
-    web_put(b, "</a></p>\n<p>");
+    tb_buf_put(b, "</a></p>\n<p>");
     {
         char *tags = xstrdup(PQgetvalue(ev, 0, 9)), *save = NULL;
         for (char *t = strtok_r(tags, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-            web_put(b, "<a class=\"tag\" href=\"/tags?tag=");
+            tb_buf_put(b, "<a class=\"tag\" href=\"/tags?tag=");
             web_esc(b, t);
-            web_put(b, "\">");
+            tb_buf_put(b, "\">");
             web_esc(b, t);
-            web_put(b, "</a> ");
+            tb_buf_put(b, "</a> ");
         }
         free(tags);
     }
-    web_put(b, "</p>\n<h2>Attendees</h2>\n<p>");
+    tb_buf_put(b, "</p>\n<h2>Attendees</h2>\n<p>");
     for (int i = 0; i < PQntuples(pp); i++) {
         if (PQgetvalue(pp, i, 0)[0] != 'a') continue;
-        web_put(b, "<a href=\"/persons/");
+        tb_buf_put(b, "<a href=\"/persons/");
         web_esc(b, PQgetvalue(pp, i, 1));
-        web_put(b, "\" title=\"");
+        tb_buf_put(b, "\" title=\"");
         web_esc(b, PQgetvalue(pp, i, 2));
-        web_put(b, "\">");
+        tb_buf_put(b, "\">");
         avatar(b, PQgetvalue(pp, i, 1));
-        web_put(b, "</a>");
+        tb_buf_put(b, "</a>");
     }
-    web_put(b, "</p>\n<h2>Comments</h2>\n");
+    tb_buf_put(b, "</p>\n<h2>Comments</h2>\n");
     for (int i = 0; i < PQntuples(pp); i++) {
         if (PQgetvalue(pp, i, 0)[0] != 'c') continue;
-        web_put(b, "<div class=\"comment\"><a href=\"/persons/");
+        tb_buf_put(b, "<div class=\"comment\"><a href=\"/persons/");
         web_esc(b, PQgetvalue(pp, i, 1));
-        web_put(b, "\">");
+        tb_buf_put(b, "\">");
         web_esc(b, PQgetvalue(pp, i, 2));
-        web_put(b, "</a> <span class=\"muted\">");
+        tb_buf_put(b, "</a> <span class=\"muted\">");
         web_esc(b, PQgetvalue(pp, i, 4));
-        web_put(b, "</span><br>");
+        tb_buf_put(b, "</span><br>");
         web_esc(b, PQgetvalue(pp, i, 3));
-        web_put(b, "</div>\n");
+        tb_buf_put(b, "</div>\n");
     }
     page_end(p);
     PQclear(ev);
@@ -361,30 +363,30 @@ static void page_person(slot *s, long id, page *p) {
         return;
     }
     page_begin(p, OP_PERSON, 200, PQgetvalue(pr, 0, 1));
-    web_put(b, "<p>");
+    tb_buf_put(b, "<p>");
     avatar(b, idbuf);
-    web_put(b, " ");
+    tb_buf_put(b, " ");
     web_esc(b, PQgetvalue(pr, 0, 3));
-    web_put(b, ", member since ");
+    tb_buf_put(b, ", member since ");
     web_esc(b, PQgetvalue(pr, 0, 5));
-    web_put(b, " <span class=\"muted\">");
+    tb_buf_put(b, " <span class=\"muted\">");
     web_esc(b, PQgetvalue(pr, 0, 2));
-    web_put(b, "</span></p>\n<p>");
+    tb_buf_put(b, "</span></p>\n<p>");
     web_esc(b, PQgetvalue(pr, 0, 4));
-    web_put(b, "</p>\n");
+    tb_buf_put(b, "</p>\n");
     if (strcmp(PQgetvalue(pr, 0, 6), "0") != 0) {
-        web_put(b, "<p class=\"muted\">Picture: ");
+        tb_buf_put(b, "<p class=\"muted\">Picture: ");
         web_esc(b, PQgetvalue(pr, 0, 6));
-        web_put(b, " bytes</p>\n");
+        tb_buf_put(b, " bytes</p>\n");
     }
     for (int k = 0; k < 2; k++) {
         char want = k == 0 ? 's' : 'a';
-        web_put(b, k == 0 ? "<h2>Submitted events</h2>\n<ul class=\"events\">\n"
-                          : "<h2>Attending</h2>\n<ul class=\"events\">\n");
+        tb_buf_put(b, k == 0 ? "<h2>Submitted events</h2>\n<ul class=\"events\">\n"
+                             : "<h2>Attending</h2>\n<ul class=\"events\">\n");
         for (int i = 0; i < PQntuples(ev); i++)
             if (PQgetvalue(ev, i, 0)[0] == want)
                 event_item(b, PQgetvalue(ev, i, 1), PQgetvalue(ev, i, 2), PQgetvalue(ev, i, 3), NULL);
-        web_put(b, "</ul>\n");
+        tb_buf_put(b, "</ul>\n");
     }
     page_end(p);
     PQclear(pr);
@@ -413,13 +415,13 @@ static void page_addperson(slot *s, req *r, page *p) {
         return;
     }
     page_begin(p, OP_ADDPERSON, 200, "Registered");
-    web_put(&p->html, "<p>");
+    tb_buf_put(&p->html, "<p>");
     avatar(&p->html, PQgetvalue(res, 0, 0));
-    web_put(&p->html, " Welcome, <a href=\"/persons/");
+    tb_buf_put(&p->html, " Welcome, <a href=\"/persons/");
     web_esc(&p->html, PQgetvalue(res, 0, 0));
-    web_put(&p->html, "\">");
+    tb_buf_put(&p->html, "\">");
     web_esc(&p->html, vals[2]);
-    web_putf(&p->html, "</a>. Your picture has %zu bytes.</p>\n", r->field[F_IMAGE].len);
+    tb_buf_putf(&p->html, "</a>. Your picture has %zu bytes.</p>\n", r->field[F_IMAGE].len);
     page_end(p);
     PQclear(res);
 }
@@ -436,15 +438,15 @@ static int date_ok(const char *d) {
 static void tags_array(const char *in, tb_buf *out) {
     char *copy = xstrdup(in), *save = NULL;
     int n = 0;
-    web_put(out, "{");
+    tb_buf_put(out, "{");
     for (char *t = strtok_r(copy, ", \t\r\n", &save); t && n < 16; t = strtok_r(NULL, ", \t\r\n", &save)) {
         for (char *q = t; *q; q++)
             if (*q >= 'A' && *q <= 'Z') *q = (char)(*q - 'A' + 'a');
         if (!tag_ok(t)) continue;
-        web_put(out, n++ ? "," : "");
-        web_put(out, t);
+        tb_buf_put(out, n++ ? "," : "");
+        tb_buf_put(out, t);
     }
-    web_put(out, "}");
+    tb_buf_put(out, "}");
     free(copy);
 }
 
@@ -513,13 +515,13 @@ static void page_addevent(tb_webapp *app, slot *s, struct MHD_Connection *c, req
         freeReplyObject(x);
     }
     page_begin(p, OP_ADDEVENT, 200, "Event added");
-    web_put(&p->html, "<p><a href=\"/events/");
+    tb_buf_put(&p->html, "<p><a href=\"/events/");
     web_esc(&p->html, PQgetvalue(res, 0, 0));
-    web_put(&p->html, "\">");
+    tb_buf_put(&p->html, "\">");
     web_esc(&p->html, vals[0]);
-    web_put(&p->html, "</a> on ");
+    tb_buf_put(&p->html, "</a> on ");
     web_esc(&p->html, vals[2]);
-    web_put(&p->html, "</p>\n");
+    tb_buf_put(&p->html, "</p>\n");
     page_end(p);
     PQclear(res);
     tb_buf_free(&tags);

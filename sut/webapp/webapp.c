@@ -349,9 +349,9 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
         if (f == F_IMAGE && content_type && !r->image_type[0])
             snprintf(r->image_type, sizeof r->image_type, "%s", content_type);
         if (size)
-            web_putn(&r->field[f], data, size);
+            tb_buf_putn(&r->field[f], data, size);
         else if (!r->field[f].ptr)
-            web_put(&r->field[f], "");
+            tb_buf_put(&r->field[f], "");
         break;
     }
     return MHD_YES;

@@ -41,6 +41,18 @@ static void test_buf_grows_and_caps(void **state) {
     assert_string_equal(tb_buf_str(&b), "abcd12efgh");
     tb_buf_free(&b);
 
+    /* the unchecked appends: a refusal sets overflow, which stays set */
+    tb_buf_init(&b, 6);
+    tb_buf_put(&b, "abc");
+    tb_buf_putf(&b, "%d", 1234); /* 7 > 6: refused */
+    assert_int_equal(b.overflow, 1);
+    tb_buf_putn(&b, "de", 2); /* fits, overflow still set */
+    assert_string_equal(tb_buf_str(&b), "abcde");
+    assert_int_equal(b.overflow, 1);
+    tb_buf_reset(&b);
+    assert_int_equal(b.overflow, 0);
+    tb_buf_free(&b);
+
     tb_buf_init(&b, 0); /* default cap: grows by doubling well past one chunk */
     memset(big, 'x', sizeof big);
     for (int i = 0; i < 1000; i++)

@@ -26,13 +26,13 @@ static void test_escape(void **state) {
     char *s;
     (void)state;
     tb_buf_init(&b, TB_WEB_PAGE_MAX);
-    web_put(&b, "<p>");
+    tb_buf_put(&b, "<p>");
     web_esc(&b, "<script>alert(\"x\") & 'y'</script>");
     web_esc(&b, NULL);
     web_esc(&b, "");
     web_esc(&b, "plain");
-    web_putf(&b, "</p>%d", 42);
-    web_putn(&b, "!?", 1);
+    tb_buf_putf(&b, "</p>%d", 42);
+    tb_buf_putn(&b, "!?", 1);
     assert_false(b.overflow);
     s = tb_buf_take(&b, &len);
     assert_string_equal(s, "<p>&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;plain</p>42!");
@@ -66,7 +66,7 @@ static void test_page_cap(void **state) {
     tb_buf b;
     (void)state;
     tb_buf_init(&b, 16);
-    web_put(&b, "0123456789");
+    tb_buf_put(&b, "0123456789");
     web_esc(&b, "<<"); /* 8 bytes: past 16 */
     assert_true(b.overflow);
     assert_true(b.len <= 16);
