@@ -39,21 +39,55 @@ typedef struct tb_lg_stats {
 /* Cell of tile (1-based), workload index w, op index op. */
 tb_opstat *tb_lg_cell(tb_lg_stats *s, int tile, int w, int op);
 tb_lg_stats *tb_lg_stats_new(int tiles, int n_workloads);
-/* Adds src into dst (same shape). */
+/* 1 when a and b (both non-NULL) have the same tiles and n_workloads. */
+int tb_lg_stats_same_shape(const tb_lg_stats *a, const tb_lg_stats *b);
+/* Adds src into dst, exactly (counts add, histograms merge bucket by
+ * bucket). The shapes must match (tb_lg_stats_same_shape; asserted): check
+ * a decoded src first. */
 void tb_lg_stats_merge(tb_lg_stats *dst, const tb_lg_stats *src);
 void tb_lg_stats_free(tb_lg_stats *s); /* NULL is a no-op */
+
+/*
+ * Wire encoding (layout in loadgen/lg_stats.c): a fixed-width little-endian
+ * header with the shape, then only the cells holding anything, with their
+ * histograms as tb_hist_encode BLOBs, so a load-generator agent on another
+ * host can send a phase's statistics for the coordinator to merge exactly.
+ * Encode: *out is malloc'd (caller frees); 0, or -1 (nothing allocated) when
+ * the encoding cannot be made (past 1 GiB).
+ * Decode: a new tb_lg_stats into *out (caller frees), or -1 with err and
+ * *out = NULL on anything malformed (bad magic or version, a TB_MAX_OPS or
+ * TB_OP_NSTATUS other than ours, tiles outside 1..100000 or workloads outside
+ * 1..TB_MAX_WORKLOADS, a cell out of range, repeated or out of order, an
+ * empty cell, a histogram tb_hist_decode refuses, truncated or trailing
+ * input). Never reads past buf + len. A buffer that decodes re-encodes to
+ * the same bytes.
+ */
+int tb_lg_stats_encode(const tb_lg_stats *s, uint8_t **out, size_t *len);
+int tb_lg_stats_decode(const uint8_t *buf, size_t len, tb_lg_stats **out, char *err) TB_WUR;
 
 /* The timeline of one load level, in monotonic µs. Phases are contiguous or
  * not; an op counts toward phase p iff its intended start is in
  * [phase_start, phase_end) and it ends before phase_end (Faban's rule). */
 typedef struct tb_level_plan {
     int tiles;
+    /* The tiles this load generator runs: tile_lo..tile_hi within 1..tiles,
+     * or 0/0 for all. The statistics keep every tile's cells (those of other
+     * tiles stay empty), and each user keeps the ramp-up offset it has when
+     * all tiles run (tb_lg_ramp_offset_us), so load generators that run
+     * ranges 1..k and k+1..tiles together start their users as one would. */
+    int tile_lo, tile_hi;
     uint64_t start_us; /* ramp-up begins: users start staggered over ramp_up_us */
     uint64_t ramp_up_us;
     int n_phases;
     uint64_t phase_start_us[TB_MAX_PHASES];
     uint64_t phase_end_us[TB_MAX_PHASES];
 } tb_level_plan;
+
+/* Ramp-up offset of user k (0-based) of workload w in tile t (1-based) of a
+ * level of pl->tiles tiles: ramp_up_us * g / M, where g is the user's index
+ * over every tile 1..pl->tiles (tile by tile, workload by workload) and M
+ * the users of all those tiles, whatever tile range pl runs. */
+uint64_t tb_lg_ramp_offset_us(const tb_level_plan *pl, const tb_tiledef *def, int t, int w, int k);
 
 /*
  * Event-loop stalls of the load generator's workers over an interval. Each

@@ -110,7 +110,7 @@ struct worker {
     /* start_users' cursor: the next global user to build (build_users) */
     struct user_cursor {
         int tile, wl, k; /* tile (1-based), workload, user within both */
-        int g, total;    /* its global index, and the level's user count */
+        int g;           /* its global index over every tile 1..tiles */
     } build;
     struct event *build_ev; /* zero timer: build the next chunk */
     /* spin-then-block (run_loop): how often a spin found an op completing */
@@ -145,51 +145,6 @@ struct local_lg {
     int nice_set, nice; /* TB_WORKER_NICE: the workers' nice value, when given */
     uint64_t spin_us;   /* TB_WORKER_SPIN_US: longest spin before blocking; 0 never spins */
 };
-
-/* ---- statistics ---------------------------------------------------------- */
-
-tb_lg_stats *tb_lg_stats_new(int tiles, int n_workloads) {
-    tb_lg_stats *s = xcalloc(1, sizeof *s);
-    s->tiles = tiles;
-    s->n_workloads = n_workloads;
-    s->cells = xcalloc((size_t)tiles * (size_t)n_workloads * TB_MAX_OPS, sizeof *s->cells);
-    return s;
-}
-
-tb_opstat *tb_lg_cell(tb_lg_stats *s, int tile, int w, int op) {
-    return &s->cells[((size_t)(tile - 1) * (size_t)s->n_workloads + (size_t)w) * TB_MAX_OPS + (size_t)op];
-}
-
-void tb_lg_stats_merge(tb_lg_stats *dst, const tb_lg_stats *src) {
-    size_t n = (size_t)src->tiles * (size_t)src->n_workloads * TB_MAX_OPS;
-    for (size_t i = 0; i < n; i++) {
-        tb_opstat *d = &dst->cells[i];
-        const tb_opstat *s = &src->cells[i];
-        d->count += s->count;
-        d->errors += s->errors;
-        for (int k = 0; k < TB_OP_NSTATUS; k++)
-            d->err_by_class[k] += s->err_by_class[k];
-        if (s->hist) {
-            if (!d->hist) d->hist = tb_hist_new();
-            tb_hist_merge(d->hist, s->hist);
-        }
-        if (s->hist_unc) {
-            if (!d->hist_unc) d->hist_unc = tb_hist_new();
-            tb_hist_merge(d->hist_unc, s->hist_unc);
-        }
-    }
-}
-
-void tb_lg_stats_free(tb_lg_stats *s) {
-    if (!s) return;
-    size_t n = (size_t)s->tiles * (size_t)s->n_workloads * TB_MAX_OPS;
-    for (size_t i = 0; i < n; i++) {
-        tb_hist_free(s->cells[i].hist);
-        tb_hist_free(s->cells[i].hist_unc);
-    }
-    free(s->cells);
-    free(s);
-}
 
 /* Records one finished op. intended_us is when it was due; Faban's rule
  * decides which phase (if any) it belongs to. */
@@ -431,9 +386,10 @@ static void start_users(worker *w) {
     local_lg *lg = w->lg;
     const tb_tiledef *def = lg->pub.def;
     const tb_level_plan *pl = &w->plan;
-    int total = 0;
+    int total = 0, per_tile = 0;
     for (int i = 0; i < def->n_workloads; i++)
-        total += def->workloads[i].users * pl->tiles;
+        per_tile += def->workloads[i].users;
+    total = per_tile * (pl->tile_hi - pl->tile_lo + 1); /* the users of this range */
     w->users = xcalloc((size_t)total + 1, sizeof *w->users);
     w->n_users = 0;
     for (int i = 0; i < def->n_workloads; i++) {
@@ -443,17 +399,19 @@ static void start_users(worker *w) {
         w->op_timeout_us[i] = t;
     }
     memset(&w->build, 0, sizeof w->build);
-    w->build.tile = 1;
-    w->build.total = total;
+    w->build.tile = pl->tile_lo;
+    w->build.g = per_tile * (pl->tile_lo - 1);
     build_users(-1, 0, w);
 }
 
 /* Builds up to BUILD_CHUNK more of this worker's users (start_users'
  * cursor), and when some are left, comes back on the next loop turn (a
- * zero timer: I/O, due users and the stall probe run in between). Global
- * user g starts at g/M of the ramp-up (staggered start). It goes to worker
- * g % n, unless there are at least TILES_PER_WORKER_AFFINE tiles per worker:
- * then a whole tile t goes to worker (t-1) % n, so each tile's histograms
+ * zero timer: I/O, due users and the stall probe run in between). Only the
+ * plan's tiles tile_lo..tile_hi get users. Global user g (counted over every
+ * tile 1..tiles) starts at g/M of the ramp-up, M the users of all tiles
+ * (staggered start, tb_lg_ramp_offset_us). It goes to worker g % n, unless
+ * the range has at least TILES_PER_WORKER_AFFINE tiles per worker: then a
+ * whole tile t goes to worker (t-1) % n, so each tile's histograms
  * exist in one worker instead of every one (at 200 tiles and 2 workers this
  * halves the histogram memory and its allocations during steady state), and
  * the workers' shares differ by at most one tile in that many. */
@@ -464,10 +422,10 @@ static void build_users(evutil_socket_t fd, short what, void *arg) {
     const tb_tiledef *def = lg->pub.def;
     const tb_level_plan *pl = &w->plan;
     struct user_cursor *b = &w->build;
-    int made = 0, affine = pl->tiles >= TILES_PER_WORKER_AFFINE * lg->n_workers;
+    int made = 0, affine = pl->tile_hi - pl->tile_lo + 1 >= TILES_PER_WORKER_AFFINE * lg->n_workers;
     (void)fd;
     (void)what;
-    for (; b->tile <= pl->tiles; b->tile++, b->wl = 0) {
+    for (; b->tile <= pl->tile_hi; b->tile++, b->wl = 0) {
         for (; b->wl < def->n_workloads; b->wl++, b->k = 0) {
             for (; b->k < def->workloads[b->wl].users; b->k++, b->g++) {
                 int t = b->tile, i = b->wl, k = b->k;
@@ -496,13 +454,24 @@ static void build_users(evutil_socket_t fd, short what, void *arg) {
                 u->timer = evtimer_new(w->base, on_timer, u);
                 u->timeout = evtimer_new(w->base, on_timeout, u);
                 u->soon = evtimer_new(w->base, on_soon, u);
-                u->start_offset_us = pl->ramp_up_us * (uint64_t)b->g / (uint64_t)b->total;
+                u->start_offset_us = tb_lg_ramp_offset_us(pl, def, t, i, k);
                 u->st = u->vt->user_new(lg->cfg[i], u);
                 w->users[w->n_users++] = u;
                 schedule(u, pl->start_us + u->start_offset_us, tb_now_us());
             }
         }
     }
+}
+
+uint64_t tb_lg_ramp_offset_us(const tb_level_plan *pl, const tb_tiledef *def, int t, int w, int k) {
+    uint64_t per_tile = 0, before = 0, g, total;
+    for (int i = 0; i < def->n_workloads; i++) {
+        per_tile += (uint64_t)def->workloads[i].users;
+        if (i < w) before += (uint64_t)def->workloads[i].users;
+    }
+    g = (uint64_t)(t - 1) * per_tile + before + (uint64_t)k;
+    total = per_tile * (uint64_t)pl->tiles;
+    return total ? pl->ramp_up_us * g / total : 0;
 }
 
 static void stop_users(worker *w) {
@@ -709,11 +678,21 @@ static int lg_start_level(void *self, const tb_level_plan *plan, char *err) {
         tb_seterr(err, "load generator: bad level plan (tiles %d, phases %d)", plan->tiles, plan->n_phases);
         return -1;
     }
+    if ((plan->tile_lo == 0) != (plan->tile_hi == 0) ||
+        (plan->tile_lo != 0 && (plan->tile_lo < 1 || plan->tile_hi > plan->tiles || plan->tile_lo > plan->tile_hi))) {
+        tb_seterr(err, "load generator: bad tile range %d..%d in a level of %d tiles (0..0 for all)", plan->tile_lo,
+                  plan->tile_hi, plan->tiles);
+        return -1;
+    }
     lg->plan = *plan;
+    if (lg->plan.tile_lo == 0) { /* all tiles */
+        lg->plan.tile_lo = 1;
+        lg->plan.tile_hi = plan->tiles;
+    }
     for (int i = 0; i < lg->n_workers; i++) {
         worker *w = &lg->workers[i];
         pthread_mutex_lock(&w->lock);
-        w->plan = *plan;
+        w->plan = lg->plan;
         memset(w->phase, 0, sizeof w->phase);
         memset(w->collected, 0, sizeof w->collected);
         w->all = tb_lg_stats_new(plan->tiles, lg->pub.def->n_workloads);
