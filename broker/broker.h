@@ -91,7 +91,8 @@ const char *tb_broker_shown(const tb_broker *b);
  * TIME, t1 = tb_now_us(); the one with the smallest round trip is kept, with
  * the broker's time taken to be at its midpoint: offset = broker_us -
  * (t0 + t1) / 2, bound = (t1 - t0 + 1) / 2. So broker_us is
- * local_mono_us + offset_us, within +-bound_us.
+ * local_mono_us + offset_us, within +-bound_us. TIME is the broker host's
+ * wall clock, so a step of it (or a slew) shows only at the next probe.
  */
 typedef struct tb_broker_clock {
     int64_t offset_us;

@@ -5,9 +5,10 @@
  * that does not start fails the test. Covered: the URI (good and bad forms,
  * no error quoting the password), AUTH with requirepass and with an ACL user,
  * a wrong or missing password, no server, SELECT, IPv6, a binary stream
- * entry through XADD/XREADGROUP, pipelining, the clock offset, a server
- * killed mid-session (broken, then reconnected after a restart), SIGPIPE
- * kept from the process, and a stopped server that times out.
+ * entry through XADD/XREADGROUP (and a BLOCK beyond the command timeout),
+ * pipelining, the clock offset, a server killed mid-session (broken, then
+ * reconnected after a restart), CLIENT KILL, SIGPIPE kept from the process,
+ * and a stopped server that times out.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -114,6 +116,7 @@ static void server_start(server *s) {
     s->pid = fork();
     assert_true(s->pid >= 0);
     if (s->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* gone with the test, even when it crashes */
         execlp("redis-server", "redis-server", conf, (char *)NULL);
         _exit(127);
     }
@@ -459,9 +462,16 @@ static void test_stream_binary_roundtrip(void **state) {
     assert_int_equal(fields->element[1]->len, sizeof value);
     assert_memory_equal(fields->element[1]->str, value, sizeof value);
     freeReplyObject(r);
-    /* nothing new for the group: a nil after the BLOCK */
-    r = tb_broker_cmd(b, err, "XREADGROUP GROUP g c1 COUNT 10 BLOCK 100 STREAMS tb:s >");
-    assert_non_null(r);
+    /* nothing new: a BLOCK longer than the command timeout times out (and
+     * breaks the connection); under it, a nil after the BLOCK */
+    assert_int_equal(tb_broker_set_timeout(b, 200), 0);
+    assert_null(tb_broker_cmd(b, err, "XREADGROUP GROUP g c1 COUNT 10 BLOCK 600 STREAMS tb:s >"));
+    assert_non_null(strstr(err, "XREADGROUP: no reply within 200 ms (timed out)"));
+    assert_int_equal(tb_broker_broken(b), 1);
+    assert_int_equal(tb_broker_set_timeout(b, 1500), 0);
+    assert_int_equal(tb_broker_reconnect(b, err), 0);
+    r = tb_broker_cmd(b, err, "XREADGROUP GROUP g c1 COUNT 10 BLOCK 300 STREAMS tb:s >");
+    if (!r) fail_msg("XREADGROUP: %s", err);
     assert_int_equal(r->type, REDIS_REPLY_NIL);
     freeReplyObject(r);
     tb_broker_close(b);
@@ -577,6 +587,30 @@ static void test_killed_then_reconnect(void **state) {
     tb_broker_close(b);
 }
 
+/* CLIENT KILL from another connection: broken, and a reconnect works at once. */
+static void test_client_kill(void **state) {
+    char err[TB_ERR_LEN];
+    redisReply *r;
+    tb_broker *a, *b;
+    long long id;
+    (void)state;
+    a = connect_ok("redis://127.0.0.1:%d", side_srv.port);
+    b = connect_ok("redis://127.0.0.1:%d", side_srv.port);
+    assert_non_null(r = tb_broker_cmd(b, err, "CLIENT ID"));
+    id = r->integer;
+    freeReplyObject(r);
+    assert_non_null(r = tb_broker_cmd(a, err, "CLIENT KILL ID %lld", id));
+    assert_int_equal(r->integer, 1);
+    freeReplyObject(r);
+    assert_null(tb_broker_cmd(b, err, "PING"));
+    assert_int_equal(tb_broker_broken(b), 1);
+    assert_int_equal(tb_broker_broken(a), 0);
+    if (tb_broker_reconnect(b, err) != 0) fail_msg("reconnect: %s", err);
+    expect_status(b, "PING", "PONG");
+    tb_broker_close(a);
+    tb_broker_close(b);
+}
+
 /* A write to a reset connection raises SIGPIPE, whose default kills the
  * process: the broker keeps it away (SIGPIPE stays at its default here). */
 static void test_sigpipe_kept_away(void **state) {
@@ -660,6 +694,7 @@ int main(void) {
         cmocka_unit_test(test_clock_probe),
         cmocka_unit_test(test_info_version),
         cmocka_unit_test(test_killed_then_reconnect),
+        cmocka_unit_test(test_client_kill),
         cmocka_unit_test(test_sigpipe_kept_away),
         cmocka_unit_test(test_stopped_server_times_out),
     };
