@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/remote.h"
 #include "cli/commands.h"
 #include "cli/run_console.h"
 #include "coordinator/coordinator.h"
@@ -63,6 +64,13 @@ static void usage(FILE *f) {
             "                      http://HOST:9100/metrics (default: [sut] telemetry, else\n"
             "                      local when the SUT runs on this machine, else none)\n"
             "  --threads N         load generator threads (default: online CPUs)\n"
+            "  --broker URI        drive load-generator agents on other hosts through this\n"
+            "                      broker: redis://[USER:PASS@]HOST:PORT[/DB] (or the\n"
+            "                      TILEBENCH_BROKER environment variable, which keeps a\n"
+            "                      password off the command line; or [agents] broker)\n"
+            "  --agents N          how many agents to wait for (or [agents] count)\n"
+            "  --agent NAME        wait for this agent; repeatable (or [agents] names)\n"
+            "  --agents-wait DUR   how long to wait for them (default 60s; exit 3 after)\n"
             "  --sut-dir DIR       run folder of the embedded SUT (default: a new temporary\n"
             "                      folder in $TMPDIR or /tmp, removed after a clean stop)\n"
             "  --quiet             no progress output\n"
@@ -119,6 +127,9 @@ typedef struct run_args {
     const char *phases_arg;
     uint64_t max_tiles, repeat, threads;
     int max_tiles_given, quiet;
+    const char *broker, *agents_wait;
+    uint64_t agents;
+    tb_remote_opts ro;
 } run_args;
 
 enum {
@@ -145,7 +156,11 @@ enum {
     O_AUTO_STEP,
     O_AUTO_DOUBLE,
     O_BISECT,
-    O_TELEMETRY
+    O_TELEMETRY,
+    O_BROKER,
+    O_AGENTS,
+    O_AGENT,
+    O_AGENTS_WAIT
 };
 
 static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TILES},
@@ -172,6 +187,10 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"auto-double", no_argument, NULL, O_AUTO_DOUBLE},
                                          {"bisect", no_argument, NULL, O_BISECT},
                                          {"telemetry", required_argument, NULL, O_TELEMETRY},
+                                         {"broker", required_argument, NULL, O_BROKER},
+                                         {"agents", required_argument, NULL, O_AGENTS},
+                                         {"agent", required_argument, NULL, O_AGENT},
+                                         {"agents-wait", required_argument, NULL, O_AGENTS_WAIT},
                                          {NULL, 0, NULL, 0}};
 
 /* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
@@ -228,6 +247,16 @@ static int take_option(int opt, const char *arg, run_args *a) {
             return bad("--telemetry", "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
         o->telemetry = arg;
         break;
+    case O_BROKER: a->broker = arg; break;
+    case O_AGENTS:
+        if (tb_parse_u64(arg, &a->agents, err) != 0 || a->agents < 1 || a->agents > TB_REMOTE_MAX_AGENTS)
+            return bad("--agents", "must be an integer 1..256");
+        break;
+    case O_AGENT:
+        if (a->ro.n_names >= TB_REMOTE_MAX_AGENTS) return bad("--agent", "too many agents (at most 256)");
+        a->ro.names[a->ro.n_names++] = arg;
+        break;
+    case O_AGENTS_WAIT: a->agents_wait = arg; break;
     case O_HELP: usage(stdout); return TB_EXIT_OK;
     default: return -2;
     }
@@ -312,6 +341,33 @@ static int check_sweep(run_args *a, const tb_tiledef *def) {
     return -1;
 }
 
+/* The agents: the options', else the environment's broker, else the tile
+ * file's [agents]: -1 (a->o.agents set, or NULL for the local load
+ * generator), or an exit code. */
+static int set_agents(run_args *a, const tb_tiledef *def) {
+    tb_remote_opts *ro = &a->ro;
+    const char *env = getenv("TILEBENCH_BROKER");
+    char err[TB_ERR_LEN];
+    ro->broker_uri = a->broker ? a->broker : env && *env ? env : def->agents.broker;
+    if (!ro->n_names)
+        for (int i = 0; i < def->agents.n_names && i < TB_REMOTE_MAX_AGENTS; i++)
+            ro->names[ro->n_names++] = def->agents.names[i];
+    ro->agents = a->agents ? (int)a->agents : def->agents.count ? def->agents.count : ro->n_names;
+    if (!ro->broker_uri && !ro->agents) return -1;
+    if (!ro->broker_uri)
+        return bad("--agents", "agents need a broker: give --broker redis://HOST:PORT (or TILEBENCH_BROKER)");
+    if (!ro->agents) return bad("--broker", "say how many agents to wait for: --agents N (or --agent NAME)");
+    if (ro->n_names && ro->n_names != ro->agents) return bad("--agents", "does not match the number of agents named");
+    ro->wait_us = def->agents.wait_us;
+    if (a->agents_wait && (tb_parse_duration_us(a->agents_wait, &ro->wait_us, err) != 0 || ro->wait_us < 1000000))
+        return bad("--agents-wait", "must be a duration of at least 1s (e.g. 60s)");
+    if (a->threads)
+        return bad("--threads", "sets the local load generator; agents take theirs from `tilebench agent --threads`");
+    ro->stop = &stop_flag;
+    a->o.agents = ro;
+    return -1;
+}
+
 static void catch_signals(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -344,7 +400,7 @@ int tb_cmd_run(int argc, char **argv) {
         fprintf(stderr, "tilebench run: %s\n", err);
         return TB_EXIT_USAGE;
     }
-    if ((rc = check_sweep(&a, def)) != -1) {
+    if ((rc = check_sweep(&a, def)) != -1 || (rc = set_agents(&a, def)) != -1) {
         tb_tiledef_free(def);
         return rc;
     }

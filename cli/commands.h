@@ -18,6 +18,7 @@ int tb_cmd_compare(int argc, char **argv);  /* cmd_compare.c */
 int tb_cmd_campaign(int argc, char **argv); /* cmd_campaign.c */
 int tb_cmd_serve(int argc, char **argv);    /* cmd_serve.c: results over HTTP, read-only */
 int tb_cmd_webapp(int argc, char **argv);   /* hidden: the reference web app of one tile */
+int tb_cmd_agent(int argc, char **argv);    /* cmd_agent.c: a load-generator agent */
 
 /* output.c, for the commands that write a file: */
 /* 1 when s ends with suffix, case-insensitively ("REPORT.HTML" is .html). */

@@ -24,6 +24,7 @@ static const command commands[] = {
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
     {"meter", tb_cmd_meter, "probe a power meter, or run the meter emulator"},
+    {"agent", tb_cmd_agent, "serve as a load-generator agent for coordinators on other hosts"},
     {"webapp", tb_cmd_webapp, NULL}, /* started by `sut up`, one per tile */
 };
 

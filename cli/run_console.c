@@ -35,6 +35,13 @@ static void on_sut_starting(void *arg, const char *dir, int tiles) {
     fflush(stdout);
 }
 
+static void on_agents_waiting(void *arg, int n) {
+    tb_run_console *con = arg;
+    if (con->quiet) return;
+    printf("waiting for %d load-generator agent%s at the broker...\n", n, n == 1 ? "" : "s");
+    fflush(stdout);
+}
+
 static void on_idle_begun(void *arg, uint64_t idle_us) {
     tb_run_console *con = arg;
     if (con->quiet || con->is_tty) return;
@@ -187,6 +194,7 @@ void tb_run_console_init(tb_run_console *con, int quiet, tb_run_observer *obs) {
     obs->run_begun = on_run_begun;
     obs->reference = on_reference;
     obs->sut_starting = on_sut_starting;
+    obs->agents_waiting = on_agents_waiting;
     obs->idle_begun = on_idle_begun;
     obs->idle_progress = on_idle_progress;
     obs->idle_done = on_idle_done;

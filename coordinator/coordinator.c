@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "common/redact.h"
+#include "agent/remote.h"
 #include "coordinator/run_ctx.h"
 #include "results/report.h"
 #include "scoring/saturation.h"
@@ -270,6 +271,19 @@ static int start_embedded_sut(run_ctx *c, char *err) {
     return TB_EXIT_OK;
 }
 
+/* The local load generator, or the agents the options name (agent/remote.h). */
+static int open_loadgen(run_ctx *c, char *err) {
+    int r;
+    if (!c->o->agents)
+        return tb_loadgen_local_open(c->o->def, &c->ep, c->o->threads, &c->lg, err) == 0 ? TB_EXIT_OK
+                                                                                         : fail(c, TB_EXIT_USAGE);
+    if (c->obs->agents_waiting) c->obs->agents_waiting(c->obs->arg, c->o->agents->agents);
+    r = tb_loadgen_remote_open(c->o->def, &c->ep, c->o->agents, &c->lg, err);
+    if (r != 0) return fail(c, r == -2 ? TB_EXIT_ABORTED : TB_EXIT_USAGE);
+    tb_coord_note_agents(c);
+    return TB_EXIT_OK;
+}
+
 /* -> ST_SUT_UP: the config's endpoints, or the embedded SUT started here;
  * the load generator against them, and each workload's servers answer and
  * hold data for every tile. */
@@ -279,7 +293,7 @@ static int bring_sut_up(run_ctx *c, char *err) {
         tb_endpoints_copy(&c->ep, &c->o->def->sut);
     else if ((rc = start_embedded_sut(c, err)) != TB_EXIT_OK)
         return rc;
-    if (tb_loadgen_local_open(c->o->def, &c->ep, c->o->threads, &c->lg, err) != 0) return fail(c, TB_EXIT_USAGE);
+    if ((rc = open_loadgen(c, err)) != TB_EXIT_OK) return rc;
     if (c->lg->ops->probe(c->lg->self, c->max_tiles, err) != 0) return fail(c, TB_EXIT_ABORTED);
     advance(c, ST_SUT_UP);
     return TB_EXIT_OK;

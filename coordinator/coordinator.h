@@ -16,6 +16,7 @@
 #include "tiles/tiledef.h"
 
 struct tb_run_observer; /* coordinator/observer.h */
+struct tb_remote_opts;  /* agent/remote.h */
 
 #define TB_MAX_METERS 16
 
@@ -33,6 +34,7 @@ typedef struct tb_run_opts {
     const char *sut_dir;                    /* run folder for the embedded SUT; NULL = a new temporary
                                                folder, removed after a clean stop */
     int threads;                            /* load generator threads, 0 = online CPUs */
+    const struct tb_remote_opts *agents;    /* load generator agents through a broker; NULL: the local one */
     const struct tb_run_observer *observer; /* who is told what happens; NULL: nobody */
     int calibrate;                          /* store each workload's 1-tile throughput as its reference */
     int auto_step;                          /* --tiles auto: climb by this many tiles (0 = 1) */

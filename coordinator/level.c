@@ -60,11 +60,13 @@ static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *s
 }
 
 /* The level's timeline, starting shortly from now. */
-static void plan_level(const tb_stage_def *sd, int tiles, tb_level_plan *pl) {
+static void plan_level(const tb_stage_def *sd, int tiles, uint64_t lead_us, tb_level_plan *pl) {
     uint64_t t;
     memset(pl, 0, sizeof *pl);
     pl->tiles = tiles;
-    pl->start_us = tb_now_us() + 200000; /* time to create the users before the first is due */
+    /* time to create the users before the first is due (and, for agents,
+     * to get them the plan) */
+    pl->start_us = tb_now_us() + (lead_us ? lead_us : 200000);
     pl->ramp_up_us = sd->ramp_up_us;
     pl->n_phases = sd->phases;
     t = pl->start_us + sd->ramp_up_us + sd->warm_up_us;
@@ -109,7 +111,8 @@ static void note_phase_health(run_ctx *c, const tb_level_plan *pl, int p, const 
              100.0 * cpu_s / ((double)c->o->stages.steady_us / 1e6 * threads), threads, (double)j50 / 1000.0,
              (double)j99 / 1000.0, (double)jmax / 1000.0);
     tb_coord_say(c, "info", TB_RUN_MSG_PHASE_HEALTH, msg);
-    if (sl->max_us <= STALL_WARN_US) return;
+    /* a load generator of parts warns per part, naming it (parts.c) */
+    if (sl->max_us <= STALL_WARN_US || c->lg->ops->parts) return;
     snprintf(msg, sizeof msg,
              "%d tiles phase %d: load generator loop stalled up to %.1f ms (over %d ms; own work %.1f "
              "ms, workers waited for a CPU %s of the time): ops due then started late, and their "
@@ -127,16 +130,19 @@ static void note_phase_health(run_ctx *c, const tb_level_plan *pl, int p, const 
 static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     const tb_loadgen *lg = c->lg;
     tb_lg_stats *st = NULL, *all = NULL;
-    double cpu0 = lg->ops->cpu_seconds(lg->self), cpu1;
+    double cpu0, cpu1;
     tb_lg_stalls sl;
     int r, cut = 0, last = p == pl->n_phases - 1;
     lg->ops->stalls(lg->self, &sl); /* start the phase's stall record afresh */
+    cpu0 = lg->ops->cpu_seconds(lg->self);
     if (p == 0) note_ramp_up_stalls(c, pl->tiles, &sl);
     if (wait_until(c, pl->phase_end_us[p] + TB_COORD_COLLECT_GRACE_US, pl->tiles, stage_names[2], p + 1) != 0)
         return -2;
+    /* collected first: agents send a phase's statistics, stalls and CPU
+     * together at its end */
+    if (lg->ops->collect_phase(lg->self, p, &st, err) != 0) return -1;
     cpu1 = lg->ops->cpu_seconds(lg->self);
     lg->ops->stalls(lg->self, &sl);
-    if (lg->ops->collect_phase(lg->self, p, &st, err) != 0) return -1;
     if (last) {
         /* The last phase is stored with the whole level's op counts, after
          * ramp-down. A signal during ramp-down cuts it short, but the phase
@@ -155,6 +161,7 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     }
     r = tb_coord_finish_phase(c, pl, p, st, all, cpu1 - cpu0, err);
     if (r >= 0) note_phase_health(c, pl, p, &sl, cpu1 - cpu0);
+    if (r >= 0) tb_coord_note_part_stalls(c, pl->tiles, p + 1);
     tb_lg_stats_free(st);
     tb_lg_stats_free(all);
     return r >= 0 && cut ? -3 - r : r;
@@ -165,9 +172,10 @@ int tb_coord_run_level(run_ctx *c, int tiles, char *err) {
     const tb_stage_def *sd = &c->o->stages;
     tb_level_plan pl;
     int all_pass = 1;
-    plan_level(sd, tiles, &pl);
+    plan_level(sd, tiles, c->lg->lead_us, &pl);
     if (c->obs->level_begun) c->obs->level_begun(c->obs->arg, tiles, sd);
     if (c->lg->ops->start_level(c->lg->self, &pl, err) != 0) return -1;
+    tb_coord_note_placement(c, tiles);
     if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0 ||
         wait_until(c, pl.phase_start_us[0], tiles, stage_names[1], 0) != 0)
         goto interrupted;

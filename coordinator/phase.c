@@ -107,9 +107,12 @@ typedef struct phase_parts {
     tb_qos_result *qr;
     tb_poll_sample *samples;
     tb_telem_sample *telem;
+    tb_agent_result *agents; /* the load generator's parts (agents); NULL: none */
+    int n_agents;
 } phase_parts;
 
 static void phase_free(phase_parts *pp) {
+    tb_coord_free_agents(pp->agents, pp->n_agents);
     free(pp->telem);
     free(pp->qr);
     free(pp->samples);
@@ -272,6 +275,9 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
     vin.threads = c->lg->ops->threads(c->lg->self);
     vin.compliant = c->o->compliant;
     vin.qos_not_judged = lr->qos_not_judged;
+    pp->agents = tb_coord_phase_agents(c, &vin, &pp->n_agents);
+    lr->agents = pp->agents;
+    lr->n_agents = pp->n_agents;
     lr->valid = tb_validity_judge(&vin, &v);
     snprintf(lr->invalid_reason, sizeof lr->invalid_reason, "%s", v.reason);
     for (int i = 0; i < v.n_warnings; i++) {

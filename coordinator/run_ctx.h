@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/observer.h"
 #include "loadgen/loadgen.h"
@@ -94,6 +95,15 @@ int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stat
 /* Runs one load level: 1 every phase passed QoS, 0 one failed, -1 with err,
  * -2 interrupted. */
 int tb_coord_run_level(run_ctx *c, int tiles, char *err);
+
+/* parts.c: a load generator of several parts (agents) */
+void tb_coord_note_agents(run_ctx *c);               /* who they are, as a run event */
+void tb_coord_note_placement(run_ctx *c, int tiles); /* the level's tiles per agent, as an event */
+/* The parts' figures over the phase collected last, for its stored result
+ * (caller frees with tb_coord_free_agents), and their validity input. */
+tb_agent_result *tb_coord_phase_agents(run_ctx *c, tb_validity_input *vin, int *n);
+void tb_coord_free_agents(tb_agent_result *a, int n);
+void tb_coord_note_part_stalls(run_ctx *c, int tiles, int phase); /* a part's long loop stall: a warning */
 
 /* setup.c */
 int tb_coord_check_fd_limit(const tb_tiledef *def, int max_tiles, char *err);

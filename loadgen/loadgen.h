@@ -110,6 +110,21 @@ typedef struct tb_lg_stalls {
     double cpu_wait_pct;             /* run-queue wait, % of the interval, mean over workers; NaN: unknown */
 } tb_lg_stalls;
 
+/* One part of a load generator made of several (an agent): what it ran in
+ * the phase collected last, for the per-agent figures and rules. */
+typedef struct tb_lg_part {
+    char name[64], host[128];
+    int tile_lo, tile_hi; /* its tiles this level; 0/0: none */
+    int threads, users;
+    uint64_t ops, errors; /* in the phase */
+    double cpu_s;         /* CPU seconds used for work in the phase */
+    tb_lg_stalls stalls;  /* its loop stalls in the phase */
+    int clock_known;      /* offset and bound measured at the level's start */
+    int64_t clock_offset_us;
+    uint64_t clock_bound_us;
+    int64_t lost_wall_us; /* when it was lost (unix µs); 0: it was not */
+} tb_lg_part;
+
 typedef struct tb_loadgen_ops {
     /* Creates the level's users and schedules them. Returns at once. */
     int (*start_level)(void *self, const tb_level_plan *plan, char *err);
@@ -144,6 +159,13 @@ typedef struct tb_loadgen_ops {
      * hold data for tiles 1..tiles. 0, or -1 with err naming the endpoint. */
     int (*probe)(void *self, int tiles, char *err);
     void (*close)(void *self);
+    /* Optional (NULL: the load generator is one whole). Its parts (agents on
+     * other hosts) as of the phase collected last: up to max into out;
+     * returns how many. */
+    int (*parts)(void *self, struct tb_lg_part *out, int max);
+    /* Optional. Why the level in progress cannot be trusted ("" when it
+     * can): a part lost, results that never arrived. */
+    const char *(*level_fault)(void *self);
 } tb_loadgen_ops;
 
 /* A load generator as the coordinator sees it: its methods and the tile
@@ -152,6 +174,9 @@ typedef struct tb_loadgen {
     const tb_loadgen_ops *ops;
     void *self;
     const tb_tiledef *def;
+    /* How far ahead of its start a level must be planned, µs: time to get
+     * the plan to every user's thread (0: the coordinator's default). */
+    uint64_t lead_us;
 } tb_loadgen;
 
 /*

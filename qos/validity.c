@@ -74,6 +74,33 @@ void tb_validity_add_sample(tb_validity_input *in, const tb_validity_sample *s) 
         in->invalid++;
 }
 
+/* Each agent alone: CPU-bound, and how well its clock is known. */
+static void judge_parts(const tb_validity_input *in, tb_validity *out) {
+    char msg[256];
+    for (int i = 0; i < in->n_parts && i < TB_VALIDITY_MAX_PARTS; i++) {
+        const tb_validity_part *p = &in->parts[i];
+        if (p->threads > 0 && in->steady_s > 0 &&
+            p->cpu_s >= TB_VALIDITY_CPU_BOUND_FRACTION * in->steady_s * p->threads) {
+            snprintf(msg, sizeof msg, "agent %s CPU-bound (%.0f%% of %d threads)", p->name,
+                     100.0 * p->cpu_s / (in->steady_s * p->threads), p->threads);
+            out->valid = 0;
+            add(out->reason, sizeof out->reason, msg);
+        }
+        if (!p->clock_known) continue;
+        if (p->clock_bound_us > TB_VALIDITY_CLOCK_MAX_US) {
+            snprintf(msg, sizeof msg, "agent %s clock offset known only to +/- %.1f ms (limit %d ms)", p->name,
+                     (double)p->clock_bound_us / 1000.0, TB_VALIDITY_CLOCK_MAX_US / 1000);
+            out->valid = 0;
+            add(out->reason, sizeof out->reason, msg);
+        } else if (p->clock_bound_us > TB_VALIDITY_CLOCK_WARN_US && out->n_warnings < TB_VALIDITY_MAX_WARNINGS) {
+            snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0],
+                     "agent %s clock offset known only to +/- %.1f ms (over %d ms): its phase edges may be that far "
+                     "from the others'",
+                     p->name, (double)p->clock_bound_us / 1000.0, TB_VALIDITY_CLOCK_WARN_US / 1000);
+        }
+    }
+}
+
 int tb_validity_judge(const tb_validity_input *in, tb_validity *out) {
     char msg[192];
     memset(out, 0, sizeof *out);
@@ -110,6 +137,11 @@ int tb_validity_judge(const tb_validity_input *in, tb_validity *out) {
                  100.0 * in->cpu_s / (in->steady_s * in->threads), in->threads);
         out->valid = 0;
         add(out->reason, sizeof out->reason, msg);
+    }
+    judge_parts(in, out);
+    if (in->lg_fault && in->lg_fault[0]) {
+        out->valid = 0;
+        add(out->reason, sizeof out->reason, in->lg_fault);
     }
     return out->valid;
 }

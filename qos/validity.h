@@ -10,7 +10,12 @@
  * - a meter reported an uncertainty above 1%;
  * - a compliant run left a QoS rule unjudged (too few ops);
  * - the load generator used >= 90% of its threads' CPU time (CPU-bound: the
- *   figures would measure the load generator, not the SUT).
+ *   figures would measure the load generator, not the SUT), or one of its
+ *   agents did (each is judged alone, by name);
+ * - an agent's clock offset to the broker is uncertain by more than 50 ms
+ *   (its phase edges may be that far from the others'; over 5 ms warns);
+ * - the load generator's results are not whole (an agent lost, results
+ *   that never arrived: lg_fault).
  * Samples taken while the meter was auto-ranging give a warning, not an
  * invalid level.
  *
@@ -31,6 +36,20 @@
 #define TB_VALIDITY_CPU_BOUND_FRACTION 0.9
 
 #define TB_VALIDITY_MAX_WARNINGS       4
+/* An agent's clock offset bound (half its round trip to the broker) over
+ * this warns; over the second it invalidates the level. */
+#define TB_VALIDITY_CLOCK_WARN_US 5000
+#define TB_VALIDITY_CLOCK_MAX_US  50000
+#define TB_VALIDITY_MAX_PARTS     256
+
+/* One agent of a load generator made of several. */
+typedef struct tb_validity_part {
+    const char *name;
+    double cpu_s; /* CPU time it used for work over the window */
+    int threads;
+    int clock_known; /* its offset was measured; clock_bound_us is the bound */
+    uint64_t clock_bound_us;
+} tb_validity_part;
 
 typedef struct tb_validity_input {
     /* Power samples of the steady window, all meters together. Each bad one
@@ -47,6 +66,9 @@ typedef struct tb_validity_input {
     int threads;                /* load generator threads (capacity: threads x steady_s) */
     int compliant;              /* nonzero for a compliant run (--preset compliant) */
     int qos_not_judged;         /* QoS rules not judged for too few ops */
+    int n_parts;                /* agents of the load generator; 0: it is one whole */
+    tb_validity_part parts[TB_VALIDITY_MAX_PARTS];
+    const char *lg_fault; /* why the load generator's results are not whole; NULL or "": they are */
 } tb_validity_input;
 
 typedef struct tb_validity {

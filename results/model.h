@@ -123,6 +123,18 @@ typedef struct tb_model_op_group {
     tb_hist *hist; /* corrected latency, µs; never NULL, may be empty */
 } tb_model_op_group;
 
+/* One load-generator agent over one phase (level_agents). */
+typedef struct tb_model_agent {
+    char *name, *host;
+    tb_model_int tile_lo, tile_hi; /* unknown: no tiles this level */
+    int64_t threads, users;
+    tb_model_int ops, errors;
+    double cpu_s;
+    tb_model_int stall_max_us, stall_p99_us;
+    tb_model_int clock_offset_us, clock_bound_us; /* unknown: not measured */
+    char *lost_at;                                /* NULL: not lost */
+} tb_model_agent;
+
 /* One stored phase of one load level. */
 typedef struct tb_model_level {
     int64_t id; /* the store's row id: levels in the order they were stored sort by it */
@@ -139,6 +151,8 @@ typedef struct tb_model_level {
     tb_model_workload *workloads;
     size_t n_groups; /* with TB_MODEL_MERGED_LATENCY */
     tb_model_op_group *groups;
+    size_t n_agents; /* 0: the local load generator ran it */
+    tb_model_agent *agents;
 } tb_model_level;
 
 /* One load level over its phases and repeats (the median phase of each

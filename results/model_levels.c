@@ -12,7 +12,7 @@
 
 /* The statements run once per level, prepared once per report. */
 typedef struct level_stmts {
-    sqlite3_stmt *levels, *qos, *workloads, *ops, *groups;
+    sqlite3_stmt *levels, *qos, *workloads, *ops, *groups, *agents;
 } level_stmts;
 
 /* The level's rules (tile 0) and each tile's own verdict on the same rules. */
@@ -208,6 +208,35 @@ static int read_level_groups(tb_model_ctx *c, level_stmts *ls, int64_t level_id,
     return rc;
 }
 
+/* The load-generator agents that ran the phase, by name. */
+static int read_level_agents(tb_model_ctx *c, level_stmts *ls, int64_t level_id, tb_model_level *lv) {
+    size_t cap = 0;
+    int rc;
+    sqlite3_reset(ls->agents);
+    sqlite3_bind_int64(ls->agents, 1, level_id);
+    while ((rc = tb_model_next(c, ls->agents)) == 1) {
+        sqlite3_stmt *st = ls->agents;
+        tb_model_agent *a;
+        lv->agents = tb_grow(lv->agents, lv->n_agents, &cap, sizeof *lv->agents);
+        a = &lv->agents[lv->n_agents++];
+        a->name = tb_model_col_str(c, st, 0);
+        a->host = tb_model_col_str(c, st, 1);
+        a->tile_lo = tb_model_col_int(st, 2);
+        a->tile_hi = tb_model_col_int(st, 3);
+        a->threads = sqlite3_column_int64(st, 4);
+        a->users = sqlite3_column_int64(st, 5);
+        a->ops = tb_model_col_int(st, 6);
+        a->errors = tb_model_col_int(st, 7);
+        a->cpu_s = tb_model_col_real(st, 8);
+        a->stall_max_us = tb_model_col_int(st, 9);
+        a->stall_p99_us = tb_model_col_int(st, 10);
+        a->clock_offset_us = tb_model_col_int(st, 11);
+        a->clock_bound_us = tb_model_col_int(st, 12);
+        a->lost_at = tb_model_col_str(c, st, 13);
+    }
+    return rc;
+}
+
 static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
     return tb_model_prep(
                c,
@@ -235,7 +264,13 @@ static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
                                   "SELECT w.name, o.name, o.count, o.errors, o.hist, o.err_connect, o.err_io,"
                                   " o.err_timeout, o.err_server, o.err_content FROM workloads w"
                                   " JOIN ops o ON o.workload_id = w.id WHERE w.level_id = ?1 ORDER BY w.id, o.rowid",
-                                  &ls->groups) != 0)
+                                  &ls->groups) != 0) ||
+                   (!(flags & TB_MODEL_VERDICTS_ONLY) &&
+                    tb_model_prep(c,
+                                  "SELECT name, host, tile_lo, tile_hi, threads, users, ops, errors, cpu_s,"
+                                  " stall_max_us, stall_p99_us, clock_offset_us, clock_bound_us, lost_at"
+                                  " FROM level_agents WHERE level_id = ?1 ORDER BY name, rowid",
+                                  &ls->agents) != 0)
                ? -1
                : 0;
 }
@@ -270,7 +305,7 @@ static void level_from_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_lev
 }
 
 int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
-    level_stmts ls = {NULL, NULL, NULL, NULL, NULL};
+    level_stmts ls = {NULL, NULL, NULL, NULL, NULL, NULL};
     size_t cap = 0;
     int rc = -1;
     if (prepare_level_stmts(c, &ls, flags) != 0) goto out;
@@ -283,7 +318,8 @@ int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
         level_from_row(c, ls.levels, lv, flags);
         if (read_level_qos(c, &ls, level_id, lv) != 0 ||
             (!(flags & TB_MODEL_VERDICTS_ONLY) && read_level_workloads(c, &ls, level_id, lv, flags) != 0) ||
-            (ls.groups && read_level_groups(c, &ls, level_id, lv) != 0)) {
+            (ls.groups && read_level_groups(c, &ls, level_id, lv) != 0) ||
+            (ls.agents && read_level_agents(c, &ls, level_id, lv) != 0)) {
             rc = -1;
             break;
         }
@@ -294,5 +330,6 @@ out:
     sqlite3_finalize(ls.workloads);
     sqlite3_finalize(ls.ops);
     sqlite3_finalize(ls.groups);
+    sqlite3_finalize(ls.agents);
     return rc == 0 ? 0 : -1;
 }

@@ -405,6 +405,12 @@ static void level_free(tb_model_level *lv) {
         tb_hist_free(lv->groups[i].hist);
     }
     free(lv->groups);
+    for (size_t i = 0; i < lv->n_agents; i++) {
+        free(lv->agents[i].name);
+        free(lv->agents[i].host);
+        free(lv->agents[i].lost_at);
+    }
+    free(lv->agents);
     free(lv->invalid_reason);
     free(lv->steady_start);
     free(lv->steady_end);

@@ -165,6 +165,31 @@ static json_t *telemetry_json(const tb_model_telemetry *t) {
     return o;
 }
 
+/* The load-generator agents that ran the phase (a run with agents only). */
+static json_t *agents_json(const tb_model_level *lv) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < lv->n_agents; i++) {
+        const tb_model_agent *a = &lv->agents[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", jstr(a->name));
+        json_object_set_new(o, "host", jstr(a->host));
+        json_object_set_new(o, "tile_lo", jint(a->tile_lo));
+        json_object_set_new(o, "tile_hi", jint(a->tile_hi));
+        json_object_set_new(o, "threads", json_integer(a->threads));
+        json_object_set_new(o, "users", json_integer(a->users));
+        json_object_set_new(o, "ops", jint(a->ops));
+        json_object_set_new(o, "errors", jint(a->errors));
+        json_object_set_new(o, "cpu_s", jreal(a->cpu_s));
+        json_object_set_new(o, "stall_max_us", jint(a->stall_max_us));
+        json_object_set_new(o, "stall_p99_us", jint(a->stall_p99_us));
+        json_object_set_new(o, "clock_offset_us", jint(a->clock_offset_us));
+        json_object_set_new(o, "clock_bound_us", jint(a->clock_bound_us));
+        json_object_set_new(o, "lost_at", jstr(a->lost_at));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 static json_t *level_json(const tb_model_level *lv) {
     json_t *o = json_object(), *qos = json_array(), *tq = json_array(), *wls = json_array();
     json_object_set_new(o, "tiles", json_integer(lv->tiles));
@@ -193,6 +218,7 @@ static json_t *level_json(const tb_model_level *lv) {
     for (size_t i = 0; i < lv->n_workloads; i++)
         json_array_append_new(wls, workload_json(&lv->workloads[i]));
     json_object_set_new(o, "workloads", wls);
+    if (lv->n_agents) json_object_set_new(o, "agents", agents_json(lv));
     return o;
 }
 

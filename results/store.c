@@ -44,6 +44,7 @@ enum {
     ST_CAMPAIGN_END,
     ST_CAMPAIGN_STEP,
     ST_TELEM,
+    ST_AGENT,
     ST_COUNT
 };
 
@@ -82,6 +83,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_CAMPAIGN_END] = "UPDATE campaigns SET status = ?2, message = ?3, finished_at = ?4 WHERE id = ?1",
     [ST_CAMPAIGN_STEP] = "INSERT INTO campaign_steps (campaign_id, config, step, command, exit_status, output,"
                          " started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_AGENT] = "INSERT INTO level_agents (level_id, name, host, tile_lo, tile_hi, threads, users, ops, errors,"
+                 " cpu_s, stall_max_us, stall_p99_us, clock_offset_us, clock_bound_us, lost_at)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [ST_TELEM] = "INSERT INTO telemetry_samples (run_id, level_id, mono_us, wall_us, interval_us, cpu_util_pct,"
                  " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct, freq_mhz,"
                  " freq_source, cstate_residency_json)"
@@ -776,6 +780,42 @@ static int insert_workload(tb_store *s, int64_t level_id, const tb_workload_resu
     return SQLITE_OK;
 }
 
+static int insert_agents(tb_store *s, int64_t level_id, const tb_agent_result *a, int n) {
+    sqlite3_stmt *st = s->st[ST_AGENT];
+    for (int i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, level_id);
+        bind_text(st, 2, a[i].name, 0);
+        bind_text(st, 3, a[i].host, 1);
+        if (a[i].tile_lo > 0) {
+            sqlite3_bind_int(st, 4, a[i].tile_lo);
+            sqlite3_bind_int(st, 5, a[i].tile_hi);
+        } else {
+            sqlite3_bind_null(st, 4);
+            sqlite3_bind_null(st, 5);
+        }
+        sqlite3_bind_int(st, 6, a[i].threads);
+        sqlite3_bind_int(st, 7, a[i].users);
+        bind_u64(st, 8, a[i].ops);
+        bind_u64(st, 9, a[i].errors);
+        bind_real(st, 10, a[i].cpu_s);
+        bind_u64(st, 11, a[i].stall_max_us);
+        bind_u64(st, 12, a[i].stall_p99_us);
+        if (a[i].clock_known) {
+            sqlite3_bind_int64(st, 13, a[i].clock_offset_us);
+            bind_u64(st, 14, a[i].clock_bound_us);
+        } else {
+            sqlite3_bind_null(st, 13);
+            sqlite3_bind_null(st, 14);
+        }
+        if (a[i].lost_wall_us)
+            bind_wall(st, 15, a[i].lost_wall_us);
+        else
+            sqlite3_bind_null(st, 15);
+        if (step_done(st) != SQLITE_OK) return SQLITE_ERROR;
+    }
+    return SQLITE_OK;
+}
+
 int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, char *err) {
     char what[64];
     sqlite3_stmt *st;
@@ -847,6 +887,7 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     if (insert_samples(s, run_id, level_id, lr->samples, lr->n_samples) != SQLITE_OK) return tx_fail(s, what, err);
     if (insert_telemetry(s, run_id, level_id, lr->telem_samples, lr->n_telem_samples) != SQLITE_OK)
         return tx_fail(s, what, err);
+    if (insert_agents(s, level_id, lr->agents, lr->n_agents) != SQLITE_OK) return tx_fail(s, what, err);
     return tx_commit(s, what, err);
 }
 

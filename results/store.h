@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 7
+#define TB_STORE_SCHEMA_VERSION 8
 
 typedef struct tb_store tb_store;
 
@@ -84,6 +84,20 @@ typedef struct tb_workload_result {
     tb_op_result *op_results; /* n_ops entries (named apart from the `ops` count above) */
 } tb_workload_result;
 
+/* One load-generator agent over one phase (a run with agents, docs/agents.md). */
+typedef struct tb_agent_result {
+    const char *name, *host;
+    int tile_lo, tile_hi; /* its tiles; 0/0: none this level */
+    int threads, users;
+    uint64_t ops, errors;
+    double cpu_s;
+    uint64_t stall_max_us, stall_p99_us;
+    int clock_known;
+    int64_t clock_offset_us; /* broker time - its monotonic clock, µs */
+    uint64_t clock_bound_us;
+    int64_t lost_wall_us; /* 0: not lost */
+} tb_agent_result;
+
 /* One phase of one load level: the unit of commit. */
 typedef struct tb_level_result {
     int tiles;  /* load level */
@@ -110,6 +124,8 @@ typedef struct tb_level_result {
     tb_qos_result *qos; /* the level's rules (tile 0) and each tile's (tile N), any order */
     int n_samples;      /* power samples inside steady state */
     const tb_poll_sample *samples;
+    int n_agents; /* load-generator agents; 0: the local load generator */
+    const tb_agent_result *agents;
 } tb_level_result;
 
 /* Opens or creates the database at path, migrating it to the current schema.

@@ -248,6 +248,25 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
      * from the rows alone (tests/tools/recompute.py); NULL before. */
     ("ALTER TABLE levels ADD COLUMN steady_start_mono_us INTEGER;"
      "ALTER TABLE levels ADD COLUMN steady_end_mono_us INTEGER;"),
+    /* 7 -> 8: load-generator agents on other hosts (issue 21): one row per
+     * agent and phase. tile_lo..tile_hi are the tiles it ran (NULL: none
+     * this level); clock_offset_us is broker time minus the agent's
+     * monotonic clock at the level's start and clock_bound_us the bound of
+     * that estimate (half the best round trip), NULL when not measured;
+     * lost_at the wall time it was lost, NULL when it was not. */
+    "CREATE TABLE level_agents ("
+    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  host TEXT,"
+    "  tile_lo INTEGER, tile_hi INTEGER,"
+    "  threads INTEGER, users INTEGER,"
+    "  ops INTEGER, errors INTEGER,"
+    "  cpu_s REAL,"
+    "  stall_max_us INTEGER, stall_p99_us INTEGER,"
+    "  clock_offset_us INTEGER, clock_bound_us INTEGER,"
+    "  lost_at TEXT"
+    ");"
+    "CREATE INDEX level_agents_level ON level_agents(level_id);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

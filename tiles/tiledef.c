@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "tiles/tiledef.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -311,6 +312,61 @@ static int set_sut(parse_state *ps, const char *sec, const char *key, const char
                 "mail_password, mail_password_file, telemetry)");
 }
 
+/* [agents] names = a, b, c: the agents to wait for, each once. */
+static int set_agent_names(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_agents_def *ag = &ps->def->agents;
+    const char *p = val;
+    while (*p) {
+        size_t n;
+        char name[64];
+        while (*p == ' ' || *p == ',')
+            p++;
+        n = strcspn(p, " ,");
+        if (!n) break;
+        if (n >= sizeof name) return fail(ps, sec, key, "an agent name is longer than 63 characters");
+        memcpy(name, p, n);
+        name[n] = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!isalnum((unsigned char)name[i]) && !strchr("._-", name[i]))
+                return fail(ps, sec, key, "agent names hold letters, digits, '.', '_' and '-' only");
+        for (int i = 0; i < ag->n_names; i++)
+            if (strcmp(ag->names[i], name) == 0) return fail(ps, sec, key, "an agent is named twice");
+        if (ag->n_names >= TB_TILE_MAX_AGENTS) return fail(ps, sec, key, "too many agents (at most 256)");
+        ag->names = xrealloc(ag->names, (size_t)(ag->n_names + 1) * sizeof *ag->names);
+        ag->names[ag->n_names++] = xstrdup(name);
+        p += n;
+    }
+    if (!ag->n_names) return fail(ps, sec, key, "no agent name given");
+    return 1;
+}
+
+/* [agents]: count, names, wait, broker. */
+static int set_agents(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_agents_def *ag = &ps->def->agents;
+    char e[TB_ERR_LEN];
+    uint64_t v;
+    if (strcmp(key, "count") == 0) {
+        if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > TB_TILE_MAX_AGENTS)
+            return fail(ps, sec, key, "must be an integer 1..256");
+        ag->count = (int)v;
+        return 1;
+    }
+    if (strcmp(key, "names") == 0) return set_agent_names(ps, sec, key, val);
+    if (strcmp(key, "wait") == 0) {
+        if (tb_parse_duration_us(val, &ag->wait_us, e) != 0 || ag->wait_us < 1000000)
+            return fail(ps, sec, key, "must be a duration of at least 1s (e.g. 60s)");
+        return 1;
+    }
+    if (strcmp(key, "broker") == 0) {
+        if (strncmp(val, "redis://", 8) != 0 && strncmp(val, "rediss://", 9) != 0)
+            return fail(ps, sec, key, "must be a redis://[USER:PASS@]HOST:PORT[/DB] URI");
+        free(ag->broker);
+        ag->broker = xstrdup(val);
+        return 1;
+    }
+    return fail(ps, sec, key, "unknown key (known: count, names, wait, broker)");
+}
+
 static int handler(void *user, const char *section, const char *key, const char *val) {
     parse_state *ps = user;
     uint64_t h = key_hash(section, key);
@@ -324,7 +380,8 @@ static int handler(void *user, const char *section, const char *key, const char 
     if (strncmp(section, "workload.", 9) == 0 && section[9]) return set_workload(ps, section, section + 9, key, val);
     if (strncmp(section, "qos.", 4) == 0 && section[4]) return add_rule(ps, section, section + 4, key, val);
     if (strcmp(section, "sut") == 0) return set_sut(ps, section, key, val);
-    return fail(ps, section, key, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut)");
+    if (strcmp(section, "agents") == 0) return set_agents(ps, section, key, val);
+    return fail(ps, section, key, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut, agents)");
 }
 
 /* Checks that need the whole file: kinds set, rules refer to real ops. */
@@ -451,6 +508,10 @@ static void clear_def(tb_tiledef *def) {
     free(def->telemetry);
     free(def->text);
     tb_endpoints_free(&def->sut);
+    for (int i = 0; i < def->agents.n_names; i++)
+        free(def->agents.names[i]);
+    free(def->agents.names);
+    free(def->agents.broker);
     memset(def, 0, sizeof *def);
 }
 

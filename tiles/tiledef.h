@@ -56,6 +56,17 @@ typedef struct tb_stage_def {
  * tb_tiledef_free; pass it by pointer: a copy of the struct would share them
  * (and free them twice).
  */
+/* [agents]: load-generator agents on other hosts instead of the local load
+ * generator (docs/agents.md). count 0: none. */
+#define TB_TILE_MAX_AGENTS 256
+typedef struct tb_agents_def {
+    int count;        /* agents to wait for */
+    int n_names;      /* > 0: exactly these */
+    char **names;     /* n_names heap strings */
+    uint64_t wait_us; /* how long to wait for them; 0: the default */
+    char *broker;     /* the broker's URI (a secret: never shown as given); NULL: none */
+} tb_agents_def;
+
 typedef struct tb_tiledef {
     char *path; /* the file (or the name given to tb_tiledef_parse) */
     char name[64];
@@ -68,6 +79,7 @@ typedef struct tb_tiledef {
     char *telemetry;    /* [sut] telemetry: "local", "none", a node_exporter URL; "" = default
                            (never NULL in a parsed definition) */
     tb_sut_endpoints sut;
+    tb_agents_def agents;
     char *text; /* the file's text for the results store, secrets redacted in every
                    line, commented out or not (tb_ini_redact) */
 } tb_tiledef;

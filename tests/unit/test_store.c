@@ -603,7 +603,8 @@ static void test_migrate_v4_to_v5(void **state) {
                                   "ALTER TABLE levels DROP COLUMN qos_not_judged;"
                                   "ALTER TABLE levels DROP COLUMN steady_start_mono_us;"
                                   "ALTER TABLE levels DROP COLUMN steady_end_mono_us;"
-                                  "ALTER TABLE power_samples DROP COLUMN reason; PRAGMA user_version = 4;",
+                                  "ALTER TABLE power_samples DROP COLUMN reason; DROP TABLE level_agents;"
+                                  "PRAGMA user_version = 4;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
@@ -623,6 +624,8 @@ static void test_migrate_v4_to_v5(void **state) {
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM qos WHERE judged = 1"),
                      pragma_int(tb_store_db(s), "SELECT count(*) FROM qos"));
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT sum(qos_not_judged) FROM levels"), 0);
+    /* 7 -> 8: no agents ran the old levels */
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM level_agents"), 0);
     tb_store_close(s);
     root = render_json(f->db, id);
     assert_true(json_is_null(path(root, "run.levels.#0.workloads.#0.operations.#0.errors_by_class")));
