@@ -6,7 +6,8 @@
  * and NULL histograms round-trip; every malformed buffer (each field out of
  * range, every truncation, trailing bytes, a repeated cell, a bad histogram)
  * is refused with a message naming the problem; users keep their ramp-up
- * offsets whatever tile range a load generator runs; bad ranges are refused.
+ * offsets whatever tile range a load generator runs; bad ranges are refused;
+ * a level run on a range makes users of its tiles only.
  */
 #include <stdarg.h>
 #include <stddef.h>
