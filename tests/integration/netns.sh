@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # netns.sh: "hosts" on this one machine for the integration tests (sourced,
 # not run; source lib.sh first when the test uses it). Each host is a network
 # namespace tbh-<pid>-NAME with loopback up and one interface, eth0, holding
