@@ -22,6 +22,10 @@
 #   netns_ns NAME           prints the namespace's name (for `ip netns exec`)
 #   netns_exec NAME CMD...  runs CMD in the host's namespace
 #   netns_down              stops the namespaces' processes, deletes them
+#
+# Call netns_up in the test's own shell, not in $( ): it records the hosts in
+# shell variables. It also deletes namespaces tbh-PID-* left behind by a test
+# that was killed (PID gone) when nothing runs in them any more.
 
 NETNS_PREFIX="tbh-$$"
 NETNS_HUB="$NETNS_PREFIX-hub"
@@ -83,10 +87,26 @@ netns_host() {
     NETNS_HOSTS+=("$name")
 }
 
+# netns_stale: deletes the empty namespaces of tests that are gone.
+netns_stale() {
+    local ns pid
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^tbh-[0-9]+-' || true); do
+        pid=${ns#tbh-}
+        pid=${pid%%-*}
+        [ "$pid" != "$$" ] && ! kill -0 "$pid" 2>/dev/null || continue
+        if [ -z "$(ip netns pids "$ns" 2>/dev/null)" ]; then
+            ip netns del "$ns" 2>/dev/null && echo "note: deleted $ns, left by test pid $pid" >&2
+        else
+            echo "note: $ns (test pid $pid is gone) still has processes: left alone" >&2
+        fi
+    done
+}
+
 netns_up() {
     local name
     [ $# -ge 1 ] || netns_fail "netns_up: no host names"
     if [ ${#NETNS_CREATED[@]} -eq 0 ]; then
+        netns_stale
         # last registered, first run: after the test's own at_exit commands
         # registered later (say a `sut down`), before lib.sh stops its SUT
         if declare -F at_exit >/dev/null; then at_exit netns_down; else trap netns_down EXIT; fi
