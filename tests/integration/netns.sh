@@ -109,7 +109,18 @@ netns_up() {
         netns_stale
         # last registered, first run: after the test's own at_exit commands
         # registered later (say a `sut down`), before lib.sh stops its SUT
-        if declare -F at_exit >/dev/null; then at_exit netns_down; else trap netns_down EXIT; fi
+        # (without lib.sh: an EXIT trap, netns_down first and then the trap
+        # the test had set, which may end in exit; a trap set after netns_up
+        # would replace this one)
+        if declare -F at_exit >/dev/null; then
+            at_exit netns_down
+        else
+            NETNS_PREV_TRAP=$(trap -p EXIT)
+            NETNS_PREV_TRAP=${NETNS_PREV_TRAP#"trap -- "}
+            NETNS_PREV_TRAP=${NETNS_PREV_TRAP%" EXIT"}
+            eval "NETNS_PREV_TRAP=${NETNS_PREV_TRAP:-''}"
+            trap 'NETNS_RC=$?; netns_down; set +e; (exit $NETNS_RC); eval "$NETNS_PREV_TRAP"' EXIT
+        fi
         netns_hub
     fi
     for name in "$@"; do
