@@ -1,10 +1,12 @@
 /*
  * cmd_sut.c: `tilebench sut up|down|status`, the embedded SUT on loopback
- * (sut/sut.h). `up` starts PostgreSQL, Redis and Dovecot in a run folder, loads the
- * OLTP data for N tiles and prints the endpoints and the path of sut.ini;
+ * or on the address of `--listen` (sut/sut.h). `up` starts PostgreSQL, Redis
+ * and Dovecot in a run folder, loads the OLTP data for N tiles and prints the
+ * endpoints and the path of sut.ini;
  * `down` stops exactly the servers `up` started there; `status` prints one
  * line per service.
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -28,22 +30,24 @@
 static void sut_usage(FILE *f) {
     fprintf(f,
             "usage: tilebench sut up|down|status [--tiles N] [--dir DIR] [--pg-port P] [--redis-port P]\n"
-            "                                   [--web-users N]\n"
+            "                                   [--web-users N] [--listen ADDR]\n"
             "\n"
             "The embedded system under test: PostgreSQL, Redis and Dovecot from Debian and\n"
-            "one reference web app per tile, started on 127.0.0.1 in a run folder, for\n"
-            "`tilebench run` to load.\n"
+            "one reference web app per tile, started on 127.0.0.1 (or --listen ADDR) in a\n"
+            "run folder, for `tilebench run` to load.\n"
             "\n"
             "  up      initdb (first time), start postgres, redis-server and dovecot, wait\n"
             "          until each answers, load the OLTP data of tiles 1..N that are missing\n"
             "          (schemas tile1..tileN in database tilebench), empty the maildirs, load\n"
             "          the web data (schemas web1..webN) and start one reference web app per\n"
             "          tile, and write DIR/sut.ini with the endpoints ([sut] pg = <conninfo>,\n"
-            "          redis = 127.0.0.1:PORT, imap, lmtp, mail_user, mail_password_file,\n"
-            "          web.tile1 = http://127.0.0.1:PORT, ...).\n"
+            "          redis = HOST:PORT, imap, lmtp, mail_user, mail_password_file,\n"
+            "          web.tile1 = http://HOST:PORT, ...; HOST is 127.0.0.1 or ADDR).\n"
             "          DIR must be new, empty, or a folder an earlier `up` made.\n"
             "  down    stop the servers `up` started in DIR (only those pids), keep data and logs.\n"
-            "  status  one line per service: name, up/down, pid, endpoint, log file.\n"
+            "  status  one line per service: name, up/down, pid, endpoint, log file; it asks\n"
+            "          each server at the address `up` listened on, so run it where that\n"
+            "          address is reachable (in the same network namespace).\n"
             "\n"
             "options:\n"
             "  --dir DIR         run folder (default: " SUT_DEFAULT_DIR ")\n"
@@ -53,15 +57,21 @@ static void sut_usage(FILE *f) {
             "  --redis-port P    Redis port (up only; default 0 = any free port)\n"
             "  --web-users N     concurrent web users per tile the web data is sized for:\n"
             "                    100 x N persons per tile (Olio's rule; up only; default %d)\n"
+            "  --listen ADDR     IPv4 address of this host every server listens on, the\n"
+            "                    readiness checks connect to and the endpoints name (up only;\n"
+            "                    default 127.0.0.1), for load generators on other hosts.\n"
+            "                    PostgreSQL then trusts every host of ADDR's subnets (pg_hba\n"
+            "                    \"samenet\") and Redis has no password: use it on a closed\n"
+            "                    benchmark network only.\n"
             "  -h, --help        this text\n"
             "\n"
             "When run as root, PostgreSQL runs as the user postgres, which must be able to\n"
             "enter DIR. Logs: DIR/pg.log, DIR/redis.log, DIR/dovecot.log, DIR/web.tileN.log.\n"
             "environment: TB_PG_BINDIR (folder with initdb and postgres; default: newest\n"
             "  /usr/lib/postgresql/*/bin), TB_REDIS_SERVER (path of redis-server).\n"
-            "exit status: 0 ok; 2 usage or configuration error (bad option, port in use,\n"
-            "  server not installed); 3 a server failed to start, or status/down found a\n"
-            "  service down or no SUT in DIR.\n",
+            "exit status: 0 ok; 2 usage or configuration error (bad option, bad or foreign\n"
+            "  --listen address, port in use, server not installed); 3 a server failed to\n"
+            "  start, or status/down found a service down or no SUT in DIR.\n",
             SUT_DEFAULT_TILES, TB_WEB_DEFAULT_USERS);
 }
 
@@ -78,6 +88,17 @@ static int parse_opt_int(const char *opt, const char *val, long lo, long hi, int
         return -1;
     }
     *out = (int)v;
+    return 0;
+}
+
+/* --listen: a dotted-quad IPv4 address, checked here for the message; sut
+ * up refuses wildcard and multicast addresses and ones no interface has. */
+static int check_listen(const char *val) {
+    struct in_addr a;
+    if (inet_pton(AF_INET, val, &a) != 1) {
+        fprintf(stderr, "tilebench sut: --listen: '%s': not an IPv4 address (dotted quad such as 198.18.0.2)\n", val);
+        return -1;
+    }
     return 0;
 }
 
@@ -174,10 +195,11 @@ int tb_cmd_sut(int argc, char **argv) {
         {"pg-port", required_argument, NULL, 'p'},
         {"redis-port", required_argument, NULL, 'r'},
         {"web-users", required_argument, NULL, 'w'},
+        {"listen", required_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    tb_sut_options opt = {SUT_DEFAULT_DIR, SUT_DEFAULT_TILES, 0, 0, TB_WEB_DEFAULT_USERS, NULL};
+    tb_sut_options opt = {SUT_DEFAULT_DIR, SUT_DEFAULT_TILES, 0, 0, TB_WEB_DEFAULT_USERS, NULL, NULL};
     const char *up_only = NULL, *action;
     int c;
     opt.stop = &up_interrupted; /* a signal during the data load ends it early */
@@ -208,6 +230,11 @@ int tb_cmd_sut(int argc, char **argv) {
         case 'w':
             if (parse_opt_int("web-users", optarg, 1, TB_WEB_MAX_USERS, &opt.web_users) != 0) return TB_EXIT_USAGE;
             up_only = "--web-users";
+            break;
+        case 'l':
+            if (check_listen(optarg) != 0) return TB_EXIT_USAGE;
+            opt.host = optarg;
+            up_only = "--listen";
             break;
         case 'h': sut_usage(stdout); return TB_EXIT_OK;
         case ':':

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 /*
- * 1 when a server on 127.0.0.1:port greets with a line starting with prefix
+ * 1 when a server on sut_host():port greets with a line starting with prefix
  * ("* OK" for IMAP, "220" for LMTP) within a second, else 0.
  */
 int sut_mail_greets(int port, const char *prefix) {
@@ -183,7 +183,7 @@ int sut_dovecot_write_conf(const char *dir, const char *base, int imap_port, int
             "log_path = %s/dovecot.log\n"
             "instance_name = tilebench-%d\n"
             "protocols = imap lmtp\n"
-            "listen = " SUT_HOST "\n"
+            "listen = %s\n"
             "ssl = no\n"
             "disable_plaintext_auth = no\n"
             "auth_mechanisms = plain login\n"
@@ -201,18 +201,19 @@ int sut_dovecot_write_conf(const char *dir, const char *base, int imap_port, int
             "default_client_limit = 8000\n"
             "mail_max_userip_connections = 100\n"
             "service imap-login {\n"
-            "  inet_listener imap {\n    address = " SUT_HOST "\n    port = %d\n  }\n"
+            "  inet_listener imap {\n    address = %s\n    port = %d\n  }\n"
             "  inet_listener imaps {\n    port = 0\n  }\n"
             "  # high-performance mode: login processes serve many connections\n"
             "  service_count = 0\n"
             "  process_min_avail = 1\n"
             "}\n"
             "service lmtp {\n"
-            "  inet_listener lmtp {\n    address = " SUT_HOST "\n    port = %d\n  }\n"
+            "  inet_listener lmtp {\n    address = %s\n    port = %d\n  }\n"
             "}\n"
             "protocol lmtp {\n  postmaster_address = postmaster@" SUT_MAIL_DOMAIN "\n}\n",
-            base, dir, dir, imap_port, dir, password, (long)mo->uid, (long)mo->gid, dir, root ? "dovecot" : mo->user,
-            root ? "dovecot" : mo->group, root ? "dovenull" : mo->user, imap_port, lmtp_port);
+            base, dir, dir, imap_port, sut_host(), dir, password, (long)mo->uid, (long)mo->gid, dir,
+            root ? "dovecot" : mo->user, root ? "dovecot" : mo->group, root ? "dovenull" : mo->user, sut_host(),
+            imap_port, sut_host(), lmtp_port);
     if (fclose(f) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         return -1;

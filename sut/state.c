@@ -61,6 +61,7 @@ int sut_write_state(const char *dir, const sut_state *st, char *err) {
     if (st->sockdir[0]) fprintf(f, "sockdir %s\n", st->sockdir);
     if (st->dovecot_base[0]) fprintf(f, "dovecot_base %s\n", st->dovecot_base);
     if (st->lmtp_port > 0) fprintf(f, "lmtp_port %d\n", st->lmtp_port);
+    if (st->host[0]) fprintf(f, "host %s\n", st->host);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         unlink(tmp);
@@ -103,6 +104,10 @@ int sut_read_state(const char *dir, sut_state *st, char *err) {
         }
         if (strncmp(line, "lmtp_port ", 10) == 0) {
             st->lmtp_port = atoi(line + 10);
+            continue;
+        }
+        if (strncmp(line, "host ", 5) == 0) {
+            sut_copy_str(st->host, sizeof st->host, line + 5);
             continue;
         }
         if (sscanf(line, "%31s %ld %llu %d %n", name, &pid, &start, &port, &off) != 4 || off == 0 || pid <= 0) {

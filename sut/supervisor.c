@@ -58,10 +58,33 @@ void sut_log_tail(const char *path, char *out, size_t len) {
     char *line = strrchr(buf, '\n');
     sut_copy_str(out, len, line ? line + 1 : buf);
 }
-/* ---- ports -------------------------------------------------------------- */
+/* ---- the listen address and ports ---------------------------------------- */
+
+static char sut_host_str[INET_ADDRSTRLEN] = SUT_DEFAULT_HOST;
+
+const char *sut_host(void) { return sut_host_str; }
+
+int sut_set_host(const char *addr, char *err) {
+    struct in_addr a;
+    uint32_t h;
+    if (!addr || inet_pton(AF_INET, addr, &a) != 1) {
+        tb_seterr(err, "listen address '%s': not an IPv4 address (dotted quad such as 198.18.0.2)", addr ? addr : "");
+        return -1;
+    }
+    h = ntohl(a.s_addr);
+    if (h == INADDR_ANY || h == INADDR_BROADCAST || IN_MULTICAST(h)) {
+        tb_seterr(err,
+                  "listen address '%s': a wildcard, broadcast or multicast address cannot be an endpoint; "
+                  "give the address of one interface",
+                  addr);
+        return -1;
+    }
+    inet_ntop(AF_INET, &a, sut_host_str, sizeof sut_host_str);
+    return 0;
+}
 
 /*
- * Binds 127.0.0.1:port (0 = any free port) with SO_REUSEADDR, as the servers
+ * Binds sut_host():port (0 = any free port) with SO_REUSEADDR, as the servers
  * do, so a port in TIME_WAIT counts as free but a listening one does not.
  * Returns the bound socket (caller closes) and stores the port, or -1.
  */
@@ -77,14 +100,16 @@ int sut_port_probe(int port, const char *what, int *got, char *err) {
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    inet_pton(AF_INET, sut_host(), &sa.sin_addr);
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 1) != 0) {
         int e = errno;
         close(fd);
         if (e == EADDRINUSE)
-            tb_seterr(err, "port %d (%s) is already in use on " SUT_HOST, port, what);
+            tb_seterr(err, "port %d (%s) is already in use on %s", port, what, sut_host());
+        else if (e == EADDRNOTAVAIL)
+            tb_seterr(err, "bind %s: %s (no interface of this host has that address)", sut_host(), strerror(e));
         else
-            tb_seterr(err, "port %d (%s): bind " SUT_HOST ": %s", port, what, strerror(e));
+            tb_seterr(err, "port %d (%s): bind %s: %s", port, what, sut_host(), strerror(e));
         return -1;
     }
     if (getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {

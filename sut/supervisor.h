@@ -19,7 +19,8 @@
 
 #include "common/tb_common.h"
 
-#define SUT_HOST             "127.0.0.1"
+/* The address the servers listen on unless `sut up --listen` says otherwise. */
+#define SUT_DEFAULT_HOST     "127.0.0.1"
 #define SUT_START_TIMEOUT_US (30u * 1000000u)
 #define SUT_STOP_TIMEOUT_US  (10u * 1000000u)
 #define SUT_POLL_US          20000u
@@ -47,7 +48,18 @@ void sut_sleep_us(unsigned us);
 /* Last non-empty line of a log file (at most len-1 bytes), "" when none. */
 void sut_log_tail(const char *path, char *out, size_t len);
 
-/* Binds 127.0.0.1:port (0 = any free port); returns the socket (caller
+/*
+ * The IPv4 address every server of the SUT listens on and every readiness
+ * check connects to: SUT_DEFAULT_HOST until sut_set_host changes it
+ * (tb_sut_up sets it from its options, tb_sut_status and check_not_running
+ * from DIR/sut.state). One SUT per process at a time.
+ */
+const char *sut_host(void);
+/* 0, or -1 with err when addr is not a dotted-quad IPv4 address of one
+ * interface (0.0.0.0, broadcast and multicast addresses are refused). */
+int sut_set_host(const char *addr, char *err);
+
+/* Binds sut_host():port (0 = any free port); returns the socket (caller
  * closes) and stores the port in *got, or -1 with err. */
 int sut_port_probe(int port, const char *what, int *got, char *err);
 /* Picks or checks n ports (in[i] = 0: any free one), all distinct. 0 or -1. */

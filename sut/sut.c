@@ -1,6 +1,7 @@
 /*
  * sut.c: the embedded SUT. `sut up` starts PostgreSQL, redis-server and
- * Dovecot from Debian's packages on 127.0.0.1 inside a run folder, waits until
+ * Dovecot from Debian's packages on 127.0.0.1 (or the address of `--listen`)
+ * inside a run folder, waits until
  * each one answers, loads the per-tile OLTP data and writes the endpoints to
  * DIR/sut.ini.
  * `sut down` stops exactly the processes `up` started, and nothing else.
@@ -19,7 +20,8 @@
  *   sut.state     the started processes: pid, start time and executable
  *   sut.ini       [sut] pg = <conninfo>, redis = HOST:PORT, imap = HOST:PORT,
  *                 lmtp = HOST:PORT, mail_user, mail_domain, mail_password_file,
- *                 web.tileN = http://127.0.0.1:PORT
+ *                 web.tileN = http://HOST:PORT (HOST: 127.0.0.1 or --listen)
+ *   pg/tilebench_hba.conf  the client authentication, generated on every `up`
  *
  * The pieces: sut/supervisor.c starts, recognises and stops the processes;
  * sut/tools.c finds the programs; sut/postgres.c, sut/redis.c,
@@ -159,6 +161,7 @@ static int check_options(const tb_sut_options *opt, char *err) {
         tb_seterr(err, "sut up: ports must be 0..65535 (0 = any free port)");
         return TB_SUT_EUSAGE;
     }
+    if (sut_set_host(opt->host ? opt->host : SUT_DEFAULT_HOST, err) != 0) return TB_SUT_EUSAGE;
     return 0;
 }
 
@@ -323,17 +326,17 @@ static int wait_servers(up_ctx *c, char *err) {
     return rc;
 }
 
-#define SUT_PG_CONNINFO "host=" SUT_HOST " port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER
+#define SUT_PG_CONNINFO "host=%s port=%d dbname=" SUT_PG_DB " user=" SUT_PG_USER
 
 static void fill_endpoints(const up_ctx *c, tb_sut_endpoints *ep) {
-    char conninfo[sizeof SUT_PG_CONNINFO + 12]; /* %d: at most 11 bytes */
-    snprintf(conninfo, sizeof conninfo, SUT_PG_CONNINFO, c->pg_port);
+    char conninfo[sizeof SUT_PG_CONNINFO + 16 + 12]; /* %s: an IPv4 address; %d: at most 11 bytes */
+    snprintf(conninfo, sizeof conninfo, SUT_PG_CONNINFO, sut_host(), c->pg_port);
     tb_endpoints_set(&ep->pg_conninfo, conninfo);
-    tb_endpoints_set(&ep->redis_host, SUT_HOST);
+    tb_endpoints_set(&ep->redis_host, sut_host());
     ep->redis_port = c->redis_port;
-    tb_endpoints_set(&ep->imap_host, SUT_HOST);
+    tb_endpoints_set(&ep->imap_host, sut_host());
     ep->imap_port = c->imap_port;
-    tb_endpoints_set(&ep->lmtp_host, SUT_HOST);
+    tb_endpoints_set(&ep->lmtp_host, sut_host());
     ep->lmtp_port = c->lmtp_port;
     tb_endpoints_set(&ep->mail_user, SUT_MAIL_USER_PATTERN);
     tb_endpoints_set(&ep->mail_domain, SUT_MAIL_DOMAIN);
@@ -369,6 +372,7 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     rc = preflight(opt, c, err);
     if (rc == 0) rc = check_not_running(c->dir, err);
     if (rc == 0 && c->ra.active && sut_check_traversable(c->dir, &c->ra, err) != 0) rc = TB_SUT_EUSAGE;
+    sut_copy_str(c->st.host, sizeof c->st.host, sut_host());
     if (rc == 0) rc = pick_ports(opt, c, err);
     if (rc == 0) rc = make_paths(c, err);
     if (rc != 0) { /* nothing started yet */
@@ -377,8 +381,8 @@ int tb_sut_up(const tb_sut_options *opt, tb_sut_endpoints *ep, char *err) {
     }
     rc = start_servers(opt, c, err);
     if (rc == 0) rc = wait_servers(c, err);
-    snprintf(c->web_conninfo, sizeof c->web_conninfo,
-             "host=" SUT_HOST " port=%d dbname=" SUT_PG_WEB_DB " user=" SUT_PG_USER, c->pg_port);
+    snprintf(c->web_conninfo, sizeof c->web_conninfo, "host=%s port=%d dbname=" SUT_PG_WEB_DB " user=" SUT_PG_USER,
+             sut_host(), c->pg_port);
     fill_endpoints(c, ep);
     if (rc == 0) rc = load_oltp_data(opt, ep, err);
     if (rc == 0) rc = sut_webapps_up(opt, c->dir, c->web_conninfo, &c->st, ep, err);
@@ -415,6 +419,11 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
         return -1;
     }
     if (rc < 0) return -1;
+    /* The address up listened on; a state file from before --listen: loopback. */
+    if (sut_set_host(st.host[0] ? st.host : SUT_DEFAULT_HOST, err) != 0) {
+        sut_state_free(&st);
+        return -1;
+    }
     for (i = 0; i < SVC_N + st.n_web; i++) {
         const svc *s = i < SVC_N ? &st.s[i] : &st.web[i - SVC_N];
         const char *word = "down", *note = "";
@@ -453,7 +462,7 @@ int tb_sut_status(const char *dir, FILE *f, char *err) {
         default: note = "  (exited)"; break;
         }
         if (strcmp(word, "up") != 0) down++;
-        fprintf(f, "%-10s  %-4s  pid %-7ld  " SUT_HOST ":%-5d  log %s%s\n", name, word, (long)s->pid, s->port, log,
+        fprintf(f, "%-10s  %-4s  pid %-7ld  %s:%-5d  log %s%s\n", name, word, (long)s->pid, sut_host(), s->port, log,
                 note);
     }
     sut_state_free(&st);

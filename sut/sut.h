@@ -25,19 +25,22 @@ typedef struct tb_sut_options {
                                     holds 100 x this many persons (Olio); 0 = TB_WEB_DEFAULT_USERS (10) */
     volatile sig_atomic_t *stop; /* NULL, or set by SIGINT/SIGTERM: up gives up between two
                                     tiles' data loads and returns TB_SUT_EINTR */
-    /* Dovecot's IMAP and LMTP ports are always free loopback ports picked
-     * by up (no fields here yet: cli/cmd_sut.c initializes this positionally). */
+    /* Dovecot's IMAP and LMTP ports are always free ports picked by up
+     * (no fields here yet: cli/cmd_sut.c initializes this positionally). */
+    const char *host; /* IPv4 address every server listens on and the endpoints name:
+                         NULL = 127.0.0.1 (`sut up --listen`) */
 } tb_sut_options;
 
 /*
  * Starts PostgreSQL (initdb + pg_ctl, as user "postgres" when running as
  * root), redis-server and Dovecot (IMAP + LMTP; mail users tile<i>-user<j>
- * with one generated password, empty maildirs under DIR/mail) on 127.0.0.1,
+ * with one generated password, empty maildirs under DIR/mail) on opt->host
+ * (127.0.0.1 when NULL; a bad address is TB_SUT_EUSAGE),
  * waits until each answers, loads the OLTP data for opt->tiles tiles, loads
  * the web data (schemas web<N>) and starts one reference web app process
  * per tile (`tilebench webapp`, this binary, on a free loopback port; at most
  * TB_SUT_MAX_WEB_TILES of them), waits until each answers /healthz, and
- * writes DIR/sut.ini (with web.tileN = http://127.0.0.1:PORT). *ep is filled
+ * writes DIR/sut.ini (with web.tileN = http://HOST:PORT). *ep is filled
  * (free it with tb_endpoints_free). On any failure it stops whatever it had
  * started and *ep holds nothing. Returns 0, or:
  *   TB_SUT_EUSAGE  (bad option, port already in use, binary not installed),

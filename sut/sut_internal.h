@@ -45,7 +45,7 @@ int sut_path_join(char *out, size_t len, const char *a, const char *b);
 int sut_mkdir_p(const char *dir, char *err);
 /* rm -rf path (no symlinks followed); "" is a no-op. 0 or -1 with errno. */
 int sut_remove_tree(const char *path);
-/* A socket connected to 127.0.0.1:port with 1 s send and receive timeouts, or -1. */
+/* A socket connected to sut_host():port with 1 s send and receive timeouts, or -1. */
 int sut_loopback_connect(int port);
 /* 1 with err when a stop was asked for (loading 200 tiles takes minutes). */
 int sut_interrupted(const tb_sut_options *opt, char *err);
@@ -64,6 +64,7 @@ typedef struct sut_state {
     char sockdir[PATH_MAX];      /* a /tmp socket folder we made, "" when DIR/pg is used */
     char dovecot_base[PATH_MAX]; /* a /tmp base_dir we made, "" when DIR/dovecot is used */
     int lmtp_port;               /* Dovecot's second port, for status */
+    char host[16];               /* the listen address (sut_host()), "" in a state file from before --listen */
 } sut_state;
 
 void sut_state_free(sut_state *st);
@@ -112,7 +113,7 @@ typedef struct mail_owner {
     char user[64], group[64]; /* for default_internal_user and friends when not root */
 } mail_owner;
 
-/* 1 when 127.0.0.1:port greets with a line starting with prefix within a second. */
+/* 1 when sut_host():port greets with a line starting with prefix within a second. */
 int sut_mail_greets(int port, const char *prefix);
 int sut_mail_password_new(char *out, size_t len, char *err);
 int sut_mail_secret_write(const char *dir, const char *password, char *err);
@@ -127,7 +128,7 @@ int sut_conf_safe_path(const char *p);
 
 /* ---- the reference web apps (sut/webapps.c) ----------------------------- */
 
-/* 1 when GET /healthz on 127.0.0.1:port answers 200 within a second. */
+/* 1 when GET /healthz on sut_host():port answers 200 within a second. */
 int sut_web_healthy(int port);
 /* Loads the web data and starts one web app per tile (at most
  * TB_SUT_MAX_WEB_TILES), waits until each answers, and adds their URLs to ep.

@@ -12,17 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
 
 #include "sut/web_load.h"
 
-/* 1 when GET /healthz on 127.0.0.1:port answers 200 within a second. */
+/* 1 when GET /healthz on sut_host():port answers 200 within a second. */
 int sut_web_healthy(int port) {
-    static const char rq[] = "GET /healthz HTTP/1.1\r\nHost: " SUT_HOST "\r\nConnection: close\r\n\r\n";
-    char buf[64];
+    char rq[128], buf[64];
     size_t got = 0;
-    int fd = sut_loopback_connect(port), ok = 0;
+    int fd = sut_loopback_connect(port), ok = 0,
+        n_rq = snprintf(rq, sizeof rq, "GET /healthz HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", sut_host());
     if (fd < 0) return 0;
-    if (write(fd, rq, sizeof rq - 1) == (ssize_t)(sizeof rq - 1)) {
+    if (write(fd, rq, (size_t)n_rq) == (ssize_t)n_rq) {
         while (got < 12) {
             ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
             if (n <= 0) break;
@@ -49,7 +50,7 @@ static int web_start(const char *self, const char *dir, int tile, int port, cons
     }
     sut_copy_str(bin, sizeof bin, self);
     sut_copy_str(conninfo, sizeof conninfo, pg_conninfo);
-    snprintf(listen, sizeof listen, SUT_HOST ":%d", port);
+    snprintf(listen, sizeof listen, "%s:%d", sut_host(), port);
     snprintf(tilearg, sizeof tilearg, "%d", tile);
     snprintf(redis, sizeof redis, "%s:%d", tb_ep_str(ep->redis_host), ep->redis_port);
     char *argv[] = {bin, "webapp", "--listen", listen, "--pg", conninfo, "--tile", tilearg, "--redis", redis, NULL};
@@ -128,8 +129,8 @@ int sut_webapps_up(const tb_sut_options *opt, const char *dir, const char *web_c
     }
     if (rc == 0) rc = web_wait(st, dir, tb_now_us() + SUT_START_TIMEOUT_US, err);
     for (i = 1; rc == 0 && i <= n_web; i++) {
-        char url[sizeof "http://" SUT_HOST ":" + 11]; /* %d: at most 11 bytes */
-        snprintf(url, sizeof url, "http://" SUT_HOST ":%d", wports[i - 1]);
+        char url[sizeof "http://:" + INET_ADDRSTRLEN + 11]; /* %d: at most 11 bytes */
+        snprintf(url, sizeof url, "http://%s:%d", sut_host(), wports[i - 1]);
         tb_endpoints_add_web_tile(ep, i, url);
     }
     free(wports);

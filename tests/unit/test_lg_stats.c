@@ -6,7 +6,8 @@
  * and NULL histograms round-trip; every malformed buffer (each field out of
  * range, every truncation, trailing bytes, a repeated cell, a bad histogram)
  * is refused with a message naming the problem; users keep their ramp-up
- * offsets whatever tile range a load generator runs; bad ranges are refused.
+ * offsets whatever tile range a load generator runs; bad ranges are refused;
+ * a level run on a range makes users of its tiles only.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "loadgen/loadgen.h"
 
@@ -406,12 +408,67 @@ static void bad_tile_ranges(void **state) {
     tb_endpoints_free(&ep);
 }
 
+/* A level run on tiles 2..3 of 4 makes users of those tiles only: their
+ * ops (each a refused connect to a closed port, TB_OP_ERR_CONNECT) land in
+ * the cells of tiles 2 and 3, and the stats keep all 4 tiles' shape. */
+static void tile_range_runs_only_its_tiles(void **state) {
+    static const char tile[] = "[tile]\nname = range\n[stages]\nramp_up = 1s\nwarm_up = 1s\nsteady = 1s\n"
+                               "ramp_down = 0\nidle = 1s\n[workload.kv]\nkind = kv\nusers = 3\n"
+                               "think_time = 20ms\nthink_dist = fixed\ntimeout = 1s\nunit = ops/s\nreference = 1\n";
+    char err[TB_ERR_LEN] = "";
+    tb_sut_endpoints ep = {0};
+    tb_tiledef *d;
+    tb_loadgen *lg;
+    tb_level_plan pl;
+    tb_lg_stats *all = NULL;
+    uint64_t per_tile[5] = {0};
+    (void)state;
+    if (!(d = tb_tiledef_parse("range.ini", tile, sizeof tile - 1, err))) fail_msg("%s", err);
+    tb_endpoints_set(&ep.redis_host, "127.0.0.1");
+    ep.redis_port = 1; /* nothing listens: every connect is refused at once */
+    if (tb_loadgen_local_open(d, &ep, 2, &lg, err) != 0) fail_msg("%s", err);
+    memset(&pl, 0, sizeof pl);
+    pl.tiles = 4;
+    pl.tile_lo = 2;
+    pl.tile_hi = 3;
+    pl.n_phases = 1;
+    pl.start_us = tb_now_us() + 20000;
+    pl.ramp_up_us = 100000;
+    pl.phase_start_us[0] = pl.start_us + 100000;
+    pl.phase_end_us[0] = pl.start_us + 300000;
+    if (lg->ops->start_level(lg->self, &pl, err) != 0) fail_msg("%s", err);
+    /* until every user has had an op (a refused connect each), at most 5 s */
+    for (int i = 0; i < 250; i++) {
+        uint64_t ops, errs;
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+        lg->ops->live(lg->self, &ops, &errs);
+        if (ops + errs >= 12 && tb_now_us() > pl.start_us + pl.ramp_up_us) break;
+    }
+    if (lg->ops->stop_level(lg->self, &all, err) != 0) fail_msg("%s", err);
+    assert_int_equal(all->tiles, 4);
+    for (int t = 1; t <= 4; t++)
+        for (int k = 0; k < TB_MAX_OPS; k++)
+            per_tile[t] += tb_lg_cell(all, t, 0, k)->count + tb_lg_cell(all, t, 0, k)->errors;
+    if (per_tile[1] || per_tile[4] || !per_tile[2] || !per_tile[3])
+        fail_msg("ops per tile 1..4: %llu %llu %llu %llu", (unsigned long long)per_tile[1],
+                 (unsigned long long)per_tile[2], (unsigned long long)per_tile[3], (unsigned long long)per_tile[4]);
+    tb_lg_stats_free(all);
+    tb_loadgen_close(lg);
+    tb_tiledef_free(d);
+    tb_endpoints_free(&ep);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(exact_merge),          cmocka_unit_test(roundtrip_empty),
-        cmocka_unit_test(roundtrip_null_hists), cmocka_unit_test(decode_errors_fields),
-        cmocka_unit_test(decode_errors_hist),   cmocka_unit_test(decode_errors_truncated),
-        cmocka_unit_test(ramp_offsets),         cmocka_unit_test(bad_tile_ranges),
+        cmocka_unit_test(exact_merge),
+        cmocka_unit_test(roundtrip_empty),
+        cmocka_unit_test(roundtrip_null_hists),
+        cmocka_unit_test(decode_errors_fields),
+        cmocka_unit_test(decode_errors_hist),
+        cmocka_unit_test(decode_errors_truncated),
+        cmocka_unit_test(ramp_offsets),
+        cmocka_unit_test(bad_tile_ranges),
+        cmocka_unit_test(tile_range_runs_only_its_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
