@@ -26,8 +26,9 @@ typedef struct parse_state {
     tb_tiledef *def;
     tb_ini_text in; /* the text, read line by line: in.line is the current line */
     char err[TB_ERR_LEN];
-    int failed; /* 0, or the line of the first handler error */
-    int n_seen; /* "section\0key" hashes already seen: a repeated key is an error */
+    int failed;         /* 0, or the line of the first handler error */
+    int sut_telem_line; /* line of [sut] telemetry; 0 none */
+    int n_seen;         /* "section\0key" hashes already seen: a repeated key is an error */
     uint64_t seen[MAX_KEYS_SEEN];
 } parse_state;
 
@@ -290,7 +291,10 @@ static int set_mail(parse_state *ps, const char *sec, const char *key, const cha
 /* [sut]: endpoints of servers that are already running, and telemetry. */
 static int set_sut(parse_state *ps, const char *sec, const char *key, const char *val) {
     tb_sut_endpoints *ep = &ps->def->sut;
-    if (strcmp(key, "telemetry") == 0) return set_telemetry(ps, sec, key, val);
+    if (strcmp(key, "telemetry") == 0) {
+        ps->sut_telem_line = ps->in.line;
+        return set_telemetry(ps, sec, key, val);
+    }
     ps->def->has_sut = 1;
     if (strcmp(key, "pg") == 0) {
         if (strlen(val) >= TB_SUT_MAX_CONNINFO) return fail(ps, sec, key, "too long");
@@ -367,6 +371,174 @@ static int set_agents(parse_state *ps, const char *sec, const char *key, const c
     return fail(ps, sec, key, "unknown key (known: count, names, wait, broker)");
 }
 
+/* The host of section [host.NAME], added on its first key; NULL when the
+ * file already has TB_MAX_HOSTS. */
+static tb_host_def *get_host(parse_state *ps, const char *name) {
+    tb_tiledef *def = ps->def;
+    tb_host_def *h;
+    for (int i = 0; i < def->n_hosts; i++)
+        if (strcmp(def->hosts[i].name, name) == 0) return &def->hosts[i];
+    if (def->n_hosts >= TB_MAX_HOSTS) return NULL;
+    def->hosts = xrealloc(def->hosts, (size_t)(def->n_hosts + 1) * sizeof *def->hosts);
+    h = &def->hosts[def->n_hosts++];
+    memset(h, 0, sizeof *h);
+    snprintf(h->name, sizeof h->name, "%s", name);
+    h->line = ps->in.line;
+    h->telemetry = xstrdup("none");
+    return h;
+}
+
+/* A tile number of a tiles list: 1..100000. */
+static int tile_number(const char *s, size_t n, int *out) {
+    char buf[16], e[TB_ERR_LEN];
+    uint64_t v;
+    while (n && *s == ' ')
+        s++, n--;
+    while (n && s[n - 1] == ' ')
+        n--;
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (tb_parse_u64(buf, &v, e) != 0 || v < 1 || v > 100000) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* [host.NAME] tiles = 1..4, 9, 11..12 (or none): the tiles whose load this
+ * host serves. */
+static int set_host_tiles(parse_state *ps, tb_host_def *h, const char *sec, const char *key, const char *val) {
+    const char *p = val;
+    static const char *bad = "write a tile, a range LO..HI or a list of them (e.g. 1..4, 9), or none";
+    h->tiles_given = 1;
+    h->tiles_line = ps->in.line;
+    if (strcmp(val, "none") == 0) return 1;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        const char *dots = strstr(p, "..");
+        int lo, hi;
+        if (dots && dots < p + n) {
+            if (tile_number(p, (size_t)(dots - p), &lo) != 0 || tile_number(dots + 2, n - (size_t)(dots + 2 - p), &hi))
+                return fail(ps, sec, key, bad);
+        } else if (tile_number(p, n, &lo) != 0) {
+            return fail(ps, sec, key, bad);
+        } else {
+            hi = lo;
+        }
+        if (lo > hi) return fail(ps, sec, key, "a range LO..HI needs LO <= HI");
+        for (int i = 0; i < h->n_ranges; i++)
+            if (lo <= h->tile_hi[i] && h->tile_lo[i] <= hi) return fail(ps, sec, key, "a tile is named twice");
+        if (h->n_ranges >= TB_HOST_MAX_RANGES) return fail(ps, sec, key, "too many ranges (at most 16)");
+        h->tile_lo[h->n_ranges] = lo;
+        h->tile_hi[h->n_ranges++] = hi;
+        p += n;
+        if (*p == ',') p++;
+    }
+    if (!h->n_ranges) return fail(ps, sec, key, bad);
+    return 1;
+}
+
+/* [host.NAME]: label, meter (and meter.SUFFIX for more), telemetry, tiles. */
+static int set_host(parse_state *ps, const char *sec, const char *name, const char *key, const char *val) {
+    tb_host_def *h;
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+            return fail(ps, sec, key, "host names hold letters, digits, '.', '_' and '-' only");
+    if (strlen(name) >= sizeof h->name) return fail(ps, sec, key, "host name must be 1..31 characters");
+    if (!(h = get_host(ps, name))) return fail(ps, sec, key, "too many hosts (at most 16)");
+    if (strcmp(key, "label") == 0) {
+        if (strlen(val) >= sizeof h->label) return fail(ps, sec, key, "longer than 127 bytes");
+        snprintf(h->label, sizeof h->label, "%s", val);
+        return 1;
+    }
+    if (strcmp(key, "meter") == 0 || (strncmp(key, "meter.", 6) == 0 && key[6])) {
+        if (!*val) return fail(ps, sec, key, "must not be empty (a meter URI, e.g. wt310://HOST:10001)");
+        if (strlen(val) >= 512) return fail(ps, sec, key, "too long");
+        if (h->n_meters >= TB_HOST_MAX_METERS) return fail(ps, sec, key, "too many meters (at most 8 per host)");
+        h->meters[h->n_meters++] = xstrdup(val);
+        return 1;
+    }
+    if (strcmp(key, "telemetry") == 0) {
+        if (strcmp(val, "local") != 0 && strcmp(val, "none") != 0 &&
+            (strncmp(val, "http://", 7) != 0 || !val[7] || val[7] == '/'))
+            return fail(ps, sec, key, "use local, none or a node_exporter URL (http://HOST:9100/metrics)");
+        if (strlen(val) >= MAX_TELEMETRY) return fail(ps, sec, key, "too long");
+        free(h->telemetry);
+        h->telemetry = xstrdup(val);
+        return 1;
+    }
+    if (strcmp(key, "tiles") == 0) return set_host_tiles(ps, h, sec, key, val);
+    return fail(ps, sec, key, "unknown key (known: label, meter, meter.SUFFIX, telemetry, tiles)");
+}
+
+/* The [host.NAME] sections as a whole: each has a meter; at most one has no
+ * tiles key (it serves the rest); no tile is served by two; at most one
+ * samples this machine; and [sut] telemetry gives way to theirs. */
+static int check_hosts(const tb_tiledef *def, int sut_telem_line, char *err) {
+    const tb_host_def *rest = NULL, *local = NULL;
+    if (def->n_hosts == 0) return 0;
+    if (sut_telem_line) {
+        tb_seterr(err, "%s:%d: [sut] telemetry: with [host.NAME] sections each host names its own telemetry", def->path,
+                  sut_telem_line);
+        return -1;
+    }
+    for (int i = 0; i < def->n_hosts; i++) {
+        const tb_host_def *h = &def->hosts[i];
+        if (!h->n_meters) {
+            tb_seterr(err, "%s:%d: [host.%s] meter: missing (meter = URI, e.g. wt310://HOST:10001 or estimate:)",
+                      def->path, h->line, h->name);
+            return -1;
+        }
+        if (!h->tiles_given && rest) {
+            tb_seterr(err,
+                      "%s:%d: [host.%s] tiles: missing, and [host.%s] has none either: only one host may serve "
+                      "the remaining tiles (give tiles = none to a host that serves none)",
+                      def->path, h->line, h->name, rest->name);
+            return -1;
+        }
+        if (!h->tiles_given) rest = h;
+        if (strcmp(h->telemetry, "local") == 0 && local) {
+            tb_seterr(err, "%s:%d: [host.%s] telemetry: local is [host.%s]'s already (local means this machine)",
+                      def->path, h->line, h->name, local->name);
+            return -1;
+        }
+        if (strcmp(h->telemetry, "local") == 0) local = h;
+        for (int j = 0; j < i; j++)
+            for (int a = 0; a < h->n_ranges; a++)
+                for (int b = 0; b < def->hosts[j].n_ranges; b++) {
+                    const tb_host_def *o = &def->hosts[j];
+                    int lo = h->tile_lo[a] > o->tile_lo[b] ? h->tile_lo[a] : o->tile_lo[b];
+                    if (lo > h->tile_hi[a] || lo > o->tile_hi[b]) continue;
+                    tb_seterr(err, "%s:%d: [host.%s] tiles: tile %d is served by [host.%s] too", def->path,
+                              h->tiles_line, h->name, lo, o->name);
+                    return -1;
+                }
+    }
+    return 0;
+}
+
+int tb_tiledef_host_of(const tb_tiledef *def, int tile) {
+    int rest = -1;
+    for (int i = 0; i < def->n_hosts; i++) {
+        const tb_host_def *h = &def->hosts[i];
+        if (!h->tiles_given) rest = i;
+        for (int r = 0; r < h->n_ranges; r++)
+            if (tile >= h->tile_lo[r] && tile <= h->tile_hi[r]) return i;
+    }
+    return rest;
+}
+
+void tb_tiledef_host_tiles(const tb_host_def *h, char *out, size_t len) {
+    size_t o = 0;
+    snprintf(out, len, "%s", h->tiles_given ? "none" : "rest");
+    for (int r = 0; r < h->n_ranges && o < len; r++) {
+        int k = h->tile_lo[r] == h->tile_hi[r]
+                    ? snprintf(out + o, len - o, "%s%d", r ? ", " : "", h->tile_lo[r])
+                    : snprintf(out + o, len - o, "%s%d..%d", r ? ", " : "", h->tile_lo[r], h->tile_hi[r]);
+        if (k < 0) break;
+        o += (size_t)k;
+    }
+}
+
 static int handler(void *user, const char *section, const char *key, const char *val) {
     parse_state *ps = user;
     uint64_t h = key_hash(section, key);
@@ -381,7 +553,9 @@ static int handler(void *user, const char *section, const char *key, const char 
     if (strncmp(section, "qos.", 4) == 0 && section[4]) return add_rule(ps, section, section + 4, key, val);
     if (strcmp(section, "sut") == 0) return set_sut(ps, section, key, val);
     if (strcmp(section, "agents") == 0) return set_agents(ps, section, key, val);
-    return fail(ps, section, key, "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut, agents)");
+    if (strncmp(section, "host.", 5) == 0 && section[5]) return set_host(ps, section, section + 5, key, val);
+    return fail(ps, section, key,
+                "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut, agents, host.NAME)");
 }
 
 /* Checks that need the whole file: kinds set, rules refer to real ops. */
@@ -512,6 +686,12 @@ static void clear_def(tb_tiledef *def) {
         free(def->agents.names[i]);
     free(def->agents.names);
     free(def->agents.broker);
+    for (int i = 0; i < def->n_hosts; i++) {
+        for (int m = 0; m < def->hosts[i].n_meters; m++)
+            free(def->hosts[i].meters[m]);
+        free(def->hosts[i].telemetry);
+    }
+    free(def->hosts);
     memset(def, 0, sizeof *def);
 }
 
@@ -543,7 +723,7 @@ static int parse_into(const char *name, const char *text, size_t len, tb_tiledef
         tb_seterr(err, "%s", ps->in.bad);
     else if (rc != 0)
         tb_seterr(err, "%s: cannot parse (inih error %d)", name, rc);
-    else if (check(def, err) == 0) {
+    else if (check(def, err) == 0 && check_hosts(def, ps->sut_telem_line, err) == 0) {
         free(ps);
         return 0;
     }

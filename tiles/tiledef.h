@@ -4,8 +4,10 @@
  * A tile file holds: [tile] name; [stages] durations; one [workload.NAME]
  * section per workload (kind, users, think time, reference throughput, and
  * kind-specific keys kept as raw key/values for the workload to parse);
- * [qos.NAME] rules; and an optional [sut] section with endpoints of servers
- * that are already running (without it, `run` starts the embedded SUT).
+ * [qos.NAME] rules; an optional [sut] section with endpoints of servers
+ * that are already running (without it, `run` starts the embedded SUT); and
+ * optional [host.NAME] sections, one per SUT host, with its meters, its
+ * telemetry source and the tiles it serves (docs/tile-file.md).
  */
 #ifndef TB_TILES_TILEDEF_H
 #define TB_TILES_TILEDEF_H
@@ -67,6 +69,23 @@ typedef struct tb_agents_def {
     char *broker;     /* the broker's URI (a secret: never shown as given); NULL: none */
 } tb_agents_def;
 
+/* [host.NAME]: one host of a SUT of several (docs/tile-file.md). */
+#define TB_MAX_HOSTS       16 /* [host.NAME] sections */
+#define TB_HOST_MAX_METERS 8  /* meter and meter.SUFFIX keys per host */
+#define TB_HOST_MAX_RANGES 16 /* ranges in a tiles list */
+typedef struct tb_host_def {
+    char name[32];   /* section suffix: [host.db1] -> "db1" */
+    char label[128]; /* free text, "" none */
+    int line;        /* line of the section's first key */
+    int n_meters;
+    char *meters[TB_HOST_MAX_METERS]; /* meter URIs (heap), in file order; summed like --meter */
+    char *telemetry;                  /* "local", "none" or a node_exporter URL (heap; never NULL) */
+    int tiles_line;                   /* line of the tiles key; 0 none */
+    int tiles_given;                  /* 0: no tiles key: it serves every tile no other host names */
+    int n_ranges;                     /* tiles_given with 0 ranges: tiles = none */
+    int tile_lo[TB_HOST_MAX_RANGES], tile_hi[TB_HOST_MAX_RANGES];
+} tb_host_def;
+
 typedef struct tb_tiledef {
     char *path; /* the file (or the name given to tb_tiledef_parse) */
     char name[64];
@@ -80,8 +99,10 @@ typedef struct tb_tiledef {
                            (never NULL in a parsed definition) */
     tb_sut_endpoints sut;
     tb_agents_def agents;
-    char *text; /* the file's text for the results store, secrets redacted in every
-                   line, commented out or not (tb_ini_redact) */
+    int n_hosts;        /* [host.NAME] sections; 0: one SUT measured by --meter/--telemetry */
+    tb_host_def *hosts; /* n_hosts entries, in file order */
+    char *text;         /* the file's text for the results store, secrets redacted in every
+                           line, commented out or not (tb_ini_redact) */
 } tb_tiledef;
 
 /*
@@ -116,6 +137,14 @@ void tb_tiledef_escape_err(char *err);
  * EXCERPT the line with its secrets redacted (tb_ini_redact) and control and
  * non-UTF-8 bytes escaped. Shared by the tile and campaign file parsers. */
 void tb_tiledef_syntax_error(const char *name, const char *text, size_t len, int line, char *err);
+
+/* The index of the host serving tile (1-based) in def->hosts, or -1 when
+ * no host does (or the file has no [host.NAME] section): its tiles list,
+ * else the one host without a tiles key. */
+int tb_tiledef_host_of(const tb_tiledef *def, int tile);
+
+/* h's tiles as written back: "1..4, 9", "none", or "rest" (no tiles key). */
+void tb_tiledef_host_tiles(const tb_host_def *h, char *out, size_t len);
 
 /* The workload's kind-specific value for key, or NULL. */
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key);
