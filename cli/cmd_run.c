@@ -321,7 +321,7 @@ static int check_sweep(run_args *a, const tb_tiledef *def) {
     char err[TB_ERR_LEN];
     int r;
     if ((r = set_stages(a, def)) != -1) return r;
-    if (o->n_meters == 0) o->meter_uris[o->n_meters++] = "auto";
+    if (o->n_meters == 0 && !def->n_hosts) o->meter_uris[o->n_meters++] = "auto"; /* [host.NAME]: theirs */
     /* A report that cannot be written should stop the run now, not after the sweep. */
     if (o->report_path) {
         int existed = access(o->report_path, F_OK) == 0;

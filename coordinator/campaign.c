@@ -447,7 +447,7 @@ static void sweep_opts(const tb_campaign *c, const tb_campaign_opts *o, const tb
     ro->db_path = o->db_path;
     for (int i = 0; i < c->n_meters; i++)
         ro->meter_uris[ro->n_meters++] = c->meters[i];
-    if (ro->n_meters == 0) ro->meter_uris[ro->n_meters++] = "auto";
+    if (ro->n_meters == 0 && !def->n_hosts) ro->meter_uris[ro->n_meters++] = "auto"; /* [host.NAME]: theirs */
     ro->observer = o->observer ? o->observer->run : NULL;
     ro->preset = "demo";
     ro->stop = o->stop;

@@ -81,7 +81,7 @@ int tb_coord_stopped(const run_ctx *c) { return c->o->stop && *c->o->stop; }
 /* Any meter a model (estimate:, or auto fell back to it): the README (and docs/meters.md) promise
  * every output says ESTIMATED POWER. */
 int tb_coord_estimated(const run_ctx *c) {
-    for (int i = 0; i < c->o->n_meters; i++)
+    for (int i = 0; i < c->n_meters; i++)
         if (c->infos[i].estimated) return 1;
     return 0;
 }
@@ -115,8 +115,15 @@ static void release(run_ctx *c) {
     c->tsampler = NULL;
     tb_telem_source_close(c->tsrc);
     c->tsrc = NULL;
-    for (int i = 0; i < c->o->n_meters; i++)
+    for (int h = 0; h < c->n_hosts; h++) {
+        tb_telem_sampler_stop(c->host_tsampler[h]);
+        tb_telem_source_close(c->host_tsrc[h]);
+        c->host_tsampler[h] = NULL;
+        c->host_tsrc[h] = NULL;
+    }
+    for (int i = 0; i < c->n_meters; i++)
         tb_meter_close(c->meters[i]);
+    c->n_meters = 0;
     if (c->sut_started) {
         if (tb_sut_down(c->sut_dir, e) != 0) {
             tb_log(TB_LOG_WARN, "sut down: %s (logs kept in %s)", e, c->sut_dir);
@@ -138,11 +145,21 @@ static int open_instruments(run_ctx *c, char *err) {
     char why[TB_ERR_LEN];
     int r;
     if (tb_coord_check_fd_limit(o->def, c->max_tiles, err) != 0) return TB_EXIT_USAGE;
+    if (o->def->n_hosts) {
+        /* [host.NAME]: each host's meters and telemetry; none for the run as a whole */
+        if ((r = tb_coord_open_hosts(c, err)) != TB_EXIT_OK) return r;
+        snprintf(c->telem_spec, sizeof c->telem_spec, "none");
+        snprintf(c->telem_shown, sizeof c->telem_shown, "per host");
+        if (tb_store_open(o->db_path, &c->store, err) != 0) return TB_EXIT_USAGE;
+        advance(c, ST_OPEN);
+        return TB_EXIT_OK;
+    }
     for (int i = 0; i < o->n_meters; i++) {
         if ((r = tb_meter_open(o->meter_uris[i], &c->meters[i], err)) != 0)
             /* a meter that does not answer aborts (3); a bad URI is a usage error (2) */
             return r == TB_METER_EUNREACH ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
         c->infos[i] = *tb_meter_get_info(c->meters[i]); /* the meter itself warns when it is an estimate */
+        c->n_meters = i + 1;
     }
     snprintf(c->telem_spec, sizeof c->telem_spec, "%s", tb_coord_telemetry_choice(o, why, sizeof why));
     tb_redact_uri(c->telem_spec, c->telem_shown, sizeof c->telem_shown);
@@ -191,6 +208,7 @@ static int begin_run_row(run_ctx *c, char *err) {
     const tb_run_opts *o = c->o;
     json_t *refs = load_references(c), *hj = tb_coord_host_info(c, err), *sj;
     tb_run_info ri;
+    tb_host_info hosts[TB_MAX_HOSTS];
     int r;
     if (!hj) {
         /* the SUT host's node_exporter cannot be read: nothing measured, no run stored */
@@ -206,8 +224,12 @@ static int begin_run_row(run_ctx *c, char *err) {
     ri.settings_json = json_dumps(sj, JSON_COMPACT);
     ri.host_json = json_dumps(hj, JSON_COMPACT);
     ri.started_wall_us = tb_wall_us();
-    ri.n_meters = o->n_meters;
+    ri.n_meters = c->n_meters;
     ri.meters = c->infos;
+    tb_coord_host_rows(c, hosts);
+    ri.n_hosts = c->n_hosts;
+    ri.hosts = hosts;
+    ri.meter_hosts = c->meter_host_name;
     ri.campaign_id = o->campaign_id;
     ri.campaign_config = o->campaign_config;
     json_decref(hj);
@@ -302,9 +324,13 @@ static int bring_sut_up(run_ctx *c, char *err) {
 /* -> ST_SAMPLING: the meter poller, and host telemetry in its own thread at
  * normal priority (a slow scrape can never delay the poller's ticks). */
 static int start_sampling(run_ctx *c, char *err) {
-    if (tb_poller_start(c->meters, c->o->n_meters, 1000000, &c->poller, err) != 0) return fail(c, TB_EXIT_ABORTED);
+    if (tb_poller_start(c->meters, c->n_meters, 1000000, &c->poller, err) != 0) return fail(c, TB_EXIT_ABORTED);
     if (c->tsrc && tb_telem_sampler_start(c->tsrc, TELEM_INTERVAL_US, &c->tsampler, err) != 0)
         return fail(c, TB_EXIT_ABORTED);
+    for (int h = 0; h < c->n_hosts; h++)
+        if (c->host_tsrc[h] &&
+            tb_telem_sampler_start(c->host_tsrc[h], TELEM_INTERVAL_US, &c->host_tsampler[h], err) != 0)
+            return fail(c, TB_EXIT_ABORTED);
     advance(c, ST_SAMPLING);
     return TB_EXIT_OK;
 }
@@ -322,6 +348,11 @@ static int store_idle(run_ctx *c, uint64_t t0, uint64_t t1, char *err) {
     }
     if (c->obs->idle_done) c->obs->idle_done(c->obs->arg, w, tb_coord_estimated(c));
     tb_coord_judge_idle(c, ps, n, w, c->o->stages.idle_us);
+    if (c->n_hosts) {
+        tb_host_result hr[TB_MAX_HOSTS];
+        tb_coord_host_results(c, ps, n, t0, t1, 0, hr);
+        if (tb_store_put_idle_hosts(c->store, c->run_id, hr, c->n_hosts, err) != 0) rc = fail(c, TB_EXIT_ABORTED);
+    }
     if (c->tsampler) {
         tb_telem_sample *ts = NULL;
         tb_telemetry agg;

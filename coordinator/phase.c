@@ -14,6 +14,20 @@
 #include "qos/qos.h"
 #include "scoring/score.h"
 
+/* Meter m's mean power over [t0, t1) from the window's samples ps, by the
+ * trapezoid rule over its valid ones; -1 when it has none. pts: room for n. */
+static double meter_mean(const tb_poll_sample *ps, int n, int m, uint64_t t0, uint64_t t1, tb_power_point *pts) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (ps[i].meter != m) continue;
+        pts[k].t_us = ps[i].s.mono_us;
+        pts[k].watts = ps[i].s.watts;
+        pts[k].valid = !(ps[i].s.flags & TB_SAMPLE_BAD) && isfinite(ps[i].s.watts);
+        k++;
+    }
+    return tb_score_mean_power_w(pts, k, t0, t1);
+}
+
 double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sample **out_samples, int *out_n,
                              uint64_t *total, uint64_t *bad) {
     tb_poll_sample *ps = NULL;
@@ -26,17 +40,8 @@ double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sampl
     for (int i = 0; i < n; i++)
         if (ps[i].s.flags & TB_SAMPLE_BAD) (*bad)++;
     /* per meter by the trapezoid rule, summed over meters (each is one SUT feed) */
-    for (int m = 0; m < c->o->n_meters; m++) {
-        int k = 0;
-        double w;
-        for (int i = 0; i < n; i++) {
-            if (ps[i].meter != m) continue;
-            pts[k].t_us = ps[i].s.mono_us;
-            pts[k].watts = ps[i].s.watts;
-            pts[k].valid = !(ps[i].s.flags & TB_SAMPLE_BAD) && isfinite(ps[i].s.watts);
-            k++;
-        }
-        w = tb_score_mean_power_w(pts, k, t0, t1);
+    for (int m = 0; m < c->n_meters; m++) {
+        double w = meter_mean(ps, n, m, t0, t1, pts);
         if (w < 0)
             missing_meter = 1;
         else
@@ -48,6 +53,49 @@ double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sampl
     return missing_meter ? -1 : sum;
 }
 
+/* Samples of sampler whose interval lies inside [t0, t1): each covers about
+ * one second, so one straddling an edge (part ramp-up, part steady) is left
+ * out. The end may be up to the collect grace after t1. */
+static int telem_window(tb_telem_sampler *ts, uint64_t t0, uint64_t t1, tb_telem_sample **out) {
+    tb_telem_sample *s = NULL;
+    int n = tb_telem_sampler_window(ts, t0, t1 + TB_COORD_COLLECT_GRACE_US, &s), k = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].mono_us - s[i].interval_us + TB_COORD_COLLECT_GRACE_US >= t0 &&
+            s[i].mono_us <= t1 + TB_COORD_COLLECT_GRACE_US)
+            s[k++] = s[i];
+    *out = s;
+    return k;
+}
+
+void tb_coord_host_results(run_ctx *c, const tb_poll_sample *ps, int n, uint64_t t0, uint64_t t1, int tiles,
+                           tb_host_result *out) {
+    tb_power_point *pts = xcalloc((size_t)n + 1, sizeof *pts);
+    for (int h = 0; h < c->n_hosts; h++) {
+        tb_host_result *r = &out[h];
+        memset(r, 0, sizeof *r);
+        r->name = c->o->def->hosts[h].name;
+        for (int t = 1; t <= tiles; t++)
+            r->tiles += tb_tiledef_host_of(c->o->def, t) == h;
+        for (int m = 0; m < c->n_meters; m++) {
+            double w;
+            if (c->meter_host[m] != h) continue;
+            for (int i = 0; i < n; i++)
+                r->samples += ps[i].meter == m;
+            w = meter_mean(ps, n, m, t0, t1, pts);
+            /* as for the level: a meter without a valid sample leaves the host's power unknown */
+            r->avg_watts = w < 0 || r->avg_watts < 0 ? -1 : r->avg_watts + w;
+        }
+        tb_telemetry_clear(&r->telemetry);
+        if ((r->has_telemetry = c->host_tsampler[h] != NULL)) {
+            tb_telem_sample *s = NULL;
+            int k = telem_window(c->host_tsampler[h], t0, t1, &s);
+            tb_telem_aggregate(s, k, &r->telemetry);
+            free(s);
+        }
+    }
+    free(pts);
+}
+
 /* The power part of a window's validity input (qos/validity.h): its
  * samples as the poller flagged them. avg_w < 0: some meter gave no valid
  * sample (tb_coord_window_power). */
@@ -55,7 +103,7 @@ static void power_validity_input(const run_ctx *c, const tb_poll_sample *ps, int
                                  tb_validity_input *vin) {
     memset(vin, 0, sizeof *vin);
     vin->no_valid_meter = avg_w < 0;
-    vin->meters = c->o->n_meters;
+    vin->meters = c->n_meters;
     vin->steady_s = window_s;
     for (int i = 0; i < n; i++) {
         unsigned f = ps[i].s.flags;
@@ -83,18 +131,8 @@ void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, 
     tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
 }
 
-/* Each telemetry sample covers about one second, so one straddling an edge
- * (part ramp-up, part steady) is left out. The end may be up to the collect
- * grace after t1. */
 int tb_coord_telem_window(run_ctx *c, uint64_t t0, uint64_t t1, tb_telem_sample **out) {
-    tb_telem_sample *s = NULL;
-    int n = tb_telem_sampler_window(c->tsampler, t0, t1 + TB_COORD_COLLECT_GRACE_US, &s), k = 0;
-    for (int i = 0; i < n; i++)
-        if (s[i].mono_us - s[i].interval_us + TB_COORD_COLLECT_GRACE_US >= t0 &&
-            s[i].mono_us <= t1 + TB_COORD_COLLECT_GRACE_US)
-            s[k++] = s[i];
-    *out = s;
-    return k;
+    return telem_window(c->tsampler, t0, t1, out);
 }
 
 /* What one phase's result is made of; freed by phase_free. */
@@ -109,6 +147,7 @@ typedef struct phase_parts {
     tb_telem_sample *telem;
     tb_agent_result *agents; /* the load generator's parts (agents); NULL: none */
     int n_agents;
+    tb_host_result hosts[TB_MAX_HOSTS]; /* c->n_hosts of them: [host.NAME] */
 } phase_parts;
 
 static void phase_free(phase_parts *pp) {
@@ -269,6 +308,10 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
     lr->avg_watts =
         tb_coord_window_power(c, t0, t1, &pp->samples, &lr->n_samples, &lr->samples_total, &lr->samples_bad);
     lr->samples = pp->samples;
+    /* each host's share; the level's avg_watts (and so PPKW) stays the sum over every meter */
+    tb_coord_host_results(c, pp->samples, lr->n_samples, t0, t1, pp->tiles, pp->hosts);
+    lr->n_hosts = c->n_hosts;
+    lr->hosts = pp->hosts;
     lr->ppkw = lr->avg_watts > 0 ? tb_score_ppkw(lr->score, lr->avg_watts) : 0;
     power_validity_input(c, pp->samples, lr->n_samples, lr->avg_watts, (double)(t1 - t0) / 1e6, &vin);
     vin.cpu_s = cpu_s;

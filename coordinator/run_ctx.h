@@ -45,8 +45,18 @@ typedef struct run_ctx {
     int max_tiles;
     tb_store *store;
     int64_t run_id;
+    int n_meters; /* open: o->meter_uris', or with [host.NAME] sections every host's */
     tb_meter *meters[TB_MAX_METERS];
     tb_meter_info infos[TB_MAX_METERS];
+    /* [host.NAME] sections (def->hosts): meter i belongs to host meter_host[i];
+     * each host's own telemetry source (NULL: none) */
+    int n_hosts;
+    int meter_host[TB_MAX_METERS];
+    const char *meter_host_name[TB_MAX_METERS];
+    tb_telem_source *host_tsrc[TB_MAX_HOSTS];
+    tb_telem_sampler *host_tsampler[TB_MAX_HOSTS];
+    char host_tiles[TB_MAX_HOSTS][128];
+    char host_telem_shown[TB_MAX_HOSTS][256];
     tb_poller *poller;
     tb_telem_source *tsrc; /* NULL: telemetry is none */
     tb_telem_sampler *tsampler;
@@ -84,6 +94,11 @@ double tb_coord_window_power(run_ctx *c, uint64_t t0, uint64_t t1, tb_poll_sampl
                              uint64_t *bad);
 /* Telemetry samples inside [t0, t1); caller frees. */
 int tb_coord_telem_window(run_ctx *c, uint64_t t0, uint64_t t1, tb_telem_sample **out);
+/* Each host's figures over [t0, t1) from the window's power samples ps
+ * (tb_coord_window_power's) and its own telemetry: out[c->n_hosts]; tiles
+ * > 0 counts the level's tiles each serves. */
+void tb_coord_host_results(run_ctx *c, const tb_poll_sample *ps, int n, uint64_t t0, uint64_t t1, int tiles,
+                           tb_host_result *out);
 /* Judges active idle by a level's power rules: a warning when they fail. */
 void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, uint64_t idle_us);
 /* Turns phase p of the level's statistics into a stored result: 1 passed
@@ -111,6 +126,11 @@ int tb_coord_check_fd_limit(const tb_tiledef *def, int max_tiles, char *err);
 const char *tb_coord_telemetry_choice(const tb_run_opts *o, char *why, size_t len);
 /* The run's host object, NULL with err when the node_exporter cannot be read. */
 json_t *tb_coord_host_info(run_ctx *c, char *err);
+/* With [host.NAME] sections: every host's meters and telemetry source
+ * opened, and no tile of the sweep without a host. An exit code. */
+int tb_coord_open_hosts(run_ctx *c, char *err);
+/* The hosts for the run row (c->n_hosts entries into out). */
+void tb_coord_host_rows(run_ctx *c, tb_host_info *out);
 /* The run's settings object (takes refs). */
 json_t *tb_coord_settings(const run_ctx *c, json_t *refs);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "common/redact.h"
 #include "coordinator/run_ctx.h"
 #include "powermeter/hostinfo.h"
 #include "powermeter/node_exporter.h"
@@ -197,4 +198,76 @@ json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     json_object_set_new(s, "telemetry", json_string(c->telem_shown));
     if (env) json_object_set_new(s, "environment", env);
     return s;
+}
+
+/* Opens host h's meters (appended to c->meters) and its telemetry source.
+ * An exit code; err names the host. */
+static int open_host(run_ctx *c, int h, char *err) {
+    const tb_host_def *hd = &c->o->def->hosts[h];
+    char e[TB_ERR_LEN];
+    int r;
+    for (int m = 0; m < hd->n_meters; m++) {
+        int i = c->n_meters;
+        if (i >= TB_MAX_METERS) {
+            tb_seterr(err, "[host.%s] meter: more than %d meters over all hosts", hd->name, TB_MAX_METERS);
+            return TB_EXIT_USAGE;
+        }
+        if ((r = tb_meter_open(hd->meters[m], &c->meters[i], e)) != 0) {
+            tb_seterr(err, "[host.%s] meter: %s", hd->name, e);
+            /* a meter that does not answer aborts (3); a bad URI is a usage error (2) */
+            return r == TB_METER_EUNREACH ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+        }
+        c->infos[i] = *tb_meter_get_info(c->meters[i]);
+        c->meter_host[i] = h;
+        c->meter_host_name[i] = hd->name;
+        c->n_meters++;
+    }
+    tb_redact_uri(hd->telemetry, c->host_telem_shown[h], sizeof c->host_telem_shown[h]);
+    tb_tiledef_host_tiles(hd, c->host_tiles[h], sizeof c->host_tiles[h]);
+    if (strcmp(hd->telemetry, "none") != 0 && tb_telem_source_open(hd->telemetry, &c->host_tsrc[h], e) != 0) {
+        tb_seterr(err, "[host.%s] telemetry: %s", hd->name, e);
+        return TB_EXIT_USAGE;
+    }
+    return TB_EXIT_OK;
+}
+
+/*
+ * A SUT of several hosts: the meters and telemetry come from the tile
+ * file's [host.NAME] sections only, so --meter and --telemetry are refused
+ * (docs/tile-file.md), as is a sweep reaching a tile no host serves.
+ */
+int tb_coord_open_hosts(run_ctx *c, char *err) {
+    const tb_tiledef *def = c->o->def;
+    int rc;
+    if (c->o->n_meters > 0) {
+        tb_seterr(err, "--meter: the tile file's [host.NAME] sections name the meters (meter = URI in each host); "
+                       "give none on the command line");
+        return TB_EXIT_USAGE;
+    }
+    if (c->o->telemetry && *c->o->telemetry) {
+        tb_seterr(err, "--telemetry: the tile file's [host.NAME] sections name each host's telemetry; give none "
+                       "on the command line");
+        return TB_EXIT_USAGE;
+    }
+    for (int t = 1; t <= c->max_tiles; t++)
+        if (tb_tiledef_host_of(def, t) < 0) {
+            tb_seterr(err,
+                      "--tiles: tile %d is served by no [host.NAME] of %s (add it to a host's tiles, or leave one "
+                      "host without a tiles key to serve the rest)",
+                      t, def->path);
+            return TB_EXIT_USAGE;
+        }
+    c->n_hosts = def->n_hosts;
+    for (int h = 0; h < def->n_hosts; h++)
+        if ((rc = open_host(c, h, err)) != TB_EXIT_OK) return rc;
+    return TB_EXIT_OK;
+}
+
+void tb_coord_host_rows(run_ctx *c, tb_host_info *out) {
+    for (int h = 0; h < c->n_hosts; h++) {
+        out[h].name = c->o->def->hosts[h].name;
+        out[h].label = c->o->def->hosts[h].label;
+        out[h].tiles = c->host_tiles[h];
+        out[h].telemetry = c->host_telem_shown[h];
+    }
 }

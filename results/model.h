@@ -61,7 +61,27 @@ typedef struct tb_model_meter {
     int64_t invalid_samples;
     int64_t flat_readings, valid_readings; /* FLAT among the valid readings, and the valid ones */
     int not_averaged;                      /* tb_ipmi_not_averaged */
+    char *host;                            /* the SUT host it measures ([host.NAME]); NULL: none */
 } tb_model_meter;
+
+/* One SUT host of a run with [host.NAME] sections (table hosts). */
+typedef struct tb_model_host {
+    char *name, *label, *tiles, *telemetry; /* label NULL: none */
+    double active_idle_watts;               /* NaN: not measured */
+    double idle_cpu_util_pct, idle_avg_freq_mhz;
+    tb_model_int idle_telemetry_samples;
+} tb_model_host;
+
+/* One SUT host over one phase (table level_hosts). */
+typedef struct tb_model_level_host {
+    char *name;
+    int64_t tiles;     /* the level's tiles it serves */
+    double avg_watts;  /* its meters' mean power summed; NaN: unknown */
+    int64_t samples;   /* its meters' power samples in the phase */
+    double cpu_util_pct, avg_freq_mhz;
+    char *freq_source; /* NULL: none */
+    tb_model_int telemetry_samples; /* unknown: the host has no telemetry */
+} tb_model_level_host;
 
 /* One QoS rule's verdict: the level's (tile 0) or one tile's. */
 typedef struct tb_model_qos {
@@ -153,6 +173,8 @@ typedef struct tb_model_level {
     tb_model_op_group *groups;
     size_t n_agents; /* 0: the local load generator ran it */
     tb_model_agent *agents;
+    size_t n_hosts; /* 0: no [host.NAME] sections; else in the run's host order */
+    tb_model_level_host *hosts;
 } tb_model_level;
 
 /* One load level over its phases and repeats (the median phase of each
@@ -174,6 +196,8 @@ typedef struct tb_model_run {
     tb_model_obj host, settings;
     size_t n_meters;
     tb_model_meter *meters;
+    size_t n_hosts; /* 0: no [host.NAME] sections (one SUT) */
+    tb_model_host *hosts;
     double active_idle_watts;
     double idle_cpu_util_pct, idle_avg_freq_mhz; /* active idle telemetry */
     int64_t idle_telemetry_samples;

@@ -32,4 +32,9 @@ void tb_model_telemetry_from_levels_row(const tb_model_ctx *c, sqlite3_stmt *st,
 /* r->levels of r->id (model_levels.c). */
 int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags);
 
+/* model_hosts.c: r->hosts, each meter's host and each level's hosts
+ * (after the levels are read); and freeing them. */
+int tb_model_read_hosts(tb_model_ctx *c, tb_model_run *r);
+void tb_model_free_hosts(tb_model_run *r);
+
 #endif

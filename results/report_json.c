@@ -72,6 +72,7 @@ static json_t *meter_json(const tb_model_meter *m) {
     json_object_set_new(o, "flat_readings", json_integer(m->flat_readings));
     json_object_set_new(o, "valid_readings", json_integer(m->valid_readings));
     json_object_set_new(o, "not_averaged", json_boolean(m->not_averaged));
+    if (m->host) json_object_set_new(o, "host", jstr(m->host)); /* [host.NAME] runs only */
     return o;
 }
 
@@ -190,6 +191,47 @@ static json_t *agents_json(const tb_model_level *lv) {
     return arr;
 }
 
+/* Each SUT host's share of the phase (a run with [host.NAME] sections only):
+ * its meters' mean power summed, and its telemetry; avg_watts is their sum. */
+static json_t *level_hosts_json(const tb_model_level *lv) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < lv->n_hosts; i++) {
+        const tb_model_level_host *h = &lv->hosts[i];
+        json_t *o = json_object(), *t = json_object();
+        json_object_set_new(o, "name", jstr(h->name));
+        json_object_set_new(o, "tiles", json_integer(h->tiles));
+        json_object_set_new(o, "avg_watts", jreal(h->avg_watts));
+        json_object_set_new(o, "samples", json_integer(h->samples));
+        json_object_set_new(t, "cpu_util_pct", jreal(h->cpu_util_pct));
+        json_object_set_new(t, "avg_freq_mhz", jreal(h->avg_freq_mhz));
+        json_object_set_new(t, "freq_source", jstr(h->freq_source));
+        json_object_set_new(t, "samples", jint(h->telemetry_samples));
+        json_object_set_new(o, "telemetry", t);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* The run's SUT hosts: what each is, and its active idle. */
+static json_t *hosts_json(const tb_model_run *r) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < r->n_hosts; i++) {
+        const tb_model_host *h = &r->hosts[i];
+        json_t *o = json_object(), *idle = json_object();
+        json_object_set_new(o, "name", jstr(h->name));
+        json_object_set_new(o, "label", jstr(h->label));
+        json_object_set_new(o, "tiles", jstr(h->tiles));
+        json_object_set_new(o, "telemetry", jstr(h->telemetry));
+        json_object_set_new(o, "active_idle_watts", jreal(h->active_idle_watts));
+        json_object_set_new(idle, "cpu_util_pct", jreal(h->idle_cpu_util_pct));
+        json_object_set_new(idle, "avg_freq_mhz", jreal(h->idle_avg_freq_mhz));
+        json_object_set_new(idle, "samples", jint(h->idle_telemetry_samples));
+        json_object_set_new(o, "active_idle_telemetry", idle);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 static json_t *level_json(const tb_model_level *lv) {
     json_t *o = json_object(), *qos = json_array(), *tq = json_array(), *wls = json_array();
     json_object_set_new(o, "tiles", json_integer(lv->tiles));
@@ -219,6 +261,7 @@ static json_t *level_json(const tb_model_level *lv) {
         json_array_append_new(wls, workload_json(&lv->workloads[i]));
     json_object_set_new(o, "workloads", wls);
     if (lv->n_agents) json_object_set_new(o, "agents", agents_json(lv));
+    if (lv->n_hosts) json_object_set_new(o, "hosts", level_hosts_json(lv));
     return o;
 }
 
@@ -277,6 +320,7 @@ static json_t *run_json(const tb_model_run *r) {
     for (size_t i = 0; i < r->n_meters; i++)
         json_array_append_new(meters, meter_json(&r->meters[i]));
     json_object_set_new(run, "meters", meters);
+    if (r->n_hosts) json_object_set_new(run, "hosts", hosts_json(r));
     json_object_set_new(run, "active_idle_watts", jreal(r->active_idle_watts));
     json_object_set_new(idle, "cpu_util_pct", jreal(r->idle_cpu_util_pct));
     json_object_set_new(idle, "avg_freq_mhz", jreal(r->idle_avg_freq_mhz));

@@ -53,8 +53,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                " host_json, settings_json, config_text, writer_pid, writer_start, campaign_id, campaign_config)"
                " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated, serial, firmware, driver,"
-                 " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms, host)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
@@ -691,8 +691,10 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
             sqlite3_bind_int64(st, 16, m->avg_window_ms);
         else
             sqlite3_bind_null(st, 16);
+        bind_text(st, 17, info->n_hosts && info->meter_hosts ? info->meter_hosts[i] : NULL, 1);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
+    if (tb_store_insert_hosts(s, id, info) != SQLITE_OK) return tx_fail(s, what, err);
     if (tx_commit(s, what, err) != 0) return -1;
     *run_id = id;
     return 0;
@@ -888,6 +890,7 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     if (insert_telemetry(s, run_id, level_id, lr->telem_samples, lr->n_telem_samples) != SQLITE_OK)
         return tx_fail(s, what, err);
     if (insert_agents(s, level_id, lr->agents, lr->n_agents) != SQLITE_OK) return tx_fail(s, what, err);
+    if (tb_store_insert_level_hosts(s, level_id, lr->hosts, lr->n_hosts) != SQLITE_OK) return tx_fail(s, what, err);
     return tx_commit(s, what, err);
 }
 

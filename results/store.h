@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 8
+#define TB_STORE_SCHEMA_VERSION 9
 
 typedef struct tb_store tb_store;
 
@@ -26,6 +26,14 @@ typedef struct tb_store tb_store;
 #define TB_RUN_COMPLETE    "complete"
 #define TB_RUN_INTERRUPTED "interrupted"
 #define TB_RUN_ABORTED     "aborted"
+
+/* One SUT host of a run whose tile file has [host.NAME] sections
+ * (docs/tile-file.md): table hosts. */
+typedef struct tb_host_info {
+    const char *name, *label; /* label may be "" */
+    const char *tiles;        /* the tiles it serves as written back: "1..4, 9", "none", "rest" */
+    const char *telemetry;    /* "local", "none" or the node_exporter URL, its password redacted */
+} tb_host_info;
 
 /* What is known about a run when it starts. Strings are copied. */
 typedef struct tb_run_info {
@@ -38,6 +46,9 @@ typedef struct tb_run_info {
     int64_t started_wall_us;
     int n_meters;
     const tb_meter_info *meters; /* uri already redacted */
+    int n_hosts;                 /* 0: one SUT (no [host.NAME] sections) */
+    const tb_host_info *hosts;
+    const char *const *meter_hosts; /* with n_hosts: per meter, its host's name (meters.host) */
     int64_t campaign_id;         /* > 0: the campaign this run belongs to (tb_store_begin_campaign) */
     const char *campaign_config; /* with campaign_id: the configuration's name */
 } tb_run_info;
@@ -98,6 +109,17 @@ typedef struct tb_agent_result {
     int64_t lost_wall_us; /* 0: not lost */
 } tb_agent_result;
 
+/* One SUT host over one phase or over active idle (table level_hosts,
+ * hosts' idle columns). */
+typedef struct tb_host_result {
+    const char *name;
+    int tiles;              /* tiles of this level it serves */
+    double avg_watts;       /* mean power of its meters summed; -1 when one gave no valid sample */
+    uint64_t samples;       /* its meters' power samples inside the window */
+    int has_telemetry;      /* its telemetry source is not none */
+    tb_telemetry telemetry; /* with has_telemetry: over the window; NaN: not available */
+} tb_host_result;
+
 /* One phase of one load level: the unit of commit. */
 typedef struct tb_level_result {
     int tiles;  /* load level */
@@ -126,6 +148,8 @@ typedef struct tb_level_result {
     const tb_poll_sample *samples;
     int n_agents; /* load-generator agents; 0: the local load generator */
     const tb_agent_result *agents;
+    int n_hosts; /* SUT hosts ([host.NAME]); 0: none. avg_watts is their sum */
+    const tb_host_result *hosts;
 } tb_level_result;
 
 /* Opens or creates the database at path, migrating it to the current schema.
@@ -156,6 +180,9 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
 /* Stores active idle power (W, -1 when unknown) and its samples, one transaction. */
 int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_sample *samples, int n,
                       char *err) TB_WUR;
+
+/* Stores each host's active idle (power and telemetry) in its hosts row; one transaction. */
+int tb_store_put_idle_hosts(tb_store *s, int64_t run_id, const tb_host_result *hosts, int n, char *err) TB_WUR;
 
 /* Stores telemetry samples outside any level (active idle: level_id NULL), one transaction. */
 int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_sample *samples, int n, char *err) TB_WUR;

@@ -13,6 +13,11 @@ struct sqlite3;
 
 struct sqlite3 *tb_store_db(tb_store *s);
 
+/* store_hosts.c: the hosts rows of a run and a level's level_hosts rows,
+ * inside the caller's transaction. SQLITE_OK or an SQLite error code. */
+int tb_store_insert_hosts(tb_store *s, int64_t run_id, const tb_run_info *info);
+int tb_store_insert_level_hosts(tb_store *s, int64_t level_id, const tb_host_result *h, int n);
+
 /* The migrations (store_schema.c): entry i takes the schema from version i
  * to i + 1, one SQL text each. */
 extern const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION];

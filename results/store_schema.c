@@ -267,6 +267,39 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "  lost_at TEXT"
     ");"
     "CREATE INDEX level_agents_level ON level_agents(level_id);",
+    /* 8 -> 9: a SUT of several hosts (issue 21, [host.NAME] in the tile
+     * file): one hosts row per host of the run (its tiles as written back,
+     * its telemetry source with any password redacted, its active idle), a
+     * level_hosts row per host and phase (its meters' mean power summed, the
+     * level's tiles it serves, its telemetry summary), and each meter's
+     * host. Runs without host sections have no such rows and meters.host
+     * NULL; levels.avg_watts stays the sum over every meter. */
+    "CREATE TABLE hosts ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  label TEXT,"
+    "  tiles TEXT NOT NULL,"
+    "  telemetry TEXT NOT NULL,"
+    "  active_idle_watts REAL,"
+    "  idle_cpu_util_pct REAL,"
+    "  idle_avg_freq_mhz REAL,"
+    "  idle_telemetry_samples INTEGER,"
+    "  PRIMARY KEY (run_id, idx)"
+    ");"
+    "CREATE TABLE level_hosts ("
+    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  tiles INTEGER NOT NULL,"
+    "  avg_watts REAL,"
+    "  samples INTEGER NOT NULL,"
+    "  cpu_util_pct REAL,"
+    "  avg_freq_mhz REAL,"
+    "  freq_source TEXT,"
+    "  telemetry_samples INTEGER"
+    ");"
+    "CREATE INDEX level_hosts_level ON level_hosts(level_id);"
+    "ALTER TABLE meters ADD COLUMN host TEXT;",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

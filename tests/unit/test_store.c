@@ -604,6 +604,7 @@ static void test_migrate_v4_to_v5(void **state) {
                                   "ALTER TABLE levels DROP COLUMN steady_start_mono_us;"
                                   "ALTER TABLE levels DROP COLUMN steady_end_mono_us;"
                                   "ALTER TABLE power_samples DROP COLUMN reason; DROP TABLE level_agents;"
+                                  "DROP TABLE level_hosts; DROP TABLE hosts; ALTER TABLE meters DROP COLUMN host;"
                                   "PRAGMA user_version = 4;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);

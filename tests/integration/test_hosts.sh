@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# test_hosts.sh: a SUT of two hosts ([host.NAME] in the tile file), each
+# measured by its own meter emulator serving a known constant power (host a
+# also by a constant estimate: model, summed within the host). A 2-level run
+# (kv tiles 1..2; tile 1 on host a, tile 2 on host b, the host without a
+# tiles key): the JSON report shows each host's mean power equal to its
+# emulator's (the emulator adds no noise: --watts is served as given), the
+# level's avg_watts is the sum of the hosts', and PPKW = score / (sum W /
+# 1000), recomputed here in python. Host a samples this machine's telemetry,
+# host b has none. A --meter beside host sections is refused.
+source "$(dirname "$0")/lib.sh"
+
+WA=123.4 WE=50 WB=211.7
+start_sim simA --protocol wt310 --watts "$WA"
+PA=$PORT
+start_sim simB --protocol ptd --watts "$WB"
+PB=$PORT
+
+"$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+{
+    printf '[tile]\nname = kv\n[workload.kv]\nkind = kv\nusers = 2\nthink_time = 50ms\nthink_dist = uniform\n'
+    printf 'unit = ops/s\nreference = 10\ntimeout = 1s\n'
+    cat "$T/sut/sut.ini"
+    printf '[host.a]\nlabel = first box\nmeter = wt310://127.0.0.1:%s\nmeter.model = estimate:?idle=%s&max=%s\n' \
+        "$PA" "$WE" "$WE"
+    printf 'telemetry = local\ntiles = 1\n'
+    printf '[host.b]\nmeter = ptd://127.0.0.1:%s\n' "$PB"
+} >"$T/tile.ini"
+
+# --meter beside [host.NAME] sections: refused before anything runs
+rc=0
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --meter estimate: --db "$T/refused.db" --quiet \
+    >"$T/refused.log" 2>&1 || rc=$?
+expect "--meter with host sections: exit" "$rc" -eq 2
+grep -q "\[host.NAME\] sections name the meters" "$T/refused.log" || fail "refusal message: $(cat "$T/refused.log")"
+
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1..2 --ramp-up 1s --warm-up 1s --steady 4s --ramp-down 0 \
+    --idle 3s --db "$T/r.db" --report "$T/r.json" --quiet >"$T/run.log" 2>&1 || fail "run: $(cat "$T/run.log")"
+J=$T/r.json
+expect "run status" "$(jq -r .run.status "$J")" = complete
+expect "levels" "$(jq '.run.levels | length' "$J")" -eq 2
+expect "hosts" "$(jq '.run.hosts | length' "$J")" -eq 2
+expect "host a's tiles" "$(jq -r '.run.hosts[0].tiles' "$J")" = 1
+expect "host b's tiles" "$(jq -r '.run.hosts[1].tiles' "$J")" = rest
+expect "host a's label" "$(jq -r '.run.hosts[0].label' "$J")" = "first box"
+expect "meters" "$(jq '.run.meters | length' "$J")" -eq 3
+expect "meters' hosts" "$(jq -r '[.run.meters[].host] | join(",")' "$J")" = a,a,b
+
+python3 - "$J" "$WA" "$WE" "$WB" <<'PY' || fail "per-host power or PPKW"
+import json, sys
+r = json.load(open(sys.argv[1]))["run"]
+wa = float(sys.argv[2]) + float(sys.argv[3])  # host a: its emulator plus its constant model
+wb = float(sys.argv[4])
+bad = []
+def near(what, got, want, tol=1e-6):
+    ok = got is not None and abs(got - want) <= tol * max(1.0, abs(want))
+    print(("ok: " if ok else "FAIL: ") + f"{what}: {got} vs {want}")
+    if not ok: bad.append(what)
+for h, want in zip(r["hosts"], (wa, wb)):
+    near(f"idle of host {h['name']}", h["active_idle_watts"], want)
+near("run idle = sum of the hosts'", r["active_idle_watts"], wa + wb)
+for lv in r["levels"]:
+    hs = {h["name"]: h for h in lv["hosts"]}
+    t = lv["tiles"]
+    near(f"{t} tiles: host a W", hs["a"]["avg_watts"], wa)
+    near(f"{t} tiles: host b W", hs["b"]["avg_watts"], wb)
+    near(f"{t} tiles: avg_watts = sum of the hosts'", lv["avg_watts"], hs["a"]["avg_watts"] + hs["b"]["avg_watts"])
+    near(f"{t} tiles: ppkw = score / (sum W / 1000)", lv["ppkw"], lv["score"] / ((wa + wb) / 1000.0))
+    near(f"{t} tiles: tiles on a", hs["a"]["tiles"], 1)
+    near(f"{t} tiles: tiles on b", hs["b"]["tiles"], t - 1)
+    if not hs["a"]["samples"] >= 3 or not hs["b"]["samples"] >= 3: bad.append("samples per host")
+    if not (hs["a"]["telemetry"]["samples"] or 0) >= 2: bad.append("host a telemetry samples")
+    if hs["b"]["telemetry"]["samples"] is not None: bad.append("host b has no telemetry")
+    if lv["score"] <= 0: bad.append("score")
+sys.exit(1 if bad else 0)
+PY
+
+# the store holds the same: level_hosts rows sum to levels.avg_watts
+n=$(sqlite3 "$T/r.db" "SELECT count(*) FROM levels l WHERE abs(l.avg_watts -
+    (SELECT sum(avg_watts) FROM level_hosts h WHERE h.level_id = l.id)) > 1e-6")
+expect "levels whose avg_watts is not the hosts' sum" "$n" -eq 0
+for fmt in text csv html; do
+    "$TILEBENCH" report latest --db "$T/r.db" --format $fmt >"$T/r.$fmt" || fail "report --format $fmt"
+done
+grep -q "host a" "$T/r.text" || fail "text report names no host: $(head -40 "$T/r.text")"
+echo "PASS test_hosts"
