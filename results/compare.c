@@ -64,8 +64,10 @@ typedef struct row {
     int tiles, repeat;
     int qos_pass, valid, qos_not_judged;
     double fig[TB_CMP_N_FIG];
-    double *p95;  /* per model workload known when the row was read, NaN when not measured */
-    size_t n_p95; /* entries in p95: workloads that first appear in later rows are unknown here */
+    double *p95;    /* per model workload known when the row was read, NaN when not measured */
+    size_t n_p95;   /* entries in p95: workloads that first appear in later rows are unknown here */
+    double *host_w; /* per model host, as p95 */
+    size_t n_host_w;
 } row;
 
 typedef struct run_rows {
@@ -160,6 +162,27 @@ static void level_p95(const tb_model_level *lv, tb_cmp_model *m, row *r, int *fa
     free(w);
 }
 
+static size_t host_index(tb_cmp_model *m, const char *name) {
+    for (size_t i = 0; i < m->n_hosts; i++)
+        if (strcmp(m->hosts[i], name) == 0) return i;
+    m->hosts = xrealloc(m->hosts, (m->n_hosts + 1) * sizeof *m->hosts);
+    m->hosts[m->n_hosts] = xstrdup(name);
+    return m->n_hosts++;
+}
+
+/* Each SUT host's mean power of level lv into r->host_w (grown as p95 is). */
+static void level_hosts(const tb_model_level *lv, tb_cmp_model *m, row *r) {
+    for (size_t i = 0; i < lv->n_hosts; i++) {
+        size_t k = host_index(m, lv->hosts[i].name ? lv->hosts[i].name : "");
+        if (k >= r->n_host_w) {
+            r->host_w = xrealloc(r->host_w, m->n_hosts * sizeof *r->host_w);
+            for (; r->n_host_w < m->n_hosts; r->n_host_w++)
+                r->host_w[r->n_host_w] = NAN;
+        }
+        r->host_w[k] = lv->hosts[i].avg_watts;
+    }
+}
+
 /* Levels in the compare's order: tiles, repeat, phase, then as stored. */
 static int by_tiles_repeat(const void *a, const void *b) {
     const tb_model_level *x = *(const tb_model_level *const *)a, *y = *(const tb_model_level *const *)b;
@@ -212,6 +235,7 @@ static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr,
             r->p95[k] = NAN;
         r->n_p95 = m->n_workloads;
         level_p95(lv[i], m, r, &rr->p95_fallback);
+        level_hosts(lv[i], m, r);
     }
     free(lv);
     tb_model_run_free(mr);
@@ -222,7 +246,7 @@ static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr,
 
 /* The figure of run rows at `tiles`: per repeat the median phase by score,
  * then the mean over repeats. Fills lv (cells' values only). */
-static void aggregate(const run_rows *rr, int tiles, size_t n_wl, tb_cmp_level *lv) {
+static void aggregate(const run_rows *rr, int tiles, size_t n_wl, size_t n_hosts, tb_cmp_level *lv) {
     size_t i, j, k, n_at = 0;
     int reps[256], n_reps = 0;
     double *vals;
@@ -232,6 +256,8 @@ static void aggregate(const run_rows *rr, int tiles, size_t n_wl, tb_cmp_level *
         lv->fig[k].value = lv->fig[k].pct = NAN;
     for (k = 0; k < n_wl; k++)
         lv->p95[k].value = lv->p95[k].pct = NAN;
+    for (k = 0; k < n_hosts; k++)
+        lv->host_w[k].value = lv->host_w[k].pct = NAN;
     lv->present = 0;
     lv->phases = lv->repeats = 0;
     lv->qos_pass = lv->valid = 1;
@@ -279,6 +305,13 @@ static void aggregate(const run_rows *rr, int tiles, size_t n_wl, tb_cmp_level *
         tb_score_repeat_stats(vals, n_reps, &s);
         lv->p95[k].value = s.n > 0 ? s.mean : NAN;
     }
+    for (k = 0; k < n_hosts; k++) {
+        tb_score_stats s;
+        for (j = 0; j < (size_t)n_reps; j++)
+            vals[j] = k < rr->r[pick[j]].n_host_w ? rr->r[pick[j]].host_w[k] : NAN;
+        tb_score_repeat_stats(vals, n_reps, &s);
+        lv->host_w[k].value = s.n > 0 ? s.mean : NAN;
+    }
     free(vals);
     free(pick);
 }
@@ -312,7 +345,7 @@ static void model_free(tb_cmp_model *m) {
         free(r->campaign_config);
         if (r->lv)
             for (j = 0; j < m->n_levels; j++)
-                free(r->lv[j].p95);
+                free(r->lv[j].p95), free(r->lv[j].host_w);
         free(r->lv);
     }
     free(m->runs);
@@ -320,6 +353,9 @@ static void model_free(tb_cmp_model *m) {
     for (i = 0; i < m->n_workloads; i++)
         free(m->workloads[i]);
     free(m->workloads);
+    for (i = 0; i < m->n_hosts; i++)
+        free(m->hosts[i]);
+    free(m->hosts);
     for (i = 0; i < m->n_notes; i++)
         free(m->notes[i]);
     free(m->notes);
@@ -357,7 +393,8 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
         run->lv = xcalloc(m->n_levels ? m->n_levels : 1, sizeof *run->lv);
         for (k = 0; k < m->n_levels; k++) {
             run->lv[k].p95 = xcalloc(m->n_workloads ? m->n_workloads : 1, sizeof *run->lv[k].p95);
-            aggregate(&rr[i], m->tiles[k], m->n_workloads, &run->lv[k]);
+            run->lv[k].host_w = xcalloc(m->n_hosts ? m->n_hosts : 1, sizeof *run->lv[k].host_w);
+            aggregate(&rr[i], m->tiles[k], m->n_workloads, m->n_hosts, &run->lv[k]);
             if (run->lv[k].phases > run->max_phases) run->max_phases = run->lv[k].phases;
             if (run->lv[k].repeats > run->max_repeats) run->max_repeats = run->lv[k].repeats;
             for (j = 0; j < TB_CMP_N_FIG; j++)
@@ -372,6 +409,8 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
                 lv->fig[j].pct = tb_score_pct_change(lv->fig[j].value, b->fig[j].value);
             for (j = 0; j < m->n_workloads; j++)
                 lv->p95[j].pct = tb_score_pct_change(lv->p95[j].value, b->p95[j].value);
+            for (j = 0; j < m->n_hosts; j++)
+                lv->host_w[j].pct = tb_score_pct_change(lv->host_w[j].value, b->host_w[j].value);
         }
     /* what a reader must know */
     for (i = 0; i < (size_t)n; i++) {
@@ -396,7 +435,7 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
 out:
     for (i = 0; i < (size_t)n; i++) {
         for (j = 0; j < rr[i].n; j++)
-            free(rr[i].r[j].p95);
+            free(rr[i].r[j].p95), free(rr[i].r[j].host_w);
         free(rr[i].r);
     }
     free(rr);

@@ -38,7 +38,8 @@ typedef struct tb_cmp_level {
     int qos_pass, valid; /* every phase of every repeat passed / was valid */
     int qos_not_judged;  /* most QoS rules not judged (too few ops) in one phase; 0: all judged */
     tb_cmp_cell fig[TB_CMP_N_FIG];
-    tb_cmp_cell *p95; /* per model workload, ms */
+    tb_cmp_cell *p95;    /* per model workload, ms */
+    tb_cmp_cell *host_w; /* per model host ([host.NAME] runs): its mean power, W; NaN: not this run's */
 } tb_cmp_level;
 
 typedef struct tb_cmp_run {
@@ -58,7 +59,9 @@ typedef struct tb_cmp_model {
     size_t n_levels;
     int *tiles; /* load levels (tiles), ascending: the union over the runs */
     size_t n_workloads;
-    char **workloads;          /* in order of first appearance */
+    char **workloads; /* in order of first appearance */
+    size_t n_hosts;
+    char **hosts;              /* SUT hosts of the runs with [host.NAME], in order of first appearance */
     int any_fig[TB_CMP_N_FIG]; /* some run stores this figure (CPU and frequency may be absent) */
     size_t n_notes;
     char **notes; /* what a reader must know: estimated power, unfinished runs, ... */

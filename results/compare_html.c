@@ -34,7 +34,8 @@ static const char *run_color(const tb_cmp_model *m, size_t i) {
     return palette[k % N_PALETTE];
 }
 
-/* One chart or table: a run figure (fig >= 0) or the p95 of workload wl. */
+/* One chart or table: a run figure (fig >= 0), the p95 of workload wl (fig
+ * -1) or the mean power of SUT host wl (fig -2). */
 typedef struct series_ref {
     int fig;
     size_t wl;
@@ -42,11 +43,11 @@ typedef struct series_ref {
 
 static const tb_cmp_cell *cell_of(const tb_cmp_model *m, size_t run, size_t level, series_ref r) {
     const tb_cmp_level *lv = &m->runs[run].lv[level];
-    return r.fig >= 0 ? &lv->fig[r.fig] : &lv->p95[r.wl];
+    return r.fig >= 0 ? &lv->fig[r.fig] : r.fig == -1 ? &lv->p95[r.wl] : &lv->host_w[r.wl];
 }
 
 static int ref_better(series_ref r) { return r.fig >= 0 ? tb_cmp_figures[r.fig].better : -1; }
-static int ref_dec(series_ref r) { return r.fig >= 0 ? tb_cmp_figures[r.fig].dec : 3; }
+static int ref_dec(series_ref r) { return r.fig >= 0 ? tb_cmp_figures[r.fig].dec : r.fig == -1 ? 3 : 1; }
 
 static void ref_title(FILE *f, const tb_cmp_model *m, series_ref r) {
     if (r.fig >= 0) {
@@ -56,10 +57,14 @@ static void ref_title(FILE *f, const tb_cmp_model *m, series_ref r) {
             esc(f, tb_cmp_figures[r.fig].unit);
             fputc(')', f);
         }
-    } else {
+    } else if (r.fig == -1) {
         fputs("p95 ", f);
         esc(f, m->workloads[r.wl]);
         fputs(" (ms)", f);
+    } else {
+        fputs("Mean power of host ", f);
+        esc(f, m->hosts[r.wl]);
+        fputs(" (W)", f);
     }
 }
 
@@ -384,12 +389,14 @@ static void html_qos(FILE *f, const tb_cmp_model *m) {
 
 int tb_compare_write_html(const tb_cmp_model *m, FILE *f, char *err) {
     size_t i, k, n_refs = 0;
-    series_ref *refs = xmalloc((TB_CMP_N_FIG + m->n_workloads) * sizeof *refs);
+    series_ref *refs = xmalloc((TB_CMP_N_FIG + m->n_workloads + m->n_hosts) * sizeof *refs);
     (void)err;
     for (k = 0; k < TB_CMP_N_FIG; k++)
         if (m->any_fig[k] || k <= TB_CMP_WATTS) refs[n_refs++] = (series_ref){(int)k, 0};
     for (k = 0; k < m->n_workloads; k++)
         refs[n_refs++] = (series_ref){-1, k};
+    for (k = 0; k < m->n_hosts; k++)
+        refs[n_refs++] = (series_ref){-2, k};
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

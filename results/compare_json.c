@@ -71,6 +71,12 @@ static json_t *model_json(const tb_cmp_model *m) {
     for (i = 0; i < m->n_workloads; i++)
         json_array_append_new(arr, jstr(m->workloads[i]));
     json_object_set_new(c, "workloads", arr);
+    if (m->n_hosts) { /* runs with [host.NAME] sections only */
+        arr = json_array();
+        for (i = 0; i < m->n_hosts; i++)
+            json_array_append_new(arr, jstr(m->hosts[i]));
+        json_object_set_new(c, "hosts", arr);
+    }
     arr = json_array();
     for (i = 0; i < m->n_runs; i++) {
         const tb_cmp_run *r = &m->runs[i];
@@ -116,6 +122,12 @@ static json_t *model_json(const tb_cmp_model *m) {
             for (j = 0; j < m->n_workloads; j++)
                 json_object_set_new(p95, m->workloads[j], jcell(&lv->p95[j]));
             json_object_set_new(o, "p95_ms", p95);
+            if (m->n_hosts) {
+                json_t *hw = json_object();
+                for (j = 0; j < m->n_hosts; j++)
+                    json_object_set_new(hw, m->hosts[j], jcell(&lv->host_w[j]));
+                json_object_set_new(o, "host_watts", hw);
+            }
             json_array_append_new(runs, o);
         }
         json_object_set_new(lvj, "runs", runs);

@@ -67,13 +67,22 @@ static void fmt_cell(char *buf, size_t len, const tb_cmp_level *lv, const tb_cmp
         snprintf(buf, len, "%.*f %+6.1f%%", dec, c->value, c->pct);
 }
 
-/* One table: rows are load levels, columns the runs. fig >= 0: a run figure;
- * else p95 of workload wl. */
+/* The cell of a table: a run figure (fig >= 0), the p95 of workload wl
+ * (fig -1) or the mean power of host wl (fig -2). */
+static const tb_cmp_cell *table_cell(const tb_cmp_level *lv, int fig, size_t wl) {
+    return fig >= 0 ? &lv->fig[fig] : fig == -1 ? &lv->p95[wl] : &lv->host_w[wl];
+}
+
+/* One table: rows are load levels, columns the runs (table_cell's fig, wl). */
 static void text_table(FILE *f, const tb_cmp_model *m, int fig, size_t wl) {
     char title[160], head[64], cell[96];
-    int *w = xcalloc(m->n_runs, sizeof *w), dec = fig >= 0 ? tb_cmp_figures[fig].dec : 2;
+    int *w = xcalloc(m->n_runs, sizeof *w), dec = fig >= 0 ? tb_cmp_figures[fig].dec : fig == -1 ? 2 : 1;
     size_t i, k;
-    if (fig >= 0) {
+    if (fig == -2) {
+        char *name = safe_text(m->hosts[wl], 40);
+        snprintf(title, sizeof title, "Mean power of host %s (W)", name);
+        free(name);
+    } else if (fig >= 0) {
         const tb_cmp_figure *fg = &tb_cmp_figures[fig];
         snprintf(title, sizeof title, "%s%s%s%s", fg->title, *fg->unit ? " (" : "", fg->unit, *fg->unit ? ")" : "");
     } else {
@@ -86,7 +95,7 @@ static void text_table(FILE *f, const tb_cmp_model *m, int fig, size_t wl) {
         w[i] = text_width(head);
         for (k = 0; k < m->n_levels; k++) {
             const tb_cmp_level *lv = &m->runs[i].lv[k];
-            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
+            fmt_cell(cell, sizeof cell, lv, table_cell(lv, fig, wl), dec, m->runs[i].is_baseline);
             if (text_width(cell) > w[i]) w[i] = text_width(cell);
         }
     }
@@ -101,7 +110,7 @@ static void text_table(FILE *f, const tb_cmp_model *m, int fig, size_t wl) {
         fprintf(f, "  %5d", m->tiles[k]);
         for (i = 0; i < m->n_runs; i++) {
             const tb_cmp_level *lv = &m->runs[i].lv[k];
-            fmt_cell(cell, sizeof cell, lv, fig >= 0 ? &lv->fig[fig] : &lv->p95[wl], dec, m->runs[i].is_baseline);
+            fmt_cell(cell, sizeof cell, lv, table_cell(lv, fig, wl), dec, m->runs[i].is_baseline);
             fputs("   ", f);
             put_padded(f, cell, w[i], 1);
         }
@@ -166,6 +175,8 @@ void tb_compare_write_text(const tb_cmp_model *m, FILE *f) {
         if (m->any_fig[k] || k <= TB_CMP_WATTS) text_table(f, m, (int)k, 0);
     for (k = 0; k < m->n_workloads; k++)
         text_table(f, m, -1, k);
+    for (k = 0; k < m->n_hosts; k++)
+        text_table(f, m, -2, k);
     /* QoS and validity: a % change at a failing level means little */
     fputs("\nQoS / validity per level (PASS/FAIL, INVALID; PASS*: some rules not judged, too few ops)\n  tiles", f);
     for (i = 0; i < m->n_runs; i++) {

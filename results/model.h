@@ -75,11 +75,11 @@ typedef struct tb_model_host {
 /* One SUT host over one phase (table level_hosts). */
 typedef struct tb_model_level_host {
     char *name;
-    int64_t tiles;     /* the level's tiles it serves */
-    double avg_watts;  /* its meters' mean power summed; NaN: unknown */
-    int64_t samples;   /* its meters' power samples in the phase */
+    int64_t tiles;    /* the level's tiles it serves */
+    double avg_watts; /* its meters' mean power summed; NaN: unknown */
+    int64_t samples;  /* its meters' power samples in the phase */
     double cpu_util_pct, avg_freq_mhz;
-    char *freq_source; /* NULL: none */
+    char *freq_source;              /* NULL: none */
     tb_model_int telemetry_samples; /* unknown: the host has no telemetry */
 } tb_model_level_host;
 

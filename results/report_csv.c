@@ -11,6 +11,11 @@
  * measured) are empty fields, which both pandas and R read as NA; booleans are
  * true/false, which both read as logical.
  *
+ * A run with SUT hosts ([host.NAME]) has two more columns per host at the
+ * end, in the run's host order: watts_NAME (the host's mean power in the
+ * phase; avg_watts is their sum) and tiles_NAME (the level's tiles it
+ * serves). A run without hosts has exactly the columns above.
+ *
  * Values come from the same read model (model.h) as the JSON report, printed
  * with the same 15 significant digits, so a CSV value equals the JSON one.
  */
@@ -148,6 +153,14 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
         put_op_cells(f, &first, op);
     else
         cells_empty(f, &first, OP_COLS);
+    for (size_t h = 0; h < r->n_hosts; h++) {
+        const tb_model_level_host *lh = NULL;
+        for (size_t k = 0; k < lv->n_hosts; k++)
+            if (lv->hosts[k].name && r->hosts[h].name && strcmp(lv->hosts[k].name, r->hosts[h].name) == 0)
+                lh = &lv->hosts[k];
+        cell_real(f, &first, lh ? lh->avg_watts : NAN);
+        cell_int(f, &first, lh != NULL, lh ? (long long)lh->tiles : 0);
+    }
     fputs("\r\n", f);
 }
 
@@ -156,6 +169,12 @@ int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
     for (size_t i = 0; i < N_COLS; i++) {
         if (i) fputc(',', f);
         fputs(headers[i], f);
+    }
+    for (size_t h = 0; h < r->n_hosts; h++) {
+        fputs(",watts_", f);
+        put_field(f, r->hosts[h].name);
+        fputs(",tiles_", f);
+        put_field(f, r->hosts[h].name);
     }
     fputs("\r\n", f);
     for (size_t i = 0; i < r->n_levels; i++) {

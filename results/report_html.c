@@ -850,6 +850,7 @@ int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) {
     html_hostcfg(&p);
     html_charts(&p);
     rh_levels(&p);
+    rh_hosts(&p);
     rh_telemetry(&p);
     rh_qos(&p);
     rh_latency(&p);

@@ -53,6 +53,7 @@ double rh_int_num(tb_model_int v);
 
 /* The page's tables, in page order (report_html_tables.c). */
 void rh_levels(page *p);
+void rh_hosts(page *p); /* [host.NAME] runs only */
 void rh_telemetry(page *p);
 void rh_qos(page *p);
 void rh_latency(page *p);

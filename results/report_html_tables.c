@@ -124,6 +124,60 @@ void rh_levels(page *p) {
 }
 
 /* A number cell, "n/a" when the host did not provide the figure. */
+static void td_na(FILE *f, double v, int dec);
+
+/* The SUT hosts of a run with [host.NAME] sections (nothing otherwise):
+ * each host's tiles, meters, telemetry and active idle, then its share of
+ * every phase. A level's avg W is the sum of its hosts'. */
+void rh_hosts(page *p) {
+    FILE *f = p->f;
+    const tb_model_run *r = p->run;
+    if (r->n_hosts == 0) return;
+    section(f, "hosts", "SUT hosts", 0, "");
+    table_open(f, "host|label|tiles|meters|telemetry|#active idle W|#idle CPU util %");
+    for (size_t h = 0; h < r->n_hosts; h++) {
+        const tb_model_host *ho = &r->hosts[h];
+        int first = 1;
+        row_open(f, 0, NULL);
+        td_text(f, S(ho->name));
+        td_text(f, S(ho->label));
+        td_text(f, S(ho->tiles));
+        fputs("<td>", f);
+        for (size_t m = 0; m < r->n_meters; m++)
+            if (r->meters[m].host && ho->name && strcmp(r->meters[m].host, ho->name) == 0) {
+                fprintf(f, "%s%zu", first ? "" : ", ", m);
+                first = 0;
+            }
+        fputs("</td><td><code>", f);
+        esc(f, S(ho->telemetry));
+        fputs("</code></td>", f);
+        td_num(f, ho->active_idle_watts, 1);
+        td_na(f, ho->idle_cpu_util_pct, 1);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    table_open(f, "#tiles|#phase|host|#its tiles|#avg W|#power samples|#CPU util %|#freq MHz");
+    for (size_t i = 0; i < p->n_rows; i++) {
+        const tb_model_level *lv = &p->levels[i];
+        for (size_t k = 0; k < lv->n_hosts; k++) {
+            const tb_model_level_host *lh = &lv->hosts[k];
+            row_open(f, 0, NULL);
+            td_level(f, lv);
+            td_text(f, S(lh->name));
+            td_num(f, (double)lh->tiles, 0);
+            td_num(f, lh->avg_watts, 1);
+            td_num(f, (double)lh->samples, 0);
+            td_na(f, lh->cpu_util_pct, 1);
+            td_na(f, lh->avg_freq_mhz, 0);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n<p class=\"note\">Each host's avg W is the mean power of its meters summed; a level's avg W "
+          "(and so its PPKW) is the sum over every host.</p>\n",
+          f);
+}
+
+/* A number cell, "n/a" when the host did not provide the figure. */
 static void td_na(FILE *f, double v, int dec) {
     if (isfinite(v))
         td_num(f, v, dec);

@@ -95,6 +95,10 @@ static void text_meters(FILE *f, const tb_model_run *r) {
             put_safe(f, m->idn, 0, 0);
         }
         if (m->estimated) fputs("  (ESTIMATED)", f);
+        if (m->host) {
+            fputs("  host ", f);
+            put_safe(f, m->host, 0, 0);
+        }
         fputc('\n', f);
         text_meter_averaging(f, m);
     }
@@ -123,6 +127,48 @@ static void text_qos_warning(FILE *f, const tb_model_run *r) {
                 where, strcmp(where, "1") == 0 ? "" : "s");
 }
 
+/* The SUT hosts ([host.NAME]): tiles, telemetry source, active idle. */
+static void text_hosts(FILE *f, const tb_model_run *r) {
+    char b1[32], b2[32];
+    for (size_t i = 0; i < r->n_hosts; i++) {
+        const tb_model_host *h = &r->hosts[i];
+        fputs("  host ", f);
+        put_safe(f, h->name, 8, 31);
+        fputs(" tiles ", f);
+        put_safe(f, h->tiles, 0, 0);
+        fputs(", telemetry ", f);
+        put_safe(f, h->telemetry, 0, 0);
+        fprintf(f, ", active idle %s W", num(h->active_idle_watts, "%.1f", b1, sizeof b1));
+        if (isfinite(h->idle_cpu_util_pct))
+            fprintf(f, " (CPU %s%%)", num_na(h->idle_cpu_util_pct, "%.1f", b2, sizeof b2));
+        if (h->label) {
+            fputs(": ", f);
+            put_safe(f, h->label, 0, 0);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* Each host's share of each phase: its tiles, mean power and telemetry. */
+static void text_level_hosts(FILE *f, const tb_model_run *r) {
+    char b[3][32];
+    if (r->n_hosts == 0) return;
+    fputs("\nSUT hosts per level (avg W is each host's meters summed; the level's avg W is their sum)\n", f);
+    fprintf(f, "  %5s %5s  %-12s %5s %9s %7s %6s %7s\n", "tiles", "phase", "host", "tiles", "avg W", "samples", "CPU%",
+            "MHz");
+    for (size_t i = 0; i < r->n_levels; i++) {
+        const tb_model_level *lv = &r->levels[i];
+        for (size_t k = 0; k < lv->n_hosts; k++) {
+            const tb_model_level_host *h = &lv->hosts[k];
+            fprintf(f, "  %5lld %5lld  ", (long long)lv->tiles, (long long)lv->phase);
+            put_safe(f, h->name, 12, 31);
+            fprintf(f, " %5lld %9s %7lld %6s %7s\n", (long long)h->tiles, num(h->avg_watts, "%.1f", b[0], sizeof b[0]),
+                    (long long)h->samples, num_na(h->cpu_util_pct, "%.1f", b[1], sizeof b[1]),
+                    num_na(h->avg_freq_mhz, "%.0f", b[2], sizeof b[2]));
+        }
+    }
+}
+
 static void text_header(FILE *f, const tb_model_run *r) {
     char b1[64];
     fprintf(f, "tilebench run %lld\n", (long long)r->id);
@@ -149,7 +195,9 @@ static void text_header(FILE *f, const tb_model_run *r) {
               "  *** Average watts, PPKW and efficiency below are estimates.      ***\n\n",
               f);
     }
-    fprintf(f, "  active idle  %s W\n", num(r->active_idle_watts, "%.1f", b1, sizeof b1));
+    fprintf(f, "  active idle  %s W%s\n", num(r->active_idle_watts, "%.1f", b1, sizeof b1),
+            r->n_hosts ? " (sum of the hosts')" : "");
+    text_hosts(f, r);
     if (r->saturation_tiles.known) {
         long long sat = (long long)r->saturation_tiles.v;
         fprintf(f, "  saturation   %lld tile%s (largest load level that passes QoS)\n", sat, sat == 1 ? "" : "s");
@@ -335,6 +383,7 @@ int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) {
     (void)err; /* write errors are caught by the caller's ferror check */
     text_header(f, r);
     text_levels(f, r);
+    text_level_hosts(f, r);
     text_telemetry(f, r);
     if (r->n_levels > 0) {
         fputs("\nLatency in ms (corrected, from intended start; tiles merged)\n", f);

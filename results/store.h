@@ -49,8 +49,8 @@ typedef struct tb_run_info {
     int n_hosts;                 /* 0: one SUT (no [host.NAME] sections) */
     const tb_host_info *hosts;
     const char *const *meter_hosts; /* with n_hosts: per meter, its host's name (meters.host) */
-    int64_t campaign_id;         /* > 0: the campaign this run belongs to (tb_store_begin_campaign) */
-    const char *campaign_config; /* with campaign_id: the configuration's name */
+    int64_t campaign_id;            /* > 0: the campaign this run belongs to (tb_store_begin_campaign) */
+    const char *campaign_config;    /* with campaign_id: the configuration's name */
 } tb_run_info;
 
 /*

@@ -73,10 +73,11 @@ int tb_store_insert_level_hosts(tb_store *s, int64_t level_id, const tb_host_res
     sqlite3_stmt *st = NULL;
     int rc;
     if (n <= 0) return SQLITE_OK;
-    rc = sqlite3_prepare_v2(tb_store_db(s),
-                            "INSERT INTO level_hosts (level_id, name, tiles, avg_watts, samples, cpu_util_pct,"
-                            " avg_freq_mhz, freq_source, telemetry_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                            -1, &st, NULL);
+    rc =
+        sqlite3_prepare_v2(tb_store_db(s),
+                           "INSERT INTO level_hosts (level_id, name, tiles, avg_watts, samples, cpu_util_pct,"
+                           " avg_freq_mhz, freq_source, telemetry_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                           -1, &st, NULL);
     for (int i = 0; rc == SQLITE_OK && i < n; i++) {
         sqlite3_bind_int64(st, 1, level_id);
         sqlite3_bind_text(st, 2, h[i].name, -1, SQLITE_STATIC);
@@ -100,10 +101,11 @@ int tb_store_put_idle_hosts(tb_store *s, int64_t run_id, const tb_host_result *h
     if (n <= 0) return 0;
     rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db,
-                                "UPDATE hosts SET active_idle_watts = ?3, idle_cpu_util_pct = ?4, idle_avg_freq_mhz = ?5,"
-                                " idle_telemetry_samples = ?7 WHERE run_id = ?1 AND name = ?2",
-                                -1, &st, NULL);
+        rc = sqlite3_prepare_v2(
+            db,
+            "UPDATE hosts SET active_idle_watts = ?3, idle_cpu_util_pct = ?4, idle_avg_freq_mhz = ?5,"
+            " idle_telemetry_samples = ?7 WHERE run_id = ?1 AND name = ?2",
+            -1, &st, NULL);
     for (int i = 0; rc == SQLITE_OK && i < n; i++) {
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_text(st, 2, h[i].name, -1, SQLITE_STATIC);

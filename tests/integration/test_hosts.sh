@@ -83,4 +83,17 @@ for fmt in text csv html; do
     "$TILEBENCH" report latest --db "$T/r.db" --format $fmt >"$T/r.$fmt" || fail "report --format $fmt"
 done
 grep -q "host a" "$T/r.text" || fail "text report names no host: $(head -40 "$T/r.text")"
+grep -q "SUT hosts per level" "$T/r.text" || fail "text report: no per-host table"
+head -1 "$T/r.csv" | grep -q ',watts_a,tiles_a,watts_b,tiles_b' || fail "csv: no per-host columns: $(head -1 "$T/r.csv")"
+grep -q 'id="hosts"' "$T/r.html" || fail "html: no SUT hosts section"
+
+# compare: a second (1-level) run shows each host's power beside the first's
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 0 \
+    --db "$T/r.db" --quiet >"$T/run2.log" 2>&1 || fail "run 2: $(cat "$T/run2.log")"
+"$TILEBENCH" compare 1 2 --db "$T/r.db" --format json >"$T/cmp.json" || fail "compare json"
+expect "compare hosts" "$(jq -r '.comparison.hosts | join(",")' "$T/cmp.json")" = a,b
+W2=$(jq '.comparison.levels[0].runs[1].host_watts.b.value' "$T/cmp.json")
+expect_true "compare: run 2 host b W" "$W2" "((. - $WB) | fabs) < 1e-6"
+"$TILEBENCH" compare 1 2 --db "$T/r.db" >"$T/cmp.txt" || fail "compare text"
+grep -q "Mean power of host a (W)" "$T/cmp.txt" || fail "compare text: no host table: $(cat "$T/cmp.txt")"
 echo "PASS test_hosts"
