@@ -210,6 +210,10 @@ static int begin_run_row(run_ctx *c, char *err) {
     tb_run_info ri;
     tb_host_info hosts[TB_MAX_HOSTS];
     int r;
+    if (hj && tb_coord_host_rows(c, hosts, err) != 0) {
+        json_decref(hj); /* a host's node_exporter cannot be read: as below */
+        hj = NULL;
+    }
     if (!hj) {
         /* the SUT host's node_exporter cannot be read: nothing measured, no run stored */
         json_decref(refs);
@@ -226,7 +230,6 @@ static int begin_run_row(run_ctx *c, char *err) {
     ri.started_wall_us = tb_wall_us();
     ri.n_meters = c->n_meters;
     ri.meters = c->infos;
-    tb_coord_host_rows(c, hosts);
     ri.n_hosts = c->n_hosts;
     ri.hosts = hosts;
     ri.meter_hosts = c->meter_host_name;
@@ -235,6 +238,7 @@ static int begin_run_row(run_ctx *c, char *err) {
     json_decref(hj);
     json_decref(sj);
     r = tb_store_begin_run(c->store, &ri, &c->run_id, err);
+    tb_coord_host_rows_free(hosts, c->n_hosts);
     free((char *)ri.host_json);
     free((char *)ri.settings_json);
     if (r != 0) return TB_EXIT_USAGE;

@@ -129,8 +129,11 @@ json_t *tb_coord_host_info(run_ctx *c, char *err);
 /* With [host.NAME] sections: every host's meters and telemetry source
  * opened, and no tile of the sweep without a host. An exit code. */
 int tb_coord_open_hosts(run_ctx *c, char *err);
-/* The hosts for the run row (c->n_hosts entries into out). */
-void tb_coord_host_rows(run_ctx *c, tb_host_info *out);
+/* The hosts for the run row (c->n_hosts entries into out), each with its
+ * configuration read from its telemetry source; -1 with err when a host's
+ * node_exporter cannot be read. Free with tb_coord_host_rows_free. */
+int tb_coord_host_rows(run_ctx *c, tb_host_info *out, char *err);
+void tb_coord_host_rows_free(tb_host_info *rows, int n);
 /* The run's settings object (takes refs). */
 json_t *tb_coord_settings(const run_ctx *c, json_t *refs);
 

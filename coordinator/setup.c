@@ -263,11 +263,56 @@ int tb_coord_open_hosts(run_ctx *c, char *err) {
     return TB_EXIT_OK;
 }
 
-void tb_coord_host_rows(run_ctx *c, tb_host_info *out) {
+/* Host h's configuration (hostinfo.h) as compact JSON text (caller frees):
+ * this machine's for telemetry local, its node_exporter's for a URL; NULL
+ * for none. -1 with err when the node_exporter cannot be read. */
+static int host_config(run_ctx *c, int h, char **out, char *err) {
+    const char *spec = c->o->def->hosts[h].telemetry;
+    tb_hostinfo hi;
+    json_t *j;
+    *out = NULL;
+    if (strcmp(spec, "none") == 0) return 0;
+    if (strcmp(spec, "local") == 0) {
+        tb_hostinfo_read_local("/", &hi);
+    } else {
+        char *body = NULL, e[TB_ERR_LEN];
+        size_t len = 0;
+        int rc;
+        if (tb_node_exporter_fetch(spec, 5000, &body, &len, e) != 0) {
+            tb_seterr(err, "[host.%s] telemetry: %s", c->o->def->hosts[h].name, e);
+            return -1;
+        }
+        tb_hostinfo_clear(&hi, c->host_telem_shown[h]);
+        rc = tb_node_exporter_hostinfo(body, len, &hi, e);
+        free(body);
+        if (rc != 0) {
+            tb_seterr(err, "[host.%s] telemetry %s: not Prometheus text: %s", c->o->def->hosts[h].name,
+                      c->host_telem_shown[h], e);
+            return -1;
+        }
+    }
+    j = tb_hostinfo_json(&hi);
+    *out = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return 0;
+}
+
+int tb_coord_host_rows(run_ctx *c, tb_host_info *out, char *err) {
+    memset(out, 0, (size_t)c->n_hosts * sizeof *out);
     for (int h = 0; h < c->n_hosts; h++) {
         out[h].name = c->o->def->hosts[h].name;
         out[h].label = c->o->def->hosts[h].label;
         out[h].tiles = c->host_tiles[h];
         out[h].telemetry = c->host_telem_shown[h];
+        if (host_config(c, h, (char **)&out[h].host_json, err) != 0) {
+            tb_coord_host_rows_free(out, h);
+            return -1;
+        }
     }
+    return 0;
+}
+
+void tb_coord_host_rows_free(tb_host_info *rows, int n) {
+    for (int h = 0; h < n; h++)
+        free((char *)rows[h].host_json);
 }

@@ -67,6 +67,7 @@ typedef struct tb_model_meter {
 /* One SUT host of a run with [host.NAME] sections (table hosts). */
 typedef struct tb_model_host {
     char *name, *label, *tiles, *telemetry; /* label NULL: none */
+    tb_model_obj config;                    /* its configuration (as the run's host); {} without telemetry */
     double active_idle_watts;               /* NaN: not measured */
     double idle_cpu_util_pct, idle_avg_freq_mhz;
     tb_model_int idle_telemetry_samples;

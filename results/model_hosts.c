@@ -15,7 +15,7 @@ static int read_run_hosts(tb_model_ctx *c, tb_model_run *r) {
     int rc;
     if (tb_model_prep(c,
                       "SELECT name, label, tiles, telemetry, active_idle_watts, idle_cpu_util_pct,"
-                      " idle_avg_freq_mhz, idle_telemetry_samples FROM hosts WHERE run_id = ?1 ORDER BY idx",
+                      " idle_avg_freq_mhz, idle_telemetry_samples, host_json FROM hosts WHERE run_id = ?1 ORDER BY idx",
                       &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, r->id);
@@ -31,6 +31,7 @@ static int read_run_hosts(tb_model_ctx *c, tb_model_run *r) {
         h->idle_cpu_util_pct = tb_model_col_real(st, 5);
         h->idle_avg_freq_mhz = tb_model_col_real(st, 6);
         h->idle_telemetry_samples = tb_model_col_int(st, 7);
+        tb_model_col_object(st, 8, "hosts.host_json", &h->config);
     }
     sqlite3_finalize(st);
     return rc;
@@ -94,6 +95,7 @@ void tb_model_free_hosts(tb_model_run *r) {
     for (size_t i = 0; i < r->n_hosts; i++) {
         tb_model_host *h = &r->hosts[i];
         free(h->name), free(h->label), free(h->tiles), free(h->telemetry);
+        tb_model_obj_free(&h->config);
     }
     free(r->hosts);
     r->hosts = NULL;

@@ -97,7 +97,7 @@ tb_model_int tb_model_col_int(sqlite3_stmt *st, int i) {
     return r;
 }
 
-static void obj_free(tb_model_obj *o) {
+void tb_model_obj_free(tb_model_obj *o) {
     for (size_t i = 0; i < o->n; i++) {
         free(o->kv[i].key);
         free(o->kv[i].str);
@@ -137,7 +137,7 @@ static void obj_from_json(tb_model_obj *o, json_t *j) {
 /* A stored JSON object text (host_json, settings_json, C-states): {} when
  * absent; {} and a warning when it does not parse, since a report is still
  * worth having without it. */
-static void col_object(sqlite3_stmt *st, int i, const char *name, tb_model_obj *o) {
+void tb_model_col_object(sqlite3_stmt *st, int i, const char *name, tb_model_obj *o) {
     json_error_t jerr;
     json_t *j;
     const char *s = (const char *)sqlite3_column_text(st, i);
@@ -341,10 +341,10 @@ static int read_run_row(tb_model_ctx *c, int64_t run_id, int flags, tb_model_run
         sqlite3_finalize(st);
         return 0;
     }
-    col_object(st, 6, "host_json", &r->host);
+    tb_model_col_object(st, 6, "host_json", &r->host);
     rc = read_meters(c, r);
     if (rc == 0) rc = read_idle_telemetry(c, r);
-    col_object(st, 7, "settings_json", &r->settings);
+    tb_model_col_object(st, 7, "settings_json", &r->settings);
     sqlite3_finalize(st);
     return rc;
 }
@@ -356,7 +356,7 @@ void tb_model_telemetry_from_levels_row(const tb_model_ctx *c, sqlite3_stmt *st,
     for (int m = 0; m < TB_MODEL_CPU_MODES; m++)
         t->mode_pct[m] = tb_model_col_real(st, 17 + m);
     t->samples = tb_model_col_int(st, 26);
-    col_object(st, 27, "cstate_residency_json", &t->cstate_residency_pct);
+    tb_model_col_object(st, 27, "cstate_residency_json", &t->cstate_residency_pct);
 }
 
 int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out, char *err) {
@@ -416,7 +416,7 @@ static void level_free(tb_model_level *lv) {
     free(lv->steady_start);
     free(lv->steady_end);
     free(lv->telemetry.freq_source);
-    obj_free(&lv->telemetry.cstate_residency_pct);
+    tb_model_obj_free(&lv->telemetry.cstate_residency_pct);
 }
 
 void tb_model_run_free(tb_model_run *r) {
@@ -425,8 +425,8 @@ void tb_model_run_free(tb_model_run *r) {
     free(r->label), free(r->status), free(r->started_at), free(r->finished_at);
     free(r->tilebench_version), free(r->tile_name), free(r->tile_spec), free(r->config_text);
     free(r->campaign_name), free(r->campaign_config);
-    obj_free(&r->host);
-    obj_free(&r->settings);
+    tb_model_obj_free(&r->host);
+    tb_model_obj_free(&r->settings);
     for (size_t i = 0; i < r->n_meters; i++) {
         tb_model_meter *m = &r->meters[i];
         free(m->uri), free(m->model), free(m->idn), free(m->serial), free(m->firmware), free(m->driver);

@@ -26,6 +26,10 @@ void tb_model_read_end(sqlite3 *db, int opened);
 char *tb_model_col_str(const tb_model_ctx *c, sqlite3_stmt *st, int i); /* NULL for NULL; UTF-8 unless raw_text */
 double tb_model_col_real(sqlite3_stmt *st, int i);                      /* NaN for NULL or not finite */
 tb_model_int tb_model_col_int(sqlite3_stmt *st, int i);
+/* A stored JSON object text (column `name`, for warnings) as an ordered
+ * list ({} when NULL or not an object); tb_model_obj_free frees it. */
+void tb_model_col_object(sqlite3_stmt *st, int i, const char *name, tb_model_obj *o);
+void tb_model_obj_free(tb_model_obj *o);
 
 /* The telemetry columns (14-15, 17-27) of the levels query. */
 void tb_model_telemetry_from_levels_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_telemetry *t);

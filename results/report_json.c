@@ -222,6 +222,7 @@ static json_t *hosts_json(const tb_model_run *r) {
         json_object_set_new(o, "label", jstr(h->label));
         json_object_set_new(o, "tiles", jstr(h->tiles));
         json_object_set_new(o, "telemetry", jstr(h->telemetry));
+        json_object_set_new(o, "config", jobj(&h->config));
         json_object_set_new(o, "active_idle_watts", jreal(h->active_idle_watts));
         json_object_set_new(idle, "cpu_util_pct", jreal(h->idle_cpu_util_pct));
         json_object_set_new(idle, "avg_freq_mhz", jreal(h->idle_avg_freq_mhz));

@@ -312,7 +312,7 @@ static void text_levels(FILE *f, const tb_model_run *r) {
  * where the host did not tell. */
 static void text_telemetry(FILE *f, const tb_model_run *r) {
     char b[6][32];
-    if (r->n_levels == 0) return;
+    if (r->n_levels == 0 || r->n_hosts) return; /* [host.NAME]: each host's is in "SUT hosts per level" */
     fputs("\nHost telemetry over steady state (% of CPU time; C-states: % of time per CPU)\n", f);
     fprintf(f, "  %5s %5s %6s %6s %6s %6s %6s %7s  %-13s %s\n", "tiles", "phase", "CPU%", "user", "sys", "iowait",
             "idle", "MHz", "freq source", "C-state residency");

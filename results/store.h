@@ -33,6 +33,7 @@ typedef struct tb_host_info {
     const char *name, *label; /* label may be "" */
     const char *tiles;        /* the tiles it serves as written back: "1..4, 9", "none", "rest" */
     const char *telemetry;    /* "local", "none" or the node_exporter URL, its password redacted */
+    const char *host_json;    /* its configuration (hostinfo.h) as JSON object text; NULL: none */
 } tb_host_info;
 
 /* What is known about a run when it starts. Strings are copied. */

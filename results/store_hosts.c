@@ -52,8 +52,8 @@ int tb_store_insert_hosts(tb_store *s, int64_t run_id, const tb_run_info *info) 
     int rc = SQLITE_OK;
     if (info->n_hosts <= 0) return SQLITE_OK;
     rc = sqlite3_prepare_v2(tb_store_db(s),
-                            "INSERT INTO hosts (run_id, idx, name, label, tiles, telemetry)"
-                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                            "INSERT INTO hosts (run_id, idx, name, label, tiles, telemetry, host_json)"
+                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                             -1, &st, NULL);
     for (int i = 0; rc == SQLITE_OK && i < info->n_hosts; i++) {
         const tb_host_info *h = &info->hosts[i];
@@ -63,6 +63,7 @@ int tb_store_insert_hosts(tb_store *s, int64_t run_id, const tb_run_info *info) 
         bind_str(st, 4, h->label);
         sqlite3_bind_text(st, 5, h->tiles ? h->tiles : "", -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 6, h->telemetry ? h->telemetry : "none", -1, SQLITE_STATIC);
+        bind_str(st, 7, h->host_json);
         rc = step_final(st);
     }
     sqlite3_finalize(st);

@@ -269,7 +269,9 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "CREATE INDEX level_agents_level ON level_agents(level_id);",
     /* 8 -> 9: a SUT of several hosts (issue 21, [host.NAME] in the tile
      * file): one hosts row per host of the run (its tiles as written back,
-     * its telemetry source with any password redacted, its active idle), a
+     * its telemetry source with any password redacted, its configuration
+     * from that source as in runs.host_json, NULL without one, its active
+     * idle), a
      * level_hosts row per host and phase (its meters' mean power summed, the
      * level's tiles it serves, its telemetry summary), and each meter's
      * host. Runs without host sections have no such rows and meters.host
@@ -281,6 +283,7 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "  label TEXT,"
     "  tiles TEXT NOT NULL,"
     "  telemetry TEXT NOT NULL,"
+    "  host_json TEXT,"
     "  active_idle_watts REAL,"
     "  idle_cpu_util_pct REAL,"
     "  idle_avg_freq_mhz REAL,"

@@ -33,6 +33,13 @@ rc=0
     >"$T/refused.log" 2>&1 || rc=$?
 expect "--meter with host sections: exit" "$rc" -eq 2
 grep -q "\[host.NAME\] sections name the meters" "$T/refused.log" || fail "refusal message: $(cat "$T/refused.log")"
+# a host's node_exporter that does not answer: aborted before anything is measured, no secret shown
+sed 's|^\[host.b\]$|&\ntelemetry = http://u:s3cret@127.0.0.1:1/metrics|' "$T/tile.ini" >"$T/noexp.ini"
+rc=0
+"$TILEBENCH" run --config "$T/noexp.ini" --tiles 1 --db "$T/noexp.db" --quiet >"$T/noexp.log" 2>&1 || rc=$?
+expect "unreachable host telemetry: exit" "$rc" -eq 3
+grep -q "\[host.b\] telemetry" "$T/noexp.log" || fail "unreachable telemetry message: $(cat "$T/noexp.log")"
+if grep -q s3cret "$T/noexp.log"; then fail "the telemetry password reached the output"; fi
 
 "$TILEBENCH" run --config "$T/tile.ini" --tiles 1..2 --ramp-up 1s --warm-up 1s --steady 4s --ramp-down 0 \
     --idle 3s --db "$T/r.db" --report "$T/r.json" --quiet >"$T/run.log" 2>&1 || fail "run: $(cat "$T/run.log")"
@@ -45,6 +52,8 @@ expect "host b's tiles" "$(jq -r '.run.hosts[1].tiles' "$J")" = rest
 expect "host a's label" "$(jq -r '.run.hosts[0].label' "$J")" = "first box"
 expect "meters" "$(jq '.run.meters | length' "$J")" -eq 3
 expect "meters' hosts" "$(jq -r '[.run.meters[].host] | join(",")' "$J")" = a,a,b
+expect "host a's configuration (local)" "$(jq -r '.run.hosts[0].config.hostname' "$J")" = "$(hostname)"
+expect "host b's configuration (no telemetry)" "$(jq '.run.hosts[1].config | length' "$J")" -eq 0
 
 python3 - "$J" "$WA" "$WE" "$WB" <<'PY' || fail "per-host power or PPKW"
 import json, sys

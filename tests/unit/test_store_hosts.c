@@ -67,7 +67,8 @@ static int64_t store_run(const char *db, int n_hosts) {
     char err[TB_ERR_LEN] = "";
     tb_meter_info mi[3];
     const char *mh[3] = {"db", "db", "app"};
-    tb_host_info hi[2] = {{"db", "database", "1", "http://10.0.0.2:9100/metrics"}, {"app", "", "rest", "none"}};
+    tb_host_info hi[2] = {{"db", "database", "1", "http://10.0.0.2:9100/metrics", "{\"hostname\":\"db1\",\"cpus\":8}"},
+                          {"app", "", "rest", "none", NULL}};
     tb_host_result hr[2];
     tb_level_result lr;
     tb_run_info ri;
@@ -139,6 +140,8 @@ static void hosts_round_trip(void **state) {
     assert_string_equal(r->hosts[0].label, "database");
     assert_string_equal(r->hosts[0].tiles, "1");
     assert_string_equal(r->hosts[0].telemetry, "http://10.0.0.2:9100/metrics");
+    assert_string_equal(tb_model_obj_str(&r->hosts[0].config, "hostname"), "db1");
+    assert_int_equal(r->hosts[1].config.n, 0);
     assert_true(r->hosts[0].active_idle_watts == 120.5);
     assert_true(r->hosts[0].idle_cpu_util_pct == 12.5);
     assert_true(r->hosts[0].idle_avg_freq_mhz == 2400);
