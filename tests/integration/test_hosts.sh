@@ -88,6 +88,9 @@ PY
 n=$(sqlite3 "$T/r.db" "SELECT count(*) FROM levels l WHERE abs(l.avg_watts -
     (SELECT sum(avg_watts) FROM level_hosts h WHERE h.level_id = l.id)) > 1e-6")
 expect "levels whose avg_watts is not the hosts' sum" "$n" -eq 0
+# every published figure (scores, the summed power, PPKW) recomputed from the raw rows
+python3 "$TB_SOURCE_DIR/tests/tools/recompute.py" "$T/r.db" 1 >"$T/recompute.log" 2>&1 ||
+    fail "recompute.py: $(cat "$T/recompute.log")"
 for fmt in text csv html; do
     "$TILEBENCH" report latest --db "$T/r.db" --format $fmt >"$T/r.$fmt" || fail "report --format $fmt"
 done
