@@ -305,8 +305,9 @@ static void html_banners(page *p) {
     fputs("\">", f);
     esc(f, *status ? status : "unknown");
     fputs("</span></h1>\n", f);
-    fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>"
-          "<a href=\"#host\">host</a><a href=\"#telemetry\">telemetry</a><a href=\"#qos\">QoS</a><a "
+    fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>", f);
+    if (p->run->n_hosts) fputs("<a href=\"#hosts\">SUT hosts</a>", f);
+    fputs("<a href=\"#host\">host</a><a href=\"#telemetry\">telemetry</a><a href=\"#qos\">QoS</a><a "
           "href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
           "<a href=\"#meters\">meters</a><a href=\"#events\">events</a><a href=\"#config\">configuration</a></nav>\n",
           f);

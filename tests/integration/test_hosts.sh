@@ -40,6 +40,12 @@ rc=0
 expect "unreachable host telemetry: exit" "$rc" -eq 3
 grep -q "\[host.b\] telemetry" "$T/noexp.log" || fail "unreachable telemetry message: $(cat "$T/noexp.log")"
 if grep -q s3cret "$T/noexp.log"; then fail "the telemetry password reached the output"; fi
+# every host names its tiles: a sweep reaching a tile none serves is refused before it runs
+sed 's|^\[host.b\]$|&\ntiles = 2|' "$T/tile.ini" >"$T/named.ini"
+rc=0
+"$TILEBENCH" run --config "$T/named.ini" --tiles 1..3 --db "$T/named.db" --quiet >"$T/named.log" 2>&1 || rc=$?
+expect "a tile no host serves: exit" "$rc" -eq 2
+grep -q "tile 3 is served by no \[host.NAME\]" "$T/named.log" || fail "no-host tile message: $(cat "$T/named.log")"
 
 "$TILEBENCH" run --config "$T/tile.ini" --tiles 1..2 --ramp-up 1s --warm-up 1s --steady 4s --ramp-down 0 \
     --idle 3s --db "$T/r.db" --report "$T/r.json" --quiet >"$T/run.log" 2>&1 || fail "run: $(cat "$T/run.log")"
