@@ -59,9 +59,8 @@ ip netns exec "$(netns_ns coord)" timeout 300 redis-server "$T/broker/redis.conf
     --save '' --appendonly no --dir "$T/broker" --logfile "$T/broker.log" &
 BROKER_PID=$!
 at_exit 'kill "$BROKER_PID" 2>/dev/null; wait "$BROKER_PID" 2>/dev/null'
-broker_ping() {
-    [ "$(REDISCLI_AUTH="$BPASS" timeout 5 ip netns exec "$(netns_ns coord)" redis-cli -h "$CO_IP" -p "$BPORT" PING)" = PONG ]
-}
+broker() { REDISCLI_AUTH="$BPASS" timeout 5 ip netns exec "$(netns_ns coord)" redis-cli -h "$CO_IP" -p "$BPORT" "$@"; }
+broker_ping() { [ "$(broker PING)" = PONG ]; }
 wait_for "the broker answering PING on $CO_IP:$BPORT" 10 broker_ping
 ip netns exec "$(netns_ns coord)" /usr/bin/python3 "$TB_SOURCE_DIR/tests/tools/tcp_delay.py" --listen "$CO_IP:0" \
     --target "$CO_IP:$BPORT" --delay-ms "$DELAY_MS" --lifetime-s 300 --port-file "$T/px.port" >"$T/px.log" 2>&1 &
@@ -151,6 +150,13 @@ set_after=$(redis_calls set)
 get_after=$(redis_calls get)
 truth+=("$(true_offset)")
 echo "ok: sweep done ($(($(date +%s) - START)) s)"
+# the coordinator let go of both agents as it ended: leases gone, agents idle
+no_leases() { [ -z "$(broker --scan --pattern 'tb:lease:*')" ]; }
+wait_for "the coordinator's leases on a1 and a2 released" 5 no_leases
+idle() { broker GET "tb:agent:$1" | grep -q '"state": *"idle"'; }
+wait_for "agent a1 idle again after the run" 5 idle a1
+wait_for "agent a2 idle again after the run" 5 idle a2
+echo "ok: leases released, a1 and a2 idle"
 
 # 6. the report, the store and the counters
 python3 - "$T/report.json" "$T/results.db" "$DELAY_MS" "$((set_after - set_before))" "$((get_after - get_before))" \
@@ -309,5 +315,6 @@ for p in "$A1_PID" "$A2_PID"; do
     wait "$p" || rc=$?
     expect "agent (pid $p) exit status on SIGTERM" "$rc" -eq 0
 done
+expect "registrations left at the broker after the agents stopped" "$(broker EXISTS tb:agent:a1 tb:agent:a2)" -eq 0
 timeout 60 ip netns exec "$(netns_ns sut)" "$TILEBENCH" sut down --dir "$T/sut" >"$T/down.log" 2>&1 || fail "sut down: $(cat "$T/down.log")"
 echo "PASS: test_agents ($(($(date +%s) - START)) s)"
