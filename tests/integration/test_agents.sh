@@ -139,24 +139,25 @@ truth=("$(true_offset)")
 # 5. the sweep
 run_rc=0
 timeout 100 ip netns exec "$(netns_ns coord)" "$TILEBENCH" run --config "$TILE" \
-    --broker "redis://default:$BPASS@$CO_IP:$BPORT" --agents 2 --agents-wait 20s --tiles 2,3 --ramp-up 2s --warm-up 1s --steady 3s --ramp-down 1s --idle 0 \
+    --broker "redis://default:$BPASS@$CO_IP:$BPORT" --agents 2 --agents-wait 20s --tiles 2,3 \
+    --ramp-up 2s --warm-up 1s --steady 3s --ramp-down 1s --idle 0 \
     --meter 'estimate:?idle=50&max=100' --db "$T/results.db" --report "$T/report.json" --label "it agents" \
     --quiet >"$T/run.log" 2>&1 || run_rc=$?
 truth+=("$(true_offset)")
 expect "run exit status" "$run_rc" -eq 0
+# the coordinator let go of both agents as it ended: leases gone, agents idle
+no_leases() { [ -z "$(broker --scan --pattern 'tb:lease:*')" ]; }
+wait_for "the coordinator's leases on a1 and a2 released (they would lapse only 5 s after the last renewal)" 2 no_leases
+idle() { broker GET "tb:agent:$1" | grep -q '"state": *"idle"'; }
+wait_for "agent a1 idle again after the run" 2 idle a1
+wait_for "agent a2 idle again after the run" 2 idle a2
+echo "ok: leases released, a1 and a2 idle"
 wait_for "the run's sessions on $DBNAME ended (each flushes its statistics as it ends)" 30 no_sessions
 pg_after=$(pg_xacts)
 set_after=$(redis_calls set)
 get_after=$(redis_calls get)
 truth+=("$(true_offset)")
 echo "ok: sweep done ($(($(date +%s) - START)) s)"
-# the coordinator let go of both agents as it ended: leases gone, agents idle
-no_leases() { [ -z "$(broker --scan --pattern 'tb:lease:*')" ]; }
-wait_for "the coordinator's leases on a1 and a2 released" 5 no_leases
-idle() { broker GET "tb:agent:$1" | grep -q '"state": *"idle"'; }
-wait_for "agent a1 idle again after the run" 5 idle a1
-wait_for "agent a2 idle again after the run" 5 idle a2
-echo "ok: leases released, a1 and a2 idle"
 
 # 6. the report, the store and the counters
 python3 - "$T/report.json" "$T/results.db" "$DELAY_MS" "$((set_after - set_before))" "$((get_after - get_before))" \
