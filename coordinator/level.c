@@ -131,6 +131,7 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     const tb_loadgen *lg = c->lg;
     tb_lg_stats *st = NULL, *all = NULL;
     double cpu0, cpu1;
+    uint64_t merged_us;
     tb_lg_stalls sl;
     int r, cut = 0, last = p == pl->n_phases - 1;
     lg->ops->stalls(lg->self, &sl); /* start the phase's stall record afresh */
@@ -141,6 +142,7 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     /* collected first: agents send a phase's statistics, stalls and CPU
      * together at its end */
     if (lg->ops->collect_phase(lg->self, p, &st, err) != 0) return -1;
+    merged_us = tb_now_us() - pl->phase_end_us[p];
     cpu1 = lg->ops->cpu_seconds(lg->self);
     lg->ops->stalls(lg->self, &sl);
     if (last) {
@@ -161,7 +163,7 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     }
     r = tb_coord_finish_phase(c, pl, p, st, all, cpu1 - cpu0, err);
     if (r >= 0) note_phase_health(c, pl, p, &sl, cpu1 - cpu0);
-    if (r >= 0) tb_coord_note_part_stalls(c, pl->tiles, p + 1);
+    if (r >= 0) tb_coord_note_parts_phase(c, pl->tiles, p + 1, merged_us);
     tb_lg_stats_free(st);
     tb_lg_stats_free(all);
     return r >= 0 && cut ? -3 - r : r;

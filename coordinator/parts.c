@@ -104,10 +104,17 @@ void tb_coord_free_agents(tb_agent_result *a, int n) {
     free(a);
 }
 
-void tb_coord_note_part_stalls(run_ctx *c, int tiles, int phase) {
-    int n;
+void tb_coord_note_parts_phase(run_ctx *c, int tiles, int phase, uint64_t merged_us) {
+    int n, used = 0;
     tb_lg_part *p = get_parts(c, &n);
     char msg[512];
+    for (int i = 0; i < n; i++)
+        used += p[i].tile_lo > 0;
+    if (n) {
+        snprintf(msg, sizeof msg, "%d tiles phase %d: the results of %d agent%s merged %.1f ms after the phase's end",
+                 tiles, phase, used, used == 1 ? "" : "s", (double)merged_us / 1000.0);
+        tb_coord_note(c, "info", msg);
+    }
     for (int i = 0; i < n; i++) {
         if (p[i].tile_lo <= 0 || p[i].stalls.max_us <= PART_STALL_WARN_US) continue;
         snprintf(msg, sizeof msg,

@@ -118,7 +118,9 @@ void tb_coord_note_placement(run_ctx *c, int tiles); /* the level's tiles per ag
  * (caller frees with tb_coord_free_agents), and their validity input. */
 tb_agent_result *tb_coord_phase_agents(run_ctx *c, tb_validity_input *vin, int *n);
 void tb_coord_free_agents(tb_agent_result *a, int n);
-void tb_coord_note_part_stalls(run_ctx *c, int tiles, int phase); /* a part's long loop stall: a warning */
+/* After a phase: when its parts' results were merged (µs after its end),
+ * as an event, and a part's long loop stall as a warning. */
+void tb_coord_note_parts_phase(run_ctx *c, int tiles, int phase, uint64_t merged_us);
 
 /* setup.c */
 int tb_coord_check_fd_limit(const tb_tiledef *def, int max_tiles, char *err);

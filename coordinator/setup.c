@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "agent/remote.h"
 #include "common/redact.h"
 #include "coordinator/run_ctx.h"
 #include "powermeter/hostinfo.h"
@@ -169,6 +170,19 @@ static json_t *environment(void) {
     return env;
 }
 
+/* The agents asked for: the broker (its password redacted), how many, which. */
+static json_t *agents_settings(const tb_remote_opts *ro) {
+    char shown[512];
+    json_t *a = json_object(), *names = json_array();
+    tb_redact_uri(ro->broker_uri, shown, sizeof shown);
+    json_object_set_new(a, "broker", json_string(shown));
+    json_object_set_new(a, "count", json_integer(ro->agents));
+    for (int i = 0; i < ro->n_names; i++)
+        json_array_append_new(names, json_string(ro->names[i]));
+    json_object_set_new(a, "names", names);
+    return a;
+}
+
 json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     const tb_run_opts *o = c->o;
     json_t *s = json_object(), *env = environment();
@@ -192,10 +206,13 @@ json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     json_object_set_new(s, "idle", json_string(buf));
     json_object_set_new(s, "repeat", json_integer(o->repeat));
     /* the threads the load generator runs, not the number asked for (0 = the online CPUs) */
-    json_object_set_new(s, "loadgen_threads", json_integer(tb_loadgen_local_threads(o->threads)));
+    json_object_set_new(s, "loadgen_threads",
+                        o->agents ? json_null() /* each agent's: level_agents */
+                                  : json_integer(tb_loadgen_local_threads(o->threads)));
     json_object_set_new(s, "sut", json_string(o->def->has_sut ? "external" : "embedded"));
     json_object_set_new(s, "intended_start_timing", json_true());
     json_object_set_new(s, "telemetry", json_string(c->telem_shown));
+    if (o->agents) json_object_set_new(s, "agents", agents_settings(o->agents));
     if (env) json_object_set_new(s, "environment", env);
     return s;
 }

@@ -20,6 +20,7 @@
 #include "common/html.h"
 #include "common/buf.h"
 #include "results/report_fmt.h"
+#include "results/report_agents.h"
 #include "results/report_html_page.h"
 #include "results/report_views.h"
 #include "results/svg_chart.h"
@@ -852,6 +853,7 @@ int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) {
     html_charts(&p);
     rh_levels(&p);
     rh_hosts(&p);
+    tb_report_html_agents(f, r);
     rh_telemetry(&p);
     rh_qos(&p);
     rh_latency(&p);

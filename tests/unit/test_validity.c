@@ -12,7 +12,11 @@
  * - auto-ranging is a warning, never a reason;
  * - the load generator using >= 90% of its threads' CPU invalidates;
  * - a compliant run with a QoS rule not judged is invalid;
- * - a meter with no valid sample invalidates.
+ * - a meter with no valid sample invalidates;
+ * - each agent of a load generator made of several is judged alone:
+ *   CPU-bound at 90% of its own threads, its clock offset known only to
+ *   more than 50 ms invalidates and more than 5 ms warns, by name; a fault
+ *   of the load generator (an agent lost) invalidates with its text.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +34,8 @@
 #define RULE_MAX_BAD_SHARE   0.01 /* of the samples, and of the expected samples */
 #define RULE_MAX_UNC_PCT     1.0
 #define RULE_CPU_BOUND_SHARE 0.90
+#define RULE_CLOCK_WARN_US   5000  /* an agent's clock offset bound over 5 ms warns */
+#define RULE_CLOCK_MAX_US    50000 /* over 50 ms invalidates */
 
 /* A valid level: `meters` meters over `steady_s` s, every expected sample
  * there and good, a precise meter, an idle load generator. */
@@ -283,6 +289,40 @@ static void test_cpu_bound_edge(void **state) {
     }
 }
 
+/* Agents: each alone, by name; the whole may be far from CPU-bound while one agent is. */
+static void test_agents(void **state) {
+    (void)state;
+    tb_validity_input in = base(1, 10);
+    tb_validity v;
+    in.threads = 4; /* 2 agents x 2 threads: 40 CPU-s of capacity, 36 is 90% */
+    in.cpu_s = 18.0;
+    in.n_parts = 2;
+    in.parts[0] = (tb_validity_part){
+        .name = "a1", .cpu_s = 17.99, .threads = 2, .clock_known = 1, .clock_bound_us = RULE_CLOCK_WARN_US};
+    in.parts[1] =
+        (tb_validity_part){.name = "a2", .cpu_s = 0.01, .threads = 2, .clock_known = 1, .clock_bound_us = 100};
+    expect_valid(&in);
+    assert_int_equal(judge(&in).n_warnings, 0);
+    in.parts[0].cpu_s = 18.0; /* 90% of a1's own 2 threads x 10 s */
+    expect_invalid(&in, "agent a1 CPU-bound (90% of 2 threads)");
+    in.parts[0].cpu_s = 1;
+    in.parts[1].clock_bound_us = RULE_CLOCK_WARN_US + 1;
+    v = judge(&in);
+    assert_true(v.valid);
+    assert_int_equal(v.n_warnings, 1);
+    assert_non_null(strstr(v.warnings[0], "agent a2 clock offset known only to +/- 5.0 ms"));
+    in.parts[1].clock_bound_us = RULE_CLOCK_MAX_US;
+    expect_valid(&in);
+    in.parts[1].clock_bound_us = RULE_CLOCK_MAX_US + 1;
+    expect_invalid(&in, "agent a2 clock offset known only to +/- 50.0 ms (limit 50 ms)");
+    in.parts[1].clock_known = 0; /* not measured: no clock rule */
+    expect_valid(&in);
+    in.lg_fault = "agent a2 lost at 2026-12-02T03:00:00Z (no heartbeat for 3 s)";
+    expect_invalid(&in, "agent a2 lost at 2026-12-02T03:00:00Z (no heartbeat for 3 s)");
+    in.lg_fault = "";
+    expect_valid(&in);
+}
+
 /* Every reason at once, in order, "; "-separated; warnings do not leak into
  * the reason. */
 static void test_all_reasons(void **state) {
@@ -341,6 +381,7 @@ int main(void) {
         cmocka_unit_test(test_compliant_unjudged),
         cmocka_unit_test(test_cpu_bound_edge),
         cmocka_unit_test(test_all_reasons),
+        cmocka_unit_test(test_agents),
         cmocka_unit_test(test_sample_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
