@@ -114,4 +114,13 @@ W2=$(jq '.comparison.levels[0].runs[1].host_watts.b.value' "$T/cmp.json")
 expect_true "compare: run 2 host b W" "$W2" "((. - $WB) | fabs) < 1e-6"
 "$TILEBENCH" compare 1 2 --db "$T/r.db" >"$T/cmp.txt" || fail "compare text"
 grep -q "Mean power of host a (W)" "$T/cmp.txt" || fail "compare text: no host table: $(cat "$T/cmp.txt")"
+# ... and beside a run without hosts (the same tile, one --meter): its host cells are unknown
+sed '/^\[host\./,$d' "$T/tile.ini" >"$T/nohosts.ini"
+"$TILEBENCH" run --config "$T/nohosts.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 0 \
+    --meter "wt310://127.0.0.1:$PA" --db "$T/r.db" --quiet >"$T/run3.log" 2>&1 || fail "run 3: $(cat "$T/run3.log")"
+expect "run 3 has no hosts key" "$(jq '.run | has("hosts")' <("$TILEBENCH" report 3 --db "$T/r.db" --format json))" = false
+"$TILEBENCH" compare 1 3 --db "$T/r.db" --format json >"$T/cmp3.json" || fail "compare 1 3"
+expect "compare: run 3 host a W unknown" "$(jq '.comparison.levels[0].runs[1].host_watts.a.value' "$T/cmp3.json")" = null
+"$TILEBENCH" compare 1 3 --db "$T/r.db" --format html >"$T/cmp3.html" || fail "compare html"
+grep -q "Mean power of host b (W)" "$T/cmp3.html" || fail "compare html: no host table"
 echo "PASS test_hosts"
