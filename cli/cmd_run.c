@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "agent/remote.h"
+#include "agent/wire.h"
+#include "broker/broker.h"
 #include "cli/commands.h"
 #include "cli/run_console.h"
 #include "coordinator/coordinator.h"
@@ -254,6 +256,9 @@ static int take_option(int opt, const char *arg, run_args *a) {
         break;
     case O_AGENT:
         if (a->ro.n_names >= TB_REMOTE_MAX_AGENTS) return bad("--agent", "too many agents (at most 256)");
+        if (!tb_wire_name_ok(arg)) return bad("--agent", "an agent name is 1..63 letters, digits, '.', '_' or '-'");
+        for (int i = 0; i < a->ro.n_names; i++)
+            if (strcmp(a->ro.names[i], arg) == 0) return bad("--agent", "this agent is named twice");
         a->ro.names[a->ro.n_names++] = arg;
         break;
     case O_AGENTS_WAIT: a->agents_wait = arg; break;
@@ -353,10 +358,19 @@ static int set_agents(run_args *a, const tb_tiledef *def) {
         for (int i = 0; i < def->agents.n_names && i < TB_REMOTE_MAX_AGENTS; i++)
             ro->names[ro->n_names++] = def->agents.names[i];
     ro->agents = a->agents ? (int)a->agents : def->agents.count ? def->agents.count : ro->n_names;
-    if (!ro->broker_uri && !ro->agents) return -1;
+    if (!ro->broker_uri && !ro->agents) {
+        if (a->agents_wait) return bad("--agents-wait", "applies to a run with agents (--broker, --agents)");
+        return -1;
+    }
     if (!ro->broker_uri)
         return bad("--agents", "agents need a broker: give --broker redis://HOST:PORT (or TILEBENCH_BROKER)");
     if (!ro->agents) return bad("--broker", "say how many agents to wait for: --agents N (or --agent NAME)");
+    {
+        /* a bad URI is a usage error now, before anything is measured or stored */
+        tb_broker_uri u;
+        if (tb_broker_uri_parse(ro->broker_uri, &u, err) != 0) return bad(a->broker ? "--broker" : "broker", err);
+        tb_broker_uri_free(&u);
+    }
     if (ro->n_names && ro->n_names != ro->agents) return bad("--agents", "does not match the number of agents named");
     ro->wait_us = def->agents.wait_us;
     if (a->agents_wait && (tb_parse_duration_us(a->agents_wait, &ro->wait_us, err) != 0 || ro->wait_us < 1000000))
