@@ -353,25 +353,34 @@ static int set_agents(run_args *a, const tb_tiledef *def) {
     tb_remote_opts *ro = &a->ro;
     const char *env = getenv("TILEBENCH_BROKER");
     char err[TB_ERR_LEN];
-    ro->broker_uri = a->broker ? a->broker : env && *env ? env : def->agents.broker;
-    if (!ro->n_names)
+    int cli = a->agents || ro->n_names; /* the command line replaces the file's count and names as a whole */
+    if (!cli)
         for (int i = 0; i < def->agents.n_names && i < TB_REMOTE_MAX_AGENTS; i++)
             ro->names[ro->n_names++] = def->agents.names[i];
-    ro->agents = a->agents ? (int)a->agents : def->agents.count ? def->agents.count : ro->n_names;
+    ro->agents = a->agents ? (int)a->agents : !cli && def->agents.count ? def->agents.count : ro->n_names;
+    /* the environment names a broker, it does not ask for agents */
+    ro->broker_uri = a->broker ? a->broker : ro->agents && env && *env ? env : def->agents.broker;
     if (!ro->broker_uri && !ro->agents) {
         if (a->agents_wait) return bad("--agents-wait", "applies to a run with agents (--broker, --agents)");
         return -1;
     }
     if (!ro->broker_uri)
-        return bad("--agents", "agents need a broker: give --broker redis://HOST:PORT (or TILEBENCH_BROKER)");
-    if (!ro->agents) return bad("--broker", "say how many agents to wait for: --agents N (or --agent NAME)");
+        return bad(a->agents            ? "--agents"
+                   : ro->n_names && cli ? "--agent"
+                                        : "[agents]",
+                   "agents need a broker: give --broker redis://HOST:PORT (or TILEBENCH_BROKER)");
+    if (!ro->agents)
+        return bad(a->broker ? "--broker" : "[agents] broker",
+                   "say how many agents to wait for: --agents N (or --agent NAME, or [agents] count)");
+    if (ro->n_names && ro->n_names != ro->agents)
+        return bad(cli ? "--agents" : "[agents] count",
+                   cli ? "does not match the number of --agent names" : "does not match the number of [agents] names");
     {
         /* a bad URI is a usage error now, before anything is measured or stored */
         tb_broker_uri u;
         if (tb_broker_uri_parse(ro->broker_uri, &u, err) != 0) return bad(a->broker ? "--broker" : "broker", err);
         tb_broker_uri_free(&u);
     }
-    if (ro->n_names && ro->n_names != ro->agents) return bad("--agents", "does not match the number of agents named");
     ro->wait_us = def->agents.wait_us;
     if (a->agents_wait && (tb_parse_duration_us(a->agents_wait, &ro->wait_us, err) != 0 || ro->wait_us < 1000000))
         return bad("--agents-wait", "must be a duration of at least 1s (e.g. 60s)");
