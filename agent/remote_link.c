@@ -46,14 +46,16 @@ void tb_remote_release(tb_broker *b, const char *key, const char *coord) {
     if (r) freeReplyObject(r);
 }
 
+/* A reason already given is not repeated (a lease found taken every second). */
 void tb_remote_fault(remote *r, const char *fmt, ...) {
     size_t n = strlen(r->fault);
+    char why[512];
     va_list ap;
-    if (n + 3 >= sizeof r->fault) return;
-    if (n) n += (size_t)snprintf(r->fault + n, sizeof r->fault - n, "; ");
     va_start(ap, fmt);
-    vsnprintf(r->fault + n, sizeof r->fault - n, fmt, ap);
+    vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    if (strstr(r->fault, why) || n + 3 >= sizeof r->fault) return;
+    snprintf(r->fault + n, sizeof r->fault - n, "%s%s", n ? "; " : "", why);
 }
 
 static ragent *find(remote *r, const char *name) {

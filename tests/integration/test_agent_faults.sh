@@ -49,6 +49,13 @@ start_broker() {
     BROKER_PID=$!
     wait_for "the broker on port $BPORT" 5 redis-cli -p "$BPORT" PING
 }
+restart_broker() { # SECONDS: kill -9, then the same port again after SECONDS
+    kill -9 "$BROKER_PID"
+    wait "$BROKER_PID" 2>/dev/null || true
+    BROKER_PID=""
+    sleep "$1"
+    start_broker
+}
 at_exit '[ -z "$BROKER_PID" ] || { kill "$BROKER_PID" 2>/dev/null; wait "$BROKER_PID" 2>/dev/null; }'
 declare -A AGENT
 start_agent() { # NAME (once an earlier agent of that name is gone)
@@ -167,11 +174,7 @@ if want 3; then
 agents_up a1 a2
 start_run s3 2..3 4s --agents 2
 wait_steady "$T/s3.db" 2 "$RUN_PID"
-kill -9 "$BROKER_PID"
-wait "$BROKER_PID" 2>/dev/null || true
-BROKER_PID=""
-sleep 1
-start_broker
+restart_broker 1
 end_run s3 0
 expect "s3 run status" "$(q s3 "SELECT status FROM runs")" = complete
 expect "s3 levels stored" "$(q s3 "SELECT count(*) FROM levels")" -eq 2
@@ -181,6 +184,22 @@ expect "s3 level 3 tiles (after the restart) valid" "$(q s3 "SELECT valid FROM l
 expect "s3 level 3 tiles: agents with tiles" "$(q s3 "SELECT count(*) FROM level_agents JOIN levels ON levels.id = level_id
     WHERE tiles = 3 AND tile_lo IS NOT NULL AND lost_at IS NULL")" -eq 2
 for a in a1 a2; do grep -q 'connected again' "$T/agent-$a.log" || fail "agent $a did not say it reconnected"; done
+# Again, the broker away from just after the phase's end (4 s after its
+# start; its statistics were read) over the level's stop (1 s later): the
+# coordinator's stop waits for the broker to come back, and reaches the
+# agents, which reconnect after it was sent. Nothing is in flight as the
+# broker dies, so nothing is lost: the level is valid.
+start_run s3b 2..3 4s --agents 2
+wait_steady "$T/s3b.db" 2 "$RUN_PID"
+sleep 4.3
+restart_broker 1.6
+end_run s3b 0
+expect "s3b run status" "$(q s3b "SELECT status FROM runs")" = complete
+expect "s3b levels stored" "$(q s3b "SELECT count(*) FROM levels")" -eq 2
+whole_or_invalid s3b
+expect "s3b level 2 tiles valid ($(q s3b "SELECT coalesce(invalid_reason, '') FROM levels WHERE tiles = 2"))" \
+    "$(q s3b "SELECT valid FROM levels WHERE tiles = 2")" = 1
+expect "s3b level 3 tiles (after the restart) valid" "$(q s3b "SELECT valid FROM levels WHERE tiles = 3")" = 1
 fi
 
 # ---- 4. SIGINT to the coordinator ------------------------------------------
