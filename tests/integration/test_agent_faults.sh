@@ -65,14 +65,14 @@ start_agent() { # NAME (once an earlier agent of that name is gone)
     wait_for "agent $1 registered" 5 registered "$1"
 }
 registered() { [ "$(redis-cli -p "$BPORT" EXISTS "tb:agent:$1")" = 1 ]; }
-# want N: scenario N is to run (TB_FAULTS="2 4" runs only those; default all)
-want() { [[ " ${TB_FAULTS:-1 2 3 4 5 6} " == *" $1 "* ]]; }
+unregistered() { [ "$(redis-cli -p "$BPORT" EXISTS "tb:agent:$1")" = 0 ]; }
 # agents_up NAME...: starts those not running
 agents_up() {
     local a
     for a in "$@"; do [ -n "${AGENT[$a]:-}" ] || start_agent "$a"; done
 }
-unregistered() { [ "$(redis-cli -p "$BPORT" EXISTS "tb:agent:$1")" = 0 ]; }
+# want N: scenario N is to run (TB_FAULTS="2 4" runs only those; default all)
+want() { [[ " ${TB_FAULTS:-1 2 3 4 5 6} " == *" $1 "* ]]; }
 at_exit 'for p in "${AGENT[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done'
 STAGES=(--ramp-up 2s --warm-up 1s --ramp-down 1s --idle 0 --meter 'estimate:?idle=50&max=100')
 RUN_PID=""
