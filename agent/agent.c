@@ -13,10 +13,12 @@
  * the coordinator, which stores them per agent and level.
  *
  * Dead man's switch: while it serves a run, the agent checks every second
- * that the lease key still names its coordinator. When it has not seen
- * that for TB_AGENT_LEASE_MS (the coordinator was killed, the network or
- * the broker is gone) it stops every user and frees the run, so no orphan
- * load keeps hitting the SUT.
+ * that the lease key still names its coordinator, and how long the key
+ * has left (PTTL): the lease holds until then. Once that moment passes
+ * without a renewal seen (the coordinator was killed, the network or the
+ * broker is gone) it stops every user and frees the run, so no orphan load
+ * keeps hitting the SUT: within TB_AGENT_LEASE_MS of the coordinator's
+ * last renewal, plus one read (200 ms).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +52,7 @@ typedef struct agent {
     /* the run it serves */
     int claimed;
     char res_key[192];
-    uint64_t lease_ok_us;
+    uint64_t lease_until_us; /* our monotonic clock: the lease holds until then */
     tb_tiledef *def;
     tb_sut_endpoints ep;
     tb_loadgen *lg;
@@ -179,7 +181,7 @@ static void on_run(agent *a, const tb_msg *m) {
     snprintf(a->info.coord, sizeof a->info.coord, "%s", coord);
     snprintf(a->info.state, sizeof a->info.state, "busy");
     a->claimed = 1;
-    a->lease_ok_us = tb_now_us();
+    a->lease_until_us = tb_now_us() + (uint64_t)TB_AGENT_LEASE_MS * 1000; /* it was just taken */
     a->def = tb_tiledef_parse(tname, text, strlen(text), err);
     if (!a->def || tb_wire_endpoints_parse(json_object_get(m->body, "endpoints"), &a->ep, err) != 0 ||
         tb_loadgen_local_open(a->def, &a->ep, a->o->threads, &a->lg, err) != 0) {
@@ -333,16 +335,28 @@ static void heartbeat(agent *a) {
     json_decref(j);
 }
 
-/* The dead man's switch: 1 when the run was dropped. */
+/* The lease's time left (PTTL, ms) when it names coordinator ARGV[1], else -3. */
+static const char lease_lua[] =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pttl', KEYS[1]) end return -3";
+
+/* The dead man's switch: 1 when the run was dropped. A lease key gone for
+ * a moment (the broker restarted; its coordinator sets it again within a
+ * second) does not shorten the time the last renewal gave. */
 static int check_lease(agent *a, uint64_t now) {
     char err[TB_ERR_LEN];
     redisReply *r;
     if (!a->claimed) return 0;
-    r = a->b && !tb_broker_broken(a->b) ? tb_broker_cmd(a->b, err, "GET %s", a->k_lease) : NULL;
-    if (r && r->type == REDIS_REPLY_STRING && strcmp(r->str, a->info.coord) == 0) a->lease_ok_us = now;
+    r = a->b && !tb_broker_broken(a->b)
+            ? tb_broker_cmd(a->b, err, "EVAL %s 1 %s %s", lease_lua, a->k_lease, a->info.coord)
+            : NULL;
+    if (r && r->type == REDIS_REPLY_INTEGER && r->integer > 0 && now + (uint64_t)r->integer * 1000 > a->lease_until_us)
+        a->lease_until_us = now + (uint64_t)r->integer * 1000;
     if (r) freeReplyObject(r);
-    if (now - a->lease_ok_us < (uint64_t)TB_AGENT_LEASE_MS * 1000) return 0;
-    say(a, TB_LOG_WARN, "coordinator %s stopped renewing its lease (%d s): every user stopped, the run is dropped",
+    if (now < a->lease_until_us) return 0;
+    say(a, TB_LOG_WARN,
+        "coordinator %s stopped renewing its lease (it lapsed %d s after its last renewal): every user stopped, the "
+        "run "
+        "is dropped",
         a->info.coord, TB_AGENT_LEASE_MS / 1000);
     free_run(a);
     return 1;
@@ -356,7 +370,9 @@ static int reconnect(agent *a, uint64_t now) {
         say(a, TB_LOG_WARN, "%s", err);
         return -1;
     }
-    if (tb_stream_group(a->b, a->k_cmd, "agent", "$", err) != 0) {
+    /* from "0": a broker that restarted lost the group, and what the
+     * coordinator sent since (its stream is new) is for us */
+    if (tb_stream_group(a->b, a->k_cmd, "agent", "0", err) != 0) {
         say(a, TB_LOG_WARN, "%s", err);
         return -1;
     }
@@ -368,6 +384,7 @@ static int reconnect(agent *a, uint64_t now) {
 
 /* What is due every second. */
 static void every_second(agent *a, uint64_t now) {
+    if (a->claimed && now >= a->lease_until_us && check_lease(a, now)) return; /* at once, not up to 1 s late */
     if (now < a->next_beat_us) return;
     a->next_beat_us = now + (uint64_t)TB_AGENT_HEARTBEAT_MS * 1000;
     if (check_lease(a, now)) return;

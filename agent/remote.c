@@ -14,13 +14,14 @@
 
 #include "agent/remote_int.h"
 
-#define LEAD_US         1500000 /* a level's plan reaches every agent and its users this far ahead */
-#define CLOCK_PROBES    8
-#define READY_WAIT_US   30000000
-#define PROBE_WAIT_US   60000000
-#define COLLECT_WAIT_US 5000000
-#define STOP_WAIT_US    10000000
-#define RAMP_WAIT_US    1000000
+#define LEAD_US           1500000 /* a level's plan reaches every agent and its users this far ahead */
+#define CLOCK_PROBES      8
+#define READY_WAIT_US     30000000
+#define PROBE_WAIT_US     60000000
+#define COLLECT_WAIT_US   5000000
+#define STOP_WAIT_US      10000000
+#define RAMP_WAIT_US      1000000
+#define RECONNECT_WAIT_US 5000000
 
 void tb_remote_deal(int tiles, int n, const int *weights, int *lo, int *hi) {
     long total = 0;
@@ -66,10 +67,22 @@ static int wait_for(remote *r, int (*done)(remote *), uint64_t wait_us) {
     return 1;
 }
 
+/* The coordinator thread's connection, connected again if it broke (the
+ * broker restarted), trying for up to RECONNECT_WAIT_US. 0 or -1 with err. */
+static int cmd_ready(remote *r, char *err) {
+    uint64_t end = tb_now_us() + RECONNECT_WAIT_US;
+    while (tb_broker_broken(r->cmd)) {
+        if (tb_broker_reconnect(r->cmd, err) == 0) return 0;
+        if (tb_now_us() >= end || (r->o->stop && *r->o->stop)) return -1;
+        tb_nap_us(250000);
+    }
+    return 0;
+}
+
 /* Sends one command to agent a. 0 or -1 with err. */
 static int send_to(remote *r, ragent *a, const char *type, json_t *body, char *err) {
-    int rc = tb_stream_send(r->cmd, a->k_cmd, type, r->coord, body, NULL, 0, err);
-    if (rc != 0 && tb_broker_broken(r->cmd) && tb_broker_reconnect(r->cmd, err) == 0)
+    int rc = cmd_ready(r, err) == 0 ? tb_stream_send(r->cmd, a->k_cmd, type, r->coord, body, NULL, 0, err) : -1;
+    if (rc != 0 && tb_broker_broken(r->cmd) && cmd_ready(r, err) == 0)
         rc = tb_stream_send(r->cmd, a->k_cmd, type, r->coord, body, NULL, 0, err);
     json_decref(body);
     return rc;
@@ -161,7 +174,7 @@ static int rm_start_level(void *self, const tb_level_plan *pl, char *err) {
     tb_broker_clock clk;
     tb_wire_plan wp;
     int rc = 0;
-    if (tb_broker_clock_probe(r->cmd, CLOCK_PROBES, &clk, err) != 0) return -1;
+    if (cmd_ready(r, err) != 0 || tb_broker_clock_probe(r->cmd, CLOCK_PROBES, &clk, err) != 0) return -1;
     pthread_mutex_lock(&r->mu);
     reset_level(r);
     r->seq++;

@@ -4,8 +4,9 @@
  * agent it holds and checks that each agent still heartbeats; between
  * those it reads the results stream, blocking at most 200 ms, and files
  * each message with its agent. An agent unheard of for TB_AGENT_ALIVE_MS
- * is lost: the level in progress is invalid, with the agent named and the
- * time. A broken broker connection is retried every half second; while it
+ * (its last heartbeat dated by its key's time left, PTTL) is lost: the
+ * level in progress is invalid, with the agent named and the time it was
+ * last heard. A broken broker connection is retried every half second; while it
  * is down no agent ages (they cannot reach the broker either), and once it
  * is back a message that never arrived shows as missing results.
  */
@@ -46,14 +47,16 @@ void tb_remote_release(tb_broker *b, const char *key, const char *coord) {
     if (r) freeReplyObject(r);
 }
 
+/* A reason already given is not repeated (a lease found taken every second). */
 void tb_remote_fault(remote *r, const char *fmt, ...) {
     size_t n = strlen(r->fault);
+    char why[512];
     va_list ap;
-    if (n + 3 >= sizeof r->fault) return;
-    if (n) n += (size_t)snprintf(r->fault + n, sizeof r->fault - n, "; ");
     va_start(ap, fmt);
-    vsnprintf(r->fault + n, sizeof r->fault - n, fmt, ap);
+    vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    if (strstr(r->fault, why) || n + 3 >= sizeof r->fault) return;
+    snprintf(r->fault + n, sizeof r->fault - n, "%s%s", n ? "; " : "", why);
 }
 
 static ragent *find(remote *r, const char *name) {
@@ -162,19 +165,23 @@ static void every_second(remote *r, uint64_t now) {
     for (int i = 0; i < r->n; i++) {
         ragent *a = &r->ag[i];
         redisReply *x;
-        int alive;
+        long long left_ms;
         if (a->lost_wall_us) continue;
         if (tb_remote_renew(r->rd, a->k_lease, r->coord, err) != 0 && !tb_broker_broken(r->rd)) {
             pthread_mutex_lock(&r->mu);
             tb_remote_fault(r, "agent %s: its lease was taken by another coordinator", a->info.name);
             pthread_mutex_unlock(&r->mu);
         }
-        x = tb_broker_cmd(r->rd, err, "EXISTS %s", a->k_agent);
+        /* the heartbeat key's time left dates the agent's last heartbeat */
+        x = tb_broker_cmd(r->rd, err, "PTTL %s", a->k_agent);
         if (!x) return;
-        alive = x->type == REDIS_REPLY_INTEGER && x->integer == 1;
+        left_ms = x->type == REDIS_REPLY_INTEGER ? x->integer : -2;
         freeReplyObject(x);
         pthread_mutex_lock(&r->mu);
-        if (alive) a->last_seen_us = now;
+        if (left_ms > 0 && left_ms <= TB_AGENT_ALIVE_MS) {
+            uint64_t beat = now - (uint64_t)(TB_AGENT_ALIVE_MS - left_ms) * 1000;
+            if (beat > a->last_seen_us) a->last_seen_us = beat;
+        }
         if (now - a->last_seen_us > (uint64_t)TB_AGENT_ALIVE_MS * 1000) {
             a->lost_wall_us = tb_wall_us() - (int64_t)(now - a->last_seen_us);
             tb_format_wall(a->lost_wall_us, wall, sizeof wall);
