@@ -49,6 +49,8 @@ typedef struct agent {
     tb_agent_info info;
     char k_agent[128], k_cmd[128], k_lease[128];
     uint64_t next_beat_us, next_try_us;
+    uint64_t last_ms, last_seq; /* the last command entry handled: a replayed one is ignored */
+    int beat_failing;           /* the broker refuses the heartbeat (said once) */
     /* the run it serves */
     int claimed;
     char res_key[192];
@@ -58,6 +60,7 @@ typedef struct agent {
     tb_loadgen *lg;
     /* the level in progress */
     int level_on, seq, next_phase, ramp_sent;
+    int last_level_seq; /* of this run: a level plan at or below it is an old one */
     tb_level_plan plan;
     tb_broker_clock clk;
     double cpu0;
@@ -137,6 +140,7 @@ static void free_run(agent *a) {
     a->def = NULL;
     tb_endpoints_free(&a->ep);
     a->claimed = 0;
+    a->last_level_seq = 0;
     a->res_key[0] = a->info.coord[0] = 0;
     snprintf(a->info.state, sizeof a->info.state, "idle");
     for (int i = 0; i < a->nq; i++) {
@@ -176,6 +180,10 @@ static void on_run(agent *a, const tb_msg *m) {
         return;
     }
     freeReplyObject(r);
+    if (a->claimed && strcmp(a->info.coord, coord) == 0) {
+        say(a, TB_LOG_WARN, "a second run message from coordinator %s: ignored (its run goes on)", coord);
+        return;
+    }
     if (a->claimed) free_run(a); /* a new run of the lease holder replaces its old one */
     snprintf(a->res_key, sizeof a->res_key, "%s", res);
     snprintf(a->info.coord, sizeof a->info.coord, "%s", coord);
@@ -229,6 +237,12 @@ static void on_level(agent *a, const tb_msg *m) {
     char err[TB_ERR_LEN];
     tb_lg_stalls sl;
     if (tb_wire_plan_parse(json_object_get(m->body, "plan"), &wp, err) != 0) return reply_error(a, 0, err);
+    if (wp.seq <= a->last_level_seq) {
+        say(a, TB_LOG_WARN, "an old level plan (%d, after %d): ignored", wp.seq, a->last_level_seq);
+        return;
+    }
+    a->last_level_seq = wp.seq;
+    if (tb_loadgen_fd_check(a->def, wp.tile_hi - wp.tile_lo + 1, err) != 0) return reply_error(a, wp.seq, err);
     end_level(a, NULL);
     if (tb_broker_clock_probe(a->b, CLOCK_PROBES, &a->clk, err) != 0) return reply_error(a, wp.seq, err);
     local_plan(a, &wp, &a->plan);
@@ -239,8 +253,8 @@ static void on_level(agent *a, const tb_msg *m) {
     a->next_phase = 0;
     a->ramp_sent = 0;
     a->cpu0 = a->lg->ops->cpu_seconds(a->lg->self);
-    say(a, TB_LOG_INFO, "level %d: tiles %d..%d of %d, clock offset %+lld us (+/- %llu us)", wp.seq, wp.tile_lo,
-        wp.tile_hi, wp.tiles, (long long)a->clk.offset_us, (unsigned long long)a->clk.bound_us);
+    say(a, TB_LOG_INFO, "%d tiles: running tiles %d..%d; clock offset to the broker known to +/- %llu us", wp.tiles,
+        wp.tile_lo, wp.tile_hi, (unsigned long long)a->clk.bound_us);
     reply(a, "started",
           json_pack("{s:i, s:I, s:I, s:I, s:i}", "seq", wp.seq, "offset_us", (json_int_t)a->clk.offset_us, "bound_us",
                     (json_int_t)a->clk.bound_us, "rtt_us", (json_int_t)a->clk.rtt_us, "users", level_users(a)),
@@ -273,8 +287,7 @@ static void on_stop(agent *a, const tb_msg *m) {
 
 static void on_release(agent *a) {
     say(a, TB_LOG_INFO, "run of coordinator %s ended", a->info.coord);
-    reply(a, "released", json_object(), NULL, 0);
-    free_run(a);
+    free_run(a); /* no reply: the coordinator's results stream is gone */
 }
 
 static void handle(agent *a, const tb_msg *m) {
@@ -331,6 +344,11 @@ static void heartbeat(agent *a) {
     if (r) freeReplyObject(r);
     r = r ? tb_broker_cmd(a->b, err, "SADD tb:agents %s", a->info.name) : NULL;
     if (r) freeReplyObject(r);
+    if (!r && !tb_broker_broken(a->b) && !a->beat_failing)
+        say(a, TB_LOG_WARN, "the broker refuses this agent's heartbeat (%s): coordinators will count it lost", err);
+    else if (r && a->beat_failing)
+        say(a, TB_LOG_INFO, "the broker takes this agent's heartbeat again");
+    a->beat_failing = !r && !tb_broker_broken(a->b);
     free(text);
     json_decref(j);
 }
@@ -427,7 +445,12 @@ static void serve_once(agent *a) {
         return;
     }
     for (int i = 0; i < n; i++) {
-        handle(a, &m[i]);
+        /* a command group made again from "0" (the broker lost it) hands back what was handled */
+        if (tb_msg_after(&m[i], a->last_ms, a->last_seq)) {
+            a->last_ms = m[i].id_ms;
+            a->last_seq = m[i].id_seq;
+            handle(a, &m[i]);
+        }
         tb_msg_free(&m[i]);
     }
 }
@@ -438,7 +461,7 @@ static int setup(agent *a, const tb_agent_opts *o, char *err) {
     a->o = o;
     gethostname(host, sizeof host - 1);
     snprintf(a->info.name, sizeof a->info.name, "%s", o->name ? o->name : host);
-    if (!tb_wire_name_ok(a->info.name)) {
+    if ((o->name && strlen(o->name) >= sizeof a->info.name) || !tb_wire_name_ok(a->info.name)) {
         tb_seterr(err, "agent name '%.64s': use 1..63 letters, digits, '.', '_' or '-' (--name)", a->info.name);
         return TB_EXIT_USAGE;
     }
@@ -467,9 +490,20 @@ static int setup(agent *a, const tb_agent_opts *o, char *err) {
         }
     }
     heartbeat(a);
-    say(a, TB_LOG_INFO, "agent %s registered at broker %s: %d cores, %d load generator threads", a->info.name,
-        tb_broker_shown(a->b), a->info.cores, a->info.threads);
+    say(a, TB_LOG_INFO, "%s registered at broker %s: %d cores, %d load generator thread%s", a->info.name,
+        tb_broker_shown(a->b), a->info.cores, a->info.threads, a->info.threads == 1 ? "" : "s");
     return 0;
+}
+
+/* Unregisters: its registration, its name, its command stream. */
+static void leave(agent *a) {
+    char e[TB_ERR_LEN];
+    redisReply *r;
+    if (tb_broker_broken(a->b)) return;
+    r = tb_broker_cmd(a->b, e, "DEL %s %s", a->k_agent, a->k_cmd);
+    if (r) freeReplyObject(r);
+    r = tb_broker_broken(a->b) ? NULL : tb_broker_cmd(a->b, e, "SREM tb:agents %s", a->info.name);
+    if (r) freeReplyObject(r);
 }
 
 int tb_agent_serve(const tb_agent_opts *o, char *err) {
@@ -480,12 +514,16 @@ int tb_agent_serve(const tb_agent_opts *o, char *err) {
     while (rc == 0 && !(o->stop && *o->stop))
         serve_once(&a);
     if (rc == 0) {
-        char e[TB_ERR_LEN];
-        redisReply *r;
-        if (a.claimed) say(&a, TB_LOG_INFO, "stopping: every user stopped, the run of %s is dropped", a.info.coord);
+        if (a.claimed) {
+            say(&a, TB_LOG_INFO, "stopping: every user stopped, the run of %s is dropped", a.info.coord);
+            end_level(&a, NULL);
+            /* its coordinator counts it lost now, not after 3 s of silence */
+            reply(&a, "leaving", json_pack("{s:s}", "reason", "stopped on its host"), NULL, 0);
+        } else {
+            say(&a, TB_LOG_INFO, "stopped");
+        }
         free_run(&a);
-        r = tb_broker_broken(a.b) ? NULL : tb_broker_cmd(a.b, e, "DEL %s", a.k_agent);
-        if (r) freeReplyObject(r);
+        leave(&a);
     }
     tb_broker_close(a.b);
     tb_broker_uri_free(&a.uri);

@@ -59,8 +59,8 @@ static int wait_for(remote *r, int (*done)(remote *), uint64_t wait_us) {
         struct timespec ts;
         uint64_t now = tb_now_us();
         if (now >= end || (r->o->stop && *r->o->stop)) return 0;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100000000L; /* 100 ms steps: the stop flag is seen */
+        clock_gettime(CLOCK_MONOTONIC, &ts); /* r->cv waits on it: a wall-clock step stretches nothing */
+        ts.tv_nsec += 100000000L;            /* 100 ms steps: the stop flag is seen */
         if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
     }
@@ -125,7 +125,8 @@ static void reset_level(remote *r) {
 
 /* Deals the level's tiles over the agents still alive; -1 when none is. */
 static int deal(remote *r, int tiles, char *err) {
-    int n = 0, w[TB_REMOTE_MAX_AGENTS], lo[TB_REMOTE_MAX_AGENTS], hi[TB_REMOTE_MAX_AGENTS], idx[TB_REMOTE_MAX_AGENTS];
+    int n = 0, dealt = 0, w[TB_REMOTE_MAX_AGENTS], lo[TB_REMOTE_MAX_AGENTS], hi[TB_REMOTE_MAX_AGENTS],
+        idx[TB_REMOTE_MAX_AGENTS];
     for (int i = 0; i < r->n; i++)
         if (!r->ag[i].lost_wall_us) {
             idx[n] = i;
@@ -139,6 +140,11 @@ static int deal(remote *r, int tiles, char *err) {
     for (int k = 0; k < n; k++) {
         r->ag[idx[k]].lo = lo[k];
         r->ag[idx[k]].hi = hi[k];
+        dealt += lo[k] ? hi[k] - lo[k] + 1 : 0;
+    }
+    if (dealt != tiles) { /* never with threads of 1..TB_AGENT_MAX_THREADS: a guard, not a path */
+        tb_seterr(err, "%d of %d tiles could be placed on the agents", dealt, tiles);
+        return -1;
     }
     return 0;
 }
@@ -419,6 +425,16 @@ static int rm_parts(void *self, tb_lg_part *out, int max) {
 
 static const char *rm_level_fault(void *self) { return ((remote *)self)->fault; }
 
+static const char *rm_gone(void *self) {
+    remote *r = self;
+    int alive = 0;
+    pthread_mutex_lock(&r->mu);
+    for (int i = 0; i < r->n; i++)
+        alive += !r->ag[i].lost_wall_us;
+    pthread_mutex_unlock(&r->mu);
+    return alive ? NULL : "every agent is lost: no load generator is left for another level";
+}
+
 static void rm_close(void *self) {
     remote *r = self;
     char err[TB_ERR_LEN];
@@ -461,6 +477,7 @@ static const tb_loadgen_ops remote_ops = {
     .close = rm_close,
     .parts = rm_parts,
     .level_fault = rm_level_fault,
+    .gone = rm_gone,
 };
 
 int tb_loadgen_remote_open(const tb_tiledef *def, const tb_sut_endpoints *ep, const tb_remote_opts *o, tb_loadgen **out,
@@ -476,7 +493,13 @@ int tb_loadgen_remote_open(const tb_tiledef *def, const tb_sut_endpoints *ep, co
     r->ep = ep;
     r->collected = -1;
     pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
+    {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&r->cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     gethostname(host, sizeof host - 1);
     snprintf(r->coord, sizeof r->coord, "%s:%ld:%llx", host, (long)getpid(), (unsigned long long)tb_wall_us());
     snprintf(r->res_key, sizeof r->res_key, "tb:res:%s", r->coord);

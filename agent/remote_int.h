@@ -50,6 +50,7 @@ typedef struct remote {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     char coord[128], res_key[192];
+    uint64_t last_ms, last_seq; /* the last results entry filed: a replayed one is ignored */
     int n;
     ragent *ag;
     /* the ops of every workload, from the first agent ready */

@@ -17,7 +17,8 @@
 
 #include "agent/remote_int.h"
 
-#define LINK_BLOCK_MS 200
+#define LINK_BLOCK_MS   200
+#define RESULTS_KEEP_MS 60000 /* the results stream outlives a dead coordinator by this much */
 
 static const char renew_lua[] =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end "
@@ -121,6 +122,16 @@ static void on_phase(remote *r, ragent *a, const tb_msg *m) {
     a->have_phase[p] = 1;
 }
 
+/* Agent a is lost from now (under r->mu): a fault of the level it runs in. */
+static void lose(remote *r, ragent *a, const char *why) {
+    char wall[64];
+    if (a->lost_wall_us) return;
+    a->lost_wall_us = tb_wall_us();
+    tb_format_wall(a->lost_wall_us, wall, sizeof wall);
+    if (r->level_on && a->lo) tb_remote_fault(r, "agent %s %s at %s", a->info.name, why, wall);
+    pthread_cond_broadcast(&r->cv);
+}
+
 /* One message from an agent (under r->mu). */
 static void file_msg(remote *r, const tb_msg *m) {
     ragent *a = find(r, m->from);
@@ -128,9 +139,13 @@ static void file_msg(remote *r, const tb_msg *m) {
     if (!a) return;
     a->last_seen_us = tb_now_us();
     if (strcmp(m->type, "ready") == 0) {
+        uint64_t t = ju64(m->body, "threads");
+        if (a->ready) return; /* once per run */
         take_ops(r, json_object_get(m->body, "workloads"));
-        a->info.threads = (int)ju64(m->body, "threads") ? (int)ju64(m->body, "threads") : a->info.threads;
+        if (t >= 1 && t <= TB_AGENT_MAX_THREADS) a->info.threads = (int)t;
         a->ready = 1;
+    } else if (strcmp(m->type, "leaving") == 0) {
+        lose(r, a, "left the run (stopped on its host)");
     } else if (strcmp(m->type, "probed") == 0) {
         a->probed = 1;
         a->probe_ok = json_is_true(json_object_get(m->body, "ok"));
@@ -154,6 +169,7 @@ static void file_msg(remote *r, const tb_msg *m) {
     } else if (strcmp(m->type, "phase") == 0) {
         on_phase(r, a, m);
     } else if (strcmp(m->type, "stopped") == 0) {
+        if (a->stopped) return; /* once per level */
         if (json_is_true(json_object_get(m->body, "had_level"))) a->all = take_stats(r, a, m);
         a->stopped = 1;
     }
@@ -162,15 +178,19 @@ static void file_msg(remote *r, const tb_msg *m) {
 /* Leases renewed, heartbeats checked: once a second. */
 static void every_second(remote *r, uint64_t now) {
     char err[TB_ERR_LEN], wall[64];
+    redisReply *ex = tb_broker_cmd(r->rd, err, "PEXPIRE %s %d", r->res_key, RESULTS_KEEP_MS);
+    if (ex) freeReplyObject(ex); /* a coordinator that dies leaves no stream behind for long */
     for (int i = 0; i < r->n; i++) {
         ragent *a = &r->ag[i];
         redisReply *x;
         long long left_ms;
         if (a->lost_wall_us) continue;
         if (tb_remote_renew(r->rd, a->k_lease, r->coord, err) != 0 && !tb_broker_broken(r->rd)) {
+            /* the agent drops our run when it sees another holder: it is lost to us */
             pthread_mutex_lock(&r->mu);
-            tb_remote_fault(r, "agent %s: its lease was taken by another coordinator", a->info.name);
+            lose(r, a, "lost: its lease was taken by another coordinator");
             pthread_mutex_unlock(&r->mu);
+            continue;
         }
         /* the heartbeat key's time left dates the agent's last heartbeat */
         x = tb_broker_cmd(r->rd, err, "PTTL %s", a->k_agent);
@@ -234,7 +254,11 @@ static void *link_main(void *arg) {
             continue;
         pthread_mutex_lock(&r->mu);
         for (int i = 0; i < n; i++)
-            file_msg(r, &m[i]);
+            if (tb_msg_after(&m[i], r->last_ms, r->last_seq)) { /* a group made again from "0" replays */
+                r->last_ms = m[i].id_ms;
+                r->last_seq = m[i].id_seq;
+                file_msg(r, &m[i]);
+            }
         if (n) pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
         for (int i = 0; i < n; i++)

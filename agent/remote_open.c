@@ -33,9 +33,11 @@ static int have(const remote *r, const char *name) {
     return 0;
 }
 
+/* Adds name to the ", "-separated list unless it is there already (as a whole item). */
 static void add_name(char *list, size_t len, const char *name) {
-    size_t n = strlen(list);
-    if (strstr(list, name)) return;
+    size_t n = strlen(list), k = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += k)
+        if ((p == list || p[-1] == ' ') && (p[k] == ',' || p[k] == 0)) return;
     snprintf(list + n, len - n, "%s%s", n ? ", " : "", name);
 }
 

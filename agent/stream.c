@@ -62,7 +62,16 @@ static int parse_entry(const redisReply *e, tb_msg *m) {
     const redisReply *kv;
     json_error_t je;
     memset(m, 0, sizeof *m);
-    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[1]->type != REDIS_REPLY_ARRAY) return -1;
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[1]->type != REDIS_REPLY_ARRAY ||
+        e->element[0]->type != REDIS_REPLY_STRING)
+        return -1;
+    {
+        unsigned long long ms, seq;
+        char tail;
+        if (sscanf(e->element[0]->str, "%llu-%llu%c", &ms, &seq, &tail) != 2) return -1;
+        m->id_ms = ms;
+        m->id_seq = seq;
+    }
     kv = e->element[1];
     for (size_t i = 0; i + 1 < kv->elements; i += 2) {
         const redisReply *k = kv->element[i], *v = kv->element[i + 1];

@@ -19,6 +19,7 @@
 #define TB_STREAM_MAXLEN 100000
 
 typedef struct tb_msg {
+    uint64_t id_ms, id_seq; /* the entry's ID, "MS-SEQ": later entries have larger ones */
     char type[24];
     char from[128];
     json_t *body; /* an object; never NULL after a successful read */
@@ -39,6 +40,10 @@ int tb_stream_group(tb_broker *b, const char *key, const char *group, const char
 int tb_stream_read(tb_broker *b, const char *key, const char *group, const char *consumer, int block_ms, tb_msg *out,
                    int max, int *n, int *bad, char *err) TB_WUR;
 void tb_msg_free(tb_msg *m);
+/* 1 when m's entry came after the entry (ms, seq). */
+static inline int tb_msg_after(const tb_msg *m, uint64_t ms, uint64_t seq) {
+    return m->id_ms > ms || (m->id_ms == ms && m->id_seq > seq);
+}
 
 /* Sleeps us microseconds (a signal may cut it short). */
 void tb_nap_us(uint64_t us);

@@ -32,6 +32,7 @@
 #define TB_AGENT_ALIVE_MS     3000 /* ... which lives this long: 3 s of silence is a lost agent */
 #define TB_AGENT_LEASE_MS     5000 /* a coordinator's hold on an agent lives this long unrenewed */
 #define TB_AGENT_NAME_MAX     64
+#define TB_AGENT_MAX_THREADS  (1 << 20) /* the most threads an agent may say it runs */
 
 /* What an agent says about itself when it registers (and every heartbeat). */
 typedef struct tb_agent_info {

@@ -144,7 +144,9 @@ static int open_instruments(run_ctx *c, char *err) {
     const tb_run_opts *o = c->o;
     char why[TB_ERR_LEN];
     int r;
-    if (tb_coord_check_fd_limit(o->def, c->max_tiles, err) != 0) return TB_EXIT_USAGE;
+    /* the users' sockets are this process's own only with the local load
+     * generator; each agent checks its share of a level (agent.c) */
+    if (!o->agents && tb_loadgen_fd_check(o->def, c->max_tiles, err) != 0) return TB_EXIT_USAGE;
     if (o->def->n_hosts) {
         /* [host.NAME]: each host's meters and telemetry; none for the run as a whole */
         if ((r = tb_coord_open_hosts(c, err)) != TB_EXIT_OK) return r;
@@ -463,6 +465,10 @@ static int sweep_once(run_ctx *c, tried_levels *t, char *err) {
         r = tb_coord_run_level(c, tiles, err);
         c->levels_done++;
         if (r == -2) break;
+        if (r >= 0 && c->lg->ops->gone && c->lg->ops->gone(c->lg->self)) {
+            snprintf(err, TB_ERR_LEN, "%s", c->lg->ops->gone(c->lg->self));
+            r = -1;
+        }
         if (r < 0) {
             tb_coord_note(c, "error", err);
             return fail(c, TB_EXIT_ABORTED);

@@ -123,7 +123,6 @@ void tb_coord_free_agents(tb_agent_result *a, int n);
 void tb_coord_note_parts_phase(run_ctx *c, int tiles, int phase, uint64_t merged_us);
 
 /* setup.c */
-int tb_coord_check_fd_limit(const tb_tiledef *def, int max_tiles, char *err);
 /* The effective telemetry source; *why says why it is none ("" otherwise). */
 const char *tb_coord_telemetry_choice(const tb_run_opts *o, char *why, size_t len);
 /* The run's host object, NULL with err when the node_exporter cannot be read. */

@@ -20,34 +20,6 @@
  * IMAP and SMTP/LMTP, 2; the others 1): refuse a sweep that cannot get its
  * sockets, after raising the soft limit as far as the hard one allows,
  * instead of failing every connect. */
-int tb_coord_check_fd_limit(const tb_tiledef *def, int max_tiles, char *err) {
-    struct rlimit rl;
-    unsigned long long users = 0, need = 0;
-    for (int w = 0; w < def->n_workloads; w++) {
-        const tb_workload_vt *vt = tb_workload_find(def->workloads[w].kind);
-        int per = vt && vt->sockets_per_user > 0 ? vt->sockets_per_user : 2;
-        users += (unsigned long long)def->workloads[w].users;
-        need += (unsigned long long)per * (unsigned long long)def->workloads[w].users;
-    }
-    users *= (unsigned long long)max_tiles;
-    need = need * (unsigned long long)max_tiles + 256;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
-        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-        getrlimit(RLIMIT_NOFILE, &rl);
-    }
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
-        snprintf(err, TB_ERR_LEN,
-                 "--tiles: %llu users at %d tiles need about %llu open files, and the limit is %llu (raise it with "
-                 "ulimit -n, "
-                 "or run fewer tiles or users)",
-                 users, max_tiles, need, (unsigned long long)rl.rlim_cur);
-        return -1;
-    }
-    return 0;
-}
-
 /* Whether host names a server on this machine: loopback, a Unix socket
  * path, or unset (the endpoint is not used). */
 static int is_local_host(const char *host) {

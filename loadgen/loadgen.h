@@ -166,6 +166,9 @@ typedef struct tb_loadgen_ops {
     /* Optional. Why the level in progress cannot be trusted ("" when it
      * can): a part lost, results that never arrived. */
     const char *(*level_fault)(void *self);
+    /* Optional. Why it cannot run another level (every agent is lost), NULL
+     * while it can: the run then stops as aborted, keeping what it stored. */
+    const char *(*gone)(void *self);
 } tb_loadgen_ops;
 
 /* A load generator as the coordinator sees it: its methods and the tile
@@ -191,6 +194,13 @@ void tb_loadgen_close(tb_loadgen *lg); /* NULL is a no-op */
 /* The worker threads the local load generator runs for `threads` asked
  * (0 = the online CPUs): what its ops->threads will report. */
 int tb_loadgen_local_threads(int threads);
+
+/* Whether this process may open the sockets `tiles` tiles of def's users
+ * need (each workload's sockets per user, and 256 more), raising the soft
+ * open-files limit up to the hard one when it is short. 0, or -1 with err
+ * ("120 users at 60 tiles need about 376 open files, and the limit is 100
+ * (raise it with ulimit -n, ...)"). */
+int tb_loadgen_fd_check(const tb_tiledef *def, int tiles, char *err) TB_WUR;
 
 /* Checks every workload's own keys (its configure()) against stand-in
  * endpoints, so a bad key is reported before any server starts.

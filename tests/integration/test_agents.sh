@@ -82,14 +82,14 @@ ip netns exec "$(netns_ns a2)" timeout 300 env TILEBENCH_BROKER="$AGENT_URI" LD_
     FAKETIME=+30s FAKETIME_DONT_FAKE_MONOTONIC=1 "$TILEBENCH" agent --name a2 --threads 1 >"$T/a2.log" 2>&1 &
 A2_PID=$!
 at_exit 'kill "$A1_PID" "$A2_PID" 2>/dev/null; wait "$A1_PID" "$A2_PID" 2>/dev/null'
-registered() { grep -q "agent $1 registered at broker" "$T/$1.log"; }
+registered() { grep -q "agent: $1 registered at broker" "$T/$1.log"; }
 wait_for "agent a1 registered" 15 registered a1
 wait_for "agent a2 registered" 15 registered a2
 # a2's log stamps (time(), HH:MM:SS) run 30 s ahead of this shell's clock
 # (less the time since it registered: at most the 15 s waited above)
 a2_skew=$(python3 - "$T/a2.log" <<'PYEOF'
 import re, sys, time
-stamp = re.match(r"(\d\d):(\d\d):(\d\d) agent: agent a2 registered", [l for l in open(sys.argv[1]) if "registered" in l][0])
+stamp = re.match(r"(\d\d):(\d\d):(\d\d) agent: a2 registered", [l for l in open(sys.argv[1]) if "registered" in l][0])
 h, m, s = map(int, stamp.groups())
 now = time.localtime()
 print(((h * 3600 + m * 60 + s) - (now.tm_hour * 3600 + now.tm_min * 60 + now.tm_sec)) % 86400)
