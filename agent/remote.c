@@ -369,13 +369,15 @@ static int all_probed(remote *r) {
     return 1;
 }
 
-/* Every agent checks the SUT from where its load will come from. */
+/* Every agent checks the SUT's servers from where its load will come from;
+ * the first also that they hold data for every tile. */
 static int rm_probe(void *self, int tiles, char *err) {
     remote *r = self;
     int rc = 0;
     for (int i = 0; i < r->n; i++) {
+        /* the data of every tile is the SUT's own: one agent checks it; each checks its path to the servers */
         r->ag[i].probed = 0;
-        if (send_to(r, &r->ag[i], "probe", json_pack("{s:i}", "tiles", tiles), err) != 0) return -1;
+        if (send_to(r, &r->ag[i], "probe", json_pack("{s:i}", "tiles", i == 0 ? tiles : 1), err) != 0) return -1;
     }
     pthread_mutex_lock(&r->mu);
     wait_for(r, all_probed, PROBE_WAIT_US);
