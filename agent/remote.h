@@ -13,14 +13,15 @@
 
 #include "loadgen/loadgen.h"
 
-#define TB_REMOTE_MAX_AGENTS 256
+#define TB_REMOTE_MAX_AGENTS      256
+#define TB_REMOTE_WAIT_DEFAULT_US 60000000 /* how long a run waits for its agents by default */
 
 typedef struct tb_remote_opts {
     const char *broker_uri; /* secret: never shown as given */
     int agents;             /* how many to wait for */
     int n_names;            /* > 0: exactly these agents */
     const char *names[TB_REMOTE_MAX_AGENTS];
-    uint64_t wait_us; /* for the agents to register; 0 = 60 s */
+    uint64_t wait_us; /* for the agents to register; 0 = TB_REMOTE_WAIT_DEFAULT_US */
     volatile sig_atomic_t *stop;
 } tb_remote_opts;
 

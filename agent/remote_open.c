@@ -11,8 +11,7 @@
 
 #include "agent/remote_int.h"
 
-#define WAIT_DEFAULT_US 60000000
-#define READY_WAIT_US   30000000
+#define READY_WAIT_US 30000000
 
 typedef struct seen {
     char names[TB_REMOTE_MAX_AGENTS][TB_AGENT_NAME_MAX];
@@ -108,7 +107,7 @@ static void missing(const remote *r, const seen *sn, uint64_t waited_us, char *e
 }
 
 int tb_remote_gather(remote *r, char *err) {
-    uint64_t wait = r->o->wait_us ? r->o->wait_us : WAIT_DEFAULT_US, t0 = tb_now_us();
+    uint64_t wait = r->o->wait_us ? r->o->wait_us : TB_REMOTE_WAIT_DEFAULT_US, t0 = tb_now_us();
     seen sn;
     memset(&sn, 0, sizeof sn);
     if (r->o->agents < 1 || r->o->agents > TB_REMOTE_MAX_AGENTS) {

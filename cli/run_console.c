@@ -35,10 +35,11 @@ static void on_sut_starting(void *arg, const char *dir, int tiles) {
     fflush(stdout);
 }
 
-static void on_agents_waiting(void *arg, int n) {
+static void on_agents_waiting(void *arg, int n, uint64_t wait_us) {
     tb_run_console *con = arg;
     if (con->quiet) return;
-    printf("waiting for %d load-generator agent%s at the broker...\n", n, n == 1 ? "" : "s");
+    printf("waiting up to %llu s for %d load-generator agent%s at the broker...\n",
+           (unsigned long long)(wait_us / 1000000), n, n == 1 ? "" : "s");
     fflush(stdout);
 }
 

@@ -305,7 +305,9 @@ static int open_loadgen(run_ctx *c, char *err) {
     if (!c->o->agents)
         return tb_loadgen_local_open(c->o->def, &c->ep, c->o->threads, &c->lg, err) == 0 ? TB_EXIT_OK
                                                                                          : fail(c, TB_EXIT_USAGE);
-    if (c->obs->agents_waiting) c->obs->agents_waiting(c->obs->arg, c->o->agents->agents);
+    if (c->obs->agents_waiting)
+        c->obs->agents_waiting(c->obs->arg, c->o->agents->agents,
+                               c->o->agents->wait_us ? c->o->agents->wait_us : TB_REMOTE_WAIT_DEFAULT_US);
     r = tb_loadgen_remote_open(c->o->def, &c->ep, c->o->agents, &c->lg, err);
     if (r != 0) return fail(c, r == -2 ? TB_EXIT_ABORTED : TB_EXIT_USAGE);
     tb_coord_note_agents(c);

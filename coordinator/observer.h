@@ -42,8 +42,8 @@ typedef struct tb_run_observer {
     void (*run_begun)(void *arg, int64_t run_id, const char *tile_name, const char *tile_spec, const char *db_path);
     /* A workload's reference comes from a calibration run (source says which). */
     void (*reference)(void *arg, const char *workload, const char *source);
-    /* The run waits for n load-generator agents to register (agent/remote.h). */
-    void (*agents_waiting)(void *arg, int n);
+    /* The run waits up to wait_us for n load-generator agents to register (agent/remote.h). */
+    void (*agents_waiting)(void *arg, int n, uint64_t wait_us);
     /* The embedded SUT is starting in dir with data for tiles tiles. */
     void (*sut_starting)(void *arg, const char *dir, int tiles);
     /* Active idle: begun (its length), live (time left, latest W), measured (mean W). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coordinator/run_ctx.h"
 
@@ -23,6 +24,23 @@ static tb_lg_part *get_parts(const run_ctx *c, int *n) {
     return p;
 }
 
+/* Agents on other hosts cannot reach a SUT on this one's loopback. */
+static void warn_loopback(run_ctx *c, const tb_lg_part *p, int n) {
+    char host[128] = "", msg[512];
+    gethostname(host, sizeof host - 1);
+    if (!tb_coord_sut_is_local(&c->ep)) return;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(p[i].host, host) == 0) continue;
+        snprintf(msg, sizeof msg,
+                 "agent %s runs on host %s, but the SUT's endpoints are on this host's loopback (127.0.0.1): "
+                 "it cannot reach them unless it shares this host's network; start the SUT with `sut up "
+                 "--listen ADDR` and give its [sut] section (docs/agents.md, \"Real client hosts\")",
+                 p[i].name, p[i].host);
+        tb_coord_say(c, "warning", TB_RUN_MSG_WARNING, msg);
+        return;
+    }
+}
+
 void tb_coord_note_agents(run_ctx *c) {
     int n;
     tb_lg_part *p = get_parts(c, &n);
@@ -34,9 +52,11 @@ void tb_coord_note_agents(run_ctx *c) {
     tb_buf_init(&b, 0);
     tb_buf_putf(&b, "load generator: %d agent%s:", n, n == 1 ? "" : "s");
     for (int i = 0; i < n; i++)
-        tb_buf_putf(&b, "%s %s (host %s, %d threads)", i ? "," : "", p[i].name, p[i].host, p[i].threads);
+        tb_buf_putf(&b, "%s %s (host %s, %d thread%s)", i ? "," : "", p[i].name, p[i].host, p[i].threads,
+                    p[i].threads == 1 ? "" : "s");
     tb_coord_say(c, "info", TB_RUN_MSG_INFO, tb_buf_str(&b));
     tb_buf_free(&b);
+    warn_loopback(c, p, n);
     free(p);
 }
 

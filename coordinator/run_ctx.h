@@ -123,6 +123,8 @@ void tb_coord_free_agents(tb_agent_result *a, int n);
 void tb_coord_note_parts_phase(run_ctx *c, int tiles, int phase, uint64_t merged_us);
 
 /* setup.c */
+/* 1 when every endpoint of ep is on this machine (loopback, a Unix socket, unset). */
+int tb_coord_sut_is_local(const tb_sut_endpoints *ep);
 /* The effective telemetry source; *why says why it is none ("" otherwise). */
 const char *tb_coord_telemetry_choice(const tb_run_opts *o, char *why, size_t len);
 /* The run's host object, NULL with err when the node_exporter cannot be read. */

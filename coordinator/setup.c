@@ -59,7 +59,7 @@ static int conninfo_is_local(const char *conninfo) {
 }
 
 /* Whether every endpoint of an external SUT is on this machine. */
-static int sut_is_local(const tb_sut_endpoints *ep) {
+int tb_coord_sut_is_local(const tb_sut_endpoints *ep) {
     int local = conninfo_is_local(ep->pg_conninfo) && is_local_host(ep->redis_host) && is_local_host(ep->imap_host) &&
                 is_local_host(ep->lmtp_host) && is_local_host(ep->smtp_host) && url_is_local(ep->web_url);
     for (int i = 0; i < ep->n_pg_tile; i++)
@@ -79,7 +79,7 @@ const char *tb_coord_telemetry_choice(const tb_run_opts *o, char *why, size_t le
     why[0] = '\0';
     if (o->telemetry && *o->telemetry) return o->telemetry;
     if (o->def->telemetry[0]) return o->def->telemetry;
-    if (!o->def->has_sut || sut_is_local(&o->def->sut)) return "local";
+    if (!o->def->has_sut || tb_coord_sut_is_local(&o->def->sut)) return "local";
     snprintf(why, len,
              "telemetry: none (the SUT's endpoints are not on this machine, so local figures would describe "
              "the load generator); set [sut] telemetry = http://SUT:9100/metrics or run --telemetry URL");
