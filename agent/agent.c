@@ -246,6 +246,10 @@ static void on_level(agent *a, const tb_msg *m) {
     end_level(a, NULL);
     if (tb_broker_clock_probe(a->b, CLOCK_PROBES, &a->clk, err) != 0) return reply_error(a, wp.seq, err);
     local_plan(a, &wp, &a->plan);
+    if (a->plan.phase_end_us[a->plan.n_phases - 1] <= tb_now_us()) {
+        snprintf(err, sizeof err, "the level's plan ends in the past on this agent's clock (an old plan?)");
+        return reply_error(a, wp.seq, err);
+    }
     if (a->lg->ops->start_level(a->lg->self, &a->plan, err) != 0) return reply_error(a, wp.seq, err);
     a->lg->ops->stalls(a->lg->self, &sl); /* the level's stall record starts now */
     a->level_on = 1;

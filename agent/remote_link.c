@@ -94,6 +94,12 @@ static void take_ops(remote *r, const json_t *ws) {
 static tb_lg_stats *take_stats(remote *r, ragent *a, const tb_msg *m) {
     tb_lg_stats *s = NULL;
     char err[TB_ERR_LEN];
+    int tiles, nw;
+    if (m->stats && tb_lg_stats_peek_shape(m->stats, m->stats_len, &tiles, &nw, err) == 0 &&
+        (tiles != r->plan.tiles || nw != r->pub.def->n_workloads)) {
+        tb_remote_fault(r, "agent %s: statistics of another shape (%d tiles x %d workloads)", a->info.name, tiles, nw);
+        return NULL;
+    }
     if (!m->stats || tb_lg_stats_decode(m->stats, m->stats_len, &s, err) != 0) {
         tb_remote_fault(r, "agent %s: unreadable statistics (%s)", a->info.name, m->stats ? err : "none sent");
         return NULL;

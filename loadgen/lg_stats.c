@@ -271,6 +271,15 @@ static int get_cell(reader *rd, tb_lg_stats *s, long *prev, char *err) {
     return 0;
 }
 
+int tb_lg_stats_peek_shape(const uint8_t *buf, size_t len, int *tiles, int *n_workloads, char *err) {
+    reader rd = {buf, buf ? len : 0, 0};
+    long t, nw, n_cells;
+    if (get_header(&rd, &t, &nw, &n_cells, err) != 0) return -1;
+    *tiles = (int)t;
+    *n_workloads = (int)nw;
+    return 0;
+}
+
 int tb_lg_stats_decode(const uint8_t *buf, size_t len, tb_lg_stats **out, char *err) {
     reader rd = {buf, len, 0};
     long tiles, nw, n_cells, prev = -1;

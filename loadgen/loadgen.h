@@ -64,6 +64,9 @@ void tb_lg_stats_free(tb_lg_stats *s); /* NULL is a no-op */
  */
 int tb_lg_stats_encode(const tb_lg_stats *s, uint8_t **out, size_t *len);
 int tb_lg_stats_decode(const uint8_t *buf, size_t len, tb_lg_stats **out, char *err) TB_WUR;
+/* The shape a buffer's header states, before decoding (and allocating for)
+ * it, so a receiver can refuse one it does not expect. 0, or -1 with err. */
+int tb_lg_stats_peek_shape(const uint8_t *buf, size_t len, int *tiles, int *n_workloads, char *err) TB_WUR;
 
 /* The timeline of one load level, in monotonic µs. Phases are contiguous or
  * not; an op counts toward phase p iff its intended start is in

@@ -363,7 +363,7 @@ static int set_agents(parse_state *ps, const char *sec, const char *key, const c
     }
     if (strcmp(key, "broker") == 0) {
         if (strncmp(val, "redis://", 8) != 0 && strncmp(val, "rediss://", 9) != 0)
-            return fail(ps, sec, key, "must be a redis://[USER:PASS@]HOST:PORT[/DB] URI");
+            return fail(ps, sec, key, "must be a redis:// URI (redis://HOST:PORT, credentials before the host)");
         free(ag->broker);
         ag->broker = xstrdup(val);
         return 1;
