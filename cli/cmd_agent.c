@@ -13,19 +13,12 @@
 #include "agent/agent.h"
 #include "cli/commands.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig) {
-    (void)sig;
-    stop_flag = 1;
-}
-
 static void usage(FILE *f) {
     fprintf(f, "usage: tilebench agent [--broker URI] [--name NAME] [--threads N]\n\n"
                "Runs a load generator on this host for coordinators that drive it through a\n"
                "broker (a Redis server of its own, not one the tiles load). It registers,\n"
                "heartbeats every second, and serves run after run, level after level, until\n"
-               "SIGINT or SIGTERM. When its coordinator stops renewing its lease for 5 s\n"
+               "SIGINT, SIGTERM or SIGHUP. When its coordinator stops renewing its lease for 5 s\n"
                "(killed, network cut) it stops every user at once.\n\n"
                "  --broker URI   redis://[USER:PASS@]HOST:PORT[/DB]; or the TILEBENCH_BROKER\n"
                "                 environment variable, which keeps a password off the\n"
@@ -59,7 +52,6 @@ int tb_cmd_agent(int argc, char **argv) {
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     tb_agent_opts o;
-    struct sigaction sa;
     char err[TB_ERR_LEN];
     uint64_t v;
     int opt, rc;
@@ -93,13 +85,8 @@ int tb_cmd_agent(int argc, char **argv) {
         fprintf(stderr, "tilebench agent: no broker: give --broker redis://HOST:PORT or set TILEBENCH_BROKER\n");
         return TB_EXIT_USAGE;
     }
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    o.stop = &stop_flag;
+    tb_cli_catch_signals();
+    o.stop = tb_cli_stop_flag();
     o.say = say;
     rc = tb_agent_serve(&o, err);
     if (rc != 0) fprintf(stderr, "tilebench agent: %s\n", err);

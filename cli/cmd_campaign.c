@@ -16,13 +16,6 @@
 #include "common/tb_common.h"
 #include "coordinator/campaign.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig) {
-    (void)sig;
-    stop_flag = 1;
-}
-
 static void usage(FILE *f) {
     fputs("usage: tilebench campaign --config FILE [--db FILE] [--report FILE] [--quiet]\n"
           "\n"
@@ -65,7 +58,6 @@ int tb_cmd_campaign(int argc, char **argv) {
     tb_campaign *c;
     char err[TB_ERR_LEN];
     int64_t campaign_id = -1;
-    struct sigaction sa;
     tb_run_console con;
     tb_run_observer run_obs;
     tb_campaign_observer obs;
@@ -103,14 +95,8 @@ int tb_cmd_campaign(int argc, char **argv) {
         free(c);
         return TB_EXIT_USAGE;
     }
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    o.stop = &stop_flag;
+    tb_cli_catch_signals();
+    o.stop = tb_cli_stop_flag();
     tb_run_console_init(&con, quiet, &run_obs);
     tb_campaign_console_init(&con, &obs);
     obs.run = &run_obs;

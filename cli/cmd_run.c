@@ -19,13 +19,6 @@
 #include "coordinator/coordinator.h"
 #include "loadgen/loadgen.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig) {
-    (void)sig;
-    stop_flag = 1;
-}
-
 static void usage(FILE *f) {
     fprintf(f,
             "usage: tilebench run [options]\n\n"
@@ -386,20 +379,9 @@ static int set_agents(run_args *a, const tb_tiledef *def) {
         return bad("--agents-wait", "must be a duration of at least 1s (e.g. 60s)");
     if (a->threads)
         return bad("--threads", "sets the local load generator; agents take theirs from `tilebench agent --threads`");
-    ro->stop = &stop_flag;
+    ro->stop = tb_cli_stop_flag();
     a->o.agents = ro;
     return -1;
-}
-
-static void catch_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: stop cleanly too */
-    signal(SIGPIPE, SIG_IGN);
 }
 
 int tb_cmd_run(int argc, char **argv) {
@@ -433,10 +415,10 @@ int tb_cmd_run(int argc, char **argv) {
     a.o.threads = (int)a.threads;
     a.o.preset = a.preset;
     a.o.compliant = find_preset(a.preset)->compliant;
-    a.o.stop = &stop_flag;
+    a.o.stop = tb_cli_stop_flag();
     tb_run_console_init(&con, a.quiet, &obs);
     a.o.observer = &obs;
-    catch_signals();
+    tb_cli_catch_signals();
 
     rc = tb_coordinator_run(&a.o, &run_id, err);
     if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench run: %s\n", err);

@@ -6,6 +6,7 @@
 #ifndef TB_CLI_COMMANDS_H
 #define TB_CLI_COMMANDS_H
 
+#include <signal.h>
 #include <stdio.h>
 
 int tb_cmd_run(int argc, char **argv);
@@ -19,6 +20,11 @@ int tb_cmd_campaign(int argc, char **argv); /* cmd_campaign.c */
 int tb_cmd_serve(int argc, char **argv);    /* cmd_serve.c: results over HTTP, read-only */
 int tb_cmd_webapp(int argc, char **argv);   /* hidden: the reference web app of one tile */
 int tb_cmd_agent(int argc, char **argv);    /* cmd_agent.c: a load-generator agent */
+
+/* signals.c: the flag SIGINT, SIGTERM and SIGHUP set once tb_cli_catch_signals
+ * ran (it also ignores SIGPIPE), for `run`, `campaign` and `agent`. */
+volatile sig_atomic_t *tb_cli_stop_flag(void);
+void tb_cli_catch_signals(void);
 
 /* output.c, for the commands that write a file: */
 /* 1 when s ends with suffix, case-insensitively ("REPORT.HTML" is .html). */

@@ -41,15 +41,23 @@ static void warn_loopback(run_ctx *c, const tb_lg_part *p, int n) {
     }
 }
 
+/* The parts and an empty buffer for an event about them; NULL (nothing to
+ * say) for a load generator without parts. */
+static tb_lg_part *parts_for_event(const run_ctx *c, int *n, tb_buf *b) {
+    tb_lg_part *p = get_parts(c, n);
+    if (!*n) {
+        free(p);
+        return NULL;
+    }
+    tb_buf_init(b, 0);
+    return p;
+}
+
 void tb_coord_note_agents(run_ctx *c) {
     int n;
-    tb_lg_part *p = get_parts(c, &n);
     tb_buf b;
-    if (!n) {
-        free(p);
-        return;
-    }
-    tb_buf_init(&b, 0);
+    tb_lg_part *p = parts_for_event(c, &n, &b);
+    if (!p) return;
     tb_buf_putf(&b, "load generator: %d agent%s:", n, n == 1 ? "" : "s");
     for (int i = 0; i < n; i++)
         tb_buf_putf(&b, "%s %s (host %s, %d thread%s)", i ? "," : "", p[i].name, p[i].host, p[i].threads,
@@ -62,13 +70,9 @@ void tb_coord_note_agents(run_ctx *c) {
 
 void tb_coord_note_placement(run_ctx *c, int tiles) {
     int n;
-    tb_lg_part *p = get_parts(c, &n);
     tb_buf b;
-    if (!n) {
-        free(p);
-        return;
-    }
-    tb_buf_init(&b, 0);
+    tb_lg_part *p = parts_for_event(c, &n, &b);
+    if (!p) return;
     tb_buf_putf(&b, "%d tiles placed:", tiles);
     for (int i = 0; i < n; i++) {
         if (p[i].tile_lo > 0)
