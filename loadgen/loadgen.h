@@ -79,6 +79,11 @@ typedef struct tb_level_plan {
      * all tiles run (tb_lg_ramp_offset_us), so load generators that run
      * ranges 1..k and k+1..tiles together start their users as one would. */
     int tile_lo, tile_hi;
+    /* The workloads that run this level: bit w set runs workload w (index in
+     * def) in every tile; 0 runs them all. A consolidation-interference level
+     * runs one workload alone (--interference); the others start no user, and
+     * the ramp-up offsets stay those of the whole tile. */
+    unsigned workload_mask;
     uint64_t start_us; /* ramp-up begins: users start staggered over ramp_up_us */
     uint64_t ramp_up_us;
     int n_phases;
@@ -172,6 +177,11 @@ typedef struct tb_loadgen_ops {
     /* Optional. Why it cannot run another level (every agent is lost), NULL
      * while it can: the run then stops as aborted, keeping what it stored. */
     const char *(*gone)(void *self);
+    /* Optional (NULL: it cannot). Moves tile's kv users to the Redis at
+     * host:port while they run: each user's next op goes there (an op in
+     * flight finishes where it began). An infrastructure `migrate` op calls
+     * it (docs/infra.md). 0, or -1 with err. */
+    int (*kv_switch)(void *self, int tile, const char *host, int port, char *err);
 } tb_loadgen_ops;
 
 /* A load generator as the coordinator sees it: its methods and the tile
@@ -194,6 +204,8 @@ typedef struct tb_loadgen {
 int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int threads, tb_loadgen **out,
                           char *err) TB_WUR;
 void tb_loadgen_close(tb_loadgen *lg); /* NULL is a no-op */
+/* lg->ops->kv_switch, or -1 with err saying this load generator cannot. */
+int tb_loadgen_kv_switch(tb_loadgen *lg, int tile, const char *host, int port, char *err) TB_WUR;
 /* The worker threads the local load generator runs for `threads` asked
  * (0 = the online CPUs): what its ops->threads will report. */
 int tb_loadgen_local_threads(int threads);

@@ -1073,6 +1073,14 @@ void tb_loadgen_close(tb_loadgen *lg) {
     if (lg) lg->ops->close(lg->self);
 }
 
+int tb_loadgen_kv_switch(tb_loadgen *lg, int tile, const char *host, int port, char *err) {
+    if (!lg->ops->kv_switch) {
+        tb_seterr(err, "this load generator cannot switch a tile's kv users to another Redis");
+        return -1;
+    }
+    return lg->ops->kv_switch(lg->self, tile, host, port, err);
+}
+
 int tb_loadgen_check(const tb_tiledef *def, char *err) {
     /* stand-ins: configure() checks that an endpoint is present, not that it answers */
     tb_sut_endpoints ep = {0};

@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 9
+#define TB_STORE_SCHEMA_VERSION 10
 
 typedef struct tb_store tb_store;
 
@@ -121,6 +121,39 @@ typedef struct tb_host_result {
     tb_telemetry telemetry; /* with has_telemetry: over the window; NaN: not available */
 } tb_host_result;
 
+/* One infrastructure operation ([infra.NAME], docs/infra.md) over one
+ * phase (table infra). Counted by Faban's rule, as tile ops are: an op
+ * counts when it started in the phase and ended before its end. */
+typedef struct tb_infra_result {
+    char name[32];                             /* section suffix: "backup" */
+    char kind[16];                             /* "deploy", "backup", "migrate", "command" */
+    int users;                                 /* its infrastructure users this level */
+    uint64_t ops;                              /* successful ops in the phase */
+    uint64_t errors;                           /* failed ops in the phase */
+    uint64_t errors_by_class[TB_ERR_NCLASSES]; /* they add up to errors */
+    uint64_t count_all;                        /* ops ended during the whole level, any stage, ok or not */
+    uint64_t bytes;                            /* bytes the successful ops moved (backup: its size); 0 none */
+    double mb_per_s;                           /* bytes over the successful ops' summed duration, MB/s
+                                                  (10^6 bytes); NaN when no op moved bytes */
+    double ops_per_hour;                       /* ops / steady seconds * 3600 */
+    double reference;                          /* ops per hour that score 1.0; 0: none */
+    double normalized;                         /* ops_per_hour / reference; NaN without a reference */
+    const tb_hist *hist;                       /* op durations, µs; NULL when no op ended in the phase */
+} tb_infra_result;
+
+/* What one infrastructure op did (table infra_outputs): its stdout and
+ * stderr (a command, capped) or a line telling what it did. */
+typedef struct tb_infra_output {
+    char name[32];         /* its [infra.NAME] */
+    int user;              /* 0-based infrastructure user */
+    int tile;              /* the tile it worked on (1-based) */
+    int64_t start_wall_us; /* unix µs */
+    uint64_t duration_us;
+    int status;       /* 0 ok, else 1 + a TB_ERR_* class (tb_op_status's numbering) */
+    int exit_code;    /* a command's exit status; -1: none (killed, or not a command) */
+    const char *text; /* never NULL */
+} tb_infra_output;
+
 /* One phase of one load level: the unit of commit. */
 typedef struct tb_level_result {
     int tiles;  /* load level */
@@ -129,9 +162,15 @@ typedef struct tb_level_result {
     int64_t steady_start_wall_us, steady_end_wall_us;
     uint64_t steady_us;                                /* steady-state duration of this phase */
     uint64_t steady_start_mono_us, steady_end_mono_us; /* the window [start, end) on tb_now_us's clock; 0: unknown */
-    double score;
-    double avg_watts; /* -1 when no valid samples */
-    double ppkw;
+    double score;       /* the final score: app_score, or 0.8 app + 0.2 infra with has_infra */
+    double app_score;   /* the application score: the sum of the tile scores */
+    int has_infra;      /* [infra.NAME] operations ran beside the tiles */
+    double infra_score; /* with has_infra: geometric mean of their normalized ops/hour; NaN when
+                           one has no reference */
+    const char *alone;  /* a consolidation-interference level (--interference): the workload it ran
+                           alone; NULL or "": the whole tile */
+    double avg_watts;   /* -1 when no valid samples */
+    double ppkw;        /* of the final score */
     int qos_pass;       /* 1: no judged QoS rule failed (rules not judged do not fail it) */
     int qos_not_judged; /* rules not judged for too few ops, in the level's verdict or a
                            tile's (each rule counted once); qos_pass with 0 here is a full pass */
@@ -151,6 +190,10 @@ typedef struct tb_level_result {
     const tb_agent_result *agents;
     int n_hosts; /* SUT hosts ([host.NAME]); 0: none. avg_watts is their sum */
     const tb_host_result *hosts;
+    int n_infra; /* [infra.NAME] operations, in tile-file order; 0: none */
+    const tb_infra_result *infra;
+    int n_infra_outputs; /* what their ops did (failed ones and the first few per level) */
+    const tb_infra_output *infra_outputs;
 } tb_level_result;
 
 /* Opens or creates the database at path, migrating it to the current schema.

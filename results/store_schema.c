@@ -303,6 +303,59 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     ");"
     "CREATE INDEX level_hosts_level ON level_hosts(level_id);"
     "ALTER TABLE meters ADD COLUMN host TEXT;",
+    /* 9 -> 10: infrastructure operations and consolidation interference
+     * (issue 22, docs/infra.md). levels.score stays the final score (0.8 x
+     * app + 0.2 x infra with infrastructure operations, else the application
+     * score); app_score is the sum of the tile scores, infra_score the
+     * geometric mean of the operations' normalized ops/hour (NULL: none ran,
+     * or one had no reference); alone is the workload an interference level
+     * ran by itself (NULL: the whole tile). One infra row per operation and
+     * phase (its errors by class in err_* columns, as ops has them; hist a
+     * tb_hist_encode BLOB of op durations in µs), and one infra_outputs row
+     * per op kept (status 'ok' or an error class). Older runs read app_score
+     * NULL as score and infra_score NULL. */
+    "ALTER TABLE levels ADD COLUMN app_score REAL;"
+    "ALTER TABLE levels ADD COLUMN infra_score REAL;"
+    "ALTER TABLE levels ADD COLUMN alone TEXT;"
+    "CREATE TABLE infra ("
+    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  users INTEGER NOT NULL,"
+    "  ops INTEGER NOT NULL,"
+    "  errors INTEGER NOT NULL,"
+    "  err_connect INTEGER NOT NULL DEFAULT 0,"
+    "  err_io INTEGER NOT NULL DEFAULT 0,"
+    "  err_timeout INTEGER NOT NULL DEFAULT 0,"
+    "  err_server INTEGER NOT NULL DEFAULT 0,"
+    "  err_content INTEGER NOT NULL DEFAULT 0,"
+    "  count_all INTEGER NOT NULL,"
+    "  bytes INTEGER NOT NULL DEFAULT 0,"
+    "  mb_per_s REAL,"
+    "  ops_per_hour REAL NOT NULL,"
+    "  reference REAL,"
+    "  normalized REAL,"
+    "  mean_ms REAL,"
+    "  p50_ms REAL,"
+    "  p95_ms REAL,"
+    "  p99_ms REAL,"
+    "  max_ms REAL,"
+    "  hist BLOB,"
+    "  PRIMARY KEY (level_id, idx)"
+    ");"
+    "CREATE TABLE infra_outputs ("
+    "  level_id INTEGER NOT NULL REFERENCES levels(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  user INTEGER NOT NULL,"
+    "  tile INTEGER NOT NULL,"
+    "  started_at TEXT NOT NULL,"
+    "  duration_ms REAL NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  exit_code INTEGER,"
+    "  output TEXT NOT NULL"
+    ");"
+    "CREATE INDEX infra_outputs_level ON infra_outputs(level_id);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

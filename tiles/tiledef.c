@@ -758,6 +758,11 @@ void tb_tiledef_free(tb_tiledef *def) {
     free(def);
 }
 
+const char *tb_infra_kind_name(tb_infra_kind k) {
+    static const char *const names[TB_INFRA_NKINDS] = {"deploy", "backup", "migrate", "command"};
+    return k >= 0 && k < TB_INFRA_NKINDS ? names[k] : NULL;
+}
+
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key) {
     TB_ASSERT(w->n_params >= 0 && w->n_params <= TB_MAX_PARAMS);
     for (int i = 0; i < w->n_params; i++)

@@ -86,6 +86,35 @@ typedef struct tb_host_def {
     int tile_lo[TB_HOST_MAX_RANGES], tile_hi[TB_HOST_MAX_RANGES];
 } tb_host_def;
 
+/* [infra.NAME]: an infrastructure operation run beside the tiles during
+ * steady state (VMmark's infrastructure workloads; docs/infra.md). */
+#define TB_MAX_INFRA 8 /* [infra.NAME] sections */
+typedef enum {
+    TB_INFRA_DEPLOY = 0, /* a fresh PostgreSQL cluster: initdb, start, load a tile's data, one DS2 order, remove */
+    TB_INFRA_BACKUP,     /* pg_basebackup of the SUT's PostgreSQL into a temporary folder, then removed */
+    TB_INFRA_MIGRATE,    /* a tile's Redis data set replicated to a fresh Redis, its kv users switched to it */
+    TB_INFRA_COMMAND,    /* a user command with {tile}, {level} and {dir} placeholders */
+    TB_INFRA_NKINDS
+} tb_infra_kind;
+
+typedef struct tb_infra_def {
+    char name[32];    /* section suffix: [infra.backup] -> "backup" */
+    const char *file; /* the tile file, for error messages (not owned) */
+    int line;         /* line of the section's first key */
+    tb_infra_kind kind;
+    int tiles_per_user;  /* one infrastructure user per this many tiles of the level, at least one */
+    uint64_t think_us;   /* a user's wait after one op ends before its next begins */
+    uint64_t timeout_us; /* an op still running then is killed and counted as a timeout error */
+    double reference;    /* ops per hour that score 1.0 (the whole level's, not per user); 0: none given */
+    char *command;       /* TB_INFRA_COMMAND: the command line (heap); NULL for the other kinds */
+    int verify;          /* TB_INFRA_BACKUP: check each backup with pg_verifybackup before removing it */
+    uint64_t output_cap; /* bytes of an op's stdout+stderr kept (TB_INFRA_COMMAND; the others keep a
+                            one-line account of what they did) */
+} tb_infra_def;
+
+/* "deploy", "backup", "migrate", "command"; NULL out of range. */
+const char *tb_infra_kind_name(tb_infra_kind k);
+
 typedef struct tb_tiledef {
     char *path; /* the file (or the name given to tb_tiledef_parse) */
     char name[64];
@@ -99,10 +128,13 @@ typedef struct tb_tiledef {
                            (never NULL in a parsed definition) */
     tb_sut_endpoints sut;
     tb_agents_def agents;
-    int n_hosts;        /* [host.NAME] sections; 0: one SUT measured by --meter/--telemetry */
-    tb_host_def *hosts; /* n_hosts entries, in file order */
-    char *text;         /* the file's text for the results store, secrets redacted in every
-                           line, commented out or not (tb_ini_redact) */
+    int n_hosts;         /* [host.NAME] sections; 0: one SUT measured by --meter/--telemetry */
+    tb_host_def *hosts;  /* n_hosts entries, in file order */
+    int n_infra;         /* [infra.NAME] sections; 0: none (the score is the application score alone) */
+    tb_infra_def *infra; /* n_infra entries, in file order; QoS rules of [qos.infra.NAME] are in rules,
+                            with workload "infra.NAME" and op the kind's name or "*" */
+    char *text;          /* the file's text for the results store, secrets redacted in every
+                            line, commented out or not (tb_ini_redact) */
 } tb_tiledef;
 
 /*

@@ -595,19 +595,22 @@ static void test_migrate_v4_to_v5(void **state) {
     hists_make(&h);
     id = store_full_run(f->db, &h);
     assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(raw,
-                                  "ALTER TABLE ops DROP COLUMN err_connect; ALTER TABLE ops DROP COLUMN err_io;"
-                                  "ALTER TABLE ops DROP COLUMN err_timeout; ALTER TABLE ops DROP COLUMN err_server;"
-                                  "ALTER TABLE ops DROP COLUMN err_content; ALTER TABLE qos DROP COLUMN judged;"
-                                  "ALTER TABLE qos DROP COLUMN ops; ALTER TABLE qos DROP COLUMN min_ops;"
-                                  "ALTER TABLE levels DROP COLUMN qos_not_judged;"
-                                  "ALTER TABLE levels DROP COLUMN steady_start_mono_us;"
-                                  "ALTER TABLE levels DROP COLUMN steady_end_mono_us;"
-                                  "ALTER TABLE power_samples DROP COLUMN reason; DROP TABLE level_agents;"
-                                  "DROP TABLE level_hosts; DROP TABLE hosts; ALTER TABLE meters DROP COLUMN host;"
-                                  "PRAGMA user_version = 4;",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(raw,
+                     "ALTER TABLE ops DROP COLUMN err_connect; ALTER TABLE ops DROP COLUMN err_io;"
+                     "ALTER TABLE ops DROP COLUMN err_timeout; ALTER TABLE ops DROP COLUMN err_server;"
+                     "ALTER TABLE ops DROP COLUMN err_content; ALTER TABLE qos DROP COLUMN judged;"
+                     "ALTER TABLE qos DROP COLUMN ops; ALTER TABLE qos DROP COLUMN min_ops;"
+                     "ALTER TABLE levels DROP COLUMN qos_not_judged;"
+                     "ALTER TABLE levels DROP COLUMN steady_start_mono_us;"
+                     "ALTER TABLE levels DROP COLUMN steady_end_mono_us;"
+                     "ALTER TABLE power_samples DROP COLUMN reason; DROP TABLE level_agents;"
+                     "DROP TABLE level_hosts; DROP TABLE hosts; ALTER TABLE meters DROP COLUMN host;"
+                     "DROP TABLE infra_outputs; DROP TABLE infra; ALTER TABLE levels DROP COLUMN alone;"
+                     "ALTER TABLE levels DROP COLUMN infra_score; ALTER TABLE levels DROP COLUMN app_score;"
+                     "PRAGMA user_version = 4;",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(raw);
     /* readers refuse the old schema, naming it */
     assert_int_equal(tb_store_open_readonly(f->db, &s, err), -1);
