@@ -39,8 +39,8 @@ typedef struct infra_kind_vt {
     int (*check)(const tb_infra_def *d, const tb_sut_endpoints *ep, char *err);
     /* Optional: state shared by the operation's users over one level (e.g.
      * migrate's tiles moved so far); NULL with err on failure. */
-    void *(*level_begin)(const tb_infra_def *d, const tb_sut_endpoints *ep, const tb_infra_level *lv,
-                         const char *dir, char *err);
+    void *(*level_begin)(const tb_infra_def *d, const tb_sut_endpoints *ep, const tb_infra_level *lv, const char *dir,
+                         char *err);
     /* Runs one op to its end (or its timeout, or *stop). Never returns early
      * while a child it started runs; removes what it made under c->dir. */
     void (*run)(const infra_op_ctx *c, infra_op_out *out);
