@@ -218,6 +218,7 @@ static void local_plan(const agent *a, const tb_wire_plan *wp, tb_level_plan *pl
     pl->tile_hi = wp->tile_hi;
     pl->start_us = tb_broker_to_local(&a->clk, wp->start_b);
     pl->ramp_up_us = wp->ramp_up_us;
+    pl->workload_mask = wp->workload_mask;
     pl->n_phases = wp->n_phases;
     for (int p = 0; p < wp->n_phases; p++) {
         pl->phase_start_us[p] = tb_broker_to_local(&a->clk, wp->phase_start_b[p]);

@@ -155,6 +155,7 @@ static void wire_plan(remote *r, const tb_level_plan *pl, const tb_broker_clock 
     wp->tiles = pl->tiles;
     wp->start_b = tb_broker_to_broker(clk, pl->start_us);
     wp->ramp_up_us = pl->ramp_up_us;
+    wp->workload_mask = pl->workload_mask;
     wp->n_phases = pl->n_phases;
     for (int p = 0; p < pl->n_phases; p++) {
         wp->phase_start_b[p] = tb_broker_to_broker(clk, pl->phase_start_us[p]);

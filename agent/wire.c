@@ -184,9 +184,9 @@ json_t *tb_wire_plan_json(const tb_wire_plan *p) {
     json_t *ph = json_array();
     for (int i = 0; i < p->n_phases; i++)
         json_array_append_new(ph, json_pack("[I, I]", (json_int_t)p->phase_start_b[i], (json_int_t)p->phase_end_b[i]));
-    return json_pack("{s:i, s:i, s:i, s:i, s:I, s:I, s:o}", "seq", p->seq, "tiles", p->tiles, "lo", p->tile_lo, "hi",
-                     p->tile_hi, "start", (json_int_t)p->start_b, "ramp_up_us", (json_int_t)p->ramp_up_us, "phases",
-                     ph);
+    return json_pack("{s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:o}", "seq", p->seq, "tiles", p->tiles, "lo", p->tile_lo,
+                     "hi", p->tile_hi, "start", (json_int_t)p->start_b, "ramp_up_us", (json_int_t)p->ramp_up_us,
+                     "workload_mask", (json_int_t)p->workload_mask, "phases", ph);
 }
 
 int tb_wire_plan_parse(const json_t *j, tb_wire_plan *p, char *err) {
@@ -206,6 +206,11 @@ int tb_wire_plan_parse(const json_t *j, tb_wire_plan *p, char *err) {
     p->start_b = v;
     if (get_int(j, "ramp_up_us", 0, 1LL << 40, &v, err)) return -1;
     p->ramp_up_us = (uint64_t)v;
+    /* absent from a plan of an older coordinator: every workload runs */
+    if (json_object_get(j, "workload_mask")) {
+        if (get_int(j, "workload_mask", 0, (1LL << TB_MAX_WORKLOADS) - 1, &v, err)) return -1;
+        p->workload_mask = (unsigned)v;
+    }
     ph = json_object_get(j, "phases");
     if (!json_is_array(ph) || json_array_size(ph) < 1 || json_array_size(ph) > TB_MAX_PHASES) {
         tb_seterr(err, "agent message: 'phases' is not an array of 1..%d phases", TB_MAX_PHASES);

@@ -60,6 +60,7 @@ typedef struct tb_wire_plan {
     int tiles, tile_lo, tile_hi;
     int64_t start_b;
     uint64_t ramp_up_us;
+    unsigned workload_mask; /* tb_level_plan.workload_mask: 0 runs every workload */
     int n_phases;
     int64_t phase_start_b[TB_MAX_PHASES], phase_end_b[TB_MAX_PHASES];
 } tb_wire_plan;

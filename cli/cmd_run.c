@@ -54,6 +54,10 @@ static void usage(FILE *f) {
             "  --calibrate         run 1 tile and store each workload's throughput as the\n"
             "                      reference for this tile definition; later runs of the\n"
             "                      same definition normalize against it and say so\n"
+            "  --interference      consolidation interference: before each load level, run\n"
+            "                      each workload alone in its tiles (same users, same\n"
+            "                      stages), then the whole tile; the report shows what each\n"
+            "                      workload loses to its neighbours (default --tiles 1)\n"
             "  --telemetry SRC     SUT host telemetry (CPU util, frequency, C-states at 1 Hz):\n"
             "                      local, none, or a node_exporter URL such as\n"
             "                      http://HOST:9100/metrics (default: [sut] telemetry, else\n"
@@ -155,7 +159,8 @@ enum {
     O_BROKER,
     O_AGENTS,
     O_AGENT,
-    O_AGENTS_WAIT
+    O_AGENTS_WAIT,
+    O_INTERFERENCE
 };
 
 static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TILES},
@@ -186,6 +191,7 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"agents", required_argument, NULL, O_AGENTS},
                                          {"agent", required_argument, NULL, O_AGENT},
                                          {"agents-wait", required_argument, NULL, O_AGENTS_WAIT},
+                                         {"interference", no_argument, NULL, O_INTERFERENCE},
                                          {NULL, 0, NULL, 0}};
 
 /* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
@@ -229,6 +235,7 @@ static int take_option(int opt, const char *arg, run_args *a) {
     case O_SUT_DIR: o->sut_dir = arg; break;
     case O_QUIET: a->quiet = 1; break;
     case O_CALIBRATE: o->calibrate = 1; break;
+    case O_INTERFERENCE: o->interference = 1; break;
     case O_AUTO_STEP:
         if (tb_parse_u64(arg, &v, err) != 0 || v < 1 || v > TB_MAX_LEVELS)
             return bad("--auto-step", "must be an integer 1..256");
@@ -281,7 +288,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
     }
     if (o->calibrate && a->tiles && strcmp(a->tiles, "1") != 0)
         return bad("--calibrate", "measures one tile: drop --tiles or give --tiles 1");
-    if (!a->tiles) a->tiles = o->calibrate ? "1" : "1..3";
+    if (!a->tiles) a->tiles = o->calibrate || o->interference ? "1" : "1..3";
     if (tb_levels_parse(a->tiles, (int)a->max_tiles, &o->levels, err) != 0) return bad("--tiles", err);
     if (a->max_tiles_given && !o->levels.is_auto) return bad("--max-tiles", "only applies to --tiles auto");
     if ((o->auto_step || o->auto_double || o->bisect) && !o->levels.is_auto)

@@ -73,6 +73,16 @@ static void on_level_begun(void *arg, int tiles, const tb_stage_def *sd) {
     fflush(stdout);
 }
 
+static void on_level_alone(void *arg, int tiles, const char *alone) {
+    tb_run_console *con = arg;
+    if (con->quiet) return;
+    if (alone)
+        printf("level %d tiles: consolidation interference: %s alone in each tile\n", tiles, alone);
+    else
+        printf("level %d tiles: consolidation interference: the whole tile\n", tiles);
+    fflush(stdout);
+}
+
 /* Once a second or so on a terminal: stage, level, time left, ops/s, W. */
 static void on_progress(void *arg, const tb_run_progress *p) {
     tb_run_console *con = arg;
@@ -80,13 +90,13 @@ static void on_progress(void *arg, const tb_run_progress *p) {
     if (con->quiet || !con->is_tty) return;
     tb_format_duration(p->left_us, left, sizeof left);
     if (p->phase > 0)
-        printf("\r\033[K[level %d/%d: %d tiles] %s %d  %s left  %.0f ops/s  %llu errors  %.1f W%s", p->level,
-               p->levels_total, p->tiles, p->stage, p->phase, left, p->ops_per_s, (unsigned long long)p->errors,
-               p->watts, est(p->estimated));
+        printf("\r\033[K[level %d/%d: %d tiles%s%s] %s %d  %s left  %.0f ops/s  %llu errors  %.1f W%s", p->level,
+               p->levels_total, p->tiles, p->alone ? ", alone: " : "", p->alone ? p->alone : "", p->stage, p->phase,
+               left, p->ops_per_s, (unsigned long long)p->errors, p->watts, est(p->estimated));
     else
-        printf("\r\033[K[level %d/%d: %d tiles] %s  %s left  %.0f ops/s  %llu errors  %.1f W%s", p->level,
-               p->levels_total, p->tiles, p->stage, left, p->ops_per_s, (unsigned long long)p->errors, p->watts,
-               est(p->estimated));
+        printf("\r\033[K[level %d/%d: %d tiles%s%s] %s  %s left  %.0f ops/s  %llu errors  %.1f W%s", p->level,
+               p->levels_total, p->tiles, p->alone ? ", alone: " : "", p->alone ? p->alone : "", p->stage, left,
+               p->ops_per_s, (unsigned long long)p->errors, p->watts, est(p->estimated));
     fflush(stdout);
 }
 
@@ -131,9 +141,9 @@ static void on_phase_done(void *arg, const tb_level_result *lr, int n_rules, int
                  lr->qos_not_judged, lr->qos_not_judged == 1 ? "" : "s");
     else
         snprintf(verdict, sizeof verdict, "%s", lr->qos_pass ? "PASS" : "FAIL");
-    printf("level %d tiles phase %d: score %.3f  %.1f W%s  PPKW %.2f  QoS %s  %s%s\n", lr->tiles, lr->phase, lr->score,
-           lr->avg_watts, est(estimated), lr->ppkw, verdict,
-           lr->valid ? "valid" : "INVALID: ", lr->valid ? "" : lr->invalid_reason);
+    printf("level %d tiles%s%s phase %d: score %.3f  %.1f W%s  PPKW %.2f  QoS %s  %s%s\n", lr->tiles,
+           lr->alone ? ", alone: " : "", lr->alone ? lr->alone : "", lr->phase, lr->score, lr->avg_watts,
+           est(estimated), lr->ppkw, verdict, lr->valid ? "valid" : "INVALID: ", lr->valid ? "" : lr->invalid_reason);
     print_qos(lr, n_rules);
     fflush(stdout);
 }
@@ -200,6 +210,7 @@ void tb_run_console_init(tb_run_console *con, int quiet, tb_run_observer *obs) {
     obs->idle_progress = on_idle_progress;
     obs->idle_done = on_idle_done;
     obs->level_begun = on_level_begun;
+    obs->level_alone = on_level_alone;
     obs->progress = on_progress;
     obs->progress_end = on_progress_end;
     obs->phase_done = on_phase_done;

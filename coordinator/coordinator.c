@@ -464,7 +464,7 @@ static int sweep_once(run_ctx *c, tried_levels *t, char *err) {
     for (int i = 0; !tb_coord_stopped(c); i++) {
         if ((r = next_level(c, t, rep_first, i, &tiles, err)) < 0) return fail(c, TB_EXIT_ABORTED);
         if (r == 0) break;
-        r = tb_coord_run_level(c, tiles, err);
+        r = tb_coord_run_level_set(c, tiles, err); /* with --interference, each workload alone first */
         c->levels_done++;
         if (r == -2) break;
         if (r >= 0 && c->lg->ops->gone && c->lg->ops->gone(c->lg->self)) {
@@ -583,7 +583,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     c.run_id = -1;
     for (int i = 0; i < o->levels.n; i++)
         if (o->levels.tiles[i] > c.max_tiles) c.max_tiles = o->levels.tiles[i];
-    c.levels_total = o->levels.n * o->repeat;
+    c.levels_total = o->levels.n * o->repeat * tb_coord_levels_per_level(o);
 
     if ((rc = open_instruments(&c, err)) != TB_EXIT_OK || (rc = begin_run_row(&c, err)) != TB_EXIT_OK ||
         (rc = bring_sut_up(&c, err)) != TB_EXIT_OK || (rc = start_sampling(&c, err)) != TB_EXIT_OK ||

@@ -37,10 +37,12 @@ typedef struct tb_run_opts {
     const struct tb_remote_opts *agents;    /* load generator agents through a broker; NULL: the local one */
     const struct tb_run_observer *observer; /* who is told what happens; NULL: nobody */
     int calibrate;                          /* store each workload's 1-tile throughput as its reference */
-    int auto_step;                          /* --tiles auto: climb by this many tiles (0 = 1) */
-    int auto_double;                        /* --tiles auto: double the tiles at each step instead */
-    int bisect;                             /* --tiles auto: bisect between the last pass and the first fail */
-    const char *preset;                     /* the preset's name, for the record ("demo" or "compliant") */
+    int interference;            /* --interference: before each load level, one level per workload running alone in its
+                                    tiles (coordinator/interference.c) */
+    int auto_step;               /* --tiles auto: climb by this many tiles (0 = 1) */
+    int auto_double;             /* --tiles auto: double the tiles at each step instead */
+    int bisect;                  /* --tiles auto: bisect between the last pass and the first fail */
+    const char *preset;          /* the preset's name, for the record ("demo" or "compliant") */
     int compliant;               /* judge as a compliant run: every QoS rule must be judged (qos/validity.h) */
     const char *telemetry;       /* --telemetry: local, none or a node_exporter URL; overrides [sut]
                                     telemetry; NULL = the tile file's, else the default (docs/meters.md) */

@@ -32,6 +32,7 @@ static void progress(run_ctx *c, int tiles, const char *stage, int phase, uint64
     p.levels_total = c->levels_total;
     p.tiles = tiles;
     p.stage = stage;
+    p.alone = c->alone ? c->alone->name : NULL;
     p.phase = phase;
     p.left_us = stage_end_us > now ? (stage_end_us - now) / 1000000 * 1000000 : 0;
     p.errors = errs;
@@ -175,6 +176,7 @@ int tb_coord_run_level(run_ctx *c, int tiles, char *err) {
     tb_level_plan pl;
     int all_pass = 1;
     plan_level(sd, tiles, c->lg->lead_us, &pl);
+    if (c->alone) pl.workload_mask = 1u << (c->alone - c->o->def->workloads); /* --interference */
     if (c->obs->level_begun) c->obs->level_begun(c->obs->arg, tiles, sd);
     if (c->lg->ops->start_level(c->lg->self, &pl, err) != 0) return -1;
     tb_coord_note_placement(c, tiles);

@@ -20,6 +20,7 @@ typedef struct tb_run_progress {
     int level, levels_total; /* 1-based level in progress, of every level of every repeat */
     int tiles;
     const char *stage; /* "ramp-up", "warm-up", "steady", "ramp-down" */
+    const char *alone; /* --interference: the workload running alone; NULL: the whole tile */
     int phase;         /* 1-based steady-state phase; 0 in the other stages */
     uint64_t left_us;  /* time left in the stage, in whole seconds */
     double ops_per_s;  /* since the previous call of this stage (0 at its first) */
@@ -52,6 +53,10 @@ typedef struct tb_run_observer {
     void (*idle_done)(void *arg, double watts, int estimated);
     /* A load level begins with these stage lengths. */
     void (*level_begun)(void *arg, int tiles, const tb_stage_def *stages);
+    /* --interference, just before level_begun: the level of tiles tiles
+     * runs workload alone by itself in each tile, or (alone NULL) the whole
+     * tile. */
+    void (*level_alone)(void *arg, int tiles, const char *alone);
     void (*progress)(void *arg, const tb_run_progress *p);
     /* The live progress stops (a line follows, or the run ends). */
     void (*progress_end)(void *arg);

@@ -139,6 +139,7 @@ int tb_coord_telem_window(run_ctx *c, uint64_t t0, uint64_t t1, tb_telem_sample 
 typedef struct phase_parts {
     const tb_level_plan *pl;
     int p, tiles, nw;
+    int n_rules; /* the level's QoS rules (tb_coord_level_rules) */
     tb_level_result lr;
     tb_workload_result *wr; /* tiles x workloads */
     tb_op_result *opr;      /* tiles x workloads x TB_MAX_OPS */
@@ -168,6 +169,7 @@ static void phase_window(run_ctx *c, phase_parts *pp) {
     lr->tiles = pp->tiles;
     lr->phase = pp->p + 1;
     lr->repeat = c->repeat;
+    lr->alone = c->alone ? c->alone->name : NULL;
     lr->steady_us = t1 - t0;
     lr->steady_start_mono_us = t0;
     lr->steady_end_mono_us = t1;
@@ -225,8 +227,9 @@ static void score_phase(run_ctx *c, phase_parts *pp, tb_lg_stats *st, tb_lg_stat
             workload_result(c, pp, st, all, t, w);
             norm[w] = pp->wr[(t - 1) * pp->nw + w].normalized;
         }
-        tile_scores[t - 1] = tb_score_geomean(norm, pp->nw);
-        if (c->o->calibrate && t == 1 && c->n_calib < TB_MAX_PHASES) {
+        /* a workload alone (--interference): its own normalized throughput */
+        tile_scores[t - 1] = c->alone ? norm[c->alone - c->o->def->workloads] : tb_score_geomean(norm, pp->nw);
+        if (c->o->calibrate && !c->alone && t == 1 && c->n_calib < TB_MAX_PHASES) {
             for (int w = 0; w < pp->nw; w++)
                 c->calib[c->n_calib][w] = pp->wr[w].throughput;
             c->n_calib++;
@@ -246,7 +249,9 @@ static void score_phase(run_ctx *c, phase_parts *pp, tb_lg_stats *st, tb_lg_stat
 static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
     const tb_tiledef *def = c->o->def;
     const tb_loadgen *lg = c->lg;
-    int nin = 0, nwl = 0, nr = def->n_rules, nq, tiles = pp->tiles;
+    int nin = 0, nwl = 0, nr, nq, tiles = pp->tiles;
+    tb_qos_rule *own;
+    const tb_qos_rule *rules = tb_coord_level_rules(c, &nr, &own);
     tb_qos_input *qin = xcalloc((size_t)tiles * (size_t)pp->nw * TB_MAX_OPS, sizeof *qin);
     tb_qos_wl_input *wlin = xcalloc((size_t)tiles * (size_t)pp->nw, sizeof *wlin);
     tb_qos_inputs in;
@@ -277,10 +282,10 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
     in.n_ops = nin;
     in.workloads = wlin;
     in.n_workloads = nwl;
-    pp->lr.qos_pass = tb_qos_verdict(def->rules, nr, &in, 0, pp->qr) != TB_QOS_FAIL;
+    pp->lr.qos_pass = tb_qos_verdict(rules, nr, &in, 0, pp->qr) != TB_QOS_FAIL;
     nq = nr;
     for (int t = 1; t <= tiles; t++) {
-        if (tb_qos_verdict(def->rules, nr, &in, t, pp->qr + nq) == TB_QOS_FAIL) pp->lr.qos_pass = 0;
+        if (tb_qos_verdict(rules, nr, &in, t, pp->qr + nq) == TB_QOS_FAIL) pp->lr.qos_pass = 0;
         for (int i = 0; i < nr; i++)
             pp->qr[nq + i].tile = t;
         nq += nr;
@@ -291,10 +296,12 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
                 pp->lr.qos_not_judged++;
                 break;
             }
+    pp->n_rules = nr;
     pp->lr.n_qos = nq;
     pp->lr.qos = pp->qr;
     free(qin);
     free(wlin);
+    free(own);
 }
 
 /* Mean power, PPKW and the validity verdict; the rules are
@@ -363,7 +370,7 @@ int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stat
     judge_qos(c, &pp, st);
     judge_power(c, &pp, cpu_s);
     rc = tb_store_put_level(c->store, c->run_id, &pp.lr, err);
-    if (c->obs->phase_done) c->obs->phase_done(c->obs->arg, &pp.lr, c->o->def->n_rules, tb_coord_estimated(c));
+    if (c->obs->phase_done) c->obs->phase_done(c->obs->arg, &pp.lr, pp.n_rules, tb_coord_estimated(c));
     note_telemetry_failures(c, &pp);
     if (c->tsampler && c->obs->telemetry) c->obs->telemetry(c->obs->arg, &pp.lr.telemetry);
     rc = rc == 0 ? (pp.lr.qos_pass ? 1 : 0) : -1;

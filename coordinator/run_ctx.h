@@ -70,9 +70,10 @@ typedef struct run_ctx {
     char sut_dir[512]; /* the embedded SUT's run folder */
     int sut_dir_temp;  /* we made it: remove it after a clean stop */
     int levels_done, levels_total;
-    int repeat;         /* 1-based repeat of the sweep in progress */
-    double idle_w;      /* active idle, W; 0 when not measured */
-    double min_level_w; /* lowest phase mean power so far, W; 0 none */
+    const tb_workload_def *alone; /* --interference: the workload running alone this level; NULL: the whole tile */
+    int repeat;                   /* 1-based repeat of the sweep in progress */
+    double idle_w;                /* active idle, W; 0 when not measured */
+    double min_level_w;           /* lowest phase mean power so far, W; 0 none */
     int min_level_tiles;
     double reference[TB_MAX_WORKLOADS];            /* per workload: the tile file's, or a calibration's */
     char def_hash[17];                             /* digest of the workload sections (calibration key) */
@@ -105,6 +106,20 @@ void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, 
  * QoS, 0 failed, -1 with err. */
 int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all, double cpu_s,
                           char *err);
+
+/* interference.c */
+/* Runs load level tiles; with --interference first each workload alone in
+ * those tiles (stored levels of their own), then the whole tile. As
+ * tb_coord_run_level, for the whole tile's level: saturation is judged from
+ * it alone. */
+int tb_coord_run_level_set(run_ctx *c, int tiles, char *err);
+/* The load levels one level of the tile spec becomes (1, or with
+ * --interference the workloads + 1). */
+int tb_coord_levels_per_level(const tb_run_opts *o);
+/* The QoS rules of this level: every rule of the tile file, or with a
+ * workload alone only its own (the others ran no op). *own (caller frees)
+ * holds them when they are not def->rules. */
+const tb_qos_rule *tb_coord_level_rules(const run_ctx *c, int *n, tb_qos_rule **own);
 
 /* level.c */
 /* Runs one load level: 1 every phase passed QoS, 0 one failed, -1 with err,

@@ -432,6 +432,7 @@ static void build_users(evutil_socket_t fd, short what, void *arg) {
                 tb_user_ctx *u;
                 uint64_t seed;
                 if ((affine ? (t - 1) : b->g) % lg->n_workers != w->id) continue;
+                if (pl->workload_mask && !(pl->workload_mask & (1u << i))) continue; /* not this level's */
                 if (made == BUILD_CHUNK) {
                     evtimer_add(w->build_ev, &zero);
                     return;
@@ -682,6 +683,11 @@ static int lg_start_level(void *self, const tb_level_plan *plan, char *err) {
         (plan->tile_lo != 0 && (plan->tile_lo < 1 || plan->tile_hi > plan->tiles || plan->tile_lo > plan->tile_hi))) {
         tb_seterr(err, "load generator: bad tile range %d..%d in a level of %d tiles (0..0 for all)", plan->tile_lo,
                   plan->tile_hi, plan->tiles);
+        return -1;
+    }
+    if (lg->pub.def->n_workloads < 32 && (plan->workload_mask >> lg->pub.def->n_workloads) != 0) {
+        tb_seterr(err, "load generator: workload mask 0x%x names a workload beyond the tile's %d", plan->workload_mask,
+                  lg->pub.def->n_workloads);
         return -1;
     }
     lg->plan = *plan;
