@@ -28,7 +28,7 @@ static void summarize_level(const tb_model_run *r, int64_t tiles, tb_model_summa
         double ph[MAX_REPEATS];
         int idx[MAX_REPEATS], k = 0, any = 0;
         for (int j = 0; j < n && k < MAX_REPEATS; j++) {
-            if (rows[j].tiles != tiles || rows[j].repeat != rep) continue;
+            if (rows[j].tiles != tiles || rows[j].repeat != rep || rows[j].alone) continue;
             any = 1;
             idx[k] = j;
             ph[k++] = rows[j].score;
@@ -39,7 +39,7 @@ static void summarize_level(const tb_model_run *r, int64_t tiles, tb_model_summa
         if (!any) {
             int later = 0;
             for (int j = 0; j < n; j++)
-                if (rows[j].tiles == tiles && rows[j].repeat > rep) later = 1;
+                if (rows[j].tiles == tiles && rows[j].repeat > rep && !rows[j].alone) later = 1;
             if (!later) break;
             continue;
         }
@@ -72,9 +72,9 @@ void tb_model_summarize(tb_model_run *r) {
     for (size_t i = 0; i < n; i++) {
         double sc[MAX_REPEATS], w[MAX_REPEATS], pk[MAX_REPEATS];
         tb_model_summary *o;
-        int seen = 0;
+        int seen = r->levels[i].alone != NULL; /* --interference: not a level of the sweep */
         for (size_t j = 0; j < i; j++)
-            if (r->levels[j].tiles == r->levels[i].tiles) seen = 1;
+            if (r->levels[j].tiles == r->levels[i].tiles && !r->levels[j].alone) seen = 1;
         if (seen) continue;
         o = &r->summary[r->n_summary++];
         summarize_level(r, r->levels[i].tiles, o, sc, w, pk);

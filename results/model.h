@@ -163,6 +163,7 @@ typedef struct tb_model_level {
     double score, avg_watts, ppkw;
     int qos_pass, qos_not_judged, valid;
     char *invalid_reason, *steady_start, *steady_end;
+    char *alone; /* a consolidation-interference level: the workload that ran alone; NULL: the whole tile */
     double steady_s;
     tb_model_int samples_total, samples_bad;
     size_t n_qos, n_tile_qos;
@@ -179,7 +180,8 @@ typedef struct tb_model_level {
 } tb_model_level;
 
 /* One load level over its phases and repeats (the median phase of each
- * repeat; mean, min and max over repeats). */
+ * repeat; mean, min and max over repeats). Only the whole tile's levels:
+ * a workload alone (--interference) is not a load level of the sweep. */
 typedef struct tb_model_summary {
     int64_t tiles;
     int phases, repeats, qos_pass, qos_not_judged, valid;
@@ -208,7 +210,8 @@ typedef struct tb_model_run {
     int64_t campaign_id; /* 0: not part of a campaign */
     char *campaign_name, *campaign_config;
     size_t n_levels;
-    tb_model_level *levels; /* ORDER BY repeat, tiles, phase */
+    tb_model_level *levels; /* ORDER BY repeat, tiles, then alone levels (--interference) before the whole tile's,
+                               each in the order stored (phase) */
     size_t n_summary;
     tb_model_summary *summary;
     size_t n_events;
@@ -234,7 +237,8 @@ void tb_model_run_free(tb_model_run *r); /* NULL is a no-op */
 /* A level's QoS in one word: "pass", "fail" or "incomplete". */
 const char *tb_model_qos_verdict(int qos_pass, int not_judged);
 
-/* Fills r->summary, peak_score, peak_ppkw and overall_efficiency from r->levels (model.c). */
+/* Fills r->summary, peak_score, peak_ppkw and overall_efficiency from r->levels
+ * whose alone is NULL (model.c): the whole tile's levels. */
 void tb_model_summarize(tb_model_run *r);
 
 /* Several reads as one snapshot: opens a read transaction unless one is

@@ -243,8 +243,8 @@ static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
                "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
                " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat,"
                " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct,"
-               " freq_source, telemetry_samples, cstate_residency_json, qos_not_judged"
-               " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, phase, id",
+               " freq_source, telemetry_samples, cstate_residency_json, qos_not_judged, alone"
+               " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, alone IS NULL, id",
                &ls->levels) != 0 ||
                    tb_model_prep(c,
                                  "SELECT rule, observed, \"limit\", pass, reason, tile, judged, ops, min_ops FROM qos"
@@ -288,6 +288,11 @@ static void level_from_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_lev
     lv->qos_not_judged = sqlite3_column_int(st, 28);
     lv->valid = sqlite3_column_int(st, 7) != 0;
     lv->invalid_reason = tb_model_col_str(c, st, 8);
+    lv->alone = tb_model_col_str(c, st, 29);
+    if (lv->alone && !lv->alone[0]) {
+        free(lv->alone);
+        lv->alone = NULL;
+    }
     lv->steady_start = tb_model_col_str(c, st, 9);
     lv->steady_end = tb_model_col_str(c, st, 10);
     lv->steady_s = tb_model_col_real(st, 11);

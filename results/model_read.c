@@ -413,6 +413,7 @@ static void level_free(tb_model_level *lv) {
     }
     free(lv->agents);
     free(lv->invalid_reason);
+    free(lv->alone);
     free(lv->steady_start);
     free(lv->steady_end);
     free(lv->telemetry.freq_source);

@@ -44,6 +44,13 @@ static const char *const headers[] = {
 
 #define N_COLS (sizeof headers / sizeof headers[0])
 
+/* The run has consolidation-interference levels (--interference). */
+static int any_alone(const tb_model_run *r) {
+    for (size_t i = 0; i < r->n_levels; i++)
+        if (r->levels[i].alone) return 1;
+    return 0;
+}
+
 /* Writes s as one field, quoted only when RFC 4180 requires it; NULL is empty. */
 static void put_field(FILE *f, const char *s) {
     const char *p;
@@ -161,6 +168,10 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
         cell_real(f, &first, lh ? lh->avg_watts : NAN);
         cell_int(f, &first, lh != NULL, lh ? (long long)lh->tiles : 0);
     }
+    if (any_alone(r)) { /* --interference: the workload a level ran alone, empty for the whole tile */
+        fputc(',', f);
+        put_field(f, lv->alone);
+    }
     fputs("\r\n", f);
 }
 
@@ -176,6 +187,7 @@ int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
         fputs(",tiles_", f);
         put_field(f, r->hosts[h].name);
     }
+    if (any_alone(r)) fputs(",alone", f);
     fputs("\r\n", f);
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];
@@ -187,5 +199,6 @@ int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
                 put_row(f, r, lv, w, &w->ops_list[k]);
         }
     }
+    tb_report_interference_csv(r, f);
     return 0;
 }

@@ -88,6 +88,7 @@ static void build_points(page *p) {
         const tb_model_level *lv = &p->levels[i];
         double tiles = (double)lv->tiles;
         level_point *pt = p->n_pts ? &p->pts[p->n_pts - 1] : NULL;
+        if (lv->alone) continue; /* a workload alone (--interference): its own table */
         if (!pt || pt->tiles != tiles) {
             pt = &p->pts[p->n_pts++];
             pt->tiles = tiles;
@@ -852,6 +853,7 @@ int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) {
     html_hostcfg(&p);
     html_charts(&p);
     rh_levels(&p);
+    tb_report_interference_html(r, f);
     rh_hosts(&p);
     tb_report_html_agents(f, r);
     rh_telemetry(&p);

@@ -238,6 +238,7 @@ static json_t *level_json(const tb_model_level *lv) {
     json_object_set_new(o, "tiles", json_integer(lv->tiles));
     json_object_set_new(o, "phase", json_integer(lv->phase));
     json_object_set_new(o, "repeat", json_integer(lv->repeat));
+    json_object_set_new(o, "alone", jstr(lv->alone));
     json_object_set_new(o, "score", jreal(lv->score));
     json_object_set_new(o, "avg_watts", jreal(lv->avg_watts));
     json_object_set_new(o, "ppkw", jreal(lv->ppkw));
@@ -335,6 +336,10 @@ static json_t *run_json(const tb_model_run *r) {
     json_object_set_new(run, "settings", jobj(&r->settings));
     json_object_set_new(run, "config_text", jstr(r->config_text));
     add_arrays(run, r);
+    {
+        json_t *intf = tb_report_interference_json(r);
+        if (intf) json_object_set_new(run, "interference", intf);
+    }
     return run;
 }
 

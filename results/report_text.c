@@ -302,6 +302,11 @@ static void text_levels(FILE *f, const tb_model_run *r) {
                 put_safe(f, lv->invalid_reason, 0, 0);
             }
         }
+        if (lv->alone) {
+            fputs("  (alone: ", f);
+            put_safe(f, lv->alone, 0, 40);
+            fputc(')', f);
+        }
         fputc('\n', f);
     }
     text_qos_failures(f, r);
@@ -392,6 +397,7 @@ int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) {
         for (size_t i = 0; i < r->n_levels; i++)
             text_latency_level(f, &r->levels[i]);
     }
+    tb_report_interference_text(r, f);
     text_events(f, r);
     return 0;
 }
