@@ -135,6 +135,7 @@ static tb_wire_plan plan3(void) {
                       .tile_hi = 4,
                       .start_b = 1700000000000000,
                       .ramp_up_us = 2000000,
+                      .workload_mask = 5, /* --interference: workloads 0 and 2 */
                       .n_phases = 3};
     for (int i = 0; i < 3; i++) {
         p.phase_start_b[i] = p.start_b + 3000000 + 10000000 * i;
@@ -168,6 +169,16 @@ static void test_plan(void **state) {
     j = tb_wire_plan_json(&a);
     assert_int_equal(tb_wire_plan_parse(j, &b, err), -1);
     assert_non_null(strstr(err, "phase 1"));
+    json_decref(j);
+    /* a mask naming a workload past TB_MAX_WORKLOADS; none (an older coordinator) runs them all */
+    a = plan3();
+    a.workload_mask = 1u << TB_MAX_WORKLOADS;
+    j = tb_wire_plan_json(&a);
+    assert_int_equal(tb_wire_plan_parse(j, &b, err), -1);
+    assert_non_null(strstr(err, "'workload_mask'"));
+    json_object_del(j, "workload_mask");
+    assert_int_equal(tb_wire_plan_parse(j, &b, err), 0);
+    assert_int_equal(b.workload_mask, 0);
     json_decref(j);
     a = plan3();
     a.n_phases = 0;
