@@ -219,7 +219,9 @@ static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr,
     qsort(lv, mr->n_levels, sizeof *lv, by_tiles_repeat);
     rr->r = xcalloc(mr->n_levels + 1, sizeof *rr->r);
     for (size_t i = 0; i < mr->n_levels; i++) {
-        row *r = &rr->r[rr->n++];
+        row *r;
+        if (lv[i]->alone) continue; /* --interference: a workload alone is not a load level of the sweep */
+        r = &rr->r[rr->n++];
         r->tiles = (int)lv[i]->tiles;
         r->repeat = (int)lv[i]->repeat;
         r->qos_pass = lv[i]->qos_pass;

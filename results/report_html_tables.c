@@ -86,7 +86,13 @@ static void td_qos_level(FILE *f, const tb_model_level *lv) {
 
 /* A level's tiles and phase, the first cells of most tables. */
 static void td_level(FILE *f, const tb_model_level *lv) {
-    fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>", (long long)lv->tiles, (long long)lv->phase);
+    fprintf(f, "<td class=\"n\">%lld", (long long)lv->tiles);
+    if (lv->alone) { /* --interference: a workload alone */
+        fputs(" (", f);
+        tb_html_escape_file(f, lv->alone);
+        fputs(" alone)", f);
+    }
+    fprintf(f, "</td><td class=\"n\">%lld</td>", (long long)lv->phase);
 }
 
 /* Section heading; when empty, a note instead and 0 (the caller stops). */

@@ -87,7 +87,9 @@ static int print_levels(const tb_model_level *const *lv, size_t n, FILE *f) {
     for (size_t i = 0; i < n; i++) {
         int qos = lv[i]->qos_pass, valid = lv[i]->valid, nj = lv[i]->qos_not_judged;
         const char *why = lv[i]->invalid_reason;
-        fprintf(f, "  %d tiles phase %d: QoS %s", (int)lv[i]->tiles, (int)lv[i]->phase, qos ? "PASS" : "FAIL");
+        fprintf(f, "  %d tiles%s%s%s phase %d: QoS %s", (int)lv[i]->tiles, lv[i]->alone ? " (" : "",
+                lv[i]->alone ? lv[i]->alone : "", lv[i]->alone ? " alone)" : "", (int)lv[i]->phase,
+                qos ? "PASS" : "FAIL");
         if (nj > 0) fprintf(f, " (%d rule%s not judged: too few ops)", nj, nj == 1 ? "" : "s");
         fprintf(f, ", %s\n", valid ? "valid" : "INVALID");
         if (!valid) fprintf(f, "    INVALID   %s\n", why && *why ? why : "(no reason stored)");

@@ -155,4 +155,10 @@ else:  # an estimate on a busy host can put active idle above load: no share of 
 sys.exit(0 if good else 1)
 PYEOF
 cat "$T/recompute.log"
+# Every stored figure of every level, alone ones included, by the project's own recomputation.
+python3 "$TB_SOURCE_DIR/tests/tools/recompute.py" "$DB" >"$T/recompute-all.log" 2>&1 ||
+    fail "recompute.py: $(cat "$T/recompute-all.log")"
+tail -1 "$T/recompute-all.log"
+"$TILEBENCH" validate latest --db "$DB" >"$T/validate.log" 2>&1 || true
+grep -q "1 tiles (oltp alone) phase 1" "$T/validate.log" || fail "validate does not show the alone level: $(cat "$T/validate.log")"
 echo "PASS test_interference"

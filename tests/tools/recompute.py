@@ -17,7 +17,9 @@ file's `unit` key):
     `reference` (the run's config_text) or, when the run normalized against a
     calibration, that calibration's row;
   - tile score = geometric mean of its workloads' normalized throughputs (0 when
-    any is 0); level score = sum of its tile scores;
+    any is 0); in a consolidation-interference level (levels.alone, `run
+    --interference`) the normalized throughput of the workload that ran alone;
+    level score = sum of its tile scores;
   - mean power = per meter, the trapezoid rule over that meter's valid samples
     in the steady window [start, end), divided by the time from its first to
     its last valid sample (one valid sample: its value), summed over meters;
@@ -144,8 +146,8 @@ def geomean(values):
 
 
 def check_level(db, chk, run, lv, refs, n_meters):
-    (lid, tiles, phase, rep, steady_s, t0, t1, score, avg_w, ppkw, s_total, s_bad) = lv
-    tag = f"level {tiles} tiles phase {phase} repeat {rep}"
+    (lid, tiles, phase, rep, steady_s, t0, t1, score, avg_w, ppkw, s_total, s_bad, alone) = lv
+    tag = f"level {tiles} tiles phase {phase} repeat {rep}" + (f" ({alone} alone)" if alone else "")
     if t0 is None or t1 is None:
         die(f"{tag}: no steady_start_mono_us/steady_end_mono_us (stored before schema 7?)")
     window_s = (t1 - t0) / 1e6
@@ -161,7 +163,7 @@ def check_level(db, chk, run, lv, refs, n_meters):
         ).fetchall()
         names = sorted(r[1] for r in rows)
         chk.equal(f"{tag} tile {tile}: workloads", names, sorted(refs))
-        norms = []
+        norms, alone_norm = [], None
         for wid, name, ops, unit, ref, thr, norm in rows:
             wtag = f"{tag} tile {tile} {name}"
             want_unit, want_ref, kind = refs.get(name, (None, None, None))
@@ -181,7 +183,11 @@ def check_level(db, chk, run, lv, refs, n_meters):
             my_norm = my_thr / want_ref if want_ref and want_ref > 0 else 0.0
             chk.close(f"{wtag}: normalized", norm, my_norm)
             norms.append(my_norm)
-        tile_scores.append(geomean(norms))
+            if name == alone:
+                alone_norm = my_norm
+        if alone and alone_norm is None:
+            die(f"{tag} tile {tile}: no workload row of {alone}, which ran alone")
+        tile_scores.append(alone_norm if alone else geomean(norms))
     stray = db.execute(
         "SELECT count(*) FROM workloads WHERE level_id = ? AND (tile < 1 OR tile > ?)", (lid, tiles)
     ).fetchone()[0]
@@ -242,9 +248,11 @@ def main(argv):
         die(f"{argv[1]}: no run {run}")
     refs = references(db, run)
     n_meters = db.execute("SELECT count(*) FROM meters WHERE run_id = ?", (run,)).fetchone()[0]
+    has_alone = any(c[1] == "alone" for c in db.execute("PRAGMA table_info(levels)"))  # schema 10
     levels = db.execute(
         "SELECT id, tiles, phase, repeat, steady_s, steady_start_mono_us, steady_end_mono_us, score, avg_watts,"
-        " ppkw, samples_total, samples_bad FROM levels WHERE run_id = ? ORDER BY id",
+        " ppkw, samples_total, samples_bad, " + ("alone" if has_alone else "NULL") + " FROM levels"
+        " WHERE run_id = ? ORDER BY id",
         (run,),
     ).fetchall()
     if not levels:
