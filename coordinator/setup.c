@@ -161,6 +161,7 @@ json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     char buf[32];
     json_object_set_new(s, "reference_source", refs);
     json_object_set_new(s, "calibrate", json_boolean(o->calibrate));
+    json_object_set_new(s, "interference", json_boolean(o->interference));
     json_object_set_new(s, "tile_file", json_string(o->def->path));
     json_object_set_new(s, "tile_name", json_string(o->def->name));
     json_object_set_new(s, "tiles", json_string(o->tile_spec));

@@ -57,6 +57,7 @@ expect "run status" "$(jq -r .run.status "$J")" = complete
 expect "stored levels (alone column, in run order)" \
     "$(sqlite3 "$DB" "SELECT group_concat(tiles || ':' || coalesce(alone, '-'), ' ') FROM (SELECT * FROM levels ORDER BY id)")" \
     = "1:oltp 1:kv 1:-"
+expect "settings.interference" "$(jq .run.settings.interference "$J")" = true
 expect "JSON levels' alone" "$(jq -c '[.run.levels[].alone]' "$J")" = '["oltp","kv",null]'
 expect "summary: the whole tile only" "$(jq '.run.summary | length' "$J")" -eq 1
 # (the alone levels pass or fail QoS on their own: only the whole tile's verdict counts)
