@@ -284,9 +284,9 @@ void tb_report_interference_text(const tb_model_run *r, FILE *f) {
                         fmt(x->pct[p].together_ms, "%.1f", b[5], 32), fmt(x->pct[p].alone_ms, "%.1f", b[6], 32));
             fputc('\n', f);
         }
-        fprintf(f, "    tile: marginal %s W together, %s W summed alone: sharing saves %s W (%s%%)\n",
+        fprintf(f, "    tile: marginal %s W together, %s W summed alone: sharing saves %s W (%s)\n",
                 fmt(l->marginal_together, "%.1f", b[0], 32), fmt(l->marginal_sum, "%.1f", b[1], 32),
-                fmt(saved_w(l), "%.1f", b[2], 32), fmt(saved_pct(l), "%.1f", b[3], 32));
+                fmt(saved_w(l), "%.1f", b[2], 32), fmt(saved_pct(l), "%.1f%%", b[3], 32));
     }
     free(t.lv);
 }
@@ -463,9 +463,9 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
                 (long long)l->tiles, (long long)l->repeat);
         {
             char b[4][32];
-            fprintf(f, "marginal %s W together against %s W summed alone: sharing saves %s W (%s%%)</td></tr>\n",
+            fprintf(f, "marginal %s W together against %s W summed alone: sharing saves %s W (%s)</td></tr>\n",
                     fmt(l->marginal_together, "%.1f", b[0], 32), fmt(l->marginal_sum, "%.1f", b[1], 32),
-                    fmt(saved_w(l), "%.1f", b[2], 32), fmt(saved_pct(l), "%.1f", b[3], 32));
+                    fmt(saved_w(l), "%.1f", b[2], 32), fmt(saved_pct(l), "%.1f%%", b[3], 32));
         }
     }
     fputs("</table>\n", f);
