@@ -408,6 +408,7 @@ static int rm_kv_switch(void *self, int tile, const char *host, int port, char *
     tb_broker *b = NULL;
     int i, rc = -1, ok;
     unsigned id;
+    json_t *msg = NULL;
     pthread_mutex_lock(&r->kv_mu);
     pthread_mutex_lock(&r->mu);
     for (i = 0; i < r->n && !(in_level(&r->ag[i]) && r->ag[i].lo <= tile && tile <= r->ag[i].hi); i++)
@@ -418,11 +419,13 @@ static int rm_kv_switch(void *self, int tile, const char *host, int port, char *
         tb_seterr(err, "no agent runs tile %d this level", tile);
         goto out;
     }
+    msg = json_pack("{s:I, s:i, s:s, s:i}", "id", (json_int_t)id, "tile", tile, "host", host ? host : "", "port", port);
+    if (!msg) {
+        tb_seterr(err, "kv switch of tile %d: a host that is not UTF-8", tile);
+        goto out;
+    }
     if (tb_broker_connect(&r->uri, 2000, &b, err) != 0 ||
-        tb_stream_send(
-            b, r->ag[i].k_cmd, "kv_switch", r->coord,
-            json_pack("{s:I, s:i, s:s, s:i}", "id", (json_int_t)id, "tile", tile, "host", host, "port", port), NULL, 0,
-            err) != 0)
+        tb_stream_send(b, r->ag[i].k_cmd, "kv_switch", r->coord, msg, NULL, 0, err) != 0)
         goto out;
     pthread_mutex_lock(&r->mu);
     r->kv_agent = i;
@@ -437,6 +440,7 @@ static int rm_kv_switch(void *self, int tile, const char *host, int port, char *
         rc = 0;
     pthread_mutex_unlock(&r->mu);
 out:
+    json_decref(msg);
     tb_broker_close(b);
     pthread_mutex_unlock(&r->kv_mu);
     return rc;
