@@ -65,18 +65,27 @@ typedef struct mig_state {
     unsigned seq;    /* instances made so far (their folders' names) */
 } mig_state;
 
+/* "FILE:LINE: [infra.NAME] migrate" for messages about d. */
+static void where(const tb_infra_def *d, char *out, size_t len) {
+    if (d->file)
+        snprintf(out, len, "%s:%d: [infra.%s] migrate", d->file, d->line, d->name);
+    else
+        snprintf(out, len, "[infra.%s] migrate", d->name);
+}
+
 static int mig_check(const tb_infra_def *d, const tb_sut_endpoints *ep, char *err) {
-    char path[PATH_MAX], why[TB_ERR_LEN];
+    char path[PATH_MAX], why[TB_ERR_LEN], at[160];
+    where(d, at, sizeof at);
     if (sut_find_redis(path, sizeof path, why) != 0) {
-        tb_seterr(err, "[infra.%s] migrate: %s", d->name, why);
+        tb_seterr(err, "%s: %s", at, why);
         return -1;
     }
     if (!tb_ep_has(ep->redis_host) || ep->redis_port <= 0) {
-        tb_seterr(err, "[infra.%s] migrate: the SUT has no Redis endpoint ([sut] redis = HOST:PORT)", d->name);
+        tb_seterr(err, "%s: the SUT has no Redis endpoint ([sut] redis = HOST:PORT)", at);
         return -1;
     }
     if (strlen(ep->redis_host) >= TB_SUT_MAX_HOST) {
-        tb_seterr(err, "[infra.%s] migrate: the SUT's Redis host is too long", d->name);
+        tb_seterr(err, "%s: the SUT's Redis host is longer than %d bytes", at, TB_SUT_MAX_HOST - 1);
         return -1;
     }
     return 0;

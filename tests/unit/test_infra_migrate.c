@@ -128,6 +128,18 @@ static void migrate_and_back(void **state) {
     ep.redis_port = sut.port;
     if (infra_migrate_vt.check(&d, &none, err) == 0 || !strstr(err, "Redis")) fail_msg("no redis: '%s'", err);
     if (infra_migrate_vt.check(&d, &ep, err) != 0) fail_msg("%s", err);
+    {
+        const char *was = getenv("TB_REDIS_SERVER");
+        char keep[512];
+        snprintf(keep, sizeof keep, "%s", was ? was : "");
+        setenv("TB_REDIS_SERVER", "/nonexistent/redis-server", 1);
+        if (infra_migrate_vt.check(&d, &ep, err) == 0 || !strstr(err, "redis-server") || !strstr(err, "[infra.mv]"))
+            fail_msg("no redis-server: '%s'", err);
+        if (was)
+            setenv("TB_REDIS_SERVER", keep, 1);
+        else
+            unsetenv("TB_REDIS_SERVER");
+    }
     memset(&lv, 0, sizeof lv);
     lv.tiles = 2;
     lv.level = 1;
