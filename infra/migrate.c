@@ -234,12 +234,14 @@ static pid_t read_pid(const mig_inst *in) {
 static void inst_stop(mig_inst *in) {
     if (in->port > 0) {
         redisContext *c = connect_to(MIG_HOST, in->port);
-        if (c && !c->err) {
+        int asked = c && !c->err;
+        if (asked) {
             redisReply *r = redisCommand(c, "SHUTDOWN NOSAVE"); /* no answer when it goes */
             if (r) freeReplyObject(r);
         }
         if (c) redisFree(c);
         if (in->pid <= 0) in->pid = read_pid(in);
+        if (!asked && redis_alive(in->pid)) kill(in->pid, SIGTERM); /* not listening (yet): Redis ends on SIGTERM */
         for (uint64_t end = tb_now_us() + MIG_SHUTDOWN_US; redis_alive(in->pid) && tb_now_us() < end;)
             usleep(20000);
         if (redis_alive(in->pid)) {
@@ -284,7 +286,9 @@ static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, 
     snprintf(conf, sizeof conf, "%s/redis.conf", in->dir);
     argv[0] = st->redis, argv[1] = conf, argv[2] = NULL;
     memset(&o, 0, sizeof o);
-    o.path = st->redis, o.argv = argv, o.output_max = 4096, o.new_group = 1, o.stop = stop;
+    /* no stop flag here: stopping the parent could leave the daemon it forks
+     * running unseen; it exits at once anyway, and the timeout bounds it */
+    o.path = st->redis, o.argv = argv, o.output_max = 4096, o.new_group = 1;
     o.timeout_us = MIG_START_US;
     if (tb_spawn_run(&o, &r, why) != 0 || !r.exited || r.exit_status != 0) {
         char how[128];
@@ -292,8 +296,7 @@ static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, 
         tb_seterr(err, "redis-server %s: %s%s%.120s", conf, r.output ? how : why, r.output_len ? ": " : "",
                   r.output ? r.output : "");
         tb_spawn_result_free(&r);
-        in->port = 0;
-        inst_stop(in);
+        inst_stop(in); /* a daemon it forked before it failed goes too */
         return -1;
     }
     tb_spawn_result_free(&r);

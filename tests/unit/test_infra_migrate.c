@@ -188,6 +188,16 @@ static void migrate_and_back(void **state) {
     tb_buf_free(&out.text);
     lv.kv_switch = fake_switch;
 
+    /* stopped (tb_infra_stop): an error at once, nothing left behind */
+    stop = 1;
+    c.tile = 2;
+    one_op(&c, &out, "op4");
+    if (out.status == TB_OP_OK) fail_msg("a stopped op succeeded: %s", tb_buf_str(&out.text));
+    assert_int_equal(entries(base), 1);
+    assert_int_equal(sw.calls, 2);
+    tb_buf_free(&out.text);
+    stop = 0;
+
     /* the level's end: tile 1 back on the SUT's Redis, nothing left */
     infra_migrate_vt.level_end(st, &lv);
     st = NULL;
