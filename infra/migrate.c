@@ -38,6 +38,7 @@
 #define MIG_HOST          "127.0.0.1"
 #define MIG_START_US      10000000u /* redis-server up and answering PING (tilebench choice) */
 #define MIG_SHUTDOWN_US   5000000u  /* SHUTDOWN NOSAVE to gone, before SIGKILL (tilebench choice) */
+#define MIG_PIDFILE_US    2000000u  /* a starting instance's pid file appears (tilebench choice) */
 #define MIG_DRAIN_US      500000u   /* after the switch, before the old instance goes: ops in flight end */
 #define MIG_CMD_TIMEOUT_S 5         /* one Redis command's answer */
 
@@ -240,7 +241,12 @@ static void inst_stop(mig_inst *in) {
             if (r) freeReplyObject(r);
         }
         if (c) redisFree(c);
-        if (in->pid <= 0) in->pid = read_pid(in);
+        /* a daemon that started but does not listen yet writes its pid
+         * file once it does (Redis writes it after it binds): wait for it */
+        for (uint64_t end = tb_now_us() + MIG_PIDFILE_US; in->pid <= 0 && (in->pid = read_pid(in)) <= 0;) {
+            if (asked || tb_now_us() >= end) break;
+            usleep(20000);
+        }
         if (!asked && redis_alive(in->pid)) kill(in->pid, SIGTERM); /* not listening (yet): Redis ends on SIGTERM */
         for (uint64_t end = tb_now_us() + MIG_SHUTDOWN_US; redis_alive(in->pid) && tb_now_us() < end;)
             usleep(20000);

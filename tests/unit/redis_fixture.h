@@ -1,7 +1,8 @@
 /*
  * redis_fixture.h: a real redis-server for unit tests (test_kv_switch,
  * test_infra_migrate), on loopback at a free port, in a temporary folder,
- * no persistence. The test fails (never skips) when it cannot start.
+ * no persistence, and a master that starts a replica's sync at once
+ * (repl-diskless-sync-delay 0, where Redis waits 5 s). The test fails (never skips) when it cannot start.
  * Header-only: each test program includes it once.
  */
 #ifndef TB_TESTS_REDIS_FIXTURE_H
@@ -83,7 +84,7 @@ static inline int fx_redis_start(fx_redis *r, char *why, size_t len) {
         if (dn >= 0) dup2(dn, 1), dup2(dn, 2); /* never hold the test's output pipe open */
         prctl(PR_SET_PDEATHSIG, SIGKILL);      /* and never outlive a test that died */
         execl(bin, bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", r->dir,
-              "--daemonize", "no", (char *)NULL);
+              "--daemonize", "no", "--repl-diskless-sync-delay", "0", (char *)NULL);
         _exit(127);
     }
     for (int i = 0; i < 250; i++) { /* 5 s */
@@ -166,6 +167,32 @@ static inline int fx_redis_running_on(int port) {
     }
     if (d) closedir(d);
     return found;
+}
+
+/* Live redis-server processes working in dir or below it (their cwd:
+ * Redis enters its `dir`), a removed folder included. */
+static inline int fx_redis_count_under(const char *dir) {
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    char path[300], cwd[600], comm[64];
+    int n = 0;
+    size_t len = strlen(dir);
+    while (d && (e = readdir(d))) {
+        FILE *f;
+        ssize_t k;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/cwd", e->d_name);
+        if ((k = readlink(path, cwd, sizeof cwd - 1)) <= 0) continue;
+        cwd[k] = '\0';
+        if (strncmp(cwd, dir, len) != 0) continue;
+        snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
+        if ((f = fopen(path, "r"))) {
+            if (fgets(comm, sizeof comm, f) && strncmp(comm, "redis-server", 12) == 0) n++;
+            fclose(f);
+        }
+    }
+    if (d) closedir(d);
+    return n;
 }
 
 #endif

@@ -7,8 +7,11 @@
  * (no process, no folder); the level's end switches the tile back to the
  * SUT's Redis and leaves no redis-server and no folder, and the SUT's Redis
  * never saw the write made on the copy. An op without a kv switch is an
- * error naming why, and leaves nothing behind. check() refuses a SUT without
- * Redis.
+ * error naming why, and leaves nothing behind, as does a stopped one.
+ * check() refuses a SUT without Redis and names a missing redis-server.
+ * Under load: a local load generator's kv users of tile 1 follow the
+ * migrate op to the new instance (its INFO commandstats grow, the SUT's
+ * stop) without an error, and go home at the level's end.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "infra/infra_internal.h"
+#include "loadgen/loadgen.h"
 #include "redis_fixture.h"
 
 static fx_redis sut;
@@ -194,6 +198,7 @@ static void migrate_and_back(void **state) {
     one_op(&c, &out, "op4");
     if (out.status == TB_OP_OK) fail_msg("a stopped op succeeded: %s", tb_buf_str(&out.text));
     assert_int_equal(entries(base), 1);
+    assert_int_equal(fx_redis_count_under(base), 1); /* instance 2 alone */
     assert_int_equal(sw.calls, 2);
     tb_buf_free(&out.text);
     stop = 0;
@@ -207,13 +212,101 @@ static void migrate_and_back(void **state) {
     if (fx_redis_running_on(p2) || dbsize(p2) != -1) fail_msg("instance 2 (port %d) still runs", p2);
     assert_int_equal(entries(base), -1);
     assert_int_equal(entries(level_dir), 0);
+    assert_int_equal(fx_redis_count_under(level_dir), 0);
     assert_int_equal(dbsize(sut.port), 500); /* the write on the copy is dropped */
+    tb_endpoints_free(&ep);
+}
+
+static long long calls(int port) {
+    long long g = fx_calls(port, "get"), s = fx_calls(port, "set");
+    return g < 0 || s < 0 ? -1 : g + s;
+}
+
+static void ms(int n) { nanosleep(&(struct timespec){n / 1000, (long)(n % 1000) * 1000000L}, NULL); }
+
+static int lg_switch(void *arg, int tile, const char *host, int port, char *err) {
+    sw.calls++;
+    sw.port = port;
+    return tb_loadgen_kv_switch(arg, tile, host, port, err);
+}
+
+static void migrate_under_load(void **state) {
+    static const char tile[] = "[tile]\nname = mv\n[workload.kv]\nkind = kv\nusers = 4\nthink_time = 5ms\n"
+                               "think_dist = fixed\ntimeout = 1s\nunit = ops/s\nreference = 1\nkeyspace = 200\n";
+    char err[TB_ERR_LEN] = "", why[256];
+    tb_infra_def d;
+    tb_sut_endpoints ep = {0};
+    tb_tiledef *def;
+    tb_loadgen *lg;
+    tb_level_plan pl;
+    tb_lg_stats *all = NULL;
+    infra_op_ctx c;
+    infra_op_out out;
+    volatile sig_atomic_t stop = 0;
+    uint64_t ops0, e0, ops1, e1, ops2, e2;
+    long long s0, s1, s2, s3, n1, n2;
+    int port;
+    (void)state;
+    memset(&sw, 0, sizeof sw);
+    if (fx_redis_start(&sut, why, sizeof why) != 0) fail_msg("SUT redis: %s", why);
+    snprintf(level_dir, sizeof level_dir, "/tmp/tb-migrate-XXXXXX");
+    if (!mkdtemp(level_dir)) fail_msg("mkdtemp");
+    if (!(def = tb_tiledef_parse("mv.ini", tile, sizeof tile - 1, err))) fail_msg("%s", err);
+    tb_endpoints_set(&ep.redis_host, "127.0.0.1");
+    ep.redis_port = sut.port;
+    if (tb_loadgen_local_open(def, &ep, 2, &lg, err) != 0) fail_msg("%s", err);
+    memset(&pl, 0, sizeof pl);
+    pl.tiles = 1;
+    pl.n_phases = 1;
+    pl.start_us = tb_now_us() + 50000;
+    pl.phase_start_us[0] = pl.start_us;
+    pl.phase_end_us[0] = pl.start_us + 30000000;
+    if (lg->ops->start_level(lg->self, &pl, err) != 0) fail_msg("%s", err);
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "mv");
+    d.kind = TB_INFRA_MIGRATE;
+    memset(&lv, 0, sizeof lv);
+    lv.tiles = 1;
+    lv.kv_switch = lg_switch;
+    lv.kv_switch_arg = lg;
+    if (!(st = infra_migrate_vt.level_begin(&d, &ep, &lv, level_dir, err))) fail_msg("%s", err);
+    ms(1000);
+    lg->ops->live(lg->self, &ops0, &e0);
+    s0 = calls(sut.port);
+    if (s0 < 100 || e0) fail_msg("before: SUT %lld calls, %llu errors", s0, (unsigned long long)e0);
+    memset(&c, 0, sizeof c);
+    c.d = &d, c.ep = &ep, c.lv = &lv, c.tile = 1, c.timeout_us = 30000000, c.stop = &stop, c.state = st;
+    one_op(&c, &out, "op1");
+    if (out.status != TB_OP_OK) fail_msg("op: %s", tb_buf_str(&out.text));
+    tb_buf_free(&out.text);
+    port = sw.port;
+    ms(200);
+    s1 = calls(sut.port), n1 = calls(port);
+    ms(1000);
+    s2 = calls(sut.port), n2 = calls(port);
+    lg->ops->live(lg->self, &ops1, &e1);
+    if (s2 != s1) fail_msg("the SUT still gets the tile's ops: %lld -> %lld", s1, s2);
+    if (n2 - n1 < 100) fail_msg("the new instance got %lld -> %lld calls", n1, n2);
+    if (e1 != e0) fail_msg("the move cost %llu errors", (unsigned long long)(e1 - e0));
+    infra_migrate_vt.level_end(st, &lv);
+    st = NULL;
+    ms(1000);
+    s3 = calls(sut.port);
+    lg->ops->live(lg->self, &ops2, &e2);
+    if (s3 - s2 < 100) fail_msg("home again, the SUT got %lld -> %lld calls", s2, s3);
+    if (lg->ops->stop_level(lg->self, &all, err) != 0) fail_msg("%s", err);
+    print_message("SUT %lld calls before, new instance %lld after the move, SUT %lld after the level; errors %llu\n",
+                  s0, n2, s3 - s2, (unsigned long long)e2);
+    tb_lg_stats_free(all);
+    tb_loadgen_close(lg);
+    tb_tiledef_free(def);
     tb_endpoints_free(&ep);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(migrate_and_back, teardown),
+        cmocka_unit_test_teardown(migrate_under_load, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
