@@ -45,6 +45,9 @@ int sut_redis_write_conf(const char *dir, int port, char *err) {
     fputs("\npidfile ", f);
     if (sut_path_join(p, sizeof p, dir, "redis.pid") == 0) conf_quoted(f, p);
     fputs("\nsave \"\"\nappendonly no\nmaxclients 10000\n", f);
+    /* an infrastructure `migrate` op replicates this server to a fresh one:
+     * start the sync at once instead of Redis 7's 5 s wait for more replicas */
+    fputs("repl-diskless-sync-delay 0\n", f);
     if (fclose(f) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         return -1;
