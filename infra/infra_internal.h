@@ -51,4 +51,13 @@ typedef struct infra_kind_vt {
 
 extern const infra_kind_vt infra_deploy_vt, infra_backup_vt, infra_migrate_vt, infra_command_vt;
 
+/* ---- helpers the kinds share (infra/util.c) ------------------------------ */
+
+/* rm -rf path (no symlink followed); a missing path is fine. 0 or -1 (errno). */
+int infra_remove_tree(const char *path);
+/* Bytes in the regular files under path (no symlink followed). */
+uint64_t infra_tree_bytes(const char *path);
+/* µs left of an op that began at start_us with budget_us; 0 when none is. */
+uint64_t infra_left_us(uint64_t start_us, uint64_t budget_us);
+
 #endif
