@@ -21,6 +21,8 @@
  * (the store keeps up to the operation's output_cap; JSON gives it all). */
 #define SHOW_BYTES 2000
 #define SHOW_LINES 40
+/* Failed ops shown per operation and phase in text and HTML (the JSON report has every one kept). */
+#define SHOW_FAILED 5
 
 int tb_report_run_has_infra(const tb_model_run *r) {
     for (size_t i = 0; i < r->n_levels; i++)
@@ -118,13 +120,34 @@ static void text_output(FILE *f, const char *s) {
     if (*s) fputs("      | (more kept in the results store)\n", f);
 }
 
+/* Failed ops of lv's operation name before output k (for SHOW_FAILED). */
+static int failed_before(const tb_model_level *lv, size_t k) {
+    int n = 0;
+    for (size_t j = 0; j < k; j++)
+        n += failed(&lv->infra_outputs[j]) && strcmp(S(lv->infra_outputs[j].name), S(lv->infra_outputs[k].name)) == 0;
+    return n;
+}
+
+/* After the shown ones: how many more failed ops of each operation the phase kept. */
+static void text_more_failed(FILE *f, const tb_model_level *lv) {
+    for (size_t k = 0; k < lv->n_infra; k++) {
+        int n = 0;
+        for (size_t j = 0; j < lv->n_infra_outputs; j++)
+            n += failed(&lv->infra_outputs[j]) && strcmp(S(lv->infra_outputs[j].name), S(lv->infra[k].name)) == 0;
+        if (n <= SHOW_FAILED) continue;
+        fprintf(f, "  %lld tiles phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
+        tb_fmt_put_safe(f, lv->infra[k].name, 0, 32);
+        fprintf(f, ": %d more failed ops kept (the JSON report has them all)\n", n - SHOW_FAILED);
+    }
+}
+
 static void text_failed(FILE *f, const tb_model_run *r) {
     int shown = 0;
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];
         for (size_t k = 0; k < lv->n_infra_outputs; k++) {
             const tb_model_infra_output *o = &lv->infra_outputs[k];
-            if (!failed(o)) continue;
+            if (!failed(o) || failed_before(lv, k) >= SHOW_FAILED) continue;
             if (!shown++) fputs("\nFailed infrastructure ops (their output, as kept)\n", f);
             fprintf(f, "  %lld tiles phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
             tb_fmt_put_safe(f, o->name, 0, 32);
@@ -134,6 +157,7 @@ static void text_failed(FILE *f, const tb_model_run *r) {
             fprintf(f, ", %.1f ms\n", o->duration_ms);
             text_output(f, S(o->output));
         }
+        if (shown) text_more_failed(f, lv);
     }
 }
 
@@ -369,7 +393,7 @@ static void html_failed(FILE *f, const tb_model_run *r) {
         for (size_t k = 0; k < lv->n_infra_outputs; k++) {
             const tb_model_infra_output *o = &lv->infra_outputs[k];
             char b[64];
-            if (!failed(o)) continue;
+            if (!failed(o) || failed_before(lv, k) >= SHOW_FAILED) continue;
             if (!shown++) fputs("<h3>Failed infrastructure ops</h3>\n", f);
             fprintf(f, "<p>%lld tiles, phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
             tb_html_escape_file(f, S(o->name));
