@@ -9,11 +9,22 @@
  * key space from its own offset). With pipeline = P, one op sends P commands
  * of the same kind at once and each reply is recorded as one op, timed from
  * the batch's intended start (redis-benchmark -P).
+ *
+ * A tile's users can be moved to another Redis while they run (kv_redirect,
+ * for an infrastructure `migrate` op): the configuration keeps a target per
+ * moved tile under a mutex and a generation that every redirect bumps; a
+ * user reads the generation (one relaxed atomic load) before each op and,
+ * when it changed, looks its tile's target up under the mutex and, when
+ * that is not the server it is connected to, drops its connection and
+ * connects to the new one. An op in flight finishes where it began; a
+ * failure to reach the new server is an ordinary op error (connect, I/O).
  */
 #include <hiredis/adapters/libevent.h>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +49,19 @@ typedef struct kv_cfg {
     /* Zipf constants (Gray et al., "Quickly Generating Billion-Record
      * Synthetic Databases", SIGMOD 1994), computed once per configuration */
     double theta, zeta_n, alpha, eta;
+    /* Tiles moved to another server (kv_redirect): under mu; gen is bumped
+     * (inside mu) by each redirect, so users notice with one relaxed load. */
+    pthread_mutex_t mu;
+    atomic_uint gen;
+    int n_moved;
+    struct kv_target *moved;
 } kv_cfg;
+
+typedef struct kv_target {
+    int tile;
+    char host[TB_SUT_MAX_HOST];
+    int port;
+} kv_target;
 
 typedef struct kv_user {
     const kv_cfg *cfg;
@@ -52,6 +75,9 @@ typedef struct kv_user {
     int op;              /* kind of the batch in flight */
     uint64_t seq;        /* next key for the sequential pattern */
     uint64_t backoff_us; /* reconnect back-off after a lost or refused connection */
+    unsigned gen;        /* the configuration's gen when host/port were looked up */
+    char host[TB_SUT_MAX_HOST];
+    int port; /* the server this user connects to (its tile's target) */
 } kv_user;
 
 static const char *const known_keys[] = {"set_pct",    "keyspace", "value_size", "key_pattern",
@@ -88,6 +114,8 @@ static void kv_cfg_free(void *cfg) {
     kv_cfg *c = cfg;
     free(c->host);
     free(c->value);
+    free(c->moved);
+    pthread_mutex_destroy(&c->mu);
     free(c);
 }
 
@@ -99,7 +127,13 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
         tb_seterr(err, "workload %s: the SUT has no Redis endpoint ([sut] redis = HOST:PORT)", w->name);
         return -1;
     }
+    if (strlen(ep->redis_host) >= TB_SUT_MAX_HOST) {
+        tb_seterr(err, "workload %s: the SUT's Redis host is longer than %d bytes", w->name, TB_SUT_MAX_HOST - 1);
+        return -1;
+    }
     c = xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    atomic_init(&c->gen, 0);
     c->host = xstrdup(ep->redis_host);
     c->port = ep->redis_port;
     if (tb_wl_param_u64(w, "set_pct", 50, &pct, err) || tb_wl_param_u64(w, "keyspace", 10000, &c->keyspace, err) ||
@@ -165,11 +199,35 @@ static int kv_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, vo
     return 0;
 }
 
+/* Looks the user's tile's server up (under the configuration's mutex; the
+ * configuration is the workload's own, const to users only by the
+ * interface) into s->host/port and s->gen. 1 when it changed. */
+static int look_up_target(kv_user *s) {
+    kv_cfg *c = (kv_cfg *)s->cfg;
+    const char *host = c->host;
+    int port = c->port, tile = tb_user_tile(s->u), changed;
+    pthread_mutex_lock(&c->mu);
+    s->gen = atomic_load_explicit(&c->gen, memory_order_relaxed);
+    for (int i = 0; i < c->n_moved; i++)
+        if (c->moved[i].tile == tile) {
+            host = c->moved[i].host;
+            port = c->moved[i].port;
+        }
+    changed = port != s->port || strcmp(host, s->host) != 0;
+    if (changed) {
+        snprintf(s->host, sizeof s->host, "%s", host);
+        s->port = port;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return changed;
+}
+
 static void *kv_user_new(const void *cfg, tb_user_ctx *u) {
     kv_user *s = xcalloc(1, sizeof *s);
     s->cfg = cfg;
     s->u = u;
     s->seq = scatter((uint64_t)tb_user_index(u) + 1) % s->cfg->keyspace; /* users start apart */
+    (void)look_up_target(s);
     return s;
 }
 
@@ -349,11 +407,16 @@ static int send_batch(kv_user *s, int op) {
 static void kv_op_start(void *st, int op) {
     kv_user *s = st;
     int rc;
+    /* a redirect since the last look: the tile may be served elsewhere now
+     * (no op is in flight here, so dropping the connection loses nothing) */
+    if (atomic_load_explicit(&((kv_cfg *)s->cfg)->gen, memory_order_relaxed) != s->gen && look_up_target(s)) {
+        drop(s);
+        s->backoff_us = 0;
+    }
     if (!s->ac) {
-        s->ac = redisAsyncConnect(s->cfg->host, s->cfg->port);
+        s->ac = redisAsyncConnect(s->host, s->port);
         if (!s->ac || s->ac->err) {
-            tb_log(TB_LOG_DEBUG, "kv connect %s:%d: %s", s->cfg->host, s->cfg->port,
-                   s->ac ? s->ac->errstr : "out of memory");
+            tb_log(TB_LOG_DEBUG, "kv connect %s:%d: %s", s->host, s->port, s->ac ? s->ac->errstr : "out of memory");
             if (s->ac) redisAsyncFree(s->ac);
             s->ac = NULL;
             tb_user_op_done_soon(s->u, TB_OP_ERR_CONNECT);
@@ -409,6 +472,35 @@ static int kv_probe(const void *cfg, int tiles, char *err) {
     return 0;
 }
 
+/* Moves tile's users to host:port (the SUT's own Redis again forgets the
+ * tile's target). */
+static int kv_redirect(void *cfg, int tile, const char *host, int port, char *err) {
+    kv_cfg *c = cfg;
+    int i;
+    if (tile < 1 || !host || !*host || strlen(host) >= TB_SUT_MAX_HOST || port < 1 || port > 65535) {
+        tb_seterr(err, "kv: cannot move tile %d to %s:%d (want a tile from 1, a host and a port 1..65535)", tile,
+                  host ? host : "(none)", port);
+        return -1;
+    }
+    pthread_mutex_lock(&c->mu);
+    for (i = 0; i < c->n_moved && c->moved[i].tile != tile; i++)
+        ;
+    if (port == c->port && strcmp(host, c->host) == 0) { /* back home */
+        if (i < c->n_moved) c->moved[i] = c->moved[--c->n_moved];
+    } else {
+        if (i == c->n_moved) {
+            c->moved = xrealloc(c->moved, (size_t)(c->n_moved + 1) * sizeof *c->moved);
+            c->n_moved++;
+        }
+        c->moved[i].tile = tile;
+        snprintf(c->moved[i].host, sizeof c->moved[i].host, "%s", host);
+        c->moved[i].port = port;
+    }
+    atomic_fetch_add_explicit(&c->gen, 1, memory_order_relaxed); /* inside mu: a user that sees it then locks mu */
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
 /* SET is set_pct% of the ops, GET the rest. */
 static double kv_mix_target_pct(const void *cfg, int op) {
     const kv_cfg *c = cfg;
@@ -430,4 +522,5 @@ const tb_workload_vt tb_kv_workload = {
     .user_free = kv_user_free,
     .mix_target_pct = kv_mix_target_pct,
     .probe = kv_probe,
+    .redirect = kv_redirect,
 };

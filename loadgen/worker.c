@@ -973,6 +973,23 @@ static int worker_init(worker *w, int precise, char *err) {
     return 0;
 }
 
+/* Moves tile's kv users (every workload that can redirect its users: kv)
+ * to host:port; their next op goes there (loadgen/kv.c). */
+static int lg_kv_switch(void *self, int tile, const char *host, int port, char *err) {
+    local_lg *lg = self;
+    int n = 0;
+    for (int w = 0; w < lg->pub.def->n_workloads; w++) {
+        if (!lg->vt[w]->redirect) continue;
+        if (lg->vt[w]->redirect(lg->cfg[w], tile, host, port, err) != 0) return -1;
+        n++;
+    }
+    if (n == 0) {
+        tb_seterr(err, "the tile has no kv workload to switch to %s:%d", host ? host : "(none)", port);
+        return -1;
+    }
+    return 0;
+}
+
 static const tb_loadgen_ops local_ops = {
     .start_level = lg_start_level,
     .collect_phase = lg_collect_phase,
@@ -987,6 +1004,7 @@ static const tb_loadgen_ops local_ops = {
     .mix_target_pct = lg_mix_target_pct,
     .probe = lg_probe,
     .close = lg_close,
+    .kv_switch = lg_kv_switch,
 };
 
 int tb_loadgen_local_threads(int threads) {

@@ -120,6 +120,13 @@ typedef struct tb_workload_vt {
      * coarse timers, saving a syscall per loop turn (loadgen/worker.c,
      * needs_precise_timers). 0 keeps precise timers always. */
     int coarse_at_max_rate;
+    /* Optional (NULL: it cannot): moves tile's users (1-based) to the server
+     * at host:port while they run: each user's next op connects there, an op
+     * in flight finishes where it began. Thread-safe: called from any thread
+     * while the workers run users (an infrastructure `migrate` op, through
+     * tb_loadgen_ops.kv_switch). Costs the users one relaxed atomic load per
+     * op. 0, or -1 with err. */
+    int (*redirect)(void *cfg, int tile, const char *host, int port, char *err);
 } tb_workload_vt;
 
 /* The workload kinds compiled in; NULL when kind is unknown. There is one
