@@ -196,12 +196,12 @@ static void infra_outputs(run_ctx *c, tb_coord_infra_phase *ip) {
 /* Once per run: which operation has no reference, so the score is the application score alone. */
 static void say_no_reference(run_ctx *c, int i) {
     char msg[512];
-    if (c->infra_noref_said) return;
+    if (c->infra_noref_said || c->o->calibrate) return; /* a calibration learns it */
     c->infra_noref_said = 1;
     snprintf(msg, sizeof msg,
              "infrastructure operation %s has no reference: the infrastructure score is not known and each "
              "level's score is its application score alone; give reference = OPS_PER_HOUR in [infra.%s] of %s, "
-             "or learn it with `tilebench run --calibrate --tiles 1`",
+             "or learn it with `tilebench run --calibrate` (at 1 tile)",
              c->o->def->infra[i].name, c->o->def->infra[i].name, c->o->def->path ? c->o->def->path : "the tile file");
     tb_coord_say(c, "warning", TB_RUN_MSG_WARNING, msg);
 }

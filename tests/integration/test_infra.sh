@@ -19,6 +19,10 @@ export TMPDIR="$T/tmp" # the runner's folders go here: none may be left
 "$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 REDIS=$(sed -n 's/^redis = //p' "$T/sut/sut.ini")
 [ -n "$REDIS" ] || fail "no redis in sut.ini"
+redis_calls() { # the SUT's Redis: SET + GET calls so far
+    redis-cli -h "${REDIS%:*}" -p "${REDIS##*:}" INFO commandstats | tr -d '\r' |
+        sed -n 's/^cmdstat_\(get\|set\):calls=\([0-9]*\),.*/\2/p' | awk '{ n += $1 } END { print n + 0 }'
+}
 
 # The shipped example without its mail and web workloads (two cores run the
 # tiles and the operations together), each operation thinking 1 s instead of
@@ -30,9 +34,11 @@ for s in infra.deploy infra.backup infra.migrate infra.copy workload.oltp worklo
 done
 ! grep -q '^kind = \(web\|mail\)$' "$T/infra.ini" || fail "infra.ini: web or mail left"
 
+calls_before=$(redis_calls)
 STAGES=(--ramp-up 2s --warm-up 1s --steady 15s --ramp-down 1s --idle 1s)
 "$TILEBENCH" run --config "$T/infra.ini" --tiles 1..2 "${STAGES[@]}" --db "$T/results.db" --label "it infra" \
     --report "$T/report.txt" --quiet >"$T/run.log" 2>&1 || fail "run exited $?: $(cat "$T/run.log")"
+calls_after=$(redis_calls)
 DB="$T/results.db"
 q() { sqlite3 -batch -noheader "$DB" "$@"; }
 RUN=$(q "SELECT max(id) FROM runs")
@@ -61,8 +67,8 @@ kept backup >"$T/backup.txt"
 grep -q 'backup successfully verified' "$T/backup.txt" ||
     fail "backup kept no pg_verifybackup success line: $(head -c 600 "$T/backup.txt")"
 kept migrate >"$T/migrate.txt"
-grep -q 'cmdstat_\(get\|set\):calls=[1-9]' "$T/migrate.txt" ||
-    fail "migrate kept no commandstats of the new Redis with calls: $(head -c 600 "$T/migrate.txt")"
+grep -q ' [1-9][0-9]* keys (DBSIZE)' "$T/migrate.txt" ||
+    fail "migrate kept no count of the keys the new Redis holds: $(head -c 600 "$T/migrate.txt")"
 kept copy >"$T/copy.txt"
 grep -q 'tile1-level1\.txt' "$T/copy.txt" || fail "the command's stdout not kept: $(head -c 300 "$T/copy.txt")"
 # The kv users kept working across the moves: ops in every level, no error beyond those the switch counted.
@@ -71,6 +77,13 @@ for tiles in 1 2; do
             WHERE l.run_id = $RUN AND l.tiles = $tiles AND w.name = 'kv'")
     expect "kv ops at $tiles tiles (the kv users went on through the migrate)" "${kv:-0}" -gt 100
 done
+# ...on the new Redis instances: the SUT's own Redis served fewer SET and GET
+# than the kv users completed (it serves them again after each level).
+client_kv=$(q "SELECT sum(o.count_all) FROM ops o JOIN workloads w ON w.id = o.workload_id JOIN levels l ON l.id = w.level_id
+               WHERE l.run_id = $RUN AND w.name = 'kv'")
+served=$((calls_after - calls_before))
+echo "kv: the users completed $client_kv SET/GET, the SUT's Redis served $served"
+expect "kv ops served by the migrated-to Redis instances (client - SUT's Redis)" "$((client_kv - served))" -gt 100
 
 # Scores recomputed from the stored rows: app = sum over tiles of the
 # geometric mean of throughput / reference; infra = geometric mean over the
@@ -145,7 +158,24 @@ expect_true "faults run: a hanging op killed at its 2 s timeout (ms)" \
     '. >= 1900 and . < 6000'
 "$TILEBENCH" report "$RUN2" --db "$DB" >"$T/report2.txt"
 grep -q 'failing on purpose' "$T/report2.txt" || fail "the text report does not show the failed op's output"
-! pgrep -f '^sleep 600$' >/dev/null || fail "a hanging command's sleep is still running"
-left=$(find "$T/tmp" -mindepth 1 -maxdepth 1 -name 'tilebench-infra.*' | head -3)
-[ -z "$left" ] || fail "runner folders left behind: $left"
+nothing_left() { # after a run: no op's process, no runner folder
+    ! pgrep -f '^sleep 600$' >/dev/null || fail "$1: a hanging command's sleep is still running"
+    left=$(find "$T/tmp" -mindepth 1 -maxdepth 1 -name 'tilebench-infra.*' | head -3)
+    [ -z "$left" ] || fail "$1: runner folders left behind: $left"
+    echo "ok: $1: no op process and no runner folder left"
+}
+nothing_left "faults run"
+
+# Stage 3: SIGINT in steady state, while the hanging command runs: its op is
+# killed and the runner's folder removed on the way out.
+"$TILEBENCH" run --config "$T/faults.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 20s --ramp-down 1s --idle 0 \
+    --db "$DB" --label "it infra sigint" --quiet >"$T/run3.log" 2>&1 &
+RP=$!
+wait_steady "$DB" 1 "$RP"
+wait_for "a hanging op running" 10 pgrep -f '^sleep 600$'
+kill -INT "$RP"
+rc=0
+wait "$RP" || rc=$?
+expect "interrupted run exit status" "$rc" -eq 3
+nothing_left "interrupted run"
 echo "PASS test_infra"
