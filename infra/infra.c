@@ -22,8 +22,8 @@
 
 /* The kinds, by tb_infra_kind. A NULL entry is a kind this build lacks. */
 static const infra_kind_vt *const kinds[TB_INFRA_NKINDS] = {
-    [TB_INFRA_DEPLOY] = NULL,
-    [TB_INFRA_BACKUP] = NULL,
+    [TB_INFRA_DEPLOY] = &infra_deploy_vt,
+    [TB_INFRA_BACKUP] = &infra_backup_vt,
     [TB_INFRA_MIGRATE] = NULL, /* infra/migrate.c: &infra_migrate_vt */
     [TB_INFRA_COMMAND] = &infra_command_vt,
 };
@@ -149,7 +149,7 @@ static void record(tb_infra *r, infra_user *us, int tile, uint64_t start, uint64
             tb_hist_record(a->hist, end - start);
             if (ok) {
                 a->ops++;
-                if (out->bytes) a->bytes += out->bytes, a->busy_us += end - start;
+                if (out->bytes) a->bytes += out->bytes, a->busy_us += out->busy_us ? out->busy_us : end - start;
             } else {
                 a->errors++;
                 a->err_by_class[out->status < TB_OP_NSTATUS ? out->status : TB_OP_ERR_SERVER]++;

@@ -3,10 +3,14 @@
  * (infra_internal.h).
  */
 #define _XOPEN_SOURCE 700 /* nftw */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,4 +55,58 @@ uint64_t infra_tree_bytes(const char *path) {
 uint64_t infra_left_us(uint64_t start_us, uint64_t budget_us) {
     uint64_t now = tb_now_us();
     return now - start_us >= budget_us ? 0 : budget_us - (now - start_us);
+}
+
+static int is_exec(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The newest N of /usr/lib/postgresql/N (with name in its bin when name is not
+ * NULL), or -1. */
+static long newest_pg(const char *name) {
+    long best = -1;
+    DIR *d = opendir("/usr/lib/postgresql");
+    struct dirent *de;
+    if (!d) return -1;
+    while ((de = readdir(d)) != NULL) {
+        char path[PATH_MAX], *end;
+        long v = strtol(de->d_name, &end, 10);
+        if (end == de->d_name || *end || v <= best) continue;
+        snprintf(path, sizeof path, "/usr/lib/postgresql/%ld/bin/%s", v, name ? name : "");
+        if (!name || is_exec(path)) best = v;
+    }
+    closedir(d);
+    return best;
+}
+
+int infra_find_pg_program(const char *name, const char *pkg, char *out, size_t len, char *err) {
+    const char *env = getenv("TB_PG_BINDIR"), *path = getenv("PATH");
+    char pkgv[64];
+    long v = newest_pg(name), any = newest_pg(NULL);
+    if (any >= 0)
+        snprintf(pkgv, sizeof pkgv, "%s-%ld", pkg, any);
+    else
+        snprintf(pkgv, sizeof pkgv, "%s", pkg);
+    if (env && *env) {
+        if (snprintf(out, len, "%s/%s", env, name) < (int)len && is_exec(out)) return 0;
+        tb_seterr(err, "%s not found (in TB_PG_BINDIR=%s): install %s or fix TB_PG_BINDIR", name, env, pkgv);
+        return -1;
+    }
+    if (v >= 0 && snprintf(out, len, "/usr/lib/postgresql/%ld/bin/%s", v, name) < (int)len) return 0;
+    if (path) {
+        char *copy = xstrdup(path), *save = NULL;
+        for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            if (snprintf(out, len, "%s/%s", p, name) < (int)len && is_exec(out)) {
+                free(copy);
+                return 0;
+            }
+        free(copy);
+    }
+    tb_seterr(err, "%s not found (in /usr/lib/postgresql/*/bin and the PATH): install %s", name, pkgv);
+    return -1;
+}
+
+void infra_put_secs(tb_buf *b, const char *what, uint64_t us) {
+    tb_buf_putf(b, "%s%s %.1f s", b->len ? ", " : "", what, (double)us / 1e6);
 }
