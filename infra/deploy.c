@@ -15,12 +15,14 @@
 #include <errno.h>
 #include <libpq-fe.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/spawn.h"
@@ -230,14 +232,61 @@ static int start_server(deploy_op *o) {
     return 0;
 }
 
+/* While the data load runs (libpq, which no flag interrupts): at the stop
+ * flag or the op's deadline, the postmaster gets SIGQUIT (immediate
+ * shutdown), its connections drop and the load returns at once. */
+typedef struct load_watch {
+    deploy_op *o;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done, fired;
+} load_watch;
+
+static void *watch_load(void *arg) {
+    load_watch *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->done) {
+        if (*w->o->c->stop || !infra_left_us(w->o->start, w->o->c->timeout_us)) {
+            kill(w->o->pid, SIGQUIT);
+            w->fired = 1;
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
 static int load_tile(deploy_op *o) {
     char ci[PATH_MAX + 400], e[TB_ERR_LEN], what[32];
     uint64_t left, t0 = tb_now_us();
+    load_watch w = {.o = o};
+    pthread_t th;
+    int rc, watching;
     if (left_or_fail(o, "the load", &left) != 0) return -1;
     /* no statement may outlast the op's budget */
     snprintf(ci, sizeof ci, "%s options='-c statement_timeout=%llu'", o->conninfo,
              (unsigned long long)(left / 1000 + 1));
-    if (tb_oltp_load(ci, o->c->tile, e) != 0) return fail(o, TB_OP_ERR_SERVER, "load: %s", e);
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    watching = pthread_create(&th, NULL, watch_load, &w) == 0;
+    rc = tb_oltp_load(ci, o->c->tile, e);
+    if (watching) {
+        pthread_mutex_lock(&w.mu);
+        w.done = 1;
+        pthread_cond_signal(&w.cv);
+        pthread_mutex_unlock(&w.mu);
+        pthread_join(th, NULL);
+    }
+    pthread_cond_destroy(&w.cv);
+    pthread_mutex_destroy(&w.mu);
+    if (w.fired)
+        return fail(o, TB_OP_ERR_TIMEOUT, "load: %s", *o->c->stop ? "stopped (server shut down)" : "timed out");
+    if (rc != 0) return fail(o, TB_OP_ERR_SERVER, "load: %s", e);
     snprintf(what, sizeof what, "load tile %d", o->c->tile);
     infra_put_secs(&o->out->text, what, tb_now_us() - t0);
     return 0;

@@ -306,6 +306,67 @@ static void backup_refused(void **state) {
     tb_tiledef_free(def);
 }
 
+/* Processes whose command line holds s. */
+static int processes_with(const char *s) {
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[4096];
+        FILE *f;
+        size_t got;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        if (!(f = fopen(path, "r"))) continue;
+        got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < got; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[got] = '\0';
+        if (strstr(buf, s)) n++;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+/* tb_infra_stop while a deploy loads its data: the deployed server is shut
+ * down at once, and neither it nor its folder is left. */
+static void deploy_stopped(void **state) {
+    char dir[300], pid_file[400], err[TB_ERR_LEN] = "";
+    tb_tiledef *def = parse_infra("[infra.dep]\nkind = deploy\n");
+    tb_sut_endpoints ep;
+    tb_infra_level lv;
+    uint64_t t0;
+    (void)state;
+    memset(&ep, 0, sizeof ep);
+    snprintf(dir, sizeof dir, "%s/stopped", base);
+    assert_int_equal(mkdir(dir, 0711), 0);
+    memset(&lv, 0, sizeof lv);
+    lv.tiles = 1;
+    lv.level = 1;
+    lv.start_us = tb_now_us();
+    lv.n_phases = 1;
+    lv.phase_start_us[0] = lv.start_us;
+    lv.phase_end_us[0] = lv.start_us + 60000000;
+    lv.end_us = lv.phase_end_us[0];
+    tb_infra *r = tb_infra_start(def, &ep, dir, &lv, err);
+    assert_non_null(r);
+    snprintf(pid_file, sizeof pid_file, "%s/dep.u0.0/data/postmaster.pid", dir);
+    for (int i = 0; i < 1500 && access(pid_file, F_OK) != 0; i++)
+        usleep(10000);
+    assert_int_equal(access(pid_file, F_OK), 0);
+    usleep(1000000); /* into the data load */
+    assert_true(processes_with(dir) >= 1);
+    t0 = tb_now_us();
+    tb_infra_stop(r);
+    assert_true(tb_now_us() - t0 < 5000000);
+    for (int i = 0; i < 100 && processes_with(dir); i++)
+        usleep(10000);
+    assert_int_equal(processes_with(dir), 0);
+    assert_int_equal(entries(dir), 0);
+    tb_tiledef_free(def);
+}
+
 /* A missing program is named with its Debian package; a missing endpoint too. */
 static void check_names_program_and_package(void **state) {
     char err[TB_ERR_LEN] = "", ver[16];
@@ -342,6 +403,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_names_program_and_package),
         cmocka_unit_test(backup_refused),
+        cmocka_unit_test(deploy_stopped),
         cmocka_unit_test(deploy_and_backup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
