@@ -289,6 +289,20 @@ static void on_stop(agent *a, const tb_msg *m) {
     reply_stats(a, "stopped", json_pack("{s:i, s:b}", "seq", seq, "had_level", 1), all);
 }
 
+/* Moves a tile's kv users to another Redis (an infrastructure migrate op
+ * on the coordinator's side), answering with the outcome. */
+static void on_kv_switch(agent *a, const tb_msg *m) {
+    char err[TB_ERR_LEN] = "";
+    json_int_t id = json_integer_value(json_object_get(m->body, "id"));
+    int tile = (int)json_integer_value(json_object_get(m->body, "tile"));
+    int port = (int)json_integer_value(json_object_get(m->body, "port"));
+    const char *host = json_string_value(json_object_get(m->body, "host"));
+    int ok = host && tb_loadgen_kv_switch(a->lg, tile, host, port, err) == 0;
+    if (!host) snprintf(err, sizeof err, "kv_switch: no host");
+    if (ok) say(a, TB_LOG_INFO, "tile %d: kv users switched to %s:%d", tile, host, port);
+    reply(a, "kv_switched", json_pack("{s:I, s:b, s:s}", "id", id, "ok", ok, "error", ok ? "" : err), NULL, 0);
+}
+
 static void on_release(agent *a) {
     say(a, TB_LOG_INFO, "run of coordinator %s ended", a->info.coord);
     free_run(a); /* no reply: the coordinator's results stream is gone */
@@ -302,6 +316,7 @@ static void handle(agent *a, const tb_msg *m) {
     if (!a->lg) return;
     if (strcmp(m->type, "level") == 0) return on_level(a, m);
     if (strcmp(m->type, "stop") == 0) return on_stop(a, m);
+    if (strcmp(m->type, "kv_switch") == 0) return on_kv_switch(a, m);
     if (strcmp(m->type, "release") == 0) return on_release(a);
 }
 

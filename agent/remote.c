@@ -22,6 +22,7 @@
 #define STOP_WAIT_US      10000000
 #define RAMP_WAIT_US      1000000
 #define RECONNECT_WAIT_US 5000000
+#define KV_SWITCH_WAIT_US 5000000 /* an agent answers a kv switch (tilebench choice) */
 
 void tb_remote_deal(int tiles, int n, const int *weights, int *lo, int *hi) {
     long total = 0;
@@ -394,6 +395,57 @@ static int rm_probe(void *self, int tiles, char *err) {
     return rc;
 }
 
+static int kv_answered(remote *r) {
+    const ragent *a = &r->ag[r->kv_agent];
+    return a->kv_done == r->kv_want || a->lost_wall_us;
+}
+
+/* Sends the switch to the agent that runs tile this level and waits for its
+ * answer (KV_SWITCH_WAIT_US). Called from the infrastructure runner's
+ * threads, not the coordinator's: it uses a broker connection of its own. */
+static int rm_kv_switch(void *self, int tile, const char *host, int port, char *err) {
+    remote *r = self;
+    tb_broker *b = NULL;
+    int i, rc = -1, ok;
+    unsigned id;
+    json_t *msg = NULL;
+    pthread_mutex_lock(&r->kv_mu);
+    pthread_mutex_lock(&r->mu);
+    for (i = 0; i < r->n && !(in_level(&r->ag[i]) && r->ag[i].lo <= tile && tile <= r->ag[i].hi); i++)
+        ;
+    id = ++r->kv_seq;
+    pthread_mutex_unlock(&r->mu);
+    if (i == r->n) {
+        tb_seterr(err, "no agent runs tile %d this level", tile);
+        goto out;
+    }
+    msg = json_pack("{s:I, s:i, s:s, s:i}", "id", (json_int_t)id, "tile", tile, "host", host ? host : "", "port", port);
+    if (!msg) {
+        tb_seterr(err, "kv switch of tile %d: a host that is not UTF-8", tile);
+        goto out;
+    }
+    if (tb_broker_connect(&r->uri, 2000, &b, err) != 0 ||
+        tb_stream_send(b, r->ag[i].k_cmd, "kv_switch", r->coord, msg, NULL, 0, err) != 0)
+        goto out;
+    pthread_mutex_lock(&r->mu);
+    r->kv_agent = i;
+    r->kv_want = id;
+    ok = wait_for(r, kv_answered, KV_SWITCH_WAIT_US);
+    if (!ok || r->ag[i].kv_done != id)
+        tb_seterr(err, "agent %s: no answer to the kv switch of tile %d%s", r->ag[i].info.name, tile,
+                  r->ag[i].lost_wall_us ? " (lost)" : "");
+    else if (!r->ag[i].kv_ok)
+        tb_seterr(err, "agent %s: %s", r->ag[i].info.name, r->ag[i].kv_error);
+    else
+        rc = 0;
+    pthread_mutex_unlock(&r->mu);
+out:
+    json_decref(msg);
+    tb_broker_close(b);
+    pthread_mutex_unlock(&r->kv_mu);
+    return rc;
+}
+
 static int rm_parts(void *self, tb_lg_part *out, int max) {
     remote *r = self;
     int n = 0, p;
@@ -459,6 +511,7 @@ static void rm_close(void *self) {
     tb_broker_close(r->rd);
     tb_broker_uri_free(&r->uri);
     pthread_mutex_destroy(&r->mu);
+    pthread_mutex_destroy(&r->kv_mu);
     pthread_cond_destroy(&r->cv);
     free(r);
 }
@@ -480,6 +533,7 @@ static const tb_loadgen_ops remote_ops = {
     .parts = rm_parts,
     .level_fault = rm_level_fault,
     .gone = rm_gone,
+    .kv_switch = rm_kv_switch,
 };
 
 int tb_loadgen_remote_open(const tb_tiledef *def, const tb_sut_endpoints *ep, const tb_remote_opts *o, tb_loadgen **out,
@@ -495,6 +549,7 @@ int tb_loadgen_remote_open(const tb_tiledef *def, const tb_sut_endpoints *ep, co
     r->ep = ep;
     r->collected = -1;
     pthread_mutex_init(&r->mu, NULL);
+    pthread_mutex_init(&r->kv_mu, NULL);
     {
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);

@@ -35,6 +35,10 @@ typedef struct ragent {
     char error[TB_ERR_LEN];
     uint64_t last_seen_us; /* its heartbeat key or a message, on our clock */
     int64_t lost_wall_us;  /* 0: alive */
+    /* the answer to the last kv switch it was sent (rm_kv_switch) */
+    unsigned kv_done; /* its id; 0: none yet */
+    int kv_ok;
+    char kv_error[TB_ERR_LEN];
 } ragent;
 
 typedef struct remote {
@@ -66,6 +70,12 @@ typedef struct remote {
     tb_level_plan plan;
     double cpu_base; /* CPU seconds of the levels before this one */
     char fault[1024];
+    /* kv switches (rm_kv_switch, from the infrastructure runner's threads):
+     * one at a time under kv_mu, each on a broker connection of its own */
+    pthread_mutex_t kv_mu;
+    unsigned kv_seq;  /* ids given so far */
+    int kv_agent;     /* the agent whose answer is awaited */
+    unsigned kv_want; /* ... and the id */
 } remote;
 
 /* remote_open.c: waits for and claims the agents (0, -1 with err, -2 with

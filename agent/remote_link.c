@@ -158,6 +158,10 @@ static void file_msg(remote *r, const tb_msg *m) {
         snprintf(a->error, sizeof a->error, "%s", json_string_value(json_object_get(m->body, "error")) ?: "");
     } else if (strcmp(m->type, "error") == 0) {
         snprintf(a->error, sizeof a->error, "%s", json_string_value(json_object_get(m->body, "error")) ?: "error");
+    } else if (strcmp(m->type, "kv_switched") == 0) {
+        a->kv_done = (unsigned)ju64(m->body, "id");
+        a->kv_ok = json_is_true(json_object_get(m->body, "ok"));
+        snprintf(a->kv_error, sizeof a->kv_error, "%s", json_string_value(json_object_get(m->body, "error")) ?: "");
     } else if (seq != r->seq) {
         return; /* a level before this one */
     } else if (strcmp(m->type, "started") == 0) {

@@ -455,6 +455,7 @@ static void mig_run(const infra_op_ctx *c, infra_op_out *out) {
 
 static void *mig_level_begin(const tb_infra_def *d, const tb_sut_endpoints *ep, const tb_infra_level *lv,
                              const char *dir, char *err) {
+    char abs[PATH_MAX];
     mig_state *st;
     if (mig_check(d, ep, err) != 0) return NULL;
     if (strpbrk(dir, "\"\\\n")) {
@@ -462,8 +463,14 @@ static void *mig_level_begin(const tb_infra_def *d, const tb_sut_endpoints *ep, 
         return NULL;
     }
     st = xcalloc(1, sizeof *st);
+    /* absolute: redis-server moves into its `dir` before it opens its log */
+    if (!realpath(dir, abs)) {
+        tb_seterr(err, "[infra.%s] migrate: %s: %s", d->name, dir, strerror(errno));
+        free(st);
+        return NULL;
+    }
     if (sut_find_redis(st->redis, sizeof st->redis, err) != 0 ||
-        tb_fmt_capped(st->base, sizeof st->base, "%s/migrate-%s", dir, d->name) != 0 ||
+        tb_fmt_capped(st->base, sizeof st->base, "%s/migrate-%s", abs, d->name) != 0 ||
         strlen(st->base) + 32 >= sizeof st->base) {
         if (!err[0]) tb_seterr(err, "[infra.%s] migrate: %s: path too long", d->name, dir);
         free(st);
