@@ -106,6 +106,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 /* Releases whatever the run holds, in any state. */
 static void release(run_ctx *c) {
     char e[TB_ERR_LEN];
+    tb_coord_infra_end(c); /* before the load generator its migrate ops switch */
     tb_loadgen_close(c->lg);
     c->lg = NULL;
     tb_endpoints_free(&c->ep);
@@ -147,6 +148,7 @@ static int open_instruments(run_ctx *c, char *err) {
     /* the users' sockets are this process's own only with the local load
      * generator; each agent checks its share of a level (agent.c) */
     if (!o->agents && tb_loadgen_fd_check(o->def, c->max_tiles, err) != 0) return TB_EXIT_USAGE;
+    if ((r = tb_coord_infra_check(c, err)) != TB_EXIT_OK) return r; /* [infra.NAME]: a missing program */
     if (o->def->n_hosts) {
         /* [host.NAME]: each host's meters and telemetry; none for the run as a whole */
         if ((r = tb_coord_open_hosts(c, err)) != TB_EXIT_OK) return r;
@@ -202,6 +204,7 @@ static json_t *load_references(run_ctx *c) {
         }
         json_object_set_new(refs, wd->name, json_string(src));
     }
+    tb_coord_infra_references(c, refs);
     return refs;
 }
 
@@ -531,6 +534,11 @@ static int calibrate(run_ctx *c) {
         snprintf(e, sizeof e, "calibration: %s reference %.4g %s (tile file: %g) for tile %s [%s]", wd->name, ref,
                  wd->unit, wd->reference, o->def->name, c->def_hash);
         tb_coord_say(c, "info", TB_RUN_MSG_INFO, e);
+    }
+    if (rc == TB_EXIT_OK && tb_coord_infra_calibrate(c, e) != 0) {
+        tb_log(TB_LOG_ERROR, "%s", e);
+        c->status = TB_RUN_ABORTED;
+        rc = TB_EXIT_ABORTED;
     }
     if (rc == TB_EXIT_OK) advance(c, ST_CALIBRATE);
     return rc;

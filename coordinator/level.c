@@ -144,6 +144,10 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
      * together at its end */
     if (lg->ops->collect_phase(lg->self, p, &st, err) != 0) return -1;
     merged_us = tb_now_us() - pl->phase_end_us[p];
+    if (tb_coord_infra_collect(c, p, err) != 0) {
+        tb_lg_stats_free(st);
+        return -1;
+    }
     cpu1 = lg->ops->cpu_seconds(lg->self);
     lg->ops->stalls(lg->self, &sl);
     if (last) {
@@ -170,7 +174,7 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     return r >= 0 && cut ? -3 - r : r;
 }
 
-int tb_coord_run_level(run_ctx *c, int tiles, char *err) {
+static int level_body(run_ctx *c, int tiles, char *err) {
     /* c->repeat says which repeat of the sweep this level belongs to */
     const tb_stage_def *sd = &c->o->stages;
     tb_level_plan pl;
@@ -179,6 +183,11 @@ int tb_coord_run_level(run_ctx *c, int tiles, char *err) {
     if (c->alone) pl.workload_mask = 1u << (c->alone - c->o->def->workloads); /* --interference */
     if (c->obs->level_begun) c->obs->level_begun(c->obs->arg, tiles, sd);
     if (c->lg->ops->start_level(c->lg->self, &pl, err) != 0) return -1;
+    if (tb_coord_infra_begin(c, &pl, err) != 0) {
+        char e[TB_ERR_LEN];
+        c->lg->ops->stop_level(c->lg->self, NULL, e);
+        return -1;
+    }
     tb_coord_note_placement(c, tiles);
     if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0 ||
         wait_until(c, pl.phase_start_us[0], tiles, stage_names[1], 0) != 0)
@@ -194,4 +203,10 @@ int tb_coord_run_level(run_ctx *c, int tiles, char *err) {
 interrupted:
     c->lg->ops->stop_level(c->lg->self, NULL, err);
     return -2;
+}
+
+int tb_coord_run_level(run_ctx *c, int tiles, char *err) {
+    int r = level_body(c, tiles, err);
+    tb_coord_infra_end(c); /* every way out: its ops killed, its clusters and instances removed */
+    return r;
 }

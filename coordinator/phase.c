@@ -149,9 +149,11 @@ typedef struct phase_parts {
     tb_agent_result *agents; /* the load generator's parts (agents); NULL: none */
     int n_agents;
     tb_host_result hosts[TB_MAX_HOSTS]; /* c->n_hosts of them: [host.NAME] */
+    tb_coord_infra_phase infra;         /* the infrastructure operations' figures (infra_run.c) */
 } phase_parts;
 
 static void phase_free(phase_parts *pp) {
+    tb_coord_infra_phase_free(&pp->infra);
     tb_coord_free_agents(pp->agents, pp->n_agents);
     free(pp->telem);
     free(pp->qr);
@@ -252,10 +254,17 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
     int nin = 0, nwl = 0, nr, nq, tiles = pp->tiles;
     tb_qos_rule *own;
     const tb_qos_rule *rules = tb_coord_level_rules(c, &nr, &own);
-    tb_qos_input *qin = xcalloc((size_t)tiles * (size_t)pp->nw * TB_MAX_OPS, sizeof *qin);
-    tb_qos_wl_input *wlin = xcalloc((size_t)tiles * (size_t)pp->nw, sizeof *wlin);
+    tb_qos_input *qin = xcalloc((size_t)tiles * (size_t)pp->nw * TB_MAX_OPS + TB_MAX_INFRA, sizeof *qin);
+    tb_qos_wl_input *wlin = xcalloc((size_t)tiles * (size_t)pp->nw + TB_MAX_INFRA, sizeof *wlin);
     tb_qos_inputs in;
-    pp->qr = xcalloc((size_t)nr * ((size_t)tiles + 1) + 1, sizeof *pp->qr);
+    /* rules of infrastructure operations are the level's, not a tile's: the tiles' verdicts leave them out */
+    tb_qos_rule *trules = xcalloc((size_t)nr + 1, sizeof *trules);
+    int ntr = 0, *tix = xcalloc((size_t)nr + 1, sizeof *tix);
+    for (int i = 0; i < nr; i++) {
+        tix[i] = tb_coord_infra_rule(&rules[i]) ? -1 : ntr;
+        if (tix[i] >= 0) trules[ntr++] = rules[i];
+    }
+    pp->qr = xcalloc((size_t)nr + (size_t)ntr * (size_t)tiles + 1, sizeof *pp->qr);
     for (int t = 1; t <= tiles; t++)
         for (int w = 0; w < pp->nw; w++) {
             const tb_workload_result *r = &pp->wr[(t - 1) * pp->nw + w];
@@ -278,6 +287,9 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
             wlin[nwl].reference = r->reference;
             nwl++;
         }
+    nq = tb_coord_infra_qos(c, &pp->lr, qin + nin, wlin + nwl);
+    nin += nq;
+    nwl += nq;
     in.ops = qin;
     in.n_ops = nin;
     in.workloads = wlin;
@@ -285,20 +297,22 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
     pp->lr.qos_pass = tb_qos_verdict(rules, nr, &in, 0, pp->qr) != TB_QOS_FAIL;
     nq = nr;
     for (int t = 1; t <= tiles; t++) {
-        if (tb_qos_verdict(rules, nr, &in, t, pp->qr + nq) == TB_QOS_FAIL) pp->lr.qos_pass = 0;
-        for (int i = 0; i < nr; i++)
+        if (tb_qos_verdict(trules, ntr, &in, t, pp->qr + nq) == TB_QOS_FAIL) pp->lr.qos_pass = 0;
+        for (int i = 0; i < ntr; i++)
             pp->qr[nq + i].tile = t;
-        nq += nr;
+        nq += ntr;
     }
-    for (int i = 0; i < nr; i++)
-        for (int k = i; k < nq; k += nr)
-            if (pp->qr[k].not_judged) {
-                pp->lr.qos_not_judged++;
-                break;
-            }
+    for (int i = 0; i < nr; i++) {
+        int nj = pp->qr[i].not_judged;
+        for (int k = nr + tix[i]; !nj && tix[i] >= 0 && k < nq; k += ntr)
+            nj = pp->qr[k].not_judged;
+        pp->lr.qos_not_judged += nj;
+    }
     pp->n_rules = nr;
     pp->lr.n_qos = nq;
     pp->lr.qos = pp->qr;
+    free(trules);
+    free(tix);
     free(qin);
     free(wlin);
     free(own);
@@ -367,6 +381,7 @@ int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stat
     pp.opr = xcalloc((size_t)pp.tiles * (size_t)pp.nw * TB_MAX_OPS, sizeof *pp.opr);
     phase_window(c, &pp);
     score_phase(c, &pp, st, all);
+    tb_coord_infra_results(c, &pp.lr, &pp.infra); /* the final score from the application score */
     judge_qos(c, &pp, st);
     judge_power(c, &pp, cpu_s);
     rc = tb_store_put_level(c->store, c->run_id, &pp.lr, err);

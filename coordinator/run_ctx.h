@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/observer.h"
+#include "infra/infra.h"
 #include "loadgen/loadgen.h"
 #include "powermeter/meter.h"
 #include "powermeter/poller.h"
@@ -79,7 +80,27 @@ typedef struct run_ctx {
     char def_hash[17];                             /* digest of the workload sections (calibration key) */
     int n_calib;                                   /* calibration: phases of tile 1 measured so far */
     double calib[TB_MAX_PHASES][TB_MAX_WORKLOADS]; /* calibration: throughput per phase and workload */
+    /* infra_run.c: the infrastructure operations ([infra.NAME]) of the level in progress */
+    tb_infra *infra;                /* its runner; NULL: none runs */
+    char infra_dir[512];            /* the runner's folder ("" none), removed with it */
+    tb_infra_level infra_lv;        /* what the runner was given (outlives it) */
+    tb_infra_stat *infra_stats;     /* the phase collected last: def->n_infra; NULL none */
+    tb_infra_op_output *infra_outs; /* what its ops did since the collect before */
+    int n_infra_outs;
+    double infra_ref[TB_MAX_INFRA];  /* ops/hour that score 1.0: the file's or a calibration's; 0 none */
+    char infra_wl[TB_MAX_INFRA][40]; /* "infra.NAME": their workload in QoS rules and calibrations */
+    int infra_noref_said;            /* the event that an operation has no reference was stored */
+    int n_infra_calib;               /* calibration: phases of tile 1 measured so far */
+    double infra_calib[TB_MAX_PHASES][TB_MAX_INFRA]; /* calibration: ops/hour per phase and operation */
 } run_ctx;
+
+/* One phase's infrastructure figures, as the stored result points at them
+ * (infra_run.c fills it; phase.c holds it until the phase is stored). */
+typedef struct tb_coord_infra_phase {
+    tb_infra_result res[TB_MAX_INFRA];
+    tb_infra_output *outs;
+    int n_outs;
+} tb_coord_infra_phase;
 
 /* coordinator.c */
 void tb_coord_note(run_ctx *c, const char *kind, const char *msg); /* a stored event of the run */
@@ -125,6 +146,32 @@ const tb_qos_rule *tb_coord_level_rules(const run_ctx *c, int *n, tb_qos_rule **
 /* Runs one load level: 1 every phase passed QoS, 0 one failed, -1 with err,
  * -2 interrupted. */
 int tb_coord_run_level(run_ctx *c, int tiles, char *err);
+
+/* infra_run.c: infrastructure operations ([infra.NAME]) beside the tiles */
+/* Before anything runs: the programs and endpoints they need. An exit code (2: missing). */
+int tb_coord_infra_check(run_ctx *c, char *err);
+/* Each operation's reference: the tile file's, or a calibration's (as the
+ * workloads'); where it came from goes into refs under "infra.NAME". */
+void tb_coord_infra_references(run_ctx *c, json_t *refs);
+/* After the level's users started: its runner (none for a level that runs
+ * one workload alone, or without operations). 0, or -1 with err. */
+int tb_coord_infra_begin(run_ctx *c, const tb_level_plan *pl, char *err);
+/* After phase p ended: the runner's figures over it (c->infra_stats). 0, or -1 with err. */
+int tb_coord_infra_collect(run_ctx *c, int p, char *err);
+/* Stops the runner and removes its folder; on every exit path (no runner: no-op). */
+void tb_coord_infra_end(run_ctx *c);
+/* The phase's infrastructure results into lr (whose score is the
+ * application score on entry): lr->score becomes the final score. */
+void tb_coord_infra_results(run_ctx *c, tb_level_result *lr, tb_coord_infra_phase *ip);
+/* The QoS inputs of the operations (tile 0): up to def->n_infra into q and
+ * wl each; returns how many. */
+int tb_coord_infra_qos(const run_ctx *c, const tb_level_result *lr, tb_qos_input *q, tb_qos_wl_input *wl);
+/* 1 when rule applies to an infrastructure operation (judged for the level, not per tile). */
+int tb_coord_infra_rule(const tb_qos_rule *r);
+/* A calibration run: each operation's median ops/hour at 1 tile stored as
+ * its reference. 0, or -1 with err. */
+int tb_coord_infra_calibrate(run_ctx *c, char *err);
+void tb_coord_infra_phase_free(tb_coord_infra_phase *ip);
 
 /* parts.c: a load generator of several parts (agents) */
 void tb_coord_note_agents(run_ctx *c);               /* who they are, as a run event */

@@ -97,8 +97,10 @@ tb_infra *tb_infra_start(const tb_tiledef *def, const tb_sut_endpoints *ep, cons
  * After phase p (0-based) has ended: each operation's figures over it
  * (stats[def->n_infra], caller frees with tb_infra_stats_free) and what the
  * ops ended since the previous collect did (*outs, *n_outs; caller frees
- * with tb_infra_outputs_free). Waits until no op that started in the phase
- * is still running, up to the op timeout. 0, or -1 with err.
+ * with tb_infra_outputs_free). An op that started in the phase but had not
+ * ended by its end does not count in it, so this does not wait for ops to
+ * end: only, for at most 1 s after the phase's end, for the record of an op
+ * of the phase that is still being recorded. 0, or -1 with err.
  */
 int tb_infra_collect(tb_infra *r, int p, tb_infra_stat **stats, tb_infra_op_output **outs, int *n_outs,
                      char *err) TB_WUR;

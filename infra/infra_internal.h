@@ -29,6 +29,8 @@ typedef struct infra_op_ctx {
 typedef struct infra_op_out {
     tb_op_status status; /* TB_OP_OK, or the error class */
     uint64_t bytes;      /* bytes it moved (backup: the backup's size); 0 none */
+    uint64_t busy_us;    /* of the op's time, what moving those bytes took (backup: pg_basebackup alone);
+                            0: the whole op */
     int exit_code;       /* a command's exit status; -1 none */
     tb_buf text;         /* what it printed or did (the runner inits it with the cap, and owns it) */
 } infra_op_out;
@@ -50,5 +52,25 @@ typedef struct infra_kind_vt {
 } infra_kind_vt;
 
 extern const infra_kind_vt infra_deploy_vt, infra_backup_vt, infra_migrate_vt, infra_command_vt;
+
+/* ---- helpers the kinds share (infra/util.c) ------------------------------ */
+
+/* rm -rf path (no symlink followed); a missing path is fine. 0 or -1 (errno). */
+int infra_remove_tree(const char *path);
+/* Bytes in the regular files under path (no symlink followed). */
+uint64_t infra_tree_bytes(const char *path);
+/* µs left of an op that began at start_us with budget_us; 0 when none is. */
+uint64_t infra_left_us(uint64_t start_us, uint64_t budget_us);
+/*
+ * A PostgreSQL program (initdb, postgres, pg_basebackup, pg_verifybackup):
+ * in $TB_PG_BINDIR when set, else in the newest /usr/lib/postgresql/N/bin
+ * that holds it, else in the PATH. 0, or -1 with err naming the program, where
+ * it looked and the Debian package that holds it (pkg: "postgresql" for the
+ * server's programs, "postgresql-client" for the client's; the version of
+ * the newest installed PostgreSQL is appended, as Debian names them).
+ */
+int infra_find_pg_program(const char *name, const char *pkg, char *out, size_t len, char *err);
+/* Seconds as "1.4 s" for an op's account. */
+void infra_put_secs(tb_buf *b, const char *what, uint64_t us);
 
 #endif

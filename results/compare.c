@@ -31,6 +31,8 @@ const tb_cmp_figure tb_cmp_figures[TB_CMP_N_FIG] = {
     [TB_CMP_WATTS] = {"avg_watts", "Mean power", "W", 1, -1},
     [TB_CMP_CPU] = {"cpu_util_pct", "CPU utilization", "%", 1, 0},
     [TB_CMP_FREQ] = {"avg_freq_mhz", "CPU frequency", "MHz", 0, 0},
+    [TB_CMP_APP] = {"app_score", "Application score", "", 3, +1},
+    [TB_CMP_INFRA] = {"infra_score", "Infrastructure score", "", 3, +1},
 };
 
 const char tb_cmp_method_phases[] =
@@ -232,6 +234,9 @@ static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr,
         r->fig[TB_CMP_WATTS] = lv[i]->avg_watts;
         r->fig[TB_CMP_CPU] = lv[i]->telemetry.cpu_util_pct;
         r->fig[TB_CMP_FREQ] = lv[i]->telemetry.avg_freq_mhz;
+        r->fig[TB_CMP_APP] = lv[i]->app_score;
+        r->fig[TB_CMP_INFRA] = lv[i]->infra_score;
+        m->any_infra |= lv[i]->has_infra;
         r->p95 = xmalloc((m->n_workloads ? m->n_workloads : 1) * sizeof *r->p95);
         for (size_t k = 0; k < m->n_workloads; k++)
             r->p95[k] = NAN;
@@ -403,6 +408,8 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
                 if (isfinite(run->lv[k].fig[j].value)) m->any_fig[j] = 1;
         }
     }
+    /* without infrastructure operations the application score is the score */
+    if (!m->any_infra) m->any_fig[TB_CMP_APP] = m->any_fig[TB_CMP_INFRA] = 0;
     /* % change against the baseline at each level */
     for (i = 0; i < (size_t)n; i++)
         for (k = 0; k < m->n_levels; k++) {

@@ -12,8 +12,10 @@
 
 #include "common/tb_common.h"
 
-/* The run-level figures compared, in this order; p95 per workload follows. */
-enum { TB_CMP_SCORE, TB_CMP_PPKW, TB_CMP_WATTS, TB_CMP_CPU, TB_CMP_FREQ, TB_CMP_N_FIG };
+/* The run-level figures compared, in this order; p95 per workload follows.
+ * Score is the final score; the application and infrastructure scores are
+ * shown when some run ran infrastructure operations ([infra.NAME]). */
+enum { TB_CMP_SCORE, TB_CMP_PPKW, TB_CMP_WATTS, TB_CMP_CPU, TB_CMP_FREQ, TB_CMP_APP, TB_CMP_INFRA, TB_CMP_N_FIG };
 
 typedef struct tb_cmp_figure {
     const char *key;   /* JSON key: "score", "ppkw", "avg_watts", "cpu_util_pct", "avg_freq_mhz" */
@@ -63,6 +65,7 @@ typedef struct tb_cmp_model {
     size_t n_hosts;
     char **hosts;              /* SUT hosts of the runs with [host.NAME], in order of first appearance */
     int any_fig[TB_CMP_N_FIG]; /* some run stores this figure (CPU and frequency may be absent) */
+    int any_infra;             /* some run ran infrastructure operations */
     size_t n_notes;
     char **notes; /* what a reader must know: estimated power, unfinished runs, ... */
 } tb_cmp_model;

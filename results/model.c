@@ -21,6 +21,7 @@ const char *tb_model_qos_verdict(int qos_pass, int not_judged) {
 static void summarize_level(const tb_model_run *r, int64_t tiles, tb_model_summary *o, double *sc, double *w,
                             double *pk) {
     const tb_model_level *rows = r->levels;
+    double app[MAX_REPEATS], infra[MAX_REPEATS];
     int n = (int)r->n_levels, reps = 0;
     o->tiles = tiles;
     o->qos_pass = o->valid = 1;
@@ -48,12 +49,17 @@ static void summarize_level(const tb_model_run *r, int64_t tiles, tb_model_summa
         sc[reps] = rows[m].score;
         w[reps] = rows[m].avg_watts;
         pk[reps] = rows[m].ppkw;
+        app[reps] = rows[m].app_score;
+        infra[reps] = rows[m].infra_score;
+        if (rows[m].has_infra) o->has_infra = 1;
         reps++;
     }
     o->repeats = reps;
     tb_score_repeat_stats(sc, reps, &o->score);
     tb_score_repeat_stats(w, reps, &o->avg_watts);
     tb_score_repeat_stats(pk, reps, &o->ppkw);
+    tb_score_repeat_stats(app, reps, &o->app_score);
+    tb_score_repeat_stats(infra, reps, &o->infra_score);
 }
 
 /*

@@ -156,6 +156,26 @@ typedef struct tb_model_agent {
     char *lost_at;                                /* NULL: not lost */
 } tb_model_agent;
 
+/* One infrastructure operation ([infra.NAME]) over one phase (table infra). */
+typedef struct tb_model_infra {
+    char *name, *kind;
+    int64_t users, ops, errors, count_all, bytes;
+    int64_t errors_by_class[TB_ERR_NCLASSES];
+    double mb_per_s;                                /* NaN: no op moved bytes */
+    double ops_per_hour;                            /* ops / steady seconds x 3600 */
+    double reference;                               /* NaN: none */
+    double normalized;                              /* NaN: no reference */
+    double mean_ms, p50_ms, p95_ms, p99_ms, max_ms; /* op durations; NaN: no op ended */
+} tb_model_infra;
+
+/* What one kept infrastructure op did (table infra_outputs). */
+typedef struct tb_model_infra_output {
+    char *name, *started_at, *status, *output; /* status "ok" or an error class */
+    int64_t user, tile;
+    double duration_ms;
+    tb_model_int exit_code; /* unknown: killed, or not a command */
+} tb_model_infra_output;
+
 /* One stored phase of one load level. */
 typedef struct tb_model_level {
     int64_t id; /* the store's row id: levels in the order they were stored sort by it */
@@ -177,6 +197,14 @@ typedef struct tb_model_level {
     tb_model_agent *agents;
     size_t n_hosts; /* 0: no [host.NAME] sections; else in the run's host order */
     tb_model_level_host *hosts;
+    /* infrastructure operations (model_infra.c): score is the final score */
+    double app_score;   /* the application score (= score without operations and before schema 10) */
+    double infra_score; /* NaN: none ran, or one had no reference */
+    int has_infra;      /* operations ran beside the tiles (n_infra > 0) */
+    size_t n_infra;
+    tb_model_infra *infra;
+    size_t n_infra_outputs;
+    tb_model_infra_output *infra_outputs;
 } tb_model_level;
 
 /* One load level over its phases and repeats (the median phase of each
@@ -186,6 +214,8 @@ typedef struct tb_model_summary {
     int64_t tiles;
     int phases, repeats, qos_pass, qos_not_judged, valid;
     tb_score_stats score, avg_watts, ppkw;
+    int has_infra;                         /* a phase ran infrastructure operations */
+    tb_score_stats app_score, infra_score; /* of the same median phases as score */
 } tb_model_summary;
 
 typedef struct tb_model_event {

@@ -382,6 +382,7 @@ int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out
 /* ---- freeing ------------------------------------------------------------------ */
 
 static void level_free(tb_model_level *lv) {
+    tb_model_free_level_infra(lv);
     for (size_t i = 0; i < lv->n_qos; i++)
         free(lv->qos[i].rule), free(lv->qos[i].reason);
     for (size_t i = 0; i < lv->n_tile_qos; i++)

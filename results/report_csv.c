@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "results/report_infra.h"
 #include "results/report_views.h"
 
 /* The columns, in order. Names follow the JSON keys where one exists;
@@ -149,16 +150,18 @@ static void put_op_cells(FILE *f, int *first, const tb_model_op *op) {
 /* One row; w and op may be NULL (a level without workloads, a workload
  * without ops): their columns stay empty so the level is not lost. */
 static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_workload *w,
-                    const tb_model_op *op) {
+                    const tb_model_op *op, const tb_model_infra *x) {
     int first = 1;
     put_level_cells(f, &first, r, lv);
-    if (w)
+    if (x)
+        tb_report_csv_infra_cells(f, x); /* an infrastructure operation's row */
+    else if (w)
         put_workload_cells(f, &first, w);
     else
         cells_empty(f, &first, WORKLOAD_COLS);
     if (op)
         put_op_cells(f, &first, op);
-    else
+    else if (!x)
         cells_empty(f, &first, OP_COLS);
     for (size_t h = 0; h < r->n_hosts; h++) {
         const tb_model_level_host *lh = NULL;
@@ -172,6 +175,7 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
         fputc(',', f);
         put_field(f, lv->alone);
     }
+    tb_report_csv_infra_scores(f, r, lv);
     fputs("\r\n", f);
 }
 
@@ -188,16 +192,19 @@ int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
         put_field(f, r->hosts[h].name);
     }
     if (any_alone(r)) fputs(",alone", f);
+    tb_report_csv_infra_header(f, r);
     fputs("\r\n", f);
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];
-        if (lv->n_workloads == 0) put_row(f, r, lv, NULL, NULL);
+        if (lv->n_workloads == 0) put_row(f, r, lv, NULL, NULL, NULL);
         for (size_t j = 0; j < lv->n_workloads; j++) {
             const tb_model_workload *w = &lv->workloads[j];
-            if (w->n_ops == 0) put_row(f, r, lv, w, NULL);
+            if (w->n_ops == 0) put_row(f, r, lv, w, NULL, NULL);
             for (size_t k = 0; k < w->n_ops; k++)
-                put_row(f, r, lv, w, &w->ops_list[k]);
+                put_row(f, r, lv, w, &w->ops_list[k], NULL);
         }
+        for (size_t k = 0; k < lv->n_infra; k++)
+            put_row(f, r, lv, NULL, NULL, &lv->infra[k]);
     }
     tb_report_interference_csv(r, f);
     return 0;

@@ -21,6 +21,7 @@
 #include "common/buf.h"
 #include "results/report_fmt.h"
 #include "results/report_agents.h"
+#include "results/report_infra.h"
 #include "results/report_html_page.h"
 #include "results/report_views.h"
 #include "results/svg_chart.h"
@@ -853,6 +854,7 @@ int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) {
     html_hostcfg(&p);
     html_charts(&p);
     rh_levels(&p);
+    tb_report_html_infra(f, r);
     tb_report_interference_html(r, f);
     rh_hosts(&p);
     tb_report_html_agents(f, r);

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "results/report_infra.h"
 #include "results/report_views.h"
 
 /* Real numbers get 15 significant digits: every stored value round-trips
@@ -264,6 +265,7 @@ static json_t *level_json(const tb_model_level *lv) {
     json_object_set_new(o, "workloads", wls);
     if (lv->n_agents) json_object_set_new(o, "agents", agents_json(lv));
     if (lv->n_hosts) json_object_set_new(o, "hosts", level_hosts_json(lv));
+    tb_report_json_infra_level(o, lv);
     return o;
 }
 
@@ -287,6 +289,7 @@ static json_t *summary_json(const tb_model_summary *s) {
     json_object_set_new(o, "score", stats_json(&s->score));
     json_object_set_new(o, "avg_watts", stats_json(&s->avg_watts));
     json_object_set_new(o, "ppkw", stats_json(&s->ppkw));
+    tb_report_json_infra_summary(o, s);
     return o;
 }
 
@@ -332,6 +335,7 @@ static json_t *run_json(const tb_model_run *r) {
     json_object_set_new(run, "peak_score", jreal(r->peak_score));
     json_object_set_new(run, "peak_ppkw", jreal(r->peak_ppkw));
     json_object_set_new(run, "overall_efficiency", jreal(r->overall_efficiency));
+    tb_report_json_infra_run(run, r);
     json_object_set_new(run, "estimated_power", json_boolean(r->estimated_power));
     json_object_set_new(run, "settings", jobj(&r->settings));
     json_object_set_new(run, "config_text", jstr(r->config_text));

@@ -10,6 +10,7 @@
 
 #include "results/report_fmt.h"
 #include "results/report_agents.h"
+#include "results/report_infra.h"
 #include "results/report_views.h"
 
 #define put_safe tb_fmt_put_safe
@@ -389,6 +390,7 @@ int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) {
     (void)err; /* write errors are caught by the caller's ferror check */
     text_header(f, r);
     text_levels(f, r);
+    tb_report_text_infra(f, r);
     text_level_hosts(f, r);
     tb_report_text_agents(f, r);
     text_telemetry(f, r);

@@ -17,6 +17,9 @@ struct sqlite3 *tb_store_db(tb_store *s);
  * inside the caller's transaction. SQLITE_OK or an SQLite error code. */
 int tb_store_insert_hosts(tb_store *s, int64_t run_id, const tb_run_info *info);
 int tb_store_insert_level_hosts(tb_store *s, int64_t level_id, const tb_host_result *h, int n);
+/* store_infra.c: a level's infra and infra_outputs rows (none without
+ * has_infra), inside the caller's transaction. SQLITE_OK or an error code. */
+int tb_store_insert_level_infra(tb_store *s, int64_t level_id, const tb_level_result *lr);
 
 /* The migrations (store_schema.c): entry i takes the schema from version i
  * to i + 1, one SQL text each. */

@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "tiles/infra_def.h"
 #include "tiles/ini_text.h"
 #include "tiles/kinds.h"
 
@@ -554,8 +555,13 @@ static int handler(void *user, const char *section, const char *key, const char 
     if (strcmp(section, "sut") == 0) return set_sut(ps, section, key, val);
     if (strcmp(section, "agents") == 0) return set_agents(ps, section, key, val);
     if (strncmp(section, "host.", 5) == 0 && section[5]) return set_host(ps, section, section + 5, key, val);
+    if (strncmp(section, "infra.", 6) == 0 && section[6]) {
+        char why[TB_ERR_LEN];
+        if (tb_infradef_set(ps->def, section + 6, key, val, ps->in.line, why) != 0) return fail(ps, section, key, why);
+        return 1;
+    }
     return fail(ps, section, key,
-                "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut, agents, host.NAME)");
+                "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut, agents, host.NAME, infra.NAME)");
 }
 
 /* Checks that need the whole file: kinds set, rules refer to real ops. */
@@ -582,6 +588,7 @@ static int check(tb_tiledef *def, char *err) {
         tb_qos_rule *r = &def->rules[i];
         tb_workload_def *w = find_workload(def, r->workload);
         const tb_kind *k;
+        if (tb_infradef_is_rule(r->workload)) continue; /* tb_infradef_check's */
         if (!w) {
             tb_seterr(err, "%s: [qos.%s]: no workload named '%s'", r->source, r->workload, r->workload);
             return -1;
@@ -597,7 +604,7 @@ static int check(tb_tiledef *def, char *err) {
             return -1;
         }
     }
-    return 0;
+    return tb_infradef_check(def, err);
 }
 
 /* Appends s[0..n) to out (size outlen, always terminated) with bytes that
@@ -692,6 +699,7 @@ static void clear_def(tb_tiledef *def) {
         free(def->hosts[i].telemetry);
     }
     free(def->hosts);
+    tb_infradef_free(def);
     memset(def, 0, sizeof *def);
 }
 
@@ -758,11 +766,6 @@ void tb_tiledef_free(tb_tiledef *def) {
     free(def);
 }
 
-const char *tb_infra_kind_name(tb_infra_kind k) {
-    static const char *const names[TB_INFRA_NKINDS] = {"deploy", "backup", "migrate", "command"};
-    return k >= 0 && k < TB_INFRA_NKINDS ? names[k] : NULL;
-}
-
 const tb_param *tb_tiledef_param(const tb_workload_def *w, const char *key) {
     TB_ASSERT(w->n_params >= 0 && w->n_params <= TB_MAX_PARAMS);
     for (int i = 0; i < w->n_params; i++)
@@ -813,5 +816,6 @@ void tb_tiledef_workload_hash(const tb_tiledef *def, char out[17]) {
             h = fnv1a(h, w->params[k].value);
         }
     }
+    h = tb_infradef_hash(def, h, fnv1a); /* no [infra.NAME]: h unchanged, as before them */
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }

@@ -110,7 +110,19 @@ typedef struct tb_infra_def {
     int verify;          /* TB_INFRA_BACKUP: check each backup with pg_verifybackup before removing it */
     uint64_t output_cap; /* bytes of an op's stdout+stderr kept (TB_INFRA_COMMAND; the others keep a
                             one-line account of what they did) */
+    /* lines of the kind-specific keys (0: not given), for "file:line: [infra.NAME] key:" errors
+     * found once the section's kind is known */
+    int command_line, verify_line, output_cap_line;
 } tb_infra_def;
+
+/* Defaults of [infra.NAME] (docs/infra.md says where they come from). */
+#define TB_INFRA_DEFAULT_TILES_PER_USER 4
+#define TB_INFRA_DEFAULT_TIMEOUT_US     600000000ull /* 600 s */
+#define TB_INFRA_DEFAULT_OUTPUT_CAP     4096
+#define TB_INFRA_MAX_OUTPUT_CAP         (1ull << 20) /* 1 MiB per op */
+#define TB_INFRA_MAX_NAME               25           /* "infra." + NAME must fit a QoS rule's workload (31) */
+/* The source of the error-rate rule added to an operation whose [qos.infra.NAME] gives none. */
+#define TB_INFRA_DEFAULT_RULE_SOURCE "tilebench default: an infrastructure op must not fail"
 
 /* "deploy", "backup", "migrate", "command"; NULL out of range. */
 const char *tb_infra_kind_name(tb_infra_kind k);
@@ -153,6 +165,8 @@ tb_tiledef *tb_tiledef_load(const char *path, char *err) TB_WUR;
 tb_tiledef *tb_tiledef_parse(const char *name, const char *text, size_t len, char *err) TB_WUR;
 /* Frees def and everything it holds; NULL is a no-op. */
 void tb_tiledef_free(tb_tiledef *def);
+/* The [infra.NAME] of def named name, or NULL. */
+const tb_infra_def *tb_tiledef_infra(const tb_tiledef *def, const char *name);
 
 /* Rewrites err (TB_ERR_LEN bytes, NUL-terminated) with passwords redacted
  * (tb_ini_redact_msg) and control bytes, DEL and

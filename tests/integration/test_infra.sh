@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# test_infra.sh: infrastructure operations beside the tiles, against the
+# embedded SUT's real PostgreSQL and Redis. Stage 1: the shipped example
+# (tiles/examples/infra.ini: deploy, backup with pg_verifybackup, migrate and
+# a command) over a sweep of 1..2 tiles: each operation ran in every level,
+# the server-side evidence is in what the ops kept (the deployed cluster's
+# order read back, pg_verifybackup's success line, the kv users' ops on the
+# new Redis), and every level's final score equals 0.8 x app + 0.2 x infra
+# recomputed here from the stored rows (not by tilebench's code). Stage 2: a
+# command that exits 1 is an error with its output kept and fails the
+# infrastructure error-rate rule; one that hangs is killed at its timeout;
+# nothing an op started is left behind.
+source "$(dirname "$0")/lib.sh"
+
+mkdir -p "$T/tmp"
+chmod 755 "$T/tmp"
+export TMPDIR="$T/tmp" # the runner's folders go here: none may be left
+
+"$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+REDIS=$(sed -n 's/^redis = //p' "$T/sut/sut.ini")
+[ -n "$REDIS" ] || fail "no redis in sut.ini"
+redis_calls() { # the SUT's Redis: SET + GET calls so far
+    redis-cli -h "${REDIS%:*}" -p "${REDIS##*:}" INFO commandstats | tr -d '\r' |
+        sed -n 's/^cmdstat_\(get\|set\):calls=\([0-9]*\),.*/\2/p' | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# The shipped example without its mail and web workloads (two cores run the
+# tiles and the operations together), each operation thinking 1 s instead of
+# its own.
+awk '/^\[/ { skip = ($0 ~ /^\[(workload|qos)\.(web|mail)\]$/) } !skip' "$TB_SOURCE_DIR/tiles/examples/infra.ini" |
+    sed '/^\[infra\./,/^\[/ s/^think_time = .*/think_time = 1s/' | cat - "$T/sut/sut.ini" >"$T/infra.ini"
+for s in infra.deploy infra.backup infra.migrate infra.copy workload.oltp workload.kv; do
+    grep -q "^\[$s\]" "$T/infra.ini" || fail "infra.ini: no [$s]"
+done
+! grep -q '^kind = \(web\|mail\)$' "$T/infra.ini" || fail "infra.ini: web or mail left"
+
+calls_before=$(redis_calls)
+# No warm-up: the operations' users start at the end of ramp-up, so their
+# first ops start in the phase and a deploy (5-8 s at 2 tiles on 2 cores, twice
+# that on a busy machine) ends one in the 20 s phase.
+STAGES=(--ramp-up 2s --warm-up 0 --steady 20s --ramp-down 1s --idle 1s)
+"$TILEBENCH" run --config "$T/infra.ini" --tiles 1..2 "${STAGES[@]}" --db "$T/results.db" --label "it infra" \
+    --report "$T/report.txt" --quiet >"$T/run.log" 2>&1 || fail "run exited $?: $(cat "$T/run.log")"
+calls_after=$(redis_calls)
+DB="$T/results.db"
+q() { sqlite3 -batch -noheader "$DB" "$@"; }
+RUN=$(q "SELECT max(id) FROM runs")
+expect "run status" "$(q "SELECT status FROM runs WHERE id = $RUN")" = complete
+expect "levels" "$(q "SELECT count(*) FROM levels WHERE run_id = $RUN")" -eq 2
+
+# Each operation ran (and succeeded) at least once in every level.
+for op in deploy backup migrate copy; do
+    for tiles in 1 2; do
+        n=$(q "SELECT i.ops FROM infra i JOIN levels l ON l.id = i.level_id
+               WHERE l.run_id = $RUN AND l.tiles = $tiles AND i.name = '$op'")
+        expect "$op ops at $tiles tiles" "${n:-0}" -ge 1
+        e=$(q "SELECT i.errors FROM infra i JOIN levels l ON l.id = i.level_id
+               WHERE l.run_id = $RUN AND l.tiles = $tiles AND i.name = '$op'")
+        expect "$op errors at $tiles tiles" "${e:-x}" -eq 0
+    done
+done
+expect "backup moved bytes" "$(q "SELECT min(bytes) FROM infra WHERE name = 'backup'")" -gt 1000000
+
+# Server-side evidence, from what the ops kept.
+kept() { q "SELECT output FROM infra_outputs o JOIN levels l ON l.id = o.level_id
+            WHERE l.run_id = $RUN AND o.name = '$1' AND o.status = 'ok'"; }
+kept deploy >"$T/deploy.txt"
+grep -qi 'order' "$T/deploy.txt" || fail "deploy kept no order read back: $(head -c 600 "$T/deploy.txt")"
+kept backup >"$T/backup.txt"
+grep -q 'backup successfully verified' "$T/backup.txt" ||
+    fail "backup kept no pg_verifybackup success line: $(head -c 600 "$T/backup.txt")"
+kept migrate >"$T/migrate.txt"
+grep -q ' [1-9][0-9]* keys (DBSIZE)' "$T/migrate.txt" ||
+    fail "migrate kept no count of the keys the new Redis holds: $(head -c 600 "$T/migrate.txt")"
+kept copy >"$T/copy.txt"
+grep -q 'tile1-level1\.txt' "$T/copy.txt" || fail "the command's stdout not kept: $(head -c 300 "$T/copy.txt")"
+# The kv users kept working across the moves: ops in every level, no error beyond those the switch counted.
+for tiles in 1 2; do
+    kv=$(q "SELECT sum(w.ops) FROM workloads w JOIN levels l ON l.id = w.level_id
+            WHERE l.run_id = $RUN AND l.tiles = $tiles AND w.name = 'kv'")
+    expect "kv ops at $tiles tiles (the kv users went on through the migrate)" "${kv:-0}" -gt 100
+done
+# ...on the new Redis instances: the SUT's own Redis served fewer SET and GET
+# than the kv users completed (it serves them again after each level).
+client_kv=$(q "SELECT sum(o.count_all) FROM ops o JOIN workloads w ON w.id = o.workload_id JOIN levels l ON l.id = w.level_id
+               WHERE l.run_id = $RUN AND w.name = 'kv'")
+served=$((calls_after - calls_before))
+echo "kv: the users completed $client_kv SET/GET, the SUT's Redis served $served"
+expect "kv ops served by the migrated-to Redis instances (client - SUT's Redis)" "$((client_kv - served))" -gt 100
+
+# Scores recomputed from the stored rows: app = sum over tiles of the
+# geometric mean of throughput / reference; infra = geometric mean over the
+# operations of (ops / steady_s x 3600) / reference; final = 0.8 app + 0.2
+# infra; PPKW = final / kW.
+python3 - "$DB" "$RUN" >"$T/recompute.log" 2>&1 <<'PYEOF' || fail "recomputed scores differ: $(cat "$T/recompute.log")"
+import math, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+run = int(sys.argv[2])
+good = True
+def close(what, got, want):
+    global good
+    ok = got is not None and want is not None and abs(got - want) <= 1e-9 * max(abs(want), 1e-300)
+    print("%s %s: stored %r, recomputed %r" % ("ok" if ok else "MISMATCH", what, got, want))
+    good &= ok
+def geomean(v):
+    return 0.0 if any(x <= 0 for x in v) else math.exp(sum(math.log(x) for x in v) / len(v))
+for lid, tiles, steady_s, score, app_s, infra_s, watts, ppkw in db.execute(
+        "SELECT id, tiles, steady_s, score, app_score, infra_score, avg_watts, ppkw FROM levels"
+        " WHERE run_id = ? ORDER BY tiles, phase", (run,)).fetchall():
+    app = 0.0
+    for t in range(1, tiles + 1):
+        app += geomean([tp / ref for tp, ref in db.execute(
+            "SELECT throughput, reference FROM workloads WHERE level_id = ? AND tile = ?", (lid, t))])
+    rows = db.execute("SELECT name, ops, reference FROM infra WHERE level_id = ? ORDER BY idx", (lid,)).fetchall()
+    assert len(rows) == 4, rows
+    infra = geomean([ops / steady_s * 3600.0 / ref for _, ops, ref in rows])
+    final = 0.8 * app + 0.2 * infra
+    close("%d tiles application score" % tiles, app_s, app)
+    close("%d tiles infrastructure score" % tiles, infra_s, infra)
+    close("%d tiles final score" % tiles, score, final)
+    close("%d tiles PPKW" % tiles, ppkw, final / (watts / 1000.0))
+sys.exit(0 if good else 1)
+PYEOF
+cat "$T/recompute.log"
+grep -q 'infrastructure' "$T/report.txt" && grep -q 'final' "$T/report.txt" ||
+    fail "the text report has no application/infrastructure/final scores: $(head -40 "$T/report.txt")"
+"$TILEBENCH" report latest --db "$DB" --format json >"$T/report.json"
+expect "JSON app_score beside score" "$(jq '[.run.levels[] | select(.app_score != null and .infra_score != null)] | length' "$T/report.json")" -eq 2
+
+# Stage 2: a command that fails and one that hangs, beside one kv tile.
+{
+    printf '[tile]\nname = infra-faults\n'
+    sed -n '/^\[workload\.kv\]/,/^\[/{/^\[qos/!p}' "$TB_SOURCE_DIR/tiles/standard.ini"
+    printf '[infra.fails]\nkind = command\nthink_time = 1s\ntimeout = 10s\nreference = 3600\n'
+    printf 'command = echo failing on purpose at tile {tile}; echo to stderr >&2; exit 1\n'
+    printf '[infra.hangs]\nkind = command\nthink_time = 500ms\ntimeout = 2s\nreference = 3600\n'
+    printf 'command = exec sleep 600\n'
+    cat "$T/sut/sut.ini"
+} >"$T/faults.ini"
+rc=0
+"$TILEBENCH" run --config "$T/faults.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 8s --ramp-down 1s --idle 0 \
+    --db "$DB" --label "it infra faults" --quiet >"$T/run2.log" 2>&1 || rc=$?
+expect "faults run exit status" "$rc" -eq 0
+RUN2=$(q "SELECT max(id) FROM runs")
+L2=$(q "SELECT id FROM levels WHERE run_id = $RUN2")
+expect "faults run: the failing command's errors" "$(q "SELECT errors FROM infra WHERE level_id = $L2 AND name = 'fails'")" -ge 2
+expect "faults run: the failing command's successes" "$(q "SELECT ops FROM infra WHERE level_id = $L2 AND name = 'fails'")" -eq 0
+out=$(q "SELECT output FROM infra_outputs WHERE level_id = $L2 AND name = 'fails' AND exit_code = 1 LIMIT 1")
+[[ "$out" == *"failing on purpose at tile 1"* && "$out" == *"to stderr"* ]] ||
+    fail "the failing command's stdout and stderr not kept: '$out'"
+expect "faults run: failed ops kept with exit 1" \
+    "$(q "SELECT count(*) FROM infra_outputs WHERE level_id = $L2 AND name = 'fails' AND status != 'ok' AND exit_code = 1")" -ge 2
+expect "faults run: the error-rate rule of infra.fails failed" \
+    "$(q "SELECT count(*) FROM qos WHERE level_id = $L2 AND rule LIKE 'infra.fails.%error rate%' AND judged = 1 AND pass = 0")" -eq 1
+expect "faults run: the level failed QoS" "$(q "SELECT qos_pass FROM levels WHERE id = $L2")" -eq 0
+expect "faults run: infra rules are the level's only (no per-tile verdict)" \
+    "$(q "SELECT count(*) FROM qos WHERE level_id = $L2 AND rule LIKE 'infra.%' AND tile != 0")" -eq 0
+expect "faults run: the hanging command's timeouts" "$(q "SELECT err_timeout FROM infra WHERE level_id = $L2 AND name = 'hangs'")" -ge 2
+expect_true "faults run: a hanging op killed at its 2 s timeout (ms)" \
+    "$(q "SELECT max(duration_ms) FROM infra_outputs WHERE level_id = $L2 AND name = 'hangs' AND status = 'timeout'")" \
+    '. >= 1900 and . < 6000'
+"$TILEBENCH" report "$RUN2" --db "$DB" >"$T/report2.txt"
+grep -q 'failing on purpose' "$T/report2.txt" || fail "the text report does not show the failed op's output"
+nothing_left() { # after a run: no op's process, no runner folder
+    ! pgrep -f '^sleep 600$' >/dev/null || fail "$1: a hanging command's sleep is still running"
+    left=$(find "$T/tmp" -mindepth 1 -maxdepth 1 -name 'tilebench-infra.*' | head -3)
+    [ -z "$left" ] || fail "$1: runner folders left behind: $left"
+    echo "ok: $1: no op process and no runner folder left"
+}
+nothing_left "faults run"
+
+# Stage 3: SIGINT in steady state, while the hanging command runs: its op is
+# killed and the runner's folder removed on the way out.
+"$TILEBENCH" run --config "$T/faults.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 20s --ramp-down 1s --idle 0 \
+    --db "$DB" --label "it infra sigint" --quiet >"$T/run3.log" 2>&1 &
+RP=$!
+wait_steady "$DB" 1 "$RP"
+wait_for "a hanging op running" 10 pgrep -f '^sleep 600$'
+kill -INT "$RP"
+rc=0
+wait "$RP" || rc=$?
+expect "interrupted run exit status" "$rc" -eq 3
+nothing_left "interrupted run"
+echo "PASS test_infra"
