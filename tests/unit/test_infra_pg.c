@@ -194,7 +194,8 @@ static int entries(const char *dir) {
 
 static void deploy_and_backup(void **state) {
     char dir[300], err[TB_ERR_LEN] = "";
-    tb_tiledef *def = parse_infra("[infra.dep]\nkind = deploy\ntiles_per_user = 1\n"
+    /* one user of each (a deploy takes 8 s here, up to twice that on a busy machine) */
+    tb_tiledef *def = parse_infra("[infra.dep]\nkind = deploy\ntiles_per_user = 2\n"
                                   "[infra.bak]\nkind = backup\nverify = yes\nthink_time = 500ms\n");
     tb_sut_endpoints ep;
     tb_infra_stat *st;
@@ -244,11 +245,14 @@ static void deploy_and_backup(void **state) {
             assert_non_null(strstr(o->text, "backup successfully verified")); /* pg_verifybackup's words */
         }
     }
-    assert_true(dep_ok >= 2 && tiles_seen[1] >= 1 && tiles_seen[2] >= 1);
+    if (dep_ok < 1 || bak_ok < 1)
+        print_error("deploys %llu ok, %llu failed; backups %llu ok, %llu failed\n", (unsigned long long)st[0].ops,
+                    (unsigned long long)st[0].errors, (unsigned long long)st[1].ops, (unsigned long long)st[1].errors);
+    assert_true(dep_ok >= 1 && tiles_seen[1] >= 1); /* the user's first tile first */
     assert_true(bak_ok >= 1);
-    assert_int_equal(st[0].users, 2);
+    assert_int_equal(st[0].users, 1);
     assert_int_equal(st[0].errors, 0);
-    assert_true(st[0].ops >= 2);
+    assert_true(st[0].ops >= 1);
     assert_int_equal(st[0].bytes, 0);
     assert_int_equal(st[1].users, 1);
     assert_int_equal(st[1].errors, 0);
@@ -351,15 +355,18 @@ static void deploy_stopped(void **state) {
     lv.end_us = lv.phase_end_us[0];
     tb_infra *r = tb_infra_start(def, &ep, dir, &lv, err);
     assert_non_null(r);
-    snprintf(pid_file, sizeof pid_file, "%s/dep.u0.0/data/postmaster.pid", dir);
+    /* the socket: the postmaster itself (initdb's bootstrap backend writes postmaster.pid too) */
+    snprintf(pid_file, sizeof pid_file, "%s/dep.u0.0/s/.s.PGSQL.5432", dir);
     for (int i = 0; i < 1500 && access(pid_file, F_OK) != 0; i++)
         usleep(10000);
     assert_int_equal(access(pid_file, F_OK), 0);
-    usleep(1000000); /* into the data load */
+    usleep(500000); /* into the data load */
     assert_true(processes_with(dir) >= 1);
     t0 = tb_now_us();
     tb_infra_stop(r);
-    assert_true(tb_now_us() - t0 < 5000000);
+    /* the rest of the load takes 2.5 s or more here: only a shutdown of the server ends it sooner */
+    if (tb_now_us() - t0 >= 1500000) print_error("stop took %.1f s\n", (double)(tb_now_us() - t0) / 1e6);
+    assert_true(tb_now_us() - t0 < 1500000);
     for (int i = 0; i < 100 && processes_with(dir); i++)
         usleep(10000);
     assert_int_equal(processes_with(dir), 0);
