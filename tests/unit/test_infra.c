@@ -232,6 +232,34 @@ static void failing_command_kept(void **state) {
     tb_tiledef_free(def);
 }
 
+/* A command's output is kept up to output_cap bytes, and says it was cut. */
+static void output_capped(void **state) {
+    char dir[300], err[TB_ERR_LEN];
+    tb_tiledef *def = parse_infra("[infra.loud]\nkind = command\noutput_cap = 300\nthink_time = 10s\n"
+                                  "command = yes abcdefghij | head -c 50000; exit 1\n");
+    tb_sut_endpoints ep;
+    tb_infra_stat *st;
+    tb_infra_op_output *outs;
+    int n;
+    (void)state;
+    memset(&ep, 0, sizeof ep);
+    make_dir(dir, sizeof dir, "loud");
+    tb_infra_level lv = level(1, 1, 0, 700000, 0);
+    tb_infra *r = tb_infra_start(def, &ep, dir, &lv, err);
+    assert_non_null(r);
+    sleep_until(lv.phase_end_us[0]);
+    assert_int_equal(tb_infra_collect(r, 0, &st, &outs, &n, err), 0);
+    tb_infra_stop(r);
+    assert_int_equal(n, 1);
+    assert_true(strlen(outs[0].text) <= 300);
+    assert_true(strlen(outs[0].text) >= 200);
+    assert_non_null(strstr(outs[0].text, "abcdefghij\nabcdefghij\n"));
+    assert_non_null(strstr(outs[0].text, "[exit status 1; output cut]"));
+    tb_infra_stats_free(st, 1);
+    tb_infra_outputs_free(outs, n);
+    tb_tiledef_free(def);
+}
+
 /* A command that hangs is killed at its timeout (its process group too)
  * and counted as a timeout error. */
 static void hanging_command_killed(void **state) {
@@ -301,7 +329,7 @@ static void stop_mid_op(void **state) {
     tb_tiledef_free(def);
 }
 
-/* A kind this build lacks is refused by the check and by start. */
+/* Users per operation: ceil(tiles / tiles_per_user), at least one. */
 static void users_and_tiles(void **state) {
     tb_infra_def d;
     (void)state;
@@ -333,7 +361,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(users_and_tiles),      cmocka_unit_test(counts_by_fabans_rule),
         cmocka_unit_test(failing_command_kept), cmocka_unit_test(hanging_command_killed),
-        cmocka_unit_test(stop_mid_op),
+        cmocka_unit_test(output_capped),        cmocka_unit_test(stop_mid_op),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
