@@ -195,7 +195,8 @@ static void counts_by_fabans_rule(void **state) {
 static void failing_command_kept(void **state) {
     char dir[300], err[TB_ERR_LEN];
     tb_tiledef *def =
-        parse_infra("[infra.bad]\nkind = command\ncommand = echo oops on tile {tile}; echo to-stderr >&2; exit 3\n"
+        parse_infra("[infra.bad]\nkind = command\ncommand = echo oops on tile {tile}; echo to-stderr >&2; "
+                    "echo PGPASSWORD=hush-4711 postgresql://u:hush-4712@h/db; exit 3\n"
                     "think_time = 200ms\n");
     tb_sut_endpoints ep;
     tb_infra_stat *st;
@@ -220,6 +221,8 @@ static void failing_command_kept(void **state) {
     assert_non_null(strstr(outs[0].text, "oops on tile 1"));
     assert_non_null(strstr(outs[0].text, "to-stderr"));
     assert_non_null(strstr(outs[0].text, "exit status 3"));
+    assert_null(strstr(outs[0].text, "hush-471")); /* passwords in the output are kept redacted */
+    assert_non_null(strstr(outs[0].text, "PGPASSWORD= ***"));
     /* the rule that fails the level on such an op */
     int found = 0;
     for (int i = 0; i < def->n_rules; i++)
