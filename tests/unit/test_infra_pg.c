@@ -374,6 +374,38 @@ static void deploy_stopped(void **state) {
     tb_tiledef_free(def);
 }
 
+/* Under root, a runner folder the postgres account cannot enter is refused
+ * at the start, naming the folder. */
+static void deploy_folder_not_enterable(void **state) {
+    char closed[300], dir[320], err[TB_ERR_LEN] = "";
+    tb_tiledef *def = parse_infra("[infra.dep]\nkind = deploy\n");
+    tb_sut_endpoints ep;
+    tb_infra_level lv;
+    (void)state;
+    memset(&ep, 0, sizeof ep);
+    snprintf(closed, sizeof closed, "%s/closed", base);
+    snprintf(dir, sizeof dir, "%s/runner", closed);
+    assert_int_equal(mkdir(closed, 0700), 0);
+    assert_int_equal(mkdir(dir, 0711), 0);
+    memset(&lv, 0, sizeof lv);
+    lv.tiles = 1;
+    lv.start_us = tb_now_us() + 60000000; /* nothing runs: only the start's checks */
+    lv.end_us = lv.start_us + 1;
+    tb_infra *r = tb_infra_start(def, &ep, dir, &lv, err);
+    if (geteuid() == 0) {
+        char want[400];
+        assert_null(r);
+        snprintf(want, sizeof want,
+                 "[infra.dep] deploy: user postgres (PostgreSQL cannot run as root) cannot enter %s;", closed);
+        if (!strstr(err, want)) print_error("wanted '%s' in '%s'\n", want, err);
+        assert_non_null(strstr(err, want));
+    } else {
+        assert_non_null(r); /* not root: the servers run as this user, who made the folder */
+        tb_infra_stop(r);
+    }
+    tb_tiledef_free(def);
+}
+
 /* A missing program is named with its Debian package; a missing endpoint too. */
 static void check_names_program_and_package(void **state) {
     char err[TB_ERR_LEN] = "", ver[16];
@@ -411,6 +443,7 @@ int main(void) {
         cmocka_unit_test(check_names_program_and_package),
         cmocka_unit_test(backup_refused),
         cmocka_unit_test(deploy_stopped),
+        cmocka_unit_test(deploy_folder_not_enterable),
         cmocka_unit_test(deploy_and_backup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
