@@ -163,13 +163,18 @@ static void counts_by_fabans_rule(void **state) {
         }
     }
     fclose(f);
-    assert_true(users_seen[1] >= 4 && users_seen[2] >= 4); /* each user kept its own tile */
+    assert_true(users_seen[1] >= 2 && users_seen[2] >= 2); /* each user kept its own tile */
     for (int p = 0; p < 2; p++) {
         if (st[p][0].ops < sure[p] || st[p][0].ops > sure[p] + maybe[p])
             print_error("phase %d: runner %llu ops, commands say %llu (+%llu near a boundary)\n", p,
                         (unsigned long long)st[p][0].ops, (unsigned long long)sure[p], (unsigned long long)maybe[p]);
         assert_true(st[p][0].ops >= sure[p] && st[p][0].ops <= sure[p] + maybe[p]);
-        assert_true(st[p][0].ops >= 4); /* two users, 1.5 s, 0.3 s ops */
+        /* two users, 1.5 s, 0.3 s ops: 8 or so on an idle machine, far fewer on a busy one */
+        if (st[p][0].ops < 2)
+            print_error("phase %d: %llu ops (commands: %llu sure, %llu near a boundary, %d in all)\n", p,
+                        (unsigned long long)st[p][0].ops, (unsigned long long)sure[p], (unsigned long long)maybe[p],
+                        lines);
+        assert_true(st[p][0].ops >= 2);
         assert_int_equal(st[p][0].errors, 0);
         assert_int_equal(st[p][0].users, 2);
         assert_non_null(st[p][0].hist);
