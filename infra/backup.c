@@ -73,31 +73,31 @@ static char *strip_password(const char *conninfo, char **password, char *err) {
     return tb_buf_take(&b, NULL);
 }
 
-/* The parent's environment plus PGPASSWORD=password (when given). The
- * strings are the parent's, but for the one at (*envp)[n - 1]. */
+/* The parent's environment with PGPASSWORD=password instead of any PGPASSWORD
+ * of its own; NULL (the parent's, as it is) without a password. The strings
+ * are the parent's, but for the last one. */
 static char **child_env(const char *password) {
     size_t n = 0, k = 0;
     char **env;
+    if (!password) return NULL;
     while (environ[n])
         n++;
     env = xcalloc(n + 2, sizeof *env);
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], "PGPASSWORD=", 11) != 0) env[k++] = environ[i];
-    if (password) {
-        size_t len = strlen(password) + 12;
-        env[k] = xmalloc(len);
-        snprintf(env[k], len, "PGPASSWORD=%s", password);
-        k++;
-    }
-    env[k] = NULL;
+    size_t len = strlen(password) + 12;
+    env[k] = xmalloc(len);
+    snprintf(env[k], len, "PGPASSWORD=%s", password);
+    env[k + 1] = NULL;
     return env;
 }
 
-static void free_env(char **env, const char *password) {
+static void free_env(char **env) {
     size_t n = 0;
+    if (!env) return;
     while (env[n])
         n++;
-    if (password && n) {
+    if (n) {
         memset(env[n - 1], 0, strlen(env[n - 1]));
         free(env[n - 1]);
     }
@@ -175,7 +175,7 @@ static void backup_run(const infra_op_ctx *c, infra_op_out *out) {
         if (out->status == TB_OP_ERR_SERVER) out->status = TB_OP_ERR_CONTENT; /* the backup is not valid */
     }
     (void)infra_remove_tree(target);
-    free_env(env, password);
+    free_env(env);
     if (password) memset(password, 0, strlen(password));
     free(password);
     free(ci);

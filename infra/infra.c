@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "infra/infra_internal.h"
+#include "tiles/ini_text.h"
 
 /* How long after a phase's end tb_infra_collect waits for an op of that
  * phase whose end is not yet recorded (its user is between the op's end and
@@ -128,7 +129,9 @@ static void keep_output(tb_infra *r, const infra_user *us, int tile, int64_t wal
     o->duration_us = dur;
     o->status = out->status;
     o->exit_code = out->exit_code;
-    o->text = tb_buf_take(&out->text, NULL);
+    /* what a command printed may hold a password (PGPASSWORD=..., a URI): kept redacted,
+     * by the rules of the stored tile text */
+    o->text = tb_ini_redact(tb_buf_str(&out->text), out->text.len, NULL);
 }
 
 /* Records one op that ran from start to end (monotonic µs). An op cut short

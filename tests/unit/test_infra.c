@@ -126,7 +126,7 @@ static void counts_by_fabans_rule(void **state) {
     snprintf(infra, sizeof infra, "[infra.cmd]\nkind = command\ntiles_per_user = 1\ncommand = %s\n", cmd);
     def = parse_infra(infra);
     memset(&ep, 0, sizeof ep);
-    tb_infra_level lv = level(2, 2, 500000, 1000000, 400000);
+    tb_infra_level lv = level(2, 2, 500000, 1500000, 400000);
     assert_int_equal(tb_infra_check(def, &ep, err), 0);
     r = tb_infra_start(def, &ep, dir, &lv, err);
     assert_non_null(r);
@@ -163,13 +163,18 @@ static void counts_by_fabans_rule(void **state) {
         }
     }
     fclose(f);
-    assert_true(users_seen[1] >= 4 && users_seen[2] >= 4); /* each user kept its own tile */
+    assert_true(users_seen[1] >= 2 && users_seen[2] >= 2); /* each user kept its own tile */
     for (int p = 0; p < 2; p++) {
         if (st[p][0].ops < sure[p] || st[p][0].ops > sure[p] + maybe[p])
             print_error("phase %d: runner %llu ops, commands say %llu (+%llu near a boundary)\n", p,
                         (unsigned long long)st[p][0].ops, (unsigned long long)sure[p], (unsigned long long)maybe[p]);
         assert_true(st[p][0].ops >= sure[p] && st[p][0].ops <= sure[p] + maybe[p]);
-        assert_true(st[p][0].ops >= 4); /* two users, 1 s, 0.3 s ops */
+        /* two users, 1.5 s, 0.3 s ops: 8 or so on an idle machine, far fewer on a busy one */
+        if (st[p][0].ops < 2)
+            print_error("phase %d: %llu ops (commands: %llu sure, %llu near a boundary, %d in all)\n", p,
+                        (unsigned long long)st[p][0].ops, (unsigned long long)sure[p], (unsigned long long)maybe[p],
+                        lines);
+        assert_true(st[p][0].ops >= 2);
         assert_int_equal(st[p][0].errors, 0);
         assert_int_equal(st[p][0].users, 2);
         assert_non_null(st[p][0].hist);
@@ -195,7 +200,8 @@ static void counts_by_fabans_rule(void **state) {
 static void failing_command_kept(void **state) {
     char dir[300], err[TB_ERR_LEN];
     tb_tiledef *def =
-        parse_infra("[infra.bad]\nkind = command\ncommand = echo oops on tile {tile}; echo to-stderr >&2; exit 3\n"
+        parse_infra("[infra.bad]\nkind = command\ncommand = echo oops on tile {tile}; echo to-stderr >&2; "
+                    "echo PGPASSWORD=hush-4711 postgresql://u:hush-4712@h/db; exit 3\n"
                     "think_time = 200ms\n");
     tb_sut_endpoints ep;
     tb_infra_stat *st;
@@ -220,6 +226,8 @@ static void failing_command_kept(void **state) {
     assert_non_null(strstr(outs[0].text, "oops on tile 1"));
     assert_non_null(strstr(outs[0].text, "to-stderr"));
     assert_non_null(strstr(outs[0].text, "exit status 3"));
+    assert_null(strstr(outs[0].text, "hush-471")); /* passwords in the output are kept redacted */
+    assert_non_null(strstr(outs[0].text, "PGPASSWORD= ***"));
     /* the rule that fails the level on such an op */
     int found = 0;
     for (int i = 0; i < def->n_rules; i++)
@@ -227,6 +235,34 @@ static void failing_command_kept(void **state) {
             def->rules[i].limit == 1 && strcmp(def->rules[i].source, TB_INFRA_DEFAULT_RULE_SOURCE) == 0)
             found++;
     assert_int_equal(found, 1);
+    tb_infra_stats_free(st, 1);
+    tb_infra_outputs_free(outs, n);
+    tb_tiledef_free(def);
+}
+
+/* A command's output is kept up to output_cap bytes, and says it was cut. */
+static void output_capped(void **state) {
+    char dir[300], err[TB_ERR_LEN];
+    tb_tiledef *def = parse_infra("[infra.loud]\nkind = command\noutput_cap = 300\nthink_time = 10s\n"
+                                  "command = yes abcdefghij | head -c 50000; exit 1\n");
+    tb_sut_endpoints ep;
+    tb_infra_stat *st;
+    tb_infra_op_output *outs;
+    int n;
+    (void)state;
+    memset(&ep, 0, sizeof ep);
+    make_dir(dir, sizeof dir, "loud");
+    tb_infra_level lv = level(1, 1, 0, 700000, 0);
+    tb_infra *r = tb_infra_start(def, &ep, dir, &lv, err);
+    assert_non_null(r);
+    sleep_until(lv.phase_end_us[0]);
+    assert_int_equal(tb_infra_collect(r, 0, &st, &outs, &n, err), 0);
+    tb_infra_stop(r);
+    assert_int_equal(n, 1);
+    assert_true(strlen(outs[0].text) <= 300);
+    assert_true(strlen(outs[0].text) >= 200);
+    assert_non_null(strstr(outs[0].text, "abcdefghij\nabcdefghij\n"));
+    assert_non_null(strstr(outs[0].text, "[exit status 1; output cut]"));
     tb_infra_stats_free(st, 1);
     tb_infra_outputs_free(outs, n);
     tb_tiledef_free(def);
@@ -301,7 +337,7 @@ static void stop_mid_op(void **state) {
     tb_tiledef_free(def);
 }
 
-/* A kind this build lacks is refused by the check and by start. */
+/* Users per operation: ceil(tiles / tiles_per_user), at least one. */
 static void users_and_tiles(void **state) {
     tb_infra_def d;
     (void)state;
@@ -333,7 +369,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(users_and_tiles),      cmocka_unit_test(counts_by_fabans_rule),
         cmocka_unit_test(failing_command_kept), cmocka_unit_test(hanging_command_killed),
-        cmocka_unit_test(stop_mid_op),
+        cmocka_unit_test(output_capped),        cmocka_unit_test(stop_mid_op),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
