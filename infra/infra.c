@@ -21,11 +21,11 @@
  * the record): an op still in flight then ended after the phase did. */
 #define COLLECT_GRACE_US 1000000u
 
-/* The kinds, by tb_infra_kind. A NULL entry is a kind this build lacks. */
+/* The kinds, by tb_infra_kind. */
 static const infra_kind_vt *const kinds[TB_INFRA_NKINDS] = {
     [TB_INFRA_DEPLOY] = &infra_deploy_vt,
     [TB_INFRA_BACKUP] = &infra_backup_vt,
-    [TB_INFRA_MIGRATE] = NULL, /* infra/migrate.c: &infra_migrate_vt */
+    [TB_INFRA_MIGRATE] = &infra_migrate_vt,
     [TB_INFRA_COMMAND] = &infra_command_vt,
 };
 
