@@ -1,7 +1,8 @@
 /*
- * migrate.c: the `migrate` infrastructure operation (docs/infra-migrate.md),
+ * migrate.c: the `migrate` infrastructure operation (docs/infra.md, "kind = migrate"),
  * a live migration of one tile's Redis data set. One op on tile T: start a
- * fresh redis-server (loopback, a free port, its folder under the level's
+ * fresh redis-server (beside the SUT's Redis when it is on this host, else
+ * loopback; a free port, its folder under the level's
  * folder), make it a replica of the Redis T is on (the SUT's at first, then
  * the instance T was last moved to), wait for the full sync, promote it
  * (REPLICAOF NO ONE), switch T's kv users to it through the load generator
@@ -19,6 +20,7 @@
 #include <ftw.h>
 #include <hiredis/hiredis.h>
 #include <limits.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,7 +37,7 @@
 #include "infra/infra_internal.h"
 #include "sut/tools.h"
 
-#define MIG_HOST          "127.0.0.1"
+#define MIG_LOOPBACK      "127.0.0.1"
 #define MIG_START_US      10000000u /* redis-server up and answering PING (tilebench choice) */
 #define MIG_SHUTDOWN_US   5000000u  /* SHUTDOWN NOSAVE to gone, before SIGKILL (tilebench choice) */
 #define MIG_PIDFILE_US    2000000u  /* a starting instance's pid file appears (tilebench choice) */
@@ -44,6 +46,7 @@
 
 /* One of our redis-server instances. port 0: none (the SUT's Redis). */
 typedef struct mig_inst {
+    char host[INET_ADDRSTRLEN]; /* the address it listens on (mig_state.host) */
     int port;
     pid_t pid;
     char dir[PATH_MAX];
@@ -60,6 +63,9 @@ typedef struct mig_state {
     char base[PATH_MAX];  /* <level folder>/migrate-NAME: the instances' folders */
     char sut_host[TB_SUT_MAX_HOST];
     int sut_port;
+    char host[INET_ADDRSTRLEN]; /* where our instances listen: the SUT's Redis address when it is
+                                   one of this host's (so agents that reach the SUT reach them),
+                                   else loopback */
     const tb_infra_level *lv;
     int n_tiles;
     mig_tile *tiles; /* [tile - 1] */
@@ -104,15 +110,19 @@ static void remove_tree(const char *dir) {
         tb_log(TB_LOG_WARN, "migrate: cannot remove %s: %s", dir, strerror(errno));
 }
 
-/* A loopback port nobody listens on now (the kernel's pick). 0 on failure. */
-static int free_port(void) {
+/* A port of host (an IPv4 address of this machine) nobody listens on now
+ * (the kernel's pick). 0 on failure. */
+static int free_port(const char *host) {
     struct sockaddr_in a;
     socklen_t len = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
     if (fd < 0) return 0;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        close(fd);
+        return 0;
+    }
     if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
         port = ntohs(a.sin_port);
     close(fd);
@@ -207,11 +217,11 @@ static int write_conf(const mig_inst *in, char *err) {
      * folder and names made here (checked in level_begin) */
     fprintf(f,
             "# written by tilebench's migrate operation for one instance; removed with it\n"
-            "bind " MIG_HOST "\nport %d\nprotected-mode no\ndaemonize yes\n"
+            "bind %s\nport %d\nprotected-mode no\ndaemonize yes\n"
             "dir \"%s\"\nlogfile \"%s/redis.log\"\npidfile \"%s/redis.pid\"\n"
             "save \"\"\nappendonly no\nmaxclients 10000\n"
             "repl-diskless-sync yes\nrepl-diskless-sync-delay 0\n",
-            in->port, in->dir, in->dir, in->dir);
+            in->host, in->port, in->dir, in->dir, in->dir);
     if (fclose(f) != 0) {
         tb_seterr(err, "%s: %s", path, strerror(errno));
         return -1;
@@ -234,7 +244,7 @@ static pid_t read_pid(const mig_inst *in) {
 /* SHUTDOWN NOSAVE, then SIGKILL if it is still there; removes its folder. */
 static void inst_stop(mig_inst *in) {
     if (in->port > 0) {
-        redisContext *c = connect_to(MIG_HOST, in->port);
+        redisContext *c = connect_to(in->host, in->port);
         int asked = c && !c->err;
         if (asked) {
             redisReply *r = redisCommand(c, "SHUTDOWN NOSAVE"); /* no answer when it goes */
@@ -280,8 +290,9 @@ static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, 
         in->dir[0] = '\0';
         return -1;
     }
-    if (!(in->port = free_port())) {
-        tb_seterr(err, "no free loopback port: %s", strerror(errno));
+    snprintf(in->host, sizeof in->host, "%s", st->host);
+    if (!(in->port = free_port(in->host))) {
+        tb_seterr(err, "no free port on %s: %s", in->host, strerror(errno));
         inst_stop(in);
         return -1;
     }
@@ -308,7 +319,7 @@ static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, 
     tb_spawn_result_free(&r);
     if (deadline > tb_now_us() + MIG_START_US) deadline = tb_now_us() + MIG_START_US;
     for (;;) {
-        redisContext *c = connect_to(MIG_HOST, in->port);
+        redisContext *c = connect_to(in->host, in->port);
         int up = c && !c->err && cmd_ok(c, why, "PING", "PING") == 0;
         if (c) redisFree(c);
         if (up) break;
@@ -406,12 +417,12 @@ static void fail(infra_op_out *out, tb_op_status status, const char *what) {
  * with err and *status. */
 static int move(const infra_op_ctx *c, mig_state *st, const mig_inst *from, const mig_inst *in, uint64_t deadline,
                 long long *keys, uint64_t *bytes, tb_op_status *status, char *err) {
-    redisContext *rc = connect_to(MIG_HOST, in->port);
-    const char *src_host = from->port ? MIG_HOST : st->sut_host;
+    redisContext *rc = connect_to(in->host, in->port);
+    const char *src_host = from->port ? from->host : st->sut_host;
     int src_port = from->port ? from->port : st->sut_port, r;
     if (!rc || rc->err) {
         *status = TB_OP_ERR_CONNECT;
-        tb_seterr(err, "connect %s:%d: %s", MIG_HOST, in->port, rc ? rc->errstr : "out of memory");
+        tb_seterr(err, "connect %s:%d: %s", in->host, in->port, rc ? rc->errstr : "out of memory");
         if (rc) redisFree(rc);
         return -1;
     }
@@ -423,7 +434,7 @@ static int move(const infra_op_ctx *c, mig_state *st, const mig_inst *from, cons
         tb_seterr(err, "this load generator cannot switch a tile's kv users to another Redis");
         return -1;
     }
-    if (c->lv->kv_switch(c->lv->kv_switch_arg, c->tile, MIG_HOST, in->port, err) != 0) return -1;
+    if (c->lv->kv_switch(c->lv->kv_switch_arg, c->tile, in->host, in->port, err) != 0) return -1;
     return 0;
 }
 
@@ -460,7 +471,7 @@ static void mig_run(const infra_op_ctx *c, infra_op_out *out) {
     tb_buf_putf(&out->text,
                 "migrate: tile %d moved from %s:%d to redis-server %s:%d: %lld keys (DBSIZE), "
                 "%llu bytes of data set (used_memory_dataset), synced and switched in %.3fs\n",
-                c->tile, from.port ? MIG_HOST : st->sut_host, from.port ? from.port : st->sut_port, MIG_HOST, in.port,
+                c->tile, from.port ? from.host : st->sut_host, from.port ? from.port : st->sut_port, in.host, in.port,
                 keys, (unsigned long long)bytes, (double)(tb_now_us() - t0) / 1e6);
     /* the kv users' ops still in flight on the old instance end there first */
     if (from.port) {
@@ -502,6 +513,9 @@ static void *mig_level_begin(const tb_infra_def *d, const tb_sut_endpoints *ep, 
     pthread_mutex_init(&st->mu, NULL);
     snprintf(st->sut_host, sizeof st->sut_host, "%s", ep->redis_host);
     st->sut_port = ep->redis_port;
+    /* beside the SUT's Redis when it listens on an address of this host (sut
+     * up --listen), so the kv users that reach it reach the copy too */
+    snprintf(st->host, sizeof st->host, "%s", free_port(ep->redis_host) ? ep->redis_host : MIG_LOOPBACK);
     st->lv = lv;
     st->n_tiles = lv->tiles > 0 ? lv->tiles : 1;
     st->tiles = xcalloc((size_t)st->n_tiles, sizeof *st->tiles);

@@ -122,6 +122,19 @@ for lid, tiles, steady_s, score, app_s, infra_s, watts, ppkw in db.execute(
 sys.exit(0 if good else 1)
 PYEOF
 cat "$T/recompute.log"
+# and by the project's own independent check of every published figure
+python3 "$TB_SOURCE_DIR/tests/tools/recompute.py" "$DB" "$RUN" >"$T/recompute-all.log" 2>&1 ||
+    fail "recompute.py: $(grep -v '^level' "$T/recompute-all.log")"
+grep 'infrastructure' "$T/recompute-all.log" | head -2
+# ...which catches an infrastructure figure that does not follow from the rows:
+# one more op stored than the ops per hour, normalized and scores say
+cp "$DB" "$T/tampered.db"
+sqlite3 "$T/tampered.db" "UPDATE infra SET ops = ops + 1 WHERE idx = 0"
+if python3 "$TB_SOURCE_DIR/tests/tools/recompute.py" "$T/tampered.db" "$RUN" >"$T/recompute-tampered.log" 2>&1; then
+    fail "recompute.py accepted an infra row whose ops disagree with its ops per hour"
+fi
+grep -q 'MISMATCH .*infra\..*ops per hour' "$T/recompute-tampered.log" ||
+    fail "recompute.py did not name the ops per hour: $(head -5 "$T/recompute-tampered.log")"
 grep -q 'infrastructure' "$T/report.txt" && grep -q 'final' "$T/report.txt" ||
     fail "the text report has no application/infrastructure/final scores: $(head -40 "$T/report.txt")"
 "$TILEBENCH" report latest --db "$DB" --format json >"$T/report.json"

@@ -19,7 +19,15 @@ file's `unit` key):
   - tile score = geometric mean of its workloads' normalized throughputs (0 when
     any is 0); in a consolidation-interference level (levels.alone, `run
     --interference`) the normalized throughput of the workload that ran alone;
-    level score = sum of its tile scores;
+    level score = sum of its tile scores (the application score);
+  - with infrastructure operations ([infra.NAME] rows of the level): each
+    one's ops per hour = its ops / the steady window's length x 3600,
+    normalized = that / its reference (the tile file's `reference`, or the
+    calibration named in settings.reference_source under "infra.NAME"); the
+    infrastructure score = their geometric mean (unknown when one has no
+    reference); the final score = 0.8 x application + 0.2 x infrastructure
+    (VMmark 3), or the application score when the infrastructure score is
+    unknown;
   - mean power = per meter, the trapezoid rule over that meter's valid samples
     in the steady window [start, end), divided by the time from its first to
     its last valid sample (one valid sample: its value), summed over meters;
@@ -104,10 +112,25 @@ def tile_file_workloads(config_text):
     return out
 
 
+def tile_file_infra(config_text):
+    """{name: reference or None} from the tile file's [infra.NAME] sections."""
+    cp = configparser.ConfigParser(
+        strict=False, interpolation=None, comment_prefixes=(";", "#"), inline_comment_prefixes=None
+    )
+    cp.read_string(config_text or "")
+    return {
+        sec[len("infra."):]: (float(cp[sec]["reference"]) if cp[sec].get("reference") is not None else None)
+        for sec in cp.sections()
+        if sec.startswith("infra.")
+    }
+
+
 def references(db, run):
-    """{workload: (unit, reference, kind)} the run should have normalized against."""
+    """({workload: (unit, reference, kind)}, {operation: reference or None}) the
+    run should have normalized against."""
     config_text, settings = db.execute("SELECT config_text, settings_json FROM runs WHERE id = ?", (run,)).fetchone()
     refs = tile_file_workloads(config_text)
+    infra_refs = tile_file_infra(config_text)
     if not refs:
         die(f"run {run}: no [workload.*] section in its stored config_text")
     # "calibration run N (...)": that run's calibrations row is the reference.
@@ -121,8 +144,35 @@ def references(db, run):
             ).fetchone()
             if not row:
                 die(f"run {run}: {name} was normalized against calibration run {cal_run}, which has no row for it")
-            refs[name] = (row[0], row[1], refs.get(name, (None, None, None))[2])
-    return refs
+            if name.startswith("infra."):
+                infra_refs[name[len("infra."):]] = row[1]
+            else:
+                refs[name] = (row[0], row[1], refs.get(name, (None, None, None))[2])
+    return refs, infra_refs
+
+
+def check_infra(db, chk, tag, lid, window_s, infra_refs):
+    """The level's infrastructure score recomputed from its infra rows (None:
+    unknown, or the level ran no operation), checked against the rows."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'infra'").fetchone():
+        return None, False  # before schema 10
+    rows = db.execute(
+        "SELECT name, ops, ops_per_hour, reference, normalized FROM infra WHERE level_id = ? ORDER BY idx", (lid,)
+    ).fetchall()
+    if not rows:
+        return None, False
+    chk.equal(f"{tag}: infrastructure operations", sorted(r[0] for r in rows), sorted(infra_refs))
+    norms = []
+    for name, ops, oph, ref, norm in rows:
+        itag = f"{tag} infra.{name}"
+        my_oph = ops / window_s * 3600.0
+        chk.close(f"{itag}: ops per hour", oph, my_oph)
+        want_ref = infra_refs.get(name)
+        chk.close(f"{itag}: reference", ref if ref else None, want_ref)
+        my_norm = my_oph / want_ref if want_ref and want_ref > 0 else None
+        chk.close(f"{itag}: normalized", norm, my_norm)
+        norms.append(my_norm)
+    return (None if any(n is None for n in norms) else geomean(norms)), True
 
 
 def trapezoid_mean(points):
@@ -145,7 +195,7 @@ def geomean(values):
     return math.prod(values) ** (1.0 / len(values))
 
 
-def check_level(db, chk, run, lv, refs, n_meters):
+def check_level(db, chk, run, lv, refs, infra_refs, n_meters):
     (lid, tiles, phase, rep, steady_s, t0, t1, score, avg_w, ppkw, s_total, s_bad, alone) = lv
     tag = f"level {tiles} tiles phase {phase} repeat {rep}" + (f" ({alone} alone)" if alone else "")
     if t0 is None or t1 is None:
@@ -192,7 +242,15 @@ def check_level(db, chk, run, lv, refs, n_meters):
         "SELECT count(*) FROM workloads WHERE level_id = ? AND (tile < 1 OR tile > ?)", (lid, tiles)
     ).fetchone()[0]
     chk.equal(f"{tag}: workload rows of tiles outside 1..{tiles}", stray, 0)
-    my_score = sum(tile_scores)
+    my_app = sum(tile_scores)
+    my_infra, ran_infra = check_infra(db, chk, tag, lid, window_s, infra_refs)
+    if ran_infra:
+        app_score, infra_score = db.execute(
+            "SELECT app_score, infra_score FROM levels WHERE id = ?", (lid,)
+        ).fetchone()
+        chk.close(f"{tag}: application score", app_score, my_app)
+        chk.close(f"{tag}: infrastructure score", infra_score, my_infra)
+    my_score = my_app if my_infra is None else 0.8 * my_app + 0.2 * my_infra
     chk.close(f"{tag}: score", score, my_score)
 
     # Mean power.
@@ -226,7 +284,9 @@ def check_level(db, chk, run, lv, refs, n_meters):
     chk.close(f"{tag}: ppkw", ppkw, my_ppkw)
     per = ", ".join(f"meter {m} {v:.4f} W ({len(per_meter[m])} valid)" for m, v in means.items() if v is not None)
     print(
-        f"{tag}: score {my_score:.12g} (tiles {', '.join(f'{s:.6g}' for s in tile_scores)}), "
+        f"{tag}: score {my_score:.12g} (tiles {', '.join(f'{s:.6g}' for s in tile_scores)}"
+        + (f"; infrastructure {my_infra:.6g}" if my_infra is not None else "")
+        + "), "
         f"mean power {my_w if my_w is None else round(my_w, 6)} W ({per}), "
         f"ppkw {my_ppkw if my_ppkw is None else round(my_ppkw, 6)}, window {window_s:g} s"
     )
@@ -246,7 +306,7 @@ def main(argv):
         die(f"{argv[1]}: {e}")
     if run is None or not db.execute("SELECT 1 FROM runs WHERE id = ?", (run,)).fetchone():
         die(f"{argv[1]}: no run {run}")
-    refs = references(db, run)
+    refs, infra_refs = references(db, run)
     n_meters = db.execute("SELECT count(*) FROM meters WHERE run_id = ?", (run,)).fetchone()[0]
     has_alone = any(c[1] == "alone" for c in db.execute("PRAGMA table_info(levels)"))  # schema 10
     levels = db.execute(
@@ -259,7 +319,7 @@ def main(argv):
         die(f"run {run}: no levels stored")
     chk = Check()
     for lv in levels:
-        check_level(db, chk, run, lv, refs, n_meters)
+        check_level(db, chk, run, lv, refs, infra_refs, n_meters)
     if chk.failures:
         print(f"FAIL: {chk.failures} of {chk.compared} figures disagree (run {run})")
         return 1
