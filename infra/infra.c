@@ -93,7 +93,10 @@ int tb_infra_check(const tb_tiledef *def, const tb_sut_endpoints *ep, char *err)
         char e[TB_ERR_LEN];
         if (!vt) return -1;
         if (vt->check && vt->check(d, ep, e) != 0) {
-            tb_seterr(err, "[infra.%s] %s", d->name, e);
+            if (d->file)
+                tb_seterr(err, "%s:%d: [infra.%s] %s", d->file, d->line, d->name, e);
+            else
+                tb_seterr(err, "[infra.%s] %s", d->name, e);
             return -1;
         }
     }

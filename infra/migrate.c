@@ -72,17 +72,10 @@ typedef struct mig_state {
     unsigned seq;    /* instances made so far (their folders' names) */
 } mig_state;
 
-/* "FILE:LINE: [infra.NAME] migrate" for messages about d. */
-static void where(const tb_infra_def *d, char *out, size_t len) {
-    if (d->file)
-        snprintf(out, len, "%s:%d: [infra.%s] migrate", d->file, d->line, d->name);
-    else
-        snprintf(out, len, "[infra.%s] migrate", d->name);
-}
-
 static int mig_check(const tb_infra_def *d, const tb_sut_endpoints *ep, char *err) {
-    char path[PATH_MAX], why[TB_ERR_LEN], at[160];
-    where(d, at, sizeof at);
+    char path[PATH_MAX], why[TB_ERR_LEN];
+    const char *at = "migrate"; /* tb_infra_check puts "FILE:LINE: [infra.NAME]" before it */
+    (void)d;
     if (sut_find_redis(path, sizeof path, why) != 0) {
         tb_seterr(err, "%s: %s", at, why);
         return -1;

@@ -67,4 +67,25 @@ expect_exit2 "--db needs a file name" $TB run --tiles 1 --meter estimate: --db "
 # A missing PostgreSQL installation is a configuration error, named as such.
 TB_PG_BINDIR=/nonexistent expect_exit2 "PostgreSQL" $TB run --tiles 1 --idle 0 --sut-dir "$T/sut" --db "$T/r2.db"
 [ -z "$(pgrep -f "$T/sut" || true)" ] || fail "processes left after a failed SUT start"
+# Infrastructure operations ([infra.NAME]): a bad key is named at its line;
+# a program an operation needs and cannot find is named with its Debian
+# package, before any server starts or any run is stored.
+kv='[workload.kv]\nkind = kv\nreference = 1\n'
+printf "${kv}[infra.x]\nkind = vmotion\n" >"$T/ikind.ini"
+expect_exit2 "$T/ikind.ini:5: [infra.x] kind: unknown kind 'vmotion' (known: deploy, backup, migrate, command)" \
+    $TB run --config "$T/ikind.ini"
+printf "${kv}[infra.x]\nkind = command\ncommand = echo {tile2}\n" >"$T/iplace.ini"
+expect_exit2 "$T/iplace.ini:6: [infra.x] command: unknown placeholder {tile2}" $TB run --config "$T/iplace.ini"
+printf "${kv}[infra.x]\nkind = command\ntiles_per_user = 0\ncommand = true\n" >"$T/itpu.ini"
+expect_exit2 "$T/itpu.ini:6: [infra.x] tiles_per_user: '0'" $TB run --config "$T/itpu.ini"
+mkdir -p "$T/nobin"
+printf "${kv}[infra.b]\nkind = backup\n" >"$T/iback.ini"
+TB_PG_BINDIR="$T/nobin" expect_exit2 "$T/iback.ini:5: [infra.b] backup: pg_basebackup not found" \
+    $TB run --config "$T/iback.ini" --db "$T/ib.db"
+grep -qF "install postgresql-client-" "$T/err" || fail "no Debian package named: $(cat "$T/err")"
+printf "${kv}[infra.d]\nkind = deploy\n" >"$T/idep.ini"
+TB_PG_BINDIR="$T/nobin" expect_exit2 "$T/idep.ini:5: [infra.d] deploy: initdb not found" \
+    $TB run --config "$T/idep.ini" --db "$T/ib.db"
+grep -qF "install postgresql-1" "$T/err" || fail "no Debian package named: $(cat "$T/err")"
+[ ! -e "$T/ib.db" ] || fail "a run was stored although an operation's program is missing"
 echo "PASS test_cli_errors"
