@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +43,19 @@ static void child_say(const char *what, const char *name, int e) {
     (void)!write(2, ")\n", 2);
 }
 
+/* In the child: every descriptor past stderr closed, so the program gets none
+ * of ours (the load generator's sockets, the results database). */
+static void close_from_3(void) {
+    long max;
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+    max = sysconf(_SC_OPEN_MAX);
+    if (max <= 0 || max > 65536) max = 65536;
+    for (long fd = 3; fd < max; fd++)
+        close((int)fd);
+}
+
 /* In the child, after fork: never returns. */
 static void child(const tb_spawn_opts *o, int wfd) {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -60,6 +74,7 @@ static void child(const tb_spawn_opts *o, int wfd) {
     dup2(wfd, 2);
     if (wfd > 2) close(wfd);
     if (devnull > 2) close(devnull);
+    close_from_3();
     if (o->dir && chdir(o->dir) != 0) {
         child_say("cannot enter the folder ", o->dir, errno);
         _exit(126);
@@ -208,7 +223,7 @@ int tb_spawn_run(const tb_spawn_opts *o, tb_spawn_result *r, char *err) {
     }
     /* Stopped or timed out: what is left of its group (a grandchild that
      * ignored SIGTERM after the child itself died) gets SIGKILL now. */
-    if (s.termed && o->new_group) kill(-s.pid, SIGKILL);
+    if ((s.termed || o->reap_group) && o->new_group) kill(-s.pid, SIGKILL);
     if (s.fd >= 0) close(s.fd);
     if (s.exited && WIFEXITED(s.status)) {
         r->exited = 1;

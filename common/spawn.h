@@ -6,7 +6,8 @@
  * parent keeps up to output_max bytes of it (the rest is read and dropped,
  * so the child never blocks on a full pipe) and may see every chunk live
  * through on_output. A deadline or a stop flag ends the child: its process
- * group gets SIGTERM, then SIGKILL after grace_us. The child can run in its
+ * group gets SIGTERM, then SIGKILL after grace_us. The child inherits no
+ * descriptor of the parent's but stdin, stdout and stderr. The child can run in its
  * own process group (so its own children are stopped too) and as another
  * user (dropped before exec). Signal handlers the parent installed are reset
  * to their defaults in the child.
@@ -31,6 +32,8 @@ typedef struct {
     uint64_t timeout_us;     /* 0: no deadline */
     uint64_t grace_us;       /* SIGTERM to SIGKILL (0: 5 s); 1: SIGKILL at once */
     int new_group;           /* run in a process group of its own, signalled as a group */
+    int reap_group;          /* with new_group: once the child has exited, SIGKILL what it left
+                                running in its group (a command's background jobs) */
     int drop;                /* switch to uid/gid (and no supplementary groups) before exec */
     uid_t uid;
     gid_t gid;

@@ -7,15 +7,18 @@
  * manifest (and its WAL) and its output is kept. The op's bytes are the
  * backup's size; then the runner removes it.
  *
- * The password of [sut] pg never reaches a command line: the conninfo handed
- * to pg_basebackup is rebuilt without it, and the password goes in the
- * child's environment (PGPASSWORD), which other accounts cannot read.
+ * No secret of [sut] pg reaches a command line: its parameters go into a
+ * connection service file (mode 0600) in the op's folder, and pg_basebackup
+ * is told only "service=tilebench" and, in its environment, the file.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <libpq-fe.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/spawn.h"
 #include "infra/infra_internal.h"
@@ -23,11 +26,18 @@
 extern char **environ;
 
 static int backup_check(const tb_infra_def *d, const tb_sut_endpoints *ep, char *err) {
-    char path[PATH_MAX], e[TB_ERR_LEN];
+    char path[PATH_MAX], e[TB_ERR_LEN], *perr = NULL;
+    PQconninfoOption *opts;
     if (!ep || !ep->pg_conninfo || !*ep->pg_conninfo) {
         tb_seterr(err, "backup: no PostgreSQL to back up: give [sut] pg (or let run start the embedded SUT)");
         return -1;
     }
+    if (!(opts = PQconninfoParse(ep->pg_conninfo, &perr))) {
+        tb_seterr(err, "backup: [sut] pg: not a valid connection string"); /* libpq's reason may quote it */
+        PQfreemem(perr);
+        return -1;
+    }
+    PQconninfoFree(opts);
     if (infra_find_pg_program("pg_basebackup", "postgresql-client", path, sizeof path, e) != 0 ||
         (d->verify && infra_find_pg_program("pg_verifybackup", "postgresql-client", path, sizeof path, e) != 0)) {
         tb_seterr(err, "backup: %s", e);
@@ -36,71 +46,69 @@ static int backup_check(const tb_infra_def *d, const tb_sut_endpoints *ep, char 
     return 0;
 }
 
-/* v as a conninfo value: in single quotes, ' and \ escaped. */
-static void put_value(tb_buf *b, const char *v) {
-    tb_buf_put(b, "'");
-    for (; *v; v++) {
-        if (*v == '\'' || *v == '\\') tb_buf_put(b, "\\");
-        tb_buf_putn(b, v, 1);
-    }
-    tb_buf_put(b, "'");
-}
-
-/* conninfo (key=value or a URI) without its password, which goes to
- * *password (heap, NULL when none). NULL with err when it does not parse. */
-static char *strip_password(const char *conninfo, char **password, char *err) {
+/* Writes the conninfo's every parameter to a connection service file at path
+ * (mode 0600, section [tilebench]: the PostgreSQL manual, "The Connection
+ * Service File"), so the command line says only "service=tilebench" and no
+ * secret (password, sslpassword) is on it. 0, or -1 with err. */
+static int write_service(const char *conninfo, const char *path, char *err) {
     char *perr = NULL;
     PQconninfoOption *opts = PQconninfoParse(conninfo, &perr);
-    tb_buf b;
-    *password = NULL;
+    FILE *f;
+    int fd, rc = 0;
     if (!opts) {
         /* libpq's message may quote the conninfo: not shown */
         tb_seterr(err, "[sut] pg: not a valid connection string");
         PQfreemem(perr);
-        return NULL;
+        return -1;
     }
-    tb_buf_init(&b, 0);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || !(f = fdopen(fd, "w"))) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        PQconninfoFree(opts);
+        return -1;
+    }
+    fputs("[tilebench]\n", f);
     for (PQconninfoOption *o = opts; o->keyword; o++) {
-        if (!o->val) continue;
-        if (strcmp(o->keyword, "password") == 0) {
-            *password = xstrdup(o->val);
-            continue;
+        if (!o->val || strcmp(o->keyword, "service") == 0) continue;
+        if (strpbrk(o->val, "\r\n")) {
+            tb_seterr(err, "[sut] pg: %s: a line break in the value", o->keyword);
+            rc = -1;
+            break;
         }
-        tb_buf_putf(&b, "%s%s=", b.len ? " " : "", o->keyword);
-        put_value(&b, o->val);
+        fprintf(f, "%s=%s\n", o->keyword, o->val);
     }
     PQconninfoFree(opts);
-    return tb_buf_take(&b, NULL);
+    if (fclose(f) != 0 && rc == 0) {
+        tb_seterr(err, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
 }
 
-/* The parent's environment with PGPASSWORD=password instead of any PGPASSWORD
- * of its own; NULL (the parent's, as it is) without a password. The strings
- * are the parent's, but for the last one. */
-static char **child_env(const char *password) {
-    size_t n = 0, k = 0;
+/* The parent's environment with PGSERVICEFILE=path (and no PGSERVICE or
+ * PGPASSWORD of its own); the strings are the parent's, but for the last. */
+static char **child_env(const char *path) {
+    size_t n = 0, k = 0, len = strlen(path) + 16;
     char **env;
-    if (!password) return NULL;
     while (environ[n])
         n++;
     env = xcalloc(n + 2, sizeof *env);
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "PGPASSWORD=", 11) != 0) env[k++] = environ[i];
-    size_t len = strlen(password) + 12;
+        if (strncmp(environ[i], "PGSERVICEFILE=", 14) != 0 && strncmp(environ[i], "PGSERVICE=", 10) != 0 &&
+            strncmp(environ[i], "PGPASSWORD=", 11) != 0)
+            env[k++] = environ[i];
     env[k] = xmalloc(len);
-    snprintf(env[k], len, "PGPASSWORD=%s", password);
+    snprintf(env[k], len, "PGSERVICEFILE=%s", path);
     env[k + 1] = NULL;
     return env;
 }
 
 static void free_env(char **env) {
     size_t n = 0;
-    if (!env) return;
     while (env[n])
         n++;
-    if (n) {
-        memset(env[n - 1], 0, strlen(env[n - 1]));
-        free(env[n - 1]);
-    }
+    if (n) free(env[n - 1]);
     free(env);
 }
 
@@ -137,7 +145,7 @@ static int run_tool(const infra_op_ctx *c, infra_op_out *out, const char *const 
 }
 
 static void backup_run(const infra_op_ctx *c, infra_op_out *out) {
-    char bb[PATH_MAX], vb[PATH_MAX], target[PATH_MAX], e[TB_ERR_LEN], *password = NULL, *ci, **env;
+    char bb[PATH_MAX], vb[PATH_MAX], target[PATH_MAX], service[PATH_MAX], e[TB_ERR_LEN], **env;
     uint64_t t0 = tb_now_us(), copy_us;
     out->status = TB_OP_OK;
     if (infra_find_pg_program("pg_basebackup", "postgresql-client", bb, sizeof bb, e) != 0 ||
@@ -146,15 +154,21 @@ static void backup_run(const infra_op_ctx *c, infra_op_out *out) {
         tb_buf_putf(&out->text, "%s", e);
         return;
     }
-    if (!(ci = strip_password(c->ep->pg_conninfo, &password, e))) {
+    snprintf(service, sizeof service, "%s/pg_service.conf", c->dir);
+    if (write_service(c->ep->pg_conninfo, service, e) != 0) {
         out->status = TB_OP_ERR_CONNECT;
         tb_buf_putf(&out->text, "%s", e);
         return;
     }
-    env = child_env(password);
+    env = child_env(service);
     snprintf(target, sizeof target, "%s/backup", c->dir);
-    const char *argv[] = {bb,   "-D", target, "-X", "stream", "-c", "fast", "-w", "-l", "tilebench infra backup",
-                          "-d", ci,   NULL};
+    const char *argv[] = {bb,       "-D",
+                          target,   "-X",
+                          "stream", "-c",
+                          "fast",   "-w",
+                          "-l",     "tilebench infra backup",
+                          "-d",     "service=tilebench",
+                          NULL};
     int rc = run_tool(c, out, argv, env, "pg_basebackup", c->timeout_us, 0);
     copy_us = tb_now_us() - t0;
     if (rc == 0) {
@@ -175,10 +189,8 @@ static void backup_run(const infra_op_ctx *c, infra_op_out *out) {
         if (out->status == TB_OP_ERR_SERVER) out->status = TB_OP_ERR_CONTENT; /* the backup is not valid */
     }
     (void)infra_remove_tree(target);
+    (void)remove(service);
     free_env(env);
-    if (password) memset(password, 0, strlen(password));
-    free(password);
-    free(ci);
 }
 
 const infra_kind_vt infra_backup_vt = {

@@ -75,11 +75,14 @@ static void command_run(const infra_op_ctx *c, infra_op_out *out) {
     o.timeout_us = c->timeout_us ? c->timeout_us : 1;
     o.grace_us = COMMAND_GRACE_US;
     o.new_group = 1;
+    o.reap_group = 1; /* a job it left running in its group ends with the op */
     o.stop = c->stop;
     if (tb_spawn_run(&o, &res, e) != 0) {
         out->status = TB_OP_ERR_IO;
         tb_buf_putf(&out->text, "cannot run the command: %s", e);
     } else {
+        for (size_t i = 0; i < res.output_len; i++)
+            if (res.output[i] == '\0') res.output[i] = '?'; /* kept as text: a NUL would end it */
         tb_buf_putn(&out->text, res.output, res.output_len);
         if (res.timed_out || res.stopped)
             out->status = TB_OP_ERR_TIMEOUT;

@@ -196,6 +196,7 @@ static void run_one(infra_user *us, int tile, uint64_t seq) {
     if (mkdir(dir, 0711) != 0) {
         out.status = TB_OP_ERR_IO;
         tb_buf_putf(&out.text, "cannot make the op's folder %s: %s", dir, strerror(errno));
+        dir[0] = '\0'; /* not ours: never removed */
     } else {
         memset(&c, 0, sizeof c);
         c.d = d;
@@ -213,7 +214,7 @@ static void run_one(infra_user *us, int tile, uint64_t seq) {
     /* the op's end is when its kind is done; removing the folder is the runner's */
     record(r, us, tile, start, end, wall, out.status != TB_OP_OK && (r->stop || (clipped && end >= r->lv.end_us)),
            &out);
-    if (infra_remove_tree(dir) != 0) tb_log(TB_LOG_WARN, "infra: cannot remove %s: %s", dir, strerror(errno));
+    if (dir[0] && infra_remove_tree(dir) != 0) tb_log(TB_LOG_WARN, "infra: cannot remove %s: %s", dir, strerror(errno));
     tb_buf_free(&out.text);
 }
 

@@ -149,6 +149,12 @@ int tb_infradef_set(tb_tiledef *def, const char *name, const char *key, const ch
         tb_seterr(why, "operation name must be 1..%d characters", TB_INFRA_MAX_NAME);
         return -1;
     }
+    /* the name becomes part of folder names and of QoS rule names */
+    if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name) ||
+        name[0] == '-') {
+        tb_seterr(why, "operation name '%.40s': use letters, digits, '_' and '-' only (not starting with '-')", name);
+        return -1;
+    }
     if (!(d = get_infra(def, name, line))) {
         tb_seterr(why, "too many operations (at most %d [infra.NAME] sections)", TB_MAX_INFRA);
         return -1;
@@ -172,6 +178,10 @@ int tb_infradef_set(tb_tiledef *def, const char *name, const char *key, const ch
         d->verify_line = line;
     } else if (strcmp(key, "output_cap") == 0) {
         if (parse_size(val, &d->output_cap, why) != 0) return -1;
+        if (d->output_cap < 256) {
+            tb_seterr(why, "'%.60s': must be at least 256 bytes (room for the op's status line)", val);
+            return -1;
+        }
         d->output_cap_line = line;
     } else {
         tb_seterr(why, "unknown key (known: kind, tiles_per_user, think_time, timeout, reference; command and "
@@ -248,6 +258,15 @@ int tb_infradef_check(tb_tiledef *def, char *err) {
             return -1;
         }
         if (check_kind_keys(d, err) != 0) return -1;
+        for (int k = 0; k < i && d->kind == TB_INFRA_MIGRATE; k++)
+            if (def->infra[k].kind == TB_INFRA_MIGRATE) {
+                /* two would each move the same tiles' kv users, each unaware of the other's copy */
+                tb_seterr(
+                    err,
+                    "%s:%d: [infra.%s] kind: migrate: a tile file may have one migrate operation ([infra.%s] is one)",
+                    d->file, d->line, d->name, def->infra[k].name);
+                return -1;
+            }
     }
     for (int i = 0; i < def->n_rules; i++)
         if (tb_infradef_is_rule(def->rules[i].workload) && check_rule(def, &def->rules[i], err) != 0) return -1;

@@ -108,7 +108,8 @@ static int setup(void **state) {
         (void)!system(cmd);
         return -1;
     }
-    snprintf(conninfo, sizeof conninfo, "host=127.0.0.1 port=%d dbname=postgres user=tilebench password=" PASSWORD,
+    snprintf(conninfo, sizeof conninfo,
+             "host=127.0.0.1 port=%d dbname=postgres user=tilebench sslpassword=" PASSWORD "-ssl password=" PASSWORD,
              port);
     return 0;
 }
