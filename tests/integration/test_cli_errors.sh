@@ -78,6 +78,15 @@ printf "${kv}[infra.x]\nkind = command\ncommand = echo {tile2}\n" >"$T/iplace.in
 expect_exit2 "$T/iplace.ini:6: [infra.x] command: unknown placeholder {tile2}" $TB run --config "$T/iplace.ini"
 printf "${kv}[infra.x]\nkind = command\ntiles_per_user = 0\ncommand = true\n" >"$T/itpu.ini"
 expect_exit2 "$T/itpu.ini:6: [infra.x] tiles_per_user: '0'" $TB run --config "$T/itpu.ini"
+# an operation's name becomes part of folder names: nothing but letters, digits, _ and -
+printf "${kv}[infra.../v]\nkind = command\ncommand = pwd\n" >"$T/iname.ini"
+expect_exit2 "$T/iname.ini:5: [infra.../v] kind: operation name '../v': use letters, digits" \
+    $TB run --config "$T/iname.ini"
+printf "${kv}[infra.m1]\nkind = migrate\n[infra.m2]\nkind = migrate\n" >"$T/imig.ini"
+expect_exit2 "$T/imig.ini:7: [infra.m2] kind: migrate: a tile file may have one migrate operation" \
+    $TB run --config "$T/imig.ini"
+printf "${kv}[infra.c]\nkind = command\ncommand = true\noutput_cap = 10\n" >"$T/icap.ini"
+expect_exit2 "$T/icap.ini:7: [infra.c] output_cap: '10': must be at least 256 bytes" $TB run --config "$T/icap.ini"
 mkdir -p "$T/nobin"
 printf "${kv}[infra.b]\nkind = backup\n" >"$T/iback.ini"
 TB_PG_BINDIR="$T/nobin" expect_exit2 "$T/iback.ini:5: [infra.b] backup: pg_basebackup not found" \

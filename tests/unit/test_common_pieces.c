@@ -322,8 +322,59 @@ static void test_spawn_stopped_group_leaves_nothing(void **state) {
     tb_spawn_result_free(&r);
 }
 
+/* reap_group: a background job the child left in its group ends when the
+ * child exits; without it, the job would outlive the spawn. */
+static void test_spawn_reap_group(void **state) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN];
+    long pid = 0;
+    int waited = 0;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    o.shell = "sleep 30 >/dev/null 2>&1 & echo $!";
+    o.timeout_us = 5000000;
+    o.new_group = 1;
+    o.reap_group = 1;
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_true(r.exited);
+    assert_int_equal(r.exit_status, 0);
+    assert_int_equal(sscanf(r.output, "%ld", &pid), 1);
+    assert_true(pid > 1);
+    while (!gone(pid) && waited++ < 100)
+        sleep_us(20000);
+    assert_true(gone(pid));
+    tb_spawn_result_free(&r);
+}
+
+/* A spawned program gets no descriptor of the parent's past stderr, even one
+ * without FD_CLOEXEC (a load generator's socket, the results database). */
+static void test_spawn_inherits_no_descriptor(void **state) {
+    tb_spawn_opts o;
+    tb_spawn_result r;
+    char err[TB_ERR_LEN], want[32];
+    int p[2];
+    (void)state;
+    assert_int_equal(pipe(p), 0); /* no O_CLOEXEC */
+    memset(&o, 0, sizeof o);
+    o.shell = "for f in /proc/$$/fd/*; do echo \"fd ${f##*/}\"; done";
+    o.timeout_us = 5000000;
+    assert_int_equal(tb_spawn_run(&o, &r, err), 0);
+    assert_true(r.exited);
+    assert_non_null(strstr(r.output, "fd 2\n"));
+    for (int i = 0; i < 2; i++) {
+        snprintf(want, sizeof want, "fd %d\n", p[i]);
+        if (strstr(r.output, want)) fail_msg("the child holds the parent's fd %d: %s", p[i], r.output);
+    }
+    tb_spawn_result_free(&r);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spawn_reap_group),
+        cmocka_unit_test(test_spawn_inherits_no_descriptor),
         cmocka_unit_test(test_buf_grows_and_caps),
         cmocka_unit_test(test_grow),
         cmocka_unit_test(test_seterr_marks_a_cut),
