@@ -33,8 +33,9 @@ static int check_tmpdir(run_ctx *c, char *err) {
     if (!c->o->def->has_sut && c->o->sut_dir) return 0;                 /* under --sut-dir, which the SUT makes */
     if (!c->o->def->has_sut) len += sizeof "/tilebench-sut.XXXXXX" - 1; /* under the embedded SUT's folder */
     if (len + 24 >= sizeof c->infra_dir) {
-        tb_seterr(err, "infrastructure operations: TMPDIR %s is too long a path for their folders (at most %zu bytes)",
-                  base, sizeof c->infra_dir - 25 - (len - strlen(base)));
+        tb_seterr(err,
+                  "infrastructure operations: TMPDIR is too long a path for their folders (%zu bytes, at most %zu): %s",
+                  strlen(base), sizeof c->infra_dir - 25 - (len - strlen(base)), base);
         return -1;
     }
     if (stat(base, &st) != 0) {

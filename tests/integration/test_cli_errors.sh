@@ -93,6 +93,6 @@ TMPDIR="$T/no-such-tmp" expect_exit2 "TMPDIR $T/no-such-tmp: No such file or dir
     $TB run --config "$T/icmd.ini" --db "$T/ib.db"
 long="$T/$(printf 'd%.0s' {1..250})/$(printf 'e%.0s' {1..250})"
 mkdir -p "$long"
-TMPDIR="$long" expect_exit2 "TMPDIR $long is too long a path" $TB run --config "$T/icmd.ini" --db "$T/ib.db"
+TMPDIR="$long" expect_exit2 "TMPDIR is too long a path for their folders (${#long} bytes, at most 466)" $TB run --config "$T/icmd.ini" --db "$T/ib.db"
 [ ! -e "$T/ib.db" ] || fail "a run was stored although an operation's program is missing"
 echo "PASS test_cli_errors"
