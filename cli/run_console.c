@@ -133,7 +133,7 @@ static void print_qos(const tb_level_result *lr, int n_rules) {
 
 static void on_phase_done(void *arg, const tb_level_result *lr, int n_rules, int estimated) {
     tb_run_console *con = arg;
-    char verdict[96];
+    char verdict[96], score[96];
     if (con->quiet) return;
     on_progress_end(arg);
     if (lr->qos_not_judged > 0)
@@ -141,9 +141,15 @@ static void on_phase_done(void *arg, const tb_level_result *lr, int n_rules, int
                  lr->qos_not_judged, lr->qos_not_judged == 1 ? "" : "s");
     else
         snprintf(verdict, sizeof verdict, "%s", lr->qos_pass ? "PASS" : "FAIL");
-    printf("level %d tiles%s%s phase %d: score %.3f  %.1f W%s  PPKW %.2f  QoS %s  %s%s\n", lr->tiles,
-           lr->alone ? ", alone: " : "", lr->alone ? lr->alone : "", lr->phase, lr->score, lr->avg_watts,
-           est(estimated), lr->ppkw, verdict, lr->valid ? "valid" : "INVALID: ", lr->valid ? "" : lr->invalid_reason);
+    if (lr->has_infra && isfinite(lr->infra_score))
+        snprintf(score, sizeof score, "%.3f (app %.3f, infra %.3f)", lr->score, lr->app_score, lr->infra_score);
+    else if (lr->has_infra)
+        snprintf(score, sizeof score, "%.3f (app %.3f, infra n/a: no reference)", lr->score, lr->app_score);
+    else
+        snprintf(score, sizeof score, "%.3f", lr->score);
+    printf("level %d tiles%s%s phase %d: score %s  %.1f W%s  PPKW %.2f  QoS %s  %s%s\n", lr->tiles,
+           lr->alone ? ", alone: " : "", lr->alone ? lr->alone : "", lr->phase, score, lr->avg_watts, est(estimated),
+           lr->ppkw, verdict, lr->valid ? "valid" : "INVALID: ", lr->valid ? "" : lr->invalid_reason);
     print_qos(lr, n_rules);
     fflush(stdout);
 }

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,7 @@ static int begin_run_row(run_ctx *c, char *err) {
     advance(c, ST_RUN_ROW);
     if (c->obs->run_begun) c->obs->run_begun(c->obs->arg, c->run_id, o->def->name, o->tile_spec, o->db_path);
     if (*c->telem_note) tb_coord_note(c, "info", c->telem_note);
+    tb_coord_infra_say_noref(c); /* before the sweep, now that the references are known */
     return TB_EXIT_OK;
 }
 
@@ -514,8 +516,10 @@ static void check_idle_against_load(run_ctx *c) {
 }
 
 /* -> ST_CALIBRATE: the median phase's 1-tile throughput of each workload
- * becomes its reference (a complete calibration run only). */
-static int calibrate(run_ctx *c) {
+ * and operation becomes its reference (a complete calibration run only);
+ * one with no throughput gets none, and a warning. A store failure aborts
+ * the run with err, after the others are stored. */
+static int calibrate(run_ctx *c, char *err) {
     const tb_run_opts *o = c->o;
     int rc = TB_EXIT_OK;
     char e[TB_ERR_LEN];
@@ -525,9 +529,16 @@ static int calibrate(run_ctx *c) {
         for (int p = 0; p < c->n_calib; p++)
             v[p] = c->calib[p][w];
         ref = tb_score_median(v, c->n_calib);
+        if (!(ref > 0) || !isfinite(ref)) {
+            snprintf(e, sizeof e,
+                     "calibration: %s completed no successful operation at 1 tile, so no reference is stored "
+                     "(the tile file's %g %s stays); fix what failed, then run --calibrate again",
+                     wd->name, wd->reference, wd->unit);
+            tb_coord_say(c, "warning", TB_RUN_MSG_WARNING, e);
+            continue;
+        }
         if (tb_store_put_calibration(c->store, c->run_id, o->def->name, c->def_hash, wd->name, ref, wd->unit, e) != 0) {
-            tb_log(TB_LOG_ERROR, "%s", e);
-            c->status = TB_RUN_ABORTED;
+            if (rc == TB_EXIT_OK) snprintf(err, TB_ERR_LEN, "%s", e);
             rc = TB_EXIT_ABORTED;
             continue;
         }
@@ -535,12 +546,14 @@ static int calibrate(run_ctx *c) {
                  wd->unit, wd->reference, o->def->name, c->def_hash);
         tb_coord_say(c, "info", TB_RUN_MSG_INFO, e);
     }
-    if (rc == TB_EXIT_OK && tb_coord_infra_calibrate(c, e) != 0) {
-        tb_log(TB_LOG_ERROR, "%s", e);
-        c->status = TB_RUN_ABORTED;
+    if (tb_coord_infra_calibrate(c, e) != 0 && rc == TB_EXIT_OK) {
+        snprintf(err, TB_ERR_LEN, "%s", e);
         rc = TB_EXIT_ABORTED;
     }
-    if (rc == TB_EXIT_OK) advance(c, ST_CALIBRATE);
+    if (rc == TB_EXIT_OK)
+        advance(c, ST_CALIBRATE);
+    else
+        c->status = TB_RUN_ABORTED;
     return rc;
 }
 
@@ -605,7 +618,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         tb_seterr(err, "interrupted: levels finished so far are stored; run marked interrupted");
         tb_coord_note(&c, "warning", "interrupted by signal");
     }
-    if (strcmp(c.status, TB_RUN_COMPLETE) == 0 && calibrate(&c) != TB_EXIT_OK) rc = TB_EXIT_ABORTED;
+    if (strcmp(c.status, TB_RUN_COMPLETE) == 0 && calibrate(&c, err) != TB_EXIT_OK) rc = TB_EXIT_ABORTED;
 end:
     *run_id = c.state >= ST_RUN_ROW ? c.run_id : -1;
     end_run(&c, err);

@@ -23,11 +23,38 @@
 
 #define INFRA_UNIT "ops/h" /* the unit of an operation's reference, as calibrations store it */
 
+/* The folder the runner's folders go under (make_dir below): it exists and
+ * leaves room for their names, before anything runs. */
+static int check_tmpdir(run_ctx *c, char *err) {
+    const char *tmp = getenv("TMPDIR");
+    const char *base = tmp && *tmp ? tmp : "/tmp";
+    size_t len = strlen(base);
+    struct stat st;
+    if (!c->o->def->has_sut && c->o->sut_dir) return 0;                 /* under --sut-dir, which the SUT makes */
+    if (!c->o->def->has_sut) len += sizeof "/tilebench-sut.XXXXXX" - 1; /* under the embedded SUT's folder */
+    if (len + 24 >= sizeof c->infra_dir) {
+        tb_seterr(err,
+                  "infrastructure operations: TMPDIR is too long a path for their folders (%zu bytes, at most %zu): %s",
+                  strlen(base), sizeof c->infra_dir - 25 - (len - strlen(base)), base);
+        return -1;
+    }
+    if (stat(base, &st) != 0) {
+        tb_seterr(err, "infrastructure operations: TMPDIR %s: %s", base, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        tb_seterr(err, "infrastructure operations: TMPDIR %s: not a folder", base);
+        return -1;
+    }
+    return 0;
+}
+
 int tb_coord_infra_check(run_ctx *c, char *err) {
     const tb_tiledef *def = c->o->def;
     tb_sut_endpoints ep = {0};
     int rc;
     if (def->n_infra == 0) return TB_EXIT_OK;
+    if (check_tmpdir(c, err) != 0) return TB_EXIT_USAGE;
     /* the embedded SUT gives PostgreSQL and Redis once it is up: stand-ins
      * until then (the check is of the programs, not of the servers) */
     if (def->has_sut) {
@@ -193,17 +220,23 @@ static void infra_outputs(run_ctx *c, tb_coord_infra_phase *ip) {
     }
 }
 
-/* Once per run: which operation has no reference, so the score is the application score alone. */
-static void say_no_reference(run_ctx *c, int i) {
+/* Before the sweep, once the references are known: each operation with no
+ * reference, so each level's score is its application score alone (a
+ * calibration learns them, and says so when it cannot). */
+void tb_coord_infra_say_noref(run_ctx *c) {
+    const tb_tiledef *def = c->o->def;
     char msg[512];
-    if (c->infra_noref_said || c->o->calibrate) return; /* a calibration learns it */
-    c->infra_noref_said = 1;
-    snprintf(msg, sizeof msg,
-             "infrastructure operation %s has no reference: the infrastructure score is not known and each "
-             "level's score is its application score alone; give reference = OPS_PER_HOUR in [infra.%s] of %s, "
-             "or learn it with `tilebench run --calibrate` (at 1 tile)",
-             c->o->def->infra[i].name, c->o->def->infra[i].name, c->o->def->path ? c->o->def->path : "the tile file");
-    tb_coord_say(c, "warning", TB_RUN_MSG_WARNING, msg);
+    if (c->o->calibrate) return;
+    for (int i = 0; i < def->n_infra; i++) {
+        if (c->infra_ref[i] > 0) continue;
+        c->infra_noref_said = 1;
+        snprintf(msg, sizeof msg,
+                 "infrastructure operation %s has no reference: the infrastructure score is not known and each "
+                 "level's score is its application score alone; give reference = OPS_PER_HOUR in [infra.%s] of %s, "
+                 "or learn it with `tilebench run --calibrate` (at 1 tile)",
+                 def->infra[i].name, def->infra[i].name, def->path ? def->path : "the tile file");
+        tb_coord_say(c, "warning", TB_RUN_MSG_WARNING, msg);
+    }
 }
 
 void tb_coord_infra_results(run_ctx *c, tb_level_result *lr, tb_coord_infra_phase *ip) {
@@ -230,10 +263,7 @@ void tb_coord_infra_results(run_ctx *c, tb_level_result *lr, tb_coord_infra_phas
     lr->infra_outputs = ip->outs;
     /* VMmark 3: the infrastructure score is the geometric mean of the
      * operations' normalized throughputs, not summed over tiles */
-    if (noref >= 0) {
-        say_no_reference(c, noref);
-        return;
-    }
+    if (noref >= 0) return; /* said before the sweep (tb_coord_infra_say_noref) */
     lr->infra_score = tb_score_geomean(norm, def->n_infra);
     lr->score = tb_score_weighted_final(lr->app_score, lr->infra_score);
 }
@@ -258,22 +288,44 @@ int tb_coord_infra_qos(const run_ctx *c, const tb_level_result *lr, tb_qos_input
 
 int tb_coord_infra_rule(const tb_qos_rule *r) { return strncmp(r->workload, "infra.", 6) == 0; }
 
+/* An operation that completed no op at 1 tile has no throughput to learn:
+ * it gets no reference, and a warning says how to get one. */
+static void say_no_calibration(run_ctx *c, int i) {
+    const tb_tiledef *def = c->o->def;
+    char msg[768];
+    snprintf(msg, sizeof msg,
+             "calibration: %s completed no successful operation at 1 tile, so it has no reference (its ops' "
+             "output is stored with the run: `tilebench report`); fix its command, then run --calibrate again, "
+             "or give reference = OPS_PER_HOUR in [infra.%s] of %s",
+             c->infra_wl[i], def->infra[i].name, def->path ? def->path : "the tile file");
+    tb_coord_say(c, "warning", TB_RUN_MSG_WARNING, msg);
+}
+
 int tb_coord_infra_calibrate(run_ctx *c, char *err) {
     const tb_tiledef *def = c->o->def;
     char msg[TB_ERR_LEN];
+    int rc = 0;
     for (int i = 0; c->o->calibrate && i < def->n_infra && c->n_infra_calib > 0; i++) {
         double v[TB_MAX_PHASES], ref;
+        char e[TB_ERR_LEN];
         for (int p = 0; p < c->n_infra_calib; p++)
             v[p] = c->infra_calib[p][i];
         ref = tb_score_median(v, c->n_infra_calib);
-        if (tb_store_put_calibration(c->store, c->run_id, def->name, c->def_hash, c->infra_wl[i], ref, INFRA_UNIT,
-                                     err) != 0)
-            return -1;
+        if (!(ref > 0) || !isfinite(ref)) {
+            say_no_calibration(c, i);
+            continue;
+        }
+        if (tb_store_put_calibration(c->store, c->run_id, def->name, c->def_hash, c->infra_wl[i], ref, INFRA_UNIT, e) !=
+            0) {
+            if (rc == 0) snprintf(err, TB_ERR_LEN, "%s", e); /* the others are still stored */
+            rc = -1;
+            continue;
+        }
         snprintf(msg, sizeof msg, "calibration: %s reference %.4g %s (tile file: %g) for tile %s [%s]", c->infra_wl[i],
                  ref, INFRA_UNIT, def->infra[i].reference, def->name, c->def_hash);
         tb_coord_say(c, "info", TB_RUN_MSG_INFO, msg);
     }
-    return 0;
+    return rc;
 }
 
 void tb_coord_infra_phase_free(tb_coord_infra_phase *ip) {

@@ -348,7 +348,8 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
         snprintf(msg, sizeof msg, "%d tiles phase %d: %s", pp->tiles, pp->p + 1, v.warnings[i]);
         tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
     }
-    if (lr->avg_watts > 0 && (c->min_level_w == 0 || lr->avg_watts < c->min_level_w)) {
+    /* whole-tile levels only: a workload alone (--interference) is not the tile's load */
+    if (!c->alone && lr->avg_watts > 0 && (c->min_level_w == 0 || lr->avg_watts < c->min_level_w)) {
         c->min_level_w = lr->avg_watts;
         c->min_level_tiles = pp->tiles;
     }

@@ -153,6 +153,9 @@ int tb_coord_infra_check(run_ctx *c, char *err);
 /* Each operation's reference: the tile file's, or a calibration's (as the
  * workloads'); where it came from goes into refs under "infra.NAME". */
 void tb_coord_infra_references(run_ctx *c, json_t *refs);
+/* Once the run row exists: a warning for each operation with no reference
+ * (none in a calibration run, which learns them). */
+void tb_coord_infra_say_noref(run_ctx *c);
 /* After the level's users started: its runner (none for a level that runs
  * one workload alone, or without operations). 0, or -1 with err. */
 int tb_coord_infra_begin(run_ctx *c, const tb_level_plan *pl, char *err);
@@ -169,7 +172,8 @@ int tb_coord_infra_qos(const run_ctx *c, const tb_level_result *lr, tb_qos_input
 /* 1 when rule applies to an infrastructure operation (judged for the level, not per tile). */
 int tb_coord_infra_rule(const tb_qos_rule *r);
 /* A calibration run: each operation's median ops/hour at 1 tile stored as
- * its reference. 0, or -1 with err. */
+ * its reference; one with no throughput gets none, and a warning. 0, or -1
+ * with err (the first store failure; the others are still tried). */
 int tb_coord_infra_calibrate(run_ctx *c, char *err);
 void tb_coord_infra_phase_free(tb_coord_infra_phase *ip);
 

@@ -133,6 +133,7 @@ static int left_or_fail(deploy_op *o, const char *step, uint64_t *left) {
 /* The cluster's folders, owned by the server's account. */
 static int make_dirs(deploy_op *o) {
     const run_as *ra = &o->s->ra;
+    char host[2 * SOCK_PATH_MAX + 3];
     snprintf(o->data, sizeof o->data, "%s/data", o->c->dir);
     snprintf(o->log, sizeof o->log, "%s/postgres.log", o->c->dir);
     if (snprintf(o->sock, sizeof o->sock, "%s/s", o->c->dir) + (int)strlen("/.s.PGSQL.5432") > SOCK_PATH_MAX) {
@@ -145,8 +146,10 @@ static int make_dirs(deploy_op *o) {
     if (mkdir(o->data, 0700) != 0) return fail(o, TB_OP_ERR_IO, "mkdir: %s", strerror(errno));
     if (ra->active && (chown(o->data, ra->uid, ra->gid) != 0 || chown(o->sock, ra->uid, ra->gid) != 0))
         return fail(o, TB_OP_ERR_IO, "chown to " DEPLOY_OS_USER ": %s", strerror(errno));
+    if (infra_conninfo_quote(o->sock, host, sizeof host) != 0)
+        return fail(o, TB_OP_ERR_IO, "socket folder %s: path too long", o->sock);
     snprintf(o->conninfo, sizeof o->conninfo,
-             "host=%s port=%d dbname=postgres user=" DEPLOY_DB_USER " connect_timeout=5", o->sock, DEPLOY_PORT);
+             "host=%s port=%d dbname=postgres user=" DEPLOY_DB_USER " connect_timeout=5", host, DEPLOY_PORT);
     return 0;
 }
 
@@ -292,6 +295,11 @@ static int load_tile(deploy_op *o) {
     return 0;
 }
 
+static void drop_notice(void *arg, const char *message) {
+    (void)arg;
+    (void)message;
+}
+
 /* One DS2 order (customer 1 buys products 1, 2, 3), then read back. */
 static int order(deploy_op *o) {
     PGconn *pc;
@@ -306,6 +314,7 @@ static int order(deploy_op *o) {
         PQfinish(pc);
         return -1;
     }
+    PQsetNoticeProcessor(pc, drop_notice, NULL); /* the server stopped under it warns on stderr */
     snprintf(sql, sizeof sql, "SELECT tile%d.purchase(1, ARRAY[1,2,3], ARRAY[1,1,1])", o->c->tile);
     r = PQexec(pc, sql);
     if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) id = strtol(PQgetvalue(r, 0, 0), NULL, 10);

@@ -72,5 +72,9 @@ uint64_t infra_left_us(uint64_t start_us, uint64_t budget_us);
 int infra_find_pg_program(const char *name, const char *pkg, char *out, size_t len, char *err);
 /* Seconds as "1.4 s" for an op's account. */
 void infra_put_secs(tb_buf *b, const char *what, uint64_t us);
+/* value as a libpq conninfo value: in single quotes, ' and \ escaped with \
+ * (PostgreSQL manual, 34.1.1 "Connection Strings"), so a path with a space
+ * or a quote stays one value. 0, or -1 when out (len bytes) is too small. */
+int infra_conninfo_quote(const char *value, char *out, size_t len);
 
 #endif

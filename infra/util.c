@@ -110,3 +110,18 @@ int infra_find_pg_program(const char *name, const char *pkg, char *out, size_t l
 void infra_put_secs(tb_buf *b, const char *what, uint64_t us) {
     tb_buf_putf(b, "%s%s %.1f s", b->len ? ", " : "", what, (double)us / 1e6);
 }
+
+int infra_conninfo_quote(const char *value, char *out, size_t len) {
+    size_t k = 0;
+    if (len < 3) return -1;
+    out[k++] = '\'';
+    for (const char *p = value; *p; p++) {
+        int esc = *p == '\'' || *p == '\\';
+        if (k + (size_t)esc + 3 > len) return -1; /* room for it, the closing quote and NUL */
+        if (esc) out[k++] = '\\';
+        out[k++] = *p;
+    }
+    out[k++] = '\'';
+    out[k] = '\0';
+    return 0;
+}

@@ -53,6 +53,15 @@ int sut_pg_exec(PGconn *conn, const char *sql, const char *what, char *err) {
     return ok ? 0 : fail(conn, what, err);
 }
 
+/* The server's notices and warnings are not ours to print: a failure comes
+ * back as an error, and a server stopped under a load (deploy's cluster at
+ * the end of its op) would print a bare "WARNING: terminating connection"
+ * on stderr. */
+static void drop_notice(void *arg, const char *message) {
+    (void)arg;
+    (void)message;
+}
+
 PGconn *sut_pg_connect(const char *conninfo, const char *what, char *err) {
     PGconn *conn = PQconnectdb(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) {
@@ -60,6 +69,7 @@ PGconn *sut_pg_connect(const char *conninfo, const char *what, char *err) {
         PQfinish(conn);
         return NULL;
     }
+    PQsetNoticeProcessor(conn, drop_notice, NULL);
     PQclear(PQexec(conn, "SET client_min_messages = warning"));
     return conn;
 }

@@ -96,5 +96,12 @@ printf "${kv}[infra.d]\nkind = deploy\n" >"$T/idep.ini"
 TB_PG_BINDIR="$T/nobin" expect_exit2 "$T/idep.ini:5: [infra.d] deploy: initdb not found" \
     $TB run --config "$T/idep.ini" --db "$T/ib.db"
 grep -qF "install postgresql-1" "$T/err" || fail "no Debian package named: $(cat "$T/err")"
+# TMPDIR, where the operations' folders go, missing or too long: exit 2 naming it, before anything runs.
+printf "${kv}[infra.c]\nkind = command\ncommand = true\n" >"$T/icmd.ini"
+TMPDIR="$T/no-such-tmp" expect_exit2 "TMPDIR $T/no-such-tmp: No such file or directory" \
+    $TB run --config "$T/icmd.ini" --db "$T/ib.db"
+long="$T/$(printf 'd%.0s' {1..250})/$(printf 'e%.0s' {1..250})"
+mkdir -p "$long"
+TMPDIR="$long" expect_exit2 "TMPDIR is too long a path for their folders (${#long} bytes, at most 466)" $TB run --config "$T/icmd.ini" --db "$T/ib.db"
 [ ! -e "$T/ib.db" ] || fail "a run was stored although an operation's program is missing"
 echo "PASS test_cli_errors"

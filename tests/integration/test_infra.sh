@@ -9,7 +9,8 @@
 # recomputed here from the stored rows (not by tilebench's code). Stage 2: a
 # command that exits 1 is an error with its output kept and fails the
 # infrastructure error-rate rule; one that hangs is killed at its timeout;
-# nothing an op started is left behind.
+# nothing an op started is left behind; a calibration with the failing one
+# stores the rest and warns. Stage 3: SIGINT.
 source "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/tmp"
@@ -42,6 +43,8 @@ STAGES=(--ramp-up 2s --warm-up 0 --steady 20s --ramp-down 1s --idle 1s)
 "$TILEBENCH" run --config "$T/infra.ini" --tiles 1..2 "${STAGES[@]}" --db "$T/results.db" --label "it infra" \
     --report "$T/report.txt" --quiet >"$T/run.log" 2>&1 || fail "run exited $?: $(cat "$T/run.log")"
 calls_after=$(redis_calls)
+# the deployed clusters are stopped under their loader's connection: libpq's notice is not ours to print
+! grep -q 'terminating connection' "$T/run.log" || fail "a server notice on stderr: $(grep -m1 terminating "$T/run.log")"
 DB="$T/results.db"
 q() { sqlite3 -batch -noheader "$DB" "$@"; }
 RUN=$(q "SELECT max(id) FROM runs")
@@ -152,8 +155,10 @@ expect "JSON app_score beside score" "$(jq '[.run.levels[] | select(.app_score !
 } >"$T/faults.ini"
 rc=0
 "$TILEBENCH" run --config "$T/faults.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 8s --ramp-down 1s --idle 0 \
-    --db "$DB" --label "it infra faults" --quiet >"$T/run2.log" 2>&1 || rc=$?
+    --db "$DB" --label "it infra faults" >"$T/run2.log" 2>&1 || rc=$?
 expect "faults run exit status" "$rc" -eq 0
+grep -Eq '^level 1 tiles phase 1: score [0-9.]+ \(app [0-9.]+, infra [0-9.]+\) ' "$T/run2.log" ||
+    fail "the console's level line does not give app and infra beside the score: $(grep '^level' "$T/run2.log")"
 RUN2=$(q "SELECT max(id) FROM runs")
 L2=$(q "SELECT id FROM levels WHERE run_id = $RUN2")
 expect "faults run: the failing command's errors" "$(q "SELECT errors FROM infra WHERE level_id = $L2 AND name = 'fails'")" -ge 2
@@ -181,6 +186,35 @@ nothing_left() { # after a run: no op's process, no runner folder
     echo "ok: $1: no op process and no runner folder left"
 }
 nothing_left "faults run"
+
+# Stage 2b: --calibrate with an operation that completes no op: the kv
+# workload's reference is stored, the operation gets none and a warning
+# saying how to get one, and the run completes. Then a run of that file
+# warns before its first level that the operation has no reference.
+sed '/^\[infra\.hangs\]/,/^command = exec sleep/d; /^reference = 3600$/d' "$T/faults.ini" |
+    sed 's/^name = infra-faults$/name = infra-calib/' >"$T/calib.ini"
+rc=0
+"$TILEBENCH" run --config "$T/calib.ini" --calibrate --ramp-up 1s --warm-up 0 --steady 4s --ramp-down 1s --idle 0 \
+    --db "$DB" --label "it infra calibrate" >"$T/run-cal.log" 2>&1 || rc=$?
+expect "calibration run exit status ($(tail -3 "$T/run-cal.log"))" "$rc" -eq 0
+! grep -q '^tilebench run: *$' "$T/run-cal.log" || fail "an empty error message: $(cat "$T/run-cal.log")"
+RUNC=$(q "SELECT max(id) FROM runs")
+expect "calibration run status" "$(q "SELECT status FROM runs WHERE id = $RUNC")" = complete
+expect "calibration: the kv workload's reference stored" \
+    "$(q "SELECT count(*) FROM calibrations WHERE run_id = $RUNC AND workload = 'kv' AND reference > 0")" -eq 1
+expect "calibration: no reference for infra.fails" \
+    "$(q "SELECT count(*) FROM calibrations WHERE run_id = $RUNC AND workload = 'infra.fails'")" -eq 0
+expect "calibration: a warning names infra.fails and how to get its reference" \
+    "$(q "SELECT count(*) FROM events WHERE run_id = $RUNC AND kind = 'warning' AND message LIKE '%infra.fails%'
+          AND message LIKE '%--calibrate again%' AND message LIKE '%reference =%'")" -eq 1
+rc=0
+"$TILEBENCH" run --config "$T/calib.ini" --tiles 1 --ramp-up 1s --warm-up 0 --steady 3s --ramp-down 1s --idle 0 \
+    --db "$DB" --label "it infra no reference" >"$T/run-noref.log" 2>&1 || rc=$?
+expect "no-reference run exit status" "$rc" -eq 0
+first_warn=$(grep -n 'infrastructure operation fails has no reference' "$T/run-noref.log" | head -1 | cut -d: -f1)
+first_level=$(grep -n '^level 1 tiles' "$T/run-noref.log" | head -1 | cut -d: -f1)
+expect_true "no-reference warning (line ${first_warn:-none}) before the first level (line ${first_level:-none})" \
+    "$(( ${first_warn:-999999} < ${first_level:-0} ))" '. == 1'
 
 # Stage 3: SIGINT in steady state, while the hanging command runs: its op is
 # killed and the runner's folder removed on the way out.

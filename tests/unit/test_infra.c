@@ -23,6 +23,7 @@
 
 #include "common/tb_common.h"
 #include "infra/infra.h"
+#include "infra/infra_internal.h"
 #include "tiles/tiledef.h"
 
 #define WL "[workload.kv]\nkind = kv\nreference = 100\n"
@@ -358,6 +359,22 @@ static int setup(void **state) {
     return chmod(base, 0711);
 }
 
+/* A conninfo value in quotes, ' and \ escaped (libpq's rule); too small a buffer is refused. */
+static void conninfo_values_quoted(void **state) {
+    char out[64];
+    (void)state;
+    assert_int_equal(infra_conninfo_quote("/tmp/a b/it's\\x", out, sizeof out), 0);
+    assert_string_equal(out, "'/tmp/a b/it\\'s\\\\x'");
+    assert_int_equal(infra_conninfo_quote("", out, sizeof out), 0);
+    assert_string_equal(out, "''");
+    assert_int_equal(infra_conninfo_quote("abcdef", out, 9), 0);
+    assert_string_equal(out, "'abcdef'");
+    assert_int_equal(infra_conninfo_quote("abcdef", out, 8), -1);
+    assert_int_equal(infra_conninfo_quote("abcd'", out, 9), 0);
+    assert_string_equal(out, "'abcd\\''");
+    assert_int_equal(infra_conninfo_quote("abcd'", out, 8), -1);
+}
+
 static int teardown(void **state) {
     char cmd[400];
     (void)state;
@@ -367,9 +384,10 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(users_and_tiles),      cmocka_unit_test(counts_by_fabans_rule),
-        cmocka_unit_test(failing_command_kept), cmocka_unit_test(hanging_command_killed),
-        cmocka_unit_test(output_capped),        cmocka_unit_test(stop_mid_op),
+        cmocka_unit_test(users_and_tiles),        cmocka_unit_test(counts_by_fabans_rule),
+        cmocka_unit_test(failing_command_kept),   cmocka_unit_test(hanging_command_killed),
+        cmocka_unit_test(output_capped),          cmocka_unit_test(stop_mid_op),
+        cmocka_unit_test(conninfo_values_quoted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
