@@ -209,7 +209,8 @@ static void text_header(FILE *f, const tb_model_run *r) {
         fputs("  saturation   - (not determined: the run did not complete)\n", f);
     }
     text_qos_warning(f, r);
-    fprintf(f, "  peak score   %s\n", num(r->peak_score, "%.3f", b1, sizeof b1));
+    fprintf(f, "  peak score   %s%s\n", num(r->peak_score, "%.3f", b1, sizeof b1),
+            tb_report_run_has_infra(r) ? " (final score: 0.8 x application + 0.2 x infrastructure)" : "");
     fprintf(f, "  peak PPKW    %s\n", num(r->peak_ppkw, "%.2f", b1, sizeof b1));
     fprintf(f, "  overall      %s score/kW (sum of scores / sum of mean W over the levels and active idle)\n",
             num(r->overall_efficiency, "%.2f", b1, sizeof b1));
