@@ -371,15 +371,22 @@ static int unjudged_seen_before(const tb_model_level *lv, int l, size_t j) {
 /* A level whose QoS was not fully judged: a rule not judged is no pass, so
  * say so where a reader looks first; each rule once, whether unjudged at the
  * level or in a tile. */
+/* " (oltp alone)": a level that ran a workload alone (--interference). */
+static void put_alone(FILE *f, const tb_model_level *lv) {
+    if (!lv->alone) return;
+    fputs(" (", f);
+    tb_html_escape_file(f, lv->alone);
+    fputs(" alone)", f);
+}
+
 static void warn_not_judged(FILE *f, const tb_model_level *lv) {
     const tb_model_qos *lists[2] = {lv->qos, lv->tile_qos};
     size_t ns[2] = {lv->n_qos, lv->n_tile_qos};
     int shown = 0;
-    fprintf(f,
-            "<li><b>%lld tile%s, phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be "
-            "judged (",
-            (long long)lv->tiles, lv->tiles == 1 ? "" : "s", (long long)lv->phase, lv->qos_not_judged,
-            lv->qos_not_judged == 1 ? "" : "s");
+    fprintf(f, "<li><b>%lld tile%s", (long long)lv->tiles, lv->tiles == 1 ? "" : "s");
+    put_alone(f, lv);
+    fprintf(f, ", phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be judged (", (long long)lv->phase,
+            lv->qos_not_judged, lv->qos_not_judged == 1 ? "" : "s");
     for (int l = 0; l < 2; l++) {
         for (size_t j = 0; j < ns[l]; j++) {
             if (lists[l][j].judged || unjudged_seen_before(lv, l, j)) continue;
@@ -399,8 +406,9 @@ static void html_warnings(page *p) {
         const tb_model_level *lv = &p->levels[i];
         if (lv->valid) continue;
         if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
-        fprintf(f, "<li><b>%lld tile%s, phase %lld is invalid</b>: ", (long long)lv->tiles, lv->tiles == 1 ? "" : "s",
-                (long long)lv->phase);
+        fprintf(f, "<li><b>%lld tile%s", (long long)lv->tiles, lv->tiles == 1 ? "" : "s");
+        put_alone(f, lv);
+        fprintf(f, ", phase %lld is invalid</b>: ", (long long)lv->phase);
         esc(f, *S(lv->invalid_reason) ? lv->invalid_reason : "no reason stored");
         fputs("</li>\n", f);
     }

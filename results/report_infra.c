@@ -84,12 +84,14 @@ static void text_scores(FILE *f, const tb_model_run *r) {
     fprintf(f, "  %5s %5s %12s %15s %10s\n", "tiles", "phase", "application", "infrastructure", "final");
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];
-        fprintf(f, "  %5lld %5lld %12s %15s %10s%s\n", (long long)lv->tiles, (long long)lv->phase,
+        fprintf(f, "  %5lld %5lld %12s %15s %10s%s", (long long)lv->tiles, (long long)lv->phase,
                 num(lv->app_score, "%.3f", b[0], sizeof b[0]), num(lv->infra_score, "%.3f", b[1], sizeof b[1]),
                 num(lv->score, "%.3f", b[2], sizeof b[2]),
                 !lv->has_infra           ? "  (no operation ran: application score)"
                 : isnan(lv->infra_score) ? "  (an operation has no reference: application score)"
                                          : "");
+        tb_fmt_put_alone(f, lv);
+        fputc('\n', f);
     }
     text_zero_notes(f, r);
 }
