@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "results/compare.h"
 #include "results/model.h"
 #include "results/report.h"
 #include "results/store.h"
@@ -210,6 +211,32 @@ static char *report(const char *db, int64_t id, tb_report_format fmt) {
     return buf;
 }
 
+/* tilebench compare of runs a and b, text or HTML. */
+static char *compare(const char *db, int64_t a, int64_t b, tb_compare_format fmt) {
+    tb_store *s;
+    char err[TB_ERR_LEN] = "", *buf = NULL;
+    size_t len = 0;
+    int64_t ids[2] = {a, b};
+    FILE *m = open_memstream(&buf, &len);
+    assert_int_equal(tb_store_open_readonly(db, &s, err), 0);
+    assert_int_equal(tb_compare_write(s, ids, 2, a, fmt, m, err), 0);
+    fclose(m);
+    tb_store_close(s);
+    return buf;
+}
+
+/* compare's score table is the final score's when a run ran operations. */
+static void compare_final(void **state) {
+    fix *f = *state;
+    int64_t with = store_run(f->db, 1), without = store_run(f->db, 0), without2 = store_run(f->db, 0);
+    char *t = compare(f->db, without, with, TB_COMPARE_TEXT), *h = compare(f->db, without, with, TB_COMPARE_HTML);
+    char *t0 = compare(f->db, without, without2, TB_COMPARE_TEXT);
+    assert_non_null(strstr(t, "Final score (0.8 x application + 0.2 x infrastructure)"));
+    assert_non_null(strstr(h, "Final score (0.8 x application + 0.2 x infrastructure)"));
+    assert_null(strstr(t0, "Final score"));
+    free(t), free(h), free(t0);
+}
+
 static void reports(void **state) {
     fix *f = *state;
     int64_t with = store_run(f->db, 1), without = store_run(f->db, 0);
@@ -272,6 +299,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(reports, setup, teardown),
+        cmocka_unit_test_setup_teardown(compare_final, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
