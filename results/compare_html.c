@@ -51,7 +51,8 @@ static int ref_dec(series_ref r) { return r.fig >= 0 ? tb_cmp_figures[r.fig].dec
 
 static void ref_title(FILE *f, const tb_cmp_model *m, series_ref r) {
     if (r.fig >= 0) {
-        esc(f, tb_cmp_figures[r.fig].title);
+        esc(f, r.fig == TB_CMP_SCORE && m->any_infra ? "Final score (0.8 x application + 0.2 x infrastructure)"
+                                                     : tb_cmp_figures[r.fig].title);
         if (*tb_cmp_figures[r.fig].unit) {
             fputs(" (", f);
             esc(f, tb_cmp_figures[r.fig].unit);

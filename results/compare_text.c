@@ -84,7 +84,10 @@ static void text_table(FILE *f, const tb_cmp_model *m, int fig, size_t wl) {
         free(name);
     } else if (fig >= 0) {
         const tb_cmp_figure *fg = &tb_cmp_figures[fig];
-        snprintf(title, sizeof title, "%s%s%s%s", fg->title, *fg->unit ? " (" : "", fg->unit, *fg->unit ? ")" : "");
+        snprintf(title, sizeof title, "%s%s%s%s",
+                 fig == TB_CMP_SCORE && m->any_infra ? "Final score (0.8 x application + 0.2 x infrastructure)"
+                                                     : fg->title,
+                 *fg->unit ? " (" : "", fg->unit, *fg->unit ? ")" : "");
     } else {
         char *name = safe_text(m->workloads[wl], 40);
         snprintf(title, sizeof title, "p95 %s (ms)", name);

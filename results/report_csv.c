@@ -175,7 +175,7 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
         fputc(',', f);
         put_field(f, lv->alone);
     }
-    tb_report_csv_infra_scores(f, r, lv);
+    tb_report_csv_infra_scores(f, r, lv, x);
     fputs("\r\n", f);
 }
 

@@ -52,3 +52,10 @@ void tb_fmt_error_classes(const tb_model_op_group *g, char *buf, size_t len) {
     if (sum < g->errors && l < len)
         snprintf(buf + l, len - l, "%sother %llu", l ? ", " : "", (unsigned long long)(g->errors - sum));
 }
+
+void tb_fmt_put_alone(FILE *f, const tb_model_level *lv) {
+    if (!lv->alone) return;
+    fputs(" (", f);
+    tb_fmt_put_safe(f, lv->alone, 0, 40);
+    fputs(" alone)", f);
+}

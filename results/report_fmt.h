@@ -20,6 +20,10 @@ void tb_fmt_put_safe(FILE *f, const char *s, int width, int maxw);
  * "not split" when its classes are not known (a run stored before schema 5). */
 void tb_fmt_error_classes(const tb_model_op_group *g, char *buf, size_t len);
 
+/* " (oltp alone)" for a level that ran a workload alone (--interference),
+ * made safe as tb_fmt_put_safe does; nothing for the whole tile's. */
+void tb_fmt_put_alone(FILE *f, const tb_model_level *lv);
+
 /* s, or "" when NULL. */
 static inline const char *tb_fmt_str(const char *s) { return s ? s : ""; }
 

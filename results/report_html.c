@@ -294,6 +294,13 @@ static void html_head(page *p) {
 }
 
 /* Title line, then the banners a reader must not miss. */
+/* A run with --interference: some level ran a workload alone. */
+static int run_has_alone(const tb_model_run *r) {
+    for (size_t i = 0; i < r->n_levels; i++)
+        if (r->levels[i].alone) return 1;
+    return 0;
+}
+
 static void html_banners(page *p) {
     FILE *f = p->f;
     const char *status = S(p->run->status);
@@ -310,6 +317,8 @@ static void html_banners(page *p) {
     fputs("</span></h1>\n", f);
     fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>", f);
     if (p->run->n_hosts) fputs("<a href=\"#hosts\">SUT hosts</a>", f);
+    if (tb_report_run_has_infra(p->run)) fputs("<a href=\"#infra\">infrastructure</a>", f);
+    if (run_has_alone(p->run)) fputs("<a href=\"#interference\">interference</a>", f);
     fputs("<a href=\"#host\">host</a><a href=\"#telemetry\">telemetry</a><a href=\"#qos\">QoS</a><a "
           "href=\"#latency\">latency</a><a href=\"#workloads\">workloads</a>"
           "<a href=\"#meters\">meters</a><a href=\"#events\">events</a><a href=\"#config\">configuration</a></nav>\n",
@@ -362,15 +371,22 @@ static int unjudged_seen_before(const tb_model_level *lv, int l, size_t j) {
 /* A level whose QoS was not fully judged: a rule not judged is no pass, so
  * say so where a reader looks first; each rule once, whether unjudged at the
  * level or in a tile. */
+/* " (oltp alone)": a level that ran a workload alone (--interference). */
+static void put_alone(FILE *f, const tb_model_level *lv) {
+    if (!lv->alone) return;
+    fputs(" (", f);
+    tb_html_escape_file(f, lv->alone);
+    fputs(" alone)", f);
+}
+
 static void warn_not_judged(FILE *f, const tb_model_level *lv) {
     const tb_model_qos *lists[2] = {lv->qos, lv->tile_qos};
     size_t ns[2] = {lv->n_qos, lv->n_tile_qos};
     int shown = 0;
-    fprintf(f,
-            "<li><b>%lld tile%s, phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be "
-            "judged (",
-            (long long)lv->tiles, lv->tiles == 1 ? "" : "s", (long long)lv->phase, lv->qos_not_judged,
-            lv->qos_not_judged == 1 ? "" : "s");
+    fprintf(f, "<li><b>%lld tile%s", (long long)lv->tiles, lv->tiles == 1 ? "" : "s");
+    put_alone(f, lv);
+    fprintf(f, ", phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be judged (", (long long)lv->phase,
+            lv->qos_not_judged, lv->qos_not_judged == 1 ? "" : "s");
     for (int l = 0; l < 2; l++) {
         for (size_t j = 0; j < ns[l]; j++) {
             if (lists[l][j].judged || unjudged_seen_before(lv, l, j)) continue;
@@ -390,8 +406,9 @@ static void html_warnings(page *p) {
         const tb_model_level *lv = &p->levels[i];
         if (lv->valid) continue;
         if (!n++) fputs("<div class=\"warn\" id=\"validity\"><b>Validity warnings</b><ul>\n", f);
-        fprintf(f, "<li><b>%lld tile%s, phase %lld is invalid</b>: ", (long long)lv->tiles, lv->tiles == 1 ? "" : "s",
-                (long long)lv->phase);
+        fprintf(f, "<li><b>%lld tile%s", (long long)lv->tiles, lv->tiles == 1 ? "" : "s");
+        put_alone(f, lv);
+        fprintf(f, ", phase %lld is invalid</b>: ", (long long)lv->phase);
         esc(f, *S(lv->invalid_reason) ? lv->invalid_reason : "no reason stored");
         fputs("</li>\n", f);
     }
@@ -438,7 +455,11 @@ static void html_summary(page *p) {
     else
         fputs("&ndash;</div><div class=\"u\">not determined: the run did not complete", f);
     fputs("</div></div>\n", f);
-    card(f, "Peak score", p->run->peak_score, 3, "sum of tile scores", 0, NULL);
+    if (tb_report_run_has_infra(p->run))
+        card(f, "Peak score", p->run->peak_score, 3,
+             "final score: 0.8 &times; application + 0.2 &times; infrastructure", 0, NULL);
+    else
+        card(f, "Peak score", p->run->peak_score, 3, "sum of tile scores", 0, NULL);
     card(f, "Peak PPKW", p->run->peak_ppkw, 2, "score per kW", est, NULL);
     card(f, "Overall efficiency", p->run->overall_efficiency, 2, "score per kW", est,
          "&Sigma; scores / &Sigma; mean kW over levels");
@@ -745,7 +766,8 @@ static void html_charts(page *p) {
         chart_series s = {"score", palette[0], n, x, score, mark, notes};
         chart c = {"Score against tiles",
                    "load level (tiles)",
-                   "score (sum of tile scores)",
+                   tb_report_run_has_infra(p->run) ? "final score (0.8 x application + 0.2 x infrastructure)"
+                                                   : "score (sum of tile scores)",
                    "",
                    3,
                    0,
@@ -756,8 +778,11 @@ static void html_charts(page *p) {
                    NULL,
                    0};
         figure(f, &c,
-               "Score = sum over tiles of the geometric mean of normalized throughputs. Dotted line: "
-               "saturation.");
+               tb_report_run_has_infra(p->run)
+                   ? "Final score = 0.8 &times; application score (sum over tiles of the geometric mean of normalized "
+                     "throughputs) + 0.2 &times; infrastructure score. Dotted line: saturation."
+                   : "Score = sum over tiles of the geometric mean of normalized throughputs. Dotted line: "
+                     "saturation.");
     }
     {
         chart_series s = {"PPKW", palette[1], n, x, ppkw, mark, notes};

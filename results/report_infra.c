@@ -55,6 +55,23 @@ static int failed(const tb_model_infra_output *o) { return strcmp(S(o->status), 
 
 /* ---- text ------------------------------------------------------------------------------ */
 
+/* The operations of lv that completed no op while the others have a
+ * reference: their normalized throughput 0 makes the geometric mean 0. */
+static int zero_op(const tb_model_level *lv, size_t k) {
+    const tb_model_infra *x = &lv->infra[k];
+    return lv->has_infra && x->ops == 0 && isfinite(x->reference) && x->reference > 0;
+}
+
+static void text_zero_notes(FILE *f, const tb_model_run *r) {
+    for (size_t i = 0; i < r->n_levels; i++)
+        for (size_t k = 0; k < r->levels[i].n_infra; k++) {
+            if (!zero_op(&r->levels[i], k)) continue;
+            fprintf(f, "  %lld tiles phase %lld: infra.", (long long)r->levels[i].tiles, (long long)r->levels[i].phase);
+            tb_fmt_put_safe(f, r->levels[i].infra[k].name, 0, 32);
+            fputs(" completed no op: its normalized throughput is 0, so the infrastructure score is 0\n", f);
+        }
+}
+
 static void text_scores(FILE *f, const tb_model_run *r) {
     char b[3][32];
     if (!tb_report_run_has_infra(r)) {
@@ -67,19 +84,24 @@ static void text_scores(FILE *f, const tb_model_run *r) {
     fprintf(f, "  %5s %5s %12s %15s %10s\n", "tiles", "phase", "application", "infrastructure", "final");
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];
-        fprintf(f, "  %5lld %5lld %12s %15s %10s%s\n", (long long)lv->tiles, (long long)lv->phase,
+        fprintf(f, "  %5lld %5lld %12s %15s %10s%s", (long long)lv->tiles, (long long)lv->phase,
                 num(lv->app_score, "%.3f", b[0], sizeof b[0]), num(lv->infra_score, "%.3f", b[1], sizeof b[1]),
                 num(lv->score, "%.3f", b[2], sizeof b[2]),
                 !lv->has_infra           ? "  (no operation ran: application score)"
                 : isnan(lv->infra_score) ? "  (an operation has no reference: application score)"
                                          : "");
+        tb_fmt_put_alone(f, lv);
+        fputc('\n', f);
     }
+    text_zero_notes(f, r);
 }
 
 static void text_ops(FILE *f, const tb_model_run *r) {
-    fputs("\nInfrastructure operations (ops counted as tile ops are; durations in ms)\n", f);
+    fputs("\nInfrastructure operations (ok: ops that succeeded, counted as tile ops are; QoS judges ok + errors; "
+          "durations in ms)\n",
+          f);
     fprintf(f, "  %5s %5s %-12s %-8s %5s %6s %6s %10s %10s %10s %10s %10s %10s %8s  %s\n", "tiles", "phase",
-            "operation", "kind", "users", "ops", "errors", "ops/h", "reference", "normalized", "p50", "p95", "max",
+            "operation", "kind", "users", "ok", "errors", "ops/h", "reference", "normalized", "p50", "p95", "max",
             "MB/s", "errors by class");
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];
@@ -100,12 +122,33 @@ static void text_ops(FILE *f, const tb_model_run *r) {
     }
 }
 
-/* One kept output, line by line, control characters as '?', capped. */
-static void text_output(FILE *f, const char *s) {
-    size_t shown = 0;
+/* Where the last SHOW_LINES lines of s (at most about SHOW_BYTES) begin: a
+ * failing script's error and the "[exit status N]" line are at its end.
+ * *earlier: the lines before that. */
+static const char *tail_start(const char *s, int *earlier) {
+    size_t n = strlen(s), i = n;
     int lines = 0;
+    const char *start;
+    if (i > 0 && s[i - 1] == '\n') i--; /* the last line's own newline */
+    while (i > 0 && lines < SHOW_LINES && n - i < SHOW_BYTES) {
+        if (s[i - 1] == '\n' && ++lines == SHOW_LINES) break;
+        i--;
+    }
+    start = s + i;
+    *earlier = 0;
+    for (const char *p = s; p < start; p++)
+        *earlier += *p == '\n';
+    if (start > s && start[-1] != '\n') (*earlier)++; /* a line cut by the byte cap */
+    return start;
+}
+
+/* One kept output, its last lines, line by line, control characters as '?'. */
+static void text_output(FILE *f, const char *s) {
+    int earlier;
     char line[256];
-    while (*s && shown < SHOW_BYTES && lines < SHOW_LINES) {
+    s = tail_start(s, &earlier);
+    if (earlier) fprintf(f, "      | (%d earlier line%s in the results store)\n", earlier, earlier == 1 ? "" : "s");
+    while (*s) {
         size_t n = strcspn(s, "\n");
         size_t take = n < sizeof line - 1 ? n : sizeof line - 1;
         memcpy(line, s, take);
@@ -113,11 +156,8 @@ static void text_output(FILE *f, const char *s) {
         fputs("      | ", f);
         tb_fmt_put_safe(f, line, 0, 0);
         fputs(take < n ? " ...\n" : "\n", f);
-        shown += n + 1;
-        lines++;
         s += n + (s[n] == '\n');
     }
-    if (*s) fputs("      | (more kept in the results store)\n", f);
 }
 
 /* Failed ops of lv's operation name before output k (for SHOW_FAILED). */
@@ -128,12 +168,18 @@ static int failed_before(const tb_model_level *lv, size_t k) {
     return n;
 }
 
+/* Failed ops of operation name the phase kept. */
+static int n_failed(const tb_model_level *lv, const char *name) {
+    int n = 0;
+    for (size_t j = 0; j < lv->n_infra_outputs; j++)
+        n += failed(&lv->infra_outputs[j]) && strcmp(S(lv->infra_outputs[j].name), name) == 0;
+    return n;
+}
+
 /* After the shown ones: how many more failed ops of each operation the phase kept. */
 static void text_more_failed(FILE *f, const tb_model_level *lv) {
     for (size_t k = 0; k < lv->n_infra; k++) {
-        int n = 0;
-        for (size_t j = 0; j < lv->n_infra_outputs; j++)
-            n += failed(&lv->infra_outputs[j]) && strcmp(S(lv->infra_outputs[j].name), S(lv->infra[k].name)) == 0;
+        int n = n_failed(lv, S(lv->infra[k].name));
         if (n <= SHOW_FAILED) continue;
         fprintf(f, "  %lld tiles phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
         tb_fmt_put_safe(f, lv->infra[k].name, 0, 32);
@@ -151,7 +197,7 @@ static void text_failed(FILE *f, const tb_model_run *r) {
             if (!shown++) fputs("\nFailed infrastructure ops (their output, as kept)\n", f);
             fprintf(f, "  %lld tiles phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
             tb_fmt_put_safe(f, o->name, 0, 32);
-            fprintf(f, " user %lld tile %lld at %s: ", (long long)o->user + 1, (long long)o->tile, S(o->started_at));
+            fprintf(f, " user %lld tile %lld at %s: ", (long long)o->user, (long long)o->tile, S(o->started_at));
             tb_fmt_put_safe(f, o->status, 0, 16);
             if (o->exit_code.known) fprintf(f, ", exit %lld", (long long)o->exit_code.v);
             fprintf(f, ", %.1f ms\n", o->duration_ms);
@@ -270,13 +316,19 @@ static void csv_real(FILE *f, double v) {
 static void csv_int(FILE *f, long long v) { fprintf(f, ",%lld", v); }
 
 void tb_report_csv_infra_header(FILE *f, const tb_model_run *r) {
-    if (tb_report_run_has_infra(r)) fputs(",app_score,infra_score", f);
+    if (tb_report_run_has_infra(r)) fputs(",app_score,infra_score,infra_bytes,infra_mb_per_s", f);
 }
 
-void tb_report_csv_infra_scores(FILE *f, const tb_model_run *r, const tb_model_level *lv) {
+void tb_report_csv_infra_scores(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_infra *x) {
     if (!tb_report_run_has_infra(r)) return;
     csv_real(f, lv->app_score);
     csv_real(f, lv->infra_score);
+    if (x) { /* an operation's row: bytes it moved and MB/s (empty for a kind that moves none) */
+        csv_int(f, x->bytes);
+        csv_real(f, x->mb_per_s);
+    } else {
+        fputs(",,", f);
+    }
 }
 
 void tb_report_csv_infra_cells(FILE *f, const tb_model_infra *x) {
@@ -337,11 +389,19 @@ static void html_scores(FILE *f, const tb_model_run *r) {
           "&divide; its reference), as VMmark 3 weighs them; PPKW is of the final score. A level whose operation "
           "has no reference scores its application score alone.</p>\n",
           f);
+    for (size_t i = 0; i < r->n_levels; i++)
+        for (size_t k = 0; k < r->levels[i].n_infra; k++) {
+            if (!zero_op(&r->levels[i], k)) continue;
+            fprintf(f, "<p class=\"note bad\">%lld tiles, phase %lld: infra.", (long long)r->levels[i].tiles,
+                    (long long)r->levels[i].phase);
+            tb_html_escape_file(f, S(r->levels[i].infra[k].name));
+            fputs(" completed no op: its normalized throughput is 0, so the infrastructure score is 0.</p>\n", f);
+        }
 }
 
 static void html_ops(FILE *f, const tb_model_run *r) {
     fputs("<h2 id=\"infra\">Infrastructure operations</h2>\n<table>\n<tr><th class=\"n\">tiles</th><th class=\"n\">"
-          "phase</th><th>operation</th><th>kind</th><th class=\"n\">users</th><th class=\"n\">ops</th><th "
+          "phase</th><th>operation</th><th>kind</th><th class=\"n\">users</th><th class=\"n\">ok</th><th "
           "class=\"n\">errors</th><th>by class</th><th class=\"n\">ops/h</th><th class=\"n\">reference</th><th "
           "class=\"n\">normalized</th><th class=\"n\">p50 ms</th><th class=\"n\">p95 ms</th><th class=\"n\">max ms"
           "</th><th class=\"n\">MB/s</th></tr>\n",
@@ -369,21 +429,32 @@ static void html_ops(FILE *f, const tb_model_run *r) {
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n", f);
+    fputs("</table>\n<p class=\"note\">ok: the ops that succeeded (counted as tile ops are); QoS judges ok + "
+          "errors.</p>\n",
+          f);
 }
 
-/* A kept output, escaped, up to SHOW_BYTES (cut at a UTF-8 boundary). */
+/* A kept output, escaped: its last lines (tail_start), cut at a UTF-8 boundary. */
 static void html_output(FILE *f, const char *s) {
-    char buf[SHOW_BYTES + 1];
-    size_t n = strlen(s);
-    size_t take = n > SHOW_BYTES ? SHOW_BYTES : n;
-    while (take < n && take > 0 && ((unsigned char)s[take] & 0xc0) == 0x80)
-        take--;
-    memcpy(buf, s, take);
-    buf[take] = '\0';
+    int earlier;
+    s = tail_start(s, &earlier);
+    while (((unsigned char)*s & 0xc0) == 0x80)
+        s++;
     fputs("<pre>", f);
-    tb_html_escape_file(f, buf);
-    fputs(take < n ? "\n(more kept in the results store)</pre>\n" : "</pre>\n", f);
+    if (earlier) fprintf(f, "(%d earlier line%s in the results store)\n", earlier, earlier == 1 ? "" : "s");
+    tb_html_escape_file(f, s);
+    fputs("</pre>\n", f);
+}
+
+/* After the shown ones: how many more failed ops of each operation the phase kept. */
+static void html_more_failed(FILE *f, const tb_model_level *lv) {
+    for (size_t k = 0; k < lv->n_infra; k++) {
+        int n = n_failed(lv, S(lv->infra[k].name));
+        if (n <= SHOW_FAILED) continue;
+        fprintf(f, "<p class=\"note\">%lld tiles, phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
+        tb_html_escape_file(f, S(lv->infra[k].name));
+        fprintf(f, ": %d more failed ops kept (the JSON report has them all)</p>\n", n - SHOW_FAILED);
+    }
 }
 
 static void html_failed(FILE *f, const tb_model_run *r) {
@@ -397,7 +468,7 @@ static void html_failed(FILE *f, const tb_model_run *r) {
             if (!shown++) fputs("<h3>Failed infrastructure ops</h3>\n", f);
             fprintf(f, "<p>%lld tiles, phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
             tb_html_escape_file(f, S(o->name));
-            fprintf(f, ", user %lld, tile %lld, at ", (long long)o->user + 1, (long long)o->tile);
+            fprintf(f, ", user %lld, tile %lld, at ", (long long)o->user, (long long)o->tile);
             tb_html_escape_file(f, S(o->started_at));
             fputs(": ", f);
             tb_html_escape_file(f, S(o->status));
@@ -406,6 +477,7 @@ static void html_failed(FILE *f, const tb_model_run *r) {
             fprintf(f, "%s, %.1f ms</p>\n", b, o->duration_ms);
             html_output(f, S(o->output));
         }
+        if (shown) html_more_failed(f, lv);
     }
 }
 

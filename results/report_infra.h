@@ -26,11 +26,12 @@ void tb_report_text_infra(FILE *f, const tb_model_run *r);
 void tb_report_json_infra_level(json_t *o, const tb_model_level *lv);
 void tb_report_json_infra_summary(json_t *o, const tb_model_summary *s);
 void tb_report_json_infra_run(json_t *run, const tb_model_run *r);
-/* CSV: with operations, two more columns at the end (app_score,
- * infra_score) and one row per level x phase x operation (workload
+/* CSV: with operations, four more columns at the end (app_score,
+ * infra_score, infra_bytes, infra_mb_per_s: the last two filled on an
+ * operation's rows only) and one row per level x phase x operation (workload
  * "infra.NAME", op its kind, throughput its ops/hour). */
 void tb_report_csv_infra_header(FILE *f, const tb_model_run *r);
-void tb_report_csv_infra_scores(FILE *f, const tb_model_run *r, const tb_model_level *lv);
+void tb_report_csv_infra_scores(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_infra *x);
 /* The workload and op cells (WORKLOAD_COLS + OP_COLS of report_csv.c) of operation x, each after a comma. */
 void tb_report_csv_infra_cells(FILE *f, const tb_model_infra *x);
 /* HTML: the scores, the operations and the failed ops' output. */

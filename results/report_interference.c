@@ -40,6 +40,7 @@
 typedef struct intf_pct {
     char rule[160], op[32];
     double pct, alone_ms, together_ms;
+    int judged; /* 0: a phase, together or alone, had fewer ops than the rule needs to be judged */
 } intf_pct;
 
 typedef struct intf_wl {
@@ -127,6 +128,18 @@ static void find_pct_rules(const tb_model_level *lv, intf_wl *x) {
     }
 }
 
+/* Whether rule was judged in every phase of (tiles, repeat, alone) that has it (qos/qos.c: too few ops, not judged). */
+static int rule_judged(const tb_model_run *r, int64_t tiles, int64_t rep, const char *alone, const char *rule) {
+    for (size_t i = 0; i < r->n_levels; i++) {
+        const tb_model_level *lv = &r->levels[i];
+        if (lv->tiles != tiles || lv->repeat != rep || (alone ? !lv->alone || strcmp(lv->alone, alone) : !!lv->alone))
+            continue;
+        for (size_t q = 0; q < lv->n_qos; q++)
+            if (lv->qos[q].rule && strcmp(lv->qos[q].rule, rule) == 0 && !lv->qos[q].judged) return 0;
+    }
+    return 1;
+}
+
 /* The whole tile's level row of (tiles, repeat) with the most QoS rows. */
 static const tb_model_level *whole_level(const tb_model_run *r, int64_t tiles, int64_t rep) {
     for (size_t i = 0; i < r->n_levels; i++)
@@ -160,6 +173,8 @@ static void build_level(const tb_model_run *r, double idle, intf_level *o) {
             intf_pct *p = &x->pct[k];
             p->alone_ms = level_pct(r, o->tiles, o->repeat, x->name, x->name, p->op, p->pct);
             p->together_ms = level_pct(r, o->tiles, o->repeat, NULL, x->name, p->op, p->pct);
+            p->judged = rule_judged(r, o->tiles, o->repeat, NULL, p->rule) &&
+                        rule_judged(r, o->tiles, o->repeat, x->name, p->rule);
         }
     }
 }
@@ -208,9 +223,10 @@ static json_t *wl_json(const intf_wl *x) {
     json_object_set_new(o, "joules_per_op_alone", jr(j_per_op(x)));
     for (int k = 0; k < x->n_pct; k++) {
         const intf_pct *p = &x->pct[k];
-        json_array_append_new(pcts, json_pack("{s:s, s:s, s:f, s:o, s:o, s:o}", "rule", p->rule, "op", p->op,
+        json_array_append_new(pcts, json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:b}", "rule", p->rule, "op", p->op,
                                               "percentile", p->pct, "alone_ms", jr(p->alone_ms), "together_ms",
-                                              jr(p->together_ms), "ratio", jr(ratio(p->together_ms, p->alone_ms))));
+                                              jr(p->together_ms), "ratio", jr(ratio(p->together_ms, p->alone_ms)),
+                                              "judged", p->judged));
     }
     json_object_set_new(o, "percentiles", pcts);
     return o;
@@ -258,9 +274,12 @@ static const char *fmt(double v, const char *f, char *b, size_t n) {
     return b;
 }
 
+#define NOT_JUDGED_NOTE "*: fewer ops than the rule needs to be judged (a phase together or alone)"
+
 void tb_report_interference_text(const tb_model_run *r, FILE *f) {
     intf t;
     char b[8][32];
+    int starred = 0;
     build(r, &t);
     for (size_t i = 0; i < t.n; i++) {
         const intf_level *l = &t.lv[i];
@@ -278,16 +297,20 @@ void tb_report_interference_text(const tb_model_run *r, FILE *f) {
             fprintf(f, " %10s %10s %11s %9s ", fmt(ratio(x->thr_together, x->thr_alone), "%.3f", b[0], 32),
                     fmt(x->watts_alone, "%.1f", b[1], 32), fmt(x->marginal_w, "%.1f", b[2], 32),
                     fmt(j_per_op(x), "%.4f", b[3], 32));
-            for (int p = 0; p < x->n_pct; p++)
-                fprintf(f, " %s p%g %s (%s/%s ms)", x->pct[p].op, x->pct[p].pct,
+            for (int p = 0; p < x->n_pct; p++) {
+                fprintf(f, " %s p%g %s%s (together/alone %s/%s ms)", x->pct[p].op, x->pct[p].pct,
                         fmt(ratio(x->pct[p].together_ms, x->pct[p].alone_ms), "%.2f", b[4], 32),
-                        fmt(x->pct[p].together_ms, "%.1f", b[5], 32), fmt(x->pct[p].alone_ms, "%.1f", b[6], 32));
+                        x->pct[p].judged ? "" : "*", fmt(x->pct[p].together_ms, "%.1f", b[5], 32),
+                        fmt(x->pct[p].alone_ms, "%.1f", b[6], 32));
+                starred |= !x->pct[p].judged;
+            }
             fputc('\n', f);
         }
         fprintf(f, "    tile: marginal %s W together, %s W summed alone: sharing saves %s W (%s)\n",
                 fmt(l->marginal_together, "%.1f", b[0], 32), fmt(l->marginal_sum, "%.1f", b[1], 32),
                 fmt(saved_w(l), "%.1f", b[2], 32), fmt(saved_pct(l), "%.1f%%", b[3], 32));
     }
+    if (starred) fputs("  " NOT_JUDGED_NOTE "\n", f);
     free(t.lv);
 }
 
@@ -421,6 +444,7 @@ static void td(FILE *f, double v, const char *format) {
 
 void tb_report_interference_html(const tb_model_run *r, FILE *f) {
     intf t;
+    int starred = 0;
     build(r, &t);
     if (t.n == 0) {
         free(t.lv);
@@ -453,9 +477,11 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
             for (int p = 0; p < x->n_pct; p++) {
                 fprintf(f, "%s", p ? "<br>" : "");
                 tb_html_escape_file(f, x->pct[p].op);
-                fprintf(f, " p%g: %s (%s / %s ms)", x->pct[p].pct,
+                fprintf(f, " p%g: %s%s (together / alone %s / %s ms)", x->pct[p].pct,
                         fmt(ratio(x->pct[p].together_ms, x->pct[p].alone_ms), "%.2f", b[0], 32),
-                        fmt(x->pct[p].together_ms, "%.1f", b[1], 32), fmt(x->pct[p].alone_ms, "%.1f", b[2], 32));
+                        x->pct[p].judged ? "" : "*", fmt(x->pct[p].together_ms, "%.1f", b[1], 32),
+                        fmt(x->pct[p].alone_ms, "%.1f", b[2], 32));
+                starred |= !x->pct[p].judged;
             }
             fputs("</td></tr>\n", f);
         }
@@ -469,5 +495,6 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
         }
     }
     fputs("</table>\n", f);
+    if (starred) fputs("<p class=\"note\">" NOT_JUDGED_NOTE ".</p>\n", f);
     free(t.lv);
 }

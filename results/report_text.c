@@ -209,7 +209,8 @@ static void text_header(FILE *f, const tb_model_run *r) {
         fputs("  saturation   - (not determined: the run did not complete)\n", f);
     }
     text_qos_warning(f, r);
-    fprintf(f, "  peak score   %s\n", num(r->peak_score, "%.3f", b1, sizeof b1));
+    fprintf(f, "  peak score   %s%s\n", num(r->peak_score, "%.3f", b1, sizeof b1),
+            tb_report_run_has_infra(r) ? " (final score: 0.8 x application + 0.2 x infrastructure)" : "");
     fprintf(f, "  peak PPKW    %s\n", num(r->peak_ppkw, "%.2f", b1, sizeof b1));
     fprintf(f, "  overall      %s score/kW (sum of scores / sum of mean W over the levels and active idle)\n",
             num(r->overall_efficiency, "%.2f", b1, sizeof b1));
@@ -248,7 +249,9 @@ static int text_not_judged_level(FILE *f, const tb_model_level *lv, int shown) {
         if (!level && n_tiles == 0) continue;
         if (!shown++)
             fputs("\nQoS not judged (too few ops for the rule to mean anything: neither a pass nor a fail)\n", f);
-        fprintf(f, "  %lld tiles phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
+        fprintf(f, "  %lld tiles", (long long)lv->tiles);
+        tb_fmt_put_alone(f, lv);
+        fprintf(f, " phase %lld: ", (long long)lv->phase);
         put_safe(f, rule, 0, 0);
         fprintf(f, " (%s%s%s%s): ", level ? "level" : "", level && n_tiles ? "; " : "",
                 n_tiles == 0   ? ""
@@ -269,7 +272,9 @@ static void text_qos_failures(FILE *f, const tb_model_run *r) {
             const tb_model_qos *q = &lv->qos[j];
             if (q->pass || !q->judged) continue;
             if (!failures++) fputs("\nQoS failures\n", f);
-            fprintf(f, "  %lld tiles phase %lld: ", (long long)lv->tiles, (long long)lv->phase);
+            fprintf(f, "  %lld tiles", (long long)lv->tiles);
+            tb_fmt_put_alone(f, lv);
+            fprintf(f, " phase %lld: ", (long long)lv->phase);
             put_safe(f, q->rule, 0, 0);
             if (q->reason && *q->reason) {
                 fputs(": ", f);
@@ -341,7 +346,9 @@ static void text_telemetry(FILE *f, const tb_model_run *r) {
             fprintf(f, " %.1f", v->kind == TB_KV_INT ? (double)v->i : v->d);
             first = 0;
         }
-        fputs(first ? "n/a\n" : "\n", f);
+        if (first) fputs("n/a", f);
+        tb_fmt_put_alone(f, lv);
+        fputc('\n', f);
     }
 }
 
@@ -351,7 +358,9 @@ static void text_latency_level(FILE *f, const tb_model_level *lv) {
     size_t n = lv->n_groups;
     int any_errors = 0;
     if (n == 0) return;
-    fprintf(f, "  %lld tiles, phase %lld\n", (long long)lv->tiles, (long long)lv->phase);
+    fprintf(f, "  %lld tiles", (long long)lv->tiles);
+    tb_fmt_put_alone(f, lv);
+    fprintf(f, ", phase %lld\n", (long long)lv->phase);
     for (size_t i = 0; i < n; i++)
         any_errors |= g[i].errors > 0;
     fprintf(f, "    %-10s %-16s %10s %8s %10s %10s %10s%s\n", "workload", "op", "count", "errors", "p50", "p95", "p99",

@@ -179,6 +179,19 @@ expect_true "faults run: a hanging op killed at its 2 s timeout (ms)" \
     '. >= 1900 and . < 6000'
 "$TILEBENCH" report "$RUN2" --db "$DB" >"$T/report2.txt"
 grep -q 'failing on purpose' "$T/report2.txt" || fail "the text report does not show the failed op's output"
+# the last lines of a failed op's output (its status line is at the end), its user numbered as stored (0-based)
+grep -q '| \[exit status 1\]' "$T/report2.txt" || fail "the text report does not end a failed op's output with its status line"
+u=$(q "SELECT user FROM infra_outputs WHERE level_id = $L2 AND name = 'fails' AND status != 'ok' LIMIT 1")
+grep -q "fails user $u tile 1 at" "$T/report2.txt" || fail "the text report numbers the infrastructure user unlike the store ($u)"
+grep -q 'infra.fails completed no op: its normalized throughput is 0, so the infrastructure score is 0' "$T/report2.txt" ||
+    fail "the text report does not say why the infrastructure score is 0"
+grep -q 'peak score .* (final score: 0.8 x application + 0.2 x infrastructure)' "$T/report2.txt" ||
+    fail "the text report's peak score does not say it is the final score"
+"$TILEBENCH" report "$RUN2" --db "$DB" --format html >"$T/report2.html"
+grep -q 'final score: 0.8 &times; application + 0.2 &times; infrastructure' "$T/report2.html" ||
+    fail "the HTML summary's peak score does not say it is the final score"
+grep -q '<a href="#infra">infrastructure</a>' "$T/report2.html" || fail "the HTML nav has no infrastructure link"
+grep -q ", user $u, tile 1, at" "$T/report2.html" || fail "the HTML report numbers the infrastructure user unlike the store ($u)"
 nothing_left() { # after a run: no op's process, no runner folder
     ! pgrep -f '^sleep 600$' >/dev/null || fail "$1: a hanging command's sleep is still running"
     left=$(find "$T/tmp" -mindepth 1 -maxdepth 1 -name 'tilebench-infra.*' | head -3)

@@ -77,6 +77,41 @@ for w in json.load(open(sys.argv[2]))["run"]["interference"]["levels"][0]["workl
 PYEOF
 grep -q 'id="interference"' "$T/report.html" && grep -q "Throughput together / alone" "$T/report.html" ||
     fail "html report: no interference section or chart"
+# the alone levels labelled in every per-level table, the ratios' order said
+grep -q "^  1 tiles (oltp alone), phase 1$" "$T/report.txt" || fail "text report: the latency table does not label oltp alone"
+grep -q "(together/alone [0-9.n/a]*/[0-9.n/a]* ms)" "$T/report.txt" || fail "text report: the percentile ratios' order is not said"
+grep -q '<a href="#interference">interference</a>' "$T/report.html" || fail "html report: no interference link in its nav"
+# a ratio of a rule not judged (together or alone) is marked, in JSON, text and HTML
+cat >"$T/judged.py" <<'PYEOF'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+intf = json.load(open(sys.argv[2]))["run"]["interference"]
+text, html = open(sys.argv[3]).read(), open(sys.argv[4]).read()
+starred = False
+for w in intf["levels"][0]["workloads"]:
+    for p in w["percentiles"]:
+        (bad,) = db.execute("SELECT count(*) FROM qos q JOIN levels l ON l.id = q.level_id WHERE q.rule = ? AND "
+                            "q.judged = 0 AND q.tile = 0 AND (l.alone IS NULL OR l.alone = ?)", (p["rule"], w["name"])).fetchone()
+        assert p["judged"] is (bad == 0), (p, bad)
+        starred |= not p["judged"]
+note = "fewer ops than the rule needs to be judged"
+assert (note in text) == starred and (note in html) == starred, starred
+print("percentile ratios: %s not judged" % ("some" if starred else "none"))
+PYEOF
+python3 "$T/judged.py" "$DB" "$J" "$T/report.txt" "$T/report.html" ||
+    fail "not-judged percentile ratios: JSON, text or HTML disagree with the stored verdicts"
+# the same with the oltp-alone level's percentile rule made not judged (as with too few ops): marked *
+cp "$DB" "$T/unjudged.db"
+sqlite3 "$T/unjudged.db" "UPDATE qos SET judged = 0, pass = 0 WHERE rule LIKE 'oltp.% p%<=%'
+    AND level_id = (SELECT id FROM levels WHERE alone = 'oltp')"
+for fmt in json text html; do
+    "$TILEBENCH" report latest --db "$T/unjudged.db" --format "$fmt" >"$T/unjudged.$fmt"
+done
+grep -q "[0-9]\* (together/alone " "$T/unjudged.text" || fail "text report: a ratio of a rule not judged is not marked *"
+[ "$(jq '[.run.interference.levels[].workloads[].percentiles[] | select(.judged == false)] | length' "$T/unjudged.json")" -ge 1 ] ||
+    fail "JSON: no percentile with judged false after its rule was made not judged"
+python3 "$T/judged.py" "$T/unjudged.db" "$T/unjudged.json" "$T/unjudged.text" "$T/unjudged.html" ||
+    fail "not-judged percentile ratios (a rule not judged): JSON, text or HTML disagree with the stored verdicts"
 
 # The store: the workload that did not run had no op in an alone level (nor
 # over its whole level, count_all), and the one that ran had some.

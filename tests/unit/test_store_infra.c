@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "results/compare.h"
 #include "results/model.h"
 #include "results/report.h"
 #include "results/store.h"
@@ -54,6 +55,9 @@ static int teardown(void **state) {
 }
 
 #define FAILED_TEXT "exit status 1\n\x1b[31mred\x1b[0m <b>&</b>"
+/* outputs kept: the failed one above, a backup's success, a failed one of 61
+ * lines (its status line last), 6 more failed: 8 failed ops of "fails" */
+#define N_OUT 9
 
 /* A run of one 2-tile level; with_infra: a backup and a failing command beside it. */
 static int64_t store_run(const char *db, int with_infra) {
@@ -62,7 +66,9 @@ static int64_t store_run(const char *db, int with_infra) {
     tb_run_info ri;
     tb_level_result lr;
     tb_infra_result ir[2];
-    tb_infra_output out[2];
+    tb_infra_output out[N_OUT];
+    char longtext[1024];
+    size_t ll = 0;
     tb_hist *h = tb_hist_new();
     int64_t id;
     memset(&ri, 0, sizeof ri);
@@ -118,13 +124,26 @@ static int64_t store_run(const char *db, int with_infra) {
     out[1].duration_us = 1000000;
     out[1].exit_code = -1;
     out[1].text = "backup successfully verified";
+    for (int k = 1; k <= 60; k++)
+        ll += (size_t)snprintf(longtext + ll, sizeof longtext - ll, "line %d\n", k);
+    snprintf(longtext + ll, sizeof longtext - ll, "[exit status 1]\n");
+    for (int k = 2; k < N_OUT; k++) {
+        snprintf(out[k].name, sizeof out[k].name, "fails");
+        out[k].user = k == 2 ? 1 : 0;
+        out[k].tile = 1;
+        out[k].start_wall_us = 1700000002000000 + k;
+        out[k].duration_us = 1000;
+        out[k].status = 1 + TB_ERR_SERVER;
+        out[k].exit_code = 1;
+        out[k].text = k == 2 ? longtext : "short";
+    }
     if (with_infra) {
         lr.has_infra = 1;
         lr.infra_score = 0.25;
         lr.score = 0.8 * 2.0 + 0.2 * 0.25;
         lr.n_infra = 2;
         lr.infra = ir;
-        lr.n_infra_outputs = 2;
+        lr.n_infra_outputs = N_OUT;
         lr.infra_outputs = out;
     } else {
         lr.score = 2.0;
@@ -166,7 +185,7 @@ static void round_trip(void **state) {
     assert_int_equal(lv->infra[1].errors_by_class[TB_ERR_SERVER], 3);
     assert_int_equal(lv->infra[1].errors_by_class[TB_ERR_TIMEOUT], 1);
     assert_true(isnan(lv->infra[1].reference) && isnan(lv->infra[1].normalized) && isnan(lv->infra[1].p50_ms));
-    assert_int_equal(lv->n_infra_outputs, 2);
+    assert_int_equal(lv->n_infra_outputs, N_OUT);
     assert_string_equal(lv->infra_outputs[0].status, "server");
     assert_int_equal(lv->infra_outputs[0].exit_code.v, 1);
     assert_int_equal(lv->infra_outputs[0].tile, 2);
@@ -192,6 +211,32 @@ static char *report(const char *db, int64_t id, tb_report_format fmt) {
     return buf;
 }
 
+/* tilebench compare of runs a and b, text or HTML. */
+static char *compare(const char *db, int64_t a, int64_t b, tb_compare_format fmt) {
+    tb_store *s;
+    char err[TB_ERR_LEN] = "", *buf = NULL;
+    size_t len = 0;
+    int64_t ids[2] = {a, b};
+    FILE *m = open_memstream(&buf, &len);
+    assert_int_equal(tb_store_open_readonly(db, &s, err), 0);
+    assert_int_equal(tb_compare_write(s, ids, 2, a, fmt, m, err), 0);
+    fclose(m);
+    tb_store_close(s);
+    return buf;
+}
+
+/* compare's score table is the final score's when a run ran operations. */
+static void compare_final(void **state) {
+    fix *f = *state;
+    int64_t with = store_run(f->db, 1), without = store_run(f->db, 0), without2 = store_run(f->db, 0);
+    char *t = compare(f->db, without, with, TB_COMPARE_TEXT), *h = compare(f->db, without, with, TB_COMPARE_HTML);
+    char *t0 = compare(f->db, without, without2, TB_COMPARE_TEXT);
+    assert_non_null(strstr(t, "Final score (0.8 x application + 0.2 x infrastructure)"));
+    assert_non_null(strstr(h, "Final score (0.8 x application + 0.2 x infrastructure)"));
+    assert_null(strstr(t0, "Final score"));
+    free(t), free(h), free(t0);
+}
+
 static void reports(void **state) {
     fix *f = *state;
     int64_t with = store_run(f->db, 1), without = store_run(f->db, 0);
@@ -206,6 +251,25 @@ static void reports(void **state) {
     assert_non_null(strstr(t, "| ?[31mred?[0m <b>&</b>"));
     assert_null(strstr(t, "\x1b"));
     assert_null(strstr(t, "backup successfully verified")); /* only failed ops' output */
+    /* the peak score is the final score; users numbered as stored (0-based) */
+    assert_non_null(strstr(t, "(final score: 0.8 x application + 0.2 x infrastructure)"));
+    assert_null(strstr(t0, "final score:"));
+    assert_non_null(strstr(t, "fails user 0 tile 2 at"));
+    assert_non_null(strstr(t, "fails user 1 tile 1 at"));
+    assert_non_null(strstr(h, "fails, user 0, tile 2, at"));
+    /* a long output: its last 40 lines, the status line among them */
+    assert_non_null(strstr(t, "| (21 earlier lines in the results store)\n"));
+    assert_null(strstr(t, "| line 21\n"));
+    assert_non_null(strstr(t, "| line 22\n"));
+    assert_non_null(strstr(t, "| line 60\n      | [exit status 1]\n"));
+    assert_non_null(strstr(h, "(21 earlier lines in the results store)\nline 22\n"));
+    assert_non_null(strstr(h, "line 60\n[exit status 1]\n</pre>"));
+    /* 8 failed ops, 5 shown: the 3 others said in text and HTML */
+    assert_non_null(strstr(t, "fails: 3 more failed ops kept (the JSON report has them all)"));
+    assert_non_null(strstr(h, "fails: 3 more failed ops kept (the JSON report has them all)"));
+    assert_non_null(strstr(h, "final score: 0.8 &times; application + 0.2 &times; infrastructure"));
+    assert_non_null(strstr(h, "<a href=\"#infra\">infrastructure</a>"));
+    assert_non_null(strstr(t, "users     ok errors"));
     /* HTML: escaped */
     assert_non_null(strstr(h, "&lt;b&gt;&amp;&lt;/b&gt;"));
     assert_null(strstr(h, "<b>&</b>"));
@@ -220,7 +284,8 @@ static void reports(void **state) {
         FAILED_TEXT);
     assert_non_null(strstr(json_string_value(json_object_get(json_object_get(root, "run"), "score_basis")), "0.8 x"));
     /* CSV: two more columns, one row per operation */
-    assert_non_null(strstr(c, ",max_ms,app_score,infra_score\r\n"));
+    assert_non_null(strstr(c, ",max_ms,app_score,infra_score,infra_bytes,infra_mb_per_s\r\n"));
+    assert_non_null(strstr(c, ",2,0.25,40000000,10\r\n")); /* the backup's bytes and MB/s */
     assert_non_null(strstr(c, ",infra.backup,,2,0,360,ops/h,720,0.5,backup,2,0,"));
     /* without operations: as before, and said so */
     assert_non_null(strstr(t0, "Score: application score only (no infrastructure operations)"));
@@ -234,6 +299,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(reports, setup, teardown),
+        cmocka_unit_test_setup_teardown(compare_final, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
