@@ -265,10 +265,25 @@ static void inst_stop(mig_inst *in) {
     memset(in, 0, sizeof *in);
 }
 
+/* 1 when the instance's log says its port was taken before it could bind
+ * it (another process got the free port between our look and its bind). */
+static int port_was_taken(const mig_inst *in) {
+    char path[PATH_MAX + 16], line[512];
+    int taken = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/redis.log", in->dir);
+    if (!(f = fopen(path, "r"))) return 0;
+    while (!taken && fgets(line, sizeof line, f))
+        taken = strstr(line, "Address already in use") != NULL;
+    fclose(f);
+    return taken;
+}
+
 /* Folder, config, redis-server (it daemonizes: it outlives the op and the
- * runner's process group), PING. 0, or -1 with err (nothing left behind). */
-static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, volatile sig_atomic_t *stop,
-                      char *err) {
+ * runner's process group), PING. 0, -2 when its port was taken (try another),
+ * or -1 with err; nothing left behind on failure. */
+static int inst_start_once(mig_state *st, int tile, mig_inst *in, uint64_t deadline, volatile sig_atomic_t *stop,
+                           char *err) {
     const char *argv[3];
     char conf[PATH_MAX + 16], why[TB_ERR_LEN];
     tb_spawn_opts o;
@@ -316,6 +331,11 @@ static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, 
         int up = c && !c->err && cmd_ok(c, why, "PING", "PING") == 0;
         if (c) redisFree(c);
         if (up) break;
+        if (port_was_taken(in)) {
+            tb_seterr(err, "redis-server: port %d was taken before it could listen", in->port);
+            inst_stop(in);
+            return -2;
+        }
         if (tb_now_us() >= deadline || (stop && *stop)) {
             tb_seterr(err, "redis-server on port %d did not answer PING (%s)", in->port,
                       stop && *stop ? "stopped" : "timed out");
@@ -326,6 +346,15 @@ static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, 
     }
     in->pid = read_pid(in);
     return 0;
+}
+
+/* inst_start_once, with another free port when the one picked was taken. */
+static int inst_start(mig_state *st, int tile, mig_inst *in, uint64_t deadline, volatile sig_atomic_t *stop,
+                      char *err) {
+    int rc = -2;
+    for (int tries = 0; rc == -2 && tries < 5; tries++)
+        rc = inst_start_once(st, tile, in, deadline, stop, err);
+    return rc == 0 ? 0 : -1;
 }
 
 /* ---- one op ---- */
