@@ -13,11 +13,9 @@
  * Redis's replication copies the whole instance, so the new instance holds
  * every tile's keys, not T's alone; the kv users of T alone go there.
  */
-#define _DEFAULT_SOURCE     /* usleep */
-#define _XOPEN_SOURCE   700 /* nftw */
+#define _DEFAULT_SOURCE /* usleep */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <hiredis/hiredis.h>
 #include <limits.h>
 #include <arpa/inet.h>
@@ -93,13 +91,8 @@ static int mig_check(const tb_infra_def *d, const tb_sut_endpoints *ep, char *er
 
 /* ---- small pieces ---- */
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
-}
-
 static void remove_tree(const char *dir) {
-    if (dir[0] && nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+    if (dir[0] && infra_remove_tree(dir) != 0)
         tb_log(TB_LOG_WARN, "migrate: cannot remove %s: %s", dir, strerror(errno));
 }
 
