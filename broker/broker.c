@@ -17,6 +17,7 @@
  * having to ignore SIGPIPE globally.
  */
 #include "broker/broker.h"
+#include "broker/tunnel.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -27,10 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct tb_broker {
     redisContext *c; /* NULL after a failed reconnect */
-    tb_broker_uri u; /* a copy: host, port, user, pass, db */
+    tb_broker_uri u; /* a copy: host, port, user, pass, db, tls, ca */
+    tb_tunnel tun;   /* rediss://: the TLS child of the current connection */
     int connect_ms, cmd_ms;
     int broken;
     char last[TB_ERR_LEN]; /* why it broke */
@@ -273,14 +276,39 @@ static int check_server(tb_broker *b, char *err) {
     return 0;
 }
 
+/* A TLS connection that failed before its first reply: stunnel's reason
+ * (a certificate that does not verify, a refused connect) replaces hiredis's
+ * "Server closed the connection". */
+static void tls_why(tb_broker *b, char *err) {
+    char why[TB_ERR_LEN - 64];
+    if (!b->u.tls) return;
+    tb_tunnel_why(&b->tun, 1000, why, sizeof why);
+    if (why[0]) {
+        tb_seterr(err, "broker %s (TLS): %s", b->shown, why);
+        snprintf(b->last, sizeof b->last, "%s", err);
+    }
+}
+
 /* Connects b->c afresh: connect, timeout, AUTH, SELECT, version. */
 static int connect_once(tb_broker *b, char *err) {
     pipe_guard g;
     if (b->c) redisFree(b->c);
+    b->c = NULL;
+    tb_tunnel_close(&b->tun);
     b->broken = 0;
     b->last[0] = '\0';
     pipe_block(&g);
-    b->c = redisConnectWithTimeout(b->u.host, b->u.port, ms_tv(b->connect_ms));
+    if (b->u.tls) {
+        if (tb_tunnel_open(&b->tun, b->u.host, b->u.port, b->u.ca, err) != 0) {
+            pipe_unblock(&g);
+            snprintf(b->last, sizeof b->last, "%s", err);
+            goto fail;
+        }
+        /* hiredis owns the descriptor from here, and closes it in redisFree */
+        if (!(b->c = redisConnectFd(b->tun.fd))) close(b->tun.fd);
+    } else {
+        b->c = redisConnectWithTimeout(b->u.host, b->u.port, ms_tv(b->connect_ms));
+    }
     pipe_unblock(&g);
     if (!b->c || b->c->err) {
         io_fail(b, NULL, err);
@@ -290,12 +318,15 @@ static int connect_once(tb_broker *b, char *err) {
         io_fail(b, "setting the timeout", err);
         goto fail;
     }
-    if (b->u.pass && auth(b, err) != 0) goto fail;
-    if (check_server(b, err) != 0) goto fail;
+    if (b->u.pass && auth(b, err) != 0) goto fail_tls;
+    if (check_server(b, err) != 0) goto fail_tls;
     return 0;
+fail_tls:
+    tls_why(b, err);
 fail:
     if (b->c) redisFree(b->c);
     b->c = NULL;
+    tb_tunnel_close(&b->tun);
     b->broken = 1;
     if (!b->last[0]) snprintf(b->last, sizeof b->last, "the last connect failed");
     return -1;
@@ -323,11 +354,14 @@ int tb_broker_connect(const tb_broker_uri *u, int timeout_ms, tb_broker **out, c
         return -1;
     }
     b = xcalloc(1, sizeof *b);
+    b->tun.fd = b->tun.log_fd = -1;
     b->u.host = xstrdup(u->host);
     b->u.user = u->user ? xstrdup(u->user) : NULL;
     b->u.pass = u->pass ? xstrdup(u->pass) : NULL;
     b->u.port = u->port;
     b->u.db = u->db;
+    b->u.tls = u->tls;
+    b->u.ca = u->ca ? xstrdup(u->ca) : NULL;
     b->connect_ms = b->cmd_ms = timeout_ms;
     make_shown(b);
     if (connect_once(b, err) != 0) {
@@ -349,6 +383,7 @@ int tb_broker_reconnect(tb_broker *b, char *err) {
 void tb_broker_close(tb_broker *b) {
     if (!b) return;
     if (b->c) redisFree(b->c);
+    tb_tunnel_close(&b->tun);
     tb_broker_uri_free(&b->u);
     free(b);
 }

@@ -11,11 +11,11 @@
  * PASS alone AUTHs the default user (requirepass), USER:PASS a Redis 6 ACL
  * user. USER and PASS are percent-decoded (%40 '@', %3A ':', %2F '/').
  *
- * No TLS: rediss:// is refused, as Debian 12's hiredis (0.14.1) has no TLS
- * (hiredis_ssl came with 1.0.0: hiredis CHANGELOG.md). Across an untrusted network, run a
- * TLS tunnel such as stunnel: a client-mode stunnel on each agent host
- * listening on 127.0.0.1, to a stunnel (or Redis 6's tls-port) at the
- * broker, and give the agents redis://...@127.0.0.1:LOCALPORT.
+ * rediss://[[USER]:PASS@]HOST[:PORT][/DB][?ca=FILE] is the same over TLS
+ * (Redis 6's tls-port), through a stunnel child per connection (tunnel.h),
+ * as Debian 12's hiredis (0.14.1) has no TLS of its own. The broker's
+ * certificate must chain to FILE (PEM), or to the system's CA store without
+ * ca=, and name HOST.
  *
  * Errors (0 / -1 with "broker HOST:PORT: why" in err) never hold the
  * password. One tb_broker is for one thread at a time. SIGPIPE from writing
@@ -37,6 +37,8 @@ typedef struct tb_broker_uri {
     char *user; /* NULL: AUTH with the password only (or no AUTH) */
     char *pass; /* NULL: no AUTH */
     int db;
+    int tls;  /* rediss:// */
+    char *ca; /* rediss://...?ca=FILE, else NULL (the system's CA store) */
 } tb_broker_uri;
 
 /* Parses uri into out (freed with tb_broker_uri_free; zeroed on error).

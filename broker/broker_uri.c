@@ -1,5 +1,6 @@
 /*
- * broker_uri.c: redis://[[USER]:PASS@]HOST[:PORT][/DB] into its parts.
+ * broker_uri.c: redis://[[USER]:PASS@]HOST[:PORT][/DB] into its parts, and
+ * rediss://...[?ca=FILE] (TLS, broker/tunnel.h) with the CA file.
  *
  * The userinfo ends at the last '@' of the URI, so a raw '@' in the password
  * still works, and so that an error can quote any part after it (host, port,
@@ -7,6 +8,7 @@
  * quoted. A raw '/', '?' or '#' in it is refused: common/redact.c would look
  * for the password differently then, and the shown URI could leak it.
  */
+#define _GNU_SOURCE
 #include "broker/broker.h"
 
 #include <arpa/inet.h>
@@ -18,7 +20,7 @@
 
 #include "common/redact.h"
 
-#define URI_FORM "redis://[[USER]:PASS@]HOST[:PORT][/DB]"
+#define URI_FORM "redis[s]://[[USER]:PASS@]HOST[:PORT][/DB]"
 
 static int hexval(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -144,12 +146,44 @@ static const char *parse_host(const char *h, tb_broker_uri *out, char *err) {
 }
 
 /* HOST[:PORT][/DB] (after the '@', so it may be quoted) into out. */
-static int parse_hostpart(const char *h, tb_broker_uri *out, char *err) {
-    const char *p;
-    if (strpbrk(h, "?#")) {
-        tb_seterr(err, "broker URI: a query or fragment ('?', '#') is not supported (expected %s)", URI_FORM);
+static int parse_hostonly(const char *h, tb_broker_uri *out, char *err);
+
+/* rediss://'s query: ca=FILE (percent-decoded), the one key there is. */
+static int parse_query(const char *q, tb_broker_uri *out, char *err) {
+    if (!out->tls) {
+        tb_seterr(err, "broker URI: a query ('?') is only for rediss:// (?ca=FILE)");
         return -1;
     }
+    if (strncmp(q, "ca=", 3) != 0 || !q[3] || strpbrk(q + 3, "&#")) {
+        tb_seterr(err, "broker URI: the query must be ?ca=FILE, the broker's CA certificates (PEM)");
+        return -1;
+    }
+    return decode(q + 3, strlen(q + 3), "ca", &out->ca, err);
+}
+
+static int parse_hostpart(const char *hq, tb_broker_uri *out, char *err) {
+    const char *q = strchr(hq, '?');
+    char *h;
+    int rc;
+    if (strchr(hq, '#')) {
+        tb_seterr(err, "broker URI: a fragment ('#') is not supported (expected %s)", URI_FORM);
+        return -1;
+    }
+    if (q && parse_query(q + 1, out, err) != 0) return -1;
+    if (q) {
+        h = xmalloc((size_t)(q - hq) + 1);
+        memcpy(h, hq, (size_t)(q - hq));
+        h[q - hq] = '\0';
+    } else {
+        h = xstrdup(hq);
+    }
+    rc = parse_hostonly(h, out, err);
+    free(h);
+    return rc;
+}
+
+static int parse_hostonly(const char *h, tb_broker_uri *out, char *err) {
+    const char *p;
     if (!(p = parse_host(h, out, err))) return -1;
     out->port = 6379;
     if (*p == ':') {
@@ -186,12 +220,8 @@ int tb_broker_uri_parse(const char *uri, tb_broker_uri *out, char *err) {
         tb_seterr(err, "broker URI: empty (expected %s)", URI_FORM);
         return -1;
     }
-    if (strncasecmp(uri, "rediss://", 9) == 0) {
-        tb_seterr(err, "broker URI: rediss:// (TLS) is not supported: this hiredis (0.14) has no TLS; use redis:// "
-                       "to a local TLS tunnel such as stunnel (docs/agents.md)");
-        return -1;
-    }
-    if (strncasecmp(uri, "redis://", 8) != 0) {
+    out->tls = strncasecmp(uri, "rediss://", 9) == 0;
+    if (!out->tls && strncasecmp(uri, "redis://", 8) != 0) {
         size_t n = scheme_len(uri);
         if (n)
             tb_seterr(err, "broker URI: scheme '%.*s' is not redis:// (expected %s)", (int)n, uri, URI_FORM);
@@ -199,8 +229,9 @@ int tb_broker_uri_parse(const char *uri, tb_broker_uri *out, char *err) {
             tb_seterr(err, "broker URI: does not start with redis:// (expected %s)", URI_FORM);
         return -1;
     }
-    rest = uri + 8;
-    at = strrchr(rest, '@');
+    rest = uri + (out->tls ? 9 : 8);
+    /* the last '@' before the query (a CA file's name may hold one) */
+    at = memrchr(rest, '@', strcspn(rest, "?"));
     if (at && parse_userinfo(rest, (size_t)(at - rest), out, err) != 0) goto fail;
     if (parse_hostpart(at ? at + 1 : rest, out, err) != 0) goto fail;
     return 0;
@@ -213,6 +244,7 @@ void tb_broker_uri_free(tb_broker_uri *u) {
     if (!u) return;
     free(u->host);
     free(u->user);
+    free(u->ca);
     if (u->pass) {
         memset(u->pass, 0, strlen(u->pass));
         free(u->pass);

@@ -8,7 +8,9 @@
  * entry through XADD/XREADGROUP (and a BLOCK beyond the command timeout),
  * pipelining, the clock offset, a server killed mid-session (broken, then
  * reconnected after a restart), CLIENT KILL, SIGPIPE kept from the process,
- * and a stopped server that times out.
+ * a stopped server that times out, and TLS (rediss://) through stunnel to
+ * redis-server's tls-port with certificates the test makes with openssl: a
+ * good chain, a wrong CA, a certificate not naming the host, no stunnel.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,7 +43,7 @@ typedef struct {
     pid_t pid;
     int port;
     char dir[64];
-    char extra[256];
+    char extra[512];
 } server;
 
 static server main_srv, side_srv; /* side: no password, killed and restarted */
@@ -272,7 +274,10 @@ static void test_uri_bad(void **state) {
     } t[] = {
         {"", "empty"},
         {"http://:Zq9secret@h", "scheme 'http' is not redis://"},
-        {"rediss://:Zq9secret@h", "stunnel"},
+        {"rediss://:Zq9secret@h?cafile=x", "must be ?ca=FILE"},
+        {"rediss://:Zq9secret@h?ca=", "must be ?ca=FILE"},
+        {"rediss://:Zq9secret@h?ca=a&b=c", "must be ?ca=FILE"},
+        {"redis://:Zq9secret@h?ca=x", "only for rediss://"},
         {"Zq9secret@h", "does not start with redis://"},
         {"redis://:Zq9secret@h:0", "port '0' is not 1..65535"},
         {"redis://:Zq9secret@h:65536", "port '65536'"},
@@ -283,7 +288,7 @@ static void test_uri_bad(void **state) {
         {"redis://:Zq9secret@h:1/0/extra", "db '0/extra'"},
         {"redis://:Zq9secret@h/2147483648", "db '2147483648'"},
         {"redis://:Zq9secret@h?timeout=1", "query"},
-        {"redis://:Zq9secret@h:1#x", "query or fragment"},
+        {"redis://:Zq9secret@h:1#x", "fragment"},
         {"redis://:Zq9secret@", "no host"},
         {"redis://::1:6379", "brackets"},
         {"redis://:Zq9secret@[::1", "'[' without ']'"},
@@ -312,6 +317,29 @@ static void test_uri_bad(void **state) {
         if (strstr(t[i].uri, ":Zq9") && strstr(shown, "Zq9")) fail_msg("%s: shown as '%s'", t[i].uri, shown);
     }
     assert_int_equal(tb_broker_uri_parse(NULL, &(tb_broker_uri){0}, err), -1);
+}
+
+static void test_uri_tls(void **state) {
+    char err[TB_ERR_LEN];
+    tb_broker_uri u;
+    (void)state;
+    assert_int_equal(tb_broker_uri_parse("rediss://:p@ss@broker.lab:6390/2?ca=/etc/lab%20ca@1.pem", &u, err), 0);
+    assert_int_equal(u.tls, 1);
+    assert_string_equal(u.host, "broker.lab");
+    assert_string_equal(u.pass, "p@ss");
+    assert_int_equal(u.port, 6390);
+    assert_int_equal(u.db, 2);
+    assert_string_equal(u.ca, "/etc/lab ca@1.pem");
+    tb_broker_uri_free(&u);
+    assert_null(u.ca);
+    assert_int_equal(tb_broker_uri_parse("REDISS://h", &u, err), 0);
+    assert_int_equal(u.tls, 1);
+    assert_null(u.ca);
+    assert_int_equal(u.port, 6379);
+    tb_broker_uri_free(&u);
+    assert_int_equal(tb_broker_uri_parse("redis://h", &u, err), 0);
+    assert_int_equal(u.tls, 0);
+    tb_broker_uri_free(&u);
 }
 
 static void test_uri_shown(void **state) {
@@ -677,11 +705,119 @@ static void stop_all(void) {
     server_remove(&side_srv);
 }
 
+/* ---- TLS (rediss://, broker/tunnel.c) ---- */
+
+/* Runs a shell command in dir; fails the test when it fails. */
+static void sh_in(const char *dir, const char *cmd) {
+    char line[1024];
+    snprintf(line, sizeof line, "cd '%s' && { %s; } >openssl.log 2>&1", dir, cmd);
+    if (system(line) != 0) fail_msg("in %s: '%s' failed (see openssl.log there)", dir, cmd);
+}
+
+/* fmt holds ONE %d (the port) and otherwise literal text that may hold '%':
+ * into out, the URI as a format again (every '%' doubled, the port in). */
+static const char *with_port(char *out, size_t len, const char *pre, int port, const char *post) {
+    char whole[512];
+    size_t k = 0;
+    snprintf(whole, sizeof whole, "%s%d%s", pre, port, post);
+    for (const char *c = whole; *c && k + 3 < len; c++) {
+        if (*c == '%') out[k++] = '%';
+        out[k++] = *c;
+    }
+    out[k] = '\0';
+    return out;
+}
+
+/* stunnel children of this process still running. */
+static int stunnel_children(void) {
+    char cmd[96], out[64] = "";
+    FILE *p;
+    snprintf(cmd, sizeof cmd, "pgrep -c -P %d stunnel", (int)getpid());
+    if (!(p = popen(cmd, "r"))) return -1;
+    if (!fgets(out, sizeof out, p)) out[0] = '\0';
+    pclose(p);
+    return atoi(out);
+}
+
+/* A CA, and a server certificate from it naming 127.0.0.1 (only), in dir;
+ * and a second CA that signed nothing. */
+static void make_certs(const char *dir) {
+    sh_in(dir, "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=tb-ca -keyout ca.key -out ca.crt && "
+               "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other -keyout o.key -out other.crt && "
+               "openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout srv.key -out srv.csr && "
+               "printf 'subjectAltName=IP:127.0.0.1\\n' >ext && "
+               "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile ext "
+               "-out srv.crt");
+}
+
+static void test_tls(void **state) {
+    static server tls_srv;
+    char err[TB_ERR_LEN], uri[512], ca[128];
+    int tport;
+    tb_broker *b;
+    redisReply *r;
+    (void)state;
+    snprintf(tls_srv.dir, sizeof tls_srv.dir, "/tmp/tb_broker_tls_XXXXXX");
+    assert_non_null(mkdtemp(tls_srv.dir));
+    tls_srv.port = free_port();
+    tport = free_port();
+    make_certs(tls_srv.dir);
+    snprintf(tls_srv.extra, sizeof tls_srv.extra,
+             "requirepass \"%s\"\ntls-port %d\ntls-cert-file %s/srv.crt\ntls-key-file %s/srv.key\n"
+             "tls-ca-cert-file %s/ca.crt\ntls-auth-clients no\n",
+             MAIN_PASS, tport, tls_srv.dir, tls_srv.dir, tls_srv.dir);
+    server_start(&tls_srv);
+
+    /* through the tunnel: AUTH with the password, commands, a reconnect */
+    snprintf(ca, sizeof ca, "?ca=%s/ca.crt", tls_srv.dir);
+    b = connect_ok(with_port(uri, sizeof uri, "rediss://:S3cr%3At%40pw%2Fx@127.0.0.1:", tport, ca), tport);
+    expect_status(b, "PING", "PONG");
+    r = tb_broker_cmd(b, err, "SET k %b", "a\0b", (size_t)3);
+    if (!r) fail_msg("SET: %s", err);
+    freeReplyObject(r);
+    assert_int_equal(tb_broker_reconnect(b, err), 0);
+    assert_non_null(r = tb_broker_cmd(b, err, "GET k"));
+    assert_int_equal(r->type, REDIS_REPLY_STRING);
+    assert_int_equal(r->len, 3);
+    assert_memory_equal(r->str, "a\0b", 3);
+    freeReplyObject(r);
+    assert_int_equal(stunnel_children(), 1); /* the reconnect ended the first one */
+    tb_broker_close(b);
+    assert_int_equal(stunnel_children(), 0);
+
+    /* a certificate from another CA, and one that does not name the host */
+    snprintf(ca, sizeof ca, "?ca=%s/other.crt", tls_srv.dir);
+    connect_err(with_port(uri, sizeof uri, "rediss://:S3cr%3At%40pw%2Fx@127.0.0.1:", tport, ca), tport, 3000, err);
+    if (!strstr(err, "certificate verify failed") || strstr(err, "S3cr")) fail_msg("wrong CA: '%s'", err);
+    snprintf(ca, sizeof ca, "?ca=%s/ca.crt", tls_srv.dir);
+    connect_err(with_port(uri, sizeof uri, "rediss://:S3cr%3At%40pw%2Fx@localhost:", tport, ca), tport, 3000, err);
+    if (!strstr(err, "stunnel:") || strstr(err, "S3cr")) fail_msg("wrong host: '%s'", err);
+    /* plain Redis to the TLS port, and a missing CA file */
+    connect_err("redis://:" MAIN_PASS_ENC "@127.0.0.1:%d", tport, 1000, err);
+    connect_err("rediss://127.0.0.1:%d?ca=/nonexistent/ca.pem", tport, 1000, err);
+    assert_non_null(strstr(err, "/nonexistent/ca.pem"));
+    /* no stunnel to be found */
+    {
+        char *path = strdup(getenv("PATH"));
+        setenv("PATH", "/nonexistent", 1);
+        connect_err("rediss://127.0.0.1:%d", tport, 1000, err);
+        setenv("PATH", path, 1);
+        free(path);
+        assert_non_null(strstr(err, "stunnel4"));
+    }
+    assert_int_equal(stunnel_children(), 0);
+    server_stop(&tls_srv, SIGTERM);
+    sh_in(tls_srv.dir, "rm -f ca.* o.key other.crt srv.* ext openssl.log redis.conf redis.log dump.rdb");
+    rmdir(tls_srv.dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uri_good),
         cmocka_unit_test(test_uri_bad),
         cmocka_unit_test(test_uri_shown),
+        cmocka_unit_test(test_uri_tls),
+        cmocka_unit_test(test_tls),
         cmocka_unit_test(test_connect_requirepass),
         cmocka_unit_test(test_connect_acl_user),
         cmocka_unit_test(test_connect_wrong_or_no_password),
