@@ -158,7 +158,14 @@ static int parse_query(const char *q, tb_broker_uri *out, char *err) {
         tb_seterr(err, "broker URI: the query must be ?ca=FILE, the broker's CA certificates (PEM)");
         return -1;
     }
-    return decode(q + 3, strlen(q + 3), "ca", &out->ca, err);
+    if (decode(q + 3, strlen(q + 3), "ca", &out->ca, err) != 0) return -1;
+    for (const char *c = out->ca; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            /* it goes into stunnel's configuration, one option a line */
+            tb_seterr(err, "broker URI: the ca file name holds a control character");
+            return -1;
+        }
+    return 0;
 }
 
 static int parse_hostpart(const char *hq, tb_broker_uri *out, char *err) {

@@ -277,6 +277,7 @@ static void test_uri_bad(void **state) {
         {"rediss://:Zq9secret@h?cafile=x", "must be ?ca=FILE"},
         {"rediss://:Zq9secret@h?ca=", "must be ?ca=FILE"},
         {"rediss://:Zq9secret@h?ca=a&b=c", "must be ?ca=FILE"},
+        {"rediss://:Zq9secret@h?ca=/x%0Aexec=/bin/sh", "control character"},
         {"redis://:Zq9secret@h?ca=x", "only for rediss://"},
         {"Zq9secret@h", "does not start with redis://"},
         {"redis://:Zq9secret@h:0", "port '0' is not 1..65535"},
