@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -88,6 +89,7 @@ static void child(const char *prog, int sock, int logw, int cfgr) {
 int tb_tunnel_open(tb_tunnel *t, const char *host, int port, const char *ca, char *err) {
     char prog[512], cfg[2048];
     int sv[2], lp[2], cp[2];
+    struct stat st;
     memset(t, 0, sizeof *t);
     t->fd = t->log_fd = -1;
     if (find_stunnel(prog, sizeof prog) != 0) {
@@ -96,6 +98,10 @@ int tb_tunnel_open(tb_tunnel *t, const char *host, int port, const char *ca, cha
     }
     if (ca && access(ca, R_OK) != 0) {
         tb_seterr(err, "rediss:// CA file %s: %s", ca, strerror(errno));
+        return -1;
+    }
+    if (ca && (stat(ca, &st) != 0 || !S_ISREG(st.st_mode))) {
+        tb_seterr(err, "rediss:// CA file %s: not a regular file (a PEM file of CA certificates)", ca);
         return -1;
     }
     if (config_text(cfg, sizeof cfg, host, port, ca) != 0) {
@@ -142,8 +148,8 @@ sys_high:
 }
 
 /* The text after "LOGn[...]: " of the most telling line of log: the first
- * "certificate verify failed" or "Connection refused"-like error (LOG3),
- * else the first warning (LOG4), else "". */
+ * error (LOG3, or "[!] " while stunnel reads its configuration), else the
+ * first warning (LOG4), else "". */
 static void pick(const char *log, char *buf, size_t len) {
     const char *best = NULL, *p = log;
     int best_level = 9;
@@ -154,6 +160,8 @@ static void pick(const char *log, char *buf, size_t len) {
         if (l && l < p + n && l[4] >= '0' && l[4] <= '9' && l[4] - '0' < best_level) {
             const char *m = strstr(l, "]: ");
             if (m && m < p + n) best = m + 3, best_level = l[4] - '0';
+        } else if (strncmp(p, "[!] ", 4) == 0 && best_level > 3) {
+            best = p + 4, best_level = 3; /* before its log is set up: "[!] No trusted certificates found" */
         }
         p += n + (e != NULL);
     }

@@ -797,6 +797,14 @@ static void test_tls(void **state) {
     connect_err("redis://:" MAIN_PASS_ENC "@127.0.0.1:%d", tport, 1000, err);
     connect_err("rediss://127.0.0.1:%d?ca=/nonexistent/ca.pem", tport, 1000, err);
     assert_non_null(strstr(err, "/nonexistent/ca.pem"));
+    /* a CA file that holds no certificate, and a folder as the CA file */
+    sh_in(tls_srv.dir, "head -c 300 /dev/urandom >garbage.crt");
+    snprintf(ca, sizeof ca, "?ca=%s/garbage.crt", tls_srv.dir);
+    connect_err(with_port(uri, sizeof uri, "rediss://127.0.0.1:", tport, ca), tport, 3000, err);
+    if (!strstr(err, "stunnel: No trusted certificates found")) fail_msg("garbage CA: '%s'", err);
+    snprintf(ca, sizeof ca, "?ca=%s", tls_srv.dir);
+    connect_err(with_port(uri, sizeof uri, "rediss://127.0.0.1:", tport, ca), tport, 1000, err);
+    assert_non_null(strstr(err, "not a regular file"));
     /* no stunnel to be found */
     {
         char *path = strdup(getenv("PATH"));
@@ -808,7 +816,7 @@ static void test_tls(void **state) {
     }
     assert_int_equal(stunnel_children(), 0);
     server_stop(&tls_srv, SIGTERM);
-    sh_in(tls_srv.dir, "rm -f ca.* o.key other.crt srv.* ext openssl.log redis.conf redis.log dump.rdb");
+    sh_in(tls_srv.dir, "rm -f ca.* o.key other.crt garbage.crt srv.* ext openssl.log redis.conf redis.log dump.rdb");
     rmdir(tls_srv.dir);
 }
 
