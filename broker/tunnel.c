@@ -18,30 +18,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/spawn.h"
 #include "common/tb_common.h"
-
-/* The first of stunnel, stunnel4 found in PATH, into buf; 0 or -1. */
-static int find_stunnel(char *buf, size_t len) {
-    static const char *const names[] = {"stunnel", "stunnel4"};
-    const char *path = getenv("PATH");
-    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
-    for (size_t i = 0; i < 2; i++) {
-        const char *p = path;
-        while (*p) {
-            size_t n = strcspn(p, ":");
-            if (n > 0 && (size_t)snprintf(buf, len, "%.*s/%s", (int)n, p, names[i]) < len && access(buf, X_OK) == 0)
-                return 0;
-            p += n;
-            if (*p == ':') p++;
-        }
-    }
-    return -1;
-}
 
 static int config_text(char *buf, size_t len, const char *host, int port, const char *ca) {
     int v6 = strchr(host, ':') != NULL, ip = v6;
@@ -67,21 +49,13 @@ static int high(int fd) {
     return h;
 }
 
-static void close_from_4(void) {
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, 4U, ~0U, 0U) == 0) return;
-#endif
-    for (int fd = 4; fd < 65536; fd++)
-        close(fd);
-}
-
 static void child(const char *prog, int sock, int logw, int cfgr) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
     if (dup2(sock, 0) < 0 || dup2(sock, 1) < 0 || dup2(logw, 2) < 0 || dup2(cfgr, 3) < 0) _exit(127);
-    close_from_4();
+    tb_spawn_close_from(4);
     execl(prog, prog, "-fd", "3", (char *)NULL);
     _exit(127);
 }
@@ -92,7 +66,7 @@ int tb_tunnel_open(tb_tunnel *t, const char *host, int port, const char *ca, cha
     struct stat st;
     memset(t, 0, sizeof *t);
     t->fd = t->log_fd = -1;
-    if (find_stunnel(prog, sizeof prog) != 0) {
+    if (tb_spawn_find("stunnel", prog, sizeof prog) != 0 && tb_spawn_find("stunnel4", prog, sizeof prog) != 0) {
         tb_seterr(err, "rediss:// needs stunnel (Debian package stunnel4): not found in PATH");
         return -1;
     }

@@ -43,17 +43,27 @@ static void child_say(const char *what, const char *name, int e) {
     (void)!write(2, ")\n", 2);
 }
 
-/* In the child: every descriptor past stderr closed, so the program gets none
- * of ours (the load generator's sockets, the results database). */
-static void close_from_3(void) {
+void tb_spawn_close_from(int lowfd) {
     long max;
 #ifdef SYS_close_range
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+    if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0U) == 0) return;
 #endif
     max = sysconf(_SC_OPEN_MAX);
     if (max <= 0 || max > 65536) max = 65536;
-    for (long fd = 3; fd < max; fd++)
+    for (long fd = lowfd; fd < max; fd++)
         close((int)fd);
+}
+
+int tb_spawn_find(const char *name, char *buf, size_t len) {
+    const char *p = getenv("PATH");
+    if (!p || !*p) p = "/usr/local/bin:/usr/bin:/bin";
+    while (*p) {
+        size_t n = strcspn(p, ":");
+        if (n > 0 && (size_t)snprintf(buf, len, "%.*s/%s", (int)n, p, name) < len && access(buf, X_OK) == 0) return 0;
+        p += n;
+        if (*p == ':') p++;
+    }
+    return -1;
 }
 
 /* In the child, after fork: never returns. */
@@ -74,7 +84,7 @@ static void child(const tb_spawn_opts *o, int wfd) {
     dup2(wfd, 2);
     if (wfd > 2) close(wfd);
     if (devnull > 2) close(devnull);
-    close_from_3();
+    tb_spawn_close_from(3); /* the program gets none of ours (sockets, the results database) */
     if (o->dir && chdir(o->dir) != 0) {
         child_say("cannot enter the folder ", o->dir, errno);
         _exit(126);

@@ -64,4 +64,11 @@ int tb_spawn_run(const tb_spawn_opts *o, tb_spawn_result *r, char *err) TB_WUR;
 void tb_spawn_describe(const tb_spawn_result *r, const tb_spawn_opts *o, char *buf, size_t len);
 void tb_spawn_result_free(tb_spawn_result *r);
 
+/* For a child forked elsewhere (broker/tunnel.c): closes every descriptor
+ * from lowfd up; async-signal-safe, for use between fork and exec. */
+void tb_spawn_close_from(int lowfd);
+/* The first executable PATH/name into buf (PATH unset: /usr/local/bin,
+ * /usr/bin, /bin); 0, or -1 when none is found. */
+int tb_spawn_find(const char *name, char *buf, size_t len);
+
 #endif

@@ -356,6 +356,12 @@ static void test_spawn_inherits_no_descriptor(void **state) {
     int p[2];
     (void)state;
     assert_int_equal(pipe(p), 0); /* no O_CLOEXEC */
+    /* well above what the listing shell opens itself (its glob's directory takes the lowest free fd) */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(dup2(p[i], 40 + i), 40 + i);
+        close(p[i]);
+        p[i] = 40 + i;
+    }
     memset(&o, 0, sizeof o);
     o.shell = "for f in /proc/$$/fd/*; do echo \"fd ${f##*/}\"; done";
     o.timeout_us = 5000000;
