@@ -124,6 +124,9 @@ rc=0
 wait "$RUN_PID" || rc=$?
 expect "run exit status" "$rc" -eq 0
 grep -qx "metrics: http://127.0.0.1:$MPORT/metrics" "$T/run.log" || fail "no metrics line in the run's output"
+# the console observer still speaks: the metrics observer passes every callback on
+grep -q '^level 1 tiles phase 2: score ' "$T/run.log" && grep -qx 'run 1 complete' "$T/run.log" ||
+    fail "the console lines are missing: $(cat "$T/run.log")"
 rc=0
 curl -s --max-time 5 -o /dev/null "http://127.0.0.1:$MPORT/metrics" || rc=$?
 expect "curl to the metrics port after the run (7: connection refused)" "$rc" -eq 7
