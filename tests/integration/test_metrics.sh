@@ -92,6 +92,13 @@ prom_ready() {
 wait_for "Prometheus ready on 127.0.0.1:$PPORT" 30 prom_ready
 echo "ok: Prometheus up on $PPORT, scraping the run at $MPORT and the export at $EXPORT_PORT"
 
+# meter export on a busy port: the same clear error, before anything is served
+rc=0
+"$TB" meter export "wt310://127.0.0.1:$EXP_SIM" --listen "127.0.0.1:$PPORT" >"$T/busy-export.log" 2>&1 || rc=$?
+expect "meter export on a busy port: exit status" "$rc" -eq 2
+grep -qx "tilebench meter export: --listen: listen 127.0.0.1:$PPORT: Address already in use" "$T/busy-export.log" ||
+    fail "busy export port message: $(cat "$T/busy-export.log")"
+
 "$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
 
