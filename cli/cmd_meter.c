@@ -1,5 +1,5 @@
 /*
- * cmd_meter.c: `tilebench meter probe|sim`.
+ * cmd_meter.c: `tilebench meter probe|sim|export`.
  *   probe URI [--samples N] [--interval DUR]: opens a meter, prints what it
  *     says about itself and N samples as a table with their flags, and a
  *     summary line that scripts can parse.
@@ -7,6 +7,10 @@
  *     --trace FILE | --cpu IDLE:MAX] [--fault KIND:N]...: the meter emulator
  *     (metersim/meter_sim.h) for tests and demos, until SIGINT/SIGTERM;
  *     SIGUSR1 prints its counters.
+ *   export URI... --listen ADDR:PORT [--interval DUR]: samples the meters
+ *     and serves their latest readings, identity and error counts in
+ *     Prometheus's text format (metrics/metrics.h, docs/metrics.md) until
+ *     SIGINT/SIGTERM.
  */
 #include <getopt.h>
 #include <math.h>
@@ -19,6 +23,7 @@
 
 #include "cli/commands.h"
 #include "common/tb_common.h"
+#include "metrics/metrics.h"
 #include "powermeter/meter.h"
 #include "metersim/meter_sim.h"
 
@@ -31,6 +36,7 @@ static void usage(FILE *f) {
           "                            | --cpu IDLE:MAX]\n"
           "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
           "                           [--fault KIND:N]... [--pty]\n"
+          "       tilebench meter export URI... --listen ADDR:PORT [--interval DUR]\n"
           "\n"
           "probe: open the meter, print its identity (model, *IDN?, ranges, driver) and N\n"
           "samples (default 5, one per --interval, default 1s) with their flags and, for a bad\n"
@@ -76,8 +82,18 @@ static void usage(FILE *f) {
           "                      for yokogawa+serial://\n"
           "  Counters: send 'tb:count?' on a connection, or SIGUSR1 (printed on stdout).\n"
           "\n"
-          "exit status: 0 ok; 2 usage error or unknown meter scheme; 3 the meter could\n"
-          "not be opened, or (probe) every sample was missing.\n",
+          "export: sample each meter once per --interval (default 1s, at least 100ms) and\n"
+          "  serve the latest readings for Prometheus at http://ADDR:PORT/metrics (PORT 0 =\n"
+          "  any free port; the address is printed as 'listening on ADDR:PORT'): W, V, A,\n"
+          "  PF and uncertainty where the meter reports them, labelled with its ranges\n"
+          "  (volt_range, amp_range, mode), its identity as tilebench_meter_info (model,\n"
+          "  serial, firmware, URI with passwords redacted), reads and failed reads as\n"
+          "  counters; a failed or flagged read keeps the last good sample and its time.\n"
+          "  Stops on SIGINT or SIGTERM (docs/metrics.md).\n"
+          "\n"
+          "exit status: 0 ok; 2 usage error, unknown meter scheme or (export) an address\n"
+          "that cannot be bound; 3 the meter could not be opened, or (probe) every sample\n"
+          "was missing.\n",
           f);
 }
 
@@ -496,6 +512,188 @@ static int cmd_sim(int argc, char **argv) {
     return rc;
 }
 
+/* ---- export ---------------------------------------------------------------------- */
+
+#define EXPORT_MAX_METERS 16
+
+/* One exported meter: the meter and the labels of its series. */
+typedef struct export_meter {
+    tb_meter *m;
+    const tb_meter_info *info;
+    char idx[16], volt_range[32], amp_range[32];
+    const char *mode;
+} export_meter;
+
+static const struct {
+    const char *name;
+    tb_metric_type type;
+    const char *help;
+} export_families[] = {
+    {"tilebench_meter_info", TB_METRIC_GAUGE,
+     "The meter's identity: index, URI (passwords redacted), model, serial, firmware, driver, estimated (value 1)."},
+    {"tilebench_meter_watts", TB_METRIC_GAUGE, "Active power of the last good sample, W."},
+    {"tilebench_meter_volts", TB_METRIC_GAUGE, "RMS voltage of the last good sample, V (where the meter reports it)."},
+    {"tilebench_meter_amps", TB_METRIC_GAUGE, "RMS current of the last good sample, A (where the meter reports it)."},
+    {"tilebench_meter_power_factor", TB_METRIC_GAUGE,
+     "Power factor of the last good sample (where the meter reports it)."},
+    {"tilebench_meter_uncertainty_ratio", TB_METRIC_GAUGE,
+     "The meter's own uncertainty of the last good sample's W, as a ratio (where the meter reports it)."},
+    {"tilebench_meter_sample_timestamp_seconds", TB_METRIC_GAUGE,
+     "Wall-clock time of the last good sample, seconds since the epoch (it stays while reads fail)."},
+    {"tilebench_meter_last_read_timestamp_seconds", TB_METRIC_GAUGE,
+     "Wall-clock time of the last read, good or not, seconds since the epoch."},
+    {"tilebench_meter_last_read_ok", TB_METRIC_GAUGE, "1 when the last read gave a good sample, else 0."},
+    {"tilebench_meter_reads_total", TB_METRIC_COUNTER, "Reads of the meter."},
+    {"tilebench_meter_errors_total", TB_METRIC_COUNTER,
+     "Failed reads: no reply, or a sample flagged invalid, missing, over range or implausible."},
+};
+
+static const char *export_mode(const tb_meter_info *in) {
+    if (in->volt_mode == TB_RANGE_AUTO || in->amp_mode == TB_RANGE_AUTO) return "auto";
+    if (in->volt_mode == TB_RANGE_FIXED && in->amp_mode == TB_RANGE_FIXED) return "fixed";
+    return "unknown";
+}
+
+static void export_range(double v, char *buf, size_t len) {
+    if (v > 0)
+        snprintf(buf, len, "%g", v);
+    else
+        snprintf(buf, len, "unknown");
+}
+
+/* One read of meter e into the registry. */
+static void export_read(tb_metrics *reg, export_meter *e) {
+    const char *const id[] = {"meter", e->idx, "uri", e->info->uri, NULL};
+    const char *const lab[] = {"meter",     e->idx,       "uri",  e->info->uri, "volt_range", e->volt_range,
+                               "amp_range", e->amp_range, "mode", e->mode,      NULL};
+    char err[TB_ERR_LEN];
+    tb_sample s;
+    int ok = tb_meter_sample(e->m, &s, err) == 0 && !(s.flags & TB_SAMPLE_BAD) && isfinite(s.watts);
+    (void)tb_metrics_add(reg, "tilebench_meter_reads_total", id, 1);
+    (void)tb_metrics_add(reg, "tilebench_meter_errors_total", id, ok ? 0 : 1);
+    (void)tb_metrics_set(reg, "tilebench_meter_last_read_ok", id, ok);
+    (void)tb_metrics_set(reg, "tilebench_meter_last_read_timestamp_seconds", id, (double)s.wall_us / 1e6);
+    if (!ok) return; /* the last good sample stays, with its time */
+    (void)tb_metrics_set(reg, "tilebench_meter_watts", lab, s.watts);
+    if (isfinite(s.volts)) (void)tb_metrics_set(reg, "tilebench_meter_volts", lab, s.volts);
+    if (isfinite(s.amps)) (void)tb_metrics_set(reg, "tilebench_meter_amps", lab, s.amps);
+    if (isfinite(s.pf)) (void)tb_metrics_set(reg, "tilebench_meter_power_factor", lab, s.pf);
+    if (isfinite(s.uncertainty_pct))
+        (void)tb_metrics_set(reg, "tilebench_meter_uncertainty_ratio", lab, s.uncertainty_pct / 100.0);
+    (void)tb_metrics_set(reg, "tilebench_meter_sample_timestamp_seconds", id, (double)s.wall_us / 1e6);
+}
+
+/* Opens the meters of argv[0..n) into e: 0, or the exit status (an error was printed; the ones opened are closed). */
+static int export_open(char **uris, int n, export_meter *e, tb_metrics *reg) {
+    char err[TB_ERR_LEN];
+    for (int i = 0; i < n; i++) {
+        int rc = tb_meter_open(uris[i], &e[i].m, err);
+        if (rc != 0) {
+            fprintf(stderr, "tilebench meter export: %s\n", err); /* the front end redacts the URI */
+            for (int k = 0; k < i; k++)
+                tb_meter_close(e[k].m);
+            return rc == TB_METER_EUNREACH ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+        }
+        e[i].info = tb_meter_get_info(e[i].m);
+        snprintf(e[i].idx, sizeof e[i].idx, "%d", i);
+        export_range(e[i].info->volt_range_v, e[i].volt_range, sizeof e[i].volt_range);
+        export_range(e[i].info->amp_range_a, e[i].amp_range, sizeof e[i].amp_range);
+        e[i].mode = export_mode(e[i].info);
+        (void)tb_metrics_set(reg, "tilebench_meter_info",
+                             (const char *[]){"meter", e[i].idx, "uri", e[i].info->uri, "model", e[i].info->model,
+                                              "serial", e[i].info->serial, "firmware", e[i].info->firmware, "driver",
+                                              e[i].info->driver, "estimated", e[i].info->estimated ? "1" : "0", NULL},
+                             1);
+    }
+    return 0;
+}
+
+/* Reads every meter once per interval_us on an absolute schedule until the stop flag. */
+static void export_loop(tb_metrics *reg, export_meter *e, int n, uint64_t interval_us) {
+    volatile sig_atomic_t *stop = tb_cli_stop_flag();
+    uint64_t next = tb_now_us();
+    while (!*stop) {
+        uint64_t now = tb_now_us();
+        if (now >= next) {
+            for (int i = 0; i < n && !*stop; i++)
+                export_read(reg, &e[i]);
+            next += interval_us;
+            if (next < tb_now_us()) next = tb_now_us() + interval_us; /* a slow meter: skip, never burst */
+            continue;
+        }
+        uint64_t step = next - now > 100000 ? 100000 : next - now; /* SIGINT/SIGTERM within 0.1 s */
+        struct timespec d = {(time_t)(step / 1000000u), (long)(step % 1000000u) * 1000};
+        nanosleep(&d, NULL);
+    }
+}
+
+static int cmd_export(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"interval", required_argument, NULL, 'i'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64], host[256], where[300];
+    uint64_t interval_us = 1000000u;
+    const char *listen = NULL;
+    export_meter e[EXPORT_MAX_METERS];
+    tb_metrics *reg;
+    tb_metrics_server *srv = NULL;
+    int c, n, port, rc;
+
+    reset_getopt();
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            if (tb_metrics_parse_listen(optarg, host, sizeof host, &port, err) != 0) {
+                snprintf(msg, sizeof msg, "--listen: %s", err);
+                return usage_error(msg);
+            }
+            listen = optarg;
+            break;
+        case 'i':
+            if (tb_parse_duration_us(optarg, &interval_us, err) != 0 || interval_us < 100000u) {
+                snprintf(msg, sizeof msg, "--interval: '%s': expected a duration of at least 100ms", optarg);
+                return usage_error(msg);
+            }
+            break;
+        case 'h': usage(stdout); return TB_EXIT_OK;
+        case ':': snprintf(msg, sizeof msg, "option '%s' needs a value", argv[optind - 1]); return usage_error(msg);
+        default: snprintf(msg, sizeof msg, "unknown option '%s'", argv[optind - 1]); return usage_error(msg);
+        }
+    }
+    n = argc - optind;
+    if (n < 1) return usage_error("export: give at least one meter URI");
+    if (n > EXPORT_MAX_METERS) return usage_error("export: at most 16 meters");
+    if (!listen) return usage_error("export: --listen ADDR:PORT is required (e.g. 127.0.0.1:9465)");
+    memset(e, 0, sizeof e);
+    reg = tb_metrics_new();
+    for (size_t i = 0; i < sizeof export_families / sizeof export_families[0]; i++)
+        (void)tb_metrics_declare(reg, export_families[i].name, export_families[i].type, export_families[i].help, err);
+    if ((rc = export_open(argv + optind, n, e, reg)) != 0) {
+        tb_metrics_free(reg);
+        return rc;
+    }
+    if (tb_metrics_serve(reg, listen, &srv, err) != 0) {
+        fprintf(stderr, "tilebench meter export: --listen: %s\n", err);
+        rc = TB_EXIT_USAGE;
+    } else {
+        tb_cli_catch_signals();
+        tb_metrics_server_address(srv, where, sizeof where);
+        printf("meter export %s: %d meter%s every %.3gs\nlistening on %s\n", TB_VERSION, n, n == 1 ? "" : "s",
+               (double)interval_us / 1e6, where);
+        fflush(stdout);
+        export_loop(reg, e, n, interval_us);
+        tb_metrics_server_stop(srv);
+        rc = TB_EXIT_OK;
+    }
+    for (int i = 0; i < n; i++)
+        tb_meter_close(e[i].m);
+    tb_metrics_free(reg);
+    return rc;
+}
+
 int tb_cmd_meter(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -507,6 +705,7 @@ int tb_cmd_meter(int argc, char **argv) {
     }
     if (strcmp(argv[1], "probe") == 0) return cmd_probe(argc - 1, argv + 1);
     if (strcmp(argv[1], "sim") == 0) return cmd_sim(argc - 1, argv + 1);
-    fprintf(stderr, "tilebench meter: unknown subcommand '%s' (probe or sim)\n", argv[1]);
+    if (strcmp(argv[1], "export") == 0) return cmd_export(argc - 1, argv + 1);
+    fprintf(stderr, "tilebench meter: unknown subcommand '%s' (probe, sim or export)\n", argv[1]);
     return TB_EXIT_USAGE;
 }

@@ -16,6 +16,7 @@
 #include "broker/broker.h"
 #include "cli/commands.h"
 #include "cli/run_console.h"
+#include "cli/run_metrics.h"
 #include "coordinator/coordinator.h"
 #include "loadgen/loadgen.h"
 
@@ -64,6 +65,11 @@ static void usage(FILE *f) {
             "                      local, none, or a node_exporter URL such as\n"
             "                      http://HOST:9100/metrics (default: [sut] telemetry, else\n"
             "                      local when the SUT runs on this machine, else none)\n"
+            "  --metrics ADDR:PORT serve live metrics for Prometheus at http://ADDR:PORT/metrics\n"
+            "                      while the run goes (power per meter, stage, level, ops and\n"
+            "                      errors per op, latency, loop stall, CPU; docs/metrics.md);\n"
+            "                      PORT 0 picks a free port; a busy address stops the run\n"
+            "                      before it starts\n"
             "  --threads N         load generator threads (default: online CPUs)\n"
             "  --broker URI        drive load-generator agents on other hosts through this\n"
             "                      broker: redis://[USER:PASS@]HOST:PORT[/DB], rediss://\n"
@@ -137,6 +143,7 @@ typedef struct run_args {
     uint64_t max_tiles, repeat, threads;
     int max_tiles_given, quiet;
     const char *broker, *agents_wait;
+    const char *metrics; /* --metrics ADDR:PORT; NULL: none */
     uint64_t agents;
     tb_remote_opts ro;
 } run_args;
@@ -170,7 +177,8 @@ enum {
     O_AGENTS,
     O_AGENT,
     O_AGENTS_WAIT,
-    O_INTERFERENCE
+    O_INTERFERENCE,
+    O_METRICS
 };
 
 static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TILES},
@@ -202,6 +210,7 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"agent", required_argument, NULL, O_AGENT},
                                          {"agents-wait", required_argument, NULL, O_AGENTS_WAIT},
                                          {"interference", no_argument, NULL, O_INTERFERENCE},
+                                         {"metrics", required_argument, NULL, O_METRICS},
                                          {NULL, 0, NULL, 0}};
 
 /* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
@@ -272,6 +281,13 @@ static int take_option(int opt, const char *arg, run_args *a) {
         a->ro.names[a->ro.n_names++] = arg;
         break;
     case O_AGENTS_WAIT: a->agents_wait = arg; break;
+    case O_METRICS: {
+        char host[256];
+        int port;
+        if (tb_metrics_parse_listen(arg, host, sizeof host, &port, err) != 0) return bad("--metrics", err);
+        a->metrics = arg;
+        break;
+    }
     case O_HELP: usage(stdout); return TB_EXIT_OK;
     default: return -2;
     }
@@ -407,7 +423,10 @@ int tb_cmd_run(int argc, char **argv) {
     tb_tiledef *def;
     int64_t run_id;
     tb_run_console con;
-    tb_run_observer obs;
+    tb_run_observer obs, con_obs;
+    tb_run_metrics rm;
+    tb_metrics *metrics = NULL;
+    tb_metrics_server *msrv = NULL;
     int rc;
 
     memset(&a, 0, sizeof a);
@@ -433,12 +452,29 @@ int tb_cmd_run(int argc, char **argv) {
     a.o.preset = a.preset;
     a.o.compliant = find_preset(a.preset)->compliant;
     a.o.stop = tb_cli_stop_flag();
-    tb_run_console_init(&con, a.quiet, &obs);
+    tb_run_console_init(&con, a.quiet, &con_obs);
+    obs = con_obs;
+    if (a.metrics) {
+        /* bound now: a bad or busy address is an error before anything runs */
+        char where[300];
+        metrics = tb_metrics_new();
+        if (tb_metrics_serve(metrics, a.metrics, &msrv, err) != 0) {
+            tb_metrics_free(metrics);
+            tb_tiledef_free(def);
+            return bad("--metrics", err);
+        }
+        tb_run_metrics_init(&rm, metrics, &con_obs, &obs);
+        tb_metrics_server_address(msrv, where, sizeof where);
+        if (!a.quiet) printf("metrics: http://%s/metrics\n", where);
+        fflush(stdout);
+    }
     a.o.observer = &obs;
     tb_cli_catch_signals();
 
     rc = tb_coordinator_run(&a.o, &run_id, err);
     if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench run: %s\n", err);
+    tb_metrics_server_stop(msrv); /* the port is closed when the run is over */
+    tb_metrics_free(metrics);
     tb_tiledef_free(def);
     return rc;
 }

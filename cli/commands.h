@@ -13,7 +13,7 @@ int tb_cmd_run(int argc, char **argv);
 int tb_cmd_sut(int argc, char **argv);
 int tb_cmd_runs(int argc, char **argv);
 int tb_cmd_report(int argc, char **argv);
-int tb_cmd_meter(int argc, char **argv); /* cmd_meter.c: meter probe|sim */
+int tb_cmd_meter(int argc, char **argv); /* cmd_meter.c: meter probe|sim|export */
 int tb_cmd_validate(int argc, char **argv);
 int tb_cmd_compare(int argc, char **argv);  /* cmd_compare.c */
 int tb_cmd_campaign(int argc, char **argv); /* cmd_campaign.c */

@@ -23,7 +23,7 @@ static const command commands[] = {
     {"campaign", tb_cmd_campaign, "run one sweep under several SUT configurations and compare them"},
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
-    {"meter", tb_cmd_meter, "probe a power meter, or run the meter emulator"},
+    {"meter", tb_cmd_meter, "probe a power meter, run the meter emulator, or export meters to Prometheus"},
     {"agent", tb_cmd_agent, "serve as a load-generator agent for coordinators on other hosts"},
     {"webapp", tb_cmd_webapp, NULL}, /* started by `sut up`, one per tile */
 };

@@ -401,6 +401,7 @@ static int measure_idle(run_ctx *c, char *err) {
             if (c->obs->idle_progress)
                 c->obs->idle_progress(c->obs->arg, (t1 - tb_now_us()) / 1000000 * 1000000,
                                       tb_poller_latest_watts(c->poller));
+            tb_coord_tell_meters(c);
             nanosleep(&(struct timespec){0, 200000000L}, NULL);
         }
         progress_end(c);

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,6 +17,47 @@
 #define STALL_WARN_US 10000
 
 static const char *stage_names[] = {"ramp-up", "warm-up", "steady", "ramp-down"};
+
+/* How far back a meter's latest sample may be for the observer's meters
+ * callback: a few poller ticks. */
+#define METERS_RECENT_US 3000000
+
+void tb_coord_tell_meters(run_ctx *c) {
+    tb_sample latest[TB_MAX_METERS];
+    tb_poll_sample *ps = NULL;
+    uint64_t now = tb_now_us();
+    int n;
+    if (!c->obs->meters || !c->poller || c->n_meters <= 0) return;
+    memset(latest, 0, sizeof latest);
+    n = tb_poller_window(c->poller, now > METERS_RECENT_US ? now - METERS_RECENT_US : 0, UINT64_MAX, &ps);
+    for (int i = 0; i < n; i++) /* ordered by time: the last of each meter wins */
+        if (ps[i].meter >= 0 && ps[i].meter < c->n_meters) latest[ps[i].meter] = ps[i].s;
+    free(ps);
+    c->obs->meters(c->obs->arg, c->n_meters, c->infos, latest);
+}
+
+/* A phase's cells as collected, for the observer's phase_ops. */
+static void tell_phase_ops(run_ctx *c, int p, tb_lg_stats *st) {
+    const tb_loadgen *lg = c->lg;
+    tb_run_op_count *oc;
+    int n = 0;
+    if (!c->obs->phase_ops || !st) return;
+    oc = xcalloc((size_t)st->tiles * (size_t)st->n_workloads * TB_MAX_OPS, sizeof *oc);
+    for (int t = 1; t <= st->tiles; t++)
+        for (int w = 0; w < st->n_workloads; w++)
+            for (int k = 0; k < lg->ops->n_ops(lg->self, w); k++) {
+                const tb_opstat *os = tb_lg_cell(st, t, w, k);
+                tb_run_op_count *o = &oc[n++];
+                o->tile = t;
+                o->workload = c->o->def->workloads[w].name;
+                o->op = lg->ops->op_name(lg->self, w, k);
+                o->count = os->count;
+                o->errors = os->errors;
+                o->hist = os->hist;
+            }
+    c->obs->phase_ops(c->obs->arg, st->tiles, p + 1, n, oc);
+    free(oc);
+}
 
 /* The live figures of the stage in progress, for the observer. */
 static void progress(run_ctx *c, int tiles, const char *stage, int phase, uint64_t stage_end_us, uint64_t *last_ops,
@@ -35,6 +77,7 @@ static void progress(run_ctx *c, int tiles, const char *stage, int phase, uint64
     p.alone = c->alone ? c->alone->name : NULL;
     p.phase = phase;
     p.left_us = stage_end_us > now ? (stage_end_us - now) / 1000000 * 1000000 : 0;
+    p.ops = ops;
     p.errors = errs;
     p.watts = c->poller ? tb_poller_latest_watts(c->poller) : NAN;
     p.estimated = tb_coord_estimated(c);
@@ -52,6 +95,7 @@ static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *s
         if (tb_coord_stopped(c)) return -1;
         if (now >= deadline_us) return 0;
         progress(c, tiles, stage, phase, deadline_us, &last_ops, &last_t);
+        tb_coord_tell_meters(c);
         step = deadline_us - now;
         if (step > 200000) step = 200000;
         ts.tv_sec = (time_t)(step / 1000000);
@@ -112,6 +156,18 @@ static void note_phase_health(run_ctx *c, const tb_level_plan *pl, int p, const 
              100.0 * cpu_s / ((double)c->o->stages.steady_us / 1e6 * threads), threads, (double)j50 / 1000.0,
              (double)j99 / 1000.0, (double)jmax / 1000.0);
     tb_coord_say(c, "info", TB_RUN_MSG_PHASE_HEALTH, msg);
+    if (c->obs->health) {
+        tb_run_health h = {.tiles = pl->tiles,
+                           .phase = p + 1,
+                           .stall_max_us = sl->max_us,
+                           .stall_p99_us = sl->p99_us,
+                           .own_max_us = sl->own_max_us,
+                           .own_p99_us = sl->own_p99_us,
+                           .cpu_wait_pct = sl->cpu_wait_pct,
+                           .cpu_pct = 100.0 * cpu_s / ((double)c->o->stages.steady_us / 1e6 * threads),
+                           .threads = threads};
+        c->obs->health(c->obs->arg, &h);
+    }
     /* a load generator of parts warns per part, naming it (parts.c) */
     if (sl->max_us <= STALL_WARN_US || c->lg->ops->parts) return;
     snprintf(msg, sizeof msg,
@@ -143,6 +199,7 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     /* collected first: agents send a phase's statistics, stalls and CPU
      * together at its end */
     if (lg->ops->collect_phase(lg->self, p, &st, err) != 0) return -1;
+    tell_phase_ops(c, p, st);
     merged_us = tb_now_us() - pl->phase_end_us[p];
     if (tb_coord_infra_collect(c, p, err) != 0) {
         tb_lg_stats_free(st);

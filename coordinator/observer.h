@@ -11,7 +11,9 @@
 
 #include <stdint.h>
 
+#include "powermeter/meter.h"
 #include "powermeter/telemetry.h"
+#include "qos/hist.h"
 #include "results/store.h"
 #include "tiles/tiledef.h"
 
@@ -24,10 +26,31 @@ typedef struct tb_run_progress {
     int phase;         /* 1-based steady-state phase; 0 in the other stages */
     uint64_t left_us;  /* time left in the stage, in whole seconds */
     double ops_per_s;  /* since the previous call of this stage (0 at its first) */
+    uint64_t ops;      /* ops completed so far in the level, any stage */
     uint64_t errors;   /* failed ops so far in the level */
     double watts;      /* the latest power reading; NaN when none */
     int estimated;     /* a meter is a model (estimate:), not a measurement */
 } tb_run_progress;
+
+/* One op of one workload in one tile over a steady-state phase just
+ * collected: the counts the phase's stored result gets. */
+typedef struct tb_run_op_count {
+    int tile; /* 1-based */
+    const char *workload, *op;
+    uint64_t count, errors; /* successful and failed ops of the phase (Faban's rule: started and ended in it) */
+    const tb_hist *hist;    /* their corrected latency, µs; NULL when none */
+} tb_run_op_count;
+
+/* The load generator's health over a phase: the figures of the phase's
+ * TB_RUN_MSG_PHASE_HEALTH message, as numbers. */
+typedef struct tb_run_health {
+    int tiles, phase;
+    uint64_t stall_max_us, stall_p99_us; /* loop stall (tb_lg_stalls) */
+    uint64_t own_max_us, own_p99_us;     /* the loop's own work's share */
+    double cpu_wait_pct;                 /* workers waiting for a CPU, % of the time; NaN unknown */
+    double cpu_pct;                      /* CPU used for work, % of its threads' time */
+    int threads;
+} tb_run_health;
 
 /* What a message is about; each is also a stored event of the run. */
 typedef enum tb_run_msg_kind {
@@ -70,6 +93,16 @@ typedef struct tb_run_observer {
     void (*report_written)(void *arg, const char *path);
     /* The run is over with status (complete, aborted, interrupted). */
     void (*run_done)(void *arg, int64_t run_id, const char *status);
+    /* With each progress and idle_progress call: the latest sample of each
+     * of the run's n meters (info[i] is meter i's; latest[i].mono_us 0: no
+     * sample in the last few seconds). */
+    void (*meters)(void *arg, int n, const tb_meter_info *info, const tb_sample *latest);
+    /* A steady-state phase was collected: its n (tile, workload, op) cells,
+     * before it is judged and stored (so a level's last phase comes before
+     * its ramp-down, and phase_done after). */
+    void (*phase_ops)(void *arg, int tiles, int phase, int n, const tb_run_op_count *ops);
+    /* The load generator's health over the phase just stored. */
+    void (*health)(void *arg, const tb_run_health *h);
     void *arg;
 } tb_run_observer;
 

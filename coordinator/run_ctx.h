@@ -146,6 +146,8 @@ const tb_qos_rule *tb_coord_level_rules(const run_ctx *c, int *n, tb_qos_rule **
 /* Runs one load level: 1 every phase passed QoS, 0 one failed, -1 with err,
  * -2 interrupted. */
 int tb_coord_run_level(run_ctx *c, int tiles, char *err);
+/* The observer's meters callback with each meter's latest sample (a no-op without one). */
+void tb_coord_tell_meters(run_ctx *c);
 
 /* infra_run.c: infrastructure operations ([infra.NAME]) beside the tiles */
 /* Before anything runs: the programs and endpoints they need. An exit code (2: missing). */

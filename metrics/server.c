@@ -1,0 +1,197 @@
+/*
+ * server.c: the registry over HTTP on libmicrohttpd, on one thread of its
+ * own (MHD's internal polling thread, epoll or poll as MHD picks: a run
+ * holds many sockets, so select's 1024 descriptors would not do). GET or
+ * HEAD /metrics answers the rendered text; HEAD is allowed because HTTP
+ * requires a server that answers GET to answer HEAD (RFC 9110, 9.1). The
+ * socket is bound here, before MHD starts, so that a bad or busy address is
+ * the caller's error with the system's reason.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "metrics/metrics.h"
+
+#define MAX_CONNECTIONS      16
+#define CONNECTION_TIMEOUT_S 10
+
+struct tb_metrics_server {
+    struct MHD_Daemon *mhd;
+    tb_metrics *m;
+    struct sockaddr_storage addr;
+};
+
+int tb_metrics_parse_listen(const char *s, char *host, size_t host_len, int *port, char *err) {
+    const char *colon = s ? strrchr(s, ':') : NULL, *h = s;
+    size_t hl;
+    uint64_t p;
+    if (!colon || !colon[1] || tb_parse_u64(colon + 1, &p, NULL) != 0 || p > 65535) {
+        tb_seterr(err, "'%s': expected ADDR:PORT with PORT 0..65535 (e.g. 127.0.0.1:9464)", s ? s : "");
+        return -1;
+    }
+    hl = (size_t)(colon - s);
+    if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
+        h++;
+        hl -= 2;
+    } else if (memchr(s, ':', hl)) {
+        tb_seterr(err, "'%s': an IPv6 address goes in brackets ([::1]:9464)", s);
+        return -1;
+    }
+    if (hl == 0 || hl >= host_len) {
+        tb_seterr(err, "'%s': %s", s, hl == 0 ? "missing address (e.g. 127.0.0.1:9464)" : "address too long");
+        return -1;
+    }
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    *port = (int)p;
+    return 0;
+}
+
+/* Queues body (malloc'd; the response frees it). */
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *ctype) {
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    enum MHD_Result ret;
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    ret = MHD_queue_response(c, status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result text_reply(struct MHD_Connection *c, unsigned status, const char *text) {
+    return reply(c, status, xstrdup(text), strlen(text), "text/plain; charset=utf-8");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_len, void **con_cls) {
+    tb_metrics_server *sv = cls;
+    size_t len;
+    char *body;
+    (void)version;
+    (void)upload;
+    (void)upload_len;
+    if (!*con_cls) { /* the headers are in; the reply comes on the next call */
+        *con_cls = sv;
+        return MHD_YES;
+    }
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return text_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics\n");
+    if (strcmp(url, "/metrics") != 0)
+        return text_reply(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+    body = tb_metrics_render(sv->m, &len);
+    return reply(c, MHD_HTTP_OK, body, len, TB_METRICS_CONTENT_TYPE);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+    char msg[512];
+    size_t n;
+    (void)cls;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = '\0';
+    tb_log(TB_LOG_DEBUG, "metrics: libmicrohttpd: %s", msg);
+}
+
+/* host:port resolved (numeric port) and bound, listening; -1 with err. */
+static int bind_listen(const char *host, int port, struct sockaddr_storage *bound, char *err) {
+    struct addrinfo hints, *res = NULL;
+    char ports[16], shown[300];
+    socklen_t blen = sizeof *bound;
+    int fd, one = 1, gai;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(ports, sizeof ports, "%d", port);
+    if (strchr(host, ':'))
+        snprintf(shown, sizeof shown, "[%s]:%d", host, port);
+    else
+        snprintf(shown, sizeof shown, "%s:%d", host, port);
+    if ((gai = getaddrinfo(host, ports, &hints, &res)) != 0) {
+        tb_seterr(err, "listen %s: %s", shown, gai_strerror(gai));
+        return -1;
+    }
+    fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+    if (fd < 0) {
+        tb_seterr(err, "listen %s: socket: %s", shown, strerror(errno));
+        freeaddrinfo(res);
+        return -1;
+    }
+    /* SO_REUSEADDR lets a restart bind past TIME_WAIT; on Linux it does not
+     * let two listeners share a port, so a busy port still fails here */
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 32) != 0 ||
+        getsockname(fd, (struct sockaddr *)bound, &blen) != 0) {
+        tb_seterr(err, "listen %s: %s", shown, strerror(errno));
+        close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+int tb_metrics_serve(tb_metrics *m, const char *listen, tb_metrics_server **out, char *err) {
+    tb_metrics_server *sv;
+    char host[256];
+    int port, fd;
+    *out = NULL;
+    if (tb_metrics_parse_listen(listen, host, sizeof host, &port, err) != 0) return -1;
+    sv = xcalloc(1, sizeof *sv);
+    sv->m = m;
+    if ((fd = bind_listen(host, port, &sv->addr, err)) < 0) {
+        free(sv);
+        return -1;
+    }
+    sv->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, sv,
+                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+                               (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_END);
+    if (!sv->mhd) {
+        tb_seterr(err, "metrics: libmicrohttpd could not start on %s", listen);
+        close(fd);
+        free(sv);
+        return -1;
+    }
+    *out = sv;
+    return 0;
+}
+
+int tb_metrics_server_port(const tb_metrics_server *s) {
+    if (s->addr.ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)&s->addr)->sin6_port);
+    return ntohs(((const struct sockaddr_in *)&s->addr)->sin_port);
+}
+
+void tb_metrics_server_address(const tb_metrics_server *s, char *buf, size_t len) {
+    char a[INET6_ADDRSTRLEN] = "?";
+    if (s->addr.ss_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&s->addr)->sin6_addr, a, sizeof a);
+        snprintf(buf, len, "[%s]:%d", a, tb_metrics_server_port(s));
+    } else {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)&s->addr)->sin_addr, a, sizeof a);
+        snprintf(buf, len, "%s:%d", a, tb_metrics_server_port(s));
+    }
+}
+
+void tb_metrics_server_stop(tb_metrics_server *s) {
+    if (!s) return;
+    MHD_stop_daemon(s->mhd); /* joins its thread and closes the listening socket */
+    free(s);
+}
