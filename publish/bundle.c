@@ -67,6 +67,7 @@ static const struct {
     {"report.json", "json"},
     {"report.csv", "csv"},
     {"report.html", "html"},
+    {"histograms.hlog", "hlog"}, /* HdrHistogram's interval log (results/report_hlog.c) */
 };
 #define N_REPORTS (sizeof reports / sizeof reports[0])
 

@@ -5,8 +5,8 @@
 # manifest.json with a SHA-256 and size that sha256sum and stat agree with;
 # data/power_samples.csv has the database's rows of the run, value for value
 # (read back here with Python's csv and sqlite3 modules, counted and summed
-# with the sqlite3 shell); report.json/csv/html equal a fresh `tilebench
-# report`; the passwords put in the tile file (a [sut] pg conninfo password
+# with the sqlite3 shell); report.json/csv/html and histograms.hlog equal a
+# fresh `tilebench report`; the passwords put in the tile file (a [sut] pg conninfo password
 # and a commented-out ptd:// meter URI with one) are in no file of the bundle
 # or the site; a bad run id, a missing database, an unwritable -o and a run
 # still running each give a clear error, exit 2 and leave no file; and
@@ -47,7 +47,7 @@ expect "files in the current folder" "$(ls -A "$T/cwd" | wc -l)" -eq 1
 
 # exactly the layout's files, each once, all regular files under one folder
 TOP="tilebench-run-$UUID"
-want=$(printf '%s\n' manifest.json tiles.ini report.json report.csv report.html \
+want=$(printf '%s\n' manifest.json tiles.ini report.json report.csv report.html histograms.hlog \
     data/{runs,meters,hosts,levels,level_hosts,level_agents,workloads,ops,qos,infra,power_samples,telemetry_samples,events,calibrations}.csv |
     sed "s|^|$TOP/|" | sort)
 got=$(tar -tzf "$T/b.tar.gz" | sort)
@@ -67,7 +67,7 @@ while IFS=$'\t' read -r path sha bytes; do
     [ "$(sha256sum "$B/$path" | cut -d' ' -f1)" = "$sha" ] || fail "$path: sha256sum $(sha256sum "$B/$path") != manifest $sha"
     n=$((n + 1))
 done < <(jq -r '.files[] | [.path, .sha256, .bytes] | @tsv' "$M")
-expect "files checked with sha256sum (all but manifest.json)" "$n" -eq 18
+expect "files checked with sha256sum (all but manifest.json)" "$n" -eq 19
 expect "manifest format" "$(jq -r '.format + " " + (.format_version | tostring)' "$M")" = "tilebench-bundle 1"
 expect "manifest run" "$(jq -r '[.run_uuid, .run_id, .status, .label, .tile_name] | @tsv' "$M")" = \
     "$(printf '%s\t1\tcomplete\tpublish, "it" 1\tkvpub' "$UUID")"
@@ -76,11 +76,13 @@ jq -e '.published_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$")' "$M" >/d
 jq -e '.source_revision | test("^([0-9a-f]{40}(-dirty)?|unknown)$")' "$M" >/dev/null || fail "source_revision: $(jq .source_revision "$M")"
 
 # the reports are what `tilebench report` writes now
-for fmt in json csv html; do
-    "$TILEBENCH" report 1 --db "$DB" --format $fmt >"$T/fresh.$fmt" || fail "report --format $fmt exited $?"
-    cmp -s "$T/fresh.$fmt" "$B/report.$fmt" || fail "report.$fmt differs from a fresh report: $(cmp "$T/fresh.$fmt" "$B/report.$fmt")"
+for f in report.json:json report.csv:csv report.html:html histograms.hlog:hlog; do
+    "$TILEBENCH" report 1 --db "$DB" --format "${f#*:}" >"$T/fresh" || fail "report --format ${f#*:} exited $?"
+    cmp -s "$T/fresh" "$B/${f%:*}" || fail "${f%:*} differs from a fresh report --format ${f#*:}: $(cmp "$T/fresh" "$B/${f%:*}")"
 done
-echo "ok: report.json, report.csv and report.html equal fresh reports"
+grep -q '^#\[StartTime: ' "$B/histograms.hlog" && [ "$(grep -cv '^#' "$B/histograms.hlog")" -ge 2 ] ||
+    fail "histograms.hlog holds no histogram: $(head -5 "$B/histograms.hlog")"
+echo "ok: report.json, report.csv, report.html and histograms.hlog equal fresh reports"
 cmp -s <(sqlite3 -batch "$DB" "SELECT config_text FROM runs WHERE id = 1") <(cat "$B/tiles.ini"; echo) ||
     fail "tiles.ini is not the stored tile file text"
 
