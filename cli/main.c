@@ -22,6 +22,7 @@ static const command commands[] = {
     {"compare", tb_cmd_compare, "compare runs against a baseline run at each load level (% change)"},
     {"campaign", tb_cmd_campaign, "run one sweep under several SUT configurations and compare them"},
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},
+    {"check", tb_cmd_check, "verify a result bundle: hashes, figures recomputed, run rules"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
     {"meter", tb_cmd_meter, "probe a power meter, or run the meter emulator"},
     {"agent", tb_cmd_agent, "serve as a load-generator agent for coordinators on other hosts"},
