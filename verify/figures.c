@@ -227,28 +227,9 @@ static double infra_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv,
     return *ran && !unknown ? tb_v_geomean(norms, n) : NAN;
 }
 
-/* The report's entry for a level: the same position when its keys agree,
- * else the one entry with its tiles, phase, repeat and alone. */
-static const json_t *report_level(const json_t *levels, size_t i, const tb_vlevel *lv) {
-    size_t k;
-    json_t *o;
-    for (int pass = 0; pass < 2; pass++) {
-        json_array_foreach(levels, k, o) {
-            const char *alone = json_string_value(json_object_get(o, "alone"));
-            if (pass == 0 && k != i) continue;
-            if (json_integer_value(json_object_get(o, "tiles")) == lv->tiles &&
-                json_integer_value(json_object_get(o, "phase")) == lv->phase &&
-                json_integer_value(json_object_get(o, "repeat")) == lv->repeat &&
-                ((!alone && !lv->alone) || (alone && lv->alone && strcmp(alone, lv->alone) == 0)))
-                return o;
-        }
-    }
-    return NULL;
-}
-
 static void check_level(const tb_vdata *d, const refs *f, const tb_vlevel *lv, const json_t *lvj, lres *out,
                         tb_vresult *r) {
-    size_t n_ok = 0, before = r->failed, bad = 0;
+    size_t n_ok = 0, before = r->failed, bad = 0, outside = 0;
     double app = 0.0, infra, score, watts, ppkw;
     int ran;
     for (int64_t t = 1; t <= lv->tiles; t++)
@@ -257,8 +238,14 @@ static void check_level(const tb_vdata *d, const refs *f, const tb_vlevel *lv, c
     score = isnan(infra) ? app : 0.8 * app + 0.2 * infra; /* VMmark 3: 80% applications, 20% infrastructure */
     watts = tb_vmean_power(lv->s, lv->n_s, d->n_meters);
     ppkw = watts > 0.0 ? score / (watts / 1000.0) : NAN;
-    for (size_t i = 0; i < lv->n_s; i++)
+    for (size_t i = 0; i < lv->n_s; i++) {
         bad += !tb_vsample_valid(&lv->s[i]);
+        outside += lv->s[i].mono_us < lv->t0 || lv->s[i].mono_us >= lv->t1;
+    }
+    if (outside)
+        tb_vresult_add(r, 0, "figure", "every sample of a level inside its steady window",
+                       "%s: %zu of its %zu samples outside [%lld, %lld) us", lv->tag, outside, lv->n_s,
+                       (long long)lv->t0, (long long)lv->t1);
     cmp(r, lv->tag, "steady_s", lvj, "steady_s", lv->window_s, &n_ok);
     cmp(r, lv->tag, "app_score", lvj, "app_score", app, &n_ok);
     cmp(r, lv->tag, "infra_score", lvj, "infra_score", infra, &n_ok);
@@ -406,7 +393,7 @@ void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r) {
         tb_vresult_add(r, 0, "figure", "a readable tile file", "runs.config_text / tiles.ini does not parse");
     apply_calibrations(d, &f);
     for (size_t i = 0; i < d->n_lv; i++) {
-        const json_t *lvj = report_level(levels, i, &d->lv[i]);
+        const json_t *lvj = tb_vreport_level(levels, i, &d->lv[i]);
         if (!lvj) {
             tb_vresult_add(r, 0, "figure", "an entry in report.json for each level", "%s: not in report.json",
                            d->lv[i].tag);

@@ -295,15 +295,7 @@ static void check_level(const tb_vdata *d, const tb_vlevel *lv, const json_t *lv
 void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r) {
     const json_t *levels = json_object_get(json_object_get(d->report, "run"), "levels");
     for (size_t i = 0; i < d->n_lv; i++) {
-        size_t k;
-        json_t *o, *hit = NULL;
-        /* the report entry of the level: same position and keys (figures.c matched it already) */
-        json_array_foreach(levels, k, o) {
-            if (json_integer_value(json_object_get(o, "tiles")) == d->lv[i].tiles &&
-                json_integer_value(json_object_get(o, "phase")) == d->lv[i].phase &&
-                json_integer_value(json_object_get(o, "repeat")) == d->lv[i].repeat && (!hit || k == i))
-                hit = o;
-        }
-        if (hit) check_level(d, &d->lv[i], hit, r);
+        const json_t *lvj = tb_vreport_level(levels, i, &d->lv[i]);
+        if (lvj) check_level(d, &d->lv[i], lvj, r); /* a level missing in report.json fails in figures.c */
     }
 }

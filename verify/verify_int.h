@@ -101,6 +101,11 @@ double tb_vcell_real(const tb_vcsv *t, size_t r, const char *col);
 int64_t tb_vcell_int(const tb_vcsv *t, size_t r, const char *col, int64_t def);
 const char *tb_vcell(const tb_vcsv *t, size_t r, const char *col);
 
+/* The report.json entry (of the array levels) of level lv, the i-th of
+ * levels.csv: the one at position i when its tiles, phase, repeat and
+ * alone agree, else the first that agrees; NULL when none does. */
+const json_t *tb_vreport_level(const json_t *levels, size_t i, const tb_vlevel *lv);
+
 /* Mean power of a level (or idle) from its samples: per meter the
  * trapezoid over its valid samples, summed over meters; NAN when a meter
  * has none. */

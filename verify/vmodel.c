@@ -210,3 +210,22 @@ double tb_vmean_power(const tb_vsample *s, size_t n, int n_meters) {
     free(w);
     return n_meters > 0 ? sum : NAN;
 }
+
+/* The report's entry for a level: the same position when its keys agree,
+ * else the one entry with its tiles, phase, repeat and alone. */
+const json_t *tb_vreport_level(const json_t *levels, size_t i, const tb_vlevel *lv) {
+    size_t k;
+    json_t *o;
+    for (int pass = 0; pass < 2; pass++) {
+        json_array_foreach(levels, k, o) {
+            const char *alone = json_string_value(json_object_get(o, "alone"));
+            if (pass == 0 && k != i) continue;
+            if (json_integer_value(json_object_get(o, "tiles")) == lv->tiles &&
+                json_integer_value(json_object_get(o, "phase")) == lv->phase &&
+                json_integer_value(json_object_get(o, "repeat")) == lv->repeat &&
+                ((!alone && !lv->alone) || (alone && lv->alone && strcmp(alone, lv->alone) == 0)))
+                return o;
+        }
+    }
+    return NULL;
+}
