@@ -1,6 +1,6 @@
 /*
  * cmd_report.c: `tilebench report [RUN|latest] [--db FILE]
- * [--format text|html|json|csv] [-o FILE]`, the report of one stored run.
+ * [--format text|html|json|csv|hlog] [-o FILE]`, the report of one stored run.
  * Opens the database read-only, so it works while a run is writing and never
  * creates an empty database.
  */
@@ -21,7 +21,7 @@
 #define DEFAULT_DB "tilebench-results.db"
 
 static void usage(FILE *f) {
-    fputs("usage: tilebench report [RUN|latest] [--db FILE] [--format text|html|json|csv] [-o FILE]\n"
+    fputs("usage: tilebench report [RUN|latest] [--db FILE] [--format text|html|json|csv|hlog] [-o FILE]\n"
           "\n"
           "Writes the report of one stored run: its settings, meters, active idle power,\n"
           "and per load level the score, mean watts, PPKW, QoS verdict and op latencies.\n"
@@ -36,8 +36,10 @@ static void usage(FILE *f) {
           "                              (from its intended start), \"uncorrected\" from its send\n"
           "                      csv     tidy rows (level x phase x workload x tile x op) for\n"
           "                              pandas or R; units in the column names\n"
+          "                      hlog    every latency histogram as an HdrHistogram interval log\n"
+          "                              (values in µs), for HdrHistogram's own tools\n"
           "                      without --format, -o picks it by extension: .html/.htm, .json,\n"
-          "                      .csv; anything else is text\n"
+          "                      .csv, .hlog; anything else is text\n"
           "  -o, --output FILE   write to FILE instead of stdout (a regular file is replaced\n"
           "                      atomically, a device or FIFO written in place; `-` is stdout)\n"
           "  -h, --help          show this help\n"

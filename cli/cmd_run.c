@@ -50,7 +50,7 @@ static void usage(FILE *f) {
             "  --repeat N          run the sweep N times (default 1)\n"
             "  --preset NAME       demo (the tile file's stages) or compliant (VMmark-like:\n"
             "                      30m ramp-up, 3 x 40m phases, 4m active idle)\n"
-            "  --report FILE       also write the report there (.html, .json, .csv, else text)\n"
+            "  --report FILE       also write the report there (.html, .json, .csv, .hlog, else text)\n"
             "  --calibrate         run 1 tile and store each workload's throughput (and each\n"
             "                      [infra.NAME] operation's ops/hour) as the reference for\n"
             "                      this tile definition; later runs of the same definition\n"

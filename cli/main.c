@@ -18,7 +18,7 @@ static const command commands[] = {
     {"run", tb_cmd_run, "sweep load levels against the SUT, measure power, score, store"},
     {"sut", tb_cmd_sut, "start, stop or check the embedded SUT on loopback"},
     {"runs", tb_cmd_runs, "list stored runs"},
-    {"report", tb_cmd_report, "print a run's report (text, json, csv, html)"},
+    {"report", tb_cmd_report, "print a run's report (text, json, csv, html, hlog)"},
     {"compare", tb_cmd_compare, "compare runs against a baseline run at each load level (% change)"},
     {"campaign", tb_cmd_campaign, "run one sweep under several SUT configurations and compare them"},
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},

@@ -9,6 +9,8 @@
  * few hundred values, so a histogram starts sparse (8 B per non-empty bucket)
  * and only a wide or busy one turns dense (256-counter chunks allocated on
  * first use). Both layouts are exact; the BLOB format does not depend on it.
+ * Besides its own BLOB, a histogram encodes into HdrHistogram's V2 format
+ * (tb_hist_encode_hdr), for HdrHistogram's tools.
  */
 #include "qos/hist.h"
 
@@ -16,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define SUB_BITS   10u              /* 1024 sub-buckets per power of two */
 #define SUB_HALF   (1u << SUB_BITS) /* 1024 */
@@ -517,5 +520,109 @@ int tb_hist_decode(const uint8_t *buf, size_t len, tb_hist **out, char *err) {
         return -1;
     }
     *out = h;
+    return 0;
+}
+
+/* ---- HdrHistogram's V2 encoding (hist.h, tb_hist_encode_hdr) ------------ */
+
+#define HDR_V2_COOKIE      0x1c849313u /* V2 encoding base 0x1c849303, | 0x10: ZigZag LEB128 counts */
+#define HDR_V2_COMP_COOKIE 0x1c849314u /* V2 compressed base 0x1c849304 | 0x10 */
+#define HDR_HEADER_LEN     40u
+#define HDR_ZZ_MAX         9u /* LEB128-64b9B: at most 9 bytes */
+
+uint64_t tb_hist_highest_equivalent(uint64_t value_us) { return bucket_upper(bucket_of(value_us)); }
+
+static void put_be32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static void put_be64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+/* ZigZag, then LEB128 with a 9th byte of 8 bits (HdrHistogram's ZigZagEncoding). */
+static size_t put_zigzag(uint8_t *p, int64_t v) {
+    uint64_t z = ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0);
+    size_t n = 0;
+    while (n < HDR_ZZ_MAX - 1u && z >= 0x80u) {
+        p[n++] = (uint8_t)(z | 0x80u);
+        z >>= 7;
+    }
+    p[n++] = (uint8_t)z; /* the 9th byte, if reached, carries bits 56..63 */
+    return n;
+}
+
+typedef struct hdr_walk {
+    uint8_t *buf;
+    size_t pos;
+    int64_t prev; /* last index written, -1 at the start */
+} hdr_walk;
+
+static int hdr_step(void *arg, uint32_t idx, uint64_t n) {
+    hdr_walk *w = arg;
+    int64_t gap = (int64_t)idx - w->prev - 1;
+    if (gap == 1)
+        w->pos += put_zigzag(w->buf + w->pos, 0);
+    else if (gap > 1)
+        w->pos += put_zigzag(w->buf + w->pos, -gap);
+    /* counts stay below 2^63: a histogram never holds that many values */
+    w->pos += put_zigzag(w->buf + w->pos, (int64_t)n);
+    w->prev = idx;
+    return 0;
+}
+
+/* The V2 encoding, uncompressed, into a new buffer. */
+static uint8_t *encode_v2(const tb_hist *h, size_t *len) {
+    uint64_t nonempty = 0;
+    hdr_walk w = {NULL, HDR_HEADER_LEN, -1};
+    union {
+        double d;
+        uint64_t u;
+    } ratio = {1.0};
+
+    each_bucket(h, count_step, &nonempty);
+    /* each non-empty bucket: its count, and before it at most one zero run */
+    w.buf = xmalloc(HDR_HEADER_LEN + (2 * nonempty + 1) * HDR_ZZ_MAX);
+    if (nonempty == 0)
+        w.buf[w.pos++] = 0; /* index 0's count, as HdrHistogram encodes an empty one */
+    else
+        each_bucket(h, hdr_step, &w);
+    put_be32(w.buf, HDR_V2_COOKIE);
+    put_be32(w.buf + 4, (uint32_t)(w.pos - HDR_HEADER_LEN));
+    put_be32(w.buf + 8, 0);  /* normalizing index offset */
+    put_be32(w.buf + 12, 3); /* significant value digits */
+    put_be64(w.buf + 16, 1); /* lowest discernible value */
+    put_be64(w.buf + 24, TB_HIST_MAX_US);
+    put_be64(w.buf + 32, ratio.u);
+    *len = w.pos;
+    return w.buf;
+}
+
+int tb_hist_encode_hdr(const tb_hist *h, int compressed, uint8_t **out, size_t *len) {
+    size_t raw_len;
+    uint8_t *raw = encode_v2(h, &raw_len);
+    uLongf clen;
+    uint8_t *c;
+    if (!compressed) {
+        *out = raw;
+        *len = raw_len;
+        return 0;
+    }
+    clen = compressBound((uLong)raw_len);
+    c = xmalloc(8 + (size_t)clen);
+    if (compress2(c + 8, &clen, raw, (uLong)raw_len, Z_BEST_COMPRESSION) != Z_OK || clen > (uLongf)INT32_MAX) {
+        free(raw);
+        free(c);
+        *out = NULL;
+        *len = 0;
+        return -1;
+    }
+    free(raw);
+    put_be32(c, HDR_V2_COMP_COOKIE);
+    put_be32(c + 4, (uint32_t)clen);
+    *out = c;
+    *len = 8 + (size_t)clen;
     return 0;
 }

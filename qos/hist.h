@@ -83,4 +83,35 @@ int tb_hist_encode(const tb_hist *h, uint8_t **out, size_t *len);
  */
 int tb_hist_decode(const uint8_t *buf, size_t len, tb_hist **out, char *err) TB_WUR;
 
+/*
+ * HdrHistogram's own encoding of this histogram, for its tools (an interval
+ * log's lines, results/report_hlog.c). The bucket layout is HdrHistogram's for
+ * lowest discernible value 1, 3 significant digits and highest trackable value
+ * TB_HIST_MAX_US, and a bucket index equals its counts-array index, so the
+ * counts go over as they are; values are µs.
+ *
+ * Without compressed, the V2 encoding: a 40-byte big-endian header (cookie
+ * 0x1c849313, payload length, normalizing index offset 0, significant digits
+ * 3, lowest 1, highest 100000000, integer-to-double ratio 1.0 as an IEEE 754
+ * double), then the payload: the counts from index 0 up to the highest
+ * non-empty one, each as a ZigZag LEB128 varint (the 9-byte variant: a 9th
+ * byte holds 8 bits), a run of two or more empty buckets as one negative
+ * number (minus the run's length) and a single empty one as 0, as the Java
+ * and JavaScript encoders do. An empty histogram's payload is one 0 (index 0).
+ * With compressed, the compressed form: cookie 0x1c849314, the length of what
+ * follows, then the V2 encoding deflated in zlib's format.
+ *
+ * Sources: HdrHistogram's AbstractHistogram.encodeIntoByteBuffer and
+ * encodeIntoCompressedByteBuffer (Java), ZigZagEncoding.java, and
+ * HdrHistogram_c's hdr_histogram_log.c. The exact min/max/sum and the
+ * clamped count are not part of the format (a clamped value is in the top
+ * bucket). *out is malloc'd, caller frees. Returns 0, or -1 when zlib fails
+ * (*out = NULL).
+ */
+int tb_hist_encode_hdr(const tb_hist *h, int compressed, uint8_t **out, size_t *len) TB_WUR;
+/* The largest value in value_us's bucket (HdrHistogram's
+ * highestEquivalentValue); a value above TB_HIST_MAX_US counts as
+ * TB_HIST_MAX_US, as tb_hist_record clamps it. */
+uint64_t tb_hist_highest_equivalent(uint64_t value_us);
+
 #endif

@@ -109,6 +109,8 @@ typedef struct tb_model_op {
     int metric;       /* counts toward the workload's throughput (0 also for rows before schema 3) */
     tb_hist *hist;    /* with TB_MODEL_OP_HISTS: corrected latency, µs; NULL when none or unreadable */
     char *hist_error; /* with TB_MODEL_OP_HISTS: why the stored histogram does not decode, else NULL */
+    /* with TB_MODEL_OP_HISTS: latency from the actual send, µs; NULL when none or unreadable */
+    tb_hist *hist_uncorrected;
 } tb_model_op;
 
 typedef struct tb_model_workload {
@@ -254,7 +256,8 @@ typedef struct tb_model_run {
  * verdicts (for validate): no meters, telemetry, workloads, events, host or
  * settings. */
 #define TB_MODEL_VERDICTS_ONLY 2
-/* Also decode each op's corrected latency histogram (ops_list[k].hist). */
+/* Also decode each op's corrected latency histogram (ops_list[k].hist) and
+ * keep its uncorrected one (hist_uncorrected). */
 #define TB_MODEL_OP_HISTS 4
 /* Strings as stored, not made UTF-8 (validate and compare print them so). */
 #define TB_MODEL_RAW_TEXT 8

@@ -65,8 +65,9 @@ static void read_op_hist(sqlite3_stmt *st, tb_model_op *op) {
 
 /* An op's latency from the actual send (ops.hist_uncorrected), beside its
  * own corrected figures: NaN where it has no such histogram or it is empty;
- * not readable when the blob does not decode. */
-static void read_uncorrected(sqlite3_stmt *st, tb_model_op *op) {
+ * not readable when the blob does not decode. keep: the histogram stays in
+ * op->hist_uncorrected (TB_MODEL_OP_HISTS). */
+static void read_uncorrected(sqlite3_stmt *st, tb_model_op *op, int keep) {
     static const double pcts[TB_MODEL_UNC_PCTS] = {50, 90, 95, 99, 99.9};
     const void *blob = sqlite3_column_blob(st, OPS_UNC_COL);
     int blen = sqlite3_column_bytes(st, OPS_UNC_COL), have;
@@ -88,7 +89,10 @@ static void read_uncorrected(sqlite3_stmt *st, tb_model_op *op) {
             op->unc_pct_ms[i] = (double)tb_hist_percentile(h, pcts[i]) / 1000.0;
         op->unc_max_ms = (double)tb_hist_max(h) / 1000.0;
     }
-    tb_hist_free(h);
+    if (keep)
+        op->hist_uncorrected = h;
+    else
+        tb_hist_free(h);
 }
 
 static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_id, tb_model_workload *w, int flags) {
@@ -122,7 +126,7 @@ static int read_workload_ops(tb_model_ctx *c, level_stmts *ls, int64_t workload_
                 op->errors_by_class[k] = v;
                 w->errors_by_class[k] += v > 0 ? (uint64_t)v : 0;
             }
-        read_uncorrected(st, op);
+        read_uncorrected(st, op, (flags & TB_MODEL_OP_HISTS) != 0);
         op->metric = sqlite3_column_int(st, OPS_HIST_COL + 1) != 0;
         if (flags & TB_MODEL_OP_HISTS) read_op_hist(st, op);
     }

@@ -395,6 +395,7 @@ static void level_free(tb_model_level *lv) {
             free(w->ops_list[k].name);
             free(w->ops_list[k].hist_error);
             tb_hist_free(w->ops_list[k].hist);
+            tb_hist_free(w->ops_list[k].hist_uncorrected);
         }
         free(w->ops_list);
         free(w->name);

@@ -1,7 +1,7 @@
 /*
  * report.c: the report entry points. Reads a stored run once into the typed
  * read model (model.h) and hands it to the renderer of the chosen format
- * (report_json.c, report_text.c, report_csv.c, report_html.c), so every view
+ * (report_json.c, report_text.c, report_csv.c, report_html.c, report_hlog.c), so every view
  * shows the same snapshot; lists the runs of a database. Reads only.
  */
 #include "results/report.h"
@@ -23,8 +23,10 @@ int tb_report_parse_format(const char *s, tb_report_format *out, char *err) {
         *out = TB_REPORT_HTML;
     else if (s && strcmp(s, "csv") == 0)
         *out = TB_REPORT_CSV;
+    else if (s && strcmp(s, "hlog") == 0)
+        *out = TB_REPORT_HLOG;
     else {
-        tb_seterr(err, "unknown report format '%s' (use text, json, html or csv)", s ? s : "");
+        tb_seterr(err, "unknown report format '%s' (use text, json, html, csv or hlog)", s ? s : "");
         return -1;
     }
     return 0;
@@ -41,17 +43,20 @@ tb_report_format tb_report_format_for_path(const char *path) {
     if (ends_with(path, ".json")) return TB_REPORT_JSON;
     if (ends_with(path, ".html") || ends_with(path, ".htm")) return TB_REPORT_HTML;
     if (ends_with(path, ".csv")) return TB_REPORT_CSV;
+    if (ends_with(path, ".hlog")) return TB_REPORT_HLOG;
     return TB_REPORT_TEXT;
 }
 
 int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) {
     tb_model_run *r = NULL;
-    int rc, flags = TB_MODEL_MERGED_LATENCY; /* every format: also the interference table's percentiles */
+    /* every format but hlog: also the interference table's percentiles; hlog: each op's histograms */
+    int rc, flags = fmt == TB_REPORT_HLOG ? TB_MODEL_OP_HISTS : TB_MODEL_MERGED_LATENCY;
     if (tb_model_read_run(s, run_id, flags, &r, err) != 0) return -1;
     switch (fmt) {
     case TB_REPORT_JSON: rc = tb_report_write_json(r, f, err); break;
     case TB_REPORT_HTML: rc = tb_report_write_html(r, f, err); break;
     case TB_REPORT_CSV: rc = tb_report_write_csv(r, f, err); break;
+    case TB_REPORT_HLOG: rc = tb_report_write_hlog(r, f, err); break;
     case TB_REPORT_TEXT:
     default: rc = tb_report_write_text(r, f, err); break;
     }

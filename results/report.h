@@ -12,11 +12,12 @@
 
 #include "results/store.h"
 
-typedef enum { TB_REPORT_TEXT = 0, TB_REPORT_JSON, TB_REPORT_HTML, TB_REPORT_CSV } tb_report_format;
+/* HLOG: the run's latency histograms as an HdrHistogram interval log (report_hlog.c). */
+typedef enum { TB_REPORT_TEXT = 0, TB_REPORT_JSON, TB_REPORT_HTML, TB_REPORT_CSV, TB_REPORT_HLOG } tb_report_format;
 
-/* Parses "text" / "json" / "html" / "csv". 0 or -1 with err naming the value. */
+/* Parses "text" / "json" / "html" / "csv" / "hlog". 0 or -1 with err naming the value. */
 int tb_report_parse_format(const char *s, tb_report_format *out, char *err) TB_WUR;
-/* The format a file name asks for: .json, .html or .htm, .csv (any case);
+/* The format a file name asks for: .json, .html or .htm, .csv, .hlog (any case);
  * anything else is text. `run --report` and `report -o` both use it. */
 tb_report_format tb_report_format_for_path(const char *path);
 

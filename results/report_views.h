@@ -14,6 +14,8 @@ int tb_report_write_json(const tb_model_run *r, FILE *f, char *err) TB_WUR; /* r
 int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) TB_WUR; /* report_text.c */
 int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) TB_WUR;  /* report_csv.c */
 int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) TB_WUR; /* report_html.c */
+/* needs TB_MODEL_OP_HISTS */
+int tb_report_write_hlog(const tb_model_run *r, FILE *f, char *err) TB_WUR; /* report_hlog.c */
 /* The consolidation-interference table of a run with alone levels
  * (--interference; report_interference.c): nothing (NULL) without one. */
 struct json_t;

@@ -606,8 +606,10 @@ static void test_parse_formats(void **state) {
     assert_int_equal(fmt, TB_REPORT_HTML);
     assert_int_equal(tb_report_parse_format("csv", &fmt, err), 0);
     assert_int_equal(fmt, TB_REPORT_CSV);
+    assert_int_equal(tb_report_parse_format("hlog", &fmt, err), 0);
+    assert_int_equal(fmt, TB_REPORT_HLOG);
     assert_int_equal(tb_report_parse_format("HTML", &fmt, err), -1);
-    assert_string_equal(err, "unknown report format 'HTML' (use text, json, html or csv)");
+    assert_string_equal(err, "unknown report format 'HTML' (use text, json, html, csv or hlog)");
 }
 
 /* ---- errors by class and rules not judged: golden output ----------------------- */
@@ -873,6 +875,7 @@ static void test_format_for_path(void **state) {
     assert_int_equal(tb_report_format_for_path("r.html"), TB_REPORT_HTML);
     assert_int_equal(tb_report_format_for_path("/a.b/r.htm"), TB_REPORT_HTML);
     assert_int_equal(tb_report_format_for_path("r.csv"), TB_REPORT_CSV);
+    assert_int_equal(tb_report_format_for_path("histograms.HLOG"), TB_REPORT_HLOG);
     assert_int_equal(tb_report_format_for_path("r.txt"), TB_REPORT_TEXT);
     assert_int_equal(tb_report_format_for_path("html"), TB_REPORT_TEXT);
     assert_int_equal(tb_report_format_for_path("r"), TB_REPORT_TEXT);
