@@ -9,10 +9,10 @@
 #    with the manifest's hash rewritten to match, exit 1 naming the level's
 #    recomputed mean power (and PPKW), and no hash;
 #  - a garbage file, an empty tar and a bundle without manifest.json: exit 2.
-# The bundles come from `tilebench publish` when the binary has it; else the
-# test writes them itself from the database by the rules of docs/bundle.md
-# (sqlite3 CSV, the reports, sha256sum), so check is tested against a bundle
-# that no tilebench code assembled.
+# The bundles come from `tilebench publish` when the binary has it; the clean
+# run's is also written by the test itself from the database by the rules of
+# docs/bundle.md (sqlite3 CSV, the reports, sha256sum), so check is tested
+# against a bundle that no tilebench code assembled as well.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -57,17 +57,22 @@ csv_table() {
 
 # make_bundle RUN OUT: the bundle of RUN, by `tilebench publish` when it exists.
 make_bundle() {
-    local run=$1 out=$2 uuid dir lv
     if "$TB" publish --help >/dev/null 2>&1; then
-        "$TB" publish "$run" --db "$DB" -o "$out" >"$T/publish.log" 2>&1 || fail "publish $run: $(cat "$T/publish.log")"
-        return
+        "$TB" publish "$1" --db "$DB" -o "$2" >"$T/publish.log" 2>&1 || fail "publish $1: $(cat "$T/publish.log")"
+    else
+        bundle_by_hand "$1" "$2"
     fi
+}
+
+# bundle_by_hand RUN OUT: the bundle of RUN written by this test alone.
+bundle_by_hand() {
+    local run=$1 out=$2 uuid dir lv
     uuid=$(cat /proc/sys/kernel/random/uuid)
     dir="$T/mk/tilebench-run-$uuid"
     rm -rf "$T/mk" && mkdir -p "$dir/data"
     q "SELECT config_text FROM runs WHERE id = $run" >"$dir/tiles.ini"
     for f in json csv html; do "$TB" report "$run" --db "$DB" --format $f -o "$dir/report.$f" || fail "report $f"; done
-    "$TB" report "$run" --db "$DB" --format hlog -o "$dir/histograms.hlog" 2>/dev/null || rm -f "$dir/histograms.hlog"
+    "$TB" report "$run" --db "$DB" --format hlog -o "$dir/histograms.hlog" || fail "report hlog"
     lv="level_id IN (SELECT id FROM levels WHERE run_id = $run)"
     csv_table "$run" runs "id = $run" >"$dir/data/runs.csv"
     for t in meters hosts levels power_samples telemetry_samples events; do
@@ -104,6 +109,7 @@ hasnt() { ! grep -q -- "$2" "$T/$1.out" || fail "check $1: unexpected '$2': $(gr
 
 make_bundle 1 "$T/good.tar.gz"
 make_bundle 2 "$T/nan.tar.gz"
+bundle_by_hand 1 "$T/hand.tar.gz"
 
 # ---- a clean run: compliant; each kind of check ran ----
 check_rc good 0 "$T/good.tar.gz"
@@ -113,6 +119,10 @@ hasnt good "^FAIL"
 "$TB" check "$T/good.tar.gz" --json >"$T/good.json" || fail "check --json exited $?"
 expect "--json: one entry per line" "$(jq length "$T/good.json")" -eq "$(grep -c '^PASS' "$T/good.out")"
 expect "--json: all pass" "$(jq '[.[] | select(.pass | not)] | length' "$T/good.json")" -eq 0
+
+# the same run's bundle as this test writes it: check reads the format, not one writer's habits
+check_rc hand 0 "$T/hand.tar.gz"
+hasnt hand "^FAIL"
 
 # ---- half the samples NaN: the bad-samples rule fails, the figures still agree ----
 check_rc nan 1 "$T/nan.tar.gz"
