@@ -205,9 +205,27 @@ static double tile_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv, 
     return lv->alone ? (isnan(alone) ? 0.0 : alone) : tb_v_geomean(norms, n);
 }
 
+/* An operation's ops per hour and normalized throughput against its entry
+ * in the level's "infra" array of report.json. */
+static void compare_infra(const tb_vlevel *lv, const json_t *lvj, const char *name, double oph, double norm,
+                          tb_vresult *r, size_t *n_ok) {
+    size_t i;
+    json_t *o, *hit = NULL;
+    char what[200];
+    json_array_foreach(json_object_get(lvj, "infra"), i, o) {
+        const char *n = json_string_value(json_object_get(o, "name"));
+        if (n && name && strcmp(n, name) == 0) hit = o;
+    }
+    snprintf(what, sizeof what, "infra.%s ops_per_hour", name ? name : "?");
+    cmp(r, lv->tag, what, hit, "ops_per_hour", oph, n_ok);
+    snprintf(what, sizeof what, "infra.%s normalized", name ? name : "?");
+    cmp(r, lv->tag, what, hit, "normalized", norm, n_ok);
+}
+
 /* The level's infrastructure score (NAN: none ran, or one has no
  * reference); *ran when it has infra rows. */
-static double infra_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv, int *ran) {
+static double infra_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv, const json_t *lvj, int *ran,
+                          tb_vresult *r, size_t *n_ok) {
     double norms[64];
     size_t n = 0;
     int unknown = 0;
@@ -219,6 +237,7 @@ static double infra_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv,
         if (tb_vcell_int(&d->infra, i, "level_id", -1) != lv->id) continue;
         *ran = 1;
         oph = (double)tb_vcell_int(&d->infra, i, "ops", 0) / lv->window_s * 3600.0;
+        compare_infra(lv, lvj, name, oph, def && def->ref > 0.0 ? oph / def->ref : NAN, r, n_ok);
         if (!def || !(def->ref > 0.0))
             unknown = 1;
         else if (n < sizeof norms / sizeof norms[0])
@@ -234,7 +253,7 @@ static void check_level(const tb_vdata *d, const refs *f, const tb_vlevel *lv, c
     int ran;
     for (int64_t t = 1; t <= lv->tiles; t++)
         app += tile_score(d, f, lv, lvj, t, r, &n_ok);
-    infra = infra_score(d, f, lv, &ran);
+    infra = infra_score(d, f, lv, lvj, &ran, r, &n_ok);
     score = isnan(infra) ? app : 0.8 * app + 0.2 * infra; /* VMmark 3: 80% applications, 20% infrastructure */
     watts = tb_vmean_power(lv->s, lv->n_s, d->n_meters);
     ppkw = watts > 0.0 ? score / (watts / 1000.0) : NAN;
