@@ -324,6 +324,8 @@ static void summary_level(const tb_vdata *d, const lres *res, int64_t tiles, sta
                           const json_t *sj, tb_vresult *r, size_t *n_ok) {
     double *v_sc = xcalloc(d->n_lv + 1, sizeof(double)), *v_w = xcalloc(d->n_lv + 1, sizeof(double));
     double *v_pk = xcalloc(d->n_lv + 1, sizeof(double)), *ph = xcalloc(d->n_lv + 1, sizeof(double));
+    double *v_app = xcalloc(d->n_lv + 1, sizeof(double)), *v_inf = xcalloc(d->n_lv + 1, sizeof(double));
+    stat3 app, inf;
     size_t *idx = xcalloc(d->n_lv + 1, sizeof(size_t)), reps = 0;
     int64_t max_rep = 0;
     char tag[64];
@@ -341,11 +343,15 @@ static void summary_level(const tb_vdata *d, const lres *res, int64_t tiles, sta
         m = tb_v_median_index(ph, k);
         v_sc[reps] = res[idx[m]].score;
         v_w[reps] = res[idx[m]].watts;
+        v_app[reps] = res[idx[m]].app;
+        v_inf[reps] = res[idx[m]].infra;
         v_pk[reps++] = res[idx[m]].ppkw;
     }
     *sc = stats(v_sc, reps);
     *w = stats(v_w, reps);
     *pk = stats(v_pk, reps);
+    app = stats(v_app, reps);
+    inf = stats(v_inf, reps);
     snprintf(tag, sizeof tag, "summary (tiles %lld)", (long long)tiles);
     if (!sj) {
         tb_vresult_add(r, 0, "figure", "a summary entry per load level", "%s: not in report.json", tag);
@@ -353,10 +359,14 @@ static void summary_level(const tb_vdata *d, const lres *res, int64_t tiles, sta
         cmp_stats(r, tag, "score", sj, sc, n_ok);
         cmp_stats(r, tag, "avg_watts", sj, w, n_ok);
         cmp_stats(r, tag, "ppkw", sj, pk, n_ok);
+        cmp_stats(r, tag, "app_score", sj, &app, n_ok);
+        cmp_stats(r, tag, "infra_score", sj, &inf, n_ok);
     }
     free(v_sc);
     free(v_w);
     free(v_pk);
+    free(v_app);
+    free(v_inf);
     free(ph);
     free(idx);
 }
