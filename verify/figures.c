@@ -199,6 +199,8 @@ static double tile_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv, 
         cmp(r, lv->tag, what, pj, "throughput", thr, n_ok);
         snprintf(what, sizeof what, "tile %lld %s normalized", (long long)tile, name);
         cmp(r, lv->tag, what, pj, "normalized", norm, n_ok);
+        snprintf(what, sizeof what, "tile %lld %s reference", (long long)tile, name);
+        cmp(r, lv->tag, what, pj, "reference", def->ref, n_ok);
         if (n < sizeof norms / sizeof norms[0]) norms[n++] = norm;
         if (lv->alone && strcmp(lv->alone, name) == 0) alone = norm;
     }
