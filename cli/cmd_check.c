@@ -16,13 +16,8 @@
 
 #include "cli/commands.h"
 #include "common/tb_common.h"
-#include "verify/verify.h"
-#if defined(__has_include)
-#if __has_include("publish/publish.h")
 #include "publish/publish.h"
-#define TB_CHECK_HAS_PUBLISH 1
-#endif
-#endif
+#include "verify/verify.h"
 
 #define DEFAULT_DB "tilebench-results.db"
 
@@ -96,7 +91,6 @@ static int looks_like_run(const char *s) {
  * path, the folder into dir (both removed by the caller). */
 static int publish_run(const char *db, const char *which, char *dir, size_t dir_len, char *path, size_t path_len,
                        char *err) {
-#ifdef TB_CHECK_HAS_PUBLISH
     tb_publish_done done;
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, dir_len, "%s/tilebench-check.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -106,17 +100,7 @@ static int publish_run(const char *db, const char *which, char *dir, size_t dir_
         return -1;
     }
     snprintf(path, path_len, "%s/bundle.tar.gz", dir);
-    if (tb_publish_bundle(db, which, path, &done, err) != 0) return -1;
-    return 0;
-#else
-    (void)db;
-    (void)dir_len;
-    (void)path;
-    (void)path_len;
-    dir[0] = '\0';
-    tb_seterr(err, "run %s: this build has no `tilebench publish`; check a bundle file instead", which);
-    return -1;
-#endif
+    return tb_publish_bundle(db, which, path, &done, err) != 0 ? -1 : 0;
 }
 
 int tb_cmd_check(int argc, char **argv) {

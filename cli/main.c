@@ -22,6 +22,7 @@ static const command commands[] = {
     {"compare", tb_cmd_compare, "compare runs against a baseline run at each load level (% change)"},
     {"campaign", tb_cmd_campaign, "run one sweep under several SUT configurations and compare them"},
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},
+    {"publish", tb_cmd_publish, "write a run's result bundle (tar.gz), or a static site of every run"},
     {"check", tb_cmd_check, "verify a result bundle: hashes, figures recomputed, run rules"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
     {"meter", tb_cmd_meter, "probe a power meter, or run the meter emulator"},
@@ -52,7 +53,7 @@ int main(int argc, char **argv) {
         return TB_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("tilebench %s\n", TB_VERSION);
+        printf("tilebench %s (source revision %s)\n", TB_VERSION, TB_SOURCE_REVISION);
         return TB_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

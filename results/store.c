@@ -49,9 +49,14 @@ enum {
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
+    /* uuid: a random version 4 UUID, the expression of migration 10 -> 11 */
     [ST_RUN] = "INSERT INTO runs (label, status, tile_name, tile_spec, started_at, tilebench_version,"
-               " host_json, settings_json, config_text, writer_pid, writer_start, campaign_id, campaign_config)"
-               " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+               " host_json, settings_json, config_text, writer_pid, writer_start, campaign_id, campaign_config,"
+               " source_revision, uuid)"
+               " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+               " lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||"
+               " substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) ||"
+               " substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))))",
     [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated, serial, firmware, driver,"
                  " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms, host)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
@@ -654,6 +659,7 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
     else
         sqlite3_bind_null(st, 11);
     bind_text(st, 12, info->campaign_id > 0 ? info->campaign_config : NULL, 1);
+    bind_text(st, 13, TB_SOURCE_REVISION, 0);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     id = sqlite3_last_insert_rowid(s->db);
     st = s->st[ST_METER];

@@ -356,6 +356,19 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "  output TEXT NOT NULL"
     ");"
     "CREATE INDEX infra_outputs_level ON infra_outputs(level_id);",
+    /* 10 -> 11: published result bundles (issue 23, docs/bundle.md). uuid
+     * names a run outside its database: lower-case 8-4-4-4-12 hex, random
+     * version 4 (RFC 4122 section 4.4: the version nibble 4, the variant
+     * bits 10, the rest random), set when the run is created (store.c) and
+     * here for every older run. source_revision is the git revision the
+     * writing tilebench was built from ("unknown" outside a git checkout;
+     * NULL on older runs). */
+    "ALTER TABLE runs ADD COLUMN uuid TEXT;"
+    "ALTER TABLE runs ADD COLUMN source_revision TEXT;"
+    "UPDATE runs SET uuid = lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||"
+    " substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) ||"
+    " substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)));"
+    "CREATE UNIQUE INDEX runs_uuid ON runs(uuid);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

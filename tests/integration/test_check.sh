@@ -9,10 +9,12 @@
 #    with the manifest's hash rewritten to match, exit 1 naming the level's
 #    recomputed mean power (and PPKW), and no hash;
 #  - a garbage file, an empty tar and a bundle without manifest.json: exit 2.
-# The bundles come from `tilebench publish` when the binary has it; the clean
-# run's is also written by the test itself from the database by the rules of
-# docs/bundle.md (sqlite3 CSV, the reports, sha256sum), so check is tested
-# against a bundle that no tilebench code assembled as well.
+# The bundles come from `tilebench publish`; the clean run's is also written
+# by the test itself from the database by the rules of docs/bundle.md (sqlite3
+# CSV, the reports, sha256sum), so check is tested against a bundle that no
+# tilebench code assembled as well.
+#  - `check RUN` publishes the run first: the clean run exits 0, the NaN run 1,
+#    an unknown run 2.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -55,13 +57,9 @@ csv_table() {
     sqlite3 -batch -noheader -csv "$DB" "SELECT $sel FROM \"$table\" WHERE $where ORDER BY rowid"
 }
 
-# make_bundle RUN OUT: the bundle of RUN, by `tilebench publish` when it exists.
+# make_bundle RUN OUT: the bundle of RUN, by `tilebench publish`.
 make_bundle() {
-    if "$TB" publish --help >/dev/null 2>&1; then
-        "$TB" publish "$1" --db "$DB" -o "$2" >"$T/publish.log" 2>&1 || fail "publish $1: $(cat "$T/publish.log")"
-    else
-        bundle_by_hand "$1" "$2"
-    fi
+    "$TB" publish "$1" --db "$DB" -o "$2" >"$T/publish.log" 2>&1 || fail "publish $1: $(cat "$T/publish.log")"
 }
 
 # bundle_by_hand RUN OUT: the bundle of RUN written by this test alone.
@@ -178,12 +176,11 @@ grep -q "no $B/manifest.json" "$T/nomanifest.err" || fail "no manifest: no reaso
 check_rc missing 2 "$T/no-such-bundle.tar.gz"
 
 # ---- RUN: published to a temporary folder, then checked ----
-if "$TB" publish --help >/dev/null 2>&1; then
-    check_rc run1 0 1 --db "$DB"
-    check_rc run2 1 latest --db "$DB"
-    has run2 "^FAIL rule bad samples"
-else
-    check_rc run1 2 1 --db "$DB"
-    grep -q "no .tilebench publish." "$T/run1.err" || fail "run without publish: $(cat "$T/run1.err")"
-fi
+mkdir "$T/tmp"
+TMPDIR="$T/tmp" check_rc run1 0 1 --db "$DB"
+TMPDIR="$T/tmp" check_rc run2 1 latest --db "$DB"
+has run2 "^FAIL rule bad samples"
+TMPDIR="$T/tmp" check_rc run9 2 9 --db "$DB"
+[ -s "$T/run9.err" ] || fail "check 9: no reason given"
+expect "temporary folders left by check RUN" "$(find "$T/tmp" -mindepth 1 | wc -l)" -eq 0
 echo "PASS test_check"

@@ -868,6 +868,98 @@ static void test_golden_html(void **state) {
 }
 
 /* The format a file name asks for, the same for `run --report` and `report -o`. */
+/* ---- HdrHistogram interval log ----------------------------------------------------- */
+
+/* A run of one level (tile 1) whose steady state starts 65 s after the run
+ * and lasts 60 s; workload "we b" with op "Home Page,2" (kv.GET's values as
+ * corrected, tile 1's HomePage values as uncorrected latency) and an op
+ * "idle" that completed none and has no histogram. */
+static int64_t store_hlog_run(const fix *f) {
+    tb_store *s = NULL;
+    tb_run_info ri;
+    tb_op_result ops[2];
+    tb_workload_result w;
+    tb_level_result lr;
+    char err[TB_ERR_LEN] = "";
+    int64_t id = 0;
+    memset(&ri, 0, sizeof ri);
+    memset(ops, 0, sizeof ops);
+    memset(&w, 0, sizeof w);
+    memset(&lr, 0, sizeof lr);
+    ri.label = "hlog";
+    ri.tile_name = "t";
+    ri.tile_spec = "1";
+    ri.config_text = "";
+    ri.settings_json = "{}";
+    ri.host_json = "{}";
+    ri.started_wall_us = (int64_t)1780000000 * 1000000;
+    snprintf(ops[0].name, sizeof ops[0].name, "Home Page,2");
+    ops[0].count = 300;
+    ops[0].hist = f->get;
+    ops[0].hist_uncorrected = f->home[1];
+    snprintf(ops[1].name, sizeof ops[1].name, "idle");
+    snprintf(w.name, sizeof w.name, "we b");
+    snprintf(w.unit, sizeof w.unit, "ops/s");
+    w.tile = 1;
+    w.ops = 300;
+    w.n_ops = 2;
+    w.op_results = ops;
+    lr.tiles = 1;
+    lr.phase = 1;
+    lr.steady_us = 60000000;
+    lr.steady_start_wall_us = ri.started_wall_us + 65000000;
+    lr.steady_end_wall_us = lr.steady_start_wall_us + 60000000;
+    lr.valid = lr.qos_pass = 1;
+    lr.telemetry.cpu_util_pct = lr.telemetry.avg_freq_mhz = NAN;
+    lr.n_workloads = 1;
+    lr.workloads = &w;
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(tb_store_begin_run(s, &ri, &id, err), 0);
+    assert_int_equal(tb_store_put_level(s, id, &lr, err), 0);
+    assert_int_equal(tb_store_finish_run(s, id, TB_RUN_COMPLETE, 1, err), 0);
+    tb_store_close(s);
+    return id;
+}
+
+static void test_hlog(void **state) {
+    fix *f = *state;
+    int64_t id = store_hlog_run(f);
+    char *log = render(f, id, TB_REPORT_HLOG), *p;
+    /* StartTime/BaseTime: the run's start; the legend, then one line per
+     * stored histogram: ',' and blanks in names are '_'; start 65 s after
+     * BaseTime, 60 s long; Interval_Max in ms: GET's max 1047 µs (exact
+     * below 2048), HomePage's 11347 µs in the bucket 11344..11351 */
+    assert_non_null(strstr(log, "\n#[StartTime: 1780000000.000 (seconds since epoch), 2026-05-28T20:26:40Z]\n"));
+    assert_non_null(strstr(log, "\n#[BaseTime: 1780000000.000 (seconds since epoch)]\n"));
+    p = strstr(log, "\n\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n");
+    assert_non_null(p);
+    p = strchr(p + 1, '\n') + 1;
+    assert_int_equal(strncmp(p, "Tag=L1/T1/we_b/Home_Page_2,65.000,60.000,1.047,HISTF", 52), 0);
+    p = strchr(p, '\n') + 1;
+    assert_int_equal(strncmp(p, "Tag=L1/T1/we_b/Home_Page_2/uncorrected,65.000,60.000,11.351,HISTF", 65), 0);
+    p = strchr(p, '\n') + 1;
+    assert_string_equal(p, ""); /* "idle": no histogram stored, no line */
+    assert_int_equal(count_of(log, "Tag="), 2);
+    free(log);
+}
+
+/* A level without a known steady-state start cannot be placed on the log's
+ * time line: the report refuses it, naming the level. */
+static void test_hlog_needs_steady_start(void **state) {
+    fix *f = *state;
+    int64_t id = store_run(f, 1, TB_RUN_COMPLETE, 0);
+    tb_store *s = NULL;
+    char *buf = NULL, err[TB_ERR_LEN] = "";
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_int_equal(tb_store_open_readonly(f->db, &s, err), 0);
+    assert_int_equal(tb_report_write(s, id, TB_REPORT_HLOG, out, err), -1);
+    assert_string_equal(err, "hlog: level 1: steady_start '' is not an ISO 8601 UTC time");
+    fclose(out);
+    free(buf);
+    tb_store_close(s);
+}
+
 static void test_format_for_path(void **state) {
     (void)state;
     assert_int_equal(tb_report_format_for_path("r.json"), TB_REPORT_JSON);
@@ -898,6 +990,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_golden_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_html, setup, teardown),
         cmocka_unit_test(test_format_for_path),
+        cmocka_unit_test_setup_teardown(test_hlog, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hlog_needs_steady_start, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
