@@ -86,6 +86,23 @@ static int load_table(const tb_vbundle *b, const char *table, int optional, tb_v
     return tb_vcsv_parse(path, (const char *)f->data, f->len, t, err);
 }
 
+/* Each of the space-separated columns is in t's header: -1 with err if not. */
+static int need_cols(const tb_vcsv *t, const char *cols, char *err) {
+    char name[64];
+    for (const char *p = cols; *p;) {
+        size_t k = strcspn(p, " ");
+        snprintf(name, sizeof name, "%.*s", (int)k, p);
+        if (tb_vcsv_col(t, name) < 0) {
+            tb_seterr(err, "%s: no column %s (the table's columns, docs/bundle.md)", t->name, name);
+            return -1;
+        }
+        p += k;
+        while (*p == ' ')
+            p++;
+    }
+    return 0;
+}
+
 static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
     struct {
         const char *name;
@@ -104,6 +121,15 @@ static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
                   {"calibrations", 1, &d->calibrations}};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (load_table(b, tables[i].name, tables[i].optional, tables[i].t, err) != 0) return -1;
+    if (need_cols(&d->runs, "settings_json config_text", err) != 0 || need_cols(&d->meters, "idx", err) != 0 ||
+        need_cols(&d->levels, "id tiles phase steady_start_mono_us steady_end_mono_us", err) != 0 ||
+        need_cols(&d->workloads, "id level_id name tile", err) != 0 ||
+        need_cols(&d->ops, "workload_id name count errors", err) != 0 ||
+        need_cols(&d->qos, "level_id rule limit tile judged min_ops", err) != 0 ||
+        need_cols(&d->power, "level_id meter_idx mono_us watts flags", err) != 0 ||
+        need_cols(&d->events, "message", err) != 0 ||
+        (d->infra.n_cols && need_cols(&d->infra, "level_id name ops", err) != 0))
+        return -1;
     if (d->runs.n_rows != 1) {
         tb_seterr(err, "data/runs.csv: %zu rows (a bundle holds one run)", d->runs.n_rows);
         return -1;
@@ -121,9 +147,12 @@ static int load_rest(const tb_vbundle *b, tb_vdata *d, tb_vresult *r, char *err)
         tb_seterr(err, "report.json is missing");
         return -1;
     }
-    if (!(d->report = json_loadb((const char *)f->data, f->len, 0, &je)) ||
-        !json_is_object(json_object_get(d->report, "run"))) {
-        tb_seterr(err, "report.json line %d: %s", je.line, d->report ? "no \"run\" object" : je.text);
+    if (!(d->report = json_loadb((const char *)f->data, f->len, 0, &je))) {
+        tb_seterr(err, "report.json line %d: %s", je.line, je.text);
+        return -1;
+    }
+    if (!json_is_object(json_object_get(d->report, "run"))) {
+        tb_seterr(err, "report.json: no \"run\" object");
         return -1;
     }
     d->settings = settings ? json_loads(settings, 0, &je) : json_object();
