@@ -489,6 +489,124 @@ static void test_unreadable_bundles(void **state) {
     tb_vresult_free(&r);
 }
 
+/* ---- figures recomputed against a run worked out by hand ---- */
+
+/* One level of 1 tile, steady window [0, 4 s), one meter at 0.5, 1.5, 2.5
+ * and 3.5 s reading 100, 200, 200, 100 W: (150 + 200 + 150) / 3 W. kv: 120
+ * GET + 80 SET in 4 s = 50 ops/s against 50: normalized 1. mail in OPM: 200
+ * actions in 4 s = 3000 OPM against 600: 5. Tile score sqrt(5). Active idle
+ * two samples at 80 W. */
+#define HAND_W     (500.0 / 3.0)
+#define HAND_SCORE 2.23606797749979
+#define HAND_IDLE  80.0
+
+static const char *const hand_config = "[tile]\nname = hand\n[workload.kv]\nkind = kv\nreference = 50\n"
+                                       "[workload.mail]\nkind = mail\nunit = OPM\nreference = 600\n";
+
+static json_t *stats3(double v) { return json_pack("{s:f, s:f, s:f}", "mean", v, "min", v, "max", v); }
+
+static json_t *hand_report(void) {
+    double ppkw = HAND_SCORE / (HAND_W / 1000.0);
+    json_t *wls = json_pack("[{s:s, s:i, s:f, s:f, s:f}, {s:s, s:i, s:f, s:f, s:f}]", "name", "kv", "tile", 1,
+                            "throughput", 50.0, "normalized", 1.0, "reference", 50.0, "name", "mail", "tile", 1,
+                            "throughput", 3000.0, "normalized", 5.0, "reference", 600.0);
+    json_t *lv =
+        json_pack("{s:i, s:i, s:i, s:n, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:n, s:o}", "tiles", 1, "phase", 1, "repeat",
+                  1, "alone", "score", HAND_SCORE, "avg_watts", HAND_W, "ppkw", ppkw, "steady_s", 4.0, "samples_total",
+                  4, "samples_bad", 0, "app_score", HAND_SCORE, "infra_score", "workloads", wls);
+    json_t *sum = json_pack("{s:i, s:o, s:o, s:o, s:o, s:{s:n, s:n, s:n}}", "tiles", 1, "score", stats3(HAND_SCORE),
+                            "avg_watts", stats3(HAND_W), "ppkw", stats3(ppkw), "app_score", stats3(HAND_SCORE),
+                            "infra_score", "mean", "min", "max");
+    return json_pack("{s:{s:[o], s:[o], s:f, s:f, s:f, s:f}}", "run", "levels", lv, "summary", sum, "peak_score",
+                     HAND_SCORE, "peak_ppkw", ppkw, "active_idle_watts", HAND_IDLE, "overall_efficiency",
+                     HAND_SCORE / (HAND_W / 1000.0 + HAND_IDLE / 1000.0));
+}
+
+static void hand_tables(tb_vdata *d) {
+    char err[TB_ERR_LEN];
+    const char *levels = "id,run_id,tiles,phase,repeat,alone,steady_start_mono_us,steady_end_mono_us\n"
+                         "1,1,1,1,1,,0,4000000\n";
+    const char *power = "run_id,level_id,meter_idx,mono_us,wall_us,watts,flags,uncertainty_pct\n"
+                        "1,,0,-10000000,0,80,0,\n1,,0,-9000000,0,80,0,\n"
+                        "1,1,0,500000,0,100,0,\n1,1,0,1500000,0,200,0,\n1,1,0,2500000,0,200,0,\n"
+                        "1,1,0,3500000,0,100,0,\n";
+    const char *workloads = "id,level_id,name,tile,ops\n7,1,kv,1,200\n8,1,mail,1,200\n";
+    const char *ops = "workload_id,name,count,errors,metric\n7,GET,120,0,1\n7,SET,80,0,1\n8,Send,100,0,1\n"
+                      "8,Login,100,0,1\n";
+    memset(d, 0, sizeof *d);
+    assert_int_equal(tb_vcsv_parse("levels.csv", levels, strlen(levels), &d->levels, err), 0);
+    assert_int_equal(tb_vcsv_parse("power_samples.csv", power, strlen(power), &d->power, err), 0);
+    assert_int_equal(tb_vcsv_parse("workloads.csv", workloads, strlen(workloads), &d->workloads, err), 0);
+    assert_int_equal(tb_vcsv_parse("ops.csv", ops, strlen(ops), &d->ops, err), 0);
+    assert_int_equal(tb_vcsv_parse("meters.csv", "idx\n0\n", 6, &d->meters, err), 0);
+    d->config = hand_config;
+    d->settings = json_object();
+    d->report = hand_report();
+    assert_int_equal(tb_vmodel_build(d, err), 0);
+}
+
+static void hand_free(tb_vdata *d) {
+    tb_vcsv_free(&d->levels);
+    tb_vcsv_free(&d->power);
+    tb_vcsv_free(&d->workloads);
+    tb_vcsv_free(&d->ops);
+    tb_vcsv_free(&d->meters);
+    tb_vmodel_free(d);
+    json_decref(d->report);
+    json_decref(d->settings);
+}
+
+/* The figures check's lines; the number failed, and whether one holds want. */
+static size_t figure_fails(tb_vdata *d, const char *want) {
+    tb_vresult r = {0};
+    size_t failed;
+    int found = want == NULL;
+    tb_vcheck_figures(d, &r);
+    for (size_t i = 0; i < r.n; i++) {
+        char line[1024];
+        snprintf(line, sizeof line, "%s %s: %s", r.lines[i].pass ? "PASS" : "FAIL", r.lines[i].name, r.lines[i].figure);
+        if (want && strstr(line, want)) found = 1;
+        if (!want || !found) print_message("  %s\n", line);
+    }
+    if (!found) {
+        print_error("no line holds '%s'\n", want);
+        fail();
+    }
+    failed = r.failed;
+    tb_vresult_free(&r);
+    return failed;
+}
+
+static void test_figures_by_hand(void **state) {
+    tb_vdata d;
+    json_t *lv;
+    (void)state;
+    hand_tables(&d);
+    assert_int_equal(figure_fails(&d, "PASS figures level 1 (tiles 1)"), 0);
+    /* a published figure off by 1e-6 of itself is named with both values */
+    lv = json_array_get(json_object_get(json_object_get(d.report, "run"), "levels"), 0);
+    json_object_set_new(lv, "ppkw", json_real(HAND_SCORE / (HAND_W / 1000.0) * (1 + 1e-6)));
+    assert_int_equal(figure_fails(&d, "FAIL figure level 1 (tiles 1) ppkw: published 13.41642128"), 1);
+    hand_free(&d);
+    /* a sample edited: the mean power, PPKW and what rests on them */
+    hand_tables(&d);
+    d.lv[0].s[1].watts = 210.0;
+    assert_true(figure_fails(&d, "FAIL figure level 1 (tiles 1) avg_watts: published 166.666666667, recomputed 170") >=
+                2);
+    hand_free(&d);
+    /* an op count edited: the throughput and everything above it */
+    hand_tables(&d);
+    json_object_set_new(
+        json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(d.report, "run"), "levels"), 0),
+                                       "workloads"),
+                       1),
+        "throughput", json_real(3015.0));
+    assert_int_equal(figure_fails(&d, "FAIL figure level 1 (tiles 1) tile 1 mail throughput: published 3015, "
+                                      "recomputed 3000"),
+                     1);
+    hand_free(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_quoting),
@@ -509,6 +627,7 @@ int main(void) {
         cmocka_unit_test(test_not_a_bundle),
         cmocka_unit_test(test_manifest),
         cmocka_unit_test(test_unreadable_bundles),
+        cmocka_unit_test(test_figures_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
