@@ -21,6 +21,7 @@ int tb_cmd_serve(int argc, char **argv);    /* cmd_serve.c: results over HTTP, r
 int tb_cmd_webapp(int argc, char **argv);   /* hidden: the reference web app of one tile */
 int tb_cmd_agent(int argc, char **argv);    /* cmd_agent.c: a load-generator agent */
 int tb_cmd_publish(int argc, char **argv);  /* cmd_publish.c: a run's result bundle, or a static site */
+int tb_cmd_check(int argc, char **argv);    /* cmd_check.c: verify a result bundle */
 
 /* signals.c: the flag SIGINT, SIGTERM and SIGHUP set once tb_cli_catch_signals
  * ran (it also ignores SIGPIPE), for `run`, `campaign` and `agent`. */

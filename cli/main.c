@@ -23,6 +23,7 @@ static const command commands[] = {
     {"campaign", tb_cmd_campaign, "run one sweep under several SUT configurations and compare them"},
     {"serve", tb_cmd_serve, "publish the results database over HTTP, read-only"},
     {"publish", tb_cmd_publish, "write a run's result bundle (tar.gz), or a static site of every run"},
+    {"check", tb_cmd_check, "verify a result bundle: hashes, figures recomputed, run rules"},
     {"validate", tb_cmd_validate, "exit 0 iff QoS and validity pass (at every or one load level)"},
     {"meter", tb_cmd_meter, "probe a power meter, run the meter emulator, or export meters to Prometheus"},
     {"agent", tb_cmd_agent, "serve as a load-generator agent for coordinators on other hosts"},

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# test_check.sh: `tilebench check`, the independent verifier, on bundles of
+# two short real runs against the embedded SUT, each measured by a meter
+# emulator:
+#  - a clean run's bundle is compliant (exit 0), and so is `check RUN`;
+#  - a run whose meter serves a NaN on every 2nd request (half its samples
+#    bad) is not (exit 1), naming the bad-samples rule;
+#  - one power sample edited: exit 1 naming the hash of data/power_samples.csv;
+#    with the manifest's hash rewritten to match, exit 1 naming the level's
+#    recomputed mean power (and PPKW), and no hash;
+#  - a garbage file, an empty tar and a bundle without manifest.json: exit 2.
+# The bundles come from `tilebench publish`; the clean run's is also written
+# by the test itself from the database by the rules of docs/bundle.md (sqlite3
+# CSV, the reports, sha256sum), so check is tested against a bundle that no
+# tilebench code assembled as well.
+#  - `check RUN` publishes the run first: the clean run exits 0, the NaN run 1,
+#    an unknown run 2.
+source "$(dirname "$0")/lib.sh"
+
+TB=$TILEBENCH
+PY=/usr/bin/python3
+[ -x "$PY" ] || fail "$PY not found: it edits the CSV"
+DB="$T/results.db"
+
+start_sim good --protocol wt310 --watts 180
+P_GOOD=$PORT
+start_sim nan --protocol wt310 --watts 180 --fault nan:2
+P_NAN=$PORT
+
+"$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
+# Steady state starts 0.2 s after a level is planned, and the poller ticks on the
+# idle start's whole seconds: with whole-second stages the first sample comes 0.8 s
+# after the steady start, and the edges rule (500 ms) fails. A 1.5 s ramp-up puts it
+# 0.3 s after, a 3.5 s steady state the last one 0.2 s before the end.
+STAGES=(--tiles 1 --ramp-up 1500ms --warm-up 1s --steady 3500ms --ramp-down 0 --idle 1s)
+"$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter "wt310://127.0.0.1:$P_GOOD" --db "$DB" --quiet \
+    >"$T/run1.log" 2>&1 || fail "run 1 exited $?: $(cat "$T/run1.log")"
+# the NaN run's levels are invalid, so the run itself may exit 1 (validation); its rows are stored either way
+rc=0
+"$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter "wt310://127.0.0.1:$P_NAN" --db "$DB" --quiet \
+    >"$T/run2.log" 2>&1 || rc=$?
+[ "$rc" -le 1 ] || fail "run 2 exited $rc: $(cat "$T/run2.log")"
+"$TB" sut down --dir "$T/sut" >/dev/null 2>&1 || fail "sut down failed"
+stop_sims
+
+q() { sqlite3 -batch -noheader "$DB" "$1"; }
+
+# csv_table RUN TABLE WHERE: data/TABLE.csv by docs/bundle.md: the table's
+# columns in order without BLOBs, a header even without rows, NULL empty,
+# REAL to 17 digits (printf %!.17g), RFC 4180 quoting.
+csv_table() {
+    local run=$1 table=$2 where=$3 cols sel
+    cols=$(q "SELECT group_concat('\"' || name || '\"', ',') FROM pragma_table_info('$table') WHERE type != 'BLOB'")
+    sel=$(q "SELECT group_concat(CASE WHEN type = 'REAL' THEN 'CASE WHEN typeof(\"' || name || '\") = ''real'' THEN printf(''%!.17g'', \"' || name || '\") ELSE \"' || name || '\" END' ELSE '\"' || name || '\"' END, ',') FROM pragma_table_info('$table') WHERE type != 'BLOB'")
+    q "SELECT group_concat(name, ',') FROM pragma_table_info('$table') WHERE type != 'BLOB'"
+    sqlite3 -batch -noheader -csv "$DB" "SELECT $sel FROM \"$table\" WHERE $where ORDER BY rowid"
+}
+
+# make_bundle RUN OUT: the bundle of RUN, by `tilebench publish`.
+make_bundle() {
+    "$TB" publish "$1" --db "$DB" -o "$2" >"$T/publish.log" 2>&1 || fail "publish $1: $(cat "$T/publish.log")"
+}
+
+# bundle_by_hand RUN OUT: the bundle of RUN written by this test alone.
+bundle_by_hand() {
+    local run=$1 out=$2 uuid dir lv
+    uuid=$(cat /proc/sys/kernel/random/uuid)
+    dir="$T/mk/tilebench-run-$uuid"
+    rm -rf "$T/mk" && mkdir -p "$dir/data"
+    q "SELECT config_text FROM runs WHERE id = $run" >"$dir/tiles.ini"
+    for f in json csv html; do "$TB" report "$run" --db "$DB" --format $f -o "$dir/report.$f" || fail "report $f"; done
+    "$TB" report "$run" --db "$DB" --format hlog -o "$dir/histograms.hlog" || fail "report hlog"
+    lv="level_id IN (SELECT id FROM levels WHERE run_id = $run)"
+    csv_table "$run" runs "id = $run" >"$dir/data/runs.csv"
+    for t in meters hosts levels power_samples telemetry_samples events; do
+        csv_table "$run" $t "run_id = $run" >"$dir/data/$t.csv"
+    done
+    for t in level_hosts level_agents workloads qos infra; do csv_table "$run" $t "$lv" >"$dir/data/$t.csv"; done
+    csv_table "$run" ops "workload_id IN (SELECT id FROM workloads WHERE $lv)" >"$dir/data/ops.csv"
+    csv_table "$run" calibrations "0" >"$dir/data/calibrations.csv"
+    write_manifest "$dir" "$run" "$uuid"
+    (cd "$T/mk" && tar czf "$out" "tilebench-run-$uuid") || fail "tar"
+}
+
+# write_manifest DIR RUN UUID: manifest.json listing every other file, sorted.
+write_manifest() {
+    local dir=$1 run=$2 uuid=$3
+    (cd "$dir" && find . -type f ! -name manifest.json | sed 's|^\./||' | LC_ALL=C sort | while read -r p; do
+        jq -n --arg p "$p" --arg h "$(sha256sum "$p" | cut -d' ' -f1)" --argjson b "$(stat -c %s "$p")" \
+            '{path: $p, sha256: $h, bytes: $b}'
+    done) | jq -s --arg u "$uuid" --argjson id "$run" '{format: "tilebench-bundle", format_version: 1,
+        tilebench_version: "test", source_revision: "unknown", run_uuid: $u, run_id: $id, files: .}' \
+        >"$dir/manifest.json"
+}
+
+# check_rc NAME EXPECTED ARGS...: runs check, keeps its output in $T/NAME.out.
+check_rc() {
+    local name=$1 want=$2 rc=0
+    shift 2
+    "$TB" check "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+    [ "$rc" -eq "$want" ] || fail "check $name: exit $rc, expected $want: $(cat "$T/$name.out" "$T/$name.err")"
+    echo "ok: check $name exits $rc"
+}
+has() { grep -q -- "$2" "$T/$1.out" || fail "check $1: no line '$2': $(cat "$T/$1.out" "$T/$1.err")"; }
+hasnt() { ! grep -q -- "$2" "$T/$1.out" || fail "check $1: unexpected '$2': $(grep -- "$2" "$T/$1.out")"; }
+
+make_bundle 1 "$T/good.tar.gz"
+make_bundle 2 "$T/nan.tar.gz"
+bundle_by_hand 1 "$T/hand.tar.gz"
+
+# ---- a clean run: compliant; each kind of check ran ----
+check_rc good 0 "$T/good.tar.gz"
+for l in "^PASS manifest files" "^PASS hashes" "^PASS figures level" "^PASS figures run" "^PASS qos level" \
+    "^PASS rule bad samples" "^PASS rule edges" "^PASS rule load generator CPU"; do has good "$l"; done
+hasnt good "^FAIL"
+"$TB" check "$T/good.tar.gz" --json >"$T/good.json" || fail "check --json exited $?"
+expect "--json: one entry per line" "$(jq length "$T/good.json")" -eq "$(grep -c '^PASS' "$T/good.out")"
+expect "--json: all pass" "$(jq '[.[] | select(.pass | not)] | length' "$T/good.json")" -eq 0
+
+# the same run's bundle as this test writes it: check reads the format, not one writer's habits
+check_rc hand 0 "$T/hand.tar.gz"
+hasnt hand "^FAIL"
+
+# ---- half the samples NaN: the bad-samples rule fails, the figures still agree ----
+check_rc nan 1 "$T/nan.tar.gz"
+has nan "^FAIL rule bad samples level [0-9]* (tiles 1): [0-9]* bad of"
+hasnt nan "^FAIL figure"
+hasnt nan "^FAIL hash"
+
+# ---- one sample edited: the hash names the file ----
+mkdir "$T/edit" && tar xzf "$T/good.tar.gz" -C "$T/edit" || fail "untar"
+B=$(ls "$T/edit")
+"$PY" - "$T/edit/$B/data/power_samples.csv" <<'PYEOF' || fail "edit a sample"
+import csv, sys
+path = sys.argv[1]
+rows = list(csv.reader(open(path, newline="")))
+head = rows[0]
+li, wi = head.index("level_id"), head.index("watts")
+for r in rows[1:]:
+    if r[li] != "":
+        r[wi] = repr(float(r[wi]) + 25.0)
+        break
+else:
+    sys.exit("no steady sample to edit")
+with open(path, "w", newline="") as f:
+    csv.writer(f, lineterminator="\n").writerows(rows)
+PYEOF
+(cd "$T/edit" && tar czf "$T/edited.tar.gz" "$B") || fail "tar"
+check_rc edited 1 "$T/edited.tar.gz"
+has edited "^FAIL hash data/power_samples.csv: sha256 "
+
+# ---- the manifest's hash rewritten to match: the recomputed figure names the level ----
+jq --arg h "$(sha256sum "$T/edit/$B/data/power_samples.csv" | cut -d' ' -f1)" \
+    --argjson b "$(stat -c %s "$T/edit/$B/data/power_samples.csv")" \
+    '(.files[] | select(.path == "data/power_samples.csv")) |= (.sha256 = $h | .bytes = $b)' \
+    "$T/edit/$B/manifest.json" >"$T/m.json" && mv "$T/m.json" "$T/edit/$B/manifest.json" || fail "jq"
+(cd "$T/edit" && tar czf "$T/rehashed.tar.gz" "$B") || fail "tar"
+check_rc rehashed 1 "$T/rehashed.tar.gz"
+hasnt rehashed "^FAIL hash"
+has rehashed "^PASS hashes"
+has rehashed "^FAIL figure level [0-9]* (tiles 1) avg_watts: published [0-9.]*, recomputed [0-9.]*"
+has rehashed "^FAIL figure level [0-9]* (tiles 1) ppkw: published"
+
+# ---- unreadable: exit 2 with a reason ----
+head -c 3000 /dev/urandom >"$T/garbage.tar.gz"
+check_rc garbage 2 "$T/garbage.tar.gz"
+grep -q "not a" "$T/garbage.err" || fail "garbage: no reason: $(cat "$T/garbage.err")"
+tar czf "$T/empty.tar.gz" -T /dev/null || fail "tar"
+check_rc empty 2 "$T/empty.tar.gz"
+grep -q "empty archive" "$T/empty.err" || fail "empty: no reason: $(cat "$T/empty.err")"
+rm "$T/edit/$B/manifest.json"
+(cd "$T/edit" && tar czf "$T/nomanifest.tar.gz" "$B") || fail "tar"
+check_rc nomanifest 2 "$T/nomanifest.tar.gz"
+grep -q "no $B/manifest.json" "$T/nomanifest.err" || fail "no manifest: no reason: $(cat "$T/nomanifest.err")"
+check_rc missing 2 "$T/no-such-bundle.tar.gz"
+
+# ---- RUN: published to a temporary folder, then checked ----
+mkdir "$T/tmp"
+TMPDIR="$T/tmp" check_rc run1 0 1 --db "$DB"
+TMPDIR="$T/tmp" check_rc run2 1 latest --db "$DB"
+has run2 "^FAIL rule bad samples"
+TMPDIR="$T/tmp" check_rc run9 2 9 --db "$DB"
+[ -s "$T/run9.err" ] || fail "check 9: no reason given"
+expect "temporary folders left by check RUN" "$(find "$T/tmp" -mindepth 1 | wc -l)" -eq 0
+echo "PASS test_check"

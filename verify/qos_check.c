@@ -1,0 +1,301 @@
+/*
+ * qos_check.c: check 2's QoS part: each latency verdict of report.json
+ * judged again from histograms.hlog (the HdrHistogram log, read by
+ * hdrlog.c), and each error-rate verdict from ops.csv's counts. The rules
+ * are qos.csv's rows, as the run judged them: their name says the workload,
+ * op and kind, their limit and min_ops the threshold and the least sample.
+ *
+ * Histogram precision: a recomputed percentile is HdrHistogram's highest
+ * value equivalent to the bucket that holds it; tilebench reports the same
+ * bucket's upper edge clamped to the exact maximum. So the two agree to the
+ * bucket's width: 1/1024 of the value (3 significant digits) plus 1 µs. A
+ * verdict whose limit lies within that width of the observed value is
+ * consistent either way and is not held against the run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/tb_common.h"
+#include "verify/verify_int.h"
+#include "verify/vmath.h"
+
+#define HIST_REL    0.001
+#define HIST_ABS_MS 0.001
+
+typedef enum { K_PCT, K_MEAN, K_WITHIN, K_ERRORS, K_OTHER } rkind;
+
+typedef struct rule {
+    char workload[128], op[128];
+    rkind kind;
+    double pct;       /* K_PCT: the percentile */
+    double within_ms; /* K_WITHIN: the latency limit */
+} rule;
+
+/* "web.HomePage p90 <= 1000 ms", "kv.* error rate < 0.5%",
+ * "web.Login within 500 ms >= 99%" (qos/qos.c's rule names). */
+static int parse_rule(const char *s, rule *r) {
+    const char *sp = strchr(s, ' '), *dot;
+    size_t k;
+    memset(r, 0, sizeof *r);
+    if (!sp) return -1;
+    for (dot = sp; dot > s && *dot != '.'; dot--) {
+    }
+    if (dot == s || (size_t)(dot - s) >= sizeof r->workload || (size_t)(sp - dot - 1) >= sizeof r->op) return -1;
+    memcpy(r->workload, s, (size_t)(dot - s));
+    memcpy(r->op, dot + 1, (size_t)(sp - dot - 1));
+    s = sp + 1;
+    k = strcspn(s, " ");
+    if (s[0] == 'p' && k > 1 && sscanf(s + 1, "%lf", &r->pct) == 1)
+        r->kind = K_PCT;
+    else if (strncmp(s, "mean ", 5) == 0)
+        r->kind = K_MEAN;
+    else if (sscanf(s, "within %lf ms", &r->within_ms) == 1)
+        r->kind = K_WITHIN;
+    else if (strncmp(s, "error rate ", 11) == 0)
+        r->kind = K_ERRORS;
+    else
+        r->kind = K_OTHER;
+    return 0;
+}
+
+/* A tag's name part equals name, where the writer replaced a character a
+ * tag cannot hold (',' ' ') by another. */
+static int name_eq(const char *tag, size_t len, const char *name) {
+    if (strlen(name) != len) return 0;
+    for (size_t i = 0; i < len; i++)
+        if (tag[i] != name[i] && name[i] != ',' && name[i] != ' ') return 0;
+    return 1;
+}
+
+/* Whether hlog tag "L<id>/T<tile>/<workload>/<op>" is one of the rule's
+ * corrected histograms for level id and tile (0: every tile). */
+static int tag_matches(const char *tag, int64_t id, int64_t tile, const rule *r) {
+    long long l, t;
+    int off = 0;
+    const char *w, *slash;
+    if (sscanf(tag, "L%lld/T%lld/%n", &l, &t, &off) != 2 || off == 0 || l != id || (tile && t != tile)) return 0;
+    w = tag + off;
+    slash = strrchr(w, '/');
+    if (!slash || strstr(w, "/uncorrected")) return 0;
+    if (!name_eq(w, (size_t)(slash - w), r->workload)) return 0;
+    return strcmp(r->op, "*") == 0 || name_eq(slash + 1, strlen(slash + 1), r->op);
+}
+
+/* The rule's histograms of the level (and tile) merged, counts index by
+ * index (HdrHistogram's layout is the same for every tilebench histogram:
+ * lowest 1, 3 significant digits). Returns -1 when two layouts differ. */
+static int merged(const tb_vdata *d, int64_t id, int64_t tile, const rule *r, tb_vh_hist *m) {
+    memset(m, 0, sizeof *m);
+    for (size_t i = 0; i < d->hlog.n; i++) {
+        const tb_vh_hist *h = &d->hlog.h[i];
+        if (!h->tag || !tag_matches(h->tag, id, tile, r)) continue;
+        if (m->counts && (h->lowest != m->lowest || h->sig_digits != m->sig_digits)) return -1;
+        if (!m->counts) {
+            m->lowest = h->lowest;
+            m->highest = h->highest;
+            m->sig_digits = h->sig_digits;
+        }
+        if (h->n_counts > m->n_counts) {
+            m->counts = xrealloc(m->counts, h->n_counts * sizeof *m->counts);
+            memset(m->counts + m->n_counts, 0, (h->n_counts - m->n_counts) * sizeof *m->counts);
+            m->n_counts = h->n_counts;
+        }
+        if (h->highest > m->highest) m->highest = h->highest;
+        for (size_t k = 0; k < h->n_counts; k++)
+            m->counts[k] += h->counts[k];
+        m->total += h->total;
+    }
+    return 0;
+}
+
+/* The mean of a histogram from each bucket's highest equivalent value
+ * (µs): at most one bucket width above the exact mean. */
+static double hist_mean(const tb_vh_hist *h) {
+    double sum = 0.0;
+    uint64_t seen = 0;
+    if (h->total == 0) return NAN;
+    for (size_t k = 0; k < h->n_counts; k++) {
+        if (!h->counts[k]) continue;
+        seen += h->counts[k];
+        /* the percentile of the bucket's last value, a hair below so that
+         * rounding cannot carry it into the next bucket */
+        sum += (double)h->counts[k] *
+               (double)tb_vh_value_at_percentile(h, 100.0 * ((double)seen - 0.5) / (double)h->total);
+    }
+    return sum / (double)h->total;
+}
+
+/* The published verdict of a rule in the level's report entry: "qos" for
+ * tile 0, "tile_qos" with its tile otherwise. */
+static const json_t *published(const json_t *lvj, const char *name, int64_t tile) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(lvj, tile ? "tile_qos" : "qos"), i, o) {
+        const char *n = json_string_value(json_object_get(o, "rule"));
+        if (n && strcmp(n, name) == 0 && (!tile || json_integer_value(json_object_get(o, "tile")) == tile)) return o;
+    }
+    return NULL;
+}
+
+/* Errors and ops of the rule's ops (ops.csv) in the level and tile. */
+static void error_counts(const tb_vdata *d, int64_t id, int64_t tile, const rule *r, uint64_t *ops, uint64_t *err) {
+    *ops = *err = 0;
+    for (size_t w = 0; w < d->workloads.n_rows; w++) {
+        const char *wn = tb_vcell(&d->workloads, w, "name");
+        int64_t wid = tb_vcell_int(&d->workloads, w, "id", -1);
+        if (tb_vcell_int(&d->workloads, w, "level_id", -1) != id || !wn || strcmp(wn, r->workload) != 0 ||
+            (tile && tb_vcell_int(&d->workloads, w, "tile", -1) != tile))
+            continue;
+        for (size_t o = 0; o < d->ops.n_rows; o++) {
+            const char *on = tb_vcell(&d->ops, o, "name");
+            if (tb_vcell_int(&d->ops, o, "workload_id", -2) != wid || !on ||
+                (strcmp(r->op, "*") != 0 && strcmp(on, r->op) != 0))
+                continue;
+            *ops += (uint64_t)tb_vcell_int(&d->ops, o, "count", 0);
+            *err += (uint64_t)tb_vcell_int(&d->ops, o, "errors", 0);
+        }
+    }
+}
+
+typedef struct verdict {
+    double observed; /* NAN: nothing observed */
+    uint64_t n;      /* the sample */
+    double tol;      /* how far observed may be from the published one */
+    int ambiguous;   /* the limit lies within tol of observed */
+    int pass;
+} verdict;
+
+/* Judges rule r again for the level's row q of qos.csv. Returns 0, or -1
+ * when the rule kind is not recomputed here. */
+static int judge(const tb_vdata *d, const tb_vlevel *lv, size_t q, const rule *r, verdict *v, char *why) {
+    int64_t tile = tb_vcell_int(&d->qos, q, "tile", 0);
+    double limit = tb_vcell_real(&d->qos, q, "limit");
+    tb_vh_hist m;
+    memset(v, 0, sizeof *v);
+    v->observed = NAN;
+    if (r->kind == K_ERRORS) {
+        uint64_t ops, err;
+        error_counts(d, lv->id, tile, r, &ops, &err);
+        v->n = ops + err;
+        if (v->n) v->observed = 100.0 * (double)err / (double)v->n;
+        v->tol = 1e-9 * fabs(v->observed);
+        v->pass = v->observed < limit;
+        return 0;
+    }
+    if (r->kind == K_OTHER) return -1;
+    if (merged(d, lv->id, tile, r, &m) != 0) {
+        snprintf(why, TB_ERR_LEN, "histograms of different layouts");
+        free(m.counts);
+        return -1;
+    }
+    v->n = m.total;
+    if (m.total > 0) {
+        if (r->kind == K_PCT) {
+            v->observed = (double)tb_vh_value_at_percentile(&m, r->pct) / 1000.0;
+        } else if (r->kind == K_MEAN) {
+            v->observed = hist_mean(&m) / 1000.0;
+        } else {
+            v->observed = 100.0 * tb_vh_fraction_at_or_below(&m, (uint64_t)llround(r->within_ms * 1000.0));
+        }
+        v->tol = r->kind == K_WITHIN ? 100.0 / (double)m.total : HIST_REL * v->observed + HIST_ABS_MS;
+        v->pass = r->kind == K_WITHIN ? v->observed >= limit : v->observed <= limit;
+        v->ambiguous = fabs(v->observed - limit) <= v->tol;
+    }
+    free(m.counts);
+    return 0;
+}
+
+/* "pass", "fail" or "not judged" of a published verdict. */
+static const char *pub_word(const json_t *p) {
+    const char *v = json_string_value(json_object_get(p, "verdict"));
+    return v ? v : "?";
+}
+
+/* Compares row q's recomputed verdict with the published one; 1 when they
+ * agree. A disagreement is a FAIL line. */
+static int compare(const tb_vdata *d, const tb_vlevel *lv, size_t q, const char *name, const verdict *v,
+                   const json_t *p, tb_vresult *r) {
+    int64_t tile = tb_vcell_int(&d->qos, q, "tile", 0), min_ops = tb_vcell_int(&d->qos, q, "min_ops", 1);
+    int judged = v->n > 0 && (int64_t)v->n >= min_ops;
+    const char *word = pub_word(p), *mine = !judged ? "not judged" : v->pass ? "pass" : "fail";
+    double pub_obs = json_number_value(json_object_get(p, "observed"));
+    json_t *pops = json_object_get(p, "ops");
+    char what[400], tl[32] = "";
+    if (tile) snprintf(tl, sizeof tl, " tile %lld", (long long)tile);
+    snprintf(what, sizeof what, "qos %s%s %s", lv->tag, tl, name);
+    if (json_is_integer(pops) && (uint64_t)json_integer_value(pops) != v->n) {
+        tb_vresult_add(r, 0, what, "the same sample", "published %lld ops, recomputed %llu",
+                       (long long)json_integer_value(pops), (unsigned long long)v->n);
+        return 0;
+    }
+    if (v->n == 0) {
+        if (strcmp(word, "pass") == 0) {
+            tb_vresult_add(r, 0, what, "no ops is never a pass", "published pass, recomputed no ops");
+            return 0;
+        }
+        return 1;
+    }
+    if (!json_is_number(json_object_get(p, "observed")) || fabs(pub_obs - v->observed) > v->tol) {
+        tb_vresult_add(r, 0, what, "observed within the histogram's precision",
+                       "published %s (observed %.6g), recomputed %s (observed %.6g from %llu ops)", word, pub_obs, mine,
+                       v->observed, (unsigned long long)v->n);
+        return 0;
+    }
+    if (strcmp(word, mine) != 0 && !(judged && v->ambiguous && strcmp(word, "not judged") != 0)) {
+        tb_vresult_add(r, 0, what, "the same verdict",
+                       "published %s (observed %.6g), recomputed %s (observed %.6g from %llu ops)", word, pub_obs, mine,
+                       v->observed, (unsigned long long)v->n);
+        return 0;
+    }
+    return 1;
+}
+
+static void check_level(const tb_vdata *d, const tb_vlevel *lv, const json_t *lvj, tb_vresult *r) {
+    size_t agree = 0, judged = 0, skipped = 0, before = r->failed;
+    for (size_t q = 0; q < d->qos.n_rows; q++) {
+        const char *name = tb_vcell(&d->qos, q, "rule");
+        int64_t tile = tb_vcell_int(&d->qos, q, "tile", 0);
+        rule ru;
+        verdict v;
+        char why[TB_ERR_LEN] = "";
+        const json_t *p;
+        if (tb_vcell_int(&d->qos, q, "level_id", -1) != lv->id || !name) continue;
+        if (parse_rule(name, &ru) != 0 || strncmp(ru.workload, "infra.", 6) == 0) {
+            skipped++;
+            continue;
+        }
+        if (!(p = published(lvj, name, tile))) {
+            tb_vresult_add(r, 0, "qos", "each judged rule in report.json", "%s tile %lld %s: not in report.json",
+                           lv->tag, (long long)tile, name);
+            continue;
+        }
+        if (ru.kind != K_ERRORS && d->hlog.n == 0) {
+            skipped++;
+            continue;
+        }
+        if (judge(d, lv, q, &ru, &v, why) != 0) {
+            if (why[0]) tb_vresult_add(r, 0, "qos", "readable histograms", "%s %s: %s", lv->tag, name, why);
+            skipped++;
+            continue;
+        }
+        agree += compare(d, lv, q, name, &v, p, r);
+        judged += v.n > 0 && (int64_t)v.n >= tb_vcell_int(&d->qos, q, "min_ops", 1);
+    }
+    if (r->failed == before) {
+        char what[160];
+        snprintf(what, sizeof what, "qos %s", lv->tag);
+        tb_vresult_add(r, 1, what, "each verdict as published, at the histogram's precision",
+                       "%zu verdicts agree (%zu judged)%s%zu rules not recomputed (mix, throughput, infra%s)", agree,
+                       judged, skipped ? "; " : "; ", skipped, d->hlog.n == 0 ? ", no histograms" : "");
+    }
+}
+
+void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r) {
+    const json_t *levels = json_object_get(json_object_get(d->report, "run"), "levels");
+    for (size_t i = 0; i < d->n_lv; i++) {
+        const json_t *lvj = tb_vreport_level(levels, i, &d->lv[i]);
+        if (lvj) check_level(d, &d->lv[i], lvj, r); /* a level missing in report.json fails in figures.c */
+    }
+}

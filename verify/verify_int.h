@@ -1,0 +1,134 @@
+/*
+ * verify_int.h: between the verifier's files (verify.c reads the bundle and
+ * runs the checks; bundle.c the archive and manifest; vmodel.c the tables as
+ * levels and samples; figures.c the published figures; qos_check.c the QoS
+ * verdicts; rules.c the run rules).
+ */
+#ifndef TB_VERIFY_INT_H
+#define TB_VERIFY_INT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "verify/hdrlog.h"
+#include "verify/vcsv.h"
+#include "verify/verify.h"
+
+/* ---- bundle.c ---- */
+
+typedef struct tb_vfile {
+    char *path; /* relative to the bundle's folder */
+    unsigned char *data;
+    size_t len;
+} tb_vfile;
+
+typedef struct tb_vbundle {
+    char *folder; /* "tilebench-run-<UUID>" */
+    tb_vfile *files;
+    size_t n, cap;
+    char **stray; /* entries outside the folder, absolute, with "..", or not regular files */
+    size_t n_stray, cap_stray;
+    char **dups; /* paths the archive holds twice */
+    size_t n_dups, cap_dups;
+} tb_vbundle;
+
+/* Reads a gzip-compressed tar into b. Returns 0, or -1 with err when it is
+ * not one (or is empty). */
+int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *b, char *err);
+const tb_vfile *tb_vbundle_find(const tb_vbundle *b, const char *path);
+void tb_vbundle_free(tb_vbundle *b);
+/* Check 1: the manifest's file set and every hash; lines into r. */
+void tb_vcheck_manifest(const tb_vbundle *b, const json_t *manifest, tb_vresult *r);
+/* SHA-256 of data as 64 lower-case hex digits into hex (65 bytes). */
+int tb_vsha256_hex(const void *data, size_t len, char *hex);
+
+/* ---- vmodel.c ---- */
+
+/* Flag bits of power_samples.flags (docs/meters.md). */
+#define TB_V_INVALID     0x01u
+#define TB_V_MISSING     0x02u
+#define TB_V_OVERRANGE   0x04u
+#define TB_V_ESTIMATED   0x08u
+#define TB_V_AUTORANGE   0x10u
+#define TB_V_IMPLAUSIBLE 0x20u
+#define TB_V_BAD         (TB_V_INVALID | TB_V_MISSING | TB_V_OVERRANGE | TB_V_IMPLAUSIBLE)
+
+typedef struct tb_vsample {
+    int meter;
+    int64_t mono_us;
+    double watts; /* NAN: NULL */
+    unsigned flags;
+    double unc_pct; /* NAN: the sample carries none */
+} tb_vsample;
+
+/* A sample counts toward a mean: finite watts and no bad flag. */
+int tb_vsample_valid(const tb_vsample *s);
+
+typedef struct tb_vlevel {
+    size_t row; /* in levels.csv */
+    int64_t id, tiles, phase, repeat;
+    const char *alone; /* NULL: the whole tile */
+    int64_t t0, t1;    /* steady window [t0, t1), µs, the samples' clock */
+    double window_s;   /* (t1 - t0) / 1e6 */
+    tb_vsample *s;     /* its samples, by time then meter */
+    size_t n_s;
+    char tag[96]; /* "level 3 (tiles 2)" or "level 3 (tiles 2, phase 2)" */
+} tb_vlevel;
+
+typedef struct tb_vdata {
+    tb_vcsv runs, meters, levels, workloads, ops, qos, infra, power, events, agents, calibrations;
+    json_t *report;     /* report.json */
+    json_t *settings;   /* runs.settings_json, {} when NULL */
+    const char *config; /* runs.config_text; tiles.ini's text when NULL */
+    tb_vh_log hlog;
+    int n_meters;
+    tb_vlevel *lv;
+    size_t n_lv;
+    tb_vsample *idle; /* active idle samples (level_id NULL) */
+    size_t n_idle;
+    tb_vsample *all; /* every sample of the run, by meter then time */
+    size_t n_all;
+} tb_vdata;
+
+/* Builds levels and samples from the tables. Returns 0, or -1 with err
+ * naming the file, row and column of a value that does not read. */
+int tb_vmodel_build(tb_vdata *d, char *err);
+void tb_vmodel_free(tb_vdata *d);
+/* The column's cell as a number, NAN when NULL or malformed. */
+double tb_vcell_real(const tb_vcsv *t, size_t r, const char *col);
+/* The column's cell as an integer, def when NULL or malformed. */
+int64_t tb_vcell_int(const tb_vcsv *t, size_t r, const char *col, int64_t def);
+const char *tb_vcell(const tb_vcsv *t, size_t r, const char *col);
+
+/* The report.json entry (of the array levels) of level lv, the i-th of
+ * levels.csv: the one at position i when its tiles, phase, repeat and
+ * alone agree, else the first that agrees; NULL when none does. */
+const json_t *tb_vreport_level(const json_t *levels, size_t i, const tb_vlevel *lv);
+
+/* Mean power of a level (or idle) from its samples: per meter the
+ * trapezoid over its valid samples, summed over meters; NAN when a meter
+ * has none. */
+double tb_vmean_power(const tb_vsample *s, size_t n, int n_meters);
+
+/* ---- figures.c, qos_check.c, rules.c ---- */
+
+void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r);
+void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r);
+void tb_vcheck_rules(const tb_vdata *d, tb_vresult *r);
+
+/* The run rules as pure functions over rows (each returns 1 pass, 0 fail
+ * and writes its figure, at most len bytes). */
+int tb_vrule_sample_rate(const tb_vsample *s, size_t n, int n_meters, char *fig, size_t len);
+int tb_vrule_bad_samples(const tb_vsample *s, size_t n, int n_meters, double window_s, char *fig, size_t len);
+int tb_vrule_uncertainty(const tb_vsample *s, size_t n, char *fig, size_t len);
+int tb_vrule_autorange(const tb_vsample *s, size_t n, char *fig, size_t len);
+/* all: every sample of the run (any level), for the nearest sample of each edge. */
+int tb_vrule_edges(const tb_vsample *all, size_t n_all, int n_meters, int64_t t0, int64_t t1, char *fig, size_t len);
+/* The CPU share (%) a phase-health event states ("...; CPU 45% of 2
+ * threads; ..."): 1 with *pct, 0 when the message has none. */
+int tb_vrule_event_cpu(const char *msg, double *pct, int *threads);
+/* The stage settings of a compliant run (docs/method.md, "Stages"). */
+int tb_vrule_stages(const json_t *settings, char *fig, size_t len);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * vmodel.c: the bundle's tables as the verifier's levels and samples
+ * (verify_int.h), and the mean power of a set of samples.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/tb_common.h"
+#include "verify/verify_int.h"
+#include "verify/vmath.h"
+
+const char *tb_vcell(const tb_vcsv *t, size_t r, const char *col) { return tb_vcsv_get(t, r, tb_vcsv_col(t, col)); }
+
+double tb_vcell_real(const tb_vcsv *t, size_t r, const char *col) {
+    double v;
+    return tb_vcsv_real(t, r, tb_vcsv_col(t, col), &v) == 1 ? v : NAN;
+}
+
+int64_t tb_vcell_int(const tb_vcsv *t, size_t r, const char *col, int64_t def) {
+    int64_t v;
+    return tb_vcsv_int(t, r, tb_vcsv_col(t, col), &v) == 1 ? v : def;
+}
+
+int tb_vsample_valid(const tb_vsample *s) { return isfinite(s->watts) && !(s->flags & TB_V_BAD); }
+
+/* Row r's integer column col, which must be present: -1 with err if not. */
+static int need_int(const tb_vcsv *t, size_t r, const char *col, int64_t *out, char *err) {
+    int c = tb_vcsv_col(t, col), rc;
+    if (c < 0) {
+        tb_seterr(err, "%s: no column %s", t->name, col);
+        return -1;
+    }
+    rc = tb_vcsv_int(t, r, c, out);
+    if (rc != 1) {
+        tb_seterr(err, "%s row %zu: %s is %s (expected a whole number)", t->name, r + 1, col,
+                  rc == 0 ? "NULL" : "not a whole number");
+        return -1;
+    }
+    return 0;
+}
+
+/* Row r of power_samples.csv as a sample. */
+static int read_sample(const tb_vcsv *t, size_t r, tb_vsample *s, char *err) {
+    int64_t m, mono, flags;
+    int c;
+    if (need_int(t, r, "meter_idx", &m, err) != 0 || need_int(t, r, "mono_us", &mono, err) != 0 ||
+        need_int(t, r, "flags", &flags, err) != 0)
+        return -1;
+    s->meter = (int)m;
+    s->mono_us = mono;
+    s->flags = (unsigned)flags;
+    c = tb_vcsv_col(t, "watts");
+    if (c < 0 || tb_vcsv_real(t, r, c, &s->watts) != 1) {
+        if (c >= 0 && tb_vcsv_get(t, r, c)) {
+            tb_seterr(err, "%s row %zu: watts '%s' is not a number", t->name, r + 1, tb_vcsv_get(t, r, c));
+            return -1;
+        }
+        s->watts = NAN;
+    }
+    s->unc_pct = tb_vcell_real(t, r, "uncertainty_pct");
+    return 0;
+}
+
+static int by_time(const void *a, const void *b) {
+    const tb_vsample *x = a, *y = b;
+    if (x->mono_us != y->mono_us) return x->mono_us < y->mono_us ? -1 : 1;
+    return (x->meter > y->meter) - (x->meter < y->meter);
+}
+
+static int by_meter(const void *a, const void *b) {
+    const tb_vsample *x = a, *y = b;
+    if (x->meter != y->meter) return x->meter < y->meter ? -1 : 1;
+    return (x->mono_us > y->mono_us) - (x->mono_us < y->mono_us);
+}
+
+static int read_level(const tb_vcsv *t, size_t r, tb_vlevel *lv, char *err) {
+    lv->row = r;
+    if (need_int(t, r, "id", &lv->id, err) != 0 || need_int(t, r, "tiles", &lv->tiles, err) != 0 ||
+        need_int(t, r, "phase", &lv->phase, err) != 0)
+        return -1;
+    lv->repeat = tb_vcell_int(t, r, "repeat", 1);
+    lv->alone = tb_vcell(t, r, "alone");
+    if (need_int(t, r, "steady_start_mono_us", &lv->t0, err) != 0 ||
+        need_int(t, r, "steady_end_mono_us", &lv->t1, err) != 0)
+        return -1;
+    if (lv->t1 <= lv->t0) {
+        tb_seterr(err, "%s row %zu: steady window [%lld, %lld) us is empty", t->name, r + 1, (long long)lv->t0,
+                  (long long)lv->t1);
+        return -1;
+    }
+    lv->window_s = (double)(lv->t1 - lv->t0) / 1e6;
+    return 0;
+}
+
+/* Names each level "level ID (tiles T)", adding phase and repeat when the
+ * run has several, and the workload of an interference level. */
+static void tag_levels(tb_vdata *d) {
+    int phases = 0, repeats = 0;
+    for (size_t i = 0; i < d->n_lv; i++) {
+        phases |= d->lv[i].phase > 1;
+        repeats |= d->lv[i].repeat > 1;
+    }
+    for (size_t i = 0; i < d->n_lv; i++) {
+        tb_vlevel *l = &d->lv[i];
+        tb_buf b;
+        tb_buf_init(&b, sizeof l->tag - 1);
+        tb_buf_putf(&b, "level %lld (tiles %lld", (long long)l->id, (long long)l->tiles);
+        if (phases) tb_buf_putf(&b, ", phase %lld", (long long)l->phase);
+        if (repeats) tb_buf_putf(&b, ", repeat %lld", (long long)l->repeat);
+        if (l->alone) tb_buf_putf(&b, ", %s alone", l->alone);
+        tb_buf_put(&b, ")");
+        snprintf(l->tag, sizeof l->tag, "%s", tb_buf_str(&b));
+        tb_buf_free(&b);
+    }
+}
+
+/* Hands each sample to its level (or active idle). */
+static int place_samples(tb_vdata *d, char *err) {
+    const tb_vcsv *t = &d->power;
+    int cl = tb_vcsv_col(t, "level_id");
+    size_t *cap = xcalloc(d->n_lv + 1, sizeof *cap), cap_idle = 0;
+    int rc = -1;
+    if (cl < 0) {
+        tb_seterr(err, "%s: no column level_id", t->name);
+        goto done;
+    }
+    d->all = xcalloc(t->n_rows + 1, sizeof *d->all);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        tb_vsample s;
+        int64_t lid;
+        int has = tb_vcsv_int(t, r, cl, &lid);
+        size_t i;
+        if (read_sample(t, r, &s, err) != 0) goto done;
+        if (s.meter < 0 || s.meter >= d->n_meters) {
+            tb_seterr(err, "%s row %zu: meter_idx %d, but meters.csv has %d meters", t->name, r + 1, s.meter,
+                      d->n_meters);
+            goto done;
+        }
+        d->all[d->n_all++] = s;
+        if (has < 0) {
+            tb_seterr(err, "%s row %zu: level_id '%s' is not a whole number", t->name, r + 1, tb_vcsv_get(t, r, cl));
+            goto done;
+        }
+        if (has == 0) {
+            d->idle = tb_grow(d->idle, d->n_idle, &cap_idle, sizeof *d->idle);
+            d->idle[d->n_idle++] = s;
+            continue;
+        }
+        for (i = 0; i < d->n_lv && d->lv[i].id != lid; i++) {
+        }
+        if (i == d->n_lv) {
+            tb_seterr(err, "%s row %zu: level_id %lld is no level of levels.csv", t->name, r + 1, (long long)lid);
+            goto done;
+        }
+        d->lv[i].s = tb_grow(d->lv[i].s, d->lv[i].n_s, &cap[i], sizeof *d->lv[i].s);
+        d->lv[i].s[d->lv[i].n_s++] = s;
+    }
+    for (size_t i = 0; i < d->n_lv; i++)
+        if (d->lv[i].n_s > 1) qsort(d->lv[i].s, d->lv[i].n_s, sizeof *d->lv[i].s, by_time);
+    if (d->n_idle > 1) qsort(d->idle, d->n_idle, sizeof *d->idle, by_time);
+    if (d->n_all > 1) qsort(d->all, d->n_all, sizeof *d->all, by_meter);
+    rc = 0;
+done:
+    free(cap);
+    return rc;
+}
+
+int tb_vmodel_build(tb_vdata *d, char *err) {
+    d->n_meters = (int)d->meters.n_rows;
+    if (d->levels.n_rows == 0) {
+        tb_seterr(err, "%s: no level (a run with no stored phase has nothing to check)", d->levels.name);
+        return -1;
+    }
+    d->lv = xcalloc(d->levels.n_rows, sizeof *d->lv);
+    for (size_t r = 0; r < d->levels.n_rows; r++) {
+        if (read_level(&d->levels, r, &d->lv[r], err) != 0) return -1;
+        d->n_lv++;
+    }
+    tag_levels(d);
+    return place_samples(d, err);
+}
+
+void tb_vmodel_free(tb_vdata *d) {
+    for (size_t i = 0; i < d->n_lv; i++)
+        free(d->lv[i].s);
+    free(d->lv);
+    free(d->idle);
+    free(d->all);
+    d->lv = NULL;
+    d->idle = d->all = NULL;
+    d->n_lv = d->n_idle = d->n_all = 0;
+}
+
+double tb_vmean_power(const tb_vsample *s, size_t n, int n_meters) {
+    int64_t *t = xcalloc(n + 1, sizeof *t);
+    double *w = xcalloc(n + 1, sizeof *w), sum = 0.0;
+    for (int m = 0; m < n_meters && !isnan(sum); m++) {
+        size_t k = 0;
+        double mean;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].meter != m || !tb_vsample_valid(&s[i])) continue;
+            t[k] = s[i].mono_us;
+            w[k++] = s[i].watts;
+        }
+        sum = tb_v_trapezoid_mean(t, w, k, &mean) == 0 ? sum + mean : NAN;
+    }
+    free(t);
+    free(w);
+    return n_meters > 0 ? sum : NAN;
+}
+
+/* The report's entry for a level: the same position when its keys agree,
+ * else the one entry with its tiles, phase, repeat and alone. */
+const json_t *tb_vreport_level(const json_t *levels, size_t i, const tb_vlevel *lv) {
+    size_t k;
+    json_t *o;
+    for (int pass = 0; pass < 2; pass++) {
+        json_array_foreach(levels, k, o) {
+            const char *alone = json_string_value(json_object_get(o, "alone"));
+            if (pass == 0 && k != i) continue;
+            if (json_integer_value(json_object_get(o, "tiles")) == lv->tiles &&
+                json_integer_value(json_object_get(o, "phase")) == lv->phase &&
+                json_integer_value(json_object_get(o, "repeat")) == lv->repeat &&
+                ((!alone && !lv->alone) || (alone && lv->alone && strcmp(alone, lv->alone) == 0)))
+                return o;
+        }
+    }
+    return NULL;
+}
