@@ -47,6 +47,7 @@ tb_report_format tb_report_format_for_path(const char *path) {
 int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) {
     tb_model_run *r = NULL;
     int rc, flags = TB_MODEL_MERGED_LATENCY; /* every format: also the interference table's percentiles */
+    if (fmt == TB_REPORT_HTML) flags |= TB_MODEL_POWER_SERIES; /* the power over time chart */
     if (tb_model_read_run(s, run_id, flags, &r, err) != 0) return -1;
     switch (fmt) {
     case TB_REPORT_JSON: rc = tb_report_write_json(r, f, err); break;

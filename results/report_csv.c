@@ -147,6 +147,27 @@ static void put_op_cells(FILE *f, int *first, const tb_model_op *op) {
     cell_real(f, first, op->max_ms);
 }
 
+/* The energy columns, last (docs/method.md): the level's energy, J per op
+ * and efficiency point, and the row's workload's share and J per op (empty
+ * without one). */
+static const char energy_header[] =
+    ",energy_j,j_per_op,normalized_performance,efficiency_per_kw,workload_energy_share,workload_j_per_op";
+
+static void put_energy_cells(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_workload *w) {
+    tb_model_energy e;
+    int first = 0;
+    double share = NAN, jpo = NAN;
+    tb_model_level_energy(lv, r->peak_score, &e);
+    for (size_t k = 0; w && k < e.n; k++)
+        if (strcmp(e.wl[k].workload, w->name ? w->name : "") == 0) share = e.wl[k].share, jpo = e.wl[k].j_per_op;
+    cell_real(f, &first, e.joules);
+    cell_real(f, &first, e.j_per_op);
+    cell_real(f, &first, e.norm_perf);
+    cell_real(f, &first, e.efficiency);
+    cell_real(f, &first, share);
+    cell_real(f, &first, jpo);
+}
+
 /* One row; w and op may be NULL (a level without workloads, a workload
  * without ops): their columns stay empty so the level is not lost. */
 static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_workload *w,
@@ -176,6 +197,7 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
         put_field(f, lv->alone);
     }
     tb_report_csv_infra_scores(f, r, lv, x);
+    put_energy_cells(f, r, lv, x ? NULL : w);
     fputs("\r\n", f);
 }
 
@@ -193,6 +215,7 @@ int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
     }
     if (any_alone(r)) fputs(",alone", f);
     tb_report_csv_infra_header(f, r);
+    fputs(energy_header, f);
     fputs("\r\n", f);
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];
