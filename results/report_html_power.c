@@ -174,6 +174,11 @@ static void draw_line(FILE *f, const pchart *c, pline *l, const char *dash) {
     fprintf(f, "\" data-points=\"%zu\" data-samples=\"%zu\"><title>", l->drawn, l->n);
     esc(f, l->name);
     fputs("</title></path>\n", f);
+    /* a sample alone between gaps or bad ones draws no segment: a dot shows it */
+    for (i = 0; i < l->n; i++)
+        if (l->brk[i] && (i + 1 == l->n || l->brk[i + 1]))
+            fprintf(f, "<circle class=\"pw1\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>", px_of(c, l->t[i]),
+                    py_of(c, l->w[i]), l->color);
 }
 
 static const char *stage_fill(const char *stage, int64_t phase) {

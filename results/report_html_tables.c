@@ -409,7 +409,9 @@ void rh_meters(page *p) {
         esc(f, S(m->uri));
         fputs("</code></td>", f);
         td_text(f, S(m->model));
-        td_text(f, S(m->idn));
+        fputs("<td><code>", f); /* an identity without spaces: it may wrap anywhere */
+        esc(f, S(m->idn));
+        fputs("</code></td>", f);
         td_text(f, S(m->driver));
         /* a range with its mode: "300 (fixed)", "20 (auto)"; blank when the meter does not say */
         snprintf(buf, sizeof buf, "%.4g (%s)", m->volt_range_v, S(m->volt_mode));

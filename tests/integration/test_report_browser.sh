@@ -21,7 +21,7 @@ DB="$T/results.db"
 ART="$PWD/test-artifacts"
 TOOLS="$TB_SOURCE_DIR/tests/tools"
 mkdir -p "$ART"
-rm -f "$ART"/report-*.png
+rm -f "$ART"/report-*.png "$ART"/report-*.html
 
 for prog in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/python3 /usr/bin/sqlite3; do
     [ -x "$prog" ] || fail "$prog not found (scripts/install-deps installs chromium, chromium-driver, python3-selenium)"
@@ -209,6 +209,9 @@ try:
                "\n  " + "\n  ".join(problems[:20]))
             check_power(run, what)
             screenshot(f"report-{run}-{width}.png")
+            if width == 1400:  # the power chart alone, readable at full size
+                with open(os.path.join(art, f"report-{run}-power.png"), "wb") as f:
+                    f.write(driver.find_element("id", "power-chart").screenshot_as_png)
         if run == "1":
             driver.set_window_size(1400, 1000)
             driver.get(url)
@@ -256,6 +259,7 @@ finally:
     driver.quit()
 PY
 
+cp "$T"/report-*.html "$ART"/ # the pages themselves, for a look in any browser
 for png in "$ART"/report-*.png; do
     expect "$(basename "$png") signature" "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
     expect "$(basename "$png") bytes" "$(stat -c %s "$png")" -gt 10000
