@@ -911,8 +911,9 @@ int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_samp
 }
 
 int tb_store_put_stage(tb_store *s, int64_t run_id, const tb_stage_row *row, char *err) {
-    const char *what = "store stage";
+    char what[96];
     sqlite3_stmt *st;
+    snprintf(what, sizeof what, "store stage %s of %d tiles", row->stage ? row->stage : "?", row->tiles);
     if (tx_begin(s, what, err) != 0) return -1;
     st = s->st[ST_STAGE];
     sqlite3_bind_int64(st, 1, run_id);

@@ -238,7 +238,8 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
  * "ramp-up", "warm-up", "steady" (phase 1..N; 0 for the others) or
  * "ramp-down"; alone the workload an interference level runs by itself
  * (NULL: the whole tile); [start_us, end_us) its planned edges on the clock
- * of the power samples' mono_us. One transaction. 0 or -1 with err. */
+ * of the power samples' mono_us. One transaction. 0 or -1 with err (the
+ * coordinator only warns: a stage row is for drawing). */
 typedef struct tb_stage_row {
     const char *stage;
     int tiles, repeat, phase;
