@@ -2,8 +2,8 @@
 # test_report_browser.sh: the HTML report (`tilebench report --format html`)
 # as a reader sees it, in headless Chromium (Debian's chromium +
 # chromium-driver, driven by python3-selenium). Reports of 1 level measured
-# through the meter emulator as a WT310 (every 3rd reading NaN: bad samples
-# to mark, and the real-meter table), of 3 levels (a short real sweep), of 12
+# through two meter emulators as WT310s (the first's every 3rd reading NaN:
+# bad samples to mark; the real-meter table; the meters' sum), of 3 levels (a short real sweep), of 12
 # levels (the 1-level run's rows copied in SQL, one sample dropped: a gap;
 # tests/tools/report_levels.py) and of a 90,000 s steady state (thinning), at
 # 1400 and 800 px wide. Checks, in the rendered page: no element's content
@@ -29,10 +29,12 @@ done
 /usr/bin/python3 -c 'import selenium' 2>/dev/null || fail "python3-selenium is not installed (scripts/install-deps)"
 
 start_sim wt --protocol wt310 --watts 180 --fault nan:3
+WT_PORT=$PORT
+start_sim wt2 --protocol wt310 --watts 60 # a second meter: the chart adds their sum
 "$TILEBENCH" sut up --tiles 3 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
 "$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 4s --ramp-down 0 --idle 2s \
-    --meter "wt310://127.0.0.1:$PORT" --db "$DB" --label "metered" --quiet >"$T/run1.log" 2>&1 ||
+    --meter "wt310://127.0.0.1:$WT_PORT" --meter "wt310://127.0.0.1:$PORT" --db "$DB" --label "metered" --quiet >"$T/run1.log" 2>&1 ||
     fail "run 1 exited $?: $(cat "$T/run1.log")"
 "$TILEBENCH" run --config "$T/tile.ini" --tiles 1..3 --ramp-up 1s --warm-up 1s --steady 2s --ramp-down 0 --idle 1s \
     --db "$DB" --label "three levels" --quiet >"$T/run2.log" 2>&1 || fail "run 2 exited $?: $(cat "$T/run2.log")"
@@ -43,8 +45,10 @@ expect "stages stored for run 1 (idle, ramp-up, warm-up, steady, ramp-down)" \
     "$(sqlite3 "$DB" "SELECT count(DISTINCT stage) FROM stages WHERE run_id = 1")" -eq 5
 expect "run 2 has 3 steady stages" "$(sqlite3 "$DB" "SELECT count(*) FROM stages WHERE run_id = 2 AND stage = 'steady'")" -eq 3
 
-# Ground truth from the database: meter 0's good and bad samples, and the
-# gaps (consecutive samples of one window more than 1.5 s apart).
+# Ground truth from the database: meter 0's good and bad samples, the gaps
+# (consecutive samples of one window more than 1.5 s apart), the meters, and
+# the points of their sum (meter 0's samples with a good sample of every
+# meter within half a second; 0 with one meter).
 truth() {
     sqlite3 "$DB" "SELECT
         (SELECT count(*) FROM power_samples WHERE run_id = $1 AND meter_idx = 0 AND watts IS NOT NULL
@@ -52,7 +56,14 @@ truth() {
         (SELECT count(*) FROM power_samples WHERE run_id = $1 AND meter_idx = 0
             AND (watts IS NULL OR (flags & 39) != 0)),
         (SELECT count(*) FROM (SELECT mono_us - lag(mono_us) OVER (PARTITION BY coalesce(level_id, 0)
-            ORDER BY mono_us) AS d FROM power_samples WHERE run_id = $1 AND meter_idx = 0) WHERE d > 1500000)" |
+            ORDER BY mono_us) AS d FROM power_samples WHERE run_id = $1 AND meter_idx = 0) WHERE d > 1500000),
+        (SELECT count(*) FROM meters WHERE run_id = $1),
+        (SELECT CASE WHEN (SELECT count(*) FROM meters WHERE run_id = $1) < 2 THEN 0 ELSE
+            (SELECT count(*) FROM power_samples a WHERE a.run_id = $1 AND a.meter_idx = 0 AND NOT EXISTS
+                (SELECT 1 FROM meters m WHERE m.run_id = $1 AND NOT EXISTS
+                    (SELECT 1 FROM power_samples b WHERE b.run_id = $1 AND b.meter_idx = m.idx
+                        AND abs(b.mono_us - a.mono_us) <= 500000 AND b.watts IS NOT NULL AND (b.flags & 39) = 0)))
+            END)" |
         tr '|' ' '
 }
 SPEC=""
@@ -61,10 +72,12 @@ for run in 1 2 "$R12" "$RLONG"; do
         fail "report $run exited $?: $(cat "$T/report-$run.log")"
     SPEC="$SPEC $run:$(truth "$run" | tr ' ' ',')"
 done
-echo "ok: ground truth (run:good,bad,gaps):$SPEC"
-read -r _ BAD1 _ <<<"$(truth 1)"
+echo "ok: ground truth (run:good,bad,gaps,meters,sum points):$SPEC"
+read -r _ BAD1 _ METERS1 SUM1 <<<"$(truth 1)"
+expect "run 1 has two meters" "$METERS1" -eq 2
+expect "run 1 has points of the two meters' sum" "$SUM1" -ge 1
 expect "the emulator's NaN readings are stored as bad samples" "$BAD1" -ge 1
-read -r _ _ GAP12 <<<"$(truth "$R12")"
+read -r _ _ GAP12 _ _ <<<"$(truth "$R12")"
 expect "the dropped sample is a gap" "$GAP12" -eq 1
 SIZE=$(stat -c %s "$T/report-$RLONG.html")
 expect "a 90,000-sample report stays small (bytes)" "$SIZE" -lt 2000000
@@ -178,10 +191,16 @@ def screenshot(name):
     print(f"screenshot: {path}")
 
 def check_power(run, what):
-    good, bad, gaps = truth[run]
+    good, bad, gaps, meters, sum_points = truth[run]
     pw = driver.execute_script(POWER_JS)
     ok(f"{what}: power over time chart present", pw is not None)
-    ok(f"{what}: one line (one meter)", len(pw["paths"]) == 1, repr(pw["paths"]))
+    lines = meters + (meters > 1)
+    ok(f"{what}: one line per meter ({meters}), and their sum when several", len(pw["paths"]) == lines,
+       repr(pw["paths"]))
+    if meters > 1:
+        s = pw["paths"][-1]
+        ok(f"{what}: the sum has a point wherever every meter has a good sample ({sum_points})",
+           s["samples"] == sum_points and (s["cmds"] == sum_points or pw["thin"]), repr(s))
     p = pw["paths"][0]
     ok(f"{what}: the line's points are the ones it says it drew", p["cmds"] == p["points"], repr(p))
     ok(f"{what}: the line covers every good sample in the database ({good})", p["samples"] == good, repr(p))
