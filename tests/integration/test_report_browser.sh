@@ -3,8 +3,9 @@
 # as a reader sees it, in headless Chromium (Debian's chromium +
 # chromium-driver, driven by python3-selenium). Reports of 1 level measured
 # through two meter emulators as WT310s (the first's every 3rd reading NaN:
-# bad samples to mark; the real-meter table; the meters' sum), of 3 levels (a short real sweep), of 12
-# levels (the 1-level run's rows copied in SQL, one sample dropped: a gap;
+# bad samples to mark; the real-meter table; the meters' sum), of 3 levels
+# (a short real sweep), of 12 levels (the 1-level run's rows copied in SQL,
+# one sample dropped: a gap;
 # tests/tools/report_levels.py) and of a 90,000 s steady state (thinning), at
 # 1400 and 800 px wide. Checks, in the rendered page: no element's content
 # overflows its box unless that box scrolls; every SVG text (legends, value
