@@ -396,6 +396,10 @@ static int measure_idle(run_ctx *c, char *err) {
     if (idle_us > 0 && !tb_coord_stopped(c)) {
         t0 = tb_now_us();
         t1 = t0 + idle_us;
+        tb_stage_row row = {"idle", 0, c->repeat, 0, NULL, t0, t1};
+        char e[TB_ERR_LEN];
+        if (tb_store_put_stage(c->store, c->run_id, &row, e) != 0) /* drawing only (level.c) */
+            tb_log(TB_LOG_WARN, "%s (the report's power chart will not shade it)", e);
         if (c->obs->idle_begun) c->obs->idle_begun(c->obs->arg, idle_us);
         while (tb_now_us() < t1 && !tb_coord_stopped(c)) {
             if (c->obs->idle_progress)

@@ -104,6 +104,17 @@ static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *s
     }
 }
 
+/* Stores the stage that begins now, [t0, t1) as planned (stages table), so
+ * the report can shade it under the power samples. A stage row is drawing
+ * only: when it cannot be stored (a full disk) the run goes on, and the
+ * phase's own write says what was lost. */
+static void stage_begins(run_ctx *c, const char *stage, int tiles, int phase, uint64_t t0, uint64_t t1) {
+    tb_stage_row row = {stage, tiles, c->repeat, phase, c->alone ? c->alone->name : NULL, t0, t1};
+    char e[TB_ERR_LEN];
+    if (tb_store_put_stage(c->store, c->run_id, &row, e) != 0)
+        tb_log(TB_LOG_WARN, "%s (the report's power chart will not shade it)", e);
+}
+
 /* The level's timeline, starting shortly from now. */
 static void plan_level(const tb_stage_def *sd, int tiles, uint64_t lead_us, tb_level_plan *pl) {
     uint64_t t;
@@ -191,6 +202,7 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     uint64_t merged_us;
     tb_lg_stalls sl;
     int r, cut = 0, last = p == pl->n_phases - 1;
+    stage_begins(c, stage_names[2], pl->tiles, p + 1, pl->phase_start_us[p], pl->phase_end_us[p]);
     lg->ops->stalls(lg->self, &sl); /* start the phase's stall record afresh */
     cpu0 = lg->ops->cpu_seconds(lg->self);
     if (p == 0) note_ramp_up_stalls(c, pl->tiles, &sl);
@@ -207,6 +219,9 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     }
     cpu1 = lg->ops->cpu_seconds(lg->self);
     lg->ops->stalls(lg->self, &sl);
+    if (last)
+        stage_begins(c, stage_names[3], pl->tiles, 0, pl->phase_end_us[p],
+                     pl->phase_end_us[p] + c->o->stages.ramp_down_us);
     if (last) {
         /* The last phase is stored with the whole level's op counts, after
          * ramp-down. A signal during ramp-down cuts it short, but the phase
@@ -246,9 +261,10 @@ static int level_body(run_ctx *c, int tiles, char *err) {
         return -1;
     }
     tb_coord_note_placement(c, tiles);
-    if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0 ||
-        wait_until(c, pl.phase_start_us[0], tiles, stage_names[1], 0) != 0)
-        goto interrupted;
+    stage_begins(c, stage_names[0], tiles, 0, pl.start_us, pl.start_us + sd->ramp_up_us);
+    if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0) goto interrupted;
+    stage_begins(c, stage_names[1], tiles, 0, pl.start_us + sd->ramp_up_us, pl.phase_start_us[0]);
+    if (wait_until(c, pl.phase_start_us[0], tiles, stage_names[1], 0) != 0) goto interrupted;
     for (int p = 0; p < sd->phases; p++) {
         int r = run_phase(c, &pl, p, err);
         if (r == -1) return -1;

@@ -7,6 +7,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "scoring/energy.h"
 
 const char *tb_model_qos_verdict(int qos_pass, int not_judged) {
     return !qos_pass ? "fail" : not_judged > 0 ? "incomplete" : "pass";
@@ -105,4 +108,34 @@ void tb_model_summarize(tb_model_run *r) {
     }
     free(lvl_score);
     free(lvl_watts);
+}
+
+void tb_model_level_energy(const tb_model_level *lv, double peak_score, tb_model_energy *e) {
+    double ops[TB_MODEL_ENERGY_WL], norm[TB_MODEL_ENERGY_WL], share[TB_MODEL_ENERGY_WL], jpo[TB_MODEL_ENERGY_WL];
+    memset(e, 0, sizeof *e);
+    for (size_t i = 0; i < lv->n_workloads; i++) {
+        const tb_model_workload *w = &lv->workloads[i];
+        size_t k;
+        for (k = 0; k < e->n && strcmp(e->wl[k].workload, w->name ? w->name : "") != 0; k++)
+            ;
+        if (k == e->n) {
+            if (e->n == TB_MODEL_ENERGY_WL) continue;
+            e->wl[e->n++].workload = w->name ? w->name : "";
+        }
+        if (w->ops.known) e->wl[k].ops += (double)w->ops.v;
+        if (isfinite(w->normalized)) e->wl[k].normalized += w->normalized;
+    }
+    for (size_t k = 0; k < e->n; k++) {
+        ops[k] = e->wl[k].ops;
+        norm[k] = e->wl[k].normalized;
+        e->ops += ops[k];
+    }
+    e->joules = tb_energy_joules(lv->avg_watts, lv->steady_s);
+    e->j_per_op = tb_energy_per_op(e->joules, e->ops);
+    (void)tb_energy_split(e->joules, e->n, ops, norm, share, jpo); /* -1: every share NaN, as wanted */
+    for (size_t k = 0; k < e->n; k++) {
+        e->wl[k].share = share[k];
+        e->wl[k].j_per_op = jpo[k];
+    }
+    e->efficiency = tb_energy_efficiency(lv->score, peak_score, lv->avg_watts, &e->norm_perf);
 }

@@ -224,6 +224,25 @@ typedef struct tb_model_event {
     char *at, *kind, *message;
 } tb_model_event;
 
+/* One stored power sample (power_samples), for the power over time chart. */
+typedef struct tb_model_sample {
+    int64_t mono_us;  /* the monotonic clock of the stages */
+    int64_t level_id; /* 0: active idle */
+    int meter;        /* meters[meter] */
+    unsigned flags;   /* TB_SAMPLE_* */
+    double watts;     /* NaN: none */
+    char *reason;     /* why it is bad (schema 6); NULL: none */
+} tb_model_sample;
+
+/* One stage of the run (table stages, schema 11; for runs stored before,
+ * the steady windows of the levels and the span of the active idle samples). */
+typedef struct tb_model_stage {
+    char *stage;                  /* "idle", "ramp-up", "warm-up", "steady", "ramp-down" */
+    int64_t tiles, repeat, phase; /* phase 1..N for steady, else 0 */
+    char *alone;                  /* NULL: the whole tile */
+    int64_t start_mono_us, end_mono_us;
+} tb_model_stage;
+
 typedef struct tb_model_run {
     int64_t id;
     char *label, *status; /* status: the effective one (tb_store_effective_status) */
@@ -248,6 +267,12 @@ typedef struct tb_model_run {
     tb_model_summary *summary;
     size_t n_events;
     tb_model_event *events;
+    /* with TB_MODEL_POWER_SERIES (model_power.c): every power sample by
+     * mono_us, and the stages by start */
+    size_t n_samples;
+    tb_model_sample *samples;
+    size_t n_stages;
+    tb_model_stage *stages;
 } tb_model_run;
 
 /* Also merge each level's op histograms over tiles (levels[i].groups). */
@@ -261,6 +286,8 @@ typedef struct tb_model_run {
 #define TB_MODEL_OP_HISTS 4
 /* Strings as stored, not made UTF-8 (validate and compare print them so). */
 #define TB_MODEL_RAW_TEXT 8
+/* Also read every power sample and the stages (the power over time chart). */
+#define TB_MODEL_POWER_SERIES 16
 
 /* Reads run_id. *out is malloc'd (tb_model_run_free). 0, or -1 with err
  * ("run 7 not found", a database error). */
@@ -269,6 +296,25 @@ void tb_model_run_free(tb_model_run *r); /* NULL is a no-op */
 
 /* A level's QoS in one word: "pass", "fail" or "incomplete". */
 const char *tb_model_qos_verdict(int qos_pass, int not_judged);
+
+/* A level phase's energy per op (scoring/energy.h, docs/method.md): the
+ * SUT's energy over steady state, J per metric op, and per workload (its
+ * tiles summed) its share of normalized throughput and its J per op. */
+#define TB_MODEL_ENERGY_WL 16
+typedef struct tb_model_energy_wl {
+    const char *workload; /* borrowed from the level's workloads */
+    double ops, normalized, share, j_per_op;
+} tb_model_energy_wl;
+
+typedef struct tb_model_energy {
+    double joules, ops, j_per_op;
+    double norm_perf, efficiency; /* score / peak score, and that per kW (the efficiency curve) */
+    size_t n;                     /* workloads, in stored order (at most TB_MODEL_ENERGY_WL) */
+    tb_model_energy_wl wl[TB_MODEL_ENERGY_WL];
+} tb_model_energy;
+
+/* lv's energy figures; peak_score the run's (r->peak_score) for the efficiency curve. */
+void tb_model_level_energy(const tb_model_level *lv, double peak_score, tb_model_energy *e);
 
 /* Fills r->summary, peak_score, peak_ppkw and overall_efficiency from r->levels
  * whose alone is NULL (model.c): the whole tile's levels. */

@@ -369,6 +369,7 @@ int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out
     if (rc == 0) rc = tb_model_read_levels(&c, r, flags);
     if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = tb_model_read_hosts(&c, r);
     if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = read_events(&c, r);
+    if (rc == 0 && (flags & TB_MODEL_POWER_SERIES)) rc = tb_model_read_power(&c, r);
     tb_model_read_end(c.db, opened);
     if (rc != 0) {
         tb_model_run_free(r);
@@ -425,6 +426,7 @@ static void level_free(tb_model_level *lv) {
 void tb_model_run_free(tb_model_run *r) {
     if (!r) return;
     tb_model_free_hosts(r);
+    tb_model_free_power(r);
     free(r->label), free(r->status), free(r->started_at), free(r->finished_at);
     free(r->tilebench_version), free(r->tile_name), free(r->tile_spec), free(r->config_text);
     free(r->campaign_name), free(r->campaign_config);

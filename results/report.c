@@ -51,6 +51,7 @@ int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, 
     tb_model_run *r = NULL;
     /* every format but hlog: also the interference table's percentiles; hlog: each op's histograms */
     int rc, flags = fmt == TB_REPORT_HLOG ? TB_MODEL_OP_HISTS : TB_MODEL_MERGED_LATENCY;
+    if (fmt == TB_REPORT_HTML) flags |= TB_MODEL_POWER_SERIES; /* the power over time chart */
     if (tb_model_read_run(s, run_id, flags, &r, err) != 0) return -1;
     switch (fmt) {
     case TB_REPORT_JSON: rc = tb_report_write_json(r, f, err); break;

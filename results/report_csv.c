@@ -31,16 +31,52 @@
  * so they do not clash with the op's own count and errors; errors_CLASS are
  * the op's errors_by_class members (empty for runs stored before the split). */
 static const char *const headers[] = {
-    "run_id",         "label",         "status",          "estimated_power",
-    "tiles",          "phase",         "steady_s",        "score",
-    "avg_watts",      "ppkw",          "qos_pass",        "qos_not_judged",
-    "qos_verdict",    "valid",         "invalid_reason",  "workload",
-    "tile",           "workload_ops",  "workload_errors", "throughput",
-    "unit",           "reference",     "normalized",      "op",
-    "count",          "errors",        "errors_connect",  "errors_io",
-    "errors_timeout", "errors_server", "errors_content",  "count_all",
-    "mean_ms",        "p50_ms",        "p90_ms",          "p95_ms",
-    "p99_ms",         "p999_ms",       "max_ms",
+    "run_id",
+    "label",
+    "status",
+    "estimated_power",
+    "tiles",
+    "phase",
+    "steady_s",
+    "score",
+    "avg_watts",
+    "ppkw",
+    "qos_pass",
+    "qos_not_judged",
+    "qos_verdict",
+    "valid",
+    "invalid_reason",
+    "workload",
+    "tile",
+    "workload_ops",
+    "workload_errors",
+    "throughput",
+    "unit",
+    "reference",
+    "normalized",
+    "op",
+    "count",
+    "errors",
+    "errors_connect",
+    "errors_io",
+    "errors_timeout",
+    "errors_server",
+    "errors_content",
+    "count_all",
+    "mean_ms",
+    "p50_ms",
+    "p90_ms",
+    "p95_ms",
+    "p99_ms",
+    "p999_ms",
+    "max_ms",
+    /* energy per op (put_energy_cells) */
+    "energy_j",
+    "j_per_op",
+    "normalized_performance",
+    "efficiency_per_kw",
+    "workload_energy_share",
+    "workload_j_per_op",
 };
 
 #define N_COLS (sizeof headers / sizeof headers[0])
@@ -147,6 +183,24 @@ static void put_op_cells(FILE *f, int *first, const tb_model_op *op) {
     cell_real(f, first, op->max_ms);
 }
 
+/* The energy columns, after the op's (docs/method.md): the level's energy,
+ * J per op and efficiency point, and the row's workload's share and J per
+ * op (empty without one). */
+static void put_energy_cells(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_workload *w) {
+    tb_model_energy e;
+    int first = 0;
+    double share = NAN, jpo = NAN;
+    tb_model_level_energy(lv, r->peak_score, &e);
+    for (size_t k = 0; w && k < e.n; k++)
+        if (strcmp(e.wl[k].workload, w->name ? w->name : "") == 0) share = e.wl[k].share, jpo = e.wl[k].j_per_op;
+    cell_real(f, &first, e.joules);
+    cell_real(f, &first, e.j_per_op);
+    cell_real(f, &first, e.norm_perf);
+    cell_real(f, &first, e.efficiency);
+    cell_real(f, &first, share);
+    cell_real(f, &first, jpo);
+}
+
 /* One row; w and op may be NULL (a level without workloads, a workload
  * without ops): their columns stay empty so the level is not lost. */
 static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, const tb_model_workload *w,
@@ -163,6 +217,7 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
         put_op_cells(f, &first, op);
     else if (!x)
         cells_empty(f, &first, OP_COLS);
+    put_energy_cells(f, r, lv, x ? NULL : w);
     for (size_t h = 0; h < r->n_hosts; h++) {
         const tb_model_level_host *lh = NULL;
         for (size_t k = 0; k < lv->n_hosts; k++)

@@ -78,10 +78,6 @@ static double median(double *v, size_t n) {
 
 /* ---- the page's model: points per load level ------------------------------------- */
 
-static const char *const palette[] = {"#2563eb", "#059669", "#d97706", "#7c3aed",
-                                      "#0891b2", "#db2777", "#65a30d", "#475569"};
-#define N_PALETTE (sizeof palette / sizeof palette[0])
-
 static void build_points(page *p) {
     size_t i;
     p->pts = xcalloc(p->n_rows ? p->n_rows : 1, sizeof *p->pts);
@@ -237,7 +233,7 @@ static const char css[] =
     "*{box-sizing:border-box}"
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2933;"
     "background:#f3f5f8;margin:0}"
-    "main{max-width:1200px;margin:0 auto;padding:12px 24px 48px}"
+    "main{max-width:1200px;margin:0 auto;padding:12px 24px 48px;overflow-wrap:break-word}"
     "h1{font-size:22px;margin:10px 0 4px}h1 .lbl{font-weight:400}"
     "h2{font-size:17px;margin:28px 0 8px;padding-bottom:4px;border-bottom:2px solid #d5dbe3}"
     "h3{font-size:14px;margin:16px 0 6px}"
@@ -257,8 +253,12 @@ static const char css[] =
     ".card .v{font-size:24px;font-weight:700}.card .u{font-size:12px;color:#52606d}"
     ".est{color:#b91c1c;font-weight:700;font-size:11px;text-transform:uppercase}"
     "table{border-collapse:collapse;background:#fff;width:100%;margin:4px 0 8px;font-size:13px}"
+    /* a wide table scrolls inside its own box instead of leaving the page */
+    ".tw{overflow-x:auto;max-width:100%;margin:4px 0 8px}.tw>table{margin:0}"
     "th,td{padding:4px 8px;border-bottom:1px solid #e4e7eb;text-align:left;vertical-align:top}"
-    "th{background:#eef1f5;font-weight:600;white-space:nowrap}"
+    "td{overflow-wrap:break-word}td code{overflow-wrap:anywhere}"
+    "table.lt{font-size:11px;width:auto}table.lt td,table.lt th{padding:1px 6px;white-space:nowrap}"
+    "th{background:#eef1f5;font-weight:600}"
     ".n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "table.kv th{width:150px;background:#fff;color:#52606d;font-weight:400}"
     "tr.bad td{background:#fef2f2}tr.grp td{border-top:2px solid #9aa5b1}"
@@ -269,7 +269,10 @@ static const char css[] =
     "svg{width:100%;height:auto;display:block}"
     "svg text{font-family:inherit}.ct{font-size:15px;font-weight:600;fill:#1f2933}"
     ".tk{font-size:11px;fill:#52606d}.at{font-size:12px;fill:#3e4c59}.lg{font-size:11px;fill:#3e4c59}"
-    ".vl{font-size:10px;fill:#3e4c59}"
+    ".vl{font-size:10px;fill:#3e4c59;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
+    "figure.wide{margin:0 0 12px}.charts>figure{min-width:0}"
+    "@media print{body{background:#fff}main{max-width:none;padding:0}.tw{overflow:visible}"
+    "figure{break-inside:avoid}.charts{grid-template-columns:1fr}}"
     ".grid{stroke:#e4e7eb}.minor{stroke:#f1f3f5}.ax{stroke:#9aa5b1}"
     ".note{font-size:12px;color:#52606d}"
     "code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}"
@@ -315,7 +318,9 @@ static void html_banners(page *p) {
     fputs("\">", f);
     esc(f, *status ? status : "unknown");
     fputs("</span></h1>\n", f);
-    fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>", f);
+    fputs("<nav><a href=\"#summary\">summary</a><a href=\"#charts\">charts</a><a href=\"#levels\">load levels</a>"
+          "<a href=\"#energy\">energy</a>",
+          f);
     if (p->run->n_hosts) fputs("<a href=\"#hosts\">SUT hosts</a>", f);
     if (tb_report_run_has_infra(p->run)) fputs("<a href=\"#infra\">infrastructure</a>", f);
     if (run_has_alone(p->run)) fputs("<a href=\"#interference\">interference</a>", f);
@@ -594,7 +599,7 @@ static void latency_chart(page *p, size_t first, const double *x) {
     int *marks = xcalloc(cap * n, sizeof *marks);
     for (k = first; k < p->n_lat; k++) {
         const lat_series *l = &p->lat[k];
-        const char *color = palette[ns % N_PALETTE];
+        const char *color = tb_svg_color(ns);
         if (strcmp(l->workload, workload) != 0) continue;
         for (j = 0; j < n; j++) {
             const level_point *pt = &p->pts[j];
@@ -632,9 +637,14 @@ static void latency_chart(page *p, size_t first, const double *x) {
     snprintf(title, sizeof title, "%s latency against tiles", workload);
     {
         chart c = {title, "load level (tiles)", "latency (ms)", "ms", 3, 1, NAN, NULL, ss, ns, ls, nl};
-        figure(p->f, &c,
-               "Per op, tiles merged, from intended start (corrected for coordinated omission): p95, or the "
-               "percentile of the op's QoS rule. Dashed: the QoS limit. Red ring: that rule failed.");
+        fputs("<figure>", p->f);
+        tb_svg_chart(p->f, &c);
+        rh_latency_values(p, workload);
+        fputs("<figcaption>Per op, tiles merged, from intended start (corrected for coordinated omission): p95, or "
+              "the percentile of the op's QoS rule. Dashed: the QoS limit. Red ring: that rule failed. The table: "
+              "p50, p95 and p99 in ms per op and load level (the median phase where a level ran several).</figcaption>"
+              "</figure>\n",
+              p->f);
     }
     free(ss);
     free(ls);
@@ -665,7 +675,7 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
     for (k = 0, any = 0; k < 4; k++) {
         for (i = 0; i < n; i++)
             any |= isfinite(ys[k * n + i] = tel_median(p, &p->pts[i], util_keys[k], NULL));
-        ss[k] = (chart_series){util_names[k], palette[k], n, x, ys + k * n, mark, notes};
+        ss[k] = (chart_series){util_names[k], tb_svg_color(k), n, x, ys + k * n, mark, notes};
     }
     if (any) {
         chart c = {"Host CPU utilization against tiles",
@@ -688,7 +698,7 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
     for (i = 0, any = 0; i < n; i++)
         any |= isfinite(ys[i] = tel_median(p, &p->pts[i], TEL_FREQ, NULL));
     if (any) {
-        chart_series s = {"mean frequency", palette[4], n, x, ys, mark, notes};
+        chart_series s = {"mean frequency", tb_svg_color(4), n, x, ys, mark, notes};
         chart c = {
             "Mean CPU frequency against tiles", "load level (tiles)", "MHz", "MHz", 0, 0, NAN, NULL, &s, 1, NULL, 0};
         figure(f, &c,
@@ -709,7 +719,7 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
     for (k = 0, ns = 0; k < n_states; k++) {
         for (i = 0; i < n; i++)
             ys[ns * n + i] = tel_median(p, &p->pts[i], 0, states[k]);
-        ss[ns] = (chart_series){states[k], palette[ns % N_PALETTE], n, x, ys + ns * n, mark, notes};
+        ss[ns] = (chart_series){states[k], tb_svg_color(ns), n, x, ys + ns * n, mark, notes};
         ns++;
     }
     if (ns > 0) {
@@ -728,6 +738,90 @@ static void telemetry_charts(page *p, const double *x, const int *mark, const ch
         figure(f, &c,
                "Share of time each CPU spent in each cpuidle state (turbostat's %C1, %C6), averaged over "
                "CPUs; C0 is the rest (running).");
+    }
+    free(ys);
+}
+
+/* Median over a point's rows of an energy figure: workload k's J/op (k >=
+ * 0, by name), the whole SUT's J/op (-1) or the efficiency (-2). */
+static double energy_median(const page *p, const level_point *pt, int k, const char *name) {
+    double *v = xmalloc(pt->n * sizeof *v), m;
+    for (size_t i = 0; i < pt->n; i++) {
+        tb_model_energy e;
+        tb_model_level_energy(&p->levels[pt->first + i], p->run->peak_score, &e);
+        v[i] = k == -1 ? e.j_per_op : k == -2 ? e.efficiency : NAN;
+        for (size_t w = 0; k >= 0 && w < e.n; w++)
+            if (strcmp(e.wl[w].workload, name) == 0) v[i] = e.wl[w].j_per_op;
+    }
+    m = median(v, pt->n);
+    free(v);
+    return m;
+}
+
+/* The efficiency curve (normalized performance per kW, SERT style) and
+ * energy per op against tiles: the whole SUT's and each workload's. */
+static void energy_charts(page *p, const double *x, const int *mark, const char *const *notes, double sat) {
+    size_t n = p->n_pts, nw = 0, i, k;
+    const char *names[TB_MODEL_ENERGY_WL];
+    char lbl[TB_MODEL_ENERGY_WL + 1][96];
+    double *ys = xmalloc((TB_MODEL_ENERGY_WL + 2) * n * sizeof *ys);
+    chart_series ss[TB_MODEL_ENERGY_WL + 1];
+    int est = p->run->estimated_power;
+    for (i = 0; i < n; i++)
+        ys[i] = energy_median(p, &p->pts[i], -2, NULL);
+    {
+        chart_series s = {"efficiency", tb_svg_color(4), n, x, ys, mark, notes};
+        chart c = {est ? "Efficiency curve (ESTIMATED power)" : "Efficiency curve",
+                   "load level (tiles)",
+                   "normalized performance per kW",
+                   "",
+                   3,
+                   0,
+                   sat,
+                   "saturation",
+                   &s,
+                   1,
+                   NULL,
+                   0};
+        figure(p->f, &c,
+               "SERT style: normalized performance (score &divide; the run's peak score) &divide; mean SUT power in "
+               "kW. Beside PPKW (score per kW), it shows at which load the SUT turns power into work best.");
+    }
+    for (i = 0; i < p->n_rows; i++) /* workload names in stored order */
+        for (k = 0; k < p->levels[i].n_workloads; k++) {
+            const char *w = S(p->levels[i].workloads[k].name);
+            size_t j;
+            for (j = 0; j < nw && strcmp(names[j], w) != 0; j++)
+                ;
+            if (j == nw && nw < TB_MODEL_ENERGY_WL) names[nw++] = w;
+        }
+    for (i = 0; i < n; i++)
+        ys[n + i] = energy_median(p, &p->pts[i], -1, NULL);
+    snprintf(lbl[0], sizeof lbl[0], "whole SUT, every op");
+    ss[0] = (chart_series){lbl[0], tb_svg_color(0), n, x, ys + n, mark, notes};
+    for (k = 0; k < nw; k++) {
+        for (i = 0; i < n; i++)
+            ys[(k + 2) * n + i] = energy_median(p, &p->pts[i], (int)k, names[k]);
+        snprintf(lbl[k + 1], sizeof lbl[k + 1], "%s", names[k]);
+        ss[k + 1] = (chart_series){lbl[k + 1], tb_svg_color(k + 1), n, x, ys + (k + 2) * n, mark, notes};
+    }
+    {
+        chart c = {est ? "Energy per op against tiles (ESTIMATED)" : "Energy per op against tiles",
+                   "load level (tiles)",
+                   "energy per op (J)",
+                   "J",
+                   4,
+                   1,
+                   NAN,
+                   NULL,
+                   ss,
+                   nw + 1,
+                   NULL,
+                   0};
+        figure(p->f, &c,
+               "Energy over steady state (mean W &times; seconds) per metric op. Whole SUT: divided by every op of "
+               "every workload. Per workload: the energy split by its share of the normalized throughputs, divided "
+               "by its ops (docs/method.md).");
     }
     free(ys);
 }
@@ -761,9 +855,10 @@ static void html_charts(page *p) {
         mark[i] = p->pts[i].mark;
         notes[i] = p->pts[i].note;
     }
+    rh_power_chart(p);
     fputs("<div class=\"charts\">\n", f);
     {
-        chart_series s = {"score", palette[0], n, x, score, mark, notes};
+        chart_series s = {"score", tb_svg_color(0), n, x, score, mark, notes};
         chart c = {"Score against tiles",
                    "load level (tiles)",
                    tb_report_run_has_infra(p->run) ? "final score (0.8 x application + 0.2 x infrastructure)"
@@ -785,7 +880,7 @@ static void html_charts(page *p) {
                      "saturation.");
     }
     {
-        chart_series s = {"PPKW", palette[1], n, x, ppkw, mark, notes};
+        chart_series s = {"PPKW", tb_svg_color(1), n, x, ppkw, mark, notes};
         chart c = {est ? "PPKW against tiles (ESTIMATED power)" : "PPKW against tiles",
                    "load level (tiles)",
                    "PPKW (score per kW)",
@@ -801,7 +896,7 @@ static void html_charts(page *p) {
         figure(f, &c, "Performance per kW: score &divide; mean SUT power in kW over steady state.");
     }
     {
-        chart_series s = {"mean power", palette[2], n, x, watts, mark, notes};
+        chart_series s = {"mean power", tb_svg_color(2), n, x, watts, mark, notes};
         chart_line idle = {p->run->active_idle_watts, idle_label, "#475569"};
         chart c = {est ? "Mean power against tiles (ESTIMATED)" : "Mean power against tiles",
                    "load level (tiles)",
@@ -820,6 +915,7 @@ static void html_charts(page *p) {
                "Mean power over steady state (energy &divide; time, summed over meters). Dashed: active "
                "idle, measured before the sweep.");
     }
+    energy_charts(p, x, mark, notes, sat);
     telemetry_charts(p, x, mark, notes);
     for (i = 0; i < p->n_lat; i++) {
         int seen = 0;
@@ -879,6 +975,7 @@ int tb_report_write_html(const tb_model_run *r, FILE *f, char *err) {
     html_hostcfg(&p);
     html_charts(&p);
     rh_levels(&p);
+    rh_energy(&p);
     tb_report_html_infra(f, r);
     tb_report_interference_html(r, f);
     rh_hosts(&p);

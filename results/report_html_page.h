@@ -53,7 +53,8 @@ double rh_int_num(tb_model_int v);
 
 /* The page's tables, in page order (report_html_tables.c). */
 void rh_levels(page *p);
-void rh_hosts(page *p); /* [host.NAME] runs only */
+void rh_energy(page *p); /* energy per op and the efficiency curve's figures */
+void rh_hosts(page *p);  /* [host.NAME] runs only */
 void rh_telemetry(page *p);
 void rh_qos(page *p);
 void rh_latency(page *p);
@@ -61,5 +62,9 @@ void rh_workloads(page *p);
 void rh_meters(page *p);
 void rh_events(page *p);
 void rh_config(page *p);
+/* The p50/p95/p99 table under workload's latency chart (report_html_tables.c). */
+void rh_latency_values(page *p, const char *workload);
+/* The power over time chart (report_html_power.c). */
+void rh_power_chart(page *p);
 
 #endif

@@ -25,7 +25,7 @@
  * marks a numeric column (right-aligned). */
 static void table_open(FILE *f, const char *cols) {
     const char *c = cols;
-    fputs("<table>\n<tr>", f);
+    fputs("<div class=\"tw\"><table>\n<tr>", f);
     while (*c) {
         size_t n = strcspn(c, "|");
         int num = *c == '#';
@@ -126,7 +126,44 @@ void rh_levels(page *p) {
         td_num(f, lv->telemetry.avg_freq_mhz, 0);
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
+}
+
+void rh_energy(page *p) {
+    FILE *f = p->f;
+    if (!section(f, "energy", "Energy per op and efficiency", p->n_rows == 0, "No load level stored.")) return;
+    table_open(f, "#tiles|#phase|#energy (kJ)|#metric ops|#J per op|per workload: share of normalized "
+                  "throughput, J per op|#normalized performance|#efficiency (per kW)");
+    for (size_t i = 0; i < p->n_rows; i++) {
+        const tb_model_level *lv = &p->levels[i];
+        tb_model_energy e;
+        tb_model_level_energy(lv, p->run->peak_score, &e);
+        row_open(f, 0, "energy");
+        td_level(f, lv);
+        td_num(f, e.joules / 1000.0, 3);
+        td_num(f, e.ops, 0);
+        td_num(f, e.j_per_op, 4);
+        fputs("<td>", f);
+        for (size_t k = 0; k < e.n; k++) {
+            fputs(k ? "; " : "", f);
+            esc(f, e.wl[k].workload);
+            fputs(" ", f);
+            rh_put_num(f, 100.0 * e.wl[k].share, 1);
+            fputs("%, ", f);
+            rh_put_num(f, e.wl[k].j_per_op, 4);
+            fputs(" J", f);
+        }
+        fputs("</td>", f);
+        td_num(f, e.norm_perf, 3);
+        td_num(f, e.efficiency, 3);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n<p class=\"note\">Energy: mean SUT power &times; steady seconds, every meter summed. J "
+          "per op: that energy over every metric op of the level. Per workload, the energy is split by each "
+          "workload's share of the level's normalized throughput (its tiles summed), then divided by its ops. "
+          "Normalized performance: the score over the run's peak score; efficiency: that per kW of mean power "
+          "(SERT style). See docs/method.md.</p>\n",
+          f);
 }
 
 /* A number cell, "n/a" when the host did not provide the figure. */
@@ -161,7 +198,7 @@ void rh_hosts(page *p) {
         td_na(f, ho->idle_cpu_util_pct, 1);
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
     table_open(f, "#tiles|#phase|host|#its tiles|#avg W|#power samples|#CPU util %|#freq MHz");
     for (size_t i = 0; i < p->n_rows; i++) {
         const tb_model_level *lv = &p->levels[i];
@@ -178,7 +215,7 @@ void rh_hosts(page *p) {
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n<p class=\"note\">Each host's avg W is the mean power of its meters summed; a level's avg W "
+    fputs("</table></div>\n<p class=\"note\">Each host's avg W is the mean power of its meters summed; a level's avg W "
           "(and so its PPKW) is the sum over every host.</p>\n",
           f);
 }
@@ -225,11 +262,12 @@ void rh_telemetry(page *p) {
         td_na(f, rh_int_num(t->samples), 0);
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n<p class=\"note\">Sampled at 1 Hz over steady state; samples that straddle its edges are left "
-          "out. CPU time by mode as sar reports it; C-states as turbostat's %C-columns (C0: running). n/a: the host "
-          "does not expose the figure (no cpufreq or msr for frequency, no cpuidle for C-states, or telemetry off); "
-          "nothing is estimated in its place.</p>\n",
-          f);
+    fputs(
+        "</table></div>\n<p class=\"note\">Sampled at 1 Hz over steady state; samples that straddle its edges are left "
+        "out. CPU time by mode as sar reports it; C-states as turbostat's %C-columns (C0: running). n/a: the host "
+        "does not expose the figure (no cpufreq or msr for frequency, no cpuidle for C-states, or telemetry off); "
+        "nothing is estimated in its place.</p>\n",
+        f);
 }
 
 void rh_qos(page *p) {
@@ -259,7 +297,8 @@ void rh_qos(page *p) {
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error rates, "
+    fputs("</table></div>\n<p class=\"note\">Observed and limit are in the rule's unit: ms for latency, % for error "
+          "rates, "
           "percentage points for the mix. NOT JUDGED: too few ops for the rule to mean anything (a pNN needs "
           "1/(1&minus;NN/100) ops, or it is the slowest op; a mix of d pp needs d to be 2.576 standard deviations of "
           "each "
@@ -312,7 +351,7 @@ void rh_latency(page *p) {
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
 }
 
 void rh_workloads(page *p) {
@@ -339,7 +378,7 @@ void rh_workloads(page *p) {
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
 }
 
 /* The "averaged" cell: NOT AVERAGED when every valid reading had min = max =
@@ -370,7 +409,9 @@ void rh_meters(page *p) {
         esc(f, S(m->uri));
         fputs("</code></td>", f);
         td_text(f, S(m->model));
-        td_text(f, S(m->idn));
+        fputs("<td><code>", f); /* an identity without spaces: it may wrap anywhere */
+        esc(f, S(m->idn));
+        fputs("</code></td>", f);
         td_text(f, S(m->driver));
         /* a range with its mode: "300 (fixed)", "20 (auto)"; blank when the meter does not say */
         snprintf(buf, sizeof buf, "%.4g (%s)", m->volt_range_v, S(m->volt_mode));
@@ -386,7 +427,7 @@ void rh_meters(page *p) {
         fputs(est ? "<td class=\"fail\">ESTIMATED</td></tr>\n" : "<td>no (measured)</td></tr>\n", f);
     }
     fprintf(f,
-            "</table>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
+            "</table></div>\n<p class=\"note\">URIs are stored with passwords removed. Ranges are as read back from "
             "the meter at the start of the run; auto-ranging during steady state is a validity warning "
             "(SPECpower). Invalid samples: NaN, over-range, missing, above 1%% uncertainty, or implausible (negative "
             "W, W beyond the ranges, V &times; A &times; PF disagreeing with W). Averaging window: "
@@ -409,7 +450,7 @@ void rh_events(page *p) {
         td_text(f, S(e->message));
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
 }
 
 void rh_config(page *p) {
@@ -427,4 +468,64 @@ void rh_config(page *p) {
     fputs(": the effective file text</summary>\n<pre>", f);
     esc(f, *S(p->run->config_text) ? p->run->config_text : "(not stored)");
     fputs("</pre></details>\n", f);
+}
+
+/* Median of the finite values of v[0..n) (reordered): the lower middle one,
+ * as the charts' points; NaN when none. */
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i])) v[m++] = v[i];
+    if (!m) return NAN;
+    qsort(v, m, sizeof *v, cmp_dbl);
+    return v[(m - 1) / 2];
+}
+
+/* Percentile pct of workload.op at level point pt, ms: the median over its rows. */
+static double point_pct(const page *p, const level_point *pt, const char *workload, const char *op, double pct) {
+    double *v = xmalloc((pt->n ? pt->n : 1) * sizeof *v), m;
+    for (size_t i = 0; i < pt->n; i++) {
+        size_t r = pt->first + i;
+        v[i] = NAN;
+        for (size_t g = 0; g < p->n_groups[r]; g++) {
+            const tb_model_op_group *og = &p->groups[r][g];
+            if (strcmp(og->workload, workload) != 0 || strcmp(og->op, op) != 0 || tb_hist_count(og->hist) == 0)
+                continue;
+            v[i] = (double)tb_hist_percentile(og->hist, pct) / 1000.0;
+        }
+    }
+    m = median_of(v, pt->n);
+    free(v);
+    return m;
+}
+
+void rh_latency_values(page *p, const char *workload) {
+    static const double pcts[] = {50, 95, 99};
+    FILE *f = p->f;
+    fputs("<div class=\"tw\"><table class=\"lt\">\n<tr><th>op</th><th></th>", f);
+    for (size_t j = 0; j < p->n_pts; j++)
+        fprintf(f, "<th class=\"n\">%g tile%s</th>", p->pts[j].tiles, p->pts[j].tiles == 1 ? "" : "s");
+    fputs("</tr>\n", f);
+    for (size_t k = 0; k < p->n_lat; k++) {
+        const lat_series *l = &p->lat[k];
+        if (strcmp(l->workload, workload) != 0) continue;
+        for (size_t q = 0; q < 3; q++) {
+            fputs(q == 0 ? "<tr class=\"grp\">" : "<tr>", f);
+            if (q == 0) {
+                fputs("<td rowspan=\"3\">", f);
+                esc(f, l->op);
+                fputs("</td>", f);
+            }
+            fprintf(f, "<th>p%g</th>", pcts[q]);
+            for (size_t j = 0; j < p->n_pts; j++)
+                td_ms(f, point_pct(p, &p->pts[j], l->workload, l->op, pcts[q]));
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table></div>\n", f);
 }

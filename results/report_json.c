@@ -234,7 +234,30 @@ static json_t *hosts_json(const tb_model_run *r) {
     return arr;
 }
 
-static json_t *level_json(const tb_model_level *lv) {
+/* Energy per op and the efficiency curve's point (docs/method.md). */
+static json_t *energy_json(const tb_model_level *lv, double peak_score) {
+    json_t *o = json_object(), *wls = json_array();
+    tb_model_energy e;
+    tb_model_level_energy(lv, peak_score, &e);
+    json_object_set_new(o, "joules", jreal(e.joules));
+    json_object_set_new(o, "metric_ops", jreal(e.ops));
+    json_object_set_new(o, "j_per_op", jreal(e.j_per_op));
+    json_object_set_new(o, "normalized_performance", jreal(e.norm_perf));
+    json_object_set_new(o, "efficiency_per_kw", jreal(e.efficiency));
+    for (size_t k = 0; k < e.n; k++) {
+        json_t *w = json_object();
+        json_object_set_new(w, "workload", jstr(e.wl[k].workload));
+        json_object_set_new(w, "metric_ops", jreal(e.wl[k].ops));
+        json_object_set_new(w, "normalized", jreal(e.wl[k].normalized));
+        json_object_set_new(w, "energy_share", jreal(e.wl[k].share));
+        json_object_set_new(w, "j_per_op", jreal(e.wl[k].j_per_op));
+        json_array_append_new(wls, w);
+    }
+    json_object_set_new(o, "workloads", wls);
+    return o;
+}
+
+static json_t *level_json(const tb_model_level *lv, double peak_score) {
     json_t *o = json_object(), *qos = json_array(), *tq = json_array(), *wls = json_array();
     json_object_set_new(o, "tiles", json_integer(lv->tiles));
     json_object_set_new(o, "phase", json_integer(lv->phase));
@@ -266,6 +289,7 @@ static json_t *level_json(const tb_model_level *lv) {
     if (lv->n_agents) json_object_set_new(o, "agents", agents_json(lv));
     if (lv->n_hosts) json_object_set_new(o, "hosts", level_hosts_json(lv));
     tb_report_json_infra_level(o, lv);
+    json_object_set_new(o, "energy", energy_json(lv, peak_score));
     return o;
 }
 
@@ -296,7 +320,7 @@ static json_t *summary_json(const tb_model_summary *s) {
 static void add_arrays(json_t *run, const tb_model_run *r) {
     json_t *levels = json_array(), *summary = json_array(), *events = json_array();
     for (size_t i = 0; i < r->n_levels; i++)
-        json_array_append_new(levels, level_json(&r->levels[i]));
+        json_array_append_new(levels, level_json(&r->levels[i], r->peak_score));
     json_object_set_new(run, "levels", levels);
     for (size_t i = 0; i < r->n_summary; i++)
         json_array_append_new(summary, summary_json(&r->summary[i]));

@@ -383,6 +383,32 @@ static void text_latency_level(FILE *f, const tb_model_level *lv) {
     }
 }
 
+/* Energy per op and the efficiency curve's points (docs/method.md). */
+static void text_energy(FILE *f, const tb_model_run *r) {
+    if (r->n_levels == 0) return;
+    fputs("\nEnergy per op (energy = mean W x steady s; per workload split by share of normalized throughput)\n"
+          "  tiles phase  energy kJ   metric ops     J/op  norm perf  eff /kW  per workload: share, J/op\n",
+          f);
+    for (size_t i = 0; i < r->n_levels; i++) {
+        const tb_model_level *lv = &r->levels[i];
+        tb_model_energy e;
+        tb_model_level_energy(lv, r->peak_score, &e);
+        char b1[32], b2[32], b3[32], b4[32], b5[32];
+        fprintf(f, "  %5lld %5lld  %9s  %11s  %7s  %9s  %7s ", (long long)lv->tiles, (long long)lv->phase,
+                num(e.joules / 1000.0, "%.3f", b1, sizeof b1), num(e.ops, "%.0f", b2, sizeof b2),
+                num(e.j_per_op, "%.4f", b3, sizeof b3), num(e.norm_perf, "%.3f", b4, sizeof b4),
+                num(e.efficiency, "%.3f", b5, sizeof b5));
+        tb_fmt_put_alone(f, lv);
+        for (size_t k = 0; k < e.n; k++) {
+            fputs(k ? "; " : " ", f);
+            put_safe(f, e.wl[k].workload, 0, 24);
+            fprintf(f, " %s%%, %s J", num(100.0 * e.wl[k].share, "%.1f", b1, sizeof b1),
+                    num(e.wl[k].j_per_op, "%.4f", b2, sizeof b2));
+        }
+        fputc('\n', f);
+    }
+}
+
 static void text_events(FILE *f, const tb_model_run *r) {
     int shown = 0;
     for (size_t i = 0; i < r->n_events; i++) {
@@ -399,6 +425,7 @@ int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) {
     (void)err; /* write errors are caught by the caller's ferror check */
     text_header(f, r);
     text_levels(f, r);
+    text_energy(f, r);
     tb_report_text_infra(f, r);
     text_level_hosts(f, r);
     tb_report_text_agents(f, r);

@@ -45,6 +45,7 @@ enum {
     ST_CAMPAIGN_STEP,
     ST_TELEM,
     ST_AGENT,
+    ST_STAGE,
     ST_COUNT
 };
 
@@ -95,6 +96,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                  " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct, freq_mhz,"
                  " freq_source, cstate_residency_json)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    [ST_STAGE] = "INSERT INTO stages (run_id, stage, tiles, repeat, phase, alone, start_mono_us, end_mono_us)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 struct tb_store {
@@ -910,6 +913,24 @@ int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_samp
     if (n <= 0) return 0;
     if (tx_begin(s, what, err) != 0) return -1;
     if (insert_telemetry(s, run_id, 0, samples, n) != SQLITE_OK) return tx_fail(s, what, err);
+    return tx_commit(s, what, err);
+}
+
+int tb_store_put_stage(tb_store *s, int64_t run_id, const tb_stage_row *row, char *err) {
+    char what[96];
+    sqlite3_stmt *st;
+    snprintf(what, sizeof what, "store stage %s of %d tiles", row->stage ? row->stage : "?", row->tiles);
+    if (tx_begin(s, what, err) != 0) return -1;
+    st = s->st[ST_STAGE];
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_text(st, 2, row->stage, 0);
+    sqlite3_bind_int(st, 3, row->tiles);
+    sqlite3_bind_int(st, 4, row->repeat);
+    sqlite3_bind_int(st, 5, row->phase);
+    bind_text(st, 6, row->alone, 1);
+    bind_u64(st, 7, row->start_us);
+    bind_u64(st, 8, row->end_us);
+    if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     return tx_commit(s, what, err);
 }
 

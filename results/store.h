@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 11
+#define TB_STORE_SCHEMA_VERSION 12
 
 typedef struct tb_store tb_store;
 
@@ -233,6 +233,20 @@ int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_samp
 
 /* Stores one finished phase of a load level, all in one transaction. */
 int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, char *err) TB_WUR;
+
+/* One stage of the run as it begins (table stages): stage is "idle",
+ * "ramp-up", "warm-up", "steady" (phase 1..N; 0 for the others) or
+ * "ramp-down"; alone the workload an interference level runs by itself
+ * (NULL: the whole tile); [start_us, end_us) its planned edges on the clock
+ * of the power samples' mono_us. One transaction. 0 or -1 with err (the
+ * coordinator only warns: a stage row is for drawing). */
+typedef struct tb_stage_row {
+    const char *stage;
+    int tiles, repeat, phase;
+    const char *alone;
+    uint64_t start_us, end_us;
+} tb_stage_row;
+int tb_store_put_stage(tb_store *s, int64_t run_id, const tb_stage_row *row, char *err) TB_WUR;
 
 /* Appends an event (kind: "info", "warning", "error") to the run's log. */
 int tb_store_event(tb_store *s, int64_t run_id, const char *kind, const char *message, char *err) TB_WUR;

@@ -369,6 +369,26 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     " substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) ||"
     " substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)));"
     "CREATE UNIQUE INDEX runs_uuid ON runs(uuid);",
+    /* 11 -> 12: the edges of every stage of the run (issue 23: the power
+     * over time chart shades them), on the monotonic clock of
+     * power_samples.mono_us, [start, end) in µs as planned when the stage
+     * began (a stage cut short by a signal keeps its planned end). stage is
+     * 'idle' (active idle: tiles 0), 'ramp-up', 'warm-up', 'steady' (phase
+     * 1..N) or 'ramp-down'; phase is 0 for the stages that are not a phase;
+     * alone is the workload an interference level ran by itself (NULL: the
+     * whole tile). Runs stored before have no rows: readers fall back to
+     * levels.steady_*_mono_us and the active idle samples. */
+    "CREATE TABLE stages ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  stage TEXT NOT NULL CHECK (stage IN ('idle','ramp-up','warm-up','steady','ramp-down')),"
+    "  tiles INTEGER NOT NULL,"
+    "  repeat INTEGER NOT NULL,"
+    "  phase INTEGER NOT NULL,"
+    "  alone TEXT,"
+    "  start_mono_us INTEGER NOT NULL,"
+    "  end_mono_us INTEGER NOT NULL"
+    ");"
+    "CREATE INDEX stages_run ON stages(run_id);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

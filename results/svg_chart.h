@@ -18,6 +18,8 @@
 
 enum { MARK_OK = 0, MARK_FAIL = 1, MARK_INVALID = 2 };
 
+/* A series whose colour an earlier series of the chart has already is drawn
+ * with a dash pattern of its own (tb_svg_chart), so no two look alike. */
 typedef struct chart_series {
     const char *name; /* legend text */
     const char *color;
@@ -46,6 +48,22 @@ typedef struct chart {
     const chart_line *lines;
     size_t n_lines;
 } chart;
+
+/* The i-th colour of the series palette (12 distinct colours; they repeat
+ * from i = 12, and tb_svg_chart then gives a repeated colour a dash pattern
+ * of its own, so no two series of one chart look alike). */
+const char *tb_svg_color(size_t i);
+/* A "nice" axis step (1, 2, 2.5 or 5 x 10^k) giving about `target` intervals. */
+double tb_svg_nice_step(double range, int target);
+/* A tick label with as many decimals as step needs. */
+void tb_svg_fmt_tick(char *buf, size_t len, double v, double step);
+/* Writes text (escaped) at (x, y) in class cls, wrapped on spaces into lines
+ * of at most max_w user units (estimated at char_w per character), each
+ * line a <tspan> line_h below the last; returns the lines used. */
+int tb_svg_text_wrapped(FILE *f, const char *cls, double x, double y, const char *text, double max_w, double char_w,
+                        double line_h);
+/* The lines tb_svg_text_wrapped would use. */
+int tb_svg_text_lines(const char *text, double max_w, double char_w);
 
 /* Writes chart c as one <svg> element; every text goes through the HTML escaper. */
 void tb_svg_chart(FILE *f, const chart *c);

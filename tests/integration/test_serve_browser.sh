@@ -115,7 +115,7 @@ try:
     body = driver.find_element(By.TAG_NAME, "body").text
     ok("report text has PPKW", "PPKW" in body)
     ok("report text has the estimated-power banner", "ESTIMATED POWER" in body)
-    lv = driver.find_elements(By.XPATH, "//h2[@id='levels']/following-sibling::table[1]//tr[td]")
+    lv = driver.find_elements(By.XPATH, "//h2[@id='levels']/following-sibling::div[1]/table//tr[td]")
     ok("report has one load level row", len(lv) == 1, f"({len(lv)})")
     cells = [td.text for td in lv[0].find_elements(By.TAG_NAME, "td")]
     ok("level row: 1 tile, phase 1", cells[:2] == ["1", "1"], repr(cells))

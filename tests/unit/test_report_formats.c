@@ -295,9 +295,11 @@ static void test_html_top_and_tables(void **state) {
     assert_non_null(strstr(html, "<tr class=\"level bad\"><td class=\"n\">3</td><td class=\"n\">1</td>"));
     assert_non_null(strstr(html, "<span class=\"fail\">FAIL</span></td><td><span class=\"fail\">NO</span>: "
                                  "&lt;i&gt;5.0% of samples invalid&lt;/i&gt;</td>"));
-    /* charts: score, PPKW, power, host CPU utilization (the rows carry cpu_util_pct; frequency and
-     * C-states are not available, so no chart for them), and one latency chart per workload */
-    assert_int_equal(count_of(html, "<svg"), 6);
+    /* charts: score, PPKW, power, the efficiency curve, energy per op, host CPU utilization (the rows
+     * carry cpu_util_pct; frequency and C-states are not available, so no chart for them), and one
+     * latency chart per workload; no power sample stored, so no power over time chart */
+    assert_int_equal(count_of(html, "<svg"), 8);
+    assert_non_null(strstr(html, "No power sample stored."));
     assert_non_null(strstr(html, "Host CPU utilization against tiles"));
     assert_null(strstr(html, "Mean CPU frequency against tiles"));
     assert_null(strstr(html, "C-state residency against tiles"));
@@ -747,6 +749,41 @@ static void test_no_ops_observed_null(void **state) {
     free(buf);
 }
 
+/* Energy per op in JSON and CSV, against the sweep's stored figures worked
+ * by hand: 1 tile at 120.5 W for 60 s is 7230 J over 200 web + 300 kv ops,
+ * 14.46 J/op; web's normalized throughput 3.25 / 4 = 0.8125 and kv's
+ * 50 / 49.9, so web's share is 0.8125 / (0.8125 + 50 / 49.9) and its J/op
+ * 7230 x that / 200. The peak score is 2.4 (3 tiles), so 1 tile's
+ * normalized performance is 1 / 2.4 and its efficiency that / 0.1205 kW. */
+static void test_energy_figures(void **state) {
+    fix *f = *state;
+    int64_t id = store_run(f, N_SWEEP, TB_RUN_COMPLETE, 0);
+    char *json_text = render(f, id, TB_REPORT_JSON), *csv = render(f, id, TB_REPORT_CSV);
+    json_t *root = json_loads(json_text, 0, NULL), *lv, *e, *web;
+    double share = 0.8125 / (0.8125 + 50 / 49.9);
+    csv_table t;
+    assert_non_null(root);
+    lv = json_array_get(json_object_get(json_object_get(root, "run"), "levels"), 0);
+    e = json_object_get(lv, "energy");
+    assert_non_null(e);
+    assert_true(fabs(json_real_value(json_object_get(e, "joules")) - 7230.0) < 1e-9);
+    assert_true(fabs(json_real_value(json_object_get(e, "j_per_op")) - 14.46) < 1e-9);
+    assert_true(fabs(json_real_value(json_object_get(e, "normalized_performance")) - 1 / 2.4) < 1e-12);
+    assert_true(fabs(json_real_value(json_object_get(e, "efficiency_per_kw")) - 1 / 2.4 / 0.1205) < 1e-9);
+    web = json_array_get(json_object_get(e, "workloads"), 0);
+    assert_string_equal(json_string_value(json_object_get(web, "workload")), "web");
+    assert_true(fabs(json_real_value(json_object_get(web, "energy_share")) - share) < 1e-12);
+    assert_true(fabs(json_real_value(json_object_get(web, "j_per_op")) - 7230.0 * share / 200) < 1e-9);
+    csv_parse(csv, &t);
+    assert_true(fabs(strtod(t.rows[1][csv_col(&t, "j_per_op")], NULL) - 14.46) < 1e-9);
+    assert_string_equal(t.rows[1][csv_col(&t, "workload")], "web");
+    assert_true(fabs(strtod(t.rows[1][csv_col(&t, "workload_j_per_op")], NULL) - 7230.0 * share / 200) < 1e-9);
+    csv_free(&t);
+    json_decref(root);
+    free(json_text);
+    free(csv);
+}
+
 static void test_golden_text(void **state) {
     fix *f = *state;
     int64_t id = store_golden(f, 1);
@@ -984,6 +1021,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_csv_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_csv_level_without_workloads, setup, teardown),
         cmocka_unit_test(test_parse_formats),
+        cmocka_unit_test_setup_teardown(test_energy_figures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_ops_observed_null, setup, teardown),
         cmocka_unit_test_setup_teardown(test_golden_json, setup, teardown),

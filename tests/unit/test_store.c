@@ -608,6 +608,7 @@ static void test_migrate_v4_to_v5(void **state) {
                      "DROP TABLE level_hosts; DROP TABLE hosts; ALTER TABLE meters DROP COLUMN host;"
                      "DROP TABLE infra_outputs; DROP TABLE infra; ALTER TABLE levels DROP COLUMN alone;"
                      "ALTER TABLE levels DROP COLUMN infra_score; ALTER TABLE levels DROP COLUMN app_score;"
+                     "DROP TABLE stages;"
                      "DROP INDEX runs_uuid; ALTER TABLE runs DROP COLUMN uuid;"
                      "ALTER TABLE runs DROP COLUMN source_revision;"
                      "PRAGMA user_version = 4;",

@@ -283,8 +283,10 @@ static void reports(void **state) {
         json_string_value(json_object_get(json_array_get(json_object_get(lv, "infra_outputs"), 0), "output")),
         FAILED_TEXT);
     assert_non_null(strstr(json_string_value(json_object_get(json_object_get(root, "run"), "score_basis")), "0.8 x"));
-    /* CSV: two more columns, one row per operation */
-    assert_non_null(strstr(c, ",max_ms,app_score,infra_score,infra_bytes,infra_mb_per_s\r\n"));
+    /* CSV: two more columns, one row per operation (after the energy columns every run has) */
+    assert_non_null(strstr(c, ",max_ms,energy_j,j_per_op,normalized_performance,efficiency_per_kw,"
+                              "workload_energy_share,workload_j_per_op,app_score,infra_score,infra_bytes,"
+                              "infra_mb_per_s\r\n"));
     assert_non_null(strstr(c, ",2,0.25,40000000,10\r\n")); /* the backup's bytes and MB/s */
     assert_non_null(strstr(c, ",infra.backup,,2,0,360,ops/h,720,0.5,backup,2,0,"));
     /* without operations: as before, and said so */
