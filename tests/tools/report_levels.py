@@ -21,6 +21,7 @@ the stages table is the schema 11 one (tests/integration/test_report_browser.sh)
 import argparse
 import sqlite3
 import sys
+import uuid
 
 S = 1000000  # µs per s
 
@@ -39,6 +40,8 @@ def copy_rows(db, table, where, args, overrides, skip=("id",)):
         vals = []
         for c in names:
             o = overrides.get(c, d[c])
+            if c == "uuid" and c not in overrides:
+                o = str(uuid.uuid4())  # runs.uuid is unique: a copy is a new run
             vals.append(o(d) if callable(o) else o)
         quoted = ", ".join(f'"{c}"' for c in names)  # qos."limit" is an SQL keyword
         cur = db.execute(f"INSERT INTO {table} ({quoted}) VALUES ({', '.join('?' * len(names))})", vals)
