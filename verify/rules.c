@@ -196,6 +196,13 @@ static void level_line(tb_vresult *r, int pass, const char *rule, const tb_vleve
  * amp_mode: "auto" when the range was automatic). */
 static void meter_modes(const tb_vdata *d, tb_vresult *r) {
     for (size_t m = 0; m < d->meters.n_rows; m++) {
+        /* a model of power (estimate:, meters.estimated) is no measurement:
+         * no run on it is compliant, whatever else it passes */
+        char what[64];
+        snprintf(what, sizeof what, "rule measured power meter %zu", m);
+        tb_vresult_add(r, tb_vcell_int(&d->meters, m, "estimated", 0) == 0, what, "a power meter, not an estimate",
+                       "%s",
+                       tb_vcell_int(&d->meters, m, "estimated", 0) ? "ESTIMATED from CPU utilization" : "measured");
         const char *v = tb_vcell(&d->meters, m, "volt_mode"), *a = tb_vcell(&d->meters, m, "amp_mode");
         int autov = v && strcasecmp(v, "auto") == 0, autoa = a && strcasecmp(a, "auto") == 0;
         char name[64];

@@ -3,6 +3,7 @@
 # two short real runs against the embedded SUT, each measured by a meter
 # emulator:
 #  - a clean run's bundle is compliant (exit 0), and so is `check RUN`;
+#  - a run on estimated power is not (exit 1, naming the rule);
 #  - a run whose meter serves a NaN on every 2nd request (half its samples
 #    bad) is not (exit 1), naming the bad-samples rule;
 #  - one power sample edited: exit 1 naming the hash of data/power_samples.csv;
@@ -41,6 +42,9 @@ rc=0
 "$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter "wt310://127.0.0.1:$P_NAN" --db "$DB" --quiet \
     >"$T/run2.log" 2>&1 || rc=$?
 [ "$rc" -le 1 ] || fail "run 2 exited $rc: $(cat "$T/run2.log")"
+# run 3: power estimated from CPU utilization, never compliant
+"$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter estimate: --db "$DB" --quiet >"$T/run3.log" 2>&1 ||
+    fail "run 3 exited $?: $(cat "$T/run3.log")"
 "$TB" sut down --dir "$T/sut" >/dev/null 2>&1 || fail "sut down failed"
 stop_sims
 
@@ -128,6 +132,12 @@ has nan "^FAIL rule bad samples level [0-9]* (tiles 1): [0-9]* bad of"
 hasnt nan "^FAIL figure"
 hasnt nan "^FAIL hash"
 
+# ---- estimated power: never compliant, whatever else passes ----
+make_bundle 3 "$T/est.tar.gz"
+check_rc est 1 "$T/est.tar.gz"
+has est "^FAIL rule measured power meter 0: ESTIMATED"
+has good "^PASS rule measured power meter 0: measured"
+
 # ---- one sample edited: the hash names the file ----
 mkdir "$T/edit" && tar xzf "$T/good.tar.gz" -C "$T/edit" || fail "untar"
 B=$(ls "$T/edit")
@@ -178,8 +188,10 @@ check_rc missing 2 "$T/no-such-bundle.tar.gz"
 # ---- RUN: published to a temporary folder, then checked ----
 mkdir "$T/tmp"
 TMPDIR="$T/tmp" check_rc run1 0 1 --db "$DB"
-TMPDIR="$T/tmp" check_rc run2 1 latest --db "$DB"
+TMPDIR="$T/tmp" check_rc run2 1 2 --db "$DB"
 has run2 "^FAIL rule bad samples"
+TMPDIR="$T/tmp" check_rc latest 1 latest --db "$DB"
+has latest "^FAIL rule measured power"
 TMPDIR="$T/tmp" check_rc run9 2 9 --db "$DB"
 [ -s "$T/run9.err" ] || fail "check 9: no reason given"
 expect "temporary folders left by check RUN" "$(find "$T/tmp" -mindepth 1 | wc -l)" -eq 0
