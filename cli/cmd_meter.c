@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "common/listen.h"
 #include "common/tb_common.h"
 #include "metrics/metrics.h"
 #include "powermeter/meter.h"
@@ -646,7 +647,7 @@ static int cmd_export(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'l':
-            if (tb_metrics_parse_listen(optarg, host, sizeof host, &port, err) != 0) {
+            if (tb_listen_parse(optarg, host, sizeof host, &port, err) != 0) {
                 snprintf(msg, sizeof msg, "--listen: %s", err);
                 return usage_error(msg);
             }

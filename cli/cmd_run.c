@@ -14,6 +14,7 @@
 #include "agent/remote.h"
 #include "agent/wire.h"
 #include "broker/broker.h"
+#include "common/listen.h"
 #include "cli/commands.h"
 #include "cli/run_console.h"
 #include "cli/run_metrics.h"
@@ -284,7 +285,7 @@ static int take_option(int opt, const char *arg, run_args *a) {
     case O_METRICS: {
         char host[256];
         int port;
-        if (tb_metrics_parse_listen(arg, host, sizeof host, &port, err) != 0) return bad("--metrics", err);
+        if (tb_listen_parse(arg, host, sizeof host, &port, err) != 0) return bad("--metrics", err);
         a->metrics = arg;
         break;
     }

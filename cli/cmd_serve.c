@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/listen.h"
 #include "common/tb_common.h"
 #include "results/serve.h"
 #include "results/store.h"
@@ -85,7 +86,7 @@ int tb_cmd_serve(int argc, char **argv) {
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
     if (!*db) return usage_error("--db needs a file name%s", "");
-    if (tb_serve_parse_listen(listen_arg, host, sizeof host, &port, err) != 0) return usage_error("--listen: %s", err);
+    if (tb_listen_parse(listen_arg, host, sizeof host, &port, err) != 0) return usage_error("--listen: %s", err);
 
     /* Not fatal: the database may appear later (the first run is about to
      * start); requests say what is wrong until then. */

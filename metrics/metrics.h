@@ -78,10 +78,6 @@ void tb_metrics_format_value(double v, char *buf, size_t len);
 
 typedef struct tb_metrics_server tb_metrics_server;
 
-/* "ADDR:PORT" ("127.0.0.1:9464", "[::1]:9464", PORT 0: any free port) into
- * host and port. 0, or -1 with err saying what was expected. */
-int tb_metrics_parse_listen(const char *s, char *host, size_t host_len, int *port, char *err);
-
 /*
  * Serves m at listen (ADDR:PORT) on libmicrohttpd's own thread: GET (and
  * HEAD) /metrics is the rendered text; any other path 404, any other method

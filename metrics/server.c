@@ -21,6 +21,7 @@
 
 #include <microhttpd.h>
 
+#include "common/listen.h"
 #include "metrics/metrics.h"
 
 #define MAX_CONNECTIONS      16
@@ -31,32 +32,6 @@ struct tb_metrics_server {
     tb_metrics *m;
     struct sockaddr_storage addr;
 };
-
-int tb_metrics_parse_listen(const char *s, char *host, size_t host_len, int *port, char *err) {
-    const char *colon = s ? strrchr(s, ':') : NULL, *h = s;
-    size_t hl;
-    uint64_t p;
-    if (!colon || !colon[1] || tb_parse_u64(colon + 1, &p, NULL) != 0 || p > 65535) {
-        tb_seterr(err, "'%s': expected ADDR:PORT with PORT 0..65535 (e.g. 127.0.0.1:9464)", s ? s : "");
-        return -1;
-    }
-    hl = (size_t)(colon - s);
-    if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
-        h++;
-        hl -= 2;
-    } else if (memchr(s, ':', hl)) {
-        tb_seterr(err, "'%s': an IPv6 address goes in brackets ([::1]:9464)", s);
-        return -1;
-    }
-    if (hl == 0 || hl >= host_len) {
-        tb_seterr(err, "'%s': %s", s, hl == 0 ? "missing address (e.g. 127.0.0.1:9464)" : "address too long");
-        return -1;
-    }
-    memcpy(host, h, hl);
-    host[hl] = '\0';
-    *port = (int)p;
-    return 0;
-}
 
 /* Queues body (malloc'd; the response frees it). */
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *ctype) {
@@ -109,54 +84,15 @@ static void mhd_log(void *cls, const char *fmt, va_list ap) {
     tb_log(TB_LOG_DEBUG, "metrics: libmicrohttpd: %s", msg);
 }
 
-/* host:port resolved (numeric port) and bound, listening; -1 with err. */
-static int bind_listen(const char *host, int port, struct sockaddr_storage *bound, char *err) {
-    struct addrinfo hints, *res = NULL;
-    char ports[16], shown[300];
-    socklen_t blen = sizeof *bound;
-    int fd, one = 1, gai;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    snprintf(ports, sizeof ports, "%d", port);
-    if (strchr(host, ':'))
-        snprintf(shown, sizeof shown, "[%s]:%d", host, port);
-    else
-        snprintf(shown, sizeof shown, "%s:%d", host, port);
-    if ((gai = getaddrinfo(host, ports, &hints, &res)) != 0) {
-        tb_seterr(err, "listen %s: %s", shown, gai_strerror(gai));
-        return -1;
-    }
-    fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
-    if (fd < 0) {
-        tb_seterr(err, "listen %s: socket: %s", shown, strerror(errno));
-        freeaddrinfo(res);
-        return -1;
-    }
-    /* SO_REUSEADDR lets a restart bind past TIME_WAIT; on Linux it does not
-     * let two listeners share a port, so a busy port still fails here */
-    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 32) != 0 ||
-        getsockname(fd, (struct sockaddr *)bound, &blen) != 0) {
-        tb_seterr(err, "listen %s: %s", shown, strerror(errno));
-        close(fd);
-        freeaddrinfo(res);
-        return -1;
-    }
-    freeaddrinfo(res);
-    return fd;
-}
-
 int tb_metrics_serve(tb_metrics *m, const char *listen, tb_metrics_server **out, char *err) {
     tb_metrics_server *sv;
     char host[256];
     int port, fd;
     *out = NULL;
-    if (tb_metrics_parse_listen(listen, host, sizeof host, &port, err) != 0) return -1;
+    if (tb_listen_parse(listen, host, sizeof host, &port, err) != 0) return -1;
     sv = xcalloc(1, sizeof *sv);
     sv->m = m;
-    if ((fd = bind_listen(host, port, &sv->addr, err)) < 0) {
+    if ((fd = tb_listen_bind(host, port, 32, &sv->addr, err)) < 0) {
         free(sv);
         return -1;
     }
@@ -174,20 +110,10 @@ int tb_metrics_serve(tb_metrics *m, const char *listen, tb_metrics_server **out,
     return 0;
 }
 
-int tb_metrics_server_port(const tb_metrics_server *s) {
-    if (s->addr.ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)&s->addr)->sin6_port);
-    return ntohs(((const struct sockaddr_in *)&s->addr)->sin_port);
-}
+int tb_metrics_server_port(const tb_metrics_server *s) { return tb_sockaddr_port(&s->addr); }
 
 void tb_metrics_server_address(const tb_metrics_server *s, char *buf, size_t len) {
-    char a[INET6_ADDRSTRLEN] = "?";
-    if (s->addr.ss_family == AF_INET6) {
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&s->addr)->sin6_addr, a, sizeof a);
-        snprintf(buf, len, "[%s]:%d", a, tb_metrics_server_port(s));
-    } else {
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)&s->addr)->sin_addr, a, sizeof a);
-        snprintf(buf, len, "%s:%d", a, tb_metrics_server_port(s));
-    }
+    tb_sockaddr_format(&s->addr, buf, len);
 }
 
 void tb_metrics_server_stop(tb_metrics_server *s) {

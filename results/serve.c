@@ -45,6 +45,7 @@
 #include "results/report.h"
 #include "results/store.h"
 #include "common/html.h"
+#include "common/listen.h"
 #include "results/model.h"
 
 #define CSP                  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
@@ -55,46 +56,10 @@ struct tb_serve {
     struct MHD_Daemon *mhd;
     char *db_path;
     struct sockaddr_storage addr;
-    socklen_t addr_len;
     int loopback; /* bound to 127/8 or ::1: enforce a loopback Host header */
 };
 
 /* ---- pure parsing (unit-tested) ------------------------------------------------ */
-
-int tb_serve_parse_listen(const char *s, char *host, size_t host_len, int *port, char *err) {
-    const char *colon = s ? strrchr(s, ':') : NULL, *h = s;
-    size_t hl;
-    uint64_t p;
-    if (!colon || !colon[1] || tb_parse_u64(colon + 1, &p, NULL) != 0 || p > 65535) {
-        tb_seterr(err, "'%s': expected ADDR:PORT with PORT 0..65535 (e.g. 127.0.0.1:8080)", s ? s : "");
-        return -1;
-    }
-    hl = (size_t)(colon - s);
-    if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
-        h++;
-        hl -= 2;
-    } else if (memchr(s, ':', hl)) {
-        tb_seterr(err, "'%s': an IPv6 address goes in brackets ([::1]:8080)", s);
-        return -1;
-    }
-    if (hl == 0) {
-        tb_seterr(err, "'%s': missing address before the port (e.g. 127.0.0.1:8080)", s);
-        return -1;
-    }
-    if (hl >= host_len) {
-        tb_seterr(err, "'%s': address too long", s);
-        return -1;
-    }
-    for (size_t i = 0; i < hl; i++)
-        if (h[i] <= ' ' || h[i] == '/' || h[i] == '[' || h[i] == ']' || (unsigned char)h[i] >= 0x7f) {
-            tb_seterr(err, "'%s': the address has a character that no address has", s);
-            return -1;
-        }
-    memcpy(host, h, hl);
-    host[hl] = '\0';
-    *port = (int)p;
-    return 0;
-}
 
 /* A run id: 1..INT64_MAX as plain digits, no sign, no leading zero. Reads
  * digits from s up to end (exclusive). */
@@ -740,51 +705,12 @@ static int is_loopback(const struct sockaddr_storage *a) {
     return 0;
 }
 
-/* Resolves host:port and binds a listening socket; -1 with err. */
-static int bind_listen(const char *host, int port, struct sockaddr_storage *bound, socklen_t *bound_len, char *err) {
-    struct addrinfo hints, *res = NULL;
-    char ports[16];
-    int fd, one = 1, gai, e;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    snprintf(ports, sizeof ports, "%d", port);
-    if ((gai = getaddrinfo(host, ports, &hints, &res)) != 0) {
-        tb_seterr(err, "listen '%s': %s", host, gai_strerror(gai));
-        return -1;
-    }
-    fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
-    if (fd < 0) {
-        tb_seterr(err, "listen %s:%d: socket: %s", host, port, strerror(errno));
-        freeaddrinfo(res);
-        return -1;
-    }
-    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 64) != 0) {
-        e = errno;
-        tb_seterr(err, "listen %s%s%s:%d: %s", res->ai_family == AF_INET6 ? "[" : "", host,
-                  res->ai_family == AF_INET6 ? "]" : "", port, strerror(e));
-        close(fd);
-        freeaddrinfo(res);
-        return -1;
-    }
-    freeaddrinfo(res);
-    *bound_len = sizeof *bound;
-    if (getsockname(fd, (struct sockaddr *)bound, bound_len) != 0) {
-        tb_seterr(err, "listen %s:%d: getsockname: %s", host, port, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 int tb_serve_start(const tb_serve_opts *o, tb_serve **out, char *err) {
     tb_serve *sv;
     int fd;
     *out = NULL;
     sv = xcalloc(1, sizeof *sv);
-    fd = bind_listen(o->host, o->port, &sv->addr, &sv->addr_len, err);
+    fd = tb_listen_bind(o->host, o->port, 64, &sv->addr, err);
     if (fd < 0) {
         free(sv);
         return -1;
@@ -807,21 +733,9 @@ int tb_serve_start(const tb_serve_opts *o, tb_serve **out, char *err) {
     return 0;
 }
 
-int tb_serve_port(const tb_serve *s) {
-    if (s->addr.ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)&s->addr)->sin6_port);
-    return ntohs(((const struct sockaddr_in *)&s->addr)->sin_port);
-}
+int tb_serve_port(const tb_serve *s) { return tb_sockaddr_port(&s->addr); }
 
-void tb_serve_address(const tb_serve *s, char *buf, size_t len) {
-    char a[INET6_ADDRSTRLEN] = "?";
-    if (s->addr.ss_family == AF_INET6) {
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&s->addr)->sin6_addr, a, sizeof a);
-        snprintf(buf, len, "[%s]:%d", a, tb_serve_port(s));
-    } else {
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)&s->addr)->sin_addr, a, sizeof a);
-        snprintf(buf, len, "%s:%d", a, tb_serve_port(s));
-    }
-}
+void tb_serve_address(const tb_serve *s, char *buf, size_t len) { tb_sockaddr_format(&s->addr, buf, len); }
 
 void tb_serve_stop(tb_serve *s) {
     if (!s) return;

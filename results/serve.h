@@ -22,14 +22,6 @@
 
 typedef struct tb_serve tb_serve;
 
-/*
- * Parses --listen "ADDR:PORT": ADDR an IPv4 address, a host name, or an IPv6
- * address in brackets ("[::1]:8080"); PORT 0..65535 (0 = any free port).
- * Only the syntax is checked here; tb_serve_start resolves ADDR.
- * Returns 0, or -1 with err naming the value ("'8080': expected ADDR:PORT").
- */
-int tb_serve_parse_listen(const char *s, char *host, size_t host_len, int *port, char *err) TB_WUR;
-
 /* What a URL path names. Ids are 1..INT64_MAX, plain decimal digits with no
  * sign, no leading zero and nothing after; anything else is TB_ROUTE_NONE. */
 typedef enum {
@@ -57,7 +49,7 @@ int tb_serve_parse_run_list(const char *s, int64_t *ids, int *n, char *err) TB_W
 
 typedef struct tb_serve_opts {
     const char *db_path; /* results database, opened read-only per request */
-    const char *host;    /* listen address (see tb_serve_parse_listen) */
+    const char *host;    /* listen address (see tb_listen_parse, common/listen.h) */
     int port;            /* 0: any free port (tb_serve_port tells which) */
 } tb_serve_opts;
 

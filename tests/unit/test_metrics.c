@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "common/listen.h"
 #include "metrics/metrics.h"
 
 static void test_render(void **state) {
@@ -183,21 +184,21 @@ static void test_parse_listen(void **state) {
     char host[64], err[TB_ERR_LEN];
     int port = -1;
     (void)state;
-    assert_int_equal(tb_metrics_parse_listen("127.0.0.1:9464", host, sizeof host, &port, err), 0);
+    assert_int_equal(tb_listen_parse("127.0.0.1:9464", host, sizeof host, &port, err), 0);
     assert_string_equal(host, "127.0.0.1");
     assert_int_equal(port, 9464);
-    assert_int_equal(tb_metrics_parse_listen("[::1]:0", host, sizeof host, &port, err), 0);
+    assert_int_equal(tb_listen_parse("[::1]:0", host, sizeof host, &port, err), 0);
     assert_string_equal(host, "::1");
     assert_int_equal(port, 0);
-    assert_int_equal(tb_metrics_parse_listen("localhost", host, sizeof host, &port, err), -1);
+    assert_int_equal(tb_listen_parse("localhost", host, sizeof host, &port, err), -1);
     assert_non_null(strstr(err, "expected ADDR:PORT"));
-    assert_int_equal(tb_metrics_parse_listen("127.0.0.1:65536", host, sizeof host, &port, err), -1);
-    assert_int_equal(tb_metrics_parse_listen("127.0.0.1:", host, sizeof host, &port, err), -1);
-    assert_int_equal(tb_metrics_parse_listen(":9464", host, sizeof host, &port, err), -1);
+    assert_int_equal(tb_listen_parse("127.0.0.1:65536", host, sizeof host, &port, err), -1);
+    assert_int_equal(tb_listen_parse("127.0.0.1:", host, sizeof host, &port, err), -1);
+    assert_int_equal(tb_listen_parse(":9464", host, sizeof host, &port, err), -1);
     assert_non_null(strstr(err, "missing address"));
-    assert_int_equal(tb_metrics_parse_listen("::1:9464", host, sizeof host, &port, err), -1);
+    assert_int_equal(tb_listen_parse("::1:9464", host, sizeof host, &port, err), -1);
     assert_non_null(strstr(err, "brackets"));
-    assert_int_equal(tb_metrics_parse_listen("127.0.0.1:94x", host, sizeof host, &port, err), -1);
+    assert_int_equal(tb_listen_parse("127.0.0.1:94x", host, sizeof host, &port, err), -1);
 }
 
 /* One HTTP/1.0 request to 127.0.0.1:port; the whole reply into buf. */

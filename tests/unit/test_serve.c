@@ -14,19 +14,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/listen.h"
 #include "results/serve.h"
 
 static void test_listen_ok(void **state) {
     char host[TB_SERVE_HOST_LEN], err[TB_ERR_LEN];
     int port = -1;
     (void)state;
-    assert_int_equal(tb_serve_parse_listen("127.0.0.1:8080", host, sizeof host, &port, err), 0);
+    assert_int_equal(tb_listen_parse("127.0.0.1:8080", host, sizeof host, &port, err), 0);
     assert_string_equal(host, "127.0.0.1");
     assert_int_equal(port, 8080);
-    assert_int_equal(tb_serve_parse_listen("[::1]:0", host, sizeof host, &port, err), 0);
+    assert_int_equal(tb_listen_parse("[::1]:0", host, sizeof host, &port, err), 0);
     assert_string_equal(host, "::1");
     assert_int_equal(port, 0);
-    assert_int_equal(tb_serve_parse_listen("localhost:65535", host, sizeof host, &port, err), 0);
+    assert_int_equal(tb_listen_parse("localhost:65535", host, sizeof host, &port, err), 0);
     assert_string_equal(host, "localhost");
     assert_int_equal(port, 65535);
 }
@@ -43,10 +44,10 @@ static void test_listen_bad(void **state) {
     (void)state;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
-        if (tb_serve_parse_listen(bad[i], host, sizeof host, &port, err) == 0) fail_msg("'%s' accepted", bad[i]);
+        if (tb_listen_parse(bad[i], host, sizeof host, &port, err) == 0) fail_msg("'%s' accepted", bad[i]);
         if (!strstr(err, bad[i])) fail_msg("error for '%s' does not name it: %s", bad[i], err);
     }
-    assert_int_equal(tb_serve_parse_listen("localhost:80", small, sizeof small, &port, err), -1);
+    assert_int_equal(tb_listen_parse("localhost:80", small, sizeof small, &port, err), -1);
 }
 
 static void test_routes(void **state) {
