@@ -98,7 +98,8 @@ web_app_pid() {
 # start_sim NAME ARGS...: the meter emulator (`tilebench meter sim ARGS`) on a
 # free loopback port, its output in $T/NAME.log; sets PORT, SIM_PID (and PTY
 # with --pty) and adds the pid to SIM_PIDS, which are stopped when the test
-# exits. Fails the test when the emulator exits or does not listen within 5 s.
+# exits. Fails the test when the emulator exits or does not listen within 20 s
+# (tests run two at a time, and under ASan: a start can take seconds).
 SIM_PIDS=()
 start_sim() {
     local name=$1 i
@@ -108,13 +109,13 @@ start_sim() {
     SIM_PID=$!
     SIM_PIDS+=("$SIM_PID")
     PORT=""
-    for ((i = 0; i < 100; i++)); do
+    for ((i = 0; i < 400; i++)); do
         PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/$name.log")
         [ -n "$PORT" ] && break
         kill -0 "$SIM_PID" 2>/dev/null || fail "meter sim '$name' exited before listening: $(cat "$T/$name.log")"
         sleep 0.05
     done
-    [ -n "$PORT" ] || fail "meter sim '$name' did not listen within 5 s: $(cat "$T/$name.log")"
+    [ -n "$PORT" ] || fail "meter sim '$name' did not listen within 20 s: $(cat "$T/$name.log")"
     PTY=$(sed -n 's/^pty //p' "$T/$name.log")
     echo "ok: sim $name up on port $PORT${PTY:+ and $PTY}"
 }

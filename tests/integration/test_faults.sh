@@ -86,7 +86,7 @@ RP=${REDIS##*:}
 at_exit '[ -f "$T/redis2.pid" ] && kill "$(cat "$T/redis2.pid")" 2>/dev/null'
 restart_level redis "$T/kv.ini" 'redis-cli -p $RP SHUTDOWN NOSAVE >/dev/null 2>&1 || true' \
     'redis-server "$T/sut/redis.conf" --daemonize yes --pidfile "$T/redis2.pid" >/dev/null;
-     for _ in $(seq 50); do redis-cli -p $RP PING >/dev/null 2>&1 && break; sleep 0.1; done'
+     for _ in $(seq 200); do redis-cli -p $RP PING >/dev/null 2>&1 && break; sleep 0.1; done'
 
 # ---- 3. Dovecot ----
 {
@@ -95,7 +95,7 @@ restart_level redis "$T/kv.ini" 'redis-cli -p $RP SHUTDOWN NOSAVE >/dev/null 2>&
     cat "$SUT"
 } >"$T/mail.ini"
 DM=$(cat "$T/sut/dovecot/base/master.pid" 2>/dev/null) || fail "no dovecot master.pid under $T/sut/dovecot/base"
-at_exit '[ -n "${DM2:-}" ] && kill "$DM2" 2>/dev/null && for _ in $(seq 50); do kill -0 "$DM2" 2>/dev/null || break; sleep 0.1; done'
+at_exit '[ -n "${DM2:-}" ] && kill "$DM2" 2>/dev/null && for _ in $(seq 200); do kill -0 "$DM2" 2>/dev/null || break; sleep 0.1; done'
 restart_level dovecot "$T/mail.ini" 'kill "$DM"; for _ in $(seq 100); do kill -0 "$DM" 2>/dev/null || break; sleep 0.05; done' \
     'setsid dovecot -F -c "$T/sut/dovecot.conf" >>"$T/dovecot-restart.log" 2>&1 </dev/null & DM2=$!
      IMAP=$(sed -n "s/^imap = //p" "$SUT")

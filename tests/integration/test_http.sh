@@ -50,7 +50,7 @@ http {
 EOF
 "$NGINX" -c "$T/nginx.conf" -e "$T/nginx-error.log" >"$T/nginx-start.log" 2>&1 || fail "nginx did not start: $(cat "$T/nginx-start.log" "$T/nginx-error.log" 2>/dev/null)"
 at_exit '[ -f "$T/nginx.pid" ] && kill "$(cat "$T/nginx.pid")"'
-for _ in $(seq 50); do [ -s "$T/nginx.pid" ] && break; sleep 0.1; done
+for _ in $(seq 200); do [ -s "$T/nginx.pid" ] && break; sleep 0.1; done
 [ -s "$T/nginx.pid" ] || fail "nginx wrote no pid file"
 
 USERS=4
@@ -170,7 +170,7 @@ while True:
 ' "$P3" &
 SILENT=$!
 at_exit "kill $SILENT"
-for _ in $(seq 50); do ss -Htln "sport = :$P3" | grep -q . && break; sleep 0.1; done
+for _ in $(seq 200); do ss -Htln "sport = :$P3" | grep -q . && break; sleep 0.1; done
 tile "urls = http://127.0.0.1:$P3/index.html=1" | sed 's/^timeout = .*/timeout = 300ms/' >"$T/t8.ini"
 run "$T/t8.ini"
 errors=$(get errors)

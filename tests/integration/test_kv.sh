@@ -82,7 +82,7 @@ sleep 1.5
 redis-server "$T/sut/redis.conf" --daemonize yes --pidfile "$T/redis2.pid" >/dev/null
 # this redis-server is ours now, not `sut down`'s: stop it on the way out, pass or fail
 at_exit '[ -f "$T/redis2.pid" ] && kill "$(cat "$T/redis2.pid")" 2>/dev/null'
-for _ in $(seq 50); do rc PING >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 200); do rc PING >/dev/null 2>&1 && break; sleep 0.1; done
 wait $pid || fail "run exited $? after the restart: $(cat "$T/run3.log")"
 "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
 expect "run status" "$(jq -r .run.status "$T/r.json")" = complete

@@ -241,7 +241,7 @@ PYEOF
 python3 "$T/faulty.py" >"$T/faulty.ports" 2>"$T/faulty.log" &
 FAULTY=$!
 at_exit 'kill $FAULTY 2>/dev/null'
-for _ in $(seq 50); do [[ -s "$T/faulty.ports" ]] && break; sleep 0.1; done
+for _ in $(seq 200); do [[ -s "$T/faulty.ports" ]] && break; sleep 0.1; done
 read -r FIMAP FLMTP <"$T/faulty.ports" || fail "the faulty peer did not start: $(cat "$T/faulty.log")"
 cat >"$T/faulty.ini" <<INIEOF
 [tile]

@@ -57,13 +57,14 @@ EXP_SIM=$PORT
 EXPORT_PID=$!
 at_exit 'kill "$EXPORT_PID" 2>/dev/null; wait "$EXPORT_PID" 2>/dev/null'
 EXPORT_PORT=""
-for ((i = 0; i < 100; i++)); do
-    EXPORT_PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/export.log")
+# the log is created by the background job itself: it may not exist yet (20 s at most, on a busy machine)
+for ((i = 0; i < 400; i++)); do
+    EXPORT_PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/export.log" 2>/dev/null || true)
     [ -n "$EXPORT_PORT" ] && break
     kill -0 "$EXPORT_PID" 2>/dev/null || fail "meter export exited: $(cat "$T/export.log")"
     sleep 0.05
 done
-[ -n "$EXPORT_PORT" ] || fail "meter export did not listen within 5 s: $(cat "$T/export.log")"
+[ -n "$EXPORT_PORT" ] || fail "meter export did not listen within 20 s: $(cat "$T/export.log")"
 
 # ---- Prometheus, scraping the run's port (chosen now) and the export ----
 MPORT=$(free_port)
