@@ -58,10 +58,24 @@ static int usage_error(const char *fmt, const char *arg) {
     return TB_EXIT_USAGE;
 }
 
+/* s with every control character shown as '?': a file name in a bundle is
+ * the bundle's, and a newline or an escape code in it must not forge a line
+ * of the verdict on a terminal (--json escapes them instead). */
+static void put_plain(const char *s) {
+    for (; *s; s++)
+        putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
 static void print_text(const tb_vresult *r) {
-    for (size_t i = 0; i < r->n; i++)
-        printf("%s %s: %s (%s)\n", r->lines[i].pass ? "PASS" : "FAIL", r->lines[i].name, r->lines[i].figure,
-               r->lines[i].limit);
+    for (size_t i = 0; i < r->n; i++) {
+        fputs(r->lines[i].pass ? "PASS " : "FAIL ", stdout);
+        put_plain(r->lines[i].name);
+        fputs(": ", stdout);
+        put_plain(r->lines[i].figure);
+        fputs(" (", stdout);
+        put_plain(r->lines[i].limit);
+        fputs(")\n", stdout);
+    }
 }
 
 static void print_json(const tb_vresult *r) {

@@ -104,6 +104,16 @@ void tb_pub_close(tb_pub *p) {
 /* The text of column i, NULL for SQL NULL. */
 static const char *col_text(sqlite3_stmt *st, int i) { return (const char *)sqlite3_column_text(st, i); }
 
+/* 8-4-4-4-12 lower-case hex, as the store writes it: the UUID names files
+ * and links, so anything else in the database (a crafted "../x" or a quote)
+ * is refused, never used. */
+static int uuid_ok(const char *u) {
+    if (strlen(u) != 36) return 0;
+    for (int i = 0; i < 36; i++)
+        if (i == 8 || i == 13 || i == 18 || i == 23 ? u[i] != '-' : !strchr("0123456789abcdef", u[i])) return 0;
+    return 1;
+}
+
 int tb_pub_run_ident(tb_pub *p, int64_t run_id, char *uuid, char *status, char *err) {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(p->db, "SELECT uuid, status, writer_pid, writer_start FROM runs WHERE id = ?1", -1, &st,
@@ -119,6 +129,12 @@ int tb_pub_run_ident(tb_pub *p, int64_t run_id, char *uuid, char *status, char *
             tb_seterr(err, "run %lld not found in %s", (long long)run_id, p->db_path);
         else
             tb_seterr(err, "read run %lld from %s: %s", (long long)run_id, p->db_path, sqlite3_errmsg(p->db));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    if (!uuid_ok(col_text(st, 0))) {
+        tb_seterr(err, "run %lld in %s: its UUID is not 8-4-4-4-12 lower-case hex; not published", (long long)run_id,
+                  p->db_path);
         sqlite3_finalize(st);
         return -1;
     }

@@ -160,7 +160,11 @@ static int64_t metric_ops(const tb_vdata *d, size_t wr, const wdef *def) {
         int m;
         if (tb_vcell_int(&d->ops, o, "workload_id", -2) != wid || !op) continue;
         if ((m = is_metric(def->kind, op)) < 0) return -1;
-        if (m) sum += tb_vcell_int(&d->ops, o, "count", 0);
+        if (m) {
+            int64_t c = tb_vcell_int(&d->ops, o, "count", 0);
+            if (c < 0 || c > ((int64_t)1 << 53)) return -1; /* no count of a real run; the sum would overflow */
+            sum += c;
+        }
     }
     return sum;
 }

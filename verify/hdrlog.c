@@ -205,8 +205,8 @@ static int read_counts(const uint8_t *p, size_t n, size_t max_counts, tb_vh_hist
         if (v < 0) {
             /* a run of -v empty buckets */
             if (v == INT64_MIN || (uint64_t)-v > max_counts - idx) {
-                snprintf(why, 96, "counts: a run of %lld empty buckets passes the %zu counts", (long long)-v,
-                         max_counts);
+                snprintf(why, 96, "counts: a run of %llu empty buckets passes the %zu counts",
+                         0ull - (unsigned long long)v, max_counts);
                 return -1;
             }
             idx += (size_t)-v;

@@ -26,6 +26,9 @@ int64_t tb_vcell_int(const tb_vcsv *t, size_t r, const char *col, int64_t def) {
 int tb_vsample_valid(const tb_vsample *s) { return isfinite(s->watts) && !(s->flags & TB_V_BAD); }
 
 /* Row r's integer column col, which must be present: -1 with err if not. */
+#define V_INT_MAX    ((int64_t)1 << 62)
+#define V_REPEAT_MAX 10000 /* repeats, phases: the CLI allows 100 */
+
 static int need_int(const tb_vcsv *t, size_t r, const char *col, int64_t *out, char *err) {
     int c = tb_vcsv_col(t, col), rc;
     if (c < 0) {
@@ -36,6 +39,12 @@ static int need_int(const tb_vcsv *t, size_t r, const char *col, int64_t *out, c
     if (rc != 1) {
         tb_seterr(err, "%s row %zu: %s is %s (expected a whole number)", t->name, r + 1, col,
                   rc == 0 ? "NULL" : "not a whole number");
+        return -1;
+    }
+    /* ids, tiles, clocks in µs: none comes near 2^62, and differences and
+     * sums of such values then cannot overflow */
+    if (*out < -V_INT_MAX || *out > V_INT_MAX) {
+        tb_seterr(err, "%s row %zu: %s %lld is out of range (|value| <= 2^62)", t->name, r + 1, col, (long long)*out);
         return -1;
     }
     return 0;
@@ -81,6 +90,11 @@ static int read_level(const tb_vcsv *t, size_t r, tb_vlevel *lv, char *err) {
         need_int(t, r, "phase", &lv->phase, err) != 0)
         return -1;
     lv->repeat = tb_vcell_int(t, r, "repeat", 1);
+    if (lv->repeat < 1 || lv->repeat > V_REPEAT_MAX || lv->phase < 0 || lv->phase > V_REPEAT_MAX) {
+        tb_seterr(err, "%s row %zu: repeat %lld, phase %lld: out of range (1..%d)", t->name, r + 1,
+                  (long long)lv->repeat, (long long)lv->phase, V_REPEAT_MAX);
+        return -1;
+    }
     lv->alone = tb_vcell(t, r, "alone");
     if (need_int(t, r, "steady_start_mono_us", &lv->t0, err) != 0 ||
         need_int(t, r, "steady_end_mono_us", &lv->t1, err) != 0)

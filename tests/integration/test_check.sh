@@ -172,6 +172,35 @@ has rehashed "^PASS hashes"
 has rehashed "^FAIL figure level [0-9]* (tiles 1) avg_watts: published [0-9.]*, recomputed [0-9.]*"
 has rehashed "^FAIL figure level [0-9]* (tiles 1) ppkw: published"
 
+# rehash FILE: the manifest's sha256 and bytes of data/FILE made to match it
+rehash() {
+    jq --arg p "data/$1" --arg h "$(sha256sum "$T/edit/$B/data/$1" | cut -d' ' -f1)" \
+        --argjson b "$(stat -c %s "$T/edit/$B/data/$1")" \
+        '(.files[] | select(.path == $p)) |= (.sha256 = $h | .bytes = $b)' \
+        "$T/edit/$B/manifest.json" >"$T/m.json" && mv "$T/m.json" "$T/edit/$B/manifest.json" || fail "jq"
+}
+# ---- a crafted value (a repeat of 2^63 - 1 once hung check): unreadable, at once ----
+cp "$T/edit/$B/data/levels.csv" "$T/levels.orig"
+python3 - "$T/edit/$B/data/levels.csv" <<'PYEOF' || fail "edit levels.csv"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+rows[1][rows[0].index("repeat")] = "9223372036854775807"
+csv.writer(open(sys.argv[1], "w", newline=""), lineterminator="\n").writerows(rows)
+PYEOF
+rehash levels.csv
+(cd "$T/edit" && tar czf "$T/repeat.tar.gz" "$B") || fail "tar"
+check_rc repeat 2 "$T/repeat.tar.gz"
+grep -q "levels.csv row 1: repeat 9223372036854775807.*out of range" "$T/repeat.err" ||
+    fail "crafted repeat: no reason: $(cat "$T/repeat.err")"
+mv "$T/levels.orig" "$T/edit/$B/data/levels.csv" && rehash levels.csv
+# ---- a file name with a newline and an escape code cannot forge a line ----
+printf 'x' >"$T/edit/$B/x"$'\n'"PASS forged"$'\e'"[1A"
+(cd "$T/edit" && tar czf "$T/forged.tar.gz" "$B") || fail "tar"
+check_rc forged 1 "$T/forged.tar.gz"
+hasnt forged "^PASS forged"
+grep -q $'\e' "$T/forged.out" && fail "forged: an escape code reached the output"
+rm -f "$T/edit/$B/x"$'\n'*
+
 # ---- unreadable: exit 2 with a reason ----
 head -c 3000 /dev/urandom >"$T/garbage.tar.gz"
 check_rc garbage 2 "$T/garbage.tar.gz"

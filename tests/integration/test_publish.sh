@@ -226,3 +226,17 @@ for pw in "$PGPW" "$MPW"; do
     for b in "$T"/site/runs/*/*.tar.gz; do zcat "$b" | grep -qaF -- "$pw" && fail "a password is in $b"; done
 done
 echo "ok: no password in the site"
+
+# a run whose UUID is not one (a crafted database): refused, nothing written outside -o or the site
+cp "$DB" "$T/crafted.db"
+sqlite3 "$T/crafted.db" "UPDATE runs SET uuid = '../../crafted' WHERE id = 1"
+rc=0
+(cd "$T" && "$TILEBENCH" publish 1 --db "$T/crafted.db" >"$T/crafted.log" 2>&1) || rc=$?
+expect "publish of a run with a crafted UUID: exit" "$rc" -eq 2
+grep -q "its UUID is not 8-4-4-4-12" "$T/crafted.log" || fail "crafted UUID: no reason: $(cat "$T/crafted.log")"
+rc=0
+"$TILEBENCH" publish --site "$T/site-crafted" --db "$T/crafted.db" >"$T/crafted-site.log" 2>&1 || rc=$?
+expect "publish --site with a crafted UUID: exit" "$rc" -eq 2
+[ ! -e "$T/../crafted" ] && [ ! -e "$T/crafted" ] && [ ! -e "$T/site-crafted/../crafted" ] ||
+    fail "a crafted UUID wrote outside: $(ls -d "$T"/../crafted* "$T"/crafted 2>&1)"
+echo "ok: a crafted UUID is refused"
