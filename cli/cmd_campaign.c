@@ -40,13 +40,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilebench campaign: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see tilebench campaign --help)\n", stderr);
-    return TB_EXIT_USAGE;
-}
-
 int tb_cmd_campaign(int argc, char **argv) {
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'}, {"db", required_argument, NULL, 'd'},
@@ -66,12 +59,7 @@ int tb_cmd_campaign(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     o.db_path = "tilebench-results.db";
     o.report_path = "tilebench-campaign.html";
-#ifdef __GLIBC__
-    optind = 0;
-#else
-    optind = 1;
-#endif
-    opterr = 0;
+    tb_cli_getopt_reset();
     while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': config = optarg; break;
@@ -79,15 +67,15 @@ int tb_cmd_campaign(int argc, char **argv) {
         case 'r': o.report_path = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return tb_cli_usage_error("campaign", "option '%s' needs a value", argv[optind - 1]);
+        default: return tb_cli_usage_error("campaign", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!config) return usage_error("--config FILE is required%s", "");
-    if (!*config) return usage_error("--config needs a file name%s", "");
-    if (!*o.db_path) return usage_error("--db needs a file name%s", "");
-    if (!*o.report_path) return usage_error("--report needs a file name%s", "");
+    if (optind < argc) return tb_cli_usage_error("campaign", "unexpected argument '%s'", argv[optind]);
+    if (!config) return tb_cli_usage_error("campaign", "--config FILE is required%s", "");
+    if (!*config) return tb_cli_usage_error("campaign", "--config needs a file name%s", "");
+    if (!*o.db_path) return tb_cli_usage_error("campaign", "--db needs a file name%s", "");
+    if (!*o.report_path) return tb_cli_usage_error("campaign", "--report needs a file name%s", "");
 
     c = xcalloc(1, sizeof *c);
     if (tb_campaign_load(config, c, err) != 0) {

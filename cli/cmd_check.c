@@ -51,13 +51,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilebench check: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see tilebench check --help)\n", stderr);
-    return TB_EXIT_USAGE;
-}
-
 /* s with every control character shown as '?': a file name in a bundle is
  * the bundle's, and a newline or an escape code in it must not forge a line
  * of the verdict on a terminal (--json escapes them instead). */
@@ -130,24 +123,20 @@ int tb_cmd_check(int argc, char **argv) {
     struct stat st;
     int c, json = 0, rc;
 
-#ifdef __GLIBC__
-    optind = 0; /* full re-initialisation: main may have used getopt already */
-#else
-    optind = 1;
-#endif
-    opterr = 0;
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'j': json = 1; break;
         case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return tb_cli_usage_error("check", "option '%s' needs a value", argv[optind - 1]);
+        default: return tb_cli_usage_error("check", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc) return usage_error("which bundle or run?%s", "");
+    if (optind >= argc) return tb_cli_usage_error("check", "which bundle or run?%s", "");
     what = argv[optind++];
-    if (optind < argc) return usage_error("one bundle or run at a time (extra argument '%s')", argv[optind]);
+    if (optind < argc)
+        return tb_cli_usage_error("check", "one bundle or run at a time (extra argument '%s')", argv[optind]);
     bundle = what;
     if (stat(what, &st) != 0 && looks_like_run(what)) {
         if (publish_run(db, what, dir, sizeof dir, path, sizeof path, err) != 0) {

@@ -47,13 +47,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilebench compare: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see tilebench compare --help)\n", stderr);
-    return TB_EXIT_USAGE;
-}
-
 typedef struct compare_job {
     tb_store *s;
     const int64_t *ids;
@@ -88,12 +81,7 @@ int tb_cmd_compare(int argc, char **argv) {
     tb_store *s = NULL;
     int c, rc, n = 0;
 
-#ifdef __GLIBC__
-    optind = 0; /* full re-initialisation; also lets options follow the RUNs */
-#else
-    optind = 1;
-#endif
-    opterr = 0;
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'b': baseline = optarg; break;
@@ -101,20 +89,22 @@ int tb_cmd_compare(int argc, char **argv) {
         case 'f': format = optarg; break;
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return tb_cli_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
+        default: return tb_cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
         }
     }
     for (; optind < argc; optind++) {
-        if (n == MAX_RUNS) return usage_error("too many runs (at most 64; '%s' is one more)", argv[optind]);
+        if (n == MAX_RUNS)
+            return tb_cli_usage_error("compare", "too many runs (at most 64; '%s' is one more)", argv[optind]);
         which[n++] = argv[optind];
     }
-    if (n < 2) return usage_error("give at least 2 runs to compare%s", n == 1 ? " (only 1 given)" : "");
-    if (!*db) return usage_error("--db needs a file name%s", "");
-    if (baseline && !*baseline) return usage_error("--baseline needs a run id or 'latest'%s", "");
-    if (out && !*out) return usage_error("-o needs a file name%s", "");
+    if (n < 2)
+        return tb_cli_usage_error("compare", "give at least 2 runs to compare%s", n == 1 ? " (only 1 given)" : "");
+    if (!*db) return tb_cli_usage_error("compare", "--db needs a file name%s", "");
+    if (baseline && !*baseline) return tb_cli_usage_error("compare", "--baseline needs a run id or 'latest'%s", "");
+    if (out && !*out) return tb_cli_usage_error("compare", "-o needs a file name%s", "");
     if (format) {
-        if (tb_compare_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
+        if (tb_compare_parse_format(format, &fmt, err) != 0) return tb_cli_usage_error("compare", "--format: %s", err);
     } else if (out) {
         if (tb_cli_ends_with(out, ".json"))
             fmt = TB_COMPARE_JSON;

@@ -98,19 +98,7 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *what) {
-    fprintf(stderr, "tilebench meter: %s (see tilebench meter --help)\n", what);
-    return TB_EXIT_USAGE;
-}
-
-static void reset_getopt(void) {
-#ifdef __GLIBC__
-    optind = 0;
-#else
-    optind = 1;
-#endif
-    opterr = 0;
-}
+static int usage_error(const char *what) { return tb_cli_usage_error("meter", "%s", what); }
 
 static const char *range_mode(int mode) {
     return mode == TB_RANGE_AUTO ? "auto" : mode == TB_RANGE_FIXED ? "fixed" : "?";
@@ -154,7 +142,7 @@ static int cmd_probe(int argc, char **argv) {
     const char *uri;
     int c, rc;
 
-    reset_getopt();
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
@@ -495,7 +483,7 @@ static int cmd_sim(int argc, char **argv) {
 
     memset(&a, 0, sizeof a);
     tb_msim_defaults(&a.o);
-    reset_getopt();
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":h", sim_longopts, NULL)) != -1)
         if ((rc = sim_option(c, argv, &a)) != SIM_NEXT) return rc;
     if (optind != argc) {
@@ -643,7 +631,7 @@ static int cmd_export(int argc, char **argv) {
     tb_metrics_server *srv = NULL;
     int c, n, port, rc;
 
-    reset_getopt();
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'l':

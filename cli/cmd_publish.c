@@ -45,13 +45,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilebench publish: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see tilebench publish --help)\n", stderr);
-    return TB_EXIT_USAGE;
-}
-
 /* The error of a failed publish, with a hint when the database is missing. */
 static int failed(const char *db, const char *err) {
     fprintf(stderr, "tilebench publish: %s\n", err);
@@ -71,31 +64,27 @@ int tb_cmd_publish(int argc, char **argv) {
     char err[TB_ERR_LEN];
     int c, have_run = 0;
 
-#ifdef __GLIBC__
-    optind = 0; /* full re-initialisation: main may have used getopt already */
-#else
-    optind = 1;
-#endif
-    opterr = 0;
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'o': out = optarg; break;
         case 's': site = optarg; break;
         case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return tb_cli_usage_error("publish", "option '%s' needs a value", argv[optind - 1]);
+        default: return tb_cli_usage_error("publish", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) {
         which = argv[optind++];
         have_run = 1;
     }
-    if (optind < argc) return usage_error("one run at a time (extra argument '%s')", argv[optind]);
-    if (!*db) return usage_error("--db needs a file name%s", "");
-    if (out && !*out) return usage_error("-o needs a file name%s", "");
-    if (site && !*site) return usage_error("--site needs a folder name%s", "");
-    if (site && (have_run || out)) return usage_error("--site publishes every run: give no RUN and no -o%s", "");
+    if (optind < argc) return tb_cli_usage_error("publish", "one run at a time (extra argument '%s')", argv[optind]);
+    if (!*db) return tb_cli_usage_error("publish", "--db needs a file name%s", "");
+    if (out && !*out) return tb_cli_usage_error("publish", "-o needs a file name%s", "");
+    if (site && !*site) return tb_cli_usage_error("publish", "--site needs a folder name%s", "");
+    if (site && (have_run || out))
+        return tb_cli_usage_error("publish", "--site publishes every run: give no RUN and no -o%s", "");
 
     if (site) {
         tb_publish_site_done sd;

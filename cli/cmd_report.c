@@ -51,13 +51,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilebench report: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see tilebench report --help)\n", stderr);
-    return TB_EXIT_USAGE;
-}
-
 typedef struct report_job {
     tb_store *s;
     int64_t run_id;
@@ -90,28 +83,23 @@ int tb_cmd_report(int argc, char **argv) {
     int64_t run_id = 0;
     int c, rc;
 
-#ifdef __GLIBC__
-    optind = 0; /* full re-initialisation: main may have used getopt already */
-#else
-    optind = 1;
-#endif
-    opterr = 0;
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'f': format = optarg; break;
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return tb_cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+        default: return tb_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) which = argv[optind++];
-    if (optind < argc) return usage_error("one run at a time (extra argument '%s')", argv[optind]);
-    if (!*db) return usage_error("--db needs a file name%s", "");
-    if (out && !*out) return usage_error("-o needs a file name%s", "");
+    if (optind < argc) return tb_cli_usage_error("report", "one run at a time (extra argument '%s')", argv[optind]);
+    if (!*db) return tb_cli_usage_error("report", "--db needs a file name%s", "");
+    if (out && !*out) return tb_cli_usage_error("report", "-o needs a file name%s", "");
     if (format) {
-        if (tb_report_parse_format(format, &fmt, err) != 0) return usage_error("--format: %s", err);
+        if (tb_report_parse_format(format, &fmt, err) != 0) return tb_cli_usage_error("report", "--format: %s", err);
     } else if (out) {
         fmt = tb_report_format_for_path(out);
     }

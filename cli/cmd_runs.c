@@ -31,13 +31,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilebench runs: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see tilebench runs --help)\n", stderr);
-    return TB_EXIT_USAGE;
-}
-
 int tb_cmd_runs(int argc, char **argv) {
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'},
@@ -49,22 +42,17 @@ int tb_cmd_runs(int argc, char **argv) {
     tb_store *s = NULL;
     int c, rc;
 
-#ifdef __GLIBC__
-    optind = 0; /* full re-initialisation: main may have used getopt already */
-#else
-    optind = 1;
-#endif
-    opterr = 0;
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return tb_cli_usage_error("runs", "option '%s' needs a value", argv[optind - 1]);
+        default: return tb_cli_usage_error("runs", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!*db) return usage_error("--db needs a file name%s", "");
+    if (optind < argc) return tb_cli_usage_error("runs", "unexpected argument '%s'", argv[optind]);
+    if (!*db) return tb_cli_usage_error("runs", "--db needs a file name%s", "");
 
     if (tb_store_open_readonly(db, &s, err) != 0) {
         fprintf(stderr, "tilebench runs: %s\n", err);

@@ -45,13 +45,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fputs("tilebench serve: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see tilebench serve --help)\n", stderr);
-    return TB_EXIT_USAGE;
-}
-
 int tb_cmd_serve(int argc, char **argv) {
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'},
@@ -68,25 +61,21 @@ int tb_cmd_serve(int argc, char **argv) {
     sigset_t stop_set;
     int c, port = 0, sig = 0;
 
-#ifdef __GLIBC__
-    optind = 0; /* full re-initialisation: main may have used getopt already */
-#else
-    optind = 1;
-#endif
-    opterr = 0;
+    tb_cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'l': listen_arg = optarg; break;
         case 'v': tb_log_set_level(TB_LOG_DEBUG); break;
         case 'h': usage(stdout); return TB_EXIT_OK;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return tb_cli_usage_error("serve", "option '%s' needs a value", argv[optind - 1]);
+        default: return tb_cli_usage_error("serve", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!*db) return usage_error("--db needs a file name%s", "");
-    if (tb_listen_parse(listen_arg, host, sizeof host, &port, err) != 0) return usage_error("--listen: %s", err);
+    if (optind < argc) return tb_cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+    if (!*db) return tb_cli_usage_error("serve", "--db needs a file name%s", "");
+    if (tb_listen_parse(listen_arg, host, sizeof host, &port, err) != 0)
+        return tb_cli_usage_error("serve", "--listen: %s", err);
 
     /* Not fatal: the database may appear later (the first run is about to
      * start); requests say what is wrong until then. */

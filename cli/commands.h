@@ -28,7 +28,14 @@ int tb_cmd_check(int argc, char **argv);    /* cmd_check.c: verify a result bund
 volatile sig_atomic_t *tb_cli_stop_flag(void);
 void tb_cli_catch_signals(void);
 
-/* output.c, for the commands that write a file: */
+/* output.c, shared by the commands: */
+/* Resets getopt for a subcommand's own options (main may have used it;
+ * glibc needs optind 0 for a full re-initialisation), errors not printed. */
+void tb_cli_getopt_reset(void);
+/* "tilebench CMD: " fmt (with arg) " (see tilebench CMD --help)" on stderr;
+ * returns TB_EXIT_USAGE. */
+int tb_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* For the commands that write a file: */
 /* 1 when s ends with suffix, case-insensitively ("REPORT.HTML" is .html). */
 int tb_cli_ends_with(const char *s, const char *suffix);
 /* Closes f, written to path with result rc: -1 with err naming path when

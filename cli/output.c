@@ -4,6 +4,7 @@
  * not at all, with its write errors reported.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,4 +66,20 @@ int tb_cli_write_file(const char *path, tb_cli_writer write, void *ctx, char *er
     if (rc != 0) unlink(tmp);
     free(tmp);
     return rc;
+}
+
+void tb_cli_getopt_reset(void) {
+#ifdef __GLIBC__
+    optind = 0;
+#else
+    optind = 1;
+#endif
+    opterr = 0;
+}
+
+int tb_cli_usage_error(const char *cmd, const char *fmt, const char *arg) {
+    fprintf(stderr, "tilebench %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see tilebench %s --help)\n", cmd);
+    return TB_EXIT_USAGE;
 }
