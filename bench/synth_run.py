@@ -11,7 +11,10 @@ with their histograms, QoS verdicts, per-host and per-agent rows), is a copy
 of the seed run's first level with its tiles, phase and window changed; the
 run gets one power sample and one telemetry sample per second from its first
 idle second to its last ramp-down second (a 1 Hz trace of a sine-wave load,
-with the seed's columns), each tied to its level as the store ties them. The
+with the seed's columns), each tagged as the store tags them: stage 'idle',
+'ramp-up', 'warm-up' and 'ramp-down' with level_id NULL, 'steady' with its
+level's id (schema 13; before it, ramp samples are left out, since a NULL
+level_id read as active idle), with a stages row for each stage. The
 figures are not meant to add up: the point is the amount of data a report,
 a bundle and a check must read (about 90,000 samples and 1,000 histograms
 with LEVELS=10, PHASES=3, STEADY_S=2400).
@@ -22,7 +25,7 @@ import sqlite3
 import sys
 import uuid
 
-STAGE_S = 300  # ramp-up + warm-up before each phase, ramp-down after it (compliant-like)
+STAGE_S = 300  # ramp-up + warm-up (half each) before each phase, ramp-down after it (compliant-like)
 
 
 def columns(db, table):
@@ -75,17 +78,28 @@ def main():
     tseed = db.execute("SELECT * FROM telemetry_samples WHERE run_id = ? LIMIT 1", (seed,)).fetchone()
     tseed = dict(zip(tcols, tseed)) if tseed else None
 
-    def samples(level_id, start, end):
+    has_stage = "stage" in pcols
+    has_stages = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'stages'").fetchone() is not None
+
+    def samples(level_id, start, end, stage, tiles=0, phase=0):
+        if not has_stage and stage not in ("idle", "steady"):
+            return
+        if has_stages:
+            db.execute("INSERT INTO stages (run_id, stage, tiles, repeat, phase, start_mono_us, end_mono_us)"
+                       " VALUES (?, ?, ?, 1, ?, ?, ?)", (run, stage, tiles, phase, mono0 + int(start * 1e6),
+                                                       mono0 + int(end * 1e6)))
         for s in range(int(start), int(end)):
             w = 150 + 50 * math.sin(s / 300.0)
             p = dict(pseed, run_id=run, level_id=level_id, mono_us=mono0 + s * 10**6, wall_us=int((t0 + s) * 1e6),
                      watts=w, flags=0)
+            if has_stage:
+                p["stage"] = stage
             power.append([p[c] for c in pcols])
             if tseed:
                 t = dict(tseed, run_id=run, level_id=level_id, mono_us=mono0 + s * 10**6, wall_us=int((t0 + s) * 1e6))
                 telem.append([t[c] for c in tcols])
 
-    samples(None, 0, clock)
+    samples(None, 0, clock, "idle")
     for tiles in range(1, levels + 1):
         for phase in range(1, phases + 1):
             start = clock + STAGE_S
@@ -99,7 +113,10 @@ def main():
                 if t == "workloads":
                     for old, new in pairs:
                         copy_rows(db, "ops", "workload_id = ?", (old,), {"workload_id": new})
-            samples(level, clock, end + STAGE_S)
+            samples(None, clock, clock + STAGE_S / 2, "ramp-up", tiles)
+            samples(None, clock + STAGE_S / 2, start, "warm-up", tiles)
+            samples(level, start, end, "steady", tiles, phase)
+            samples(None, end, end + STAGE_S, "ramp-down", tiles)
             clock = end + STAGE_S
     db.executemany(f"INSERT INTO power_samples ({quoted(pcols)}) VALUES ({','.join('?' * len(pcols))})", power)
     if tseed:

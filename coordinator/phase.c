@@ -145,6 +145,8 @@ typedef struct phase_parts {
     tb_op_result *opr;      /* tiles x workloads x TB_MAX_OPS */
     tb_qos_result *qr;
     tb_poll_sample *samples;
+    tb_poll_sample *stage_ps[3]; /* ramp-up, warm-up, ramp-down (stage_samples) */
+    tb_stage_samples ss[3];
     tb_telem_sample *telem;
     tb_agent_result *agents; /* the load generator's parts (agents); NULL: none */
     int n_agents;
@@ -158,6 +160,8 @@ static void phase_free(phase_parts *pp) {
     free(pp->telem);
     free(pp->qr);
     free(pp->samples);
+    for (int i = 0; i < 3; i++)
+        free(pp->stage_ps[i]);
     free(pp->wr);
     free(pp->opr);
 }
@@ -355,6 +359,32 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
     }
 }
 
+/* The level's samples outside steady state that this phase stores:
+ * ramp-up and warm-up with the first phase, ramp-down with the last, by
+ * level.c's timeline. The windows are half-open and meet the steady ones
+ * at each edge, so each sample of the level's stages is stored once. A
+ * ramp-down cut short by a signal keeps the samples taken until then. */
+static void stage_samples(run_ctx *c, phase_parts *pp) {
+    const tb_level_plan *pl = pp->pl;
+    uint64_t up = pl->start_us + pl->ramp_up_us, end = pl->phase_end_us[pl->n_phases - 1];
+    const struct {
+        const char *stage;
+        uint64_t t0, t1;
+        int here;
+    } w[3] = {{"ramp-up", pl->start_us, up, pp->p == 0},
+              {"warm-up", up, pl->phase_start_us[0], pp->p == 0},
+              {"ramp-down", end, end + c->o->stages.ramp_down_us, pp->p == pl->n_phases - 1}};
+    for (int i = 0; i < 3; i++) {
+        tb_stage_samples *ss = &pp->ss[pp->lr.n_stage_samples];
+        if (!w[i].here) continue;
+        ss->stage = w[i].stage;
+        ss->n = tb_poller_window(c->poller, w[i].t0, w[i].t1, &pp->stage_ps[i]);
+        ss->samples = pp->stage_ps[i];
+        pp->lr.n_stage_samples++;
+    }
+    pp->lr.stage_samples = pp->ss;
+}
+
 /* Failed telemetry reads since the previous phase, as a warning event. */
 static void note_telemetry_failures(run_ctx *c, const phase_parts *pp) {
     uint64_t nf;
@@ -385,6 +415,7 @@ int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stat
     tb_coord_infra_results(c, &pp.lr, &pp.infra); /* the final score from the application score */
     judge_qos(c, &pp, st);
     judge_power(c, &pp, cpu_s);
+    stage_samples(c, &pp);
     rc = tb_store_put_level(c->store, c->run_id, &pp.lr, err);
     if (c->obs->phase_done) c->obs->phase_done(c->obs->arg, &pp.lr, pp.n_rules, tb_coord_estimated(c));
     note_telemetry_failures(c, &pp);

@@ -225,9 +225,11 @@ typedef struct tb_model_event {
 } tb_model_event;
 
 /* One stored power sample (power_samples), for the power over time chart. */
+enum { TB_MODEL_RAMP_UP = 1, TB_MODEL_WARM_UP, TB_MODEL_RAMP_DOWN };
 typedef struct tb_model_sample {
     int64_t mono_us;  /* the monotonic clock of the stages */
-    int64_t level_id; /* 0: active idle */
+    int64_t level_id; /* 0: active idle, or a ramp (stage) */
+    int stage;        /* power_samples.stage: TB_MODEL_RAMP_UP, _WARM_UP, _RAMP_DOWN; 0 idle or steady */
     int meter;        /* meters[meter] */
     unsigned flags;   /* TB_SAMPLE_* */
     double watts;     /* NaN: none */

@@ -1,6 +1,7 @@
 /*
  * model_power.c: the read model of the power over time chart (issue 23):
- * every stored power sample of a run, and the edges of its stages. Runs
+ * every stored power sample of a run (with its stage: from schema 13 the
+ * ramps' samples are stored too), and the edges of its stages. Runs
  * stored before the stages table (schema 11) get their steady windows from
  * levels.steady_*_mono_us (schema 7) and active idle as the span of its
  * samples, so the chart still shades what the store knows.
@@ -17,8 +18,9 @@ static int read_samples(tb_model_ctx *c, tb_model_run *r) {
     size_t cap = 0;
     int rc;
     if (tb_model_prep(c,
-                      "SELECT mono_us, coalesce(level_id, 0), meter_idx, flags, watts, reason FROM power_samples"
-                      " WHERE run_id = ?1 ORDER BY mono_us, meter_idx",
+                      "SELECT mono_us, coalesce(level_id, 0), meter_idx, flags, watts, reason,"
+                      " CASE stage WHEN 'ramp-up' THEN 1 WHEN 'warm-up' THEN 2 WHEN 'ramp-down' THEN 3 ELSE 0 END"
+                      " FROM power_samples WHERE run_id = ?1 ORDER BY mono_us, meter_idx",
                       &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, r->id);
@@ -32,6 +34,7 @@ static int read_samples(tb_model_ctx *c, tb_model_run *r) {
         x->flags = (unsigned)sqlite3_column_int64(st, 3);
         x->watts = tb_model_col_real(st, 4);
         x->reason = tb_model_col_str(c, st, 5);
+        x->stage = sqlite3_column_int(st, 6);
     }
     sqlite3_finalize(st);
     return rc;
@@ -77,7 +80,7 @@ static int fallback_stages(tb_model_ctx *c, tb_model_run *r, size_t *cap) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     int rc;
     for (size_t i = 0; i < r->n_samples; i++)
-        if (r->samples[i].level_id == 0) {
+        if (r->samples[i].level_id == 0 && r->samples[i].stage == 0) {
             if (r->samples[i].mono_us < lo) lo = r->samples[i].mono_us;
             if (r->samples[i].mono_us > hi) hi = r->samples[i].mono_us;
         }

@@ -267,7 +267,8 @@ static void draw_marks(FILE *f, const pchart *c, int n_meters, size_t *n_bad, si
             const tb_model_sample *x = &r->samples[i];
             double t = (double)(x->mono_us - c->t0) / 1e6, px = px_of(c, t);
             if (x->meter != m) continue;
-            if (prev && prev->level_id == x->level_id && x->mono_us - prev->mono_us > GAP_US) {
+            if (prev && prev->level_id == x->level_id && prev->stage == x->stage &&
+                x->mono_us - prev->mono_us > GAP_US) {
                 double xa = px_of(c, (double)(prev->mono_us - c->t0) / 1e6 + 1);
                 fprintf(f,
                         "<rect class=\"gap\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"6\" fill=\"#dc2626\">"
@@ -380,8 +381,9 @@ static void caption(FILE *f, const pchart *c, size_t n_bad, size_t n_gap) {
     for (size_t i = 0; i < c->n_lines; i++)
         samples += c->lines[i].n, drawn += c->lines[i].drawn;
     fprintf(f,
-            "<figcaption>Every stored 1 Hz power sample (active idle and each steady-state phase; the store keeps "
-            "no samples of ramp-up, warm-up and ramp-down, which are shaded for context). Bands: the stages, "
+            "<figcaption>Every stored 1 Hz power sample (active idle, and each load level's ramp-up, warm-up, "
+            "steady-state phases and ramp-down; the time between stages is not measured, and runs stored before "
+            "schema 13 kept only active idle and steady state). Bands: the stages, "
             "labelled with their load level; p1, p2: the phases. %zu bad sample%s marked with a red cross (hover "
             "for the meter's reason), %zu gap%s of a second or more without a sample shown in red on the time axis "
             "and as a break in the line. ",

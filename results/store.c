@@ -76,8 +76,8 @@ static const char *const stmt_sql[ST_COUNT] = {
               " err_content)"
               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [ST_SAMPLE] = "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, watts, volts,"
-                  " amps, pf, flags, uncertainty_pct, reason)"
-                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                  " amps, pf, flags, uncertainty_pct, reason, stage)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     [ST_QOS] = "INSERT INTO qos (level_id, rule, observed, \"limit\", pass, reason, tile, judged, ops, min_ops)"
                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_EVENT] = "INSERT INTO events (run_id, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
@@ -555,8 +555,10 @@ static int tx_fail(tb_store *s, const char *what, char *err) {
     return -1;
 }
 
-/* Inserts samples (level_id <= 0 means active idle: NULL). */
-static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const tb_poll_sample *samples, int n) {
+/* Inserts samples of stage ("idle", "steady", ...; power_samples.stage);
+ * level_id <= 0 stores NULL (active idle and the ramps). */
+static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const char *stage,
+                          const tb_poll_sample *samples, int n) {
     sqlite3_stmt *st = s->st[ST_SAMPLE];
     int i, rc;
     for (i = 0; i < n; i++) {
@@ -579,6 +581,7 @@ static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const t
             sqlite3_bind_text(st, 12, tb_meter_reason_text(x->reason), -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 12);
+        sqlite3_bind_text(st, 13, stage, -1, SQLITE_STATIC);
         if ((rc = step_done(st)) != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
@@ -723,7 +726,7 @@ int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_s
         tb_seterr(err, "%s: run %lld not found in %s", what, (long long)run_id, s->path);
         return -1;
     }
-    if (insert_samples(s, run_id, 0, samples, n) != SQLITE_OK) return tx_fail(s, what, err);
+    if (insert_samples(s, run_id, 0, "idle", samples, n) != SQLITE_OK) return tx_fail(s, what, err);
     return tx_commit(s, what, err);
 }
 
@@ -899,7 +902,12 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
         bind_u64(st, 10, q->min_ops);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
-    if (insert_samples(s, run_id, level_id, lr->samples, lr->n_samples) != SQLITE_OK) return tx_fail(s, what, err);
+    if (insert_samples(s, run_id, level_id, "steady", lr->samples, lr->n_samples) != SQLITE_OK)
+        return tx_fail(s, what, err);
+    for (i = 0; i < lr->n_stage_samples; i++) {
+        const tb_stage_samples *ss = &lr->stage_samples[i];
+        if (insert_samples(s, run_id, 0, ss->stage, ss->samples, ss->n) != SQLITE_OK) return tx_fail(s, what, err);
+    }
     if (insert_telemetry(s, run_id, level_id, lr->telem_samples, lr->n_telem_samples) != SQLITE_OK)
         return tx_fail(s, what, err);
     if (insert_agents(s, level_id, lr->agents, lr->n_agents) != SQLITE_OK) return tx_fail(s, what, err);

@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 12
+#define TB_STORE_SCHEMA_VERSION 13
 
 typedef struct tb_store tb_store;
 
@@ -154,6 +154,14 @@ typedef struct tb_infra_output {
     const char *text; /* never NULL */
 } tb_infra_output;
 
+/* Power samples of one stage outside steady state ("ramp-up", "warm-up",
+ * "ramp-down"; power_samples.stage), stored with level_id NULL. */
+typedef struct tb_stage_samples {
+    const char *stage;
+    const tb_poll_sample *samples;
+    int n;
+} tb_stage_samples;
+
 /* One phase of one load level: the unit of commit. */
 typedef struct tb_level_result {
     int tiles;  /* load level */
@@ -186,6 +194,11 @@ typedef struct tb_level_result {
     tb_qos_result *qos; /* the level's rules (tile 0) and each tile's (tile N), any order */
     int n_samples;      /* power samples inside steady state */
     const tb_poll_sample *samples;
+    /* the level's samples outside steady state stored with this phase
+     * (stage "ramp-up" and "warm-up" with its first phase, "ramp-down"
+     * with its last), level_id NULL; they feed no figure */
+    int n_stage_samples;
+    const tb_stage_samples *stage_samples;
     int n_agents; /* load-generator agents; 0: the local load generator */
     const tb_agent_result *agents;
     int n_hosts; /* SUT hosts ([host.NAME]); 0: none. avg_watts is their sum */

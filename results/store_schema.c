@@ -18,7 +18,8 @@
  *  - ops.hist / hist_uncorrected: tb_hist_encode BLOBs (corrected = from the
  *    intended start), so any percentile can be computed later; the p*_ms
  *    columns are precomputed from hist and NULL when count is 0.
- *  - power_samples.level_id is NULL for active idle samples.
+ *  - power_samples.level_id is NULL for active idle samples (from 13 also
+ *    for ramp-up, warm-up and ramp-down ones: see power_samples.stage).
  */
 const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     /* 0 -> 1 */
@@ -389,6 +390,17 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "  end_mono_us INTEGER NOT NULL"
     ");"
     "CREATE INDEX stages_run ON stages(run_id);",
+    /* 12 -> 13: the stage each power sample was taken in (issue 23: the
+     * edges rule needs the samples either side of a steady edge, the power
+     * chart draws ramp-up, warm-up and ramp-down). 'steady' samples keep
+     * the level_id of their phase, as before; 'idle', 'ramp-up', 'warm-up'
+     * and 'ramp-down' ones have level_id NULL (a ramp sample is no level's
+     * figure; the stages table says by time which level it belongs to).
+     * Samples between stages (before active idle, the SUT's settle time, the
+     * lead before a ramp-up, between levels) are not stored. NULL on rows
+     * stored before: level_id NULL was active idle, any other steady. */
+    "ALTER TABLE power_samples ADD COLUMN stage TEXT CHECK (stage IS NULL OR"
+    " (stage IN ('idle','ramp-up','warm-up','steady','ramp-down') AND (stage = 'steady') = (level_id IS NOT NULL)));",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

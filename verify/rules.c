@@ -291,6 +291,9 @@ void tb_vcheck_rules(const tb_vdata *d, tb_vresult *r) {
         level_line(r, tb_vrule_edges(d->all, d->n_all, d->n_meters, lv->t0, lv->t1, fig, sizeof fig), "edges", lv,
                    "each steady edge within 500 ms of a sample of every meter (MLPerf Power)", fig);
     }
+    if (d->n_idle > 0) /* active idle is a figure too (overall efficiency) */
+        tb_vresult_add(r, tb_vrule_sample_rate(d->idle, d->n_idle, d->n_meters, fig, sizeof fig),
+                       "rule sample rate active idle", "one sample per second per meter: 0.5..1.5 s apart", "%s", fig);
     meter_modes(d, r);
     cpu_bound(d, r);
     compliant(d, r);

@@ -85,9 +85,9 @@ typedef struct tb_vdata {
     int n_meters;
     tb_vlevel *lv;
     size_t n_lv;
-    tb_vsample *idle; /* active idle samples (level_id NULL) */
+    tb_vsample *idle; /* active idle samples (stage idle; on older rows level_id NULL) */
     size_t n_idle;
-    tb_vsample *all; /* every sample of the run, by meter then time */
+    tb_vsample *all; /* every sample of the run (the ramps' too), by meter then time */
     size_t n_all;
 } tb_vdata;
 

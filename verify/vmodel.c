@@ -130,10 +130,30 @@ static void tag_levels(tb_vdata *d) {
     }
 }
 
-/* Hands each sample to its level (or active idle). */
+/* Where row r's sample belongs by its stage (schema 13; an older bundle
+ * has no column, a row of an older run NULL): 1 active idle, 0 a level
+ * (steady, level_id set), 2 a ramp (every sample only); -1 with err. */
+static int sample_place(const tb_vcsv *t, size_t r, int cs, int has_level, char *err) {
+    const char *st = cs >= 0 ? tb_vcsv_get(t, r, cs) : NULL;
+    static const char *const ramps[] = {"ramp-up", "warm-up", "ramp-down"};
+    if (!st || !*st) return has_level ? 0 : 1; /* before stages were stored: level_id NULL was idle */
+    if (strcmp(st, "steady") == 0 || strcmp(st, "idle") == 0) {
+        int steady = st[0] == 's';
+        if (steady == has_level) return steady ? 0 : 1;
+        tb_seterr(err, "%s row %zu: stage %s %s a level_id", t->name, r + 1, st, steady ? "without" : "with");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof ramps / sizeof ramps[0]; i++)
+        if (strcmp(st, ramps[i]) == 0 && !has_level) return 2;
+    tb_seterr(err, "%s row %zu: stage '%.40s'%s (expected idle, ramp-up, warm-up, steady or ramp-down)", t->name,
+              r + 1, st, has_level ? " with a level_id" : "");
+    return -1;
+}
+
+/* Hands each sample to its level (or active idle); every one to all. */
 static int place_samples(tb_vdata *d, char *err) {
     const tb_vcsv *t = &d->power;
-    int cl = tb_vcsv_col(t, "level_id");
+    int cl = tb_vcsv_col(t, "level_id"), cs = tb_vcsv_col(t, "stage");
     size_t *cap = xcalloc(d->n_lv + 1, sizeof *cap), cap_idle = 0;
     int rc = -1;
     if (cl < 0) {
@@ -144,7 +164,7 @@ static int place_samples(tb_vdata *d, char *err) {
     for (size_t r = 0; r < t->n_rows; r++) {
         tb_vsample s;
         int64_t lid;
-        int has = tb_vcsv_int(t, r, cl, &lid);
+        int has = tb_vcsv_int(t, r, cl, &lid), where;
         size_t i;
         if (read_sample(t, r, &s, err) != 0) goto done;
         if (s.meter < 0 || s.meter >= d->n_meters) {
@@ -157,7 +177,9 @@ static int place_samples(tb_vdata *d, char *err) {
             tb_seterr(err, "%s row %zu: level_id '%s' is not a whole number", t->name, r + 1, tb_vcsv_get(t, r, cl));
             goto done;
         }
-        if (has == 0) {
+        if ((where = sample_place(t, r, cs, has != 0, err)) < 0) goto done;
+        if (where == 2) continue;
+        if (where == 1) {
             d->idle = tb_grow(d->idle, d->n_idle, &cap_idle, sizeof *d->idle);
             d->idle[d->n_idle++] = s;
             continue;

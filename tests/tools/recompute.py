@@ -31,7 +31,11 @@ file's `unit` key):
   - mean power = per meter, the trapezoid rule over that meter's valid samples
     in the steady window [start, end), divided by the time from its first to
     its last valid sample (one valid sample: its value), summed over meters;
-  - PPKW = score / (mean power / 1000).
+  - PPKW = score / (mean power / 1000);
+  - active idle (runs.active_idle_watts) = the same mean over the run's
+    active idle samples: power_samples.stage 'idle' (schema 13), or on
+    older rows (stage NULL) those without a level_id; ramp-up, warm-up and
+    ramp-down samples (level_id NULL too) are no figure's.
 A sample is valid when its watts are a finite number and its flags carry none
 of invalid (0x01), missing (0x02), over range (0x04) or implausible (0x20);
 estimated (0x08) and auto-ranging (0x10) samples are measurements.
@@ -292,6 +296,28 @@ def check_level(db, chk, run, lv, refs, infra_refs, n_meters):
     )
 
 
+def check_idle(db, chk, run, n_meters):
+    """Active idle's mean power from its samples, told from the ramps' by stage."""
+    has_stage = any(c[1] == "stage" for c in db.execute("PRAGMA table_info(power_samples)"))  # schema 13
+    where = "(stage = 'idle' OR (stage IS NULL AND level_id IS NULL))" if has_stage else "level_id IS NULL"
+    samples = db.execute(
+        f"SELECT meter_idx, mono_us, watts, flags FROM power_samples WHERE run_id = ? AND {where}"
+        " ORDER BY mono_us, meter_idx",
+        (run,),
+    ).fetchall()
+    stored = db.execute("SELECT active_idle_watts FROM runs WHERE id = ?", (run,)).fetchone()[0]
+    per_meter = {m: [] for m in range(n_meters)}
+    for m, t, w, flags in samples:
+        if m not in per_meter:
+            die(f"active idle: a sample of meter {m}, but the run has {n_meters} meters")
+        if w is not None and math.isfinite(w) and not (flags & BAD_FLAGS):
+            per_meter[m].append((t, w))
+    means = [trapezoid_mean(p) for p in per_meter.values()]
+    mine = None if not samples or any(v is None for v in means) else sum(means)
+    chk.close("active idle watts", stored, mine)
+    print(f"active idle: {len(samples)} samples, mean power {mine if mine is None else round(mine, 6)} W")
+
+
 def main(argv):
     if len(argv) not in (2, 3):
         die("usage: recompute.py DB [RUN_ID]")
@@ -320,6 +346,7 @@ def main(argv):
     chk = Check()
     for lv in levels:
         check_level(db, chk, run, lv, refs, infra_refs, n_meters)
+    check_idle(db, chk, run, n_meters)
     if chk.failures:
         print(f"FAIL: {chk.failures} of {chk.compared} figures disagree (run {run})")
         return 1

@@ -604,7 +604,8 @@ static void test_migrate_v4_to_v5(void **state) {
                      "ALTER TABLE levels DROP COLUMN qos_not_judged;"
                      "ALTER TABLE levels DROP COLUMN steady_start_mono_us;"
                      "ALTER TABLE levels DROP COLUMN steady_end_mono_us;"
-                     "ALTER TABLE power_samples DROP COLUMN reason; DROP TABLE level_agents;"
+                     "ALTER TABLE power_samples DROP COLUMN reason; ALTER TABLE power_samples DROP COLUMN stage;"
+                     "DROP TABLE level_agents;"
                      "DROP TABLE level_hosts; DROP TABLE hosts; ALTER TABLE meters DROP COLUMN host;"
                      "DROP TABLE infra_outputs; DROP TABLE infra; ALTER TABLE levels DROP COLUMN alone;"
                      "ALTER TABLE levels DROP COLUMN infra_score; ALTER TABLE levels DROP COLUMN app_score;"
@@ -655,6 +656,108 @@ static void test_migrate_v4_to_v5(void **state) {
     text = render(s, id, TB_REPORT_TEXT);
     assert_non_null(strstr(text, "  other 1\n"));
     free(text);
+    tb_store_close(s);
+    hists_free(&h);
+}
+
+/* A phase of 3 tiles with no workloads, its steady sample at 300 s, and
+ * one sample of each other stage of its level (the coordinator stores
+ * ramp-up and warm-up with the first phase, ramp-down with the last). */
+static int put_staged_level(tb_store *s, int64_t run_id, char *err) {
+    tb_poll_sample steady = sample_at(0, 300, 190.0), up = sample_at(0, 290, 150.0), warm = sample_at(0, 295, 180.0),
+                   down = sample_at(0, 360, 160.0);
+    tb_stage_samples ss[3] = {{"ramp-up", &up, 1}, {"warm-up", &warm, 1}, {"ramp-down", &down, 1}};
+    tb_level_result lr;
+    memset(&lr, 0, sizeof lr);
+    lr.tiles = 3;
+    lr.phase = 1;
+    lr.steady_us = 60000000;
+    lr.steady_start_mono_us = 300000000;
+    lr.steady_end_mono_us = 360000000;
+    lr.avg_watts = 190.0;
+    lr.n_samples = 1;
+    lr.samples = &steady;
+    lr.n_stage_samples = 3;
+    lr.stage_samples = ss;
+    return tb_store_put_level(s, run_id, &lr, err);
+}
+
+/* The stage of each sample (schema 13): idle and the ramps without a
+ * level, steady with its level; the CHECK keeps them so. */
+static void test_sample_stages(void **state) {
+    fix *f = *state;
+    hists h;
+    tb_store *s = NULL;
+    char err[TB_ERR_LEN] = "";
+    int64_t id;
+    hists_make(&h);
+    id = store_full_run(f->db, &h);
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(put_staged_level(s, id, err), 0);
+    sqlite3 *db = tb_store_db(s);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE stage = 'idle' AND level_id IS NULL"), 3);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE stage = 'steady' AND level_id > 0"), 7);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE stage = 'ramp-up' AND level_id IS NULL"
+                                    " AND mono_us = 290000000"),
+                     1);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE stage = 'warm-up' AND level_id IS NULL"
+                                    " AND mono_us = 295000000"),
+                     1);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE stage = 'ramp-down' AND level_id IS NULL"
+                                    " AND mono_us = 360000000"),
+                     1);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM power_samples WHERE stage IS NULL"), 0);
+    /* a steady sample without its level, an idle one with a level, a stage of no name: refused */
+    assert_int_not_equal(sqlite3_exec(db,
+                                      "INSERT INTO power_samples (run_id, meter_idx, mono_us, wall_us, stage)"
+                                      " VALUES (1, 0, 1, 1, 'steady')",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+    assert_int_not_equal(sqlite3_exec(db,
+                                      "INSERT INTO power_samples (run_id, level_id, meter_idx, mono_us, wall_us, stage)"
+                                      " VALUES (1, 1, 0, 1, 1, 'idle')",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+    assert_int_not_equal(sqlite3_exec(db,
+                                      "INSERT INTO power_samples (run_id, meter_idx, mono_us, wall_us, stage)"
+                                      " VALUES (1, 0, 1, 1, 'between')",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+    tb_store_close(s);
+    hists_free(&h);
+}
+
+/* 12 -> 13: the old rows get no stage and read as before (level_id NULL:
+ * active idle); a run stored after the migration tags its samples. */
+static void test_migrate_v12_to_v13(void **state) {
+    fix *f = *state;
+    hists h;
+    tb_store *s = NULL;
+    sqlite3 *raw = NULL;
+    char err[TB_ERR_LEN] = "";
+    json_t *root;
+    int64_t id;
+    hists_make(&h);
+    id = store_full_run(f->db, &h);
+    assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(raw, "ALTER TABLE power_samples DROP COLUMN stage; PRAGMA user_version = 12;", NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(raw);
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "PRAGMA user_version"), TB_STORE_SCHEMA_VERSION);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM power_samples WHERE stage IS NULL"), 9);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM power_samples WHERE level_id IS NULL"), 3);
+    tb_store_close(s);
+    root = render_json(f->db, id);
+    assert_true(num(root, "run.levels.#0.avg_watts") == 120.5);
+    assert_true(num(root, "run.active_idle_watts") == 85.5);
+    json_decref(root);
+    id = store_full_run(f->db, &h);
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(put_staged_level(s, id, err), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM power_samples WHERE stage IS NULL"), 9);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(DISTINCT stage) FROM power_samples"), 5);
     tb_store_close(s);
     hists_free(&h);
 }
@@ -917,6 +1020,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_list_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v4_to_v5, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sample_stages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_v12_to_v13, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolve_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_writer_dead, setup, teardown),
