@@ -607,6 +607,49 @@ static void test_figures_by_hand(void **state) {
     hand_free(&d);
 }
 
+/* The stage column (schema 13): idle by stage, the ramps in no level and
+ * no idle but beside each edge; a stage that contradicts level_id, or is
+ * none of the five, does not read. */
+static void test_sample_stages(void **state) {
+    const char *power = "run_id,level_id,meter_idx,mono_us,wall_us,watts,flags,uncertainty_pct,stage\n"
+                        "1,,0,-10000000,0,80,0,,idle\n1,,0,-9000000,0,80,0,,idle\n"
+                        "1,,0,-1200000,0,300,0,,ramp-up\n1,,0,-200000,0,300,0,,warm-up\n"
+                        "1,1,0,800000,0,100,0,,steady\n1,1,0,1800000,0,200,0,,steady\n"
+                        "1,1,0,2800000,0,200,0,,steady\n1,1,0,3800000,0,100,0,,steady\n"
+                        "1,,0,4800000,0,300,0,,ramp-down\n";
+    const char *bad[] = {"1,,0,1,0,1,0,,steady\n", "1,1,0,1,0,1,0,,idle\n", "1,,0,1,0,1,0,,between\n",
+                         "1,1,0,1,0,1,0,,ramp-up\n"};
+    char fig[300], err[TB_ERR_LEN];
+    tb_vdata d;
+    (void)state;
+    hand_tables(&d);
+    tb_vcsv_free(&d.power);
+    tb_vmodel_free(&d);
+    assert_int_equal(tb_vcsv_parse("power_samples.csv", power, strlen(power), &d.power, err), 0);
+    assert_int_equal(tb_vmodel_build(&d, err), 0);
+    assert_int_equal(d.n_idle, 2);
+    assert_int_equal(d.lv[0].n_s, 4);
+    assert_int_equal(d.n_all, 9);
+    assert_int_equal(figure_fails(&d, "PASS figures run"), 0); /* the ramps' 300 W feed no figure */
+    /* the steady start is 0.8 s from the first steady sample, 0.2 s from warm-up's last */
+    assert_int_equal(tb_vrule_edges(d.all, d.n_all, 1, d.lv[0].t0, d.lv[0].t1, fig, sizeof fig), 1);
+    assert_non_null(strstr(fig, "the start, 200 ms"));
+    assert_int_equal(tb_vrule_edges(d.lv[0].s, d.lv[0].n_s, 1, d.lv[0].t0, d.lv[0].t1, fig, sizeof fig), 0);
+    hand_free(&d);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char csv[256];
+        hand_tables(&d);
+        tb_vcsv_free(&d.power);
+        tb_vmodel_free(&d);
+        snprintf(csv, sizeof csv, "run_id,level_id,meter_idx,mono_us,wall_us,watts,flags,uncertainty_pct,stage\n%s",
+                 bad[i]);
+        assert_int_equal(tb_vcsv_parse("power_samples.csv", csv, strlen(csv), &d.power, err), 0);
+        assert_int_equal(tb_vmodel_build(&d, err), -1);
+        assert_non_null(strstr(err, "power_samples.csv row 1: stage"));
+        hand_free(&d);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_quoting),
@@ -628,6 +671,7 @@ int main(void) {
         cmocka_unit_test(test_manifest),
         cmocka_unit_test(test_unreadable_bundles),
         cmocka_unit_test(test_figures_by_hand),
+        cmocka_unit_test(test_sample_stages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
