@@ -9,6 +9,10 @@
 #  - one power sample edited: exit 1 naming the hash of data/power_samples.csv;
 #    with the manifest's hash rewritten to match, exit 1 naming the level's
 #    recomputed mean power (and PPKW), and no hash;
+#  - the clean run passes the edges rule on whole-second stages (the samples
+#    of warm-up and ramp-down beside each edge are stored); with the samples
+#    within 600 ms of its steady start deleted (manifest rewritten), exit 1
+#    naming the level's edges rule;
 #  - a garbage file, an empty tar and a bundle without manifest.json: exit 2.
 # The bundles come from `tilebench publish`; the clean run's is also written
 # by the test itself from the database by the rules of docs/bundle.md (sqlite3
@@ -30,11 +34,12 @@ P_NAN=$PORT
 
 "$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
-# Steady state starts 0.2 s after a level is planned, and the poller ticks on the
-# idle start's whole seconds: with whole-second stages the first sample comes 0.8 s
-# after the steady start, and the edges rule (500 ms) fails. A 1.5 s ramp-up puts it
-# 0.3 s after, a 3.5 s steady state the last one 0.2 s before the end.
-STAGES=(--tiles 1 --ramp-up 1500ms --warm-up 1s --steady 3500ms --ramp-down 0 --idle 1s)
+# Whole-second stages, as the demo's: steady state starts 0.2 s after a level is
+# planned and the poller ticks on the idle start's whole seconds, so the first
+# steady sample comes about 0.8 s after the start; the edges rule (500 ms) passes
+# on the warm-up sample 0.2 s before it, and at the end on the ramp-down's (every
+# stage's samples are stored, schema 13). 2 s of active idle: its sample rate.
+STAGES=(--tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 1s --idle 2s)
 "$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter "wt310://127.0.0.1:$P_GOOD" --db "$DB" --quiet \
     >"$T/run1.log" 2>&1 || fail "run 1 exited $?: $(cat "$T/run1.log")"
 # the NaN run's levels are invalid, so the run itself may exit 1 (validation); its rows are stored either way
@@ -116,7 +121,10 @@ bundle_by_hand 1 "$T/hand.tar.gz"
 # ---- a clean run: compliant; each kind of check ran ----
 check_rc good 0 "$T/good.tar.gz"
 for l in "^PASS manifest files" "^PASS hashes" "^PASS figures level" "^PASS figures run" "^PASS qos level" \
-    "^PASS rule bad samples" "^PASS rule edges" "^PASS rule load generator CPU"; do has good "$l"; done
+    "^PASS rule bad samples" "^PASS rule edges level [0-9]* (tiles 1): farthest edge" \
+    "^PASS rule sample rate active idle" "^PASS rule load generator CPU"; do has good "$l"; done
+expect "ramp-up, warm-up and ramp-down samples stored" \
+    "$(q "SELECT count(DISTINCT stage) FROM power_samples WHERE run_id = 1 AND level_id IS NULL")" -eq 4
 hasnt good "^FAIL"
 "$TB" check "$T/good.tar.gz" --json >"$T/good.json" || fail "check --json exited $?"
 expect "--json: one entry per line" "$(jq length "$T/good.json")" -eq "$(grep -c '^PASS' "$T/good.out")"
@@ -200,6 +208,33 @@ check_rc forged 1 "$T/forged.tar.gz"
 hasnt forged "^PASS forged"
 grep -q $'\e' "$T/forged.out" && fail "forged: an escape code reached the output"
 rm -f "$T/edit/$B/x"$'\n'*
+
+# ---- the samples next to a steady edge deleted: the edges rule names the level ----
+# every sample within 600 ms of the steady start (1 Hz: one or two, of warm-up or
+# steady state), so the nearest left is more than 500 ms away
+mkdir "$T/edge" && tar xzf "$T/good.tar.gz" -C "$T/edge" || fail "untar"
+EB=$(ls "$T/edge")
+T0=$(q "SELECT steady_start_mono_us FROM levels WHERE run_id = 1")
+LID=$(q "SELECT id FROM levels WHERE run_id = 1")
+"$PY" - "$T/edge/$EB/data/power_samples.csv" "$T0" <<'PYEOF' || fail "delete the samples at the edge"
+import csv, sys
+path, t0 = sys.argv[1], int(sys.argv[2])
+rows = list(csv.reader(open(path, newline="")))
+ti = rows[0].index("mono_us")
+keep = [rows[0]] + [r for r in rows[1:] if abs(int(r[ti]) - t0) > 600000]
+if len(rows) - len(keep) < 1:
+    sys.exit("no sample within 600 ms of the steady start")
+print("deleted %d samples next to the steady start" % (len(rows) - len(keep)))
+csv.writer(open(path, "w", newline=""), lineterminator="\n").writerows(keep)
+PYEOF
+jq --arg h "$(sha256sum "$T/edge/$EB/data/power_samples.csv" | cut -d' ' -f1)" \
+    --argjson b "$(stat -c %s "$T/edge/$EB/data/power_samples.csv")" \
+    '(.files[] | select(.path == "data/power_samples.csv")) |= (.sha256 = $h | .bytes = $b)' \
+    "$T/edge/$EB/manifest.json" >"$T/m.json" && mv "$T/m.json" "$T/edge/$EB/manifest.json" || fail "jq"
+(cd "$T/edge" && tar czf "$T/edge.tar.gz" "$EB") || fail "tar"
+check_rc edge 1 "$T/edge.tar.gz"
+has edge "^PASS hashes"
+has edge "^FAIL rule edges level $LID (tiles 1): farthest edge: the start, [0-9]* ms from meter 0's nearest sample"
 
 # ---- unreadable: exit 2 with a reason ----
 head -c 3000 /dev/urandom >"$T/garbage.tar.gz"

@@ -208,7 +208,7 @@ expect "report: meter's invalid_samples = the negative samples" "$(jq '.run.mete
 # Active idle, judged by the same power rules: its bad samples are a warning
 # event (the idle figure feeds overall efficiency), naming them.
 IDLE_BAD=$(sqlite3 "$T/results.db" "SELECT count(*) FROM power_samples WHERE run_id = (SELECT max(id) FROM runs)
-    AND level_id IS NULL AND watts < 0")
+    AND stage = 'idle' AND watts < 0")
 expect "active idle: negative samples" "$IDLE_BAD" -gt 0
 expect "active idle: one warning naming its $IDLE_BAD implausible samples" "$(sqlite3 "$T/results.db" "SELECT count(*)
     FROM events WHERE run_id = (SELECT max(id) FROM runs) AND kind = 'warning'

@@ -170,11 +170,15 @@ w, ts = series("q_watts"), series("q_ts")
 check(len(w) == 1 and len(ts) == 1, "one power series and one timestamp series for meter 0")
 W, TS = dict(points(w[0])), dict(points(ts[0]))
 db = sqlite3.connect(dbpath)
-rows = db.execute("SELECT wall_us, watts, level_id FROM power_samples WHERE meter_idx = 0").fetchall()
-stored = {u: x for u, x, _ in rows}
-windows = {}
-for u, _, lid in rows:
-    windows.setdefault(lid, []).append(u)
+rows = db.execute("SELECT wall_us, watts, level_id, stage FROM power_samples WHERE meter_idx = 0"
+                  " ORDER BY wall_us").fetchall()
+stored = {u: x for u, x, _, _ in rows}
+# a stored window: consecutive samples of one stage (and level); the time between stages is not stored
+windows, key = {}, None
+for u, _, lid, stage in rows:
+    if key is None or (lid, stage) != key[:2]:
+        key = (lid, stage, u)
+    windows.setdefault(key, []).append(u)
 matched = 0
 for scrape in sorted(W):
     if scrape not in TS:

@@ -56,8 +56,11 @@ truth() {
             AND (flags & 39) = 0),
         (SELECT count(*) FROM power_samples WHERE run_id = $1 AND meter_idx = 0
             AND (watts IS NULL OR (flags & 39) != 0)),
-        (SELECT count(*) FROM (SELECT mono_us - lag(mono_us) OVER (PARTITION BY coalesce(level_id, 0)
-            ORDER BY mono_us) AS d FROM power_samples WHERE run_id = $1 AND meter_idx = 0) WHERE d > 1500000),
+        (SELECT count(*) FROM (SELECT mono_us - lag(mono_us) OVER w AS d,
+            coalesce(level_id, 0) = lag(coalesce(level_id, 0)) OVER w AND
+            coalesce(stage, '') = lag(coalesce(stage, '')) OVER w AS same
+            FROM power_samples WHERE run_id = $1 AND meter_idx = 0 WINDOW w AS (ORDER BY mono_us))
+            WHERE d > 1500000 AND same),
         (SELECT count(*) FROM meters WHERE run_id = $1),
         (SELECT CASE WHEN (SELECT count(*) FROM meters WHERE run_id = $1) < 2 THEN 0 ELSE
             (SELECT count(*) FROM power_samples a WHERE a.run_id = $1 AND a.meter_idx = 0 AND NOT EXISTS

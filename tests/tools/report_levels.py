@@ -86,7 +86,8 @@ def main():
     label = f"{a.levels} levels copied from run {a.run}" if a.levels else f"{a.long} s steady state from run {a.run}"
     [(_, rid)] = copy_rows(db, "runs", "id = ?", (a.run,), {"label": label, "saturation_tiles": a.levels or 1})
     copy_rows(db, "meters", "run_id = ?", (a.run,), {"run_id": rid}, skip=())
-    copy_rows(db, "power_samples", "run_id = ? AND level_id IS NULL", (a.run,), {"run_id": rid}, skip=())
+    copy_rows(db, "power_samples", "run_id = ? AND level_id IS NULL AND coalesce(stage, 'idle') = 'idle'", (a.run,),
+              {"run_id": rid}, skip=())
     copy_rows(db, "stages", "run_id = ? AND stage = 'idle'", (a.run,), {"run_id": rid}, skip=())
     if a.levels:
         for k in range(1, a.levels + 1):
