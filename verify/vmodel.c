@@ -145,8 +145,8 @@ static int sample_place(const tb_vcsv *t, size_t r, int cs, int has_level, char 
     }
     for (size_t i = 0; i < sizeof ramps / sizeof ramps[0]; i++)
         if (strcmp(st, ramps[i]) == 0 && !has_level) return 2;
-    tb_seterr(err, "%s row %zu: stage '%.40s'%s (expected idle, ramp-up, warm-up, steady or ramp-down)", t->name,
-              r + 1, st, has_level ? " with a level_id" : "");
+    tb_seterr(err, "%s row %zu: stage '%.40s'%s (expected idle, ramp-up, warm-up, steady or ramp-down)", t->name, r + 1,
+              st, has_level ? " with a level_id" : "");
     return -1;
 }
 
