@@ -389,6 +389,12 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "  end_mono_us INTEGER NOT NULL"
     ");"
     "CREATE INDEX stages_run ON stages(run_id);",
+    /* 12 -> 13: a lab meter's calibration date as its URI states it
+     * (calibrated=YYYY-MM-DD; NULL: none stated, or not a lab meter) and the
+     * published accuracy the driver applied to each sample's uncertainty
+     * (NULL: none). Older runs have NULL in both. */
+    "ALTER TABLE meters ADD COLUMN calibrated TEXT;"
+    "ALTER TABLE meters ADD COLUMN accuracy TEXT;",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,
