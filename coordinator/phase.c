@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coordinator/run_ctx.h"
+#include "powermeter/accuracy.h"
 #include "qos/qos.h"
 #include "scoring/score.h"
 
@@ -105,6 +106,9 @@ static void power_validity_input(const run_ctx *c, const tb_poll_sample *ps, int
     vin->no_valid_meter = avg_w < 0;
     vin->meters = c->n_meters;
     vin->steady_s = window_s;
+    for (int m = 0; m < c->n_meters && !vin->calibration[0]; m++)
+        (void)tb_meter_calibration_stale(&c->infos[m], tb_meter_today_days(), vin->calibration,
+                                         sizeof vin->calibration);
     for (int i = 0; i < n; i++) {
         unsigned f = ps[i].s.flags;
         tb_validity_sample s = {.bad = (f & TB_SAMPLE_BAD) != 0,

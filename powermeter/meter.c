@@ -14,6 +14,8 @@
  */
 #include "powermeter/meter.h"
 #include "common/redact.h"
+#include "powermeter/accuracy.h"
+#include "powermeter/meter_uri.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -149,6 +151,37 @@ static int open_auto(tb_meter *m, char *err) {
     return 0;
 }
 
+/* The schemes of lab instruments, whose URI may carry calibrated=YYYY-MM-DD
+ * (each driver lists "calibrated" among its keys; the others refuse it). */
+static int lab_scheme(const tb_meter_driver *drv) {
+    static const char *const lab[] = {"wt310", "wt210", "yokogawa+serial", "ptd"};
+    for (size_t i = 0; i < sizeof lab / sizeof lab[0]; i++)
+        if (strcmp(drv->scheme, lab[i]) == 0) return 1;
+    return 0;
+}
+
+/* calibrated= of a lab meter's URI into the info: an error for a date that is
+ * not one or lies in the future; a warning when it is missing or stale. */
+static int lab_calibration(const char *uri, tb_meter_info *info, char *err) {
+    const char *q = strchr(uri, '?');
+    char v[64], e[TB_ERR_LEN] = "", why[TB_ERR_LEN];
+    int64_t days;
+    int rc;
+    info->lab = 1;
+    rc = q ? tb_meter_uri_param(q, "calibrated", v, sizeof v, e) : 0;
+    if (rc < 0 || (rc == 1 && tb_meter_parse_calibrated(v, tb_meter_today_days(), &days, e) != 0)) {
+        tb_seterr(err, "meter '%s': %s", info->uri, e);
+        return -1;
+    }
+    if (rc == 1) memcpy(info->calibrated, v, sizeof info->calibrated); /* 10 characters and NUL: parsed */
+    if (tb_meter_calibration_stale(info, tb_meter_today_days(), why, sizeof why))
+        tb_log(TB_LOG_WARN,
+               "%s: a lab meter's calibration should be under %d days old (invalid under --preset "
+               "compliant)",
+               why, TB_METER_CALIBRATION_MAX_DAYS);
+    return 0;
+}
+
 int tb_meter_open(const char *uri, tb_meter **out, char *err) {
     const tb_meter_driver *drv;
     const char *colon;
@@ -188,6 +221,10 @@ int tb_meter_open(const char *uri, tb_meter **out, char *err) {
         return -1;
     }
     memcpy(m->info.uri, shown, sizeof m->info.uri);
+    if (lab_scheme(drv) && lab_calibration(uri, &m->info, err) != 0) {
+        free(m);
+        return -1;
+    }
     if ((rc = open_with(m, drv, uri, err)) != 0) {
         free(m);
         return rc;

@@ -84,6 +84,9 @@ typedef struct tb_meter_info {
     unsigned update_ms;      /* the meter's own update/sample interval, ms; 0 unknown */
     unsigned avg_window_ms;  /* averaging window of one reading (IPMI DCMI), ms; 0 unknown */
     int elements;            /* input elements summed into W (Yokogawa SIGMA: up to 3); 0 or 1: one */
+    int lab;                 /* 1 for a lab meter (wt310:, wt210:, yokogawa+serial:, ptd:): calibrated= applies */
+    char calibrated[11];     /* calibrated=YYYY-MM-DD of the URI; "" none given */
+    char accuracy[256];      /* the published accuracy the driver applies ("0.1% of reading + ..."); "" none */
 } tb_meter_info;
 
 typedef struct tb_meter tb_meter;

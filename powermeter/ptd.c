@@ -1,7 +1,8 @@
 /*
  * ptd.c: the SPEC PTDaemon client driver.
  *
- *   ptd://HOST[:8888][?interval=1s&volts=V|auto&amps=A|auto&timeout=DUR]
+ *   ptd://HOST[:8888][?interval=1s&volts=V|auto&amps=A|auto&timeout=DUR
+ *                      &calibrated=YYYY-MM-DD (read by meter.c)]
  *
  * At open: Hello (must answer "Hello, PTDaemon here!"), Identify (device
  * name, interval, version, the analyzer's IDN), SR,V / SR,A when asked, RR
@@ -275,7 +276,7 @@ typedef struct ptd {
     unsigned reconnects;
 } ptd;
 
-static const char *const ptd_keys[] = {"interval", "volts", "amps", "timeout", NULL};
+static const char *const ptd_keys[] = {"interval", "volts", "amps", "timeout", "calibrated", NULL};
 
 static void ptd_disconnect(ptd *p) {
     tb_linesock_close(p->ls);

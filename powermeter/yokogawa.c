@@ -39,6 +39,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "powermeter/accuracy.h"
 #include "powermeter/linesock.h"
 #include "powermeter/meter.h"
 #include "powermeter/meter_uri.h"
@@ -182,9 +183,12 @@ typedef struct yoko {
     char idn[128];     /* first *IDN? seen; a reconnect must find the same */
     tb_meter_info got; /* identity and ranges read back at the last set-up */
     unsigned reconnects;
+    tb_yoko_accuracy acc; /* the model's published accuracy (accuracy.h) */
+    int have_acc;         /* 0: the model is not in the table, samples carry no uncertainty */
 } yoko;
 
-static const char *const yoko_keys[] = {"element", "volts", "amps", "crest", "timeout", "model", "baud", NULL};
+static const char *const yoko_keys[] = {"element", "volts", "amps",       "crest", "timeout",
+                                        "model",   "baud",  "calibrated", NULL};
 
 static int yoko_send(yoko *y, const char *cmd, char *err) {
     char e[TB_ERR_LEN];
@@ -392,6 +396,7 @@ static int yoko_setup(yoko *y, char *err) {
      * whose reply timed out must not have left the link out of step). */
     if (yoko_check_error(y, " after the read-backs", 0, err) != 0) goto fail;
     yoko_set_identity(y, model, serial, fw);
+    y->have_acc = tb_yoko_accuracy_find(y->got.model, &y->acc);
     return 0;
 fail:
     yoko_disconnect(y);
@@ -552,6 +557,15 @@ static int yoko_identify(void *self, tb_meter_info *info, char *err) {
     info->update_ms = y->got.update_ms;
     info->elements = y->element == 0 ? 3 : 1; /* SIGMA sums up to 3 elements (WT333) */
     info->estimated = 0;
+    if (y->have_acc)
+        (void)tb_fmt_capped(info->accuracy, sizeof info->accuracy,
+                            "%s: %g%% of reading + %g%% of range (x%g at crest factor 6), 45-66 Hz; %s", y->acc.model,
+                            y->acc.reading_pct, y->acc.range_pct, y->acc.cf6_factor, y->acc.source);
+    else
+        tb_log(TB_LOG_WARN,
+               "yokogawa: no published accuracy for model '%s' in the table: its samples carry no "
+               "uncertainty",
+               y->got.model);
     return 0;
 }
 
@@ -598,6 +612,14 @@ static int yoko_sample(void *self, tb_sample *s, char *err) {
     if ((f[ix[1]] | f[ix[2]]) & TB_SAMPLE_OVERRANGE) s->flags |= TB_SAMPLE_OVERRANGE;
     if (s->flags & (TB_SAMPLE_INVALID | TB_SAMPLE_OVERRANGE)) s->watts = NAN;
     if (y->got.volt_mode == TB_RANGE_AUTO || y->got.amp_mode == TB_RANGE_AUTO) s->flags |= TB_SAMPLE_AUTORANGE;
+    /* The published accuracy at the ranges read back at set-up. Under
+     * auto-range that is the range the meter was on then, not necessarily
+     * the one it took this sample on (an approximation; such samples carry
+     * TB_SAMPLE_AUTORANGE too). Above 1% the level's 1% rule invalidates it,
+     * as it does for PTDaemon's stated uncertainty. */
+    if (y->have_acc)
+        s->uncertainty_pct = tb_yoko_uncertainty_pct(&y->acc, s->watts, y->got.volt_range_v, y->got.amp_range_a,
+                                                     y->got.crest_factor, y->element == 0 ? 3 : 1);
     return 0;
 }
 

@@ -119,6 +119,15 @@ int tb_validity_judge(const tb_validity_input *in, tb_validity *out) {
         out->valid = 0;
         add(out->reason, sizeof out->reason, msg);
     }
+    if (in->calibration[0] && in->compliant) {
+        char cal[sizeof in->calibration + 64];
+        snprintf(cal, sizeof cal, "%s (a compliant run needs a calibration within a year)", in->calibration);
+        out->valid = 0;
+        add(out->reason, sizeof out->reason, cal);
+    } else if (in->calibration[0] && out->n_warnings < TB_VALIDITY_MAX_WARNINGS) {
+        snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0], "%.150s (over a year, or none)",
+                 in->calibration);
+    }
     if (in->autorange > 0)
         snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0],
                  "%llu power sample%s taken while the meter was auto-ranging", (unsigned long long)in->autorange,

@@ -16,6 +16,8 @@
  *   (its phase edges may be that far from the others'; over 5 ms warns);
  * - the load generator's results are not whole (an agent lost, results
  *   that never arrived: lg_fault).
+ * - a compliant run's lab meter states no calibration date, or one over a
+ *   year old (otherwise a warning).
  * Samples taken while the meter was auto-ranging give a warning, not an
  * invalid level.
  *
@@ -69,6 +71,10 @@ typedef struct tb_validity_input {
     int n_parts;                /* agents of the load generator; 0: it is one whole */
     tb_validity_part parts[TB_VALIDITY_MAX_PARTS];
     const char *lg_fault; /* why the load generator's results are not whole; NULL or "": they are */
+    /* Why a lab meter's calibration is in doubt (none stated, or over a year
+     * old: powermeter/accuracy.h); "" when every lab meter's is recent. A
+     * warning, or an invalid level when compliant. */
+    char calibration[256];
 } tb_validity_input;
 
 typedef struct tb_validity {

@@ -58,6 +58,9 @@ typedef struct tb_model_meter {
     double crest_factor;
     tb_model_int update_ms, avg_window_ms;
     double max_uncertainty_pct;
+    char *calibrated;  /* calibrated=YYYY-MM-DD of its URI; NULL: none stated */
+    char *accuracy;    /* the published accuracy its uncertainty comes from; NULL: none */
+    int spec_accepted; /* SPEC's PTDaemon accepts the model: 1 yes, 0 no, -1 unknown (accuracy.h) */
     int64_t invalid_samples;
     int64_t flat_readings, valid_readings; /* FLAT among the valid readings, and the valid ones */
     int not_averaged;                      /* tb_ipmi_not_averaged */
@@ -188,6 +191,9 @@ typedef struct tb_model_level {
     char *alone; /* a consolidation-interference level: the workload that ran alone; NULL: the whole tile */
     double steady_s;
     tb_model_int samples_total, samples_bad;
+    /* The meters' stated uncertainty over the level's samples, % of the
+     * reading: the worst and the mean of those that state one (NaN: none). */
+    double max_uncertainty_pct, mean_uncertainty_pct;
     size_t n_qos, n_tile_qos;
     tb_model_qos *qos, *tile_qos; /* the level's rules; each tile's */
     tb_model_telemetry telemetry;

@@ -247,7 +247,9 @@ static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
                "SELECT id, tiles, phase, score, avg_watts, ppkw, qos_pass, valid, invalid_reason, steady_start,"
                " steady_end, steady_s, samples_total, samples_bad, cpu_util_pct, avg_freq_mhz, repeat,"
                " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct,"
-               " freq_source, telemetry_samples, cstate_residency_json, qos_not_judged, alone"
+               " freq_source, telemetry_samples, cstate_residency_json, qos_not_judged, alone,"
+               " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.level_id = levels.id),"
+               " (SELECT avg(uncertainty_pct) FROM power_samples p WHERE p.level_id = levels.id)"
                " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, alone IS NULL, id",
                &ls->levels) != 0 ||
                    tb_model_prep(c,
@@ -302,6 +304,8 @@ static void level_from_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_lev
     lv->steady_s = tb_model_col_real(st, 11);
     lv->samples_total = tb_model_col_int(st, 12);
     lv->samples_bad = tb_model_col_int(st, 13);
+    lv->max_uncertainty_pct = tb_model_col_real(st, 30);
+    lv->mean_uncertainty_pct = tb_model_col_real(st, 31);
     if (flags & TB_MODEL_VERDICTS_ONLY) {
         tb_model_telemetry *t = &lv->telemetry;
         t->cpu_util_pct = t->avg_freq_mhz = NAN;

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "common/buf.h"
+#include "powermeter/accuracy.h"
 #include "powermeter/ipmi.h"
 #include "powermeter/meter.h"
 #include "results/model_sql.h"
@@ -219,7 +220,8 @@ static int read_meters(tb_model_ctx *c, tb_model_run *r) {
             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
             "  AND (p.flags & ?2) = 0 AND (p.flags & ?3) != 0),"
             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
-            "  AND (p.flags & ?2) = 0)"
+            "  AND (p.flags & ?2) = 0),"
+            " calibrated, accuracy"
             " FROM meters WHERE run_id = ?1 ORDER BY idx",
             &st) != 0)
         return -1;
@@ -249,6 +251,9 @@ static int read_meters(tb_model_ctx *c, tb_model_run *r) {
         m->flat_readings = sqlite3_column_int64(st, 16);
         m->valid_readings = sqlite3_column_int64(st, 17);
         m->not_averaged = tb_ipmi_not_averaged(m->flat_readings, m->valid_readings);
+        m->calibrated = tb_model_col_str(c, st, 18);
+        m->accuracy = tb_model_col_str(c, st, 19);
+        m->spec_accepted = m->estimated ? -1 : tb_meter_spec_accepted(m->model);
         if (m->estimated) r->estimated_power = 1;
     }
     sqlite3_finalize(st);
@@ -435,7 +440,7 @@ void tb_model_run_free(tb_model_run *r) {
     for (size_t i = 0; i < r->n_meters; i++) {
         tb_model_meter *m = &r->meters[i];
         free(m->uri), free(m->model), free(m->idn), free(m->serial), free(m->firmware), free(m->driver);
-        free(m->volt_mode), free(m->amp_mode);
+        free(m->volt_mode), free(m->amp_mode), free(m->calibrated), free(m->accuracy);
     }
     free(r->meters);
     for (size_t i = 0; i < r->n_levels; i++)

@@ -64,6 +64,9 @@ void rh_events(page *p);
 void rh_config(page *p);
 /* The p50/p95/p99 table under workload's latency chart (report_html_tables.c). */
 void rh_latency_values(page *p, const char *workload);
+/* Under the meter table: SPEC acceptance, calibration, accuracy and the
+ * uncertainty per level (report_html_meters.c). */
+void rh_meter_papers(page *p);
 /* The power over time chart (report_html_power.c). */
 void rh_power_chart(page *p);
 

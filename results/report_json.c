@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "powermeter/accuracy.h"
 #include "results/report_infra.h"
 #include "results/report_views.h"
 
@@ -69,6 +70,9 @@ static json_t *meter_json(const tb_model_meter *m) {
     json_object_set_new(o, "update_ms", jint(m->update_ms));
     json_object_set_new(o, "avg_window_ms", jint(m->avg_window_ms));
     json_object_set_new(o, "max_uncertainty_pct", jreal(m->max_uncertainty_pct));
+    json_object_set_new(o, "accuracy", jstr(m->accuracy));
+    json_object_set_new(o, "calibrated", jstr(m->calibrated));
+    json_object_set_new(o, "spec_accepted", json_string(tb_meter_spec_accepted_text(m->spec_accepted)));
     json_object_set_new(o, "invalid_samples", json_integer(m->invalid_samples));
     json_object_set_new(o, "flat_readings", json_integer(m->flat_readings));
     json_object_set_new(o, "valid_readings", json_integer(m->valid_readings));
@@ -276,6 +280,8 @@ static json_t *level_json(const tb_model_level *lv, double peak_score) {
     json_object_set_new(o, "steady_s", jreal(lv->steady_s));
     json_object_set_new(o, "samples_total", jint(lv->samples_total));
     json_object_set_new(o, "samples_bad", jint(lv->samples_bad));
+    json_object_set_new(o, "max_uncertainty_pct", jreal(lv->max_uncertainty_pct));
+    json_object_set_new(o, "mean_uncertainty_pct", jreal(lv->mean_uncertainty_pct));
     for (size_t i = 0; i < lv->n_qos; i++)
         json_array_append_new(qos, qos_json(&lv->qos[i]));
     for (size_t i = 0; i < lv->n_tile_qos; i++)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "powermeter/accuracy.h"
 #include "results/report_fmt.h"
 #include "results/report_agents.h"
 #include "results/report_infra.h"
@@ -83,6 +84,20 @@ static void text_meter_averaging(FILE *f, const tb_model_meter *m) {
     fputc('\n', f);
 }
 
+/* A lab meter's published accuracy, calibration date and SPEC acceptance. */
+static void text_meter_acceptance(FILE *f, const tb_model_meter *m) {
+    if (m->estimated) return;
+    fputs("               accepted by SPEC: ", f);
+    fputs(tb_meter_spec_accepted_text(m->spec_accepted), f);
+    fputs("; calibrated: ", f);
+    put_safe(f, m->calibrated ? m->calibrated : "not stated", 0, 0);
+    if (m->accuracy) {
+        fputs("; accuracy ", f);
+        put_safe(f, m->accuracy, 0, 0);
+    }
+    fputc('\n', f);
+}
+
 static void text_meters(FILE *f, const tb_model_run *r) {
     for (size_t i = 0; i < r->n_meters; i++) {
         const tb_model_meter *m = &r->meters[i];
@@ -103,8 +118,26 @@ static void text_meters(FILE *f, const tb_model_run *r) {
         }
         fputc('\n', f);
         text_meter_averaging(f, m);
+        text_meter_acceptance(f, m);
     }
     if (r->n_meters == 0) fputs("  meters       none recorded\n", f);
+}
+
+/* The worst and mean uncertainty the meters stated per level, where any did. */
+static void text_level_uncertainty(FILE *f, const tb_model_run *r) {
+    char b1[32], b2[32];
+    size_t i;
+    for (i = 0; i < r->n_levels && !isfinite(r->levels[i].max_uncertainty_pct); i++)
+        ;
+    if (i == r->n_levels) return;
+    fputs("\nMeter uncertainty per level (% of W, as the meters state it; the limit is 1%)\n", f);
+    fprintf(f, "  %5s %5s %8s %8s\n", "tiles", "phase", "worst", "mean");
+    for (i = 0; i < r->n_levels; i++) {
+        const tb_model_level *lv = &r->levels[i];
+        fprintf(f, "  %5lld %5lld %8s %8s%s\n", (long long)lv->tiles, (long long)lv->phase,
+                num(lv->max_uncertainty_pct, "%.3f", b1, sizeof b1),
+                num(lv->mean_uncertainty_pct, "%.3f", b2, sizeof b2), lv->max_uncertainty_pct > 1.0 ? "  OVER 1%" : "");
+    }
 }
 
 /* The load levels with rules not judged, at the top, so a PASS below is
@@ -315,6 +348,7 @@ static void text_levels(FILE *f, const tb_model_run *r) {
         }
         fputc('\n', f);
     }
+    text_level_uncertainty(f, r);
     text_qos_failures(f, r);
     for (size_t i = 0; i < r->n_levels; i++)
         not_judged = text_not_judged_level(f, &r->levels[i], not_judged);

@@ -59,8 +59,9 @@ static const char *const stmt_sql[ST_COUNT] = {
                " substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (random() & 3), 1) ||"
                " substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))))",
     [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated, serial, firmware, driver,"
-                 " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms, host)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                 " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms, host,"
+                 " calibrated, accuracy)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
@@ -704,6 +705,8 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
         else
             sqlite3_bind_null(st, 16);
         bind_text(st, 17, info->n_hosts && info->meter_hosts ? info->meter_hosts[i] : NULL, 1);
+        bind_text(st, 18, m->calibrated, 1);
+        bind_text(st, 19, m->accuracy, 1);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
     if (tb_store_insert_hosts(s, id, info) != SQLITE_OK) return tx_fail(s, what, err);

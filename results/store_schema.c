@@ -401,6 +401,12 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
      * stored before: level_id NULL was active idle, any other steady. */
     "ALTER TABLE power_samples ADD COLUMN stage TEXT CHECK (stage IS NULL OR"
     " (stage IN ('idle','ramp-up','warm-up','steady','ramp-down') AND (stage = 'steady') = (level_id IS NOT NULL)));",
+    /* 13 -> 14: a lab meter's calibration date as its URI states it
+     * (calibrated=YYYY-MM-DD; NULL: none stated, or not a lab meter) and the
+     * published accuracy the driver applied to each sample's uncertainty
+     * (NULL: none). Older runs have NULL in both. */
+    "ALTER TABLE meters ADD COLUMN calibrated TEXT;"
+    "ALTER TABLE meters ADD COLUMN accuracy TEXT;",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

@@ -612,6 +612,7 @@ static void test_migrate_v4_to_v5(void **state) {
                      "DROP TABLE stages;"
                      "DROP INDEX runs_uuid; ALTER TABLE runs DROP COLUMN uuid;"
                      "ALTER TABLE runs DROP COLUMN source_revision;"
+                     "ALTER TABLE meters DROP COLUMN calibrated; ALTER TABLE meters DROP COLUMN accuracy;"
                      "PRAGMA user_version = 4;",
                      NULL, NULL, NULL),
         SQLITE_OK);
@@ -634,6 +635,10 @@ static void test_migrate_v4_to_v5(void **state) {
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT sum(qos_not_judged) FROM levels"), 0);
     /* 7 -> 8: no agents ran the old levels */
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM level_agents"), 0);
+    /* 13 -> 14: the old meters state no calibration and no accuracy */
+    assert_int_equal(
+        pragma_int(tb_store_db(s), "SELECT count(*) FROM meters WHERE calibrated IS NOT NULL OR accuracy IS NOT NULL"),
+        0);
     tb_store_close(s);
     root = render_json(f->db, id);
     assert_true(json_is_null(path(root, "run.levels.#0.workloads.#0.operations.#0.errors_by_class")));
@@ -741,7 +746,10 @@ static void test_migrate_v12_to_v13(void **state) {
     id = store_full_run(f->db, &h);
     assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
     assert_int_equal(
-        sqlite3_exec(raw, "ALTER TABLE power_samples DROP COLUMN stage; PRAGMA user_version = 12;", NULL, NULL, NULL),
+        sqlite3_exec(raw,
+                     "ALTER TABLE power_samples DROP COLUMN stage; ALTER TABLE meters DROP COLUMN calibrated;"
+                     " ALTER TABLE meters DROP COLUMN accuracy; PRAGMA user_version = 12;",
+                     NULL, NULL, NULL),
         SQLITE_OK);
     sqlite3_close(raw);
     assert_int_equal(tb_store_open(f->db, &s, err), 0);

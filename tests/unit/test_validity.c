@@ -256,6 +256,25 @@ static void test_compliant_unjudged(void **state) {
     expect_valid(&in);
 }
 
+/* A lab meter's calibration in doubt: a warning, invalid when compliant. */
+static void test_calibration(void **state) {
+    tb_validity v;
+    (void)state;
+    tb_validity_input in = base(1, 100);
+    snprintf(in.calibration, sizeof in.calibration,
+             "meter 'wt310://h:1': calibrated 2025-01-01, 701 days ago (over 365)");
+    v = judge(&in);
+    assert_int_equal(v.valid, 1);
+    assert_int_equal(v.n_warnings, 1);
+    assert_string_equal(v.warnings[0], "meter 'wt310://h:1': calibrated 2025-01-01, 701 days ago (over 365) (over a "
+                                       "year, or none)");
+    in.compliant = 1;
+    expect_invalid(&in, "meter 'wt310://h:1': calibrated 2025-01-01, 701 days ago (over 365) (a compliant run needs a "
+                        "calibration within a year)");
+    in.calibration[0] = '\0';
+    expect_valid(&in);
+}
+
 /* CPU-bound at >= 90% of threads x steady seconds. */
 static void test_cpu_bound_edge(void **state) {
     (void)state;
@@ -379,6 +398,7 @@ int main(void) {
         cmocka_unit_test(test_uncertainty_edge),
         cmocka_unit_test(test_autorange_warns),
         cmocka_unit_test(test_compliant_unjudged),
+        cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_cpu_bound_edge),
         cmocka_unit_test(test_all_reasons),
         cmocka_unit_test(test_agents),

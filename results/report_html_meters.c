@@ -1,0 +1,72 @@
+/*
+ * report_html_meters.c: under the HTML report's meter table, what a lab
+ * meter's own papers say: whether SPEC accepts the model, its calibration
+ * date, the published accuracy its uncertainty comes from, and the worst and
+ * mean uncertainty per load level. Every string is escaped (common/html.h).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "common/html.h"
+#include "powermeter/accuracy.h"
+#include "results/report_fmt.h"
+#include "results/report_html_page.h"
+
+static void cell(FILE *f, const char *s) {
+    fputs("<td>", f);
+    tb_html_escape_file(f, s);
+    fputs("</td>", f);
+}
+
+static void cell_num(FILE *f, double v, int bad) {
+    fprintf(f, "<td class=\"n%s\">", bad ? " fail" : "");
+    rh_put_num(f, v, 3);
+    fputs("</td>", f);
+}
+
+static void meter_papers(FILE *f, const tb_model_run *r) {
+    fputs("<div class=\"tw\"><table>\n<tr><th class=\"n\">#</th><th>accepted by SPEC</th><th>calibrated</th>"
+          "<th>published accuracy (45-66 Hz)</th></tr>\n",
+          f);
+    for (size_t i = 0; i < r->n_meters; i++) {
+        const tb_model_meter *m = &r->meters[i];
+        fprintf(f, "<tr><td class=\"n\">%zu</td>", i);
+        cell(f, m->estimated ? "no (an estimate)" : tb_meter_spec_accepted_text(m->spec_accepted));
+        cell(f, m->calibrated ? m->calibrated : "not stated");
+        cell(f, tb_fmt_str(m->accuracy));
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n<p class=\"note\">Accepted by SPEC: ", f);
+    tb_html_escape_file(f, tb_meter_spec_accepted_source());
+    fprintf(f,
+            ". A lab meter calibrated over %d days ago, or with no calibrated=YYYY-MM-DD in its URI, is a "
+            "warning, and makes a compliant run invalid.</p>\n",
+            TB_METER_CALIBRATION_MAX_DAYS);
+}
+
+static void level_uncertainty(FILE *f, const tb_model_run *r) {
+    size_t i;
+    for (i = 0; i < r->n_levels && !isfinite(r->levels[i].max_uncertainty_pct); i++)
+        ;
+    if (i == r->n_levels) return;
+    fputs("<div class=\"tw\"><table>\n<tr><th class=\"n\">tiles</th><th class=\"n\">phase</th>"
+          "<th class=\"n\">worst uncertainty %</th><th class=\"n\">mean uncertainty %</th></tr>\n",
+          f);
+    for (i = 0; i < r->n_levels; i++) {
+        const tb_model_level *lv = &r->levels[i];
+        fprintf(f, "<tr><td class=\"n\">%lld</td><td class=\"n\">%lld</td>", (long long)lv->tiles,
+                (long long)lv->phase);
+        cell_num(f, lv->max_uncertainty_pct, lv->max_uncertainty_pct > 1.0);
+        cell_num(f, lv->mean_uncertainty_pct, 0);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n<p class=\"note\">Uncertainty of W as the meters state it over each level's samples "
+          "(PTDaemon's, or a Yokogawa's published accuracy at its ranges); above 1% the level is invalid.</p>\n",
+          f);
+}
+
+void rh_meter_papers(page *p) {
+    if (p->run->n_meters == 0) return;
+    meter_papers(p->f, p->run);
+    level_uncertainty(p->f, p->run);
+}
