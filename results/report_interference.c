@@ -457,7 +457,8 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
     fputs("</p>\n", f);
     html_charts(f, &t);
     fputs(
-        "<table>\n<tr><th>tiles</th><th>repeat</th><th>workload</th><th>throughput together / alone</th>"
+        "<div class=\"tw\"><table>\n<tr><th>tiles</th><th>repeat</th><th>workload</th><th>throughput together / "
+        "alone</th>"
         "<th>mean W alone</th><th>marginal W alone</th><th>J/op alone</th><th>percentiles together / alone</th></tr>\n",
         f);
     for (size_t i = 0; i < t.n; i++) {
@@ -494,7 +495,7 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
                     fmt(saved_w(l), "%.1f", b[2], 32), fmt(saved_pct(l), "%.1f%%", b[3], 32));
         }
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
     if (starred) fputs("<p class=\"note\">" NOT_JUDGED_NOTE ".</p>\n", f);
     free(t.lv);
 }
