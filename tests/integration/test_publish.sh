@@ -16,7 +16,8 @@
 # emulator is not compared with the estimated ones before it, and the index
 # says so; and a copy of the database that cannot be written (mode 0444 in a
 # 0555 folder on a read-only bind mount: root ignores modes), in WAL mode
-# with no -shm file, publishes, and the bundle checks.
+# with no -shm file, publishes, and the bundle checks (one whose -wal holds
+# a transaction not yet in it is refused, naming the file).
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -291,4 +292,31 @@ grep -q "^PASS manifest" "$T/ro-check.log" || fail "check of the read-only datab
 expect "nothing made next to the read-only database" "$(ls -A "$T/rodb" | tr '\n' ' ')" = "results.db "
 chmod 0755 "$T/rodb"
 echo "ok: a read-only WAL database publishes, and its bundle checks"
+# ... but not when a -wal file beside it holds a transaction not yet in it
+# (read immutable, that run would be missing): a clear error naming the file
+mkdir "$T/rowal"
+python3 - "$DB" "$T/rowal" <<'PYEOF' || fail "could not copy a database with a pending -wal"
+import shutil, sqlite3, sys
+db, out = sys.argv[1:3]
+shutil.copy(db, out + "/results.db")
+con = sqlite3.connect(out + "/results.db")
+con.execute("PRAGMA wal_autocheckpoint = 0")
+con.execute("UPDATE runs SET label = 'only in the -wal' WHERE id = 1")
+con.commit()
+shutil.copy(out + "/results.db", out + "/copy.db")  # the database and its -wal while the writer holds them
+shutil.copy(out + "/results.db-wal", out + "/copy.db-wal")
+con.close()
+PYEOF
+rm -f "$T/rowal/results.db"*
+[ -s "$T/rowal/copy.db-wal" ] || fail "the copied -wal is empty"
+chmod 0555 "$T/rowal"
+rc=0
+unshare -m sh -c 'mount --bind -o ro "$1" "$1" || exit 8; "$2" publish 1 --db "$1/copy.db" -o "$3/w.tar.gz"' \
+    sh "$T/rowal" "$TILEBENCH" "$T/ro-out" >"$T/ro-wal.log" 2>&1 || rc=$?
+expect "publish of a read-only database with a pending -wal: exit" "$rc" -eq 2
+grep -qF "$T/rowal/copy.db-wal holds transactions not yet in it" "$T/ro-wal.log" ||
+    fail "pending -wal: no clear error: $(cat "$T/ro-wal.log")"
+[ ! -e "$T/ro-out/w.tar.gz" ] || fail "a bundle was written without the -wal's transaction"
+chmod 0755 "$T/rowal"
+echo "ok: a read-only database whose -wal holds a transaction is refused, naming the file"
 echo "PASS test_publish"
