@@ -439,7 +439,7 @@ static void html_charts(FILE *f, const intf *t) {
 
 static void td(FILE *f, double v, const char *format) {
     char b[32];
-    fprintf(f, "<td class=\"num\">%s</td>", fmt(v, format, b, sizeof b));
+    fprintf(f, "<td class=\"n\">%s</td>", fmt(v, format, b, sizeof b));
 }
 
 void tb_report_interference_html(const tb_model_run *r, FILE *f) {
@@ -466,7 +466,7 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
         for (int k = 0; k < l->n_wl; k++) {
             const intf_wl *x = &l->wl[k];
             char b[3][32];
-            fprintf(f, "<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>", (long long)l->tiles,
+            fprintf(f, "<tr><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>", (long long)l->tiles,
                     (long long)l->repeat);
             tb_html_escape_file(f, x->name);
             fputs("</td>", f);
@@ -486,7 +486,7 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
             }
             fputs("</td></tr>\n", f);
         }
-        fprintf(f, "<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>whole tile</td><td colspan=\"5\">",
+        fprintf(f, "<tr><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>whole tile</td><td colspan=\"5\">",
                 (long long)l->tiles, (long long)l->repeat);
         {
             char b[4][32];
