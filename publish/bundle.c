@@ -77,15 +77,18 @@ static const struct {
 /* ---- the two handles -------------------------------------------------------- */
 
 int tb_pub_open(tb_pub *p, const char *db_path, char *err) {
-    int writable;
+    int writable, rc;
     memset(p, 0, sizeof *p);
     p->db_path = db_path;
     if (tb_store_open_readonly(db_path, &p->s, err) != 0) return -1;
     /* as the store's reader does: a writable file gets a read-write handle
      * that refuses to write, so its -wal and -shm files go when it closes */
     writable = access(db_path, W_OK) == 0;
-    if (sqlite3_open_v2(db_path, &p->db, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_exec(p->db, "PRAGMA query_only = ON", NULL, NULL, NULL) != SQLITE_OK) {
+    if (tb_store_immutable_uri(p->s)) /* a WAL file that cannot be written nor get its -shm: as the store reads it */
+        rc = sqlite3_open_v2(tb_store_immutable_uri(p->s), &p->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    else
+        rc = sqlite3_open_v2(db_path, &p->db, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK || sqlite3_exec(p->db, "PRAGMA query_only = ON", NULL, NULL, NULL) != SQLITE_OK) {
         tb_seterr(err, "open %s: %s", db_path, p->db ? sqlite3_errmsg(p->db) : "out of memory");
         tb_pub_close(p);
         return -1;

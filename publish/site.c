@@ -4,9 +4,13 @@
  * files: index.html, per finished run runs/<UUID>/report.html (the HTML
  * report, results/' renderer) and its bundle, and compare/<A>-<B>.html
  * (results/' compare page, A the baseline) for each run B against A, the
- * run of the same tile name before it. Links are relative, so the folder
- * can be moved or served under any path; database text is HTML-escaped
- * (common/html.h). Each file is written whole (archive.h).
+ * run of the same tile name before it whose power was found the same way:
+ * measured by a meter, or estimated by a model; the two are never paired
+ * (an estimate's PPKW says nothing about a meter's), and the index says
+ * why a run has no comparison. Every page links back to the index. Links
+ * are relative, so the folder can be moved or served under any path;
+ * database text is HTML-escaped (common/html.h). Each file is written
+ * whole (archive.h).
  */
 #include "publish/publish.h"
 #include "publish/archive.h"
@@ -37,6 +41,7 @@ typedef struct site_run {
     char *tile_name; /* NULL: none stored */
     int published;   /* finished: it has a report and a bundle */
     int64_t prev;    /* index into the runs of the run it is compared with; -1: none */
+    int64_t unlike;  /* prev < 0: the run of its tile before it, its power found the other way; -1: none */
 } site_run;
 
 /* mkdir -p: path and its missing parents. 0, or -1 with err. */
@@ -75,7 +80,25 @@ static int join(char *out, const char *dir, const char *rel, char *err) {
 /* Renders with fn into memory, then writes path whole. */
 typedef int (*page_fn)(tb_pub *p, const site_run *runs, size_t i, FILE *f, char *err);
 
-static int write_page(tb_pub *p, const site_run *runs, size_t i, page_fn fn, const char *path, char *err) {
+/* The page's text with a link to the index (href `index`) put first in its
+ * <main>, or at its end when it has none; *len updated. */
+static char *with_back_link(char *data, size_t *len, const char *index) {
+    static const char main_tag[] = "<main>\n";
+    char link[160], *at = strstr(data, main_tag), *out;
+    size_t head = at ? (size_t)(at - data) + sizeof main_tag - 1 : *len, n;
+    n = (size_t)snprintf(link, sizeof link, "<p class=\"site-nav\"><a href=\"%s\">&larr; all runs</a></p>\n", index);
+    out = xmalloc(*len + n + 1);
+    memcpy(out, data, head);
+    memcpy(out + head, link, n);
+    memcpy(out + head + n, data + head, *len - head + 1);
+    *len += n;
+    free(data);
+    return out;
+}
+
+/* back: the relative link to index.html, NULL on the index itself. */
+static int write_page(tb_pub *p, const site_run *runs, size_t i, page_fn fn, const char *back, const char *path,
+                      char *err) {
     char *data = NULL, e[TB_ERR_LEN] = "";
     size_t len = 0;
     FILE *m = open_memstream(&data, &len);
@@ -89,6 +112,7 @@ static int write_page(tb_pub *p, const site_run *runs, size_t i, page_fn fn, con
         tb_seterr(e, "%s", strerror(errno));
         rc = -1;
     }
+    if (rc == 0 && back) data = with_back_link(data, &len, back);
     if (rc == 0) rc = tb_pub_write_file(path, data, len, e);
     if (rc != 0) tb_seterr(err, "%s: %s", path, e);
     free(data);
@@ -108,7 +132,7 @@ static const char *const index_css =
     "body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#1f2937}"
     "table{border-collapse:collapse;width:100%}th,td{padding:.3em .6em;border-bottom:1px solid #e5e7eb;"
     "text-align:left}th{background:#eef1f5}td.num{text-align:right;font-variant-numeric:tabular-nums}"
-    ".muted{color:#6b7280}";
+    ".muted{color:#6b7280}.unlike{color:#b45309}";
 
 /* One row of the index. */
 static void index_row(FILE *f, const site_run *runs, size_t i) {
@@ -135,6 +159,12 @@ static void index_row(FILE *f, const site_run *runs, size_t i) {
         if (r->prev >= 0)
             fprintf(f, " &middot; <a href=\"compare/%s-%s.html\">compare with run %lld</a>", runs[r->prev].uuid,
                     r->uuid, (long long)runs[r->prev].row->id);
+        else if (r->unlike >= 0)
+            fprintf(f,
+                    " &middot; <span class=\"unlike\">not compared with run %lld: its power was %s, this run's "
+                    "%s</span>",
+                    (long long)runs[r->unlike].row->id, runs[r->unlike].row->estimated ? "estimated" : "measured",
+                    row->estimated ? "estimated" : "measured");
     } else {
         fputs("<span class=\"muted\">not published until it has finished</span>", f);
     }
@@ -154,7 +184,8 @@ static int index_page(tb_pub *p, const site_run *runs, size_t n, FILE *f, char *
     tb_html_escape_file(f, p->db_path);
     fputs("</code>, newest first. Each finished run has its HTML report and its result bundle (a tar.gz of its "
           "reports, its tile file, its stored rows as CSV and a manifest of SHA-256 sums), and is compared "
-          "with the run of the same tile before it.</p>\n",
+          "with the run of the same tile before it whose power was found the same way: measured by a meter, or "
+          "estimated by a model. A run with estimated power is never compared with one measured by a meter.</p>\n",
           f);
     fputs("<table>\n<thead><tr><th>run</th><th>label</th><th>started (UTC)</th><th>tile</th><th>status</th>"
           "<th>peak PPKW</th><th>published</th></tr></thead>\n<tbody>\n",
@@ -180,7 +211,9 @@ static int index_fn(tb_pub *p, const site_run *runs, size_t n, FILE *f, char *er
 }
 
 /* Fills runs[i] (uuid, status, tile name) for the run list's rows, and each
- * finished run's prev: the finished run of the same tile name before it. */
+ * finished run's prev: the finished run of the same tile name before it
+ * whose power was found the same way (both measured or both estimated);
+ * unlike: when there is none, the one before it found the other way. */
 static int site_runs(tb_pub *p, const tb_model_run_list *l, site_run *runs, char *err) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(p->db, "SELECT tile_name FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
@@ -191,7 +224,7 @@ static int site_runs(tb_pub *p, const tb_model_run_list *l, site_run *runs, char
         site_run *r = &runs[i];
         const char *t;
         r->row = &l->runs[i];
-        r->prev = -1;
+        r->prev = r->unlike = -1;
         if (tb_pub_run_ident(p, r->row->id, r->uuid, r->status, err) != 0) {
             sqlite3_finalize(st);
             return -1;
@@ -201,11 +234,16 @@ static int site_runs(tb_pub *p, const tb_model_run_list *l, site_run *runs, char
         if (sqlite3_step(st) == SQLITE_ROW && (t = (const char *)sqlite3_column_text(st, 0)) != NULL)
             r->tile_name = xstrdup(t);
         r->published = strcmp(r->status, TB_RUN_RUNNING) != 0;
-        for (size_t k = i; r->published && r->tile_name && k-- > 0;)
-            if (runs[k].published && runs[k].tile_name && strcmp(runs[k].tile_name, r->tile_name) == 0) {
-                r->prev = (int64_t)k;
-                break;
+        for (size_t k = i; r->published && r->tile_name && k-- > 0;) {
+            if (!runs[k].published || !runs[k].tile_name || strcmp(runs[k].tile_name, r->tile_name) != 0) continue;
+            if (!runs[k].row->estimated != !r->row->estimated) {
+                if (r->unlike < 0) r->unlike = (int64_t)k;
+                continue;
             }
+            r->prev = (int64_t)k;
+            r->unlike = -1;
+            break;
+        }
     }
     sqlite3_finalize(st);
     return 0;
@@ -219,13 +257,16 @@ static int run_pages(tb_pub *p, const char *dir, const site_run *runs, size_t i,
     char rel[160], folder[PATH_LEN], path[PATH_LEN];
     snprintf(rel, sizeof rel, "runs/%s", r->uuid);
     if (join(folder, dir, rel, err) != 0 || make_dirs(folder, err) != 0) return -1;
-    if (join(path, folder, "report.html", err) != 0 || write_page(p, runs, i, report_page, path, err) != 0) return -1;
+    if (join(path, folder, "report.html", err) != 0 ||
+        write_page(p, runs, i, report_page, "../../index.html", path, err) != 0)
+        return -1;
     snprintf(rel, sizeof rel, "tilebench-run-%s.tar.gz", r->uuid);
     if (join(path, folder, rel, err) != 0 || tb_pub_bundle_to(p, r->row->id, path, NULL, err) != 0) return -1;
     done->published++;
     if (r->prev < 0) return 0;
     snprintf(rel, sizeof rel, "compare/%s-%s.html", runs[r->prev].uuid, r->uuid);
-    if (join(path, dir, rel, err) != 0 || write_page(p, runs, i, compare_page, path, err) != 0) return -1;
+    if (join(path, dir, rel, err) != 0 || write_page(p, runs, i, compare_page, "../index.html", path, err) != 0)
+        return -1;
     done->compares++;
     return 0;
 }
@@ -250,7 +291,7 @@ int tb_publish_site(const char *db, const char *dir, tb_publish_site_done *done,
     for (size_t i = 0; rc == 0 && i < l->n_runs; i++)
         if (runs[i].published) rc = run_pages(&p, dir, runs, i, done, err);
     if (rc == 0) rc = join(path, dir, "index.html", err);
-    if (rc == 0) rc = write_page(&p, runs, l->n_runs, index_fn, path, err);
+    if (rc == 0) rc = write_page(&p, runs, l->n_runs, index_fn, NULL, path, err);
     if (rc == 0) done->runs = (int)l->n_runs;
     for (size_t i = 0; i < l->n_runs; i++)
         free(runs[i].tile_name);

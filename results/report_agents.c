@@ -60,7 +60,8 @@ static void td(FILE *f, const char *s, int num) {
 
 void tb_report_html_agents(FILE *f, const tb_model_run *r) {
     if (!any_agents(r)) return;
-    fputs("<h2 id=\"agents\">Load-generator agents</h2>\n<table>\n<tr><th class=\"n\">tiles</th><th class=\"n\">"
+    fputs("<h2 id=\"agents\">Load-generator agents</h2>\n<div class=\"tw\"><table>\n<tr><th class=\"n\">tiles</th>"
+          "<th class=\"n\">"
           "phase</th><th>agent</th><th>host</th><th>its tiles</th><th class=\"n\">users</th><th class=\"n\">threads"
           "</th><th class=\"n\">ops</th><th class=\"n\">errors</th><th class=\"n\">CPU %</th><th class=\"n\">stall "
           "max ms</th><th class=\"n\">clock &plusmn; ms</th><th>lost at</th></tr>\n",
@@ -94,7 +95,7 @@ void tb_report_html_agents(FILE *f, const tb_model_run *r) {
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n<p class=\"note\">Each agent ran its tiles on its own host; the level's figures above are "
+    fputs("</table></div>\n<p class=\"note\">Each agent ran its tiles on its own host; the level's figures above are "
           "merged from theirs (histogram counts add). CPU is the agent's load-generator threads' time for work over "
           "steady state (90% of its threads makes the level invalid); the clock bound is half the best round trip "
           "to the broker at the level's start (over 5 ms warns, over 50 ms makes the level invalid).</p>\n",

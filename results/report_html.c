@@ -859,19 +859,10 @@ static void html_charts(page *p) {
     fputs("<div class=\"charts\">\n", f);
     {
         chart_series s = {"score", tb_svg_color(0), n, x, score, mark, notes};
-        chart c = {"Score against tiles",
-                   "load level (tiles)",
-                   tb_report_run_has_infra(p->run) ? "final score (0.8 x application + 0.2 x infrastructure)"
-                                                   : "score (sum of tile scores)",
-                   "",
-                   3,
-                   0,
-                   sat,
-                   "saturation",
-                   &s,
-                   1,
-                   NULL,
-                   0};
+        chart c = {"Score against tiles", "load level (tiles)",
+                   /* the formula is in the caption: along the axis it ran past the chart */
+                   tb_report_run_has_infra(p->run) ? "final score" : "score (sum of tile scores)", "", 3, 0, sat,
+                   "saturation", &s, 1, NULL, 0};
         figure(f, &c,
                tb_report_run_has_infra(p->run)
                    ? "Final score = 0.8 &times; application score (sum over tiles of the geometric mean of normalized "

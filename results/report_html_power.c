@@ -3,7 +3,11 @@
  * 23): every stored power sample against the time since the run's first
  * stage, one line per meter and their sum when there are several, the
  * stages shaded and labelled with their load level, bad samples marked with
- * their reason and seconds without a sample shown as gaps. A long run is
+ * their reason and seconds without a sample shown as gaps. The labels of
+ * the levels and phases sit in a band above the plot, where no line runs,
+ * and the power axis leaves headroom above the highest sample. The chart is
+ * 720 units wide, near the width it is shown at (a page 800 px wide shows
+ * its 11-unit text at 11 px, as the other charts at their width). A long run is
  * thinned for drawing: per pixel column, each unbroken stretch of a line
  * keeps its lowest and its highest sample, so a one-second glitch stays
  * visible; the caption says how many samples became how many points.
@@ -23,11 +27,15 @@
 #define esc      tb_html_escape_file
 #define S        tb_fmt_str
 
-#define PW       1100.0 /* SVG width */
+#define PW       720.0 /* SVG width */
 #define PML      70.0
 #define PMR      20.0
-#define PLOT_TOP 58.0 /* under the title and the level labels */
-#define PLOT_HT  260.0
+#define LEVEL_Y  44.0 /* baseline of the level labels, under the title */
+#define BAND_TOP 49.0 /* the band of the phase labels */
+#define BAND_HT  16.0
+#define PLOT_TOP 68.0 /* under the title and the label band */
+#define PLOT_HT  240.0
+#define HEADROOM 0.1     /* at least this part of the power axis above the highest sample */
 #define GAP_US   1500000 /* two samples further apart than this: a second without one */
 #define LEG_CH   7.0     /* estimated legend character width (11 px) */
 
@@ -44,8 +52,8 @@ typedef struct pline {
 typedef struct pchart {
     const tb_model_run *r;
     int64_t t0;
-    double span_s, wmax;
-    double x0, x1, y0, y1; /* plot area: y0 the bottom */
+    double span_s, wmax, wstep; /* wmax: the top of the power axis, wstep its tick step */
+    double x0, x1, y0, y1;      /* plot area: y0 the bottom */
     size_t n_lines;
     pline *lines; /* meters, then the sum */
 } pchart;
@@ -200,7 +208,7 @@ static void band_label(FILE *f, double xa, double xb, double y, const char *text
     double w = xb - xa;
     const char *t = (double)strlen(text) * 6.6 + 4 <= w ? text : (double)strlen(shrt) * 6.6 + 4 <= w ? shrt : NULL;
     if (!t) return;
-    fprintf(f, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (xa + xb) / 2, y);
+    fprintf(f, "<text class=\"tk sl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (xa + xb) / 2, y);
     esc(f, t);
     fputs("</text>", f);
 }
@@ -227,10 +235,13 @@ static void draw_stages(FILE *f, const pchart *c) {
         }
         fprintf(f, ": %.1f to %.1f s</title></rect>\n", (double)(g->start_mono_us - c->t0) / 1e6,
                 (double)(g->end_mono_us - c->t0) / 1e6);
+        /* the stage's colour in the label band too, its phase written there */
+        fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", xa,
+                BAND_TOP, fmax(xb - xa, 0.5), BAND_HT, stage_fill(g->stage, g->phase));
         if (g->phase > 0) {
             char ph[32];
             snprintf(ph, sizeof ph, "p%lld", (long long)g->phase);
-            band_label(f, xa, xb, c->y1 + 12, ph, ph);
+            band_label(f, xa, xb, BAND_TOP + BAND_HT - 4, ph, ph);
         }
     }
     /* one label per load level over its stages, and one for active idle */
@@ -249,7 +260,7 @@ static void draw_stages(FILE *f, const pchart *c) {
             snprintf(shrt, sizeof shrt, "%lld", (long long)g->tiles);
         }
         band_label(f, px_of(c, (double)(g->start_mono_us - c->t0) / 1e6),
-                   px_of(c, (double)(r->stages[j - 1].end_mono_us - c->t0) / 1e6), PLOT_TOP - 8, text, shrt);
+                   px_of(c, (double)(r->stages[j - 1].end_mono_us - c->t0) / 1e6), LEVEL_Y, text, shrt);
         i = j;
     }
 }
@@ -296,7 +307,7 @@ static void draw_marks(FILE *f, const pchart *c, int n_meters, size_t *n_bad, si
 
 static void draw_axes(FILE *f, const pchart *c) {
     char buf[32];
-    double ys = tb_svg_nice_step(c->wmax, 5), xs = tb_svg_nice_step(c->span_s, 10);
+    double ys = c->wstep, xs = tb_svg_nice_step(c->span_s, 10);
     for (int i = 0; i <= 40 && i * ys <= c->wmax + ys * 1e-9; i++) {
         double py = py_of(c, i * ys);
         fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", c->x0, py, c->x1, py);
@@ -399,6 +410,15 @@ static void caption(FILE *f, const pchart *c, size_t n_bad, size_t n_gap) {
     fputs("</figcaption>", f);
 }
 
+/* The top of the power axis: a whole number of steps, HEADROOM of it at
+ * least above the highest sample, so the line never runs along the frame. */
+static void power_axis(pchart *c) {
+    double top = c->wmax > 0 ? c->wmax : 1, step = tb_svg_nice_step(top, 5);
+    c->wmax = ceil(top / step) * step;
+    if (c->wmax - top < HEADROOM * c->wmax) c->wmax += step;
+    c->wstep = step;
+}
+
 void rh_power_chart(page *p) {
     FILE *f = p->f;
     const tb_model_run *r = p->run;
@@ -431,8 +451,7 @@ void rh_power_chart(page *p) {
         s->color = "#111827";
         sum_line(&c, n_meters, s);
     }
-    if (!(c.wmax > 0)) c.wmax = 1;
-    c.wmax = ceil(c.wmax / tb_svg_nice_step(c.wmax, 5)) * tb_svg_nice_step(c.wmax, 5);
+    power_axis(&c);
     c.x0 = PML;
     c.x1 = PW - PMR;
     c.y1 = PLOT_TOP;

@@ -371,7 +371,8 @@ static void td_num(FILE *f, double v, const char *fmt) {
 }
 
 static void html_scores(FILE *f, const tb_model_run *r) {
-    fputs("<h2 id=\"scores\">Application, infrastructure and final score</h2>\n<table>\n<tr><th class=\"n\">tiles"
+    fputs("<h2 id=\"scores\">Application, infrastructure and final score</h2>\n<div class=\"tw\"><table>\n"
+          "<tr><th class=\"n\">tiles"
           "</th><th class=\"n\">phase</th><th class=\"n\">application</th><th class=\"n\">infrastructure</th><th "
           "class=\"n\">final</th></tr>\n",
           f);
@@ -384,7 +385,7 @@ static void html_scores(FILE *f, const tb_model_run *r) {
         td_num(f, lv->score, "%.3f");
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n<p class=\"note\">The final score is 0.8 &times; the application score (the sum of the tile "
+    fputs("</table></div>\n<p class=\"note\">The final score is 0.8 &times; the application score (the sum of the tile "
           "scores) + 0.2 &times; the infrastructure score (the geometric mean of each operation's ops per hour "
           "&divide; its reference), as VMmark 3 weighs them; PPKW is of the final score. A level whose operation "
           "has no reference scores its application score alone.</p>\n",
@@ -400,7 +401,8 @@ static void html_scores(FILE *f, const tb_model_run *r) {
 }
 
 static void html_ops(FILE *f, const tb_model_run *r) {
-    fputs("<h2 id=\"infra\">Infrastructure operations</h2>\n<table>\n<tr><th class=\"n\">tiles</th><th class=\"n\">"
+    fputs("<h2 id=\"infra\">Infrastructure operations</h2>\n<div class=\"tw\"><table>\n<tr><th class=\"n\">tiles</th>"
+          "<th class=\"n\">"
           "phase</th><th>operation</th><th>kind</th><th class=\"n\">users</th><th class=\"n\">ok</th><th "
           "class=\"n\">errors</th><th>by class</th><th class=\"n\">ops/h</th><th class=\"n\">reference</th><th "
           "class=\"n\">normalized</th><th class=\"n\">p50 ms</th><th class=\"n\">p95 ms</th><th class=\"n\">max ms"
@@ -429,7 +431,7 @@ static void html_ops(FILE *f, const tb_model_run *r) {
             fputs("</tr>\n", f);
         }
     }
-    fputs("</table>\n<p class=\"note\">ok: the ops that succeeded (counted as tile ops are); QoS judges ok + "
+    fputs("</table></div>\n<p class=\"note\">ok: the ops that succeeded (counted as tile ops are); QoS judges ok + "
           "errors.</p>\n",
           f);
 }

@@ -439,7 +439,7 @@ static void html_charts(FILE *f, const intf *t) {
 
 static void td(FILE *f, double v, const char *format) {
     char b[32];
-    fprintf(f, "<td class=\"num\">%s</td>", fmt(v, format, b, sizeof b));
+    fprintf(f, "<td class=\"n\">%s</td>", fmt(v, format, b, sizeof b));
 }
 
 void tb_report_interference_html(const tb_model_run *r, FILE *f) {
@@ -457,7 +457,8 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
     fputs("</p>\n", f);
     html_charts(f, &t);
     fputs(
-        "<table>\n<tr><th>tiles</th><th>repeat</th><th>workload</th><th>throughput together / alone</th>"
+        "<div class=\"tw\"><table>\n<tr><th>tiles</th><th>repeat</th><th>workload</th><th>throughput together / "
+        "alone</th>"
         "<th>mean W alone</th><th>marginal W alone</th><th>J/op alone</th><th>percentiles together / alone</th></tr>\n",
         f);
     for (size_t i = 0; i < t.n; i++) {
@@ -465,7 +466,7 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
         for (int k = 0; k < l->n_wl; k++) {
             const intf_wl *x = &l->wl[k];
             char b[3][32];
-            fprintf(f, "<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>", (long long)l->tiles,
+            fprintf(f, "<tr><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>", (long long)l->tiles,
                     (long long)l->repeat);
             tb_html_escape_file(f, x->name);
             fputs("</td>", f);
@@ -485,7 +486,7 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
             }
             fputs("</td></tr>\n", f);
         }
-        fprintf(f, "<tr><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>whole tile</td><td colspan=\"5\">",
+        fprintf(f, "<tr><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>whole tile</td><td colspan=\"5\">",
                 (long long)l->tiles, (long long)l->repeat);
         {
             char b[4][32];
@@ -494,7 +495,7 @@ void tb_report_interference_html(const tb_model_run *r, FILE *f) {
                     fmt(saved_w(l), "%.1f", b[2], 32), fmt(saved_pct(l), "%.1f%%", b[3], 32));
         }
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
     if (starred) fputs("<p class=\"note\">" NOT_JUDGED_NOTE ".</p>\n", f);
     free(t.lv);
 }

@@ -105,6 +105,7 @@ struct tb_store {
     sqlite3 *db;
     char *path; /* as given, for messages */
     int readonly;
+    char *uri;                  /* read through "file:...?immutable=1" (tb_store_immutable_uri); else NULL */
     sqlite3_stmt *st[ST_COUNT]; /* NULL when read-only */
 };
 
@@ -447,6 +448,52 @@ fail:
     return -1;
 }
 
+/* "file:" URI of path with immutable=1: '%', '?' and '#' percent-encoded. */
+static char *immutable_uri(const char *path) {
+    size_t n = strlen(path), k = 0;
+    char *u = xmalloc(3 * n + 32);
+    k += (size_t)sprintf(u, "file:%s", path[0] == '/' ? "" : "./");
+    for (const char *c = path; *c; c++)
+        k += (size_t)(strchr("%?#", *c) ? sprintf(u + k, "%%%02X", (unsigned char)*c) : sprintf(u + k, "%c", *c));
+    strcpy(u + k, "?immutable=1");
+    return u;
+}
+
+/* A WAL database that cannot be written, in a folder where its -shm cannot
+ * be made (a read-only mount, mode 0444 in a 0555 folder): SQLite cannot
+ * open it read-only; as immutable it reads the file alone. That is all of
+ * the data only when no -wal file holds transactions not yet checkpointed
+ * into it: then refuse, never show a part. */
+static int reopen_immutable(tb_store **sp, char *err) {
+    tb_store *s = *sp;
+    char *wal = xmalloc(strlen(s->path) + 8);
+    struct stat sb;
+    int pending;
+    sprintf(wal, "%s-wal", s->path);
+    pending = stat(wal, &sb) == 0 && sb.st_size > 0;
+    if (pending)
+        tb_seterr(err,
+                  "open %s: it cannot be written and %s holds transactions not yet in it; copy both files to a "
+                  "folder that can be written and read them there",
+                  s->path, wal);
+    free(wal);
+    sqlite3_close(s->db);
+    s->db = NULL;
+    if (!pending) {
+        s->uri = immutable_uri(s->path);
+        if (sqlite3_open_v2(s->uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK) {
+            sqlite3_extended_result_codes(s->db, 1);
+            return 0;
+        }
+        tb_seterr(err, "open %s (immutable): %s", s->path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    }
+    tb_store_close(s);
+    *sp = NULL;
+    return -1;
+}
+
+const char *tb_store_immutable_uri(const tb_store *s) { return s->uri; }
+
 int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
     tb_store *s = NULL;
     struct stat sb;
@@ -479,6 +526,7 @@ int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
     }
     if (!s && open_handle(path, SQLITE_OPEN_READONLY, &s, err) != 0) return -1;
     s->readonly = 1;
+    if ((read_user_version(s, &version) & 0xff) == SQLITE_CANTOPEN && reopen_immutable(&s, err) != 0) return -1;
     if (read_user_version(s, &version) != SQLITE_OK) {
         char what[300];
         snprintf(what, sizeof what, "open %s", path);
@@ -511,6 +559,7 @@ void tb_store_close(tb_store *s) {
         sqlite3_finalize(s->st[i]);
     sqlite3_close(s->db);
     free(s->path);
+    free(s->uri);
     free(s);
 }
 

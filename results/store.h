@@ -221,6 +221,13 @@ void tb_store_close(tb_store *s); /* NULL is a no-op */
  * not found", "'x.db' is not a tilebench results database", or a schema
  * version other than TB_STORE_SCHEMA_VERSION (naming both). */
 int tb_store_open_readonly(const char *path, tb_store **out, char *err) TB_WUR;
+/* The "file:...?immutable=1" URI s reads through, or NULL. A database that
+ * cannot be written, in WAL mode, whose -shm file cannot be made (a
+ * read-only mount; mode 0444 in a 0555 folder), is opened immutable when it
+ * has no -wal file with transactions not yet checkpointed (else the open
+ * fails, naming it): a second handle on it must use this URI with
+ * SQLITE_OPEN_READONLY | SQLITE_OPEN_URI. */
+const char *tb_store_immutable_uri(const tb_store *s);
 
 /*
  * The status a reader should show: the stored one, except that a run still

@@ -11,7 +11,13 @@
 # or the site; a bad run id, a missing database, an unwritable -o and a run
 # still running each give a clear error, exit 2 and leave no file; and
 # `--site` writes an index linking each run's report, bundle and comparison,
-# every relative link of which resolves to a file.
+# every relative link of which resolves to a file, every report and
+# comparison linking back to the index; a third run measured by a meter
+# emulator is not compared with the estimated ones before it, and the index
+# says so; and a copy of the database that cannot be written (mode 0444 in a
+# 0555 folder on a read-only bind mount: root ignores modes), in WAL mode
+# with no -shm file, publishes, and the bundle checks (one whose -wal holds
+# a transaction not yet in it is refused, naming the file).
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -179,15 +185,34 @@ sqlite3 -batch "$T/running.db" "UPDATE runs SET status = 'running', finished_at 
 perr running "run 2 ($UUID2) is still running" 2 --db "$T/running.db" -o "$T/err/b.tar.gz"
 
 # ---- the site ----
+# run 3: the same tile, its power measured by a meter (runs 1 and 2: estimated)
+start_sim wt --protocol wt310 --watts 120
+"$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 1s \
+    --meter "wt310://127.0.0.1:$PORT" --db "$DB" --label "measured" --quiet >"$T/run3.log" 2>&1 ||
+    fail "run 3 exited $?: $(cat "$T/run3.log")"
+stop_sims
+UUID3=$(sqlite3 -batch "$DB" "SELECT uuid FROM runs WHERE id = 3")
+expect "runs 1, 2, 3 estimated" "$(sqlite3 -batch "$DB" "SELECT group_concat(e, ',') FROM (SELECT
+    EXISTS (SELECT 1 FROM meters m WHERE m.run_id = r.id AND m.estimated) AS e FROM runs r ORDER BY r.id)")" = "1,1,0"
 "$TILEBENCH" publish --site "$T/site" --db "$DB" >"$T/site.log" 2>&1 || fail "publish --site exited $?: $(cat "$T/site.log")"
-grep -q "2 runs, 2 published with a report and a bundle, 1 comparison" "$T/site.log" || fail "site: $(cat "$T/site.log")"
-for u in "$UUID" "$UUID2"; do
+grep -q "3 runs, 3 published with a report and a bundle, 1 comparison" "$T/site.log" || fail "site: $(cat "$T/site.log")"
+for u in "$UUID" "$UUID2" "$UUID3"; do
     grep -qF "href=\"runs/$u/report.html\"" "$T/site/index.html" || fail "index.html does not link run $u's report"
     grep -qF "href=\"runs/$u/tilebench-run-$u.tar.gz\"" "$T/site/index.html" || fail "index.html does not link run $u's bundle"
+    grep -qF '<p class="site-nav"><a href="../../index.html">' "$T/site/runs/$u/report.html" ||
+        fail "the site report of $u has no link back to the index"
     cmp -s <("$TILEBENCH" report --db "$DB" --format html "$(sqlite3 -batch "$DB" "SELECT id FROM runs WHERE uuid = '$u'")") \
-        "$T/site/runs/$u/report.html" || fail "site report of $u differs from a fresh HTML report"
+        <(grep -vF '<p class="site-nav">' "$T/site/runs/$u/report.html") ||
+        fail "site report of $u differs from a fresh HTML report (but for the link to the index)"
 done
 grep -qF "href=\"compare/$UUID-$UUID2.html\"" "$T/site/index.html" || fail "index.html does not link the comparison"
+grep -qF '<p class="site-nav"><a href="../index.html">' "$T/site/compare/$UUID-$UUID2.html" ||
+    fail "the comparison has no link back to the index"
+# like with like: the measured run 3 is not compared with the estimated run 2, and the index says why
+if ls "$T/site/compare/" | grep -qF -- "$UUID3"; then fail "a measured run compared with an estimated one: $(ls "$T/site/compare")"; fi
+grep -qF "not compared with run 2: its power was estimated, this run's measured" "$T/site/index.html" ||
+    fail "index.html does not say why run 3 has no comparison"
+echo "ok: like with like: the measured run is not compared with the estimated ones, and the index says so"
 grep -qF 'publish, &quot;it&quot; 1' "$T/site/index.html" || fail "index.html lacks the escaped label"
 python3 - "$T/site" >"$T/links.log" 2>&1 <<'PYEOF' || fail "site links: $(cat "$T/links.log")"
 import html.parser, os, sys, urllib.parse
@@ -240,3 +265,58 @@ expect "publish --site with a crafted UUID: exit" "$rc" -eq 2
 [ ! -e "$T/../crafted" ] && [ ! -e "$T/crafted" ] && [ ! -e "$T/site-crafted/../crafted" ] ||
     fail "a crafted UUID wrote outside: $(ls -d "$T"/../crafted* "$T"/crafted 2>&1)"
 echo "ok: a crafted UUID is refused"
+
+# a database that cannot be written, in WAL mode with no -shm or -wal (they
+# cannot be made): publish and check read it (immutable); the bundle checks
+mkdir "$T/rodb"
+cp "$DB" "$T/rodb/results.db"
+expect "the copy is in WAL mode" "$(sqlite3 -batch "$T/rodb/results.db" "PRAGMA journal_mode")" = wal
+rm -f "$T/rodb/results.db-wal" "$T/rodb/results.db-shm"
+chmod 0444 "$T/rodb/results.db"
+chmod 0555 "$T/rodb"
+mkdir "$T/ro-out"
+rc=0
+unshare -m sh -c 'mount --bind -o ro "$1" "$1" || exit 8; touch "$1/x" 2>/dev/null && exit 9
+    "$2" publish 1 --db "$1/results.db" -o "$3/b.tar.gz" && "$2" publish --site "$3/site" --db "$1/results.db" || exit
+    "$2" check 3 --db "$1/results.db" >"$3/check.log" 2>&1
+    echo $? >"$3/check.rc"' sh "$T/rodb" "$TILEBENCH" "$T/ro-out" >"$T/ro-pub.log" 2>&1 || rc=$?
+expect "publish and publish --site of a read-only WAL database: exit (8, 9: no read-only mount)" "$rc" -eq 0
+grep -q "3 runs, 3 published with a report and a bundle, 1 comparison" "$T/ro-pub.log" || fail "ro site: $(cat "$T/ro-pub.log")"
+expect "check 3 --db of the read-only database: exit (0 compliant, 1 not; 2 unreadable): $(cat "$T/ro-out/check.log")" \
+    "$(cat "$T/ro-out/check.rc")" -le 1
+grep -q "^PASS manifest" "$T/ro-out/check.log" || fail "check 3 of the read-only database: $(cat "$T/ro-out/check.log")"
+rc=0
+"$TILEBENCH" check "$T/ro-out/b.tar.gz" >"$T/ro-check.log" 2>&1 || rc=$?
+expect "check of the read-only database's bundle of run 1: exit (2: unreadable): $(cat "$T/ro-check.log")" "$rc" -le 1
+grep -q "^PASS manifest" "$T/ro-check.log" || fail "check of the read-only database's bundle: $(cat "$T/ro-check.log")"
+expect "nothing made next to the read-only database" "$(ls -A "$T/rodb" | tr '\n' ' ')" = "results.db "
+chmod 0755 "$T/rodb"
+echo "ok: a read-only WAL database publishes, and its bundle checks"
+# ... but not when a -wal file beside it holds a transaction not yet in it
+# (read immutable, that run would be missing): a clear error naming the file
+mkdir "$T/rowal"
+python3 - "$DB" "$T/rowal" <<'PYEOF' || fail "could not copy a database with a pending -wal"
+import shutil, sqlite3, sys
+db, out = sys.argv[1:3]
+shutil.copy(db, out + "/results.db")
+con = sqlite3.connect(out + "/results.db")
+con.execute("PRAGMA wal_autocheckpoint = 0")
+con.execute("UPDATE runs SET label = 'only in the -wal' WHERE id = 1")
+con.commit()
+shutil.copy(out + "/results.db", out + "/copy.db")  # the database and its -wal while the writer holds them
+shutil.copy(out + "/results.db-wal", out + "/copy.db-wal")
+con.close()
+PYEOF
+rm -f "$T/rowal/results.db"*
+[ -s "$T/rowal/copy.db-wal" ] || fail "the copied -wal is empty"
+chmod 0555 "$T/rowal"
+rc=0
+unshare -m sh -c 'mount --bind -o ro "$1" "$1" || exit 8; "$2" publish 1 --db "$1/copy.db" -o "$3/w.tar.gz"' \
+    sh "$T/rowal" "$TILEBENCH" "$T/ro-out" >"$T/ro-wal.log" 2>&1 || rc=$?
+expect "publish of a read-only database with a pending -wal: exit" "$rc" -eq 2
+grep -qF "$T/rowal/copy.db-wal holds transactions not yet in it" "$T/ro-wal.log" ||
+    fail "pending -wal: no clear error: $(cat "$T/ro-wal.log")"
+[ ! -e "$T/ro-out/w.tar.gz" ] || fail "a bundle was written without the -wal's transaction"
+chmod 0755 "$T/rowal"
+echo "ok: a read-only database whose -wal holds a transaction is refused, naming the file"
+echo "PASS test_publish"

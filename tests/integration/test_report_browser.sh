@@ -6,14 +6,19 @@
 # bad samples to mark; the real-meter table; the meters' sum), of 3 levels
 # (a short real sweep), of 12 levels (the 1-level run's rows copied in SQL,
 # one sample dropped: a gap;
-# tests/tools/report_levels.py) and of a 90,000 s steady state (thinning), at
-# 1400 and 800 px wide. Checks, in the rendered page: no element's content
+# tests/tools/report_levels.py), of 12 levels with 6 agents, 2 infrastructure
+# operations and each workload alone per level (the wide tables) and of a
+# 90,000 s steady state (thinning), at 1400 and 800 px wide. Checks, in the
+# rendered page: no element's content
 # overflows its box unless that box scrolls; every SVG text (legends, value
 # labels) lies inside its chart and overlaps no other text; no two series of
 # a chart look alike; the saturation marker runs through no value label; the
 # meters table fits at 1400 px; the power over time chart draws one point per
 # good sample (counted in the database), or the thinned count its caption
-# states, keeps the spike, marks every bad sample and gap; the latency value
+# states, keeps the spike, marks every bad sample and gap, renders its text at
+# 11 px or more, keeps its level and phase labels in a band above the plot
+# where no line runs and leaves headroom above the highest sample; the
+# agents, scores, infra and interference tables sit in scroll boxes; the latency value
 # tables show the stored p95 and are visible in print. Screenshots go to
 # test-artifacts/ under ctest's working directory.
 source "$(dirname "$0")/lib.sh"
@@ -42,6 +47,9 @@ cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
 stop_sims
 R12=$(/usr/bin/python3 "$TOOLS/report_levels.py" "$DB" 1 --levels 12 --drop-sample 5) || fail "12-level copy failed"
 RLONG=$(/usr/bin/python3 "$TOOLS/report_levels.py" "$DB" 2 --long 90000 --spike 900) || fail "long copy failed"
+# 12 levels, each with 6 agents, 2 infrastructure operations and its workloads alone: the wide tables
+RWIDE=$(/usr/bin/python3 "$TOOLS/report_levels.py" "$DB" 1 --levels 12 --agents 6 --infra --interference) ||
+    fail "wide-table copy failed"
 expect "stages stored for run 1 (idle, ramp-up, warm-up, steady, ramp-down)" \
     "$(sqlite3 "$DB" "SELECT count(DISTINCT stage) FROM stages WHERE run_id = 1")" -eq 5
 expect "run 2 has 3 steady stages" "$(sqlite3 "$DB" "SELECT count(*) FROM stages WHERE run_id = 2 AND stage = 'steady'")" -eq 3
@@ -71,7 +79,7 @@ truth() {
         tr '|' ' '
 }
 SPEC=""
-for run in 1 2 "$R12" "$RLONG"; do
+for run in 1 2 "$R12" "$RLONG" "$RWIDE"; do
     "$TILEBENCH" report "$run" --db "$DB" --format html -o "$T/report-$run.html" >"$T/report-$run.log" 2>&1 ||
         fail "report $run exited $?: $(cat "$T/report-$run.log")"
     SPEC="$SPEC $run:$(truth "$run" | tr ' ' ',')"
@@ -90,12 +98,12 @@ sqlite3 -separator ' ' "$DB" "SELECT w.name, o.name, o.p95_ms FROM ops o JOIN wo
     JOIN levels l ON l.id = w.level_id WHERE l.run_id = 1 AND o.p95_ms IS NOT NULL" >"$T/p95.txt"
 expect "run 1 stored p95 values" "$(wc -l <"$T/p95.txt")" -ge 5
 
-/usr/bin/python3 - "$T" "$ART" "$SPEC" "$RLONG" <<'PY' || fail "browser checks failed"
+/usr/bin/python3 - "$T" "$ART" "$SPEC" "$RLONG" "$RWIDE" <<'PY' || fail "browser checks failed"
 import base64, os, re, sys
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-tmp, art, spec, rlong = sys.argv[1:5]
+tmp, art, spec, rlong, rwide = sys.argv[1:6]
 truth = {}
 for item in spec.split():
     run, vals = item.split(":")
@@ -183,6 +191,45 @@ return {paths: paths, bad: svg.querySelectorAll('path.bad').length, gaps: svg.qu
         caption: svg.parentNode.querySelector('figcaption').textContent};
 """
 
+# Each wide table's heading and the class of the box its table sits in.
+WIDE_JS = r"""
+return ['agents', 'scores', 'infra', 'interference'].filter(id => document.getElementById(id)).map(id => {
+    let e = document.getElementById(id);
+    while (e && e.tagName !== 'TABLE' && !(e.querySelector && e.querySelector('table'))) e = e.nextElementSibling;
+    const t = e && (e.tagName === 'TABLE' ? e : e.querySelector('table'));
+    return [id, t ? t.parentNode.className : 'no table'];
+});
+"""
+
+# The power over time chart's text as rendered (px), the smallest in the
+# other charts for comparison, and what a line or a label collides with.
+POWER_LAYOUT_JS = r"""
+const px = svg => svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+const sizes = svg => [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * px(svg));
+const svg = document.getElementById('power-chart');
+const others = [...document.querySelectorAll('svg')].filter(s => s !== svg).flatMap(sizes);
+const stages = [...svg.querySelectorAll('rect.stage')].map(r => r.getBBox());
+const top = Math.min(...stages.map(b => b.y)), bottom = Math.max(...stages.map(b => b.y + b.height));
+const out = [];
+const labels = [...svg.querySelectorAll('text.sl')].map(t => [t.textContent, t.getBBox()]);
+for (const [text, b] of labels)
+    if (b.y + b.height > top + 0.5) out.push('stage label "' + text + '" inside the plot (bottom ' + (b.y + b.height) +
+                                             ' > plot top ' + top + ')');
+let highest = Infinity;
+for (const p of svg.querySelectorAll('path.pw, circle.pw1')) {
+    const pts = p.tagName === 'circle' ? [[+p.getAttribute('cx'), +p.getAttribute('cy')]] :
+        [...p.getAttribute('d').matchAll(/[ML]([-\d.]+) ([-\d.]+)/g)].map(m => [+m[1], +m[2]]);
+    for (const [x, y] of pts) {
+        highest = Math.min(highest, y);
+        for (const [text, b] of labels)
+            if (x >= b.x && x <= b.x + b.width && y >= b.y && y <= b.y + b.height)
+                out.push('a line runs through the label "' + text + '" at ' + x + ',' + y);
+    }
+}
+return {min_px: Math.min(...sizes(svg)), others_min_px: Math.min(...others), labels: labels.length,
+        headroom: (highest - top) / (bottom - top), problems: out};
+"""
+
 def screenshot(name):
     m = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
     size = m.get("cssContentSize") or m["contentSize"]
@@ -231,6 +278,18 @@ try:
             ok(f"{what}: no overflow, clipped legend, overlapping text or look-alike series", not problems,
                "\n  " + "\n  ".join(problems[:20]))
             check_power(run, what)
+            pl = driver.execute_script(POWER_LAYOUT_JS)
+            print(f"{what}: power chart text {pl['min_px']:.1f} px at the smallest, the other charts' "
+                  f"{pl['others_min_px']:.1f} px; headroom {100 * pl['headroom']:.0f}% of the plot")
+            ok(f"{what}: the power chart's text is at least 11 px", pl["min_px"] >= 11 - 0.05, repr(pl["min_px"]))
+            ok(f"{what}: the power chart has level and phase labels, above the plot, no line through one",
+               pl["labels"] >= 2 and not pl["problems"], "\n  " + "\n  ".join(pl["problems"][:10]))
+            ok(f"{what}: the power line stays clear of the top frame (headroom at least 6% of the plot)",
+               pl["headroom"] >= 0.06, repr(pl["headroom"]))
+            if run == rwide:
+                boxes = driver.execute_script(WIDE_JS)
+                ok(f"{what}: the agents, scores, infra and interference tables are there, each in a scroll box",
+                   len(boxes) == 4 and all(b[1] == "tw" for b in boxes), repr(boxes))
             screenshot(f"report-{run}-{width}.png")
             if width == 1400:  # the power chart alone, readable at full size
                 with open(os.path.join(art, f"report-{run}-power.png"), "wb") as f:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """report_levels.py: builds report fixtures from a real stored run, in SQL.
 
-    report_levels.py DB RUN --levels N [--drop-sample LEVEL]
+    report_levels.py DB RUN --levels N [--drop-sample LEVEL] [--agents K] [--infra] [--interference]
         copies RUN into a new run of N load levels (tiles 1..N): each level
         is a copy of RUN's first level (its levels row, workloads, ops, QoS
         verdicts, power samples and stages), shifted in time so the levels
@@ -9,6 +9,11 @@
         stage are copied once. --drop-sample LEVEL deletes the middle steady
         sample of meter 0 in that level, so the power chart has a second
         without a sample. saturation_tiles is set to N.
+        --agents K gives each level K load-generator agents (long names and
+        host names, one lost); --infra gives each level two infrastructure
+        operations; --interference adds, per level, one level per workload
+        that ran alone (no samples or stages of its own): the wide tables
+        of a big run, for the layout checks.
 
     report_levels.py DB RUN --long SECONDS --spike WATTS
         copies RUN into a new run of one level whose steady state lasts
@@ -64,6 +69,27 @@ def copy_level(db, src_level, new_run, tiles, shift):
     return lid
 
 
+def wide_tables(db, a, lid, src_level, new_run, k):
+    """The agents, infra and alone rows of level lid (tiles k) of new_run."""
+    for n in range(a.agents):
+        db.execute("INSERT INTO level_agents (level_id, name, host, tile_lo, tile_hi, threads, users, ops, errors,"
+                   " cpu_s, stall_max_us, stall_p99_us, clock_offset_us, clock_bound_us, lost_at)"
+                   " VALUES (?, ?, ?, ?, ?, 4, ?, ?, ?, 1.5, 2500, 900, 120, 340, ?)",
+                   (lid, f"load-generator-agent-{n:02d}", f"lg{n:02d}.rack-17.example-datacenter.internal", n + 1,
+                    n + k, 40 * k, 123456789 + n, n, "2026-12-03T14:00:00Z" if n == 1 else None))
+    if a.infra:
+        for n, kind in enumerate(("vmotion", "storage-migration")):
+            db.execute("INSERT INTO infra (level_id, idx, name, kind, users, ops, errors, err_timeout, count_all,"
+                       " bytes, mb_per_s, ops_per_hour, reference, normalized, mean_ms, p50_ms, p95_ms, p99_ms,"
+                       " max_ms) VALUES (?, ?, ?, ?, 2, 1234, 3, 3, 1237, 987654321, 812.5, 4442.4, 4000, 1.111,"
+                       " 810.2, 802.1, 1203.4, 1500.9, 2999.9)", (lid, n, f"{kind}-between-racks", kind))
+    if a.interference:
+        for (w,) in db.execute("SELECT DISTINCT name FROM workloads WHERE level_id = ?", (src_level,)).fetchall():
+            [(_, alid)] = copy_rows(db, "levels", "id = ?", (src_level,), {"run_id": new_run, "tiles": k, "alone": w})
+            for wr, wid in copy_rows(db, "workloads", "level_id = ? AND name = ?", (src_level, w), {"level_id": alid}):
+                copy_rows(db, "ops", "workload_id = ?", (wr["id"],), {"workload_id": wid}, skip=())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
@@ -72,6 +98,9 @@ def main():
     ap.add_argument("--drop-sample", type=int)
     ap.add_argument("--long", type=int)
     ap.add_argument("--spike", type=float)
+    ap.add_argument("--agents", type=int, default=0)
+    ap.add_argument("--infra", action="store_true")
+    ap.add_argument("--interference", action="store_true")
     a = ap.parse_args()
     db = sqlite3.connect(a.db)
     src = db.execute("SELECT id, tiles, repeat FROM levels WHERE run_id = ? ORDER BY id LIMIT 1", (a.run,)).fetchone()
@@ -97,6 +126,7 @@ def main():
                       (a.run, tiles, repeat), {"run_id": rid, "tiles": k,
                                                "start_mono_us": lambda d, s=shift: d["start_mono_us"] + s,
                                                "end_mono_us": lambda d, s=shift: d["end_mono_us"] + s}, skip=())
+            wide_tables(db, a, lid, level, rid, k)
             if k == a.drop_sample:
                 rows = db.execute("SELECT rowid FROM power_samples WHERE level_id = ? AND meter_idx = 0"
                                   " ORDER BY mono_us", (lid,)).fetchall()
