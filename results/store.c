@@ -198,91 +198,7 @@ static void bind_wall(sqlite3_stmt *st, int i, int64_t wall_us) {
     sqlite3_bind_text(st, i, buf, -1, SQLITE_TRANSIENT);
 }
 
-/* Field 22 (starttime) of /proc/PID/stat, and the state letter; -1 when
- * unreadable (no /proc, process gone, another OS). */
-static int64_t proc_starttime(int64_t pid, char *state) {
-    char path[64], buf[1024];
-    FILE *f;
-    size_t n;
-    char *p, *save = NULL, *tok;
-    int field;
-    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
-    f = fopen(path, "r");
-    if (!f) return -1;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* comm (field 2) may hold spaces and parentheses: fields resume after the last ')' */
-    p = strrchr(buf, ')');
-    if (!p) return -1;
-    for (field = 3, tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
-        if (field == 3 && state) *state = tok[0];
-        if (field == 22) return strtoll(tok, NULL, 10);
-    }
-    return -1;
-}
-
-const char *tb_store_effective_status(const char *stored, int64_t writer_pid, int64_t writer_start) {
-    char state = '?';
-    int64_t now_start;
-    if (!stored || strcmp(stored, TB_RUN_RUNNING) != 0 || writer_pid <= 0) return stored;
-    if (kill((pid_t)writer_pid, 0) != 0 && errno == ESRCH) return TB_RUN_INTERRUPTED;
-    now_start = proc_starttime(writer_pid, &state);
-    if (now_start >= 0) {
-        if (state == 'Z' || state == 'X') return TB_RUN_INTERRUPTED;                  /* died, not yet reaped */
-        if (writer_start > 0 && now_start != writer_start) return TB_RUN_INTERRUPTED; /* pid reused */
-    }
-    return stored;
-}
-
 /* ---- open, migrate, close ---------------------------------------------- */
-
-/* Writes 'interrupted' over the stored 'running' of every run whose writer is
- * gone (killed, or stopped by a full disk that also refused the final status
- * update), so the file says what readers already show. finished_at stays
- * NULL: when the writer died is not known. Best effort: a database that
- * still cannot be written keeps its rows, which readers still show as
- * interrupted (tb_store_effective_status). */
-static void mark_dead_runs(tb_store *s) {
-    sqlite3_stmt *sel = NULL, *upd = NULL;
-    int64_t *dead = NULL;
-    size_t n_dead = 0, cap = 0, n = 0;
-    /* the dead writers' runs first, then the updates with the read finished */
-    if (sqlite3_prepare_v2(s->db, "SELECT id, writer_pid, writer_start FROM runs WHERE status = 'running'", -1, &sel,
-                           NULL) != SQLITE_OK)
-        goto out;
-    while (sqlite3_step(sel) == SQLITE_ROW) {
-        if (sqlite3_column_type(sel, 1) == SQLITE_NULL ||
-            strcmp(
-                tb_store_effective_status(TB_RUN_RUNNING, sqlite3_column_int64(sel, 1), sqlite3_column_int64(sel, 2)),
-                TB_RUN_INTERRUPTED) != 0)
-            continue;
-        if (n_dead == cap) {
-            cap = cap ? 2 * cap : 8;
-            dead = xrealloc(dead, cap * sizeof *dead);
-        }
-        dead[n_dead++] = sqlite3_column_int64(sel, 0);
-    }
-    sqlite3_finalize(sel);
-    sel = NULL;
-    if (!n_dead ||
-        sqlite3_prepare_v2(s->db, "UPDATE runs SET status = 'interrupted' WHERE id = ?1 AND status = 'running'", -1,
-                           &upd, NULL) != SQLITE_OK)
-        goto out;
-    for (n = 0; n < n_dead; n++) {
-        sqlite3_bind_int64(upd, 1, dead[n]);
-        if (step_done(upd) != SQLITE_OK) {
-            tb_log(TB_LOG_WARN, "%s: run %lld's writer is gone, but its status cannot be set to interrupted: %s",
-                   s->path, (long long)dead[n], sqlite3_errmsg(s->db));
-            break;
-        }
-    }
-    if (n) tb_log(TB_LOG_INFO, "%s: %zu run(s) whose writer had died marked interrupted", s->path, n);
-out:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(upd);
-    free(dead);
-}
 
 static int read_user_version(tb_store *s, int *version) {
     sqlite3_stmt *st = NULL;
@@ -440,7 +356,7 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
             goto fail;
         }
     }
-    mark_dead_runs(s);
+    tb_store_mark_dead_runs(s->db, s->path);
     *out = s;
     return 0;
 fail:
@@ -693,7 +609,7 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
     const char *what = "store begin run";
     sqlite3_stmt *st;
     int64_t id, started = info->started_wall_us > 0 ? info->started_wall_us : tb_wall_us();
-    int64_t start_ticks = proc_starttime((int64_t)getpid(), NULL);
+    int64_t start_ticks = tb_store_proc_starttime((int64_t)getpid(), NULL);
     int i;
     if (tx_begin(s, what, err) != 0) return -1;
     st = s->st[ST_RUN];
@@ -1094,7 +1010,7 @@ int tb_store_get_calibration(tb_store *s, const char *tile_name, const char *def
 int tb_store_begin_campaign(tb_store *s, const tb_campaign_info *info, int64_t *campaign_id, char *err) {
     const char *what = "store begin campaign";
     sqlite3_stmt *st;
-    int64_t start_ticks = proc_starttime((int64_t)getpid(), NULL);
+    int64_t start_ticks = tb_store_proc_starttime((int64_t)getpid(), NULL);
     if (!info->name || !*info->name || !info->baseline || !*info->baseline) {
         tb_seterr(err, "%s: a campaign needs a name and a baseline configuration", what);
         return -1;

@@ -7,6 +7,8 @@
 #ifndef TB_RESULTS_STORE_INTERNAL_H
 #define TB_RESULTS_STORE_INTERNAL_H
 
+#include <stdint.h>
+
 #include "results/store.h"
 
 struct sqlite3;
@@ -20,6 +22,12 @@ int tb_store_insert_level_hosts(tb_store *s, int64_t level_id, const tb_host_res
 /* store_infra.c: a level's infra and infra_outputs rows (none without
  * has_infra), inside the caller's transaction. SQLITE_OK or an error code. */
 int tb_store_insert_level_infra(tb_store *s, int64_t level_id, const tb_level_result *lr);
+
+/* store_writer.c: field 22 (starttime) of /proc/PID/stat and the state
+ * letter (state may be NULL); -1 when unreadable. And the marking of every
+ * run whose writer is gone as 'interrupted' (best effort, logged). */
+int64_t tb_store_proc_starttime(int64_t pid, char *state);
+void tb_store_mark_dead_runs(struct sqlite3 *db, const char *path);
 
 /* The migrations (store_schema.c): entry i takes the schema from version i
  * to i + 1, one SQL text each. */
