@@ -3,7 +3,7 @@
  * result bundle (docs/bundle.md). RFC 4180 quoting: a field holding a comma,
  * a double quote, CR or LF is quoted, its quotes doubled; rows end in LF.
  * SQL NULL is an empty field and an empty text `""`, so the two stay apart;
- * REAL is written with %.17g, so a reader's strtod gives back the stored
+ * REAL is written as %.17g writes it (common/numfmt.c), so a reader's strtod gives back the stored
  * double exactly (17 significant digits identify every IEEE 754 double).
  */
 #ifndef TB_PUBLISH_CSV_H
