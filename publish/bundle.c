@@ -32,14 +32,6 @@
 
 /* The run's rows of each table (bundle-format: data/TABLE.csv). */
 #define BY_LEVEL "level_id IN (SELECT id FROM levels WHERE run_id = ?1)"
-/* The samples of a run: a run's rows were stored in a stretch of rowids, so
- * they are read in rowid order over that stretch (+run_id keeps the index
- * out) and need no sort; through the run_id index, SQLite sorted 90,000
- * rows of a day-long run by rowid. Rows of another run in the stretch (two
- * runs at once) are left out all the same. */
-#define BY_RUN_STRETCH(t)                                                                                              \
-    "rowid BETWEEN (SELECT min(rowid) FROM " t " WHERE run_id = ?1) AND (SELECT max(rowid) FROM " t                    \
-    " WHERE run_id = ?1) AND +run_id = ?1"
 static const struct {
     const char *table, *where;
 } tables[] = {
@@ -53,8 +45,8 @@ static const struct {
     {"ops", "workload_id IN (SELECT w.id FROM workloads w JOIN levels l ON l.id = w.level_id WHERE l.run_id = ?1)"},
     {"qos", BY_LEVEL},
     {"infra", BY_LEVEL},
-    {"power_samples", BY_RUN_STRETCH("power_samples")},
-    {"telemetry_samples", BY_RUN_STRETCH("telemetry_samples")},
+    {"power_samples", TB_CSV_BY_RUN_STRETCH("power_samples")},
+    {"telemetry_samples", TB_CSV_BY_RUN_STRETCH("telemetry_samples")},
     {"events", "run_id = ?1"},
     /* the calibrations the run normalized against: the coordinator names
      * each in settings_json.reference_source as "calibration run N (AT): ..."
