@@ -85,7 +85,11 @@ int tb_pub_open(tb_pub *p, const char *db_path, char *err) {
     /* as the store's reader does: a writable file gets a read-write handle
      * that refuses to write, so its -wal and -shm files go when it closes */
     writable = access(db_path, W_OK) == 0;
-    if (sqlite3_open_v2(db_path, &p->db, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+    /* one thread at a time uses it (the reports' thread has the store's
+     * connection): no mutex around each of a million sqlite3_column calls */
+    if (sqlite3_open_v2(db_path, &p->db,
+                        (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK ||
         sqlite3_exec(p->db, "PRAGMA query_only = ON", NULL, NULL, NULL) != SQLITE_OK) {
         tb_seterr(err, "open %s: %s", db_path, p->db ? sqlite3_errmsg(p->db) : "out of memory");
         tb_pub_close(p);
