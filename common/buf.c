@@ -44,6 +44,17 @@ int tb_buf_vaddf(tb_buf *b, const char *fmt, va_list ap) {
     va_list cp;
     int n;
     va_copy(cp, ap);
+    if (b->ptr && b->cap - b->len > 1) { /* formatted once when it fits the room left, as it mostly does */
+        size_t room = b->cap - b->len;
+        n = vsnprintf(b->ptr + b->len, room, fmt, cp);
+        va_end(cp);
+        if (n >= 0 && (size_t)n < room && (size_t)n <= b->max - b->len) {
+            b->len += (size_t)n;
+            return 0;
+        }
+        b->ptr[b->len] = '\0'; /* what did not fit is dropped, then measured below */
+        va_copy(cp, ap);
+    }
     n = vsnprintf(NULL, 0, fmt, cp);
     va_end(cp);
     if (n < 0) {

@@ -1,10 +1,11 @@
 /*
  * archive.c: a bundle's files hashed (SHA-256, OpenSSL EVP) and packed into
- * one tar.gz (libarchive: gzip filter, pax format), and any file of
+ * one tar.gz (libarchive: pax format; gzip.c: deflated by a thread a core), and any file of
  * publish/ written through a temporary file beside its target, renamed at
  * the end (archive.h).
  */
 #include "publish/archive.h"
+#include "publish/gzip.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
+
+#include "common/buf.h"
 
 int tb_pub_hash(tb_pub_file *f, char *err) {
     unsigned char md[EVP_MAX_MD_SIZE];
@@ -112,33 +115,66 @@ static int put_entry(struct archive *a, const char *top, const tb_pub_file *f, i
     return rc;
 }
 
-int tb_pub_write_tgz(const char *path, const char *top, const tb_pub_file *files, size_t n, int64_t mtime, char *err) {
-    struct archive *a;
-    char *tmp;
-    size_t i;
-    int fd = open_temp(path, &tmp, err), rc = 0;
-    if (fd < 0) return -1;
-    a = archive_write_new();
-    if (!a || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
-        archive_write_set_format_pax_restricted(a) != ARCHIVE_OK || archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-        if (a)
-            archive_err(a, path, err);
-        else
-            tb_seterr(err, "write %s: libarchive: out of memory", path);
+/* libarchive's output: the tar, in memory */
+static la_ssize_t to_buf(struct archive *a, void *client, const void *data, size_t n) {
+    tb_buf *b = client;
+    if (tb_buf_add(b, data, n) != 0) {
+        archive_set_error(a, ENOMEM, "the archive passed %zu MiB", b->max >> 20);
+        return -1;
+    }
+    return (la_ssize_t)n;
+}
+
+/* The tar of the files, in memory. 0, or -1 with err. */
+static int make_tar(tb_buf *tar, const char *path, const char *top, const tb_pub_file *files, size_t n, int64_t mtime,
+                    char *err) {
+    struct archive *a = archive_write_new();
+    int rc = 0;
+    if (!a) {
+        tb_seterr(err, "write %s: libarchive: out of memory", path);
+        return -1;
+    }
+    if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+        archive_write_open(a, tar, NULL, to_buf, NULL) != ARCHIVE_OK) {
+        archive_err(a, path, err);
         rc = -1;
     }
-    for (i = 0; rc == 0 && i < n; i++) {
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         if (put_entry(a, top, &files[i], mtime) != ARCHIVE_OK) {
             archive_err(a, path, err);
             rc = -1;
         }
     }
-    /* the close flushes gzip's last block: a full disk may show only here */
-    if (a && archive_write_close(a) != ARCHIVE_OK && rc == 0) {
+    if (archive_write_close(a) != ARCHIVE_OK && rc == 0) {
         archive_err(a, path, err);
         rc = -1;
     }
-    if (a) archive_write_free(a);
+    archive_write_free(a);
+    return rc;
+}
+
+/* The bundle's gzip level: zlib's default (level 1 saves about 0.1 s of
+ * CPU on a day-long run's 20 MiB of tar and makes the file 18% larger). */
+#define GZIP_LEVEL 6
+
+int tb_pub_write_tgz(const char *path, const char *top, const tb_pub_file *files, size_t n, int64_t mtime, char *err) {
+    tb_buf tar;
+    char *tmp, e[TB_ERR_LEN] = "";
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int fd = open_temp(path, &tmp, err), rc;
+    if (fd < 0) return -1;
+    tb_buf_init(&tar, SIZE_MAX / 2);
+    rc = make_tar(&tar, path, top, files, n, mtime, err);
+    /* deflated by one thread a core, up to 4 */
+    if (rc == 0 && tb_pub_gzip_write(fd, tar.ptr, tar.len, GZIP_LEVEL,
+                                     cores < 1   ? 1
+                                     : cores > 4 ? 4
+                                                 : (int)cores,
+                                     mtime, e) != 0) {
+        tb_seterr(err, "write %s: %s", path, e);
+        rc = -1;
+    }
+    tb_buf_free(&tar);
     return end_temp(fd, tmp, path, rc, err);
 }
 

@@ -13,6 +13,7 @@
 #include "publish/pub_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,8 @@ static const struct {
     {"ops", "workload_id IN (SELECT w.id FROM workloads w JOIN levels l ON l.id = w.level_id WHERE l.run_id = ?1)"},
     {"qos", BY_LEVEL},
     {"infra", BY_LEVEL},
-    {"power_samples", "run_id = ?1"},
-    {"telemetry_samples", "run_id = ?1"},
+    {"power_samples", TB_CSV_BY_RUN_STRETCH("power_samples")},
+    {"telemetry_samples", TB_CSV_BY_RUN_STRETCH("telemetry_samples")},
     {"events", "run_id = ?1"},
     /* the calibrations the run normalized against: the coordinator names
      * each in settings_json.reference_source as "calibration run N (AT): ..."
@@ -84,10 +85,14 @@ int tb_pub_open(tb_pub *p, const char *db_path, char *err) {
     /* as the store's reader does: a writable file gets a read-write handle
      * that refuses to write, so its -wal and -shm files go when it closes */
     writable = access(db_path, W_OK) == 0;
+    /* one thread at a time uses it (the reports' thread has the store's
+     * connection): no mutex around each of a million sqlite3_column calls */
     if (tb_store_immutable_uri(p->s)) /* a WAL file that cannot be written nor get its -shm: as the store reads it */
-        rc = sqlite3_open_v2(tb_store_immutable_uri(p->s), &p->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+        rc = sqlite3_open_v2(tb_store_immutable_uri(p->s), &p->db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     else
-        rc = sqlite3_open_v2(db_path, &p->db, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
+        rc = sqlite3_open_v2(db_path, &p->db,
+                             (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK || sqlite3_exec(p->db, "PRAGMA query_only = ON", NULL, NULL, NULL) != SQLITE_OK) {
         tb_seterr(err, "open %s: %s", db_path, p->db ? sqlite3_errmsg(p->db) : "out of memory");
         tb_pub_close(p);
@@ -222,24 +227,45 @@ static void bundle_free(bundle *b) {
     b->n = 0;
 }
 
-/* A report, as `tilebench report RUN --format FMT` writes it. */
-static int add_report(bundle *b, tb_pub *p, int64_t run_id, const char *path, const char *format, char *err) {
-    tb_report_format fmt;
-    tb_pub_file *f;
-    FILE *m;
-    int rc;
-    if (tb_report_parse_format(format, &fmt, err) != 0) return -1;
-    f = add_file(b, path);
-    if (!(m = open_memstream(&f->data, &f->len))) {
-        tb_seterr(err, "%s: %s", path, strerror(errno));
-        return -1;
+/* The reports (files[0..N_REPORTS-1], named already), each what `tilebench
+ * report RUN --format FMT` writes, from one read of the run. */
+static int write_reports(tb_pub *p, int64_t run_id, tb_pub_file *files, char *err) {
+    tb_report_format fmts[N_REPORTS];
+    FILE *m[N_REPORTS] = {NULL};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < N_REPORTS; i++)
+        rc = tb_report_parse_format(reports[i].format, &fmts[i], err);
+    for (size_t i = 0; rc == 0 && i < N_REPORTS; i++) {
+        if (!(m[i] = open_memstream(&files[i].data, &files[i].len))) {
+            tb_seterr(err, "%s: %s", files[i].path, strerror(errno));
+            rc = -1;
+        }
     }
-    rc = tb_report_write(p->s, run_id, fmt, m, err);
-    if (fclose(m) != 0 && rc == 0) {
-        tb_seterr(err, "%s: %s", path, strerror(errno));
-        rc = -1;
+    if (rc == 0) rc = tb_report_write_set(p->s, run_id, fmts, m, N_REPORTS, err);
+    for (size_t i = 0; i < N_REPORTS; i++) {
+        if (m[i] && fclose(m[i]) != 0 && rc == 0) {
+            tb_seterr(err, "%s: %s", files[i].path, strerror(errno));
+            rc = -1;
+        }
     }
     return rc;
+}
+
+/* The reports, written by a thread of their own through the store's
+ * connection while this one dumps the tables through the plain one: the
+ * two take about as long, and a machine has two cores or more. */
+typedef struct report_job {
+    tb_pub *p;
+    int64_t run_id;
+    tb_pub_file *files;
+    int rc;
+    char err[TB_ERR_LEN];
+} report_job;
+
+static void *report_thread(void *arg) {
+    report_job *j = arg;
+    j->rc = write_reports(j->p, j->run_id, j->files, j->err);
+    return NULL;
 }
 
 /* tiles.ini: the stored tile file text (empty when none was stored). */
@@ -421,10 +447,21 @@ static int add_manifest(bundle *b, tb_pub *p, int64_t run_id, const char *status
 /* Every file but the manifest, sorted by path and hashed, then the manifest
  * last. 0, or -1 with err naming the file. */
 static int build(bundle *b, tb_pub *p, int64_t run_id, const char *status, char *err) {
-    int rc = add_tile_file(b, p, run_id, err);
-    for (size_t i = 0; rc == 0 && i < N_REPORTS; i++)
-        rc = add_report(b, p, run_id, reports[i].path, reports[i].format, err);
-    if (rc == 0) rc = add_tables(b, p, run_id, err);
+    report_job job = {p, run_id, NULL, 0, ""};
+    pthread_t th;
+    int rc = add_tile_file(b, p, run_id, err), threaded;
+    if (rc != 0) return -1;
+    job.files = add_file(b, reports[0].path); /* the reports' slots, filled by the thread */
+    for (size_t i = 1; i < N_REPORTS; i++)
+        add_file(b, reports[i].path);
+    threaded = pthread_create(&th, NULL, report_thread, &job) == 0;
+    if (!threaded) report_thread(&job); /* no thread to be had: one after the other */
+    rc = add_tables(b, p, run_id, err);
+    if (threaded) pthread_join(th, NULL);
+    if (rc == 0 && job.rc != 0) {
+        tb_seterr(err, "%s", job.err);
+        rc = -1;
+    }
     if (rc != 0) return -1;
     qsort(b->files, b->n, sizeof b->files[0], by_path);
     for (size_t i = 0; i < b->n; i++)

@@ -47,12 +47,16 @@ tb_report_format tb_report_format_for_path(const char *path) {
     return TB_REPORT_TEXT;
 }
 
-int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) {
-    tb_model_run *r = NULL;
+/* What a format's renderer needs read beyond the run itself. */
+static int model_flags(tb_report_format fmt) {
     /* every format but hlog: also the interference table's percentiles; hlog: each op's histograms */
-    int rc, flags = fmt == TB_REPORT_HLOG ? TB_MODEL_OP_HISTS : TB_MODEL_MERGED_LATENCY;
+    int flags = fmt == TB_REPORT_HLOG ? TB_MODEL_OP_HISTS : TB_MODEL_MERGED_LATENCY;
     if (fmt == TB_REPORT_HTML) flags |= TB_MODEL_POWER_SERIES; /* the power over time chart */
-    if (tb_model_read_run(s, run_id, flags, &r, err) != 0) return -1;
+    return flags;
+}
+
+static int render(const tb_model_run *r, tb_report_format fmt, FILE *f, char *err) {
+    int rc;
     switch (fmt) {
     case TB_REPORT_JSON: rc = tb_report_write_json(r, f, err); break;
     case TB_REPORT_HTML: rc = tb_report_write_html(r, f, err); break;
@@ -65,8 +69,24 @@ int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, 
         tb_seterr(err, "write report: %s", strerror(errno));
         rc = -1;
     }
+    return rc;
+}
+
+int tb_report_write_set(tb_store *s, int64_t run_id, const tb_report_format *fmts, FILE *const *files, size_t n,
+                        char *err) {
+    tb_model_run *r = NULL;
+    int rc = 0, flags = 0;
+    for (size_t i = 0; i < n; i++)
+        flags |= model_flags(fmts[i]);
+    if (tb_model_read_run(s, run_id, flags, &r, err) != 0) return -1;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = render(r, fmts[i], files[i], err);
     tb_model_run_free(r);
     return rc;
+}
+
+int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) {
+    return tb_report_write_set(s, run_id, &fmt, &f, 1, err);
 }
 
 int tb_report_list_runs(tb_store *s, FILE *f, char *err) {

@@ -23,6 +23,11 @@ tb_report_format tb_report_format_for_path(const char *path);
 
 /* Writes the report of run_id to f. 0 or -1 with err. */
 int tb_report_write(tb_store *s, int64_t run_id, tb_report_format fmt, FILE *f, char *err) TB_WUR;
+/* Writes the report of run_id in n formats, fmts[i] to files[i], from one
+ * read of the run (what every format needs): each file holds what
+ * tb_report_write writes for its format. 0 or -1 with err. */
+int tb_report_write_set(tb_store *s, int64_t run_id, const tb_report_format *fmts, FILE *const *files, size_t n,
+                        char *err) TB_WUR;
 
 /* Lists runs (id, label, status, started, levels, peak score, peak PPKW) to f.
  * A run whose power is estimated (a meter stored with estimated = 1) gets "*"

@@ -7,7 +7,8 @@
  * archive's other files with their sizes, and a run that is still running,
  * one whose stored meter URI or tile text holds a password, and an output in
  * a missing folder are refused with no file left behind and no password in
- * the error.
+ * the error; a bundle's gzip deflated in pieces by several threads reads
+ * back as one member.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,9 +29,11 @@
 #include <archive_entry.h>
 #include <jansson.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "common/buf.h"
 #include "publish/csv.h"
+#include "publish/gzip.h"
 #include "publish/publish.h"
 #include "results/store.h"
 #include "results/store_internal.h"
@@ -156,6 +159,19 @@ static void test_csv_dump_table(void **state) {
                                         "2,1,\"say \"\"hi\"\"\",,-1.4999999999999999e-07,\"a\nb\"\n"
                                         "5,1,\"late, but first by rowid? no\",0.10000000000000001,5,\"\"\n"
                                         "9,1,,1.0000000000000001e+300,,\n");
+    /* the same rows over the run's stretch of rowids, run 2's row 3 inside it */
+    {
+        char *by_index = tb_buf_take(&b, NULL);
+        assert_int_equal(tb_csv_dump_table(db, "t", TB_CSV_BY_RUN_STRETCH("t"), 1, &b, err), 3);
+        assert_string_equal(tb_buf_str(&b), by_index);
+        tb_buf_reset(&b);
+        assert_int_equal(tb_csv_dump_table(db, "t", TB_CSV_BY_RUN_STRETCH("t"), 2, &b, err), 1);
+        assert_string_equal(tb_buf_str(&b), "id,run_id,name,watts,limit,note\n3,2,other run,1,1,x\n");
+        tb_buf_reset(&b);
+        assert_int_equal(tb_csv_dump_table(db, "t", TB_CSV_BY_RUN_STRETCH("t"), 7, &b, err), 0);
+        free(by_index);
+        tb_buf_reset(&b);
+    }
     /* no rows: the header alone */
     tb_buf_reset(&b);
     assert_int_equal(tb_csv_dump_table(db, "t", "run_id = ?1", 7, &b, err), 0);
@@ -171,6 +187,60 @@ static void test_csv_dump_table(void **state) {
     assert_non_null(strstr(err, "table t"));
     tb_buf_free(&b);
     sqlite3_close(db);
+}
+
+/* ---- gzip: one member from several threads ------------------------------------ */
+
+/* data through tb_pub_gzip_write with parts threads, inflated back (gzip
+ * framing): the same bytes, one member ending at the file's end. Returns
+ * the compressed size. */
+static size_t gzip_round_trip(const unsigned char *data, size_t len, int parts) {
+    FILE *tf = tmpfile();
+    char err[TB_ERR_LEN] = "";
+    unsigned char *gz, *back = malloc(len + 1);
+    long glen;
+    z_stream z;
+    assert_non_null(tf);
+    assert_int_equal(tb_pub_gzip_write(fileno(tf), data, len, 6, parts, 1700000000, err), 0);
+    glen = lseek(fileno(tf), 0, SEEK_END);
+    assert_true(glen > 18);
+    gz = malloc((size_t)glen);
+    assert_int_equal(pread(fileno(tf), gz, (size_t)glen, 0), glen);
+    assert_int_equal(gz[4] | gz[5] << 8 | gz[6] << 16 | (unsigned)gz[7] << 24, 1700000000); /* MTIME */
+    memset(&z, 0, sizeof z);
+    assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
+    z.next_in = gz;
+    z.avail_in = (uInt)glen;
+    z.next_out = back;
+    z.avail_out = (uInt)len + 1;
+    assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END); /* CRC-32 and ISIZE checked by zlib */
+    assert_int_equal(z.avail_in, 0);                       /* one member, nothing after it */
+    assert_int_equal(z.total_out, len);
+    assert_memory_equal(back, data, len);
+    inflateEnd(&z);
+    free(gz);
+    free(back);
+    fclose(tf);
+    return (size_t)glen;
+}
+
+static void test_gzip_in_pieces(void **state) {
+    size_t len = (7u << 20) / 2 + 12345, one, four; /* 3.5 MiB: three pieces of at least 1 MiB */
+    unsigned char *d = malloc(len);
+    uint64_t x = 88172645463325252ULL;
+    (void)state;
+    for (size_t i = 0; i < len; i++) { /* CSV-like: digits from a small alphabet, repeats to find */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        d[i] = (unsigned char)("0123456789,.\n"[x % 13]);
+        if (i >= 4096 && x % 3 == 0) d[i] = d[i - 4096];
+    }
+    one = gzip_round_trip(d, len, 1);
+    four = gzip_round_trip(d, len, 4);
+    assert_true(four < one + one / 100); /* the dictionaries keep it about as small */
+    gzip_round_trip(d, 100, 4);          /* small: one piece */
+    gzip_round_trip(d, 0, 2);            /* empty */
+    gzip_round_trip(d, (2u << 20) + 1, 2);
+    free(d);
 }
 
 /* ---- stored runs --------------------------------------------------------------- */
@@ -446,6 +516,7 @@ int main(void) {
         cmocka_unit_test(test_csv_quoting),
         cmocka_unit_test(test_csv_real),
         cmocka_unit_test(test_csv_dump_table),
+        cmocka_unit_test(test_gzip_in_pieces),
         cmocka_unit_test_setup_teardown(test_bundle_lists_its_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bundle_has_the_calibrations_used, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_a_running_run, setup, teardown),
