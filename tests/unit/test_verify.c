@@ -353,13 +353,13 @@ typedef struct entry {
     const char *path, *data;
 } entry;
 
-/* A gzip-compressed pax tar of the entries, in memory (free() it). */
-static void *tgz(const entry *e, size_t n, size_t *len) {
+/* A pax tar of the entries, gzip-compressed unless plain, in memory (free() it). */
+static void *tar_of(const entry *e, size_t n, size_t *len, int plain) {
     size_t cap = 1 << 20, used = 0;
     void *buf = malloc(cap);
     struct archive *a = archive_write_new();
     assert_non_null(buf);
-    assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+    if (!plain) assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
     assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
     assert_int_equal(archive_write_open_memory(a, buf, cap, &used), ARCHIVE_OK);
     for (size_t i = 0; i < n; i++) {
@@ -377,6 +377,8 @@ static void *tgz(const entry *e, size_t n, size_t *len) {
     *len = used;
     return buf;
 }
+
+static void *tgz(const entry *e, size_t n, size_t *len) { return tar_of(e, n, len, 0); }
 
 /* A manifest entry for path holding data (sha256 as given, or computed). */
 static json_t *listed(const char *path, const char *data, const char *sha) {
@@ -486,7 +488,90 @@ static void test_unreadable_bundles(void **state) {
     assert_int_equal(tb_verify_bundle_mem("n.tar.gz", buf, len, &r, err), TB_VERIFY_UNREADABLE);
     assert_non_null(strstr(err, "no tilebench-run-0/manifest.json"));
     free(buf);
+    /* a bundle is a .tar.gz: the same archive without gzip is refused */
+    buf = tar_of(none, 1, &len, 1);
+    assert_int_equal(tb_verify_bundle_mem("p.tar", buf, len, &r, err), TB_VERIFY_UNREADABLE);
+    assert_non_null(strstr(err, "p.tar: not a gzip-compressed tar (no gzip header"));
+    free(buf);
     tb_vresult_free(&r);
+}
+
+/* The memory budget: a table larger than it is refused with its line, and
+ * a bundle's files past it too. */
+static void test_memory_budget(void **state) {
+    size_t n = 200000, len;
+    char *text = malloc(6 * n + 16), err[TB_ERR_LEN] = "";
+    entry big[1];
+    tb_vcsv t;
+    void *buf;
+    tb_vbundle b;
+    (void)state;
+    assert_non_null(text);
+    strcpy(text, "a,b\n");
+    for (size_t i = 0; i < n; i++)
+        strcat(text + 4 + 4 * (i ? i - 1 : 0), "1,2\n");
+    tb_vmem_reset((size_t)4 << 20);
+    assert_int_equal(tb_vcsv_parse("data/big.csv", text, strlen(text), &t, err), -1);
+    assert_non_null(strstr(err, "data/big.csv line "));
+    assert_non_null(strstr(err, "more than 4 MiB in memory"));
+    tb_vcsv_free(&t);
+    /* within the budget it reads */
+    tb_vmem_reset((size_t)64 << 20);
+    assert_int_equal(tb_vcsv_parse("data/big.csv", text, strlen(text), &t, err), 0);
+    assert_int_equal(t.n_rows, n);
+    tb_vcsv_free(&t);
+    /* the archive's files */
+    big[0].path = F "data/big.csv";
+    big[0].data = text;
+    buf = tgz(big, 1, &len);
+    tb_vmem_reset((size_t)1 << 19);
+    assert_int_equal(tb_vbundle_read("m.tar.gz", buf, len, &b, err), -1);
+    assert_non_null(strstr(err, "data/big.csv: the bundle's files need more than 0 MiB"));
+    tb_vbundle_free(&b);
+    tb_vmem_reset((size_t)TB_V_MEM_DEFAULT_MIB << 20);
+    free(buf);
+    free(text);
+}
+
+/* The target mixes the tile file gives: kv's set_pct, web's matrix. */
+static void test_mix_targets(void **state) {
+    tb_vmix m;
+    (void)state;
+    assert_int_equal(tb_vmix_targets("[workload.kv]\nkind = kv\nset_pct = 30\n", "kv", &m), 0);
+    assert_int_equal(m.n, 2);
+    assert_string_equal(m.op[0], "SET");
+    assert_near(m.pct[0], 30.0);
+    assert_near(m.pct[1], 70.0);
+    assert_int_equal(tb_vmix_targets("[workload.kv]\nkind = kv\n", "kv", &m), 0);
+    assert_near(m.pct[0], 50.0); /* the default */
+    /* tiles/standard.ini's Olio matrix: its long-run mix as the file's comment gives it */
+    assert_int_equal(tb_vmix_targets("[workload.web]\nkind = web\n"
+                                     "next.HomePage = Login=11 TagSearch=52 EventDetail=36 AddPerson=1\n"
+                                     "next.Login = TagSearch=60 EventDetail=20 AddEvent=20\n"
+                                     "next.TagSearch = HomePage=21 Login=6 TagSearch=41 EventDetail=31 AddPerson=1\n"
+                                     "next.EventDetail = HomePage=72 Login=21 PersonDetail=6 AddPerson=1\n"
+                                     "next.PersonDetail = HomePage=52 Login=6 EventDetail=31 PersonDetail=11\n"
+                                     "next.AddPerson = PersonDetail=100\nnext.AddEvent = EventDetail=100\n",
+                                     "web", &m),
+                     0);
+    assert_int_equal(m.n, 7);
+    near(m.pct[0], 26.15, 0.005, __LINE__);
+    near(m.pct[2], 33.45, 0.005, __LINE__);
+    near(m.pct[6], 2.04, 0.005, __LINE__);
+    /* a two-op cycle (period 2) still settles: the lazy chain */
+    assert_int_equal(tb_vmix_targets("[workload.w]\nkind = web\nnext.HomePage = Login=100\nnext.Login = HomePage=100\n"
+                                     "next.TagSearch = HomePage=100\nnext.EventDetail = HomePage=100\n"
+                                     "next.PersonDetail = HomePage=100\nnext.AddPerson = HomePage=100\n"
+                                     "next.AddEvent = HomePage=100\n",
+                                     "w", &m),
+                     0);
+    assert_near(m.pct[0], 50.0);
+    assert_near(m.pct[1], 50.0);
+    assert_near(m.pct[2], 0.0);
+    /* no mix: another kind, a row missing, no such section */
+    assert_int_equal(tb_vmix_targets("[workload.m]\nkind = mail\n", "m", &m), -1);
+    assert_int_equal(tb_vmix_targets("[workload.w]\nkind = web\nnext.HomePage = Login=100\n", "w", &m), -1);
+    assert_int_equal(tb_vmix_targets("[workload.kv]\nkind = kv\n", "other", &m), -1);
 }
 
 /* ---- figures recomputed against a run worked out by hand ---- */
@@ -627,6 +712,8 @@ int main(void) {
         cmocka_unit_test(test_not_a_bundle),
         cmocka_unit_test(test_manifest),
         cmocka_unit_test(test_unreadable_bundles),
+        cmocka_unit_test(test_memory_budget),
+        cmocka_unit_test(test_mix_targets),
         cmocka_unit_test(test_figures_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
