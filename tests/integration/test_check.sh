@@ -261,6 +261,30 @@ has tilef "^FAIL manifest tile_file: tiles.ini ([0-9]* bytes) differs from confi
 forge vers report.json '.run.tilebench_version = "9.9.9"'
 has vers "^FAIL manifest tilebench_version: report.json says '9.9.9', runs.csv tilebench_version"
 
+# report.csv and report.html against report.json
+has good "^PASS report.csv: [0-9]* rows, [0-9]* figures agree"
+has good "^PASS report.html: 1 levels: steady time, score, mean power and PPKW agree"
+cat >"$T/bump_csv.py" <<'PYEOF'
+import csv
+rows = list(csv.reader(open("report.csv", newline="")))
+i = rows[0].index("score")
+rows[1][i] = repr(float(rows[1][i]) * 1.01)
+csv.writer(open("report.csv", "w", newline=""), lineterminator="\r\n").writerows(rows)
+PYEOF
+forge csvs report.csv - <<<"python3 $T/bump_csv.py"
+has csvs "^FAIL report.csv row 1 (level 1: tiles 1, phase 1) score: csv [0-9.]*, report.json [0-9.]*"
+cat >"$T/bump_html.py" <<'PYEOF'
+import re
+s = open("report.html").read()
+i = s.index('<tr class="level')
+j = s.index("</tr>", i)
+cells = s[i:j].split('<td class="n">')
+cells[4] = re.sub(r"^[0-9.]+", "9.999", cells[4])  # tiles, phase, steady (s), score
+open("report.html", "w").write(s[:i] + '<td class="n">'.join(cells) + s[j:])
+PYEOF
+forge htmls report.html - <<<"python3 $T/bump_html.py"
+has htmls "^FAIL report.html level 1 (tiles 1, phase 1) score: page shows 9.999, report.json [0-9.]*"
+
 # ---- a bundle must be gzip-compressed: a bare tar is refused ----
 (cd "$T/forge" && tar cf "$T/plain.tar" "$B") || fail "tar"
 check_rc plain 2 "$T/plain.tar"
