@@ -159,6 +159,8 @@ typedef struct tb_vmix {
 int tb_vmix_targets(const char *config, const char *workload, tb_vmix *out);
 
 void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r);
+/* Per-host mean power, samples and active idle of report.json (hosts.c). */
+void tb_vcheck_hosts(const tb_vdata *d, tb_vresult *r);
 /* report.csv and report.html against report.json (reports.c). */
 void tb_vcheck_reports(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r);

@@ -692,6 +692,48 @@ static void test_figures_by_hand(void **state) {
     hand_free(&d);
 }
 
+/* Per-host power: two meters on hosts a and b, the level's samples split
+ * between them. */
+static void test_hosts_by_hand(void **state) {
+    tb_vdata d;
+    tb_vresult r = {0};
+    json_t *lv, *hosts;
+    char err[TB_ERR_LEN];
+    const char *power = "run_id,level_id,meter_idx,mono_us,wall_us,watts,flags,uncertainty_pct\n"
+                        "1,,0,-10000000,0,80,0,\n1,,0,-9000000,0,80,0,\n1,,1,-10000000,0,20,0,\n"
+                        "1,1,0,500000,0,100,0,\n1,1,0,1500000,0,200,0,\n1,1,1,500000,0,50,0,\n"
+                        "1,1,1,2500000,0,70,0,\n";
+    (void)state;
+    hand_tables(&d);
+    tb_vcsv_free(&d.meters);
+    tb_vcsv_free(&d.power);
+    tb_vmodel_free(&d);
+    assert_int_equal(tb_vcsv_parse("meters.csv", "idx,host\n0,a\n1,b\n", 16, &d.meters, err), 0);
+    assert_int_equal(tb_vcsv_parse("power_samples.csv", power, strlen(power), &d.power, err), 0);
+    assert_int_equal(tb_vmodel_build(&d, err), 0);
+    /* a: (100 + 200) / 2 = 150 W over 2 samples; b: 60 W over 2; idle a 80 W, b 20 W (one sample) */
+    lv = json_array_get(json_object_get(json_object_get(d.report, "run"), "levels"), 0);
+    hosts = json_pack("[{s:s, s:f, s:i}, {s:s, s:f, s:i}]", "name", "a", "avg_watts", 150.0, "samples", 2, "name", "b",
+                      "avg_watts", 60.0, "samples", 2);
+    json_object_set_new(lv, "hosts", hosts);
+    json_object_set_new(json_object_get(d.report, "run"), "hosts",
+                        json_pack("[{s:s, s:f}, {s:s, s:f}]", "name", "a", "active_idle_watts", 80.0, "name", "b",
+                                  "active_idle_watts", 20.0));
+    tb_vcheck_hosts(&d, &r);
+    assert_int_equal(r.failed, 0);
+    assert_int_equal(r.n, 1);
+    assert_non_null(strstr(r.lines[0].figure, "6 figures of 4 host entries agree"));
+    tb_vresult_free(&r);
+    /* host b's mean power edited */
+    json_object_set_new(json_array_get(hosts, 1), "avg_watts", json_real(61.0));
+    tb_vcheck_hosts(&d, &r);
+    assert_int_equal(r.failed, 1);
+    assert_string_equal(r.lines[0].name, "figure level 1 (tiles 1) host b avg_watts");
+    assert_string_equal(r.lines[0].figure, "published 61, recomputed 60");
+    tb_vresult_free(&r);
+    hand_free(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_quoting),
@@ -715,6 +757,7 @@ int main(void) {
         cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_mix_targets),
         cmocka_unit_test(test_figures_by_hand),
+        cmocka_unit_test(test_hosts_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
