@@ -444,6 +444,13 @@ int tb_vworkload_rate(const tb_vdata *d, const tb_vrefs *f, size_t wr, double wi
     return 0;
 }
 
+int64_t tb_vworkload_ops(const tb_vdata *d, const tb_vrefs *f, size_t wr, double *per) {
+    const char *name = tb_vcell(&d->workloads, wr, "name");
+    const wdef *def = name ? find_def(f->w, f->n_w, name) : NULL;
+    if (!def || isnan(*per = per_unit(def->unit))) return -1;
+    return metric_ops(d, wr, def);
+}
+
 double tb_vinfra_ref(const tb_vrefs *f, const char *name) {
     const wdef *def = name ? find_def(f->x, f->n_x, name) : NULL;
     return def ? def->ref : NAN;

@@ -236,6 +236,7 @@ int tb_verify_bundle_mem(const char *name, const void *data, size_t len, tb_vres
     tb_vcheck_describe(&b, manifest, &d, out);
     tb_vcheck_figures(&d, out);
     tb_vcheck_hosts(&d, out);
+    tb_vcheck_interference(&d, out);
     tb_vcheck_reports(&b, &d, out);
     tb_vcheck_qos(&d, out);
     tb_vcheck_rules(&d, out);

@@ -142,6 +142,9 @@ void tb_vrefs_free(tb_vrefs *f);
  * in its unit) and its reference (NAN: none). 0, or -1 when the tile file
  * has no section for it or its kind or unit is unknown here. */
 int tb_vworkload_rate(const tb_vdata *d, const tb_vrefs *f, size_t wr, double window_s, double *thr, double *ref);
+/* Workload row wr's metric ops (ops.csv) and in *per its unit per second
+ * (1 for ops/s, 60 for OPM); -1 as tb_vworkload_rate. */
+int64_t tb_vworkload_ops(const tb_vdata *d, const tb_vrefs *f, size_t wr, double *per);
 /* Operation NAME's reference in ops per hour, NAN when it has none. */
 double tb_vinfra_ref(const tb_vrefs *f, const char *name);
 
@@ -161,6 +164,8 @@ int tb_vmix_targets(const char *config, const char *workload, tb_vmix *out);
 void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r);
 /* Per-host mean power, samples and active idle of report.json (hosts.c). */
 void tb_vcheck_hosts(const tb_vdata *d, tb_vresult *r);
+/* The interference table of report.json (interference.c). */
+void tb_vcheck_interference(const tb_vdata *d, tb_vresult *r);
 /* report.csv and report.html against report.json (reports.c). */
 void tb_vcheck_reports(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r);
