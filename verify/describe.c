@@ -47,6 +47,16 @@ static void same_text(dctx *c, const char *label, const json_t *m, const char *k
     same_text_of(c, label, "manifest", m, key, cell, source);
 }
 
+/* A run's UUID as docs/bundle.md gives it: 8-4-4-4-12 lower-case hex. */
+static int uuid_ok(const char *u) {
+    if (!u || strlen(u) != 36) return 0;
+    for (int i = 0; i < 36; i++) {
+        int dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? u[i] != '-' : !((u[i] >= '0' && u[i] <= '9') || (u[i] >= 'a' && u[i] <= 'f'))) return 0;
+    }
+    return 1;
+}
+
 static void check_run(dctx *c, const json_t *m, const tb_vdata *d, const char *folder) {
     const tb_vcsv *t = &d->runs;
     const char *uuid = tb_vcell(t, 0, "uuid"), *st = tb_vcell(t, 0, "status");
@@ -55,6 +65,9 @@ static void check_run(dctx *c, const json_t *m, const tb_vdata *d, const char *f
     static const char *const texts[] = {"label", "started_at", "finished_at", "tile_name", "tile_spec"};
     char want[128], what[64];
     same_text(c, "run_uuid", m, "run_uuid", uuid, "runs.csv uuid");
+    if (!uuid_ok(uuid))
+        tb_vresult_add(c->r, 0, "manifest run_uuid", "8-4-4-4-12 lower-case hex (docs/bundle.md)",
+                       "runs.csv uuid '%.64s'", uuid ? uuid : "NULL");
     snprintf(want, sizeof want, "tilebench-run-%.64s", uuid ? uuid : "?");
     if (!folder || !uuid || strcmp(folder, want) != 0)
         tb_vresult_add(c->r, 0, "manifest run_uuid", "the bundle's folder is tilebench-run-UUID",

@@ -9,7 +9,12 @@
 #  - one power sample edited: exit 1 naming the hash of data/power_samples.csv;
 #    with the manifest's hash rewritten to match, exit 1 naming the level's
 #    recomputed mean power (and PPKW), and no hash;
-#  - a garbage file, an empty tar and a bundle without manifest.json: exit 2.
+#  - a QoS verdict of each kind check judges again (kv's mix and throughput, an operation's error
+#    rate and throughput), a manifest field (run_uuid, a meter's estimated and model, the tile
+#    file, the tilebench version) and a figure of report.csv and report.html forged, with the
+#    manifest's hash rewritten: exit 1 naming it;
+#  - a garbage file, an empty tar, a bundle without manifest.json, a bare (not gzip) tar and a
+#    crafted table larger than check's memory limit: exit 2.
 # The bundles come from `tilebench publish`; the clean run's is also written
 # by the test itself from the database by the rules of docs/bundle.md (sqlite3
 # CSV, the reports, sha256sum), so check is tested against a bundle that no

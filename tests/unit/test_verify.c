@@ -6,7 +6,8 @@
  * run rule on hand-built rows that pass and rows that fail, and the
  * manifest check on tar.gz archives built here with libarchive (a file
  * unlisted, missing, listed twice, a path escaping the folder, a hash that
- * does not match).
+ * does not match), a bare tar refused, the memory budget, the target mixes
+ * of kv and web, per-host power by hand, and the CPU rule's event text.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -734,6 +735,40 @@ static void test_hosts_by_hand(void **state) {
     hand_free(&d);
 }
 
+/* The CPU rule's line shows the event it rests on whole, or cut cleanly. */
+static void test_cpu_line_event(void **state) {
+    tb_vdata d;
+    tb_vresult r = {0};
+    char err[TB_ERR_LEN], msg[700], csv[800];
+    const char *line = NULL;
+    (void)state;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? 600 : 120;
+        hand_tables(&d);
+        snprintf(msg, sizeof msg, "1 tiles phase 1: CPU 45%% of 2 threads; ");
+        while (strlen(msg) < n)
+            strcat(msg, "\xc3\xa9"); /* é: two bytes, never cut between them */
+        strcat(msg, "END");
+        snprintf(csv, sizeof csv, "message\n%s\n", msg);
+        assert_int_equal(tb_vcsv_parse("events.csv", csv, strlen(csv), &d.events, err), 0);
+        tb_vcheck_rules(&d, &r);
+        for (size_t i = 0; i < r.n; i++)
+            if (strcmp(r.lines[i].name, "rule load generator CPU") == 0) line = r.lines[i].figure;
+        assert_non_null(line);
+        if (!pass) {
+            assert_non_null(strstr(line, "END)")); /* whole */
+        } else {
+            const char *dots = strstr(line, "...)");
+            assert_null(strstr(line, "END"));
+            assert_non_null(dots);
+            assert_true(((unsigned char)dots[-1] & 0xC0) == 0x80 && (unsigned char)dots[-2] == 0xc3);
+        }
+        tb_vresult_free(&r);
+        tb_vcsv_free(&d.events);
+        hand_free(&d);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_quoting),
@@ -758,6 +793,7 @@ int main(void) {
         cmocka_unit_test(test_mix_targets),
         cmocka_unit_test(test_figures_by_hand),
         cmocka_unit_test(test_hosts_by_hand),
+        cmocka_unit_test(test_cpu_line_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
