@@ -15,6 +15,7 @@
  * verdict whose limit lies within that width of the observed value is
  * consistent either way and is not held against the run.
  */
+#include <ini.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,6 +387,52 @@ static int compare(const tb_vdata *d, const tb_vlevel *lv, size_t q, const char 
     return 1;
 }
 
+/* The "@N" of a mix rule in the tile file ([qos.W] mix_deviation = PP@N, or
+ * OP.mix_deviation): N, or -1 when not given. */
+typedef struct at_n {
+    const rule *r;
+    int64_t n;
+} at_n;
+
+static int at_cb(void *user, const char *section, const char *key, const char *value) {
+    at_n *a = user;
+    const char *at = strchr(value, '@');
+    char want[160];
+    if (strncmp(section, "qos.", 4) != 0 || strcmp(section + 4, a->r->workload) != 0 || !at) return 1;
+    if (strcmp(a->r->op, "*") == 0)
+        snprintf(want, sizeof want, "mix_deviation");
+    else
+        snprintf(want, sizeof want, "%s.mix_deviation", a->r->op);
+    if (strcmp(key, want) == 0) a->n = strtoll(at + 1, NULL, 10);
+    return 1;
+}
+
+/* The least sample the rule needs (docs/method.md, "Rules not judged"):
+ * ceil(1 / (1 - q)) for a percentile or a share within a limit, 1 for a
+ * mean or an error rate, z^2 p (1 - p) / d^2 for a mix (the largest over its
+ * ops, or the tile file's @N); -1 when not worked out here (throughput). */
+static int64_t least_sample(const tb_vdata *d, const rule *ru, double limit) {
+    double q = ru->kind == K_PCT ? ru->pct : limit, n = 1.0;
+    tb_vmix mx;
+    at_n a = {ru, -1};
+    if (ru->kind == K_PCT || ru->kind == K_WITHIN) {
+        n = q > 0.0 && q < 100.0 ? ceil(100.0 / (100.0 - q) - 1e-9) : 1.0;
+    } else if (ru->kind == K_MIX) {
+        ini_parse_string(d->config ? d->config : "", at_cb, &a);
+        if (a.n >= 0) return a.n;
+        if (tb_vmix_targets(d->config, ru->workload, &mx) != 0) return -1;
+        for (size_t k = 0; k < mx.n && limit > 0.0; k++) {
+            double t = mx.pct[k], m;
+            if ((strcmp(ru->op, "*") != 0 && strcmp(ru->op, mx.op[k]) != 0) || !(t > 0.0 && t < 100.0)) continue;
+            m = ceil(2.576 * 2.576 * t * (100.0 - t) / (limit * limit) - 1e-9); /* z: the two-sided 99% quantile */
+            if (m > n) n = m;
+        }
+    } else if (ru->kind != K_MEAN && ru->kind != K_ERRORS) {
+        return -1;
+    }
+    return n > 9e15 ? -1 : (int64_t)n;
+}
+
 /* Whether rule ru of row q can be judged again here: its kind is one this
  * file recomputes and its data is in the bundle. */
 static int recomputable(const tb_vdata *d, const rule *ru) {
@@ -400,6 +447,18 @@ static int recomputable(const tb_vdata *d, const rule *ru) {
     case K_WITHIN: return !infra && d->hlog.n > 0;
     default: return 0;
     }
+}
+
+/* qos.csv's min_ops of row q is the least sample the rule needs; a FAIL
+ * line when not (a raised minimum would turn a fail into "not judged"). */
+static int least_ok(const tb_vdata *d, const tb_vlevel *lv, size_t q, const rule *ru, const char *name, tb_vresult *r) {
+    int64_t want = least_sample(d, ru, tb_vcell_real(&d->qos, q, "limit")), got;
+    char what[400];
+    if (want < 0 || tb_vcsv_int(&d->qos, q, tb_vcsv_col(&d->qos, "min_ops"), &got) != 1 || got == want) return 1;
+    snprintf(what, sizeof what, "qos %s %s min_ops", lv->tag, name);
+    tb_vresult_add(r, 0, what, "the least sample docs/method.md gives the rule",
+                   "qos.csv says %lld, the rule needs %lld", (long long)got, (long long)want);
+    return 0;
 }
 
 static void check_level(const tb_vdata *d, const tb_vrefs *f, const tb_vlevel *lv, const json_t *lvj, tb_vresult *r) {
@@ -430,6 +489,7 @@ static void check_level(const tb_vdata *d, const tb_vrefs *f, const tb_vlevel *l
             skipped++;
             continue;
         }
+        if (!least_ok(d, lv, q, &ru, name, r)) continue;
         agree += compare(d, lv, q, name, &v, p, r);
         judged += v.rate || (v.n > 0 && (int64_t)v.n >= tb_vcell_int(&d->qos, q, "min_ops", 1));
     }
