@@ -1,6 +1,6 @@
 /*
  * bundle.c: a result bundle's archive and manifest (docs/bundle.md). The
- * archive is read with libarchive (any tar flavour, gzip), every regular
+ * archive is read with libarchive (any tar flavour, gzip only), every regular
  * file into memory; hashes are OpenSSL's EVP SHA-256.
  */
 #include <archive.h>
@@ -83,7 +83,16 @@ static int read_data(struct archive *a, const char *path, tb_vfile *f, char *err
             return -1;
         }
         if ((size_t)off + n > cap) {
-            cap = (size_t)off + n > 2 * cap ? (size_t)off + n : 2 * cap;
+            size_t grown = (size_t)off + n > 2 * cap ? (size_t)off + n : 2 * cap;
+            if (tb_vmem_take(grown - cap) != 0) {
+                tb_seterr(err,
+                          "%s: the bundle's files need more than %zu MiB in memory (check's limit, "
+                          "TILEBENCH_CHECK_MAX_MIB)",
+                          path, tb_vmem_max() >> 20);
+                free(f->data);
+                return -1;
+            }
+            cap = grown;
             f->data = xrealloc(f->data, cap + 1);
         }
         if ((size_t)off > f->len) memset(f->data + f->len, 0, (size_t)off - f->len); /* a sparse hole */
@@ -135,6 +144,12 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
     char why[TB_ERR_LEN];
     int rc = -1, entries = 0;
     memset(b, 0, sizeof *b);
+    /* docs/bundle.md: a bundle is gzip-compressed (RFC 1952's magic 1f 8b);
+     * libarchive would read a bare tar too, which no publish writes */
+    if (len < 2 || ((const unsigned char *)data)[0] != 0x1f || ((const unsigned char *)data)[1] != 0x8b) {
+        tb_seterr(err, "%s: not a gzip-compressed tar (no gzip header; a bundle is a .tar.gz, docs/bundle.md)", name);
+        goto done;
+    }
     archive_read_support_filter_gzip(a);
     archive_read_support_format_tar(a);
     if (archive_read_open_memory(a, data, len) != ARCHIVE_OK) {

@@ -22,7 +22,7 @@ typedef struct wdef {
     double ref; /* NAN: none */
 } wdef;
 
-typedef struct refs {
+typedef struct tb_vrefs {
     wdef *w; /* [workload.NAME] */
     size_t n_w, cap_w;
     wdef *x; /* [infra.NAME] (kind, unit unused) */
@@ -420,13 +420,48 @@ static void check_run(const tb_vdata *d, const lres *res, const json_t *run, tb_
             peak_s, peak_p, idle, eff);
 }
 
+tb_vrefs *tb_vrefs_load(const tb_vdata *d, int *parsed) {
+    refs *f = xcalloc(1, sizeof *f);
+    *parsed = ini_parse_string(d->config ? d->config : "", ini_cb, f) >= 0;
+    apply_calibrations(d, f);
+    return f;
+}
+
+void tb_vrefs_free(tb_vrefs *f) {
+    if (!f) return;
+    free(f->w);
+    free(f->x);
+    free(f);
+}
+
+int tb_vworkload_rate(const tb_vdata *d, const tb_vrefs *f, size_t wr, double window_s, double *thr, double *ref) {
+    const char *name = tb_vcell(&d->workloads, wr, "name");
+    const wdef *def = name ? find_def(f->w, f->n_w, name) : NULL;
+    int64_t ops;
+    if (!def || (ops = metric_ops(d, wr, def)) < 0 || isnan(per_unit(def->unit))) return -1;
+    *thr = (double)ops / window_s * per_unit(def->unit);
+    *ref = def->ref;
+    return 0;
+}
+
+int64_t tb_vworkload_ops(const tb_vdata *d, const tb_vrefs *f, size_t wr, double *per) {
+    const char *name = tb_vcell(&d->workloads, wr, "name");
+    const wdef *def = name ? find_def(f->w, f->n_w, name) : NULL;
+    if (!def || isnan(*per = per_unit(def->unit))) return -1;
+    return metric_ops(d, wr, def);
+}
+
+double tb_vinfra_ref(const tb_vrefs *f, const char *name) {
+    const wdef *def = name ? find_def(f->x, f->n_x, name) : NULL;
+    return def ? def->ref : NAN;
+}
+
 void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r) {
-    refs f = {0};
+    int parsed;
+    refs *fp = tb_vrefs_load(d, &parsed), f = *fp;
     const json_t *run = json_object_get(d->report, "run"), *levels = json_object_get(run, "levels");
     lres *res = xcalloc(d->n_lv + 1, sizeof *res);
-    if (ini_parse_string(d->config ? d->config : "", ini_cb, &f) < 0)
-        tb_vresult_add(r, 0, "figure", "a readable tile file", "runs.config_text / tiles.ini does not parse");
-    apply_calibrations(d, &f);
+    if (!parsed) tb_vresult_add(r, 0, "figure", "a readable tile file", "runs.config_text / tiles.ini does not parse");
     for (size_t i = 0; i < d->n_lv; i++) {
         const json_t *lvj = tb_vreport_level(levels, i, &d->lv[i]);
         if (!lvj) {
@@ -442,6 +477,5 @@ void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r) {
                        "report.json has %zu levels, levels.csv %zu", json_array_size(levels), d->n_lv);
     check_run(d, res, run, r);
     free(res);
-    free(f.w);
-    free(f.x);
+    tb_vrefs_free(fp);
 }

@@ -26,6 +26,7 @@
 
 #include "common/buf.h"
 #include "common/tb_common.h"
+#include "verify/verify_int.h"
 
 #define COMP_COOKIE_BASE 0x1c849304u
 #define V2_COOKIE        0x1c849313u
@@ -224,6 +225,10 @@ static int read_counts(const uint8_t *p, size_t n, size_t max_counts, tb_vh_hist
             size_t old = cap;
             cap = idx + 1 > 2 * cap ? idx + 1 : 2 * cap;
             if (cap > max_counts) cap = max_counts;
+            if (tb_vmem_take((cap - old) * sizeof *h->counts) != 0) {
+                snprintf(why, 96, "counts: more than check's memory limit of %zu MiB", tb_vmem_max() >> 20);
+                return -1;
+            }
             h->counts = xrealloc(h->counts, cap * sizeof *h->counts);
             memset(h->counts + old, 0, (cap - old) * sizeof *h->counts);
         }

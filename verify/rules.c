@@ -22,6 +22,7 @@
 #define UNCERT_PCT    1.0 /* a sample's stated uncertainty */
 #define EDGE_US       500000
 #define CPU_BOUND_PCT 90.0 /* of the load generator's threads */
+#define EVENT_SHOWN   400  /* bytes of an event's text the CPU line shows */
 
 int tb_vrule_sample_rate(const tb_vsample *s, size_t n, int n_meters, char *fig, size_t len) {
     double lo = INFINITY, hi = -INFINITY;
@@ -212,18 +213,32 @@ static void meter_modes(const tb_vdata *d, tb_vresult *r) {
     }
 }
 
+/* An event's text, whole when it has at most max bytes, else cut at a
+ * character's start (UTF-8) before max with "..." (out: max + 4 bytes). */
+static const char *cut(const char *msg, size_t max, char *out, size_t len) {
+    size_t n = strlen(msg);
+    if (n <= max) return msg;
+    n = max;
+    while (n > 0 && ((unsigned char)msg[n] & 0xC0) == 0x80)
+        n--;
+    snprintf(out, len, "%.*s...", (int)n, msg);
+    return out;
+}
+
 /* The load generator's CPU: each phase's health event, each agent's row,
  * and the validity reasons the run stored. */
 static void cpu_bound(const tb_vdata *d, tb_vresult *r) {
     double worst = -1.0;
-    char where[200] = "";
+    char where[EVENT_SHOWN + 200] = "", text[EVENT_SHOWN + 8];
     for (size_t e = 0; e < d->events.n_rows; e++) {
         const char *msg = tb_vcell(&d->events, e, "message");
         double pct;
         int threads;
         if (msg && tb_vrule_event_cpu(msg, &pct, &threads) && pct > worst) {
             worst = pct;
-            snprintf(where, sizeof where, "%.0f%% of %d threads (%.40s...)", pct, threads, msg);
+            snprintf(where, sizeof where, "%.0f%% of %d threads (event %zu: %s", pct, threads, e + 1,
+                     cut(msg, EVENT_SHOWN, text, sizeof text));
+            strcat(where, ")");
         }
     }
     for (size_t a = 0; a < d->agents.n_rows; a++) {

@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "common/tb_common.h"
+#include "verify/verify_int.h"
 
 typedef struct parser {
     const char *name;
@@ -113,6 +114,21 @@ static int read_row(parser *q) {
     return 0;
 }
 
+/* Charges a row's cells to check's memory budget (verify_int.h): each
+ * cell's slot (the array grows by doubling, so two) and its string with
+ * malloc's overhead. -1 with the error once the budget is spent. */
+static int charge_row(parser *q) {
+    size_t n = 0;
+    for (size_t i = 0; i < q->n_row; i++)
+        n += 2 * sizeof *q->row + (q->row[i] ? strlen(q->row[i]) + 1 + 16 : 0);
+    if (tb_vmem_take(n) == 0) return 0;
+    tb_seterr(q->err,
+              "%s line %zu: the tables need more than %zu MiB in memory (check's limit, "
+              "TILEBENCH_CHECK_MAX_MIB)",
+              q->name, q->row_line, tb_vmem_max() >> 20);
+    return -1;
+}
+
 int tb_vcsv_parse(const char *name, const char *text, size_t len, tb_vcsv *out, char *err) {
     parser q = {name, text, text + len, 1, 1, NULL, 0, 0, err};
     size_t cap_cells = 0, n_cells = 0;
@@ -142,6 +158,7 @@ int tb_vcsv_parse(const char *name, const char *text, size_t len, tb_vcsv *out, 
                       q.n_row == 1 ? "" : "s", out->n_cols);
             goto done;
         }
+        if (charge_row(&q) != 0) goto done;
         for (size_t i = 0; i < q.n_row; i++) {
             out->cells = tb_grow(out->cells, n_cells, &cap_cells, sizeof *out->cells);
             out->cells[n_cells++] = q.row[i];

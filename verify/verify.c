@@ -16,6 +16,34 @@
 /* Largest bundle read (it is held in memory). */
 #define MAX_BUNDLE ((size_t)2 << 30)
 
+static size_t mem_used, mem_max = (size_t)TB_V_MEM_DEFAULT_MIB << 20;
+
+void tb_vmem_reset(size_t max) {
+    mem_used = 0;
+    mem_max = max;
+}
+
+int tb_vmem_take(size_t n) {
+    if (n > mem_max - mem_used) {
+        mem_used = mem_max;
+        return -1;
+    }
+    mem_used += n;
+    return 0;
+}
+
+size_t tb_vmem_max(void) { return mem_max; }
+
+/* The budget for one bundle: TILEBENCH_CHECK_MAX_MIB (1..1048576) or the
+ * default. */
+static void budget_start(void) {
+    const char *s = getenv("TILEBENCH_CHECK_MAX_MIB");
+    char *end;
+    unsigned long long mib = s ? strtoull(s, &end, 10) : 0;
+    if (!s || end == s || *end || mib < 1 || mib > (1ull << 20)) mib = TB_V_MEM_DEFAULT_MIB;
+    tb_vmem_reset((size_t)mib << 20);
+}
+
 void tb_vresult_add(tb_vresult *r, int pass, const char *name, const char *limit, const char *fmt, ...) {
     tb_buf b;
     va_list ap;
@@ -192,6 +220,12 @@ int tb_verify_bundle_mem(const char *name, const void *data, size_t len, tb_vres
     char why[TB_ERR_LEN];
     int rc = TB_VERIFY_UNREADABLE;
     memset(&d, 0, sizeof d);
+    budget_start();
+    if (tb_vmem_take(len) != 0) {
+        tb_seterr(err, "%s: larger than check's memory limit of %zu MiB (TILEBENCH_CHECK_MAX_MIB)", name,
+                  tb_vmem_max() >> 20);
+        return TB_VERIFY_UNREADABLE;
+    }
     if (tb_vbundle_read(name, data, len, &b, err) != 0) goto done;
     if (!(manifest = load_manifest(name, &b, err))) goto done;
     tb_vcheck_manifest(&b, manifest, out);
@@ -199,7 +233,11 @@ int tb_verify_bundle_mem(const char *name, const void *data, size_t len, tb_vres
         tb_seterr(err, "%s: %s", name, why);
         goto done;
     }
+    tb_vcheck_describe(&b, manifest, &d, out);
     tb_vcheck_figures(&d, out);
+    tb_vcheck_hosts(&d, out);
+    tb_vcheck_interference(&d, out);
+    tb_vcheck_reports(&b, &d, out);
     tb_vcheck_qos(&d, out);
     tb_vcheck_rules(&d, out);
     rc = out->failed ? TB_VERIFY_NOT_COMPLIANT : TB_VERIFY_COMPLIANT;

@@ -15,6 +15,21 @@
 #include "verify/vcsv.h"
 #include "verify/verify.h"
 
+/* ---- verify.c: the memory a bundle may make check take ---- */
+
+/* Everything check holds of a bundle (its files, their table cells, the
+ * histograms' counts) is charged to one budget: a crafted bundle of huge
+ * tables ends with a clear error instead of exhausting memory. The budget
+ * counts what was taken, never what was given back: an upper bound. */
+#define TB_V_MEM_DEFAULT_MIB 4096
+/* Starts a budget of max bytes (check: TILEBENCH_CHECK_MAX_MIB, or the
+ * default). */
+void tb_vmem_reset(size_t max);
+/* Charges n bytes: 0, or -1 once the budget is spent. */
+int tb_vmem_take(size_t n);
+/* The budget's size in bytes. */
+size_t tb_vmem_max(void);
+
 /* ---- bundle.c ---- */
 
 typedef struct tb_vfile {
@@ -40,6 +55,10 @@ const tb_vfile *tb_vbundle_find(const tb_vbundle *b, const char *path);
 void tb_vbundle_free(tb_vbundle *b);
 /* Check 1: the manifest's file set and every hash; lines into r. */
 void tb_vcheck_manifest(const tb_vbundle *b, const json_t *manifest, tb_vresult *r);
+/* ---- describe.c ---- */
+struct tb_vdata;
+/* Check 1's second part: the manifest's fields of the run against the data. */
+void tb_vcheck_describe(const tb_vbundle *b, const json_t *manifest, const struct tb_vdata *d, tb_vresult *r);
 /* SHA-256 of data as 64 lower-case hex digits into hex (65 bytes). */
 int tb_vsha256_hex(const void *data, size_t len, char *hex);
 
@@ -113,7 +132,42 @@ double tb_vmean_power(const tb_vsample *s, size_t n, int n_meters);
 
 /* ---- figures.c, qos_check.c, rules.c ---- */
 
+/* The tile file's references ([workload.NAME] and [infra.NAME] reference,
+ * or the calibration settings.reference_source names), with each
+ * workload's kind and unit. *parsed is 0 when the tile file does not parse. */
+typedef struct tb_vrefs tb_vrefs;
+tb_vrefs *tb_vrefs_load(const tb_vdata *d, int *parsed);
+void tb_vrefs_free(tb_vrefs *f);
+/* Workload row wr's throughput (its metric ops of ops.csv over window_s,
+ * in its unit) and its reference (NAN: none). 0, or -1 when the tile file
+ * has no section for it or its kind or unit is unknown here. */
+int tb_vworkload_rate(const tb_vdata *d, const tb_vrefs *f, size_t wr, double window_s, double *thr, double *ref);
+/* Workload row wr's metric ops (ops.csv) and in *per its unit per second
+ * (1 for ops/s, 60 for OPM); -1 as tb_vworkload_rate. */
+int64_t tb_vworkload_ops(const tb_vdata *d, const tb_vrefs *f, size_t wr, double *per);
+/* Operation NAME's reference in ops per hour, NAN when it has none. */
+double tb_vinfra_ref(const tb_vrefs *f, const char *name);
+
+/* ---- mix.c ---- */
+
+/* A workload's target mix: each mix op's target share, %. */
+typedef struct tb_vmix {
+    size_t n;
+    char op[8][32];
+    double pct[8];
+} tb_vmix;
+/* The targets of workload NAME ([workload.NAME] of config): 0, or -1 when
+ * its kind has no mix (only kv and web have one) or the file does not give
+ * it whole. */
+int tb_vmix_targets(const char *config, const char *workload, tb_vmix *out);
+
 void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r);
+/* Per-host mean power, samples and active idle of report.json (hosts.c). */
+void tb_vcheck_hosts(const tb_vdata *d, tb_vresult *r);
+/* The interference table of report.json (interference.c). */
+void tb_vcheck_interference(const tb_vdata *d, tb_vresult *r);
+/* report.csv and report.html against report.json (reports.c). */
+void tb_vcheck_reports(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_rules(const tb_vdata *d, tb_vresult *r);
 

@@ -13,7 +13,12 @@
 #    of warm-up and ramp-down beside each edge are stored); with the samples
 #    within 600 ms of its steady start deleted (manifest rewritten), exit 1
 #    naming the level's edges rule;
-#  - a garbage file, an empty tar and a bundle without manifest.json: exit 2.
+#  - a QoS verdict of each kind check judges again (kv's mix and throughput, an operation's error
+#    rate and throughput), a manifest field (run_uuid, a meter's estimated and model, the tile
+#    file, the tilebench version) and a figure of report.csv and report.html forged, with the
+#    manifest's hash rewritten: exit 1 naming it;
+#  - a garbage file, an empty tar, a bundle without manifest.json, a bare (not gzip) tar and a
+#    crafted table larger than check's memory limit: exit 2.
 # The bundles come from `tilebench publish`; the clean run's is also written
 # by the test itself from the database by the rules of docs/bundle.md (sqlite3
 # CSV, the reports, sha256sum), so check is tested against a bundle that no
@@ -34,6 +39,11 @@ P_NAN=$PORT
 
 "$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
+# a QoS rule of each kind check judges again: kv's mix (from the first op on) and throughput, and an
+# operation beside the tile with a throughput rule and its default error rate
+sed -i 's/^\[qos\.kv\]$/&\nmix_deviation = 20@0\nthroughput = 1/' "$T/tile.ini"
+printf '[infra.copy]\nkind = command\nthink_time = 500ms\ntimeout = 5s\nreference = 3600\ncommand = true\n' >>"$T/tile.ini"
+printf '[qos.infra.copy]\nthroughput = 1\n' >>"$T/tile.ini"
 # Whole-second stages, as the demo's: steady state starts 0.2 s after a level is
 # planned and the poller ticks on the idle start's whole seconds, so the first
 # steady sample comes about 0.8 s after the start; the edges rule (500 ms) passes
@@ -74,10 +84,11 @@ make_bundle() {
 # bundle_by_hand RUN OUT: the bundle of RUN written by this test alone.
 bundle_by_hand() {
     local run=$1 out=$2 uuid dir lv
-    uuid=$(cat /proc/sys/kernel/random/uuid)
+    uuid=$(q "SELECT uuid FROM runs WHERE id = $run")
     dir="$T/mk/tilebench-run-$uuid"
     rm -rf "$T/mk" && mkdir -p "$dir/data"
-    q "SELECT config_text FROM runs WHERE id = $run" >"$dir/tiles.ini"
+    # the tile file byte for byte (sqlite3's output would add a line end)
+    q "SELECT writefile('$dir/tiles.ini', config_text) FROM runs WHERE id = $run" >/dev/null
     for f in json csv html; do "$TB" report "$run" --db "$DB" --format $f -o "$dir/report.$f" || fail "report $f"; done
     "$TB" report "$run" --db "$DB" --format hlog -o "$dir/histograms.hlog" || fail "report hlog"
     lv="level_id IN (SELECT id FROM levels WHERE run_id = $run)"
@@ -92,15 +103,23 @@ bundle_by_hand() {
     (cd "$T/mk" && tar czf "$out" "tilebench-run-$uuid") || fail "tar"
 }
 
-# write_manifest DIR RUN UUID: manifest.json listing every other file, sorted.
+# write_manifest DIR RUN UUID: manifest.json describing the run as stored (docs/bundle.md) and
+# listing every other file, sorted.
 write_manifest() {
-    local dir=$1 run=$2 uuid=$3
+    local dir=$1 run=$2 uuid=$3 desc meters
+    desc=$(q "SELECT json_object('run_uuid', uuid, 'label', label, 'status', status, 'started_at', started_at,
+        'finished_at', finished_at, 'published_at', '2026-01-01T00:00:00Z', 'tile_file', 'tiles.ini',
+        'tile_name', tile_name, 'tile_spec', tile_spec, 'host', json(host_json)) FROM runs WHERE id = $run")
+    meters=$(q "SELECT json_group_array(json_object('idx', idx, 'uri', uri, 'model', model, 'idn', idn,
+        'serial', serial, 'firmware', firmware, 'driver', driver, 'host', host,
+        'estimated', json(CASE WHEN estimated THEN 'true' ELSE 'false' END)))
+        FROM (SELECT * FROM meters WHERE run_id = $run ORDER BY idx)")
     (cd "$dir" && find . -type f ! -name manifest.json | sed 's|^\./||' | LC_ALL=C sort | while read -r p; do
         jq -n --arg p "$p" --arg h "$(sha256sum "$p" | cut -d' ' -f1)" --argjson b "$(stat -c %s "$p")" \
             '{path: $p, sha256: $h, bytes: $b}'
-    done) | jq -s --arg u "$uuid" --argjson id "$run" '{format: "tilebench-bundle", format_version: 1,
-        tilebench_version: "test", source_revision: "unknown", run_uuid: $u, run_id: $id, files: .}' \
-        >"$dir/manifest.json"
+    done) | jq -s --arg u "$uuid" --argjson id "$run" --argjson d "$desc" --argjson m "$meters" \
+        '{format: "tilebench-bundle", format_version: 1, tilebench_version: "test", source_revision: "unknown",
+        run_id: $id} + $d + {meters: $m, files: .}' >"$dir/manifest.json"
 }
 
 # check_rc NAME EXPECTED ARGS...: runs check, keeps its output in $T/NAME.out.
@@ -120,11 +139,13 @@ bundle_by_hand 1 "$T/hand.tar.gz"
 
 # ---- a clean run: compliant; each kind of check ran ----
 check_rc good 0 "$T/good.tar.gz"
-for l in "^PASS manifest files" "^PASS hashes" "^PASS figures level" "^PASS figures run" "^PASS qos level" \
-    "^PASS rule bad samples" "^PASS rule edges level [0-9]* (tiles 1): farthest edge" \
+for l in "^PASS manifest files" "^PASS hashes" "^PASS manifest run" "^PASS figures level" "^PASS figures run" \
+    "^PASS qos level" "^PASS rule bad samples" "^PASS rule edges level [0-9]* (tiles 1): farthest edge" \
     "^PASS rule sample rate active idle" "^PASS rule load generator CPU"; do has good "$l"; done
 expect "ramp-up, warm-up and ramp-down samples stored" \
     "$(q "SELECT count(DISTINCT stage) FROM power_samples WHERE run_id = 1 AND level_id IS NULL")" -eq 4
+# the CPU rule shows the event it rests on whole, not cut in the middle
+has good "^PASS rule load generator CPU: at most [0-9]*% of [0-9]* threads (event [0-9]*: .*poller lateness.* ms) "
 hasnt good "^FAIL"
 "$TB" check "$T/good.tar.gz" --json >"$T/good.json" || fail "check --json exited $?"
 expect "--json: one entry per line" "$(jq length "$T/good.json")" -eq "$(grep -c '^PASS' "$T/good.out")"
@@ -235,6 +256,111 @@ jq --arg h "$(sha256sum "$T/edge/$EB/data/power_samples.csv" | cut -d' ' -f1)" \
 check_rc edge 1 "$T/edge.tar.gz"
 has edge "^PASS hashes"
 has edge "^FAIL rule edges level $LID (tiles 1): farthest edge: the start, [0-9]* ms from meter 0's nearest sample"
+
+# ---- forged: one file of a fresh copy of the good bundle edited, its hash rewritten ----
+mkdir "$T/forge" && tar xzf "$T/good.tar.gz" -C "$T/forge" || fail "untar"
+# forge NAME FILE FILTER: FILE (of the bundle's folder) made by jq FILTER (or, with FILTER '-', by
+# the commands on stdin, run in the folder), the manifest's hash rewritten; checked into $T/NAME.out
+# (exit 1), the file restored
+forge() {
+    local name=$1 file=$2 filter=$3 d="$T/forge/$B"
+    cp "$d/$file" "$T/forge.orig" && cp "$d/manifest.json" "$T/manifest.orig"
+    if [ "$filter" = - ]; then (cd "$d" && bash -e) || fail "forge $name"; else
+        jq "$filter" "$T/forge.orig" >"$d/$file" || fail "jq $name"
+    fi
+    [ "$file" = manifest.json ] || jq --arg p "$file" --arg h "$(sha256sum "$d/$file" | cut -d' ' -f1)" \
+        --argjson b "$(stat -c %s "$d/$file")" '(.files[] | select(.path == $p)) |= (.sha256 = $h | .bytes = $b)' \
+        "$T/manifest.orig" >"$d/manifest.json" || fail "jq rehash $name"
+    (cd "$T/forge" && tar czf "$T/$name.tar.gz" "$B") || fail "tar"
+    check_rc "$name" 1 "$T/$name.tar.gz"
+    hasnt "$name" "^FAIL hash"
+    cp "$T/forge.orig" "$d/$file" && cp "$T/manifest.orig" "$d/manifest.json"
+}
+QOS='.run.levels[0].qos[]'
+# the verdicts check judges again from ops.csv, infra.csv and the tile file
+has good "^PASS qos level [0-9]* (tiles 1): [0-9]* verdicts agree"
+forge mixv report.json "($QOS | select(.rule == \"kv.* mix deviation <= 20 pp\") | .verdict) = \"fail\""
+has mixv "^FAIL qos level [0-9]* (tiles 1) kv.\* mix deviation <= 20 pp: published fail (observed [0-9.e-]*), recomputed pass"
+forge mixo report.json "($QOS | select(.rule == \"kv.* mix deviation <= 20 pp\") | .observed) |= . + 0.01"
+has mixo "^FAIL qos level [0-9]* (tiles 1) kv.\* mix deviation <= 20 pp: .*(observed within 1e-06 pp)"
+forge thrv report.json "($QOS | select(.rule | startswith(\"kv.* throughput\")) | .observed) |= . * 1.001"
+has thrv "^FAIL qos level [0-9]* (tiles 1) kv.\* throughput >= 1% of reference: published pass"
+forge infrae report.json "($QOS | select(.rule | startswith(\"infra.copy.* error rate\")) | .verdict) = \"fail\""
+has infrae "^FAIL qos level [0-9]* (tiles 1) infra.copy.\\* error rate < 1%: published fail"
+forge infrat report.json "($QOS | select(.rule | startswith(\"infra.copy.* throughput\")) | .verdict) = \"fail\""
+has infrat "^FAIL qos level [0-9]* (tiles 1) infra.copy.\\* throughput >= 1% of reference: published fail"
+# a raised least sample would turn a failed rule into one not judged: qos.csv's min_ops is worked out too
+cat >"$T/raise_min.py" <<'PYEOF'
+import csv
+rows = list(csv.reader(open("data/qos.csv", newline="")))
+h = rows[0]
+for r in rows[1:]:
+    if r[h.index("rule")] == "kv.GET p99 <= 25 ms":
+        r[h.index("min_ops")] = "999999"
+csv.writer(open("data/qos.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+PYEOF
+forge minops data/qos.csv - <<<"python3 $T/raise_min.py"
+has minops "^FAIL qos level [0-9]* (tiles 1) kv.GET p99 <= 25 ms min_ops: qos.csv says 999999, the rule needs 100"
+
+# the manifest's descriptive fields against the data
+forge uuid manifest.json '.run_uuid = "00000000-0000-4000-8000-000000000000"'
+has uuid "^FAIL manifest run_uuid: manifest says '00000000-0000-4000-8000-000000000000', runs.csv uuid"
+forge estm manifest.json '.meters[0].estimated = true'
+has estm "^FAIL manifest meters\[0\].estimated: manifest says true, meters.csv estimated 0"
+forge idn manifest.json '.meters[0].model = "WT3000"'
+has idn "^FAIL manifest meters\[0\].model: manifest says 'WT3000'"
+forge tilef tiles.ini - <<<'sed -i "s/^reference = .*/reference = 1/" tiles.ini'
+has tilef "^FAIL manifest tile_file: tiles.ini ([0-9]* bytes) differs from config_text"
+forge vers report.json '.run.tilebench_version = "9.9.9"'
+has vers "^FAIL manifest tilebench_version: report.json says '9.9.9', runs.csv tilebench_version"
+
+# report.csv and report.html against report.json
+has good "^PASS report.csv: [0-9]* rows, [0-9]* figures agree"
+has good "^PASS report.html: 1 levels: steady time, score, mean power and PPKW agree"
+cat >"$T/bump_csv.py" <<'PYEOF'
+import csv
+rows = list(csv.reader(open("report.csv", newline="")))
+i = rows[0].index("score")
+rows[1][i] = repr(float(rows[1][i]) * 1.01)
+csv.writer(open("report.csv", "w", newline=""), lineterminator="\r\n").writerows(rows)
+PYEOF
+forge csvs report.csv - <<<"python3 $T/bump_csv.py"
+has csvs "^FAIL report.csv row 1 (level 1: tiles 1, phase 1) score: csv [0-9.]*, report.json [0-9.]*"
+cat >"$T/bump_html.py" <<'PYEOF'
+import re
+s = open("report.html").read()
+i = s.index('<tr class="level')
+j = s.index("</tr>", i)
+cells = s[i:j].split('<td class="n">')
+cells[4] = re.sub(r"^[0-9.]+", "9.999", cells[4])  # tiles, phase, steady (s), score
+open("report.html", "w").write(s[:i] + '<td class="n">'.join(cells) + s[j:])
+PYEOF
+forge htmls report.html - <<<"python3 $T/bump_html.py"
+has htmls "^FAIL report.html level 1 (tiles 1, phase 1) score: page shows 9.999, report.json [0-9.]*"
+
+# ---- a bundle must be gzip-compressed: a bare tar is refused ----
+(cd "$T/forge" && tar cf "$T/plain.tar" "$B") || fail "tar"
+check_rc plain 2 "$T/plain.tar"
+grep -q "not a gzip-compressed tar (no gzip header" "$T/plain.err" || fail "plain tar: no reason: $(cat "$T/plain.err")"
+
+# ---- a crafted table far larger than the memory check may take: exit 2, not an OOM ----
+python3 - "$T/forge/$B/data/power_samples.csv" <<'PYEOF' || fail "huge table"
+import sys
+with open(sys.argv[1]) as f:
+    head = f.readline()
+n = head.count(",") + 1
+row = ",".join(["1"] * n) + "\n"
+with open(sys.argv[1], "w") as f:
+    f.write(head)
+    for _ in range(200):
+        f.write(row * 10000)
+PYEOF
+(cd "$T/forge" && tar czf "$T/huge.tar.gz" "$B") || fail "tar"
+rc=0
+TILEBENCH_CHECK_MAX_MIB=64 timeout 60 "$TB" check "$T/huge.tar.gz" >"$T/huge.out" 2>"$T/huge.err" || rc=$?
+expect "huge table: exit status" "$rc" -eq 2
+grep -q "power_samples.csv line [0-9]*: the tables need more than 64 MiB in memory" "$T/huge.err" ||
+    fail "huge table: no reason: $(cat "$T/huge.err")"
 
 # ---- unreadable: exit 2 with a reason ----
 head -c 3000 /dev/urandom >"$T/garbage.tar.gz"

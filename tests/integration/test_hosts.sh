@@ -104,6 +104,14 @@ grep -q "host a" "$T/r.text" || fail "text report names no host: $(head -40 "$T/
 grep -q "SUT hosts per level" "$T/r.text" || fail "text report: no per-host table"
 head -1 "$T/r.csv" | grep -q ',watts_a,tiles_a,watts_b,tiles_b' || fail "csv: no per-host columns: $(head -1 "$T/r.csv")"
 grep -q 'id="hosts"' "$T/r.html" || fail "html: no SUT hosts section"
+# tilebench check recomputes each host's mean power, samples and active idle from its meters' rows
+"$TILEBENCH" publish 1 --db "$T/r.db" -o "$T/r.tar.gz" >"$T/publish.log" 2>&1 || fail "publish: $(cat "$T/publish.log")"
+rc=0
+"$TILEBENCH" check "$T/r.tar.gz" >"$T/check.out" 2>&1 || rc=$? # a demo run on an estimate is never compliant
+[ "$rc" -le 1 ] || fail "check exited $rc: $(cat "$T/check.out")"
+grep -q "^PASS figures hosts: [0-9]* figures of 6 host entries agree" "$T/check.out" ||
+    fail "check: no per-host line: $(cat "$T/check.out")"
+! grep -q "^FAIL figure.* host " "$T/check.out" || fail "check: a host's figure: $(grep host "$T/check.out")"
 
 # compare: a second (1-level) run shows each host's power beside the first's
 "$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 0 \

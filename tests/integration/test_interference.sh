@@ -206,6 +206,14 @@ cat "$T/recompute.log"
 python3 "$TB_SOURCE_DIR/tests/tools/recompute.py" "$DB" >"$T/recompute-all.log" 2>&1 ||
     fail "recompute.py: $(cat "$T/recompute-all.log")"
 tail -1 "$T/recompute-all.log"
+# tilebench check recomputes the interference table (all but its percentile ratios) from the rows
+"$TILEBENCH" publish 1 --db "$DB" -o "$T/r.tar.gz" >"$T/publish.log" 2>&1 || fail "publish: $(cat "$T/publish.log")"
+rc=0
+"$TILEBENCH" check "$T/r.tar.gz" >"$T/check.out" 2>&1 || rc=$? # a demo run: the edges rule may fail
+[ "$rc" -le 1 ] || fail "check exited $rc: $(cat "$T/check.out")"
+grep -q "^PASS figures interference: [0-9]* figures of 1 levels agree" "$T/check.out" ||
+    fail "check: no interference line: $(cat "$T/check.out")"
+! grep -q "^FAIL figure" "$T/check.out" || fail "check: a figure: $(grep '^FAIL figure' "$T/check.out")"
 "$TILEBENCH" validate latest --db "$DB" >"$T/validate.log" 2>&1 || true
 grep -q "1 tiles (oltp alone) phase 1" "$T/validate.log" || fail "validate does not show the alone level: $(cat "$T/validate.log")"
 echo "PASS test_interference"

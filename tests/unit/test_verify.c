@@ -6,7 +6,8 @@
  * run rule on hand-built rows that pass and rows that fail, and the
  * manifest check on tar.gz archives built here with libarchive (a file
  * unlisted, missing, listed twice, a path escaping the folder, a hash that
- * does not match).
+ * does not match), a bare tar refused, the memory budget, the target mixes
+ * of kv and web, per-host power by hand, and the CPU rule's event text.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -353,13 +354,13 @@ typedef struct entry {
     const char *path, *data;
 } entry;
 
-/* A gzip-compressed pax tar of the entries, in memory (free() it). */
-static void *tgz(const entry *e, size_t n, size_t *len) {
+/* A pax tar of the entries, gzip-compressed unless plain, in memory (free() it). */
+static void *tar_of(const entry *e, size_t n, size_t *len, int plain) {
     size_t cap = 1 << 20, used = 0;
     void *buf = malloc(cap);
     struct archive *a = archive_write_new();
     assert_non_null(buf);
-    assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+    if (!plain) assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
     assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
     assert_int_equal(archive_write_open_memory(a, buf, cap, &used), ARCHIVE_OK);
     for (size_t i = 0; i < n; i++) {
@@ -377,6 +378,8 @@ static void *tgz(const entry *e, size_t n, size_t *len) {
     *len = used;
     return buf;
 }
+
+static void *tgz(const entry *e, size_t n, size_t *len) { return tar_of(e, n, len, 0); }
 
 /* A manifest entry for path holding data (sha256 as given, or computed). */
 static json_t *listed(const char *path, const char *data, const char *sha) {
@@ -486,7 +489,90 @@ static void test_unreadable_bundles(void **state) {
     assert_int_equal(tb_verify_bundle_mem("n.tar.gz", buf, len, &r, err), TB_VERIFY_UNREADABLE);
     assert_non_null(strstr(err, "no tilebench-run-0/manifest.json"));
     free(buf);
+    /* a bundle is a .tar.gz: the same archive without gzip is refused */
+    buf = tar_of(none, 1, &len, 1);
+    assert_int_equal(tb_verify_bundle_mem("p.tar", buf, len, &r, err), TB_VERIFY_UNREADABLE);
+    assert_non_null(strstr(err, "p.tar: not a gzip-compressed tar (no gzip header"));
+    free(buf);
     tb_vresult_free(&r);
+}
+
+/* The memory budget: a table larger than it is refused with its line, and
+ * a bundle's files past it too. */
+static void test_memory_budget(void **state) {
+    size_t n = 200000, len;
+    char *text = malloc(6 * n + 16), err[TB_ERR_LEN] = "";
+    entry big[1];
+    tb_vcsv t;
+    void *buf;
+    tb_vbundle b;
+    (void)state;
+    assert_non_null(text);
+    strcpy(text, "a,b\n");
+    for (size_t i = 0; i < n; i++)
+        strcat(text + 4 + 4 * (i ? i - 1 : 0), "1,2\n");
+    tb_vmem_reset((size_t)4 << 20);
+    assert_int_equal(tb_vcsv_parse("data/big.csv", text, strlen(text), &t, err), -1);
+    assert_non_null(strstr(err, "data/big.csv line "));
+    assert_non_null(strstr(err, "more than 4 MiB in memory"));
+    tb_vcsv_free(&t);
+    /* within the budget it reads */
+    tb_vmem_reset((size_t)64 << 20);
+    assert_int_equal(tb_vcsv_parse("data/big.csv", text, strlen(text), &t, err), 0);
+    assert_int_equal(t.n_rows, n);
+    tb_vcsv_free(&t);
+    /* the archive's files */
+    big[0].path = F "data/big.csv";
+    big[0].data = text;
+    buf = tgz(big, 1, &len);
+    tb_vmem_reset((size_t)1 << 19);
+    assert_int_equal(tb_vbundle_read("m.tar.gz", buf, len, &b, err), -1);
+    assert_non_null(strstr(err, "data/big.csv: the bundle's files need more than 0 MiB"));
+    tb_vbundle_free(&b);
+    tb_vmem_reset((size_t)TB_V_MEM_DEFAULT_MIB << 20);
+    free(buf);
+    free(text);
+}
+
+/* The target mixes the tile file gives: kv's set_pct, web's matrix. */
+static void test_mix_targets(void **state) {
+    tb_vmix m;
+    (void)state;
+    assert_int_equal(tb_vmix_targets("[workload.kv]\nkind = kv\nset_pct = 30\n", "kv", &m), 0);
+    assert_int_equal(m.n, 2);
+    assert_string_equal(m.op[0], "SET");
+    assert_near(m.pct[0], 30.0);
+    assert_near(m.pct[1], 70.0);
+    assert_int_equal(tb_vmix_targets("[workload.kv]\nkind = kv\n", "kv", &m), 0);
+    assert_near(m.pct[0], 50.0); /* the default */
+    /* tiles/standard.ini's Olio matrix: its long-run mix as the file's comment gives it */
+    assert_int_equal(tb_vmix_targets("[workload.web]\nkind = web\n"
+                                     "next.HomePage = Login=11 TagSearch=52 EventDetail=36 AddPerson=1\n"
+                                     "next.Login = TagSearch=60 EventDetail=20 AddEvent=20\n"
+                                     "next.TagSearch = HomePage=21 Login=6 TagSearch=41 EventDetail=31 AddPerson=1\n"
+                                     "next.EventDetail = HomePage=72 Login=21 PersonDetail=6 AddPerson=1\n"
+                                     "next.PersonDetail = HomePage=52 Login=6 EventDetail=31 PersonDetail=11\n"
+                                     "next.AddPerson = PersonDetail=100\nnext.AddEvent = EventDetail=100\n",
+                                     "web", &m),
+                     0);
+    assert_int_equal(m.n, 7);
+    near(m.pct[0], 26.15, 0.005, __LINE__);
+    near(m.pct[2], 33.45, 0.005, __LINE__);
+    near(m.pct[6], 2.04, 0.005, __LINE__);
+    /* a two-op cycle (period 2) still settles: the lazy chain */
+    assert_int_equal(tb_vmix_targets("[workload.w]\nkind = web\nnext.HomePage = Login=100\nnext.Login = HomePage=100\n"
+                                     "next.TagSearch = HomePage=100\nnext.EventDetail = HomePage=100\n"
+                                     "next.PersonDetail = HomePage=100\nnext.AddPerson = HomePage=100\n"
+                                     "next.AddEvent = HomePage=100\n",
+                                     "w", &m),
+                     0);
+    assert_near(m.pct[0], 50.0);
+    assert_near(m.pct[1], 50.0);
+    assert_near(m.pct[2], 0.0);
+    /* no mix: another kind, a row missing, no such section */
+    assert_int_equal(tb_vmix_targets("[workload.m]\nkind = mail\n", "m", &m), -1);
+    assert_int_equal(tb_vmix_targets("[workload.w]\nkind = web\nnext.HomePage = Login=100\n", "w", &m), -1);
+    assert_int_equal(tb_vmix_targets("[workload.kv]\nkind = kv\n", "other", &m), -1);
 }
 
 /* ---- figures recomputed against a run worked out by hand ---- */
@@ -650,6 +736,82 @@ static void test_sample_stages(void **state) {
     }
 }
 
+/* Per-host power: two meters on hosts a and b, the level's samples split
+ * between them. */
+static void test_hosts_by_hand(void **state) {
+    tb_vdata d;
+    tb_vresult r = {0};
+    json_t *lv, *hosts;
+    char err[TB_ERR_LEN];
+    const char *power = "run_id,level_id,meter_idx,mono_us,wall_us,watts,flags,uncertainty_pct\n"
+                        "1,,0,-10000000,0,80,0,\n1,,0,-9000000,0,80,0,\n1,,1,-10000000,0,20,0,\n"
+                        "1,1,0,500000,0,100,0,\n1,1,0,1500000,0,200,0,\n1,1,1,500000,0,50,0,\n"
+                        "1,1,1,2500000,0,70,0,\n";
+    (void)state;
+    hand_tables(&d);
+    tb_vcsv_free(&d.meters);
+    tb_vcsv_free(&d.power);
+    tb_vmodel_free(&d);
+    assert_int_equal(tb_vcsv_parse("meters.csv", "idx,host\n0,a\n1,b\n", 16, &d.meters, err), 0);
+    assert_int_equal(tb_vcsv_parse("power_samples.csv", power, strlen(power), &d.power, err), 0);
+    assert_int_equal(tb_vmodel_build(&d, err), 0);
+    /* a: (100 + 200) / 2 = 150 W over 2 samples; b: 60 W over 2; idle a 80 W, b 20 W (one sample) */
+    lv = json_array_get(json_object_get(json_object_get(d.report, "run"), "levels"), 0);
+    hosts = json_pack("[{s:s, s:f, s:i}, {s:s, s:f, s:i}]", "name", "a", "avg_watts", 150.0, "samples", 2, "name", "b",
+                      "avg_watts", 60.0, "samples", 2);
+    json_object_set_new(lv, "hosts", hosts);
+    json_object_set_new(json_object_get(d.report, "run"), "hosts",
+                        json_pack("[{s:s, s:f}, {s:s, s:f}]", "name", "a", "active_idle_watts", 80.0, "name", "b",
+                                  "active_idle_watts", 20.0));
+    tb_vcheck_hosts(&d, &r);
+    assert_int_equal(r.failed, 0);
+    assert_int_equal(r.n, 1);
+    assert_non_null(strstr(r.lines[0].figure, "6 figures of 4 host entries agree"));
+    tb_vresult_free(&r);
+    /* host b's mean power edited */
+    json_object_set_new(json_array_get(hosts, 1), "avg_watts", json_real(61.0));
+    tb_vcheck_hosts(&d, &r);
+    assert_int_equal(r.failed, 1);
+    assert_string_equal(r.lines[0].name, "figure level 1 (tiles 1) host b avg_watts");
+    assert_string_equal(r.lines[0].figure, "published 61, recomputed 60");
+    tb_vresult_free(&r);
+    hand_free(&d);
+}
+
+/* The CPU rule's line shows the event it rests on whole, or cut cleanly. */
+static void test_cpu_line_event(void **state) {
+    tb_vdata d;
+    tb_vresult r = {0};
+    char err[TB_ERR_LEN], msg[700], csv[800];
+    const char *line = NULL;
+    (void)state;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? 600 : 120;
+        hand_tables(&d);
+        snprintf(msg, sizeof msg, "1 tiles phase 1: CPU 45%% of 2 threads; ");
+        while (strlen(msg) < n)
+            strcat(msg, "\xc3\xa9"); /* é: two bytes, never cut between them */
+        strcat(msg, "END");
+        snprintf(csv, sizeof csv, "message\n%s\n", msg);
+        assert_int_equal(tb_vcsv_parse("events.csv", csv, strlen(csv), &d.events, err), 0);
+        tb_vcheck_rules(&d, &r);
+        for (size_t i = 0; i < r.n; i++)
+            if (strcmp(r.lines[i].name, "rule load generator CPU") == 0) line = r.lines[i].figure;
+        assert_non_null(line);
+        if (!pass) {
+            assert_non_null(strstr(line, "END)")); /* whole */
+        } else {
+            const char *dots = strstr(line, "...)");
+            assert_null(strstr(line, "END"));
+            assert_non_null(dots);
+            assert_true(((unsigned char)dots[-1] & 0xC0) == 0x80 && (unsigned char)dots[-2] == 0xc3);
+        }
+        tb_vresult_free(&r);
+        tb_vcsv_free(&d.events);
+        hand_free(&d);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_quoting),
@@ -670,8 +832,12 @@ int main(void) {
         cmocka_unit_test(test_not_a_bundle),
         cmocka_unit_test(test_manifest),
         cmocka_unit_test(test_unreadable_bundles),
+        cmocka_unit_test(test_memory_budget),
+        cmocka_unit_test(test_mix_targets),
         cmocka_unit_test(test_figures_by_hand),
         cmocka_unit_test(test_sample_stages),
+        cmocka_unit_test(test_hosts_by_hand),
+        cmocka_unit_test(test_cpu_line_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
