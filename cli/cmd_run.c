@@ -545,6 +545,7 @@ int tb_cmd_run(int argc, char **argv) {
     if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench run: %s\n", err);
     linger_metrics(msrv, linger_us, a.quiet);
     tb_metrics_server_stop(msrv); /* the port is closed when the run is over, and the linger */
+    if (metrics) tb_run_metrics_free(&rm);
     tb_metrics_free(metrics);
     tb_tiledef_free(def);
     return rc;

@@ -738,6 +738,22 @@ static int lg_collect_phase(void *self, int phase, tb_lg_stats **out, char *err)
     return 0;
 }
 
+static int lg_peek_phase(void *self, int phase, tb_lg_stats **out) {
+    local_lg *lg = self;
+    tb_lg_stats *m;
+    *out = NULL;
+    if (!lg->level_running || phase < 0 || phase >= lg->plan.n_phases) return -1;
+    m = tb_lg_stats_new(lg->plan.tiles, lg->pub.def->n_workloads);
+    for (int i = 0; i < lg->n_workers; i++) {
+        worker *w = &lg->workers[i];
+        pthread_mutex_lock(&w->lock); /* a merge copies: the worker's own stay as they are */
+        if (w->phase[phase] && !w->collected[phase]) tb_lg_stats_merge(m, w->phase[phase]);
+        pthread_mutex_unlock(&w->lock);
+    }
+    *out = m;
+    return 0;
+}
+
 static void lg_live(void *self, uint64_t *ops, uint64_t *errors) {
     local_lg *lg = self;
     *ops = *errors = 0;
@@ -999,6 +1015,7 @@ static int lg_kv_switch(void *self, int tile, const char *host, int port, char *
 static const tb_loadgen_ops local_ops = {
     .start_level = lg_start_level,
     .collect_phase = lg_collect_phase,
+    .peek_phase = lg_peek_phase,
     .live = lg_live,
     .stop_level = lg_stop_level,
     .stalls = lg_stalls,
