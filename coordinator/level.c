@@ -40,7 +40,7 @@ void tb_coord_tell_meters(run_ctx *c) {
 #define PHASE_LIVE_US 1000000
 
 /* A phase's cells, for the observer's phase_ops (as collected) or
- * phase_live (so far). */
+ * phase_live (an interval, in tile-1 cells). */
 static void tell_cells(run_ctx *c, int p, tb_lg_stats *st, void (*cb)(void *, int, int, int, const tb_run_op_count *)) {
     const tb_loadgen *lg = c->lg;
     tb_run_op_count *oc;
@@ -65,12 +65,12 @@ static void tell_cells(run_ctx *c, int p, tb_lg_stats *st, void (*cb)(void *, in
 
 static void tell_phase_ops(run_ctx *c, int p, tb_lg_stats *st) { tell_cells(c, p, st, c->obs->phase_ops); }
 
-/* Phase p so far, for live latency figures: a copy, the phase's own
- * statistics untouched. */
+/* Phase p's latency since the previous call, for live figures: an interval
+ * the load generator keeps apart from the phase's statistics. */
 static void tell_phase_live(run_ctx *c, int p) {
     tb_lg_stats *st = NULL;
-    if (!c->obs->phase_live || !c->lg || !c->lg->ops->peek_phase) return;
-    if (c->lg->ops->peek_phase(c->lg->self, p, &st) == 0) tell_cells(c, p, st, c->obs->phase_live);
+    if (!c->obs->phase_live || !c->lg || !c->lg->ops->take_live) return;
+    if (c->lg->ops->take_live(c->lg->self, p, &st) == 0) tell_cells(c, p, st, c->obs->phase_live);
     tb_lg_stats_free(st);
 }
 

@@ -139,12 +139,14 @@ typedef struct tb_loadgen_ops {
     /* Phase p (0-based) statistics merged over workers; call after its end.
      * *out caller frees with tb_lg_stats_free. */
     int (*collect_phase)(void *self, int phase, tb_lg_stats **out, char *err);
-    /* Optional (NULL: it cannot). Phase p (0-based) so far, while it runs: a
-     * copy of its statistics merged over workers, holding the ops recorded
-     * in it until now (the phase's own statistics stay as they are for
-     * collect_phase). For live figures only. *out caller frees; 0, or -1
-     * when no level runs or phase p is out of range. */
-    int (*peek_phase)(void *self, int phase, tb_lg_stats **out);
+    /* Optional (NULL: it cannot). The latency of phase p's ops (0-based:
+     * those the phase counts) recorded since the previous call, per
+     * (workload, op), in *out's tile-1 cells (count, hist; caller frees):
+     * an interval, for live figures, apart from the phase's measured
+     * statistics. The first call for a phase starts the record (its *out is
+     * empty, or holds the tail of the phase before). 0, or -1 when no level
+     * runs or p is out of range. */
+    int (*take_live)(void *self, int phase, tb_lg_stats **out);
     /* Ops completed / failed so far in this level, any stage (for progress). */
     void (*live)(void *self, uint64_t *ops, uint64_t *errors);
     /* Stops and frees every user. *all gets counts over the whole level, every

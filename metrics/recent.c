@@ -1,8 +1,8 @@
 /*
  * recent.c: the recent-latency window of recent.h. Each op keeps its
- * snapshots oldest first; an update drops those no longer needed (older
- * than the newest one at least a window old) and appends the new one, so
- * at one update a second an op holds about window/1 s + 1 snapshots.
+ * intervals oldest first; an update appends the new one and drops those
+ * that ended a window ago or earlier, so at one update a second an op holds
+ * about window / 1 s of them.
  */
 #include "metrics/recent.h"
 
@@ -11,7 +11,7 @@
 
 #include "common/buf.h"
 
-#define MAX_SNAPS 64 /* per op: a bound for updates faster than expected */
+#define MAX_SNAPS 64 /* intervals per op: a bound for updates faster than expected */
 
 typedef struct snap {
     uint64_t t_us;
@@ -20,8 +20,9 @@ typedef struct snap {
 
 typedef struct recent_op {
     char *workload, *op;
-    snap s[MAX_SNAPS];
+    snap s[MAX_SNAPS]; /* t_us: when the interval ended */
     int n;
+    uint64_t from_us; /* where the window of s begins: the end of the newest dropped; 0: the phase's start */
 } recent_op;
 
 struct tb_recent {
@@ -45,8 +46,10 @@ static void drop(recent_op *o, int k) { /* the k oldest */
 }
 
 void tb_recent_reset(tb_recent *r) {
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         drop(&r->ops[i], r->ops[i].n);
+        r->ops[i].from_us = 0;
+    }
     r->t0_us = 0;
 }
 
@@ -73,21 +76,24 @@ static recent_op *find_op(tb_recent *r, const char *workload, const char *op) {
     return o;
 }
 
-tb_hist *tb_recent_update(tb_recent *r, const char *workload, const char *op, tb_hist *cum, uint64_t now_us,
+tb_hist *tb_recent_update(tb_recent *r, const char *workload, const char *op, tb_hist *iv, uint64_t now_us,
                           uint64_t *window_us) {
     recent_op *o = find_op(r, workload, op);
-    int base = -1; /* the newest snapshot at least a window old */
-    tb_hist *w;
+    tb_hist *w = tb_hist_new();
     if (!r->t0_us) r->t0_us = now_us;
-    for (int i = 0; i < o->n; i++)
-        if (o->s[i].t_us + r->window_us <= now_us) base = i;
-    if (base > 0) drop(o, base); /* older ones are never needed again */
-    if (base >= 0) base = 0;
-    w = tb_hist_since(cum, base >= 0 ? o->s[0].h : NULL);
-    *window_us = now_us - (base >= 0 ? o->s[0].t_us : r->t0_us);
-    if (o->n == MAX_SNAPS) drop(o, 1);
+    if (o->n == MAX_SNAPS) {
+        o->from_us = o->s[0].t_us;
+        drop(o, 1);
+    }
     o->s[o->n].t_us = now_us;
-    o->s[o->n++].h = cum;
+    o->s[o->n++].h = iv;
+    while (o->n > 0 && o->s[0].t_us + r->window_us <= now_us) { /* ended a window ago: out */
+        o->from_us = o->s[0].t_us;
+        drop(o, 1);
+    }
+    for (int i = 0; i < o->n; i++)
+        tb_hist_merge(w, o->s[i].h);
+    *window_us = now_us - (o->from_us ? o->from_us : r->t0_us);
     return w;
 }
 

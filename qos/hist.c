@@ -263,43 +263,6 @@ void tb_hist_merge(tb_hist *dst, const tb_hist *src) {
     if (src->max > dst->max) dst->max = src->max;
 }
 
-/* Smallest value that falls into bucket idx. */
-static uint64_t bucket_lower(uint32_t idx) { return idx < SUB_COUNT ? idx : bucket_upper(idx - 1u) + 1u; }
-
-typedef struct since_walk {
-    tb_hist *out;
-    const tb_hist *before;
-    uint32_t lo, hi; /* the outermost non-empty buckets of out */
-} since_walk;
-
-static int since_step(void *arg, uint32_t idx, uint64_t n) {
-    since_walk *w = arg;
-    uint64_t b = w->before ? bucket_get(w->before, idx) : 0;
-    if (n <= b) return 0;
-    bucket_add(w->out, idx, n - b);
-    w->out->count += n - b;
-    if (w->out->count == n - b) w->lo = idx;
-    w->hi = idx;
-    return 0;
-}
-
-tb_hist *tb_hist_since(const tb_hist *now, const tb_hist *before) {
-    since_walk w = {tb_hist_new(), before, 0, 0};
-    tb_hist *h = w.out;
-    if (before && before->count == 0) w.before = NULL;
-    if (!now || now->count == 0) return h;
-    each_bucket(now, since_step, &w);
-    if (h->count == 0) return h;
-    h->min = bucket_lower(w.lo) > now->min ? bucket_lower(w.lo) : now->min;
-    h->max = bucket_upper(w.hi) < now->max ? bucket_upper(w.hi) : now->max;
-    if (h->min > h->max) h->min = h->max;
-    h->clamped = w.before && now->clamped > w.before->clamped ? now->clamped - w.before->clamped
-                 : w.before                                   ? 0
-                                                              : now->clamped;
-    h->sum = w.before && now->sum > w.before->sum ? now->sum - w.before->sum : w.before ? 0 : now->sum;
-    return h;
-}
-
 uint64_t tb_hist_count(const tb_hist *h) { return h->count; }
 uint64_t tb_hist_clamped(const tb_hist *h) { return h->clamped; }
 uint64_t tb_hist_min(const tb_hist *h) { return h->count ? h->min : 0; }

@@ -35,18 +35,6 @@ void tb_hist_record(tb_hist *h, uint64_t value_us);
 /* Adds every count of src into dst (min/max/sum/clamped too); src may be NULL. */
 void tb_hist_merge(tb_hist *dst, const tb_hist *src);
 
-/*
- * The values recorded into now since before was a copy of it (before is an
- * earlier state of the same histogram, such as a merge of it into an empty
- * one; NULL: everything in now): a new histogram of the bucket counts'
- * differences, caller frees; neither argument changes. A bucket whose count
- * went down (not an earlier state) counts 0. Its exact min and max are not
- * known: they are the outermost non-empty buckets' edges, kept within now's
- * [min, max], so its percentiles are those of the values in it within a
- * bucket's width (0.1%). Its sum (and mean) is now's less before's.
- */
-tb_hist *tb_hist_since(const tb_hist *now, const tb_hist *before);
-
 uint64_t tb_hist_count(const tb_hist *h);
 uint64_t tb_hist_clamped(const tb_hist *h);
 uint64_t tb_hist_min(const tb_hist *h); /* µs; 0 when empty */

@@ -122,10 +122,11 @@ if [ -e "$T/busy.db" ]; then expect "runs stored with a busy port" "$(sqlite3 "$
 expect "meter requests with a busy port" "$(field_of "$(sim_counters "$RUN_SIM")" requests)" -eq 0
 
 # ---- the run ----
-# two phases, so that the op counters advance twice; 2 s of ramp-down, so
+# two phases of 3 s, so that the op counters advance twice and a few
+# scrapes see each phase's recent latency; 2 s of ramp-down, so
 # that Prometheus scrapes (every 1 s) the counts of the last phase, which
 # come as it ends, before the run does
-"$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 2s --phases 2 --ramp-down 2s --idle 3s \
+"$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --phases 2 --ramp-down 2s --idle 3s \
     --meter "wt310://127.0.0.1:$RUN_SIM" --metrics "127.0.0.1:$MPORT" --metrics-linger 3s --db "$T/results.db" \
     >"$T/run.log" 2>&1 &
 RUN_PID=$!

@@ -355,49 +355,6 @@ static void test_merge_equals_single(void **state) {
     }
 }
 
-/* tb_hist_since: what a live histogram got after a copy of it was taken has
- * the buckets of those values alone, its percentiles within a bucket of a
- * histogram of them alone; the live one and the copy do not change. */
-static void test_since(void **state) {
-    (void)state;
-    for (int d = 0; d < D_COUNT; d++) {
-        uint64_t *v = malloc(N_VALUES * sizeof *v);
-        tb_hist *live = tb_hist_new(), *copy = tb_hist_new(), *later, *since, *again;
-        size_t i, half = N_VALUES / 3;
-        assert_non_null(v);
-        fill(d, v, N_VALUES);
-        for (i = 0; i < half; i++)
-            tb_hist_record(live, v[i]);
-        tb_hist_merge(copy, live);
-        for (i = half; i < N_VALUES; i++)
-            tb_hist_record(live, v[i]);
-        later = hist_of(v + half, N_VALUES - half);
-        since = tb_hist_since(live, copy);
-        assert_int_equal(tb_hist_count(since), N_VALUES - half);
-        assert_int_equal(tb_hist_count(live), N_VALUES);
-        assert_int_equal(tb_hist_count(copy), half);
-        for (double p = 0; p <= 100; p += 0.5) {
-            uint64_t want = tb_hist_percentile(later, p), got = tb_hist_percentile(since, p);
-            uint64_t slack = want / 1000 + 1;
-            if (got + slack < want || got > want + slack)
-                fail_msg("dist %d p%.1f: since %llu, alone %llu", d, p, (unsigned long long)got,
-                         (unsigned long long)want);
-        }
-        assert_true(fabs(tb_hist_mean(since) - tb_hist_mean(later)) <= 1e-9 * tb_hist_mean(later) + 1e-9);
-        again = tb_hist_since(live, live); /* nothing new */
-        assert_int_equal(tb_hist_count(again), 0);
-        tb_hist_free(again);
-        again = tb_hist_since(live, NULL); /* everything */
-        assert_same_hist(again, live);
-        tb_hist_free(again);
-        tb_hist_free(since);
-        tb_hist_free(later);
-        tb_hist_free(copy);
-        tb_hist_free(live);
-        free(v);
-    }
-}
-
 static void test_merge_empty(void **state) {
     tb_hist *a = tb_hist_new(), *e = tb_hist_new(), *c = tb_hist_new();
     (void)state;
@@ -784,7 +741,6 @@ int main(void) {
         cmocka_unit_test(test_sparse_limit),
         cmocka_unit_test(test_merge_equals_single),
         cmocka_unit_test(test_merge_empty),
-        cmocka_unit_test(test_since),
         cmocka_unit_test(test_clamp_above_100s),
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_blob_is_compact),
