@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent/remote.h"
 #include "agent/wire.h"
@@ -68,9 +69,15 @@ static void usage(FILE *f) {
             "                      local when the SUT runs on this machine, else none)\n"
             "  --metrics ADDR:PORT serve live metrics for Prometheus at http://ADDR:PORT/metrics\n"
             "                      while the run goes (power per meter, stage, level, ops and\n"
-            "                      errors per op, latency, loop stall, CPU; docs/metrics.md);\n"
+            "                      errors per op, latency over the last 10 s and per phase,\n"
+            "                      loop stall, CPU; docs/metrics.md);\n"
             "                      PORT 0 picks a free port; a busy address stops the run\n"
-            "                      before it starts\n"
+            "                      before it starts (or [run] metrics); the address is\n"
+            "                      printed, on stderr with --quiet\n"
+            "  --metrics-linger DUR\n"
+            "                      keep serving the final metrics this long after the run\n"
+            "                      (default 16s, 0 = close at once; SIGINT ends it; or\n"
+            "                      [run] metrics_linger)\n"
             "  --threads N         load generator threads (default: online CPUs)\n"
             "  --broker URI        drive load-generator agents on other hosts through this\n"
             "                      broker: redis://[USER:PASS@]HOST:PORT[/DB], rediss://\n"
@@ -144,7 +151,8 @@ typedef struct run_args {
     uint64_t max_tiles, repeat, threads;
     int max_tiles_given, quiet;
     const char *broker, *agents_wait;
-    const char *metrics; /* --metrics ADDR:PORT; NULL: none */
+    const char *metrics;        /* --metrics ADDR:PORT; NULL: none */
+    const char *metrics_linger; /* --metrics-linger DUR; NULL: [run] metrics_linger, else the default */
     uint64_t agents;
     tb_remote_opts ro;
 } run_args;
@@ -179,7 +187,8 @@ enum {
     O_AGENT,
     O_AGENTS_WAIT,
     O_INTERFERENCE,
-    O_METRICS
+    O_METRICS,
+    O_METRICS_LINGER
 };
 
 static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TILES},
@@ -212,6 +221,7 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"agents-wait", required_argument, NULL, O_AGENTS_WAIT},
                                          {"interference", no_argument, NULL, O_INTERFERENCE},
                                          {"metrics", required_argument, NULL, O_METRICS},
+                                         {"metrics-linger", required_argument, NULL, O_METRICS_LINGER},
                                          {NULL, 0, NULL, 0}};
 
 /* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
@@ -289,6 +299,7 @@ static int take_option(int opt, const char *arg, run_args *a) {
         a->metrics = arg;
         break;
     }
+    case O_METRICS_LINGER: a->metrics_linger = arg; break;
     case O_HELP: usage(stdout); return TB_EXIT_OK;
     default: return -2;
     }
@@ -418,6 +429,73 @@ static int set_agents(run_args *a, const tb_tiledef *def) {
     return -1;
 }
 
+/* How long the final metrics stay served after the run by default: a little
+ * over Prometheus's default scrape interval (15 s), so the last phase's
+ * figures get scraped. */
+#define METRICS_LINGER_DEFAULT_US 16000000ull
+#define METRICS_LINGER_MAX_US     (3600ull * 1000000)
+
+/* The metrics' address and linger: the options', else the tile file's
+ * [run]: -1, or an exit code. */
+static int set_metrics(run_args *a, const tb_tiledef *def, uint64_t *linger_us) {
+    char err[TB_ERR_LEN];
+    *linger_us = METRICS_LINGER_DEFAULT_US;
+    if (!a->metrics) a->metrics = def->run.metrics;
+    if (a->metrics_linger) {
+        if (tb_parse_duration_us(a->metrics_linger, linger_us, err) != 0 || *linger_us > METRICS_LINGER_MAX_US)
+            return bad("--metrics-linger", "must be a duration of 0..1h (e.g. 15s; 0: none)");
+        if (!a->metrics) return bad("--metrics-linger", "applies to a run with --metrics (or [run] metrics)");
+    } else if (def->run.metrics_linger_set)
+        *linger_us = def->run.metrics_linger_us;
+    return -1;
+}
+
+/* Binds the metrics' address (a bad or busy one is an error before anything
+ * runs) and puts the metrics observer in front of the console's. The
+ * address bound goes to stdout, or to stderr with --quiet (PORT 0 must be
+ * discoverable). 0, or -1 with err. */
+static int start_metrics(const run_args *a, tb_run_metrics *rm, const tb_run_observer *con_obs, tb_run_observer *obs,
+                         tb_metrics **metrics, tb_metrics_server **msrv, char *err) {
+    char where[300];
+    *metrics = tb_metrics_new();
+    if (tb_metrics_serve(*metrics, a->metrics, msrv, err) != 0) {
+        tb_metrics_free(*metrics);
+        *metrics = NULL;
+        return -1;
+    }
+    tb_run_metrics_init(rm, *metrics, con_obs, obs);
+    tb_metrics_server_address(*msrv, where, sizeof where);
+    fprintf(a->quiet ? stderr : stdout, "metrics: http://%s/metrics\n", where);
+    fflush(a->quiet ? stderr : stdout);
+    return 0;
+}
+
+/* After the run, the final values stay served for linger_us, so that
+ * Prometheus scrapes the last phase; SIGINT (or SIGTERM, SIGHUP) ends the
+ * wait at once, and an interrupted run does not wait. */
+static void linger_metrics(const tb_metrics_server *msrv, uint64_t linger_us, int quiet) {
+    volatile sig_atomic_t *stop = tb_cli_stop_flag();
+    uint64_t end;
+    char where[300];
+    if (!msrv || linger_us == 0 || *stop) return;
+    tb_metrics_server_address(msrv, where, sizeof where);
+    if (!quiet) {
+        printf("metrics: the final values stay at http://%s/metrics for %.3g s (Ctrl-C ends it)\n", where,
+               (double)linger_us / 1e6);
+        fflush(stdout);
+    }
+    end = tb_now_us() + linger_us;
+    while (!*stop) {
+        uint64_t now = tb_now_us(), step;
+        struct timespec ts;
+        if (now >= end) break;
+        step = end - now < 100000 ? end - now : 100000;
+        ts.tv_sec = 0;
+        ts.tv_nsec = (long)step * 1000;
+        nanosleep(&ts, NULL); /* a signal cuts it short */
+    }
+}
+
 int tb_cmd_run(int argc, char **argv) {
     run_args a;
     char err[TB_ERR_LEN];
@@ -428,6 +506,7 @@ int tb_cmd_run(int argc, char **argv) {
     tb_run_metrics rm;
     tb_metrics *metrics = NULL;
     tb_metrics_server *msrv = NULL;
+    uint64_t linger_us;
     int rc;
 
     memset(&a, 0, sizeof a);
@@ -442,7 +521,8 @@ int tb_cmd_run(int argc, char **argv) {
         fprintf(stderr, "tilebench run: %s\n", err);
         return TB_EXIT_USAGE;
     }
-    if ((rc = check_sweep(&a, def)) != -1 || (rc = set_agents(&a, def)) != -1) {
+    if ((rc = check_sweep(&a, def)) != -1 || (rc = set_agents(&a, def)) != -1 ||
+        (rc = set_metrics(&a, def, &linger_us)) != -1) {
         tb_tiledef_free(def);
         return rc;
     }
@@ -455,26 +535,19 @@ int tb_cmd_run(int argc, char **argv) {
     a.o.stop = tb_cli_stop_flag();
     tb_run_console_init(&con, a.quiet, &con_obs);
     obs = con_obs;
-    if (a.metrics) {
-        /* bound now: a bad or busy address is an error before anything runs */
-        char where[300];
-        metrics = tb_metrics_new();
-        if (tb_metrics_serve(metrics, a.metrics, &msrv, err) != 0) {
-            tb_metrics_free(metrics);
-            tb_tiledef_free(def);
-            return bad("--metrics", err);
-        }
-        tb_run_metrics_init(&rm, metrics, &con_obs, &obs);
-        tb_metrics_server_address(msrv, where, sizeof where);
-        if (!a.quiet) printf("metrics: http://%s/metrics\n", where);
-        fflush(stdout);
+    if (a.metrics && start_metrics(&a, &rm, &con_obs, &obs, &metrics, &msrv, err) != 0) {
+        const char *opt = a.metrics == def->run.metrics ? "[run] metrics" : "--metrics";
+        tb_tiledef_free(def);
+        return bad(opt, err);
     }
     a.o.observer = &obs;
     tb_cli_catch_signals();
 
     rc = tb_coordinator_run(&a.o, &run_id, err);
     if (rc != TB_EXIT_OK) fprintf(stderr, "tilebench run: %s\n", err);
-    tb_metrics_server_stop(msrv); /* the port is closed when the run is over */
+    linger_metrics(msrv, linger_us, a.quiet);
+    tb_metrics_server_stop(msrv); /* the port is closed when the run is over, and the linger */
+    if (metrics) tb_run_metrics_free(&rm);
     tb_metrics_free(metrics);
     tb_tiledef_free(def);
     return rc;

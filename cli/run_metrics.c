@@ -13,6 +13,9 @@
 
 #include "qos/hist.h"
 
+/* The window of tilebench_recent_latency_seconds. */
+#define RECENT_WINDOW_US 10000000ull
+
 typedef struct family_def {
     const char *name;
     tb_metric_type type;
@@ -51,6 +54,15 @@ static const family_def families[] = {
     {"tilebench_phase_latency_seconds", TB_METRIC_GAUGE,
      "Latency (from the intended start) of the op over the last finished steady-state phase, all tiles merged, at "
      "quantile 0.5 or 0.99; NaN when the op ran none in it."},
+    {"tilebench_recent_latency_seconds", TB_METRIC_GAUGE,
+     "Latency (from the intended start) of the op over the last 10 s of the steady-state phase in progress (its "
+     "start when it is younger), all tiles merged, at quantile 0.5 or 0.99; NaN outside steady state or when the op "
+     "ran none in the window."},
+    {"tilebench_recent_ops", TB_METRIC_GAUGE,
+     "Successful ops of the op in the window of tilebench_recent_latency_seconds, all tiles."},
+    {"tilebench_recent_window_seconds", TB_METRIC_GAUGE,
+     "Length of the window of tilebench_recent_latency_seconds (10 s, less at a phase's start; 0 outside steady "
+     "state)."},
     {"tilebench_phase_score", TB_METRIC_GAUGE, "Score of the phase stored last."},
     {"tilebench_phase_watts", TB_METRIC_GAUGE, "Mean power of the phase stored last, W (-1: no valid sample)."},
     {"tilebench_phase_ppkw", TB_METRIC_GAUGE, "Performance per kilowatt of the phase stored last."},
@@ -73,6 +85,46 @@ static void set_stage(tb_run_metrics *rm, const char *stage) {
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         (void)tb_metrics_set(rm->m, "tilebench_stage", (const char *[]){"stage", stages[i], NULL},
                              strcmp(stages[i], stage) == 0);
+}
+
+/* One (workload, op) of a phase: its cells over tiles. */
+typedef struct op_group {
+    const char *workload, *op;
+    uint64_t count, errors;
+    tb_hist *h;
+} op_group;
+
+/* The cells grouped by (workload, op), their histograms merged over tiles
+ * (copies: the cells' stay as they are). *ng gets how many; caller frees
+ * each h and the array. */
+static op_group *group_ops(int n, const tb_run_op_count *ops, int *ng) {
+    op_group *g = xcalloc((size_t)(n > 0 ? n : 1), sizeof *g);
+    *ng = 0;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < *ng && (strcmp(g[k].workload, ops[i].workload) != 0 || strcmp(g[k].op, ops[i].op) != 0))
+            k++;
+        if (k == *ng) {
+            g[k].workload = ops[i].workload;
+            g[k].op = ops[i].op;
+            g[k].h = tb_hist_new();
+            (*ng)++;
+        }
+        g[k].count += ops[i].count;
+        g[k].errors += ops[i].errors;
+        tb_hist_merge(g[k].h, ops[i].hist);
+    }
+    return g;
+}
+
+/* p50 and p99 of h into family name for (workload, op); NaN when h is empty. */
+static void set_quantiles(tb_run_metrics *rm, const char *name, const char *workload, const char *op,
+                          const tb_hist *h) {
+    int none = !h || tb_hist_count(h) == 0;
+    (void)tb_metrics_set(rm->m, name, (const char *[]){"workload", workload, "op", op, "quantile", "0.5", NULL},
+                         none ? NAN : (double)tb_hist_percentile(h, 50) / 1e6);
+    (void)tb_metrics_set(rm->m, name, (const char *[]){"workload", workload, "op", op, "quantile", "0.99", NULL},
+                         none ? NAN : (double)tb_hist_percentile(h, 99) / 1e6);
 }
 
 static void on_run_begun(void *arg, int64_t run_id, const char *tile_name, const char *tile_spec, const char *db) {
@@ -125,6 +177,7 @@ static void on_level_begun(void *arg, int tiles, const tb_stage_def *sd) {
     rm->ops_base += rm->last_ops;
     rm->errs_base += rm->last_errs;
     rm->last_ops = rm->last_errs = 0;
+    rm->level_seq++;
     set(rm, "tilebench_level_tiles", tiles);
     if (rm->next.level_begun) rm->next.level_begun(rm->next.arg, tiles, sd);
 }
@@ -132,6 +185,20 @@ static void on_level_begun(void *arg, int tiles, const tb_stage_def *sd) {
 static void on_level_alone(void *arg, int tiles, const char *alone) {
     tb_run_metrics *rm = arg;
     if (rm->next.level_alone) rm->next.level_alone(rm->next.arg, tiles, alone);
+}
+
+/* Out of steady state: no recent latency (NaN), no window; the next phase
+ * starts its own. */
+static void recent_off(tb_run_metrics *rm) {
+    if (!rm->recent_phase) return;
+    rm->recent_phase = 0;
+    tb_recent_reset(rm->recent);
+    set(rm, "tilebench_recent_window_seconds", 0);
+    for (int i = 0; i < tb_recent_n(rm->recent); i++) {
+        const char *wl = tb_recent_workload(rm->recent, i), *op = tb_recent_op(rm->recent, i);
+        set_quantiles(rm, "tilebench_recent_latency_seconds", wl, op, NULL);
+        (void)tb_metrics_set(rm->m, "tilebench_recent_ops", (const char *[]){"workload", wl, "op", op, NULL}, 0);
+    }
 }
 
 static void on_progress(void *arg, const tb_run_progress *p) {
@@ -147,6 +214,7 @@ static void on_progress(void *arg, const tb_run_progress *p) {
     set(rm, "tilebench_ops_per_second", p->ops_per_s);
     set(rm, "tilebench_run_ops_total", (double)(rm->ops_base + rm->last_ops));
     set(rm, "tilebench_run_errors_total", (double)(rm->errs_base + rm->last_errs));
+    if (p->phase == 0) recent_off(rm);
     if (rm->next.progress) rm->next.progress(rm->next.arg, p);
 }
 
@@ -182,6 +250,7 @@ static void on_report_written(void *arg, const char *path) {
 
 static void on_run_done(void *arg, int64_t run_id, const char *status) {
     tb_run_metrics *rm = arg;
+    recent_off(rm);
     set_stage(rm, "done");
     if (rm->next.run_done) rm->next.run_done(rm->next.arg, run_id, status);
 }
@@ -228,45 +297,44 @@ static void on_meters(void *arg, int n, const tb_meter_info *info, const tb_samp
     if (rm->next.meters) rm->next.meters(rm->next.arg, n, info, latest);
 }
 
-/* One (workload, op) of a phase: its cells over tiles. */
-typedef struct op_group {
-    const char *workload, *op;
-    uint64_t count, errors;
-    tb_hist *h;
-} op_group;
-
 static void on_phase_ops(void *arg, int tiles, int phase, int n, const tb_run_op_count *ops) {
     tb_run_metrics *rm = arg;
-    op_group *g = xcalloc((size_t)(n > 0 ? n : 1), sizeof *g);
-    int ng = 0;
-    for (int i = 0; i < n; i++) {
-        int k = 0;
-        while (k < ng && (strcmp(g[k].workload, ops[i].workload) != 0 || strcmp(g[k].op, ops[i].op) != 0))
-            k++;
-        if (k == ng) {
-            g[ng].workload = ops[i].workload;
-            g[ng].op = ops[i].op;
-            g[ng++].h = tb_hist_new();
-        }
-        g[k].count += ops[i].count;
-        g[k].errors += ops[i].errors;
-        tb_hist_merge(g[k].h, ops[i].hist);
-    }
+    int ng;
+    op_group *g = group_ops(n, ops, &ng);
     for (int k = 0; k < ng; k++) {
         const char *const labels[] = {"workload", g[k].workload, "op", g[k].op, NULL};
-        int none = tb_hist_count(g[k].h) == 0;
         (void)tb_metrics_add(rm->m, "tilebench_ops_total", labels, (double)g[k].count);
         (void)tb_metrics_add(rm->m, "tilebench_op_errors_total", labels, (double)g[k].errors);
-        (void)tb_metrics_set(rm->m, "tilebench_phase_latency_seconds",
-                             (const char *[]){"workload", g[k].workload, "op", g[k].op, "quantile", "0.5", NULL},
-                             none ? NAN : (double)tb_hist_percentile(g[k].h, 50) / 1e6);
-        (void)tb_metrics_set(rm->m, "tilebench_phase_latency_seconds",
-                             (const char *[]){"workload", g[k].workload, "op", g[k].op, "quantile", "0.99", NULL},
-                             none ? NAN : (double)tb_hist_percentile(g[k].h, 99) / 1e6);
+        set_quantiles(rm, "tilebench_phase_latency_seconds", g[k].workload, g[k].op, g[k].h);
         tb_hist_free(g[k].h);
     }
     free(g);
     if (rm->next.phase_ops) rm->next.phase_ops(rm->next.arg, tiles, phase, n, ops);
+}
+
+/* The phase in progress so far: each op's latency over the recent window. */
+static void on_phase_live(void *arg, int tiles, int phase, int n, const tb_run_op_count *ops) {
+    tb_run_metrics *rm = arg;
+    uint64_t now = tb_now_us(), window_us = 0;
+    int ng;
+    op_group *g;
+    if (phase != rm->recent_phase || rm->level_seq != rm->recent_level) { /* a new phase: a new window */
+        tb_recent_reset(rm->recent);
+        rm->recent_phase = phase;
+        rm->recent_level = rm->level_seq;
+    }
+    g = group_ops(n, ops, &ng);
+    for (int k = 0; k < ng; k++) {
+        tb_hist *w = tb_recent_update(rm->recent, g[k].workload, g[k].op, g[k].h, now, &window_us);
+        set_quantiles(rm, "tilebench_recent_latency_seconds", g[k].workload, g[k].op, w);
+        (void)tb_metrics_set(rm->m, "tilebench_recent_ops",
+                             (const char *[]){"workload", g[k].workload, "op", g[k].op, NULL},
+                             (double)tb_hist_count(w));
+        tb_hist_free(w);
+    }
+    if (ng > 0) set(rm, "tilebench_recent_window_seconds", (double)window_us / 1e6);
+    free(g);
+    if (rm->next.phase_live) rm->next.phase_live(rm->next.arg, tiles, phase, n, ops);
 }
 
 static void on_health(void *arg, const tb_run_health *h) {
@@ -281,6 +349,7 @@ void tb_run_metrics_init(tb_run_metrics *rm, tb_metrics *m, const tb_run_observe
     char err[TB_ERR_LEN];
     memset(rm, 0, sizeof *rm);
     rm->m = m;
+    rm->recent = tb_recent_new(RECENT_WINDOW_US);
     if (next) rm->next = *next;
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (tb_metrics_declare(m, families[i].name, families[i].type, families[i].help, err) != 0)
@@ -307,6 +376,12 @@ void tb_run_metrics_init(tb_run_metrics *rm, tb_metrics *m, const tb_run_observe
     obs->run_done = on_run_done;
     obs->meters = on_meters;
     obs->phase_ops = on_phase_ops;
+    obs->phase_live = on_phase_live;
     obs->health = on_health;
     obs->arg = rm;
+}
+
+void tb_run_metrics_free(tb_run_metrics *rm) {
+    tb_recent_free(rm->recent);
+    rm->recent = NULL;
 }

@@ -13,6 +13,7 @@
 #include "coordinator/coordinator.h"
 #include "coordinator/observer.h"
 #include "metrics/metrics.h"
+#include "metrics/recent.h"
 
 typedef struct tb_run_metrics {
     tb_metrics *m;
@@ -23,10 +24,16 @@ typedef struct tb_run_metrics {
     uint64_t last_mono[TB_MAX_METERS];
     int have_w[TB_MAX_METERS]; /* the latest sample of meter i is valid */
     double w[TB_MAX_METERS];
+    /* recent latency: each op's snapshots of the phase in progress */
+    tb_recent *recent;
+    int level_seq;                  /* levels begun */
+    int recent_level, recent_phase; /* the phase the snapshots are of (level_seq, phase); phase 0: none */
 } tb_run_metrics;
 
 /* Declares the run's metrics in m and fills *obs with callbacks that update
  * them, then call next's (copied; NULL: none). rm and m must outlive the run. */
 void tb_run_metrics_init(tb_run_metrics *rm, tb_metrics *m, const tb_run_observer *next, tb_run_observer *obs);
+/* Frees what rm holds (not m). */
+void tb_run_metrics_free(tb_run_metrics *rm);
 
 #endif

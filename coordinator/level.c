@@ -36,12 +36,16 @@ void tb_coord_tell_meters(run_ctx *c) {
     c->obs->meters(c->obs->arg, c->n_meters, c->infos, latest);
 }
 
-/* A phase's cells as collected, for the observer's phase_ops. */
-static void tell_phase_ops(run_ctx *c, int p, tb_lg_stats *st) {
+/* How often a phase in progress is shown to the observer's phase_live. */
+#define PHASE_LIVE_US 1000000
+
+/* A phase's cells, for the observer's phase_ops (as collected) or
+ * phase_live (an interval, in tile-1 cells). */
+static void tell_cells(run_ctx *c, int p, tb_lg_stats *st, void (*cb)(void *, int, int, int, const tb_run_op_count *)) {
     const tb_loadgen *lg = c->lg;
     tb_run_op_count *oc;
     int n = 0;
-    if (!c->obs->phase_ops || !st) return;
+    if (!cb || !st) return;
     oc = xcalloc((size_t)st->tiles * (size_t)st->n_workloads * TB_MAX_OPS, sizeof *oc);
     for (int t = 1; t <= st->tiles; t++)
         for (int w = 0; w < st->n_workloads; w++)
@@ -55,8 +59,19 @@ static void tell_phase_ops(run_ctx *c, int p, tb_lg_stats *st) {
                 o->errors = os->errors;
                 o->hist = os->hist;
             }
-    c->obs->phase_ops(c->obs->arg, st->tiles, p + 1, n, oc);
+    cb(c->obs->arg, st->tiles, p + 1, n, oc);
     free(oc);
+}
+
+static void tell_phase_ops(run_ctx *c, int p, tb_lg_stats *st) { tell_cells(c, p, st, c->obs->phase_ops); }
+
+/* Phase p's latency since the previous call, for live figures: an interval
+ * the load generator keeps apart from the phase's statistics. */
+static void tell_phase_live(run_ctx *c, int p) {
+    tb_lg_stats *st = NULL;
+    if (!c->obs->phase_live || !c->lg || !c->lg->ops->take_live) return;
+    if (c->lg->ops->take_live(c->lg->self, p, &st) == 0) tell_cells(c, p, st, c->obs->phase_live);
+    tb_lg_stats_free(st);
 }
 
 /* The live figures of the stage in progress, for the observer. */
@@ -87,7 +102,7 @@ static void progress(run_ctx *c, int tiles, const char *stage, int phase, uint64
 /* Sleeps until the monotonic deadline, showing progress; returns -1 early
  * when the run was interrupted. */
 static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *stage, int phase) {
-    uint64_t last_ops = 0, last_t = 0;
+    uint64_t last_ops = 0, last_t = 0, live_t = 0;
     for (;;) {
         uint64_t now = tb_now_us();
         struct timespec ts;
@@ -96,6 +111,10 @@ static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *s
         if (now >= deadline_us) return 0;
         progress(c, tiles, stage, phase, deadline_us, &last_ops, &last_t);
         tb_coord_tell_meters(c);
+        if (phase > 0 && now >= live_t + PHASE_LIVE_US) {
+            tell_phase_live(c, phase - 1);
+            live_t = now;
+        }
         step = deadline_us - now;
         if (step > 200000) step = 200000;
         ts.tv_sec = (time_t)(step / 1000000);

@@ -101,6 +101,12 @@ typedef struct tb_run_observer {
      * before it is judged and stored (so a level's last phase comes before
      * its ramp-down, and phase_done after). */
     void (*phase_ops)(void *arg, int tiles, int phase, int n, const tb_run_op_count *ops);
+    /* A steady-state phase in progress, about once a second: the latency
+     * of its ops (those it counts) that ended since the previous call, in n
+     * (workload, op) cells of every tile merged (tiles is 1, each cell's
+     * tile 1); the first call of a phase starts the interval. Only with a
+     * load generator that keeps such a record (the local one). */
+    void (*phase_live)(void *arg, int tiles, int phase, int n, const tb_run_op_count *ops);
     /* The load generator's health over the phase just stored. */
     void (*health)(void *arg, const tb_run_health *h);
     void *arg;

@@ -139,6 +139,14 @@ typedef struct tb_loadgen_ops {
     /* Phase p (0-based) statistics merged over workers; call after its end.
      * *out caller frees with tb_lg_stats_free. */
     int (*collect_phase)(void *self, int phase, tb_lg_stats **out, char *err);
+    /* Optional (NULL: it cannot). The latency of phase p's ops (0-based:
+     * those the phase counts) recorded since the previous call, per
+     * (workload, op), in *out's tile-1 cells (count, hist; caller frees):
+     * an interval, for live figures, apart from the phase's measured
+     * statistics. The first call for a phase starts the record (its *out is
+     * empty, or holds the tail of the phase before). 0, or -1 when no level
+     * runs or p is out of range. */
+    int (*take_live)(void *self, int phase, tb_lg_stats **out);
     /* Ops completed / failed so far in this level, any stage (for progress). */
     void (*live)(void *self, uint64_t *ops, uint64_t *errors);
     /* Stops and frees every user. *all gets counts over the whole level, every

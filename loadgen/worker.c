@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loadgen/lg_live.h"
 #include "loadgen/loadgen.h"
 
 enum { CMD_NONE = 0, CMD_START, CMD_STOP, CMD_QUIT };
@@ -91,6 +92,7 @@ struct worker {
     int collected[TB_MAX_PHASES];
     tb_lg_stats *all;
     atomic_uint_fast64_t ops_done, errors_done;
+    tb_lg_live live; /* guarded by lock: the live latency record (lg_live.h) */
     /* per workload: its op timeout as a libevent "common timeout", so an
      * add is O(1) instead of a heap operation, and in µs */
     const struct timeval *op_timeout[TB_MAX_WORKLOADS];
@@ -172,6 +174,7 @@ static void record(tb_user_ctx *u, int op, uint64_t intended_us, uint64_t sent_u
             /* a timer may fire a hair before its due time: never record negative */
             tb_hist_record(c->hist, end_us > intended_us ? end_us - intended_us : 0);
             tb_hist_record(c->hist_unc, end_us > sent_us ? end_us - sent_us : 0);
+            tb_lg_live_record(&w->live, p, u->wl, op, end_us > intended_us ? end_us - intended_us : 0);
         } else {
             c->errors++;
             c->err_by_class[st]++;
@@ -702,6 +705,7 @@ static int lg_start_level(void *self, const tb_level_plan *plan, char *err) {
         memset(w->phase, 0, sizeof w->phase);
         memset(w->collected, 0, sizeof w->collected);
         w->all = tb_lg_stats_new(plan->tiles, lg->pub.def->n_workloads);
+        tb_lg_live_clear(&w->live);
         tb_hist_reset(w->stall_hist);
         tb_hist_reset(w->own_hist);
         w->cpu_wait_us = 0;
@@ -735,6 +739,22 @@ static int lg_collect_phase(void *self, int phase, tb_lg_stats **out, char *err)
         tb_lg_stats_free(s);
     }
     *out = m;
+    return 0;
+}
+
+static int lg_take_live(void *self, int phase, tb_lg_stats **out) {
+    local_lg *lg = self;
+    *out = NULL;
+    if (!lg->level_running || phase < 0 || phase >= lg->plan.n_phases) return -1;
+    *out = tb_lg_stats_new(1, lg->pub.def->n_workloads);
+    for (int i = 0; i < lg->n_workers; i++) {
+        worker *w = &lg->workers[i];
+        tb_lg_live taken;
+        pthread_mutex_lock(&w->lock); /* pointers swapped: the worker waits for no merge */
+        tb_lg_live_swap(&w->live, phase, &taken);
+        pthread_mutex_unlock(&w->lock);
+        tb_lg_live_drain(&taken, phase, *out);
+    }
     return 0;
 }
 
@@ -918,6 +938,7 @@ static void worker_fini(worker *w) {
     if (w->schedstat_fd >= 0) close(w->schedstat_fd);
     tb_hist_free(w->stall_hist);
     tb_hist_free(w->own_hist);
+    tb_lg_live_clear(&w->live);
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->cond);
     w->ticker = w->cmd_ev = w->build_ev = NULL;
@@ -939,6 +960,7 @@ static int worker_init(worker *w, int precise, char *err) {
     pthread_cond_init(&w->cond, NULL);
     w->stall_hist = tb_hist_new();
     w->own_hist = tb_hist_new();
+    tb_lg_live_init(&w->live);
     w->probe_since_us = tb_now_us();
     w->cmd_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     w->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -999,6 +1021,7 @@ static int lg_kv_switch(void *self, int tile, const char *host, int port, char *
 static const tb_loadgen_ops local_ops = {
     .start_level = lg_start_level,
     .collect_phase = lg_collect_phase,
+    .take_live = lg_take_live,
     .live = lg_live,
     .stop_level = lg_stop_level,
     .stalls = lg_stalls,

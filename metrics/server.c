@@ -5,7 +5,9 @@
  * HEAD /metrics answers the rendered text; HEAD is allowed because HTTP
  * requires a server that answers GET to answer HEAD (RFC 9110, 9.1). The
  * socket is bound here, before MHD starts, so that a bad or busy address is
- * the caller's error with the system's reason.
+ * the caller's error with the system's reason. The one thread serves every
+ * connection without blocking on any (MHD's event loop), so a silent client
+ * delays nobody while the connection table has room.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,8 +26,13 @@
 #include "common/listen.h"
 #include "metrics/metrics.h"
 
-#define MAX_CONNECTIONS      16
-#define CONNECTION_TIMEOUT_S 10
+/* A client that connects and sends nothing (or sends slowly) holds one of
+ * these connections until the timeout, and only a full table makes a scrape
+ * wait: the table is wide and the timeout short, so a few silent sockets
+ * never delay a scrape (a scrape takes milliseconds; Prometheus reconnects
+ * when its idle keep-alive connection was closed). */
+#define MAX_CONNECTIONS      256
+#define CONNECTION_TIMEOUT_S 3
 
 struct tb_metrics_server {
     struct MHD_Daemon *mhd;
@@ -92,7 +99,7 @@ int tb_metrics_serve(tb_metrics *m, const char *listen, tb_metrics_server **out,
     if (tb_listen_parse(listen, host, sizeof host, &port, err) != 0) return -1;
     sv = xcalloc(1, sizeof *sv);
     sv->m = m;
-    if ((fd = tb_listen_bind(host, port, 32, &sv->addr, err)) < 0) {
+    if ((fd = tb_listen_bind(host, port, 64, &sv->addr, err)) < 0) {
         free(sv);
         return -1;
     }

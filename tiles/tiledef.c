@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/listen.h"
 #include "tiles/infra_def.h"
 #include "tiles/ini_text.h"
 #include "tiles/kinds.h"
@@ -372,6 +373,27 @@ static int set_agents(parse_state *ps, const char *sec, const char *key, const c
     return fail(ps, sec, key, "unknown key (known: count, names, wait, broker)");
 }
 
+/* [run]: metrics, metrics_linger. */
+static int set_run(parse_state *ps, const char *sec, const char *key, const char *val) {
+    tb_run_def *r = &ps->def->run;
+    char e[TB_ERR_LEN], host[256];
+    int port;
+    if (strcmp(key, "metrics") == 0) {
+        if (tb_listen_parse(val, host, sizeof host, &port, e) != 0)
+            return fail(ps, sec, key, "must be ADDR:PORT (127.0.0.1:9464, [::1]:9464; PORT 0 picks a free one)");
+        free(r->metrics);
+        r->metrics = xstrdup(val);
+        return 1;
+    }
+    if (strcmp(key, "metrics_linger") == 0) {
+        if (tb_parse_duration_us(val, &r->metrics_linger_us, e) != 0 || r->metrics_linger_us > 3600ull * 1000000)
+            return fail(ps, sec, key, "must be a duration of 0..1h (e.g. 15s; 0: none)");
+        r->metrics_linger_set = 1;
+        return 1;
+    }
+    return fail(ps, sec, key, "unknown key (known: metrics, metrics_linger)");
+}
+
 /* The host of section [host.NAME], added on its first key; NULL when the
  * file already has TB_MAX_HOSTS. */
 static tb_host_def *get_host(parse_state *ps, const char *name) {
@@ -554,14 +576,16 @@ static int handler(void *user, const char *section, const char *key, const char 
     if (strncmp(section, "qos.", 4) == 0 && section[4]) return add_rule(ps, section, section + 4, key, val);
     if (strcmp(section, "sut") == 0) return set_sut(ps, section, key, val);
     if (strcmp(section, "agents") == 0) return set_agents(ps, section, key, val);
+    if (strcmp(section, "run") == 0) return set_run(ps, section, key, val);
     if (strncmp(section, "host.", 5) == 0 && section[5]) return set_host(ps, section, section + 5, key, val);
     if (strncmp(section, "infra.", 6) == 0 && section[6]) {
         char why[TB_ERR_LEN];
         if (tb_infradef_set(ps->def, section + 6, key, val, ps->in.line, why) != 0) return fail(ps, section, key, why);
         return 1;
     }
-    return fail(ps, section, key,
-                "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut, agents, host.NAME, infra.NAME)");
+    return fail(
+        ps, section, key,
+        "unknown section (known: tile, stages, workload.NAME, qos.NAME, sut, agents, run, host.NAME, infra.NAME)");
 }
 
 /* Checks that need the whole file: kinds set, rules refer to real ops. */
@@ -693,6 +717,7 @@ static void clear_def(tb_tiledef *def) {
         free(def->agents.names[i]);
     free(def->agents.names);
     free(def->agents.broker);
+    free(def->run.metrics);
     for (int i = 0; i < def->n_hosts; i++) {
         for (int m = 0; m < def->hosts[i].n_meters; m++)
             free(def->hosts[i].meters[m]);

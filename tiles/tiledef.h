@@ -69,6 +69,14 @@ typedef struct tb_agents_def {
     char *broker;     /* the broker's URI (a secret: never shown as given); NULL: none */
 } tb_agents_def;
 
+/* [run]: options of `run` that the command line may also give (and then
+ * wins): the live metrics' address and how long they stay after the run. */
+typedef struct tb_run_def {
+    char *metrics;              /* metrics = ADDR:PORT (checked as such); NULL: none */
+    int metrics_linger_set;     /* metrics_linger was given */
+    uint64_t metrics_linger_us; /* metrics_linger = DUR (0: no linger) */
+} tb_run_def;
+
 /* [host.NAME]: one host of a SUT of several (docs/tile-file.md). */
 #define TB_MAX_HOSTS       16 /* [host.NAME] sections */
 #define TB_HOST_MAX_METERS 8  /* meter and meter.SUFFIX keys per host */
@@ -140,6 +148,7 @@ typedef struct tb_tiledef {
                            (never NULL in a parsed definition) */
     tb_sut_endpoints sut;
     tb_agents_def agents;
+    tb_run_def run;      /* [run] */
     int n_hosts;         /* [host.NAME] sections; 0: one SUT measured by --meter/--telemetry */
     tb_host_def *hosts;  /* n_hosts entries, in file order */
     int n_infra;         /* [infra.NAME] sections; 0: none (the score is the application score alone) */

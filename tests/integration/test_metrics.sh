@@ -12,11 +12,19 @@
 #    its JSON report gives them (the counters carry steady-state ops, summed
 #    over tiles and phases: docs/metrics.md), and they never went down;
 #  - p99 latency per op equals the report's (one tile, one phase);
+#  - the recent latency (tilebench_recent_latency_seconds) is there while a
+#    phase runs, for ops the phase has, its ops at most the phase's count and
+#    its p99 at most the phase's max latency, as the report gives them;
 #  - the export's watts, volts, PF, ranges and identity are the emulator's,
 #    a failed read kept the last good sample's time, and its read and error
 #    counters equal the emulator's own request and NaN counters.
-# Also: the metrics port is closed after the run; a busy --metrics port is a
-# clear error and no run (no run row, no meter request); 404 and 405.
+# Also: after the run the final values stay served for --metrics-linger,
+# then the port closes; a second run takes its address and linger from the
+# tile file's [run] (the command line's address wins), prints the bound port
+# on stderr with --quiet, and SIGINT ends its linger at once; a busy
+# --metrics port (or [run] metrics) is a clear error and no run (no run row,
+# no meter request); 404 and 405; 40 silent connections do not delay a
+# scrape.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -114,11 +122,13 @@ if [ -e "$T/busy.db" ]; then expect "runs stored with a busy port" "$(sqlite3 "$
 expect "meter requests with a busy port" "$(field_of "$(sim_counters "$RUN_SIM")" requests)" -eq 0
 
 # ---- the run ----
-# two phases, so that the op counters advance twice; 2 s of ramp-down, so
+# two phases of 3 s, so that the op counters advance twice and a few
+# scrapes see each phase's recent latency; 2 s of ramp-down, so
 # that Prometheus scrapes (every 1 s) the counts of the last phase, which
 # come as it ends, before the run does
-"$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 2s --phases 2 --ramp-down 2s --idle 3s \
-    --meter "wt310://127.0.0.1:$RUN_SIM" --metrics "127.0.0.1:$MPORT" --db "$T/results.db" >"$T/run.log" 2>&1 &
+"$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --phases 2 --ramp-down 2s --idle 3s \
+    --meter "wt310://127.0.0.1:$RUN_SIM" --metrics "127.0.0.1:$MPORT" --metrics-linger 3s --db "$T/results.db" \
+    >"$T/run.log" 2>&1 &
 RUN_PID=$!
 at_exit 'kill "$RUN_PID" 2>/dev/null; wait "$RUN_PID" 2>/dev/null'
 wait_for "the run's metrics at 127.0.0.1:$MPORT" 30 curl -sf "http://127.0.0.1:$MPORT/metrics"
@@ -128,6 +138,50 @@ expect "POST /metrics" "$(code -X POST "http://127.0.0.1:$MPORT/metrics")" -eq 4
 curl -sf -D "$T/headers" -o "$T/scrape.txt" "http://127.0.0.1:$MPORT/metrics" || fail "GET /metrics during the run"
 grep -qi '^content-type: text/plain; version=0.0.4; charset=utf-8' "$T/headers" || fail "content type: $(cat "$T/headers")"
 grep -q '^# TYPE tilebench_run_ops_total counter$' "$T/scrape.txt" || fail "no tilebench_run_ops_total: $(cat "$T/scrape.txt")"
+
+# 40 clients that connect and send nothing, then a real scrape: answered
+# within 1 s (the silent ones are closed by the server after its timeout)
+python3 - "$MPORT" <<'PYEOF' || fail "a scrape behind silent clients was slow or failed"
+import socket, sys, time
+port = int(sys.argv[1])
+silent = [socket.create_connection(("127.0.0.1", port), timeout=2) for _ in range(40)]
+time.sleep(0.3)
+t0 = time.monotonic()
+c = socket.create_connection(("127.0.0.1", port), timeout=5)
+c.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+reply = b""
+while len(reply) < 1 << 22:
+    try:
+        d = c.recv(65536)
+    except socket.timeout:
+        break
+    if not d:
+        break
+    reply += d
+took = time.monotonic() - t0
+print("a scrape behind 40 silent clients: %d bytes in %.3f s" % (len(reply), took))
+for s in silent:
+    s.close()
+sys.exit(0 if reply.split(b" ", 2)[1:2] == [b"200"] and took <= 1.0 else 1)
+PYEOF
+
+# the run ends, its final values stay served for the linger (3 s), then the port closes
+for ((i = 0; i < 600; i++)); do
+    grep -q '^metrics: the final values stay at ' "$T/run.log" && break
+    kill -0 "$RUN_PID" 2>/dev/null || break
+    sleep 0.1
+done
+grep -qx "metrics: the final values stay at http://127.0.0.1:$MPORT/metrics for 3 s (Ctrl-C ends it)" "$T/run.log" ||
+    fail "no linger line: $(tail -5 "$T/run.log")"
+curl -sf -o "$T/linger.txt" "http://127.0.0.1:$MPORT/metrics" || fail "GET /metrics in the linger"
+grep -qx 'tilebench_stage{stage="done"} 1' "$T/linger.txt" || fail "stage in the linger: $(grep stage "$T/linger.txt")"
+grep -qx 'tilebench_phases_stored_total 2' "$T/linger.txt" || fail "phases in the linger: $(grep phases "$T/linger.txt")"
+grep -q '^tilebench_phase_latency_seconds{workload="kv",op="GET",quantile="0.99"} [0-9]' "$T/linger.txt" ||
+    fail "the last phase's latency in the linger: $(grep phase_latency "$T/linger.txt")"
+# no phase runs: no recent latency
+grep -qx 'tilebench_recent_latency_seconds{workload="kv",op="GET",quantile="0.99"} NaN' "$T/linger.txt" ||
+    fail "recent latency in the linger: $(grep recent "$T/linger.txt")"
+grep -qx 'tilebench_recent_window_seconds 0' "$T/linger.txt" || fail "recent window in the linger"
 rc=0
 wait "$RUN_PID" || rc=$?
 expect "run exit status" "$rc" -eq 0
@@ -142,6 +196,51 @@ expect "curl to the metrics port after the run (7: connection refused)" "$rc" -e
 "$TB" report latest --db "$T/results.db" --format json >"$T/report.json" || fail "report failed"
 expect "run status" "$(jq -r .run.status "$T/report.json")" = complete
 
+# ---- [run] in the tile file: a busy address there is the same clear error ----
+{ cat "$T/tile.ini"; printf '[run]\nmetrics = 127.0.0.1:%s\nmetrics_linger = 60s\n' "$PPORT"; } >"$T/tile-run.ini"
+rc=0
+"$TB" run --config "$T/tile-run.ini" --tiles 1 --steady 1s --idle 0 --meter "wt310://127.0.0.1:$RUN_SIM" \
+    --db "$T/busy.db" >"$T/busy-file.log" 2>&1 || rc=$?
+expect "run with a busy [run] metrics: exit status" "$rc" -eq 2
+grep -qx "tilebench run: \[run\] metrics: listen 127.0.0.1:$PPORT: Address already in use" "$T/busy-file.log" ||
+    fail "busy [run] metrics message: $(cat "$T/busy-file.log")"
+# --metrics wins over the file's address (its linger, 60 s, stays); --quiet
+# still prints the bound port, on stderr; SIGINT ends the linger at once
+"$TB" run --config "$T/tile-run.ini" --tiles 1 --ramp-up 0 --warm-up 0 --steady 1s --ramp-down 0 --idle 0 --quiet \
+    --meter "wt310://127.0.0.1:$RUN_SIM" --metrics 127.0.0.1:0 --db "$T/quiet.db" >"$T/quiet.out" 2>"$T/quiet.err" &
+QPID=$!
+at_exit 'kill "$QPID" 2>/dev/null; wait "$QPID" 2>/dev/null'
+QPORT=""
+for ((i = 0; i < 600; i++)); do
+    QPORT=$(sed -n 's|^metrics: http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$T/quiet.err" 2>/dev/null || true)
+    [ -n "$QPORT" ] && break
+    kill -0 "$QPID" 2>/dev/null || fail "the quiet run exited: $(cat "$T/quiet.err")"
+    sleep 0.05
+done
+[ -n "$QPORT" ] || fail "no bound port on stderr with --quiet: $(cat "$T/quiet.err")"
+expect "the quiet run's port (not the file's)" "$QPORT" -ne "$PPORT"
+# the run is over once its status is stored; the process lingers
+for ((i = 0; i < 1200; i++)); do
+    [ -s "$T/quiet.db" ] && [ "$(sqlite3 "$T/quiet.db" "SELECT status FROM runs" 2>/dev/null)" = complete ] && break
+    kill -0 "$QPID" 2>/dev/null || fail "the quiet run exited before its linger: $(cat "$T/quiet.err")"
+    sleep 0.1
+done
+sleep 1
+kill -0 "$QPID" 2>/dev/null || fail "the quiet run did not linger (the file says 60 s)"
+curl -sf -o "$T/quiet-linger.txt" "http://127.0.0.1:$QPORT/metrics" || fail "GET /metrics in the quiet run's linger"
+grep -qx 'tilebench_stage{stage="done"} 1' "$T/quiet-linger.txt" || fail "the quiet run's stage in its linger"
+[ ! -s "$T/quiet.out" ] || fail "--quiet printed on stdout: $(cat "$T/quiet.out")"
+t0=$(date +%s%N)
+kill -INT "$QPID"
+rc=0
+wait "$QPID" || rc=$?
+took_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect "quiet run exit status (complete, SIGINT in the linger)" "$rc" -eq 0
+expect "ms from SIGINT in the linger to exit" "$took_ms" -le 2000
+rc=0
+curl -s --max-time 5 -o /dev/null "http://127.0.0.1:$QPORT/metrics" || rc=$?
+expect "curl to the quiet run's port after it ended" "$rc" -eq 7
+
 # ---- what Prometheus holds of the run ----
 prom 'tilebench_power_watts{job="run",meter="0"}[10m]' "$T/q_watts.json"
 prom 'tilebench_power_sample_timestamp_seconds{job="run",meter="0"}[10m]' "$T/q_ts.json"
@@ -150,6 +249,10 @@ prom 'tilebench_op_errors_total{job="run"}[10m]' "$T/q_errs.json"
 prom 'tilebench_run_ops_total{job="run"}[10m]' "$T/q_runops.json"
 prom 'tilebench_phase_latency_seconds{job="run",quantile="0.99"}[10m]' "$T/q_p99.json"
 prom 'max_over_time(tilebench_stage{job="run",stage="steady"}[10m])' "$T/q_steady.json"
+prom 'tilebench_recent_latency_seconds{job="run"}[10m]' "$T/q_recent.json"
+prom 'tilebench_recent_ops{job="run"}[10m]' "$T/q_recent_ops.json"
+prom 'tilebench_phase{job="run"}[10m]' "$T/q_phase.json"
+prom 'tilebench_stage{job="run",stage="done"}[10m]' "$T/q_done.json"
 expect "Prometheus saw stage steady" "$(jq -r '.data.result[0].value[1]' "$T/q_steady.json")" = 1
 
 python3 - "$T" "$T/results.db" "$TRACE_W" >"$T/check_run.log" 2>&1 <<'PYEOF' || fail "run metrics differ: $(cat "$T/check_run.log")"
@@ -169,6 +272,9 @@ def check(ok, what):
 w, ts = series("q_watts"), series("q_ts")
 check(len(w) == 1 and len(ts) == 1, "one power series and one timestamp series for meter 0")
 W, TS = dict(points(w[0])), dict(points(ts[0]))
+# once the run is done (its linger), the gauges keep the last sample while time goes on: not compared
+done = {t for t, v in points(series("q_done")[0]) if v == 1}
+W = {t: v for t, v in W.items() if t not in done}
 db = sqlite3.connect(dbpath)
 rows = db.execute("SELECT wall_us, watts, level_id, stage FROM power_samples WHERE meter_idx = 0"
                   " ORDER BY wall_us").fetchall()
@@ -231,6 +337,39 @@ check(all(b >= a for a, b in zip(vals, vals[1:])) and vals[-1] > 0, "tilebench_r
 got_p99 = {(s["metric"]["workload"], s["metric"]["op"]): points(s)[-1][1] * 1000 for s in series("q_p99")}
 for k, ms in want_p99.items():
     check(k in got_p99 and abs(got_p99[k] - ms) <= 1e-6 * ms, "%s %s p99 %r ms = report %r ms" % (k + (got_p99.get(k), ms)))
+
+# recent latency, scrape by scrape, against the phase the scrape was in (or
+# the one before: the phase gauge moves a moment before the window does)
+phase_at = dict(points(series("q_phase")[0]))
+ph = {}
+for lv in rep["levels"]:
+    for wl in lv["workloads"]:
+        for op in wl["operations"]:
+            ph[(lv["phase"], wl["name"], op["name"])] = op
+seen = {}
+for s in series("q_recent_ops"):
+    k = (s["metric"]["workload"], s["metric"]["op"])
+    for t, n in points(s):
+        p = int(phase_at.get(t, 0))
+        if p == 0 or n == 0:
+            continue
+        cap = max(ph.get((q,) + k, {"count": 0})["count"] for q in (p, p - 1))
+        if n > cap:
+            check(False, "%s at %.3f: %d recent ops, over phase %d's %d" % (k, t, n, p, cap))
+        seen[k] = seen.get(k, 0) + 1
+check(seen.get(("kv", "GET"), 0) >= 2, "scrapes with recent kv GET ops in a phase: %r" % seen)
+nq = 0
+for s in series("q_recent"):
+    k = (s["metric"]["workload"], s["metric"]["op"])
+    for t, v in points(s):
+        p = int(phase_at.get(t, 0))
+        if p == 0 or v != v:  # NaN: none in the window
+            continue
+        top = max(ph.get((q,) + k, {"max_ms": 0})["max_ms"] or 0 for q in (p, p - 1))
+        if not 0 < v * 1000 <= top * 1.001 + 1e-6:
+            check(False, "%s q%s at %.3f: recent %r ms, phase %d's max %r ms" % (k, s["metric"]["quantile"], t, v * 1000, p, top))
+        nq += s["metric"]["quantile"] == "0.99" and k == ("kv", "GET")
+check(nq >= 2, "%d scrapes with a recent kv GET p99, each within the phase's max" % nq)
 sys.exit(0 if good else 1)
 PYEOF
 cat "$T/check_run.log"

@@ -191,6 +191,34 @@ static void sut_telemetry_key(void **state) {
     tb_tiledef_free(def);
 }
 
+/* [run]: metrics and metrics_linger, or none of them. */
+static void run_section(void **state) {
+    tb_tiledef *def;
+    char err[TB_ERR_LEN] = "";
+    const char *p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics = [::1]:9464\n"
+                              "metrics_linger = 30s\n");
+    (void)state;
+    if (!(def = tb_tiledef_load(p, err))) fail_msg("%s", err);
+    unlink(p);
+    assert_string_equal(def->run.metrics, "[::1]:9464");
+    assert_int_equal(def->run.metrics_linger_set, 1);
+    assert_int_equal(def->run.metrics_linger_us, 30000000);
+    tb_tiledef_free(def);
+    p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics_linger = 0\n");
+    if (!(def = tb_tiledef_load(p, err))) fail_msg("%s", err);
+    unlink(p);
+    assert_null(def->run.metrics);
+    assert_int_equal(def->run.metrics_linger_set, 1);
+    assert_int_equal(def->run.metrics_linger_us, 0);
+    tb_tiledef_free(def);
+    p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n");
+    if (!(def = tb_tiledef_load(p, err))) fail_msg("%s", err);
+    unlink(p);
+    assert_null(def->run.metrics);
+    assert_int_equal(def->run.metrics_linger_set, 0);
+    tb_tiledef_free(def);
+}
+
 /* Each bad file must fail with a message naming line and key. */
 static void bad_files(void **state) {
     static const struct {
@@ -225,6 +253,13 @@ static void bad_files(void **state) {
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = nohostport\n", ":5:", "HOST:PORT"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nphases = 0\n", ":5:", "phases"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = node1:9100\n", ":5:", "telemetry: use local"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics = localhost\n",
+         ":5:", "[run] metrics: must be ADDR:PORT"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics = 127.0.0.1:70000\n", ":5:", "metrics: must be"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics_linger = 2h\n", ":5:", "metrics_linger: must be"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics_linger = soon\n", ":5:", "metrics_linger"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetric = 127.0.0.1:1\n",
+         ":5:", "unknown key (known: metrics, metrics_linger)"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -751,6 +786,7 @@ int main(void) {
         cmocka_unit_test(sut_section_and_overrides),
         cmocka_unit_test(bad_files),
         cmocka_unit_test(sut_telemetry_key),
+        cmocka_unit_test(run_section),
         cmocka_unit_test(stored_text_has_no_secrets),
         cmocka_unit_test(unreadable_file),
         cmocka_unit_test(examples_parse),

@@ -7,7 +7,9 @@
  * range, every truncation, trailing bytes, a repeated cell, a bad histogram)
  * is refused with a message naming the problem; users keep their ramp-up
  * offsets whatever tile range a load generator runs; bad ranges are refused;
- * a level run on a range makes users of its tiles only.
+ * a level run on a range makes users of its tiles only; the live latency
+ * record (loadgen/lg_live.c) records nothing until a phase is asked for,
+ * only that phase, and hands over each interval once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "loadgen/lg_live.h"
 #include "loadgen/loadgen.h"
 
 /* The header: magic, version, five u32; a cell: three u32 indices, 2 +
@@ -458,6 +461,48 @@ static void tile_range_runs_only_its_tiles(void **state) {
     tb_endpoints_free(&ep);
 }
 
+static void live_record(void **state) {
+    tb_lg_live l, taken;
+    tb_lg_stats *out;
+    (void)state;
+    tb_lg_live_init(&l);
+    tb_lg_live_record(&l, 0, 1, 2, 500); /* nobody asked: nothing kept */
+    assert_null(l.h[1][2]);
+    tb_lg_live_swap(&l, 0, &taken); /* phase 0 from now on */
+    out = tb_lg_stats_new(1, 2);
+    tb_lg_live_drain(&taken, 0, out);
+    assert_int_equal(tb_lg_cell(out, 1, 1, 2)->count, 0);
+    tb_lg_stats_free(out);
+    tb_lg_live_record(&l, 0, 1, 2, 500);
+    tb_lg_live_record(&l, 0, 1, 2, 700);
+    tb_lg_live_record(&l, 1, 1, 2, 900); /* another phase: not this record's */
+    tb_lg_live_record(&l, 0, 0, 0, 100);
+    tb_lg_live_record(&l, 0, TB_MAX_WORKLOADS, 0, 100); /* out of range: ignored */
+    tb_lg_live_swap(&l, 0, &taken);
+    out = tb_lg_stats_new(1, 2);
+    tb_lg_live_drain(&taken, 0, out);
+    assert_int_equal(tb_lg_cell(out, 1, 1, 2)->count, 2);
+    assert_int_equal(tb_hist_max(tb_lg_cell(out, 1, 1, 2)->hist), 700);
+    assert_int_equal(tb_lg_cell(out, 1, 0, 0)->count, 1);
+    tb_lg_live_drain(&taken, 0, out); /* drained once: nothing left to add */
+    assert_int_equal(tb_lg_cell(out, 1, 1, 2)->count, 2);
+    tb_lg_stats_free(out);
+    /* the next interval has only what came after */
+    tb_lg_live_record(&l, 0, 1, 2, 300);
+    tb_lg_live_swap(&l, 1, &taken); /* phase 1 from now on: phase 0's tail is dropped */
+    out = tb_lg_stats_new(1, 2);
+    tb_lg_live_drain(&taken, 1, out);
+    assert_int_equal(tb_lg_cell(out, 1, 1, 2)->count, 0);
+    tb_lg_stats_free(out);
+    tb_lg_live_record(&l, 1, 1, 2, 300);
+    tb_lg_live_swap(&l, 1, &taken);
+    out = tb_lg_stats_new(1, 2);
+    tb_lg_live_drain(&taken, 1, out);
+    assert_int_equal(tb_lg_cell(out, 1, 1, 2)->count, 1);
+    tb_lg_stats_free(out);
+    tb_lg_live_clear(&l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_merge),
@@ -469,6 +514,7 @@ int main(void) {
         cmocka_unit_test(ramp_offsets),
         cmocka_unit_test(bad_tile_ranges),
         cmocka_unit_test(tile_range_runs_only_its_tiles),
+        cmocka_unit_test(live_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

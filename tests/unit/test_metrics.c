@@ -4,9 +4,13 @@
  * per family, label values with a backslash, a double quote, a line feed and
  * a byte that is not UTF-8, values NaN/+Inf/-Inf and ones %.15g cannot hold;
  * counters that never go down; names the format refuses; the listen address
- * parser; and the HTTP server on loopback (200 with the text, 404, 405, a busy
- * port refused) with another thread updating while it renders.
+ * parser; the HTTP server on loopback (200 with the text, 404, 405, a busy
+ * port refused) with another thread updating while it renders, and a scrape
+ * answered at once while 40 silent clients hold connections; the recent
+ * latency window over intervals.
  */
+#include <poll.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -25,6 +29,8 @@
 
 #include "common/listen.h"
 #include "metrics/metrics.h"
+#include "metrics/recent.h"
+#include "qos/hist.h"
 
 static void test_render(void **state) {
     tb_metrics *m = tb_metrics_new();
@@ -293,11 +299,100 @@ static void test_server(void **state) {
     tb_metrics_free(m);
 }
 
+static uint64_t mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Clients that connect and send nothing (a scanner, a stuck proxy) do not
+ * delay a scrape: 40 of them (more than the 16 the server once held at
+ * most), then a real scrape answers within 1 s. */
+static void test_silent_clients(void **state) {
+    enum { N_SILENT = 40 };
+    tb_metrics *m = tb_metrics_new();
+    tb_metrics_server *s = NULL;
+    char err[TB_ERR_LEN] = "", reply[4096];
+    int fds[N_SILENT], port;
+    uint64_t t0, took;
+    (void)state;
+    assert_int_equal(tb_metrics_declare(m, "tb_up", TB_METRIC_GAUGE, "Up.", err), 0);
+    assert_int_equal(tb_metrics_set(m, "tb_up", NULL, 1), 0);
+    assert_int_equal(tb_metrics_serve(m, "127.0.0.1:0", &s, err), 0);
+    port = tb_metrics_server_port(s);
+    for (int i = 0; i < N_SILENT; i++) {
+        struct sockaddr_in a;
+        memset(&a, 0, sizeof a);
+        a.sin_family = AF_INET;
+        a.sin_port = htons((uint16_t)port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+        assert_true(fds[i] >= 0);
+        assert_int_equal(connect(fds[i], (struct sockaddr *)&a, sizeof a), 0);
+    }
+    nanosleep(&(struct timespec){0, 200000000}, NULL); /* the server has accepted them */
+    t0 = mono_us();
+    http(port, "GET /metrics HTTP/1.0\r\n\r\n", reply, sizeof reply);
+    took = mono_us() - t0;
+    assert_non_null(strstr(reply, " 200 OK\r\n"));
+    assert_non_null(strstr(reply, "\ntb_up 1\n"));
+    if (took > 1000000) fail_msg("a scrape behind %d silent clients took %.2f s", N_SILENT, (double)took / 1e6);
+    for (int i = 0; i < N_SILENT; i++)
+        close(fds[i]);
+    tb_metrics_server_stop(s);
+    tb_metrics_free(m);
+}
+
+/* The recent window over intervals of 10 values a second, all (t + 1) ms
+ * in second t: after 10 s it holds the last 10 s (100 values, from second
+ * t - 9 on), before that the phase so far; a reset starts again. */
+static void test_recent_window(void **state) {
+    tb_recent *r = tb_recent_new(10000000);
+    uint64_t t0 = 5000000, win = 0;
+    (void)state;
+    for (uint64_t t = 0; t <= 20; t++) {
+        tb_hist *iv = tb_hist_new(), *w;
+        for (int i = 0; i < 10; i++)
+            tb_hist_record(iv, (t + 1) * 1000);
+        w = tb_recent_update(r, "kv", "GET", iv, t0 + t * 1000000, &win);
+        if (t < 10) {
+            assert_int_equal(tb_hist_count(w), (t + 1) * 10);
+            assert_int_equal(win, t * 1000000);
+            assert_int_equal(tb_hist_min(w), 1000);
+        } else {
+            assert_int_equal(tb_hist_count(w), 100);
+            assert_int_equal(win, 10000000);
+            assert_int_equal(tb_hist_min(w), (t - 8) * 1000);
+        }
+        assert_int_equal(tb_hist_max(w), (t + 1) * 1000);
+        tb_hist_free(w);
+    }
+    assert_int_equal(tb_recent_n(r), 1);
+    assert_string_equal(tb_recent_workload(r, 0), "kv");
+    assert_string_equal(tb_recent_op(r, 0), "GET");
+    tb_recent_reset(r); /* a new phase: nothing of the one before */
+    {
+        tb_hist *iv = tb_hist_new(), *w;
+        tb_hist_record(iv, 777);
+        w = tb_recent_update(r, "kv", "GET", iv, t0 + 30000000, &win);
+        assert_int_equal(tb_hist_count(w), 1);
+        assert_int_equal(win, 0);
+        tb_hist_free(w);
+        /* an op first seen later in the phase: its window starts at the phase's start */
+        iv = tb_hist_new();
+        w = tb_recent_update(r, "kv", "SET", iv, t0 + 33000000, &win);
+        assert_int_equal(tb_hist_count(w), 0);
+        assert_int_equal(win, 3000000);
+        tb_hist_free(w);
+    }
+    tb_recent_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_render), cmocka_unit_test(test_escaping), cmocka_unit_test(test_counter_monotone),
-        cmocka_unit_test(test_names),  cmocka_unit_test(test_values),   cmocka_unit_test(test_parse_listen),
-        cmocka_unit_test(test_server),
+        cmocka_unit_test(test_render), cmocka_unit_test(test_escaping),       cmocka_unit_test(test_counter_monotone),
+        cmocka_unit_test(test_names),  cmocka_unit_test(test_values),         cmocka_unit_test(test_parse_listen),
+        cmocka_unit_test(test_server), cmocka_unit_test(test_silent_clients), cmocka_unit_test(test_recent_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
