@@ -379,7 +379,7 @@ prom 'last_over_time(tilebench_meter_watts{job="export"}[10m])' "$T/e_w.json"
 expect "export watts series" "$(jq '.data.result | length' "$T/e_w.json")" -eq 1
 expect "export watts" "$(jq -r '.data.result[0].value[1]' "$T/e_w.json")" = 123.4
 expect "export volt_range" "$(jq -r '.data.result[0].metric.volt_range' "$T/e_w.json")" = 300
-expect "export amp_range" "$(jq -r '.data.result[0].metric.amp_range' "$T/e_w.json")" = 20
+expect "export amp_range" "$(jq -r '.data.result[0].metric.amp_range' "$T/e_w.json")" = 2
 expect "export mode" "$(jq -r '.data.result[0].metric.mode' "$T/e_w.json")" = fixed
 expect "export uri" "$(jq -r '.data.result[0].metric.uri' "$T/e_w.json")" = "wt310://127.0.0.1:$EXP_SIM"
 prom 'last_over_time(tilebench_meter_volts{job="export"}[10m])' "$T/e_v.json"
