@@ -467,7 +467,7 @@ static void html_summary(page *p) {
         card(f, "Peak score", p->run->peak_score, 3, "sum of tile scores", 0, NULL);
     card(f, "Peak PPKW", p->run->peak_ppkw, 2, "score per kW", est, NULL);
     card(f, "Overall efficiency", p->run->overall_efficiency, 2, "score per kW", est,
-         "&Sigma; scores / &Sigma; mean kW over levels");
+         "&Sigma; scores / (&Sigma; mean kW over levels + active idle kW)");
     card(f, "Active idle", p->run->active_idle_watts, 1, "W", est, NULL);
     fputs("</div>\n", f);
 }

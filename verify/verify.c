@@ -35,13 +35,21 @@ int tb_vmem_take(size_t n) {
 size_t tb_vmem_max(void) { return mem_max; }
 
 /* The budget for one bundle: TILEBENCH_CHECK_MAX_MIB (1..1048576) or the
- * default. */
-static void budget_start(void) {
+ * default; -1 when the variable is set to anything else. */
+static int budget_start(char *err) {
     const char *s = getenv("TILEBENCH_CHECK_MAX_MIB");
     char *end;
-    unsigned long long mib = s ? strtoull(s, &end, 10) : 0;
-    if (!s || end == s || *end || mib < 1 || mib > (1ull << 20)) mib = TB_V_MEM_DEFAULT_MIB;
+    unsigned long long mib = TB_V_MEM_DEFAULT_MIB;
+    if (s) {
+        errno = 0;
+        mib = strtoull(s, &end, 10);
+        if (errno || end == s || *end || *s == '-' || mib < 1 || mib > (1ull << 20)) {
+            tb_seterr(err, "TILEBENCH_CHECK_MAX_MIB: '%.40s': expected a whole number of MiB from 1 to 1048576", s);
+            return -1;
+        }
+    }
     tb_vmem_reset((size_t)mib << 20);
+    return 0;
 }
 
 void tb_vresult_add(tb_vresult *r, int pass, const char *name, const char *limit, const char *fmt, ...) {
@@ -220,7 +228,7 @@ int tb_verify_bundle_mem(const char *name, const void *data, size_t len, tb_vres
     char why[TB_ERR_LEN];
     int rc = TB_VERIFY_UNREADABLE;
     memset(&d, 0, sizeof d);
-    budget_start();
+    if (budget_start(err) != 0) return TB_VERIFY_UNREADABLE;
     if (tb_vmem_take(len) != 0) {
         tb_seterr(err, "%s: larger than check's memory limit of %zu MiB (TILEBENCH_CHECK_MAX_MIB)", name,
                   tb_vmem_max() >> 20);

@@ -530,6 +530,19 @@ static void test_memory_budget(void **state) {
     assert_non_null(strstr(err, "data/big.csv: the bundle's files need more than 0 MiB"));
     tb_vbundle_free(&b);
     tb_vmem_reset((size_t)TB_V_MEM_DEFAULT_MIB << 20);
+    /* TILEBENCH_CHECK_MAX_MIB that is not 1..1048576: an error naming it, not the default */
+    {
+        const char *badenv[] = {"abc", "0", "-5", "1048577", "12x", ""};
+        tb_vresult r = {0};
+        for (size_t i = 0; i < sizeof badenv / sizeof badenv[0]; i++) {
+            setenv("TILEBENCH_CHECK_MAX_MIB", badenv[i], 1);
+            err[0] = '\0';
+            assert_int_equal(tb_verify_bundle_mem("m.tar.gz", buf, len, &r, err), TB_VERIFY_UNREADABLE);
+            assert_non_null(strstr(err, "TILEBENCH_CHECK_MAX_MIB: '"));
+            tb_vresult_free(&r);
+        }
+        unsetenv("TILEBENCH_CHECK_MAX_MIB");
+    }
     free(buf);
     free(text);
 }
