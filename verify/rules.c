@@ -208,8 +208,9 @@ static void meter_modes(const tb_vdata *d, tb_vresult *r) {
         int autov = v && strcasecmp(v, "auto") == 0, autoa = a && strcasecmp(a, "auto") == 0;
         char name[64];
         snprintf(name, sizeof name, "rule ranges meter %zu", m);
-        tb_vresult_add(r, !autov && !autoa, name, "fixed ranges (no auto-ranging)", "volt range %s, amp range %s",
-                       v && *v ? v : "unknown", a && *a ? a : "unknown");
+        tb_vresult_add(r, !autov && !autoa, name,
+                       "no auto-ranging: each range fixed, or unknown where the meter does not tell",
+                       "volt range %s, amp range %s", v && *v ? v : "unknown", a && *a ? a : "unknown");
     }
 }
 
