@@ -169,6 +169,11 @@ void tb_vcheck_interference(const tb_vdata *d, tb_vresult *r);
 /* report.csv and report.html against report.json (reports.c). */
 void tb_vcheck_reports(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r);
+/* Adds the corrected latency histograms of histograms.hlog of workload's op
+ * ("*": every op) in level level_id, every tile, to *m (zeroed the first
+ * time), count by count (qos_check.c). -1 when two layouts differ or a name
+ * is too long. */
+int tb_vlatency_merge(const tb_vdata *d, int64_t level_id, const char *workload, const char *op, tb_vh_hist *m);
 void tb_vcheck_rules(const tb_vdata *d, tb_vresult *r);
 
 /* The run rules as pure functions over rows (each returns 1 pass, 0 fail
