@@ -111,7 +111,8 @@ static int read_outputs(tb_model_ctx *c, int64_t level_id, tb_model_level *lv) {
 }
 
 int tb_model_read_level_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv, int flags) {
-    if (read_scores(c, level_id, lv) != 0 || read_infra(c, level_id, lv, flags) != 0 || read_outputs(c, level_id, lv) != 0)
+    if (read_scores(c, level_id, lv) != 0 || read_infra(c, level_id, lv, flags) != 0 ||
+        read_outputs(c, level_id, lv) != 0)
         return -1;
     return 0;
 }
