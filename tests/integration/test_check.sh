@@ -18,6 +18,8 @@
 #    manifest field (run_uuid, a meter's estimated and model, the tile file, the tilebench version)
 #    and a figure of report.csv and report.html forged, with the manifest's hash rewritten: exit 1
 #    naming it;
+#  - each level's telemetry (and active idle's) recomputed from telemetry_samples.csv; a forged
+#    utilization in report.json, an edited sample and a forged sample count: exit 1 naming it;
 #  - a garbage file, an empty tar, a bundle without manifest.json, a bare (not gzip) tar and a
 #    crafted table larger than check's memory limit: exit 2.
 # The bundles come from `tilebench publish`; the clean run's is also written
@@ -315,6 +317,27 @@ csv.writer(open("data/qos.csv", "w", newline=""), lineterminator="\n").writerows
 PYEOF
 forge minops data/qos.csv - <<<"python3 $T/raise_min.py"
 has minops "^FAIL qos level [0-9]* (tiles 1) kv.GET p99 <= 25 ms min_ops: qos.csv says 999999, the rule needs 100"
+
+# telemetry: each level's figures (and active idle's) recomputed from telemetry_samples.csv
+has good "^PASS figures telemetry: [1-9][0-9]* figures of 1 levels and active idle agree"
+forge telu report.json '.run.levels[0].telemetry.cpu_util_pct |= . + 0.5'
+has telu "^FAIL figure telemetry level [0-9]* (tiles 1) cpu_util_pct: published [0-9.e-]*, recomputed"
+cat >"$T/bump_telem.py" <<'PYEOF'
+import csv
+rows = list(csv.reader(open("data/telemetry_samples.csv", newline="")))
+h = rows[0]
+for r in rows[1:]:
+    if r[h.index("level_id")] != "" and r[h.index("sys_pct")] != "":
+        r[h.index("sys_pct")] = repr(float(r[h.index("sys_pct")]) + 7.0)
+        break
+else:
+    raise SystemExit("no steady telemetry sample with sys_pct")
+csv.writer(open("data/telemetry_samples.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+PYEOF
+forge telsamp data/telemetry_samples.csv - <<<"python3 $T/bump_telem.py"
+has telsamp "^FAIL figure telemetry level [0-9]* (tiles 1) sys_pct: published"
+forge telidle report.json '.run.active_idle_telemetry.samples |= . + 1'
+has telidle "^FAIL figure telemetry: .*active idle: published [0-9]*, telemetry_samples.csv"
 
 # the manifest's descriptive fields against the data
 forge uuid manifest.json '.run_uuid = "00000000-0000-4000-8000-000000000000"'
