@@ -171,6 +171,8 @@ typedef struct tb_model_infra {
     double reference;                               /* NaN: none */
     double normalized;                              /* NaN: no reference */
     double mean_ms, p50_ms, p95_ms, p99_ms, max_ms; /* op durations; NaN: no op ended */
+    tb_hist *hist;    /* with TB_MODEL_OP_HISTS: the op durations, µs; NULL when none stored or unreadable */
+    char *hist_error; /* with TB_MODEL_OP_HISTS: why the stored histogram does not decode, else NULL */
 } tb_model_infra;
 
 /* What one kept infrastructure op did (table infra_outputs). */

@@ -1,10 +1,12 @@
 /*
  * model_infra.c: the model reader's part for infrastructure operations
  * (schema 10): each level's application and infrastructure scores, its
- * operations (table infra) and the ops it kept (table infra_outputs).
+ * operations (table infra, with TB_MODEL_OP_HISTS their duration histograms)
+ * and the ops it kept (table infra_outputs).
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/buf.h"
 #include "results/model_sql.h"
@@ -26,14 +28,27 @@ static int read_scores(tb_model_ctx *c, int64_t level_id, tb_model_level *lv) {
     return rc < 0 ? -1 : 0;
 }
 
-static int read_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv) {
+/* The operation's durations (infra.hist, TB_MODEL_OP_HISTS); an unreadable
+ * histogram is left NULL with its error kept for the caller to report. */
+static void read_infra_hist(sqlite3_stmt *st, int col, tb_model_infra *x) {
+    const void *blob = sqlite3_column_blob(st, col);
+    int blen = sqlite3_column_bytes(st, col);
+    char herr[TB_ERR_LEN];
+    if (!blob || blen <= 0) return;
+    if (tb_hist_decode(blob, (size_t)blen, &x->hist, herr) != 0) {
+        x->hist = NULL;
+        x->hist_error = xstrdup(herr);
+    }
+}
+
+static int read_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv, int flags) {
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     int rc;
     if (tb_model_prep(c,
                       "SELECT name, kind, users, ops, errors, err_connect, err_io, err_timeout, err_server,"
                       " err_content, count_all, bytes, mb_per_s, ops_per_hour, reference, normalized, mean_ms,"
-                      " p50_ms, p95_ms, p99_ms, max_ms FROM infra WHERE level_id = ?1 ORDER BY idx",
+                      " p50_ms, p95_ms, p99_ms, max_ms, hist FROM infra WHERE level_id = ?1 ORDER BY idx",
                       &st) != 0)
         return -1;
     sqlite3_bind_int64(st, 1, level_id);
@@ -41,6 +56,7 @@ static int read_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv) {
         tb_model_infra *x;
         lv->infra = tb_grow(lv->infra, lv->n_infra, &cap, sizeof *lv->infra);
         x = &lv->infra[lv->n_infra++];
+        memset(x, 0, sizeof *x);
         x->name = tb_model_col_str(c, st, 0);
         x->kind = tb_model_col_str(c, st, 1);
         x->users = sqlite3_column_int64(st, 2);
@@ -59,6 +75,7 @@ static int read_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv) {
         x->p95_ms = tb_model_col_real(st, 18);
         x->p99_ms = tb_model_col_real(st, 19);
         x->max_ms = tb_model_col_real(st, 20);
+        if (flags & TB_MODEL_OP_HISTS) read_infra_hist(st, 21, x);
     }
     sqlite3_finalize(st);
     lv->has_infra = lv->n_infra > 0;
@@ -93,15 +110,18 @@ static int read_outputs(tb_model_ctx *c, int64_t level_id, tb_model_level *lv) {
     return rc;
 }
 
-int tb_model_read_level_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv) {
-    if (read_scores(c, level_id, lv) != 0 || read_infra(c, level_id, lv) != 0 || read_outputs(c, level_id, lv) != 0)
+int tb_model_read_level_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv, int flags) {
+    if (read_scores(c, level_id, lv) != 0 || read_infra(c, level_id, lv, flags) != 0 ||
+        read_outputs(c, level_id, lv) != 0)
         return -1;
     return 0;
 }
 
 void tb_model_free_level_infra(tb_model_level *lv) {
-    for (size_t i = 0; i < lv->n_infra; i++)
-        free(lv->infra[i].name), free(lv->infra[i].kind);
+    for (size_t i = 0; i < lv->n_infra; i++) {
+        free(lv->infra[i].name), free(lv->infra[i].kind), free(lv->infra[i].hist_error);
+        tb_hist_free(lv->infra[i].hist);
+    }
     free(lv->infra);
     for (size_t i = 0; i < lv->n_infra_outputs; i++) {
         tb_model_infra_output *o = &lv->infra_outputs[i];

@@ -333,7 +333,7 @@ int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags) {
             (!(flags & TB_MODEL_VERDICTS_ONLY) && read_level_workloads(c, &ls, level_id, lv, flags) != 0) ||
             (ls.groups && read_level_groups(c, &ls, level_id, lv) != 0) ||
             (ls.agents && read_level_agents(c, &ls, level_id, lv) != 0) ||
-            tb_model_read_level_infra(c, level_id, lv) != 0) {
+            tb_model_read_level_infra(c, level_id, lv, flags) != 0) {
             rc = -1;
             break;
         }

@@ -38,7 +38,7 @@ int tb_model_read_levels(tb_model_ctx *c, tb_model_run *r, int flags);
 
 /* model_infra.c: lv's application and infrastructure scores, operations
  * and kept outputs (level_id's rows); and freeing them. 0, or -1. */
-int tb_model_read_level_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv);
+int tb_model_read_level_infra(tb_model_ctx *c, int64_t level_id, tb_model_level *lv, int flags);
 void tb_model_free_level_infra(tb_model_level *lv);
 
 /* model_hosts.c: r->hosts, each meter's host and each level's hosts

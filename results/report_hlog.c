@@ -7,7 +7,8 @@
  *
  * One line per stored histogram: each op's corrected latency (ops.hist) and,
  * where stored, its latency from the actual send (ops.hist_uncorrected), in
- * the order of the JSON report. A line is "Tag=TAG,START,LENGTH,MAX,BASE64":
+ * the order of the JSON report; then each infrastructure operation's
+ * durations (infra.hist). A line is "Tag=TAG,START,LENGTH,MAX,BASE64":
  * the steady state's start in seconds after the log's BaseTime (the run's
  * start), its length, the max (below), and the base64 of the compressed V2
  * encoding (qos/hist.c, tb_hist_encode_hdr).
@@ -78,11 +79,19 @@ typedef struct hlog_line {
     double start_s; /* after BaseTime */
 } hlog_line;
 
+/* The rest of an interval line after its tag: ",START,LENGTH,MAX,BASE64"
+ * of histogram h, compressed as enc[0..len). */
+static void put_interval(FILE *f, const tb_hist *h, double start_s, double length_s, const uint8_t *enc, size_t len) {
+    uint64_t max = tb_hist_count(h) ? tb_hist_highest_equivalent(tb_hist_max(h)) : 0;
+    fprintf(f, ",%.3f,%.3f,%.3f,", start_s, length_s, (double)max / 1000.0);
+    put_base64(f, enc, len);
+    fputc('\n', f);
+}
+
 /* One interval line for histogram h (NULL: not stored, no line). */
 static int put_line(FILE *f, const hlog_line *l, const tb_hist *h, int uncorrected, char *err) {
     uint8_t *enc = NULL;
     size_t len = 0;
-    uint64_t max = tb_hist_count(h) ? tb_hist_highest_equivalent(tb_hist_max(h)) : 0;
     if (tb_hist_encode_hdr(h, 1, &enc, &len) != 0) {
         tb_seterr(err, "hlog: level %lld %s.%s: compressing the histogram failed", (long long)l->lv->id, l->w->name,
                   l->op->name);
@@ -92,11 +101,39 @@ static int put_line(FILE *f, const hlog_line *l, const tb_hist *h, int uncorrect
     put_tag_part(f, l->w->name);
     fputc('/', f);
     put_tag_part(f, l->op->name);
-    fprintf(f, "%s,%.3f,%.3f,%.3f,", uncorrected ? "/uncorrected" : "", l->start_s, l->lv->steady_s,
-            (double)max / 1000.0);
-    put_base64(f, enc, len);
-    fputc('\n', f);
+    if (uncorrected) fputs("/uncorrected", f);
+    put_interval(f, h, l->start_s, l->lv->steady_s, enc, len);
     free(enc);
+    return 0;
+}
+
+/* The level's infrastructure operations ([infra.NAME]): one line per
+ * operation with stored durations, tag "L<level id>/infra/<name>/<kind>".
+ * An operation is closed-loop (the next op starts when one ends), so its
+ * durations have no intended start to correct from: one histogram. */
+static int put_infra(FILE *f, const tb_model_level *lv, double start_s, char *err) {
+    for (size_t i = 0; i < lv->n_infra; i++) {
+        const tb_model_infra *x = &lv->infra[i];
+        uint8_t *enc = NULL;
+        size_t len = 0;
+        if (x->hist_error) {
+            tb_seterr(err, "hlog: level %lld operation %s: stored histogram unreadable: %s", (long long)lv->id,
+                      x->name ? x->name : "", x->hist_error);
+            return -1;
+        }
+        if (!x->hist) continue;
+        if (tb_hist_encode_hdr(x->hist, 1, &enc, &len) != 0) {
+            tb_seterr(err, "hlog: level %lld operation %s: compressing the histogram failed", (long long)lv->id,
+                      x->name ? x->name : "");
+            return -1;
+        }
+        fprintf(f, "Tag=L%lld/infra/", (long long)lv->id);
+        put_tag_part(f, x->name);
+        fputc('/', f);
+        put_tag_part(f, x->kind);
+        put_interval(f, x->hist, start_s, lv->steady_s, enc, len);
+        free(enc);
+    }
     return 0;
 }
 
@@ -128,7 +165,7 @@ static int put_level(FILE *f, const tb_model_level *lv, double base_s, char *err
             if (l.op->hist_uncorrected && put_line(f, &l, l.op->hist_uncorrected, 1, err) != 0) return -1;
         }
     }
-    return 0;
+    return put_infra(f, lv, l.start_s, err);
 }
 
 int tb_report_write_hlog(const tb_model_run *r, FILE *f, char *err) {
@@ -149,6 +186,7 @@ int tb_report_write_hlog(const tb_model_run *r, FILE *f, char *err) {
     fputs("#[Values are latencies in µs (microseconds): lowest 1, highest 100000000, 3 significant digits]\n"
           "#[Tag L<level id>/T<tile>/<workload>/<op>: latency from the op's intended start (corrected)]\n"
           "#[Tag L<level id>/T<tile>/<workload>/<op>/uncorrected: latency from the op's actual send]\n"
+          "#[Tag L<level id>/infra/<name>/<kind>: durations of an infrastructure operation's ops]\n"
           "#[In the names of tags ',', blanks and control characters are '_']\n"
           "#[StartTimestamp: the steady state's start, s after BaseTime (the run's start); "
           "Interval_Length: its length, s]\n"

@@ -80,24 +80,48 @@ static int name_eq(const char *tag, size_t len, const char *name) {
 }
 
 /* Whether hlog tag "L<id>/T<tile>/<workload>/<op>" is one of the rule's
- * corrected histograms for level id and tile (0: every tile). */
+ * corrected histograms for level id and tile (0: every tile); for an
+ * operation's rule (workload "infra.NAME", op its kind or "*") the tag is
+ * "L<id>/infra/<name>/<kind>". */
 static int tag_matches(const char *tag, int64_t id, int64_t tile, const rule *r) {
     long long l, t;
-    int off = 0;
+    int off = 0, infra = strncmp(r->workload, "infra.", 6) == 0;
     const char *w, *slash;
-    if (sscanf(tag, "L%lld/T%lld/%n", &l, &t, &off) != 2 || off == 0 || l != id || (tile && t != tile)) return 0;
+    if (infra) {
+        if (sscanf(tag, "L%lld/infra/%n", &l, &off) != 1 || off == 0 || l != id) return 0;
+    } else if (sscanf(tag, "L%lld/T%lld/%n", &l, &t, &off) != 2 || off == 0 || l != id || (tile && t != tile)) {
+        return 0;
+    }
     w = tag + off;
     slash = strrchr(w, '/');
     if (!slash || strstr(w, "/uncorrected")) return 0;
-    if (!name_eq(w, (size_t)(slash - w), r->workload)) return 0;
+    if (!name_eq(w, (size_t)(slash - w), r->workload + (infra ? 6 : 0))) return 0;
     return strcmp(r->op, "*") == 0 || name_eq(slash + 1, strlen(slash + 1), r->op);
+}
+
+/* Whether the bundle gives the durations of the rule's operation in level
+ * id: histograms.hlog holds its histogram, or infra.csv says it ended no op
+ * (the store keeps no empty histogram). A bundle published before
+ * operations had histograms in the log holds none. */
+static int infra_hist_known(const tb_vdata *d, int64_t id, const rule *r) {
+    int row = 0;
+    for (size_t i = 0; i < d->hlog.n; i++)
+        if (d->hlog.h[i].tag && tag_matches(d->hlog.h[i].tag, id, 0, r)) return 1;
+    for (size_t i = 0; i < d->infra.n_rows; i++) {
+        const char *name = tb_vcell(&d->infra, i, "name"), *kind = tb_vcell(&d->infra, i, "kind");
+        if (tb_vcell_int(&d->infra, i, "level_id", -1) != id || !name || strcmp(name, r->workload + 6) != 0 ||
+            (strcmp(r->op, "*") != 0 && (!kind || strcmp(kind, r->op) != 0)))
+            continue;
+        if (tb_vcell_int(&d->infra, i, "ops", 0) + tb_vcell_int(&d->infra, i, "errors", 0) > 0) return 0;
+        row = 1;
+    }
+    return row;
 }
 
 /* The rule's histograms of the level (and tile) merged, counts index by
  * index (HdrHistogram's layout is the same for every tilebench histogram:
  * lowest 1, 3 significant digits). Returns -1 when two layouts differ. */
-static int merged(const tb_vdata *d, int64_t id, int64_t tile, const rule *r, tb_vh_hist *m) {
-    memset(m, 0, sizeof *m);
+static int merge_into(const tb_vdata *d, int64_t id, int64_t tile, const rule *r, tb_vh_hist *m) {
     for (size_t i = 0; i < d->hlog.n; i++) {
         const tb_vh_hist *h = &d->hlog.h[i];
         if (!h->tag || !tag_matches(h->tag, id, tile, r)) continue;
@@ -118,6 +142,20 @@ static int merged(const tb_vdata *d, int64_t id, int64_t tile, const rule *r, tb
         m->total += h->total;
     }
     return 0;
+}
+
+static int merged(const tb_vdata *d, int64_t id, int64_t tile, const rule *r, tb_vh_hist *m) {
+    memset(m, 0, sizeof *m);
+    return merge_into(d, id, tile, r, m);
+}
+
+int tb_vlatency_merge(const tb_vdata *d, int64_t level_id, const char *workload, const char *op, tb_vh_hist *m) {
+    rule r;
+    memset(&r, 0, sizeof r);
+    if (strlen(workload) >= sizeof r.workload || strlen(op) >= sizeof r.op) return -1;
+    memcpy(r.workload, workload, strlen(workload));
+    memcpy(r.op, op, strlen(op));
+    return merge_into(d, level_id, 0, &r, m);
 }
 
 /* The mean of a histogram from each bucket's highest equivalent value
@@ -313,7 +351,7 @@ static int judge(const tb_vdata *d, const tb_vrefs *f, const tb_vlevel *lv, size
         v->pass = v->observed < limit;
         return 0;
     }
-    if (r->kind == K_OTHER || infra) return -1; /* operations' latencies: no histogram in the bundle */
+    if (r->kind == K_OTHER) return -1;
     if (merged(d, lv->id, tile, r, &m) != 0) {
         snprintf(why, TB_ERR_LEN, "histograms of different layouts");
         free(m.counts);
@@ -433,9 +471,9 @@ static int64_t least_sample(const tb_vdata *d, const rule *ru, double limit) {
     return n > 9e15 ? -1 : (int64_t)n;
 }
 
-/* Whether rule ru of row q can be judged again here: its kind is one this
+/* Whether rule ru of level id can be judged again here: its kind is one this
  * file recomputes and its data is in the bundle. */
-static int recomputable(const tb_vdata *d, const rule *ru) {
+static int recomputable(const tb_vdata *d, int64_t id, const rule *ru) {
     int infra = strncmp(ru->workload, "infra.", 6) == 0;
     tb_vmix mx;
     switch (ru->kind) {
@@ -444,7 +482,7 @@ static int recomputable(const tb_vdata *d, const rule *ru) {
     case K_MIX: return !infra && tb_vmix_targets(d->config, ru->workload, &mx) == 0;
     case K_PCT:
     case K_MEAN:
-    case K_WITHIN: return !infra && d->hlog.n > 0;
+    case K_WITHIN: return d->hlog.n > 0 && (!infra || infra_hist_known(d, id, ru));
     default: return 0;
     }
 }
@@ -480,7 +518,7 @@ static void check_level(const tb_vdata *d, const tb_vrefs *f, const tb_vlevel *l
                            lv->tag, (long long)tile, name);
             continue;
         }
-        if (!recomputable(d, &ru)) {
+        if (!recomputable(d, lv->id, &ru)) {
             skipped++;
             continue;
         }
@@ -497,8 +535,8 @@ static void check_level(const tb_vdata *d, const tb_vrefs *f, const tb_vlevel *l
         char what[160];
         snprintf(what, sizeof what, "qos %s", lv->tag);
         tb_vresult_add(r, 1, what, "each verdict as published, at the histogram's precision",
-                       "%zu verdicts agree (%zu judged); %zu rules not recomputed (operations' latencies, mixes the "
-                       "tile file does not give%s)",
+                       "%zu verdicts agree (%zu judged); %zu rules not recomputed (operations' latencies without "
+                       "histograms, mixes the tile file does not give%s)",
                        agree, judged, skipped, d->hlog.n == 0 ? ", no histograms" : "");
     }
 }

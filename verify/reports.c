@@ -1,13 +1,12 @@
 /*
  * reports.c: check 2's last part: the bundle's other reports against
  * report.json, whose figures the rest of check 2 recomputes. report.csv
- * (one row per level x workload x tile x op, then each operation's row; an
- * interference table after a blank line is not read here) must hold the
- * level's and the workload's figures of report.json, to the same relative
- * tolerance of 1e-9; report.html's table of load levels must show each
- * level's steady time, score, mean power and PPKW as report.json's figures
- * print with the page's decimals (1, 3, 1 and 2; "&ndash;" for none). The
- * HTML is read as text: the rows of the table after <h2 id="levels">.
+ * (one row per level x workload x tile x op, then each operation's row) must
+ * hold the level's and the workload's figures of report.json, to the same
+ * relative tolerance of 1e-9, and its interference table after a blank line
+ * report.json's run.interference (whose figures interference.c recomputes); report.html's table of load levels must
+ * show each level's steady time, score, mean power and PPKW as report.json's figures print with the page's decimals (1,
+ * 3, 1 and 2; "&ndash;" for none). The HTML is read as text: the rows of the table after <h2 id="levels">.
  */
 #include <math.h>
 #include <stdio.h>
@@ -157,6 +156,136 @@ static void check_csv(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
     tb_vcsv_free(&t);
 }
 
+/* ---- report.csv's interference table ------------------------------------ */
+
+static const char *const INTF_COLS[] = {"tiles",
+                                        "repeat",
+                                        "workload",
+                                        "throughput_alone",
+                                        "throughput_together",
+                                        "throughput_ratio",
+                                        "ops_per_s_alone",
+                                        "avg_watts_alone",
+                                        "marginal_watts_alone",
+                                        "joules_per_op_alone",
+                                        "rule",
+                                        "percentile",
+                                        "alone_ms",
+                                        "together_ms",
+                                        "percentile_ratio",
+                                        "active_idle_watts",
+                                        "marginal_watts_together",
+                                        "marginal_watts_alone_sum",
+                                        "sharing_saves_watts",
+                                        "sharing_saves_pct"};
+#define N_INTF_COLS (sizeof INTF_COLS / sizeof INTF_COLS[0])
+
+/* Row `row` of the table: level lo's workload wo and its percentile po
+ * (NULL: a workload without percentile rules), as report.json gives them. */
+static void intf_row(cctx *c, size_t row, const json_t *t, const json_t *lo, const json_t *wo, const json_t *po) {
+    static const char *const wl_keys[] = {"throughput_alone",   "throughput_together", "throughput_ratio",
+                                          "ops_per_s_alone",    "avg_watts_alone",     "marginal_watts_alone",
+                                          "joules_per_op_alone"};
+    static const char *const lv_keys[] = {"marginal_watts_together", "marginal_watts_alone_sum", "sharing_saves_watts",
+                                          "sharing_saves_pct"};
+    const char *w = json_string_value(json_object_get(wo, "name")),
+               *rule = json_string_value(json_object_get(po, "rule"));
+    const char *cw = tb_vcsv_get(c->t, row, tb_vcsv_col(c->t, "workload"));
+    const char *cr = tb_vcsv_get(c->t, row, tb_vcsv_col(c->t, "rule"));
+    char tag[200];
+    snprintf(tag, sizeof tag, "interference: tiles %lld, repeat %lld, %.60s",
+             (long long)json_integer_value(json_object_get(lo, "tiles")),
+             (long long)json_integer_value(json_object_get(lo, "repeat")), w ? w : "?");
+    same_num(c, row, "tiles", jnum(lo, "tiles"), tag);
+    same_num(c, row, "repeat", json_is_integer(json_object_get(lo, "repeat")) ? jnum(lo, "repeat") : 1.0, tag);
+    if (!w || !cw || strcmp(w, cw) != 0 || (po ? !rule || !cr || strcmp(rule, cr) != 0 : cr && cr[0])) {
+        c->failed++;
+        tb_vresult_add(c->r, 0, "report.csv interference", "report.json's workloads and rules in order",
+                       "row %zu: %.60s %.100s, report.json %.60s %.100s", row + 1, cw ? cw : "empty", cr ? cr : "",
+                       w ? w : "?", rule ? rule : "");
+        return;
+    }
+    for (size_t k = 0; k < sizeof wl_keys / sizeof wl_keys[0]; k++)
+        same_num(c, row, wl_keys[k], jnum(wo, wl_keys[k]), tag);
+    same_num(c, row, "percentile", po ? jnum(po, "percentile") : NAN, tag);
+    same_num(c, row, "alone_ms", po ? jnum(po, "alone_ms") : NAN, tag);
+    same_num(c, row, "together_ms", po ? jnum(po, "together_ms") : NAN, tag);
+    same_num(c, row, "percentile_ratio", po ? jnum(po, "ratio") : NAN, tag);
+    same_num(c, row, "active_idle_watts", jnum(t, "active_idle_watts"), tag);
+    for (size_t k = 0; k < sizeof lv_keys / sizeof lv_keys[0]; k++)
+        same_num(c, row, lv_keys[k], jnum(lo, lv_keys[k]), tag);
+}
+
+/* The rows of report.json's interference table t against the CSV's table:
+ * one per level x workload x percentile rule (one for a workload without). */
+static size_t intf_rows(cctx *c, const json_t *t) {
+    size_t row = 0, i, k, p;
+    json_t *lo, *wo, *po;
+    json_array_foreach(json_object_get(t, "levels"), i, lo) {
+        json_array_foreach(json_object_get(lo, "workloads"), k, wo) {
+            const json_t *pcts = json_object_get(wo, "percentiles");
+            if (json_array_size(pcts) == 0) {
+                if (row < c->t->n_rows) intf_row(c, row, t, lo, wo, NULL);
+                row++;
+            }
+            json_array_foreach(pcts, p, po) {
+                if (row < c->t->n_rows) intf_row(c, row, t, lo, wo, po);
+                row++;
+            }
+        }
+    }
+    return row;
+}
+
+/* report.csv's second table, after its blank line, against report.json's
+ * run.interference: present exactly when that is, the same columns, rows
+ * and figures (relative tolerance 1e-9, an empty cell for null). */
+static void check_csv_interference(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
+    const tb_vfile *f = tb_vbundle_find(b, "report.csv");
+    const json_t *intf = json_object_get(json_object_get(d->report, "run"), "interference");
+    const char *text = f ? (const char *)f->data : NULL, *sep = text ? strstr(text, "\r\n\r\n") : NULL;
+    tb_vcsv t;
+    char err[TB_ERR_LEN];
+    cctx c = {&t, r, 0, 0};
+    size_t want;
+    if (!f) return; /* said by check_csv */
+    if (!json_is_object(intf)) {
+        if (sep && sep[4])
+            tb_vresult_add(r, 0, "report.csv interference", "no second table without report.json's interference",
+                           "a table after the blank line");
+        return;
+    }
+    if (!sep) {
+        tb_vresult_add(r, 0, "report.csv interference", "report.json's interference table after a blank line",
+                       "no blank line");
+        return;
+    }
+    sep += 4;
+    if (tb_vcsv_parse("report.csv (interference)", sep, f->len - (size_t)(sep - text), &t, err) != 0) {
+        tb_vresult_add(r, 0, "report.csv interference", "a readable CSV", "%s", err);
+        tb_vcsv_free(&t);
+        return;
+    }
+    for (size_t k = 0; k < N_INTF_COLS; k++)
+        if (t.n_cols != N_INTF_COLS || strcmp(t.cols[k], INTF_COLS[k]) != 0) {
+            tb_vresult_add(r, 0, "report.csv interference", "the columns of docs/interference.md",
+                           "column %zu is %.60s, not %s", k + 1, k < t.n_cols ? t.cols[k] : "missing", INTF_COLS[k]);
+            tb_vcsv_free(&t);
+            return;
+        }
+    want = intf_rows(&c, intf);
+    if (want != t.n_rows)
+        tb_vresult_add(r, 0, "report.csv interference", "one row per level, workload and percentile rule",
+                       "%zu rows, report.json gives %zu", t.n_rows, want);
+    else if (c.failed == 0)
+        tb_vresult_add(r, 1, "report.csv interference", "report.json's interference table, relative tolerance 1e-09",
+                       "%zu rows, %zu figures agree", t.n_rows, c.agree);
+    else if (c.failed > 20)
+        tb_vresult_add(r, 0, "report.csv interference", "report.json's figures",
+                       "%zu figures differ in all (the first 20 named)", c.failed);
+    tb_vcsv_free(&t);
+}
+
 /* The text of the next <td> cell at or after *p before end (tags inside
  * dropped), into out; 0 when there is none. */
 static int next_cell(const char **p, const char *end, char *out, size_t len) {
@@ -231,5 +360,6 @@ static void check_html(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
 
 void tb_vcheck_reports(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
     check_csv(b, d, r);
+    check_csv_interference(b, d, r);
     check_html(b, d, r);
 }

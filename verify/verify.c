@@ -154,7 +154,8 @@ static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
                   {"events", 0, &d->events},
                   {"infra", 1, &d->infra},
                   {"level_agents", 1, &d->agents},
-                  {"calibrations", 1, &d->calibrations}};
+                  {"calibrations", 1, &d->calibrations},
+                  {"telemetry_samples", 1, &d->telem}};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (load_table(b, tables[i].name, tables[i].optional, tables[i].t, err) != 0) return -1;
     if (need_cols(&d->runs, "settings_json config_text", err) != 0 || need_cols(&d->meters, "idx", err) != 0 ||
@@ -164,7 +165,11 @@ static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
         need_cols(&d->qos, "level_id rule limit tile judged min_ops", err) != 0 ||
         need_cols(&d->power, "level_id meter_idx mono_us watts flags", err) != 0 ||
         need_cols(&d->events, "message", err) != 0 ||
-        (d->infra.n_cols && need_cols(&d->infra, "level_id name ops", err) != 0))
+        (d->infra.n_cols && need_cols(&d->infra, "level_id name ops", err) != 0) ||
+        (d->telem.n_cols && need_cols(&d->telem,
+                                      "level_id interval_us cpu_util_pct user_pct nice_pct sys_pct idle_pct iowait_pct"
+                                      " irq_pct softirq_pct steal_pct freq_mhz freq_source cstate_residency_json",
+                                      err) != 0))
         return -1;
     if (d->runs.n_rows != 1) {
         tb_seterr(err, "data/runs.csv: %zu rows (a bundle holds one run)", d->runs.n_rows);
@@ -211,8 +216,8 @@ static int load_rest(const tb_vbundle *b, tb_vdata *d, tb_vresult *r, char *err)
 }
 
 static void free_data(tb_vdata *d) {
-    tb_vcsv *t[] = {&d->runs,  &d->meters, &d->levels, &d->workloads, &d->ops,         &d->qos,
-                    &d->infra, &d->power,  &d->events, &d->agents,    &d->calibrations};
+    tb_vcsv *t[] = {&d->runs,  &d->meters, &d->levels, &d->workloads, &d->ops,          &d->qos,
+                    &d->infra, &d->power,  &d->events, &d->agents,    &d->calibrations, &d->telem};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         tb_vcsv_free(t[i]);
     tb_vmodel_free(d);
@@ -244,6 +249,7 @@ int tb_verify_bundle_mem(const char *name, const void *data, size_t len, tb_vres
     tb_vcheck_describe(&b, manifest, &d, out);
     tb_vcheck_figures(&d, out);
     tb_vcheck_hosts(&d, out);
+    tb_vcheck_telemetry(&d, out);
     tb_vcheck_interference(&d, out);
     tb_vcheck_reports(&b, &d, out);
     tb_vcheck_qos(&d, out);

@@ -96,7 +96,7 @@ typedef struct tb_vlevel {
 } tb_vlevel;
 
 typedef struct tb_vdata {
-    tb_vcsv runs, meters, levels, workloads, ops, qos, infra, power, events, agents, calibrations;
+    tb_vcsv runs, meters, levels, workloads, ops, qos, infra, power, events, agents, calibrations, telem;
     json_t *report;     /* report.json */
     json_t *settings;   /* runs.settings_json, {} when NULL */
     const char *config; /* runs.config_text; tiles.ini's text when NULL */
@@ -164,11 +164,18 @@ int tb_vmix_targets(const char *config, const char *workload, tb_vmix *out);
 void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r);
 /* Per-host mean power, samples and active idle of report.json (hosts.c). */
 void tb_vcheck_hosts(const tb_vdata *d, tb_vresult *r);
+/* Each level's and active idle's telemetry of report.json (telemetry.c). */
+void tb_vcheck_telemetry(const tb_vdata *d, tb_vresult *r);
 /* The interference table of report.json (interference.c). */
 void tb_vcheck_interference(const tb_vdata *d, tb_vresult *r);
 /* report.csv and report.html against report.json (reports.c). */
 void tb_vcheck_reports(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r);
+/* Adds the corrected latency histograms of histograms.hlog of workload's op
+ * ("*": every op) in level level_id, every tile, to *m (zeroed the first
+ * time), count by count (qos_check.c). -1 when two layouts differ or a name
+ * is too long. */
+int tb_vlatency_merge(const tb_vdata *d, int64_t level_id, const char *workload, const char *op, tb_vh_hist *m);
 void tb_vcheck_rules(const tb_vdata *d, tb_vresult *r);
 
 /* The run rules as pure functions over rows (each returns 1 pass, 0 fail

@@ -14,9 +14,12 @@
 #    within 600 ms of its steady start deleted (manifest rewritten), exit 1
 #    naming the level's edges rule;
 #  - a QoS verdict of each kind check judges again (kv's mix and throughput, an operation's error
-#    rate and throughput), a manifest field (run_uuid, a meter's estimated and model, the tile
-#    file, the tilebench version) and a figure of report.csv and report.html forged, with the
-#    manifest's hash rewritten: exit 1 naming it;
+#    rate, throughput and latency: p50, mean, within, from its histogram in histograms.hlog), a
+#    manifest field (run_uuid, a meter's estimated and model, the tile file, the tilebench version)
+#    and a figure of report.csv and report.html forged, with the manifest's hash rewritten: exit 1
+#    naming it;
+#  - each level's telemetry (and active idle's) recomputed from telemetry_samples.csv; a forged
+#    utilization in report.json, an edited sample and a forged sample count: exit 1 naming it;
 #  - a garbage file, an empty tar, a bundle without manifest.json, a bare (not gzip) tar and a
 #    crafted table larger than check's memory limit: exit 2.
 # The bundles come from `tilebench publish`; the clean run's is also written
@@ -43,7 +46,9 @@ cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
 # operation beside the tile with a throughput rule and its default error rate
 sed -i 's/^\[qos\.kv\]$/&\nmix_deviation = 20@0\nthroughput = 1/' "$T/tile.ini"
 printf '[infra.copy]\nkind = command\nthink_time = 500ms\ntimeout = 5s\nreference = 3600\ncommand = true\n' >>"$T/tile.ini"
-printf '[qos.infra.copy]\nthroughput = 1\n' >>"$T/tile.ini"
+# and latency rules on its durations (the operation's histogram in histograms.hlog): p50 needs 2 ops
+# (about 6 in 3 s), mean 1, within 2
+printf '[qos.infra.copy]\nthroughput = 1\ncommand.p50 = 5s\ncommand.mean = 5s\ncommand.within = 5s@50\n' >>"$T/tile.ini"
 # Whole-second stages, as the demo's: steady state starts 0.2 s after a level is
 # planned and the poller ticks on the idle start's whole seconds, so the first
 # steady sample comes about 0.8 s after the start; the edges rule (500 ms) passes
@@ -289,6 +294,17 @@ forge infrae report.json "($QOS | select(.rule | startswith(\"infra.copy.* error
 has infrae "^FAIL qos level [0-9]* (tiles 1) infra.copy.\\* error rate < 1%: published fail"
 forge infrat report.json "($QOS | select(.rule | startswith(\"infra.copy.* throughput\")) | .verdict) = \"fail\""
 has infrat "^FAIL qos level [0-9]* (tiles 1) infra.copy.\\* throughput >= 1% of reference: published fail"
+# an operation's latency rules, judged again from its durations (tag L<id>/infra/copy/command)
+grep -q "^Tag=L[0-9]*/infra/copy/command," "$T/forge/$B/histograms.hlog" ||
+    fail "histograms.hlog: no histogram of operation copy: $(grep -c Tag= "$T/forge/$B/histograms.hlog") tags"
+expect "infra.copy latency rules judged" "$(jq '[.run.levels[0].qos[] | select(.rule | startswith("infra.copy.command"))
+    | select(.verdict == "pass")] | length' "$T/forge/$B/report.json")" -eq 3
+forge infrap report.json "($QOS | select(.rule | startswith(\"infra.copy.command p50\")) | .verdict) = \"fail\""
+has infrap "^FAIL qos level [0-9]* (tiles 1) infra.copy.command p50 <= [0-9.]* ms: published fail (observed [0-9.e-]*), recomputed pass"
+forge infram report.json "($QOS | select(.rule | startswith(\"infra.copy.command mean\")) | .observed) |= . * 1.5 + 1"
+has infram "^FAIL qos level [0-9]* (tiles 1) infra.copy.command mean <= [0-9.]* ms: published pass"
+forge infraw report.json "($QOS | select(.rule | startswith(\"infra.copy.command within\")) | .verdict) = \"fail\""
+has infraw "^FAIL qos level [0-9]* (tiles 1) infra.copy.command within [0-9.]* ms >= 50%: published fail"
 # a raised least sample would turn a failed rule into one not judged: qos.csv's min_ops is worked out too
 cat >"$T/raise_min.py" <<'PYEOF'
 import csv
@@ -301,6 +317,27 @@ csv.writer(open("data/qos.csv", "w", newline=""), lineterminator="\n").writerows
 PYEOF
 forge minops data/qos.csv - <<<"python3 $T/raise_min.py"
 has minops "^FAIL qos level [0-9]* (tiles 1) kv.GET p99 <= 25 ms min_ops: qos.csv says 999999, the rule needs 100"
+
+# telemetry: each level's figures (and active idle's) recomputed from telemetry_samples.csv
+has good "^PASS figures telemetry: [1-9][0-9]* figures of 1 levels and active idle agree"
+forge telu report.json '.run.levels[0].telemetry.cpu_util_pct |= . + 0.5'
+has telu "^FAIL figure telemetry level [0-9]* (tiles 1) cpu_util_pct: published [0-9.e-]*, recomputed"
+cat >"$T/bump_telem.py" <<'PYEOF'
+import csv
+rows = list(csv.reader(open("data/telemetry_samples.csv", newline="")))
+h = rows[0]
+for r in rows[1:]:
+    if r[h.index("level_id")] != "" and r[h.index("sys_pct")] != "":
+        r[h.index("sys_pct")] = repr(float(r[h.index("sys_pct")]) + 7.0)
+        break
+else:
+    raise SystemExit("no steady telemetry sample with sys_pct")
+csv.writer(open("data/telemetry_samples.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+PYEOF
+forge telsamp data/telemetry_samples.csv - <<<"python3 $T/bump_telem.py"
+has telsamp "^FAIL figure telemetry level [0-9]* (tiles 1) sys_pct: published"
+forge telidle report.json '.run.active_idle_telemetry.samples |= . + 1'
+has telidle "^FAIL figure telemetry: .*active idle: published [0-9]*, telemetry_samples.csv"
 
 # the manifest's descriptive fields against the data
 forge uuid manifest.json '.run_uuid = "00000000-0000-4000-8000-000000000000"'

@@ -9,7 +9,9 @@
 # stored levels: throughput together / alone, each percentile rule's
 # together / alone (the ops table's p95_ms / p99_ms), marginal power alone
 # (mean power - active idle), J/op, and the tile's marginal power against
-# the sum alone. Saturation must come from the whole tile's level only.
+# the sum alone. Saturation must come from the whole tile's level only. tilebench check
+# recomputes the table (percentile ratios from histograms.hlog) and report.csv's copy, and a
+# forged percentile, ratio or CSV cell (manifest rewritten) fails it.
 source "$(dirname "$0")/lib.sh"
 
 "$TILEBENCH" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
@@ -206,14 +208,59 @@ cat "$T/recompute.log"
 python3 "$TB_SOURCE_DIR/tests/tools/recompute.py" "$DB" >"$T/recompute-all.log" 2>&1 ||
     fail "recompute.py: $(cat "$T/recompute-all.log")"
 tail -1 "$T/recompute-all.log"
-# tilebench check recomputes the interference table (all but its percentile ratios) from the rows
+# tilebench check recomputes the interference table from the rows and histograms.hlog, percentile
+# ratios included, and holds report.csv's copy of it against report.json
 "$TILEBENCH" publish 1 --db "$DB" -o "$T/r.tar.gz" >"$T/publish.log" 2>&1 || fail "publish: $(cat "$T/publish.log")"
 rc=0
 "$TILEBENCH" check "$T/r.tar.gz" >"$T/check.out" 2>&1 || rc=$? # a demo run: the edges rule may fail
 [ "$rc" -le 1 ] || fail "check exited $rc: $(cat "$T/check.out")"
-grep -q "^PASS figures interference: [0-9]* figures of 1 levels agree" "$T/check.out" ||
-    fail "check: no interference line: $(cat "$T/check.out")"
+grep -q "^PASS figures interference: [0-9]* figures of 1 levels agree (.*percentiles alone and together" \
+    "$T/check.out" || fail "check: no interference line: $(cat "$T/check.out")"
+grep -q "^PASS report.csv interference: [0-9]* rows, [0-9]* figures agree" "$T/check.out" ||
+    fail "check: no line for report.csv's interference table: $(cat "$T/check.out")"
 ! grep -q "^FAIL figure" "$T/check.out" || fail "check: a figure: $(grep '^FAIL figure' "$T/check.out")"
+! grep -q "^FAIL report.csv" "$T/check.out" || fail "check: report.csv: $(grep '^FAIL report.csv' "$T/check.out")"
+# forged, the manifest's hash rewritten: one percentile of the table (report.json) and one cell of
+# report.csv's copy; each check exits 1 naming the figure
+mkdir "$T/forge" && tar xzf "$T/r.tar.gz" -C "$T/forge" || fail "untar"
+B=$(ls "$T/forge")
+forge() { # NAME FILE: after FILE of the bundle was edited, rehash, pack and check it; restore from r.tar.gz
+    local d="$T/forge/$B" rc=0
+    jq --arg p "$2" --arg h "$(sha256sum "$d/$2" | cut -d' ' -f1)" --argjson b "$(stat -c %s "$d/$2")" \
+        '(.files[] | select(.path == $p)) |= (.sha256 = $h | .bytes = $b)' "$d/manifest.json" >"$T/m.json" &&
+        mv "$T/m.json" "$d/manifest.json" || fail "jq rehash $1"
+    (cd "$T/forge" && tar czf "$T/$1.tar.gz" "$B") || fail "tar $1"
+    "$TILEBENCH" check "$T/$1.tar.gz" >"$T/$1.out" 2>&1 || rc=$?
+    expect "check $1: exit status" "$rc" -eq 1
+    ! grep -q "^FAIL hash" "$T/$1.out" || fail "check $1: a hash failed: the manifest was not rewritten"
+    rm -rf "$T/forge/$B" && tar xzf "$T/r.tar.gz" -C "$T/forge" || fail "untar"
+}
+P0='.run.interference.levels[0].workloads[0].percentiles[0]'
+W0=$(jq -r '.run.interference.levels[0].workloads[0].name' "$J")
+jq "$P0.together_ms |= . * 1.05 + 1 | $P0.ratio |= . * 1.05" "$T/forge/$B/report.json" >"$T/f.json" &&
+    mv "$T/f.json" "$T/forge/$B/report.json" || fail "jq forge"
+forge pctf report.json
+grep -q "^FAIL figure interference tiles 1 repeat 1 $W0\..* together_ms: published" "$T/pctf.out" ||
+    fail "check pctf: no line for the forged percentile: $(cat "$T/pctf.out")"
+jq "$P0.ratio |= . * 1.01" "$T/forge/$B/report.json" >"$T/f.json" && mv "$T/f.json" "$T/forge/$B/report.json" ||
+    fail "jq forge"
+forge ratiof report.json
+grep -q "^FAIL figure interference tiles 1 repeat 1 $W0\..* ratio: published" "$T/ratiof.out" ||
+    fail "check ratiof: no line for the forged ratio: $(cat "$T/ratiof.out")"
+python3 - "$T/forge/$B/report.csv" <<'PYEOF' || fail "edit report.csv"
+import csv, sys
+text = open(sys.argv[1], newline="").read()
+head, tail = text.split("\r\n\r\n", 1)
+rows = list(csv.reader(tail.splitlines()))
+i = rows[0].index("percentile_ratio")
+rows[1][i] = repr(float(rows[1][i]) * 1.01)
+with open(sys.argv[1], "w", newline="") as f:
+    f.write(head + "\r\n\r\n")
+    csv.writer(f, lineterminator="\r\n").writerows(rows)
+PYEOF
+forge csvf report.csv
+grep -q "^FAIL report.csv row 1 (interference: tiles 1, repeat 1, $W0) percentile_ratio: csv" "$T/csvf.out" ||
+    fail "check csvf: no line for the forged cell: $(cat "$T/csvf.out")"
 "$TILEBENCH" validate latest --db "$DB" >"$T/validate.log" 2>&1 || true
 grep -q "1 tiles (oltp alone) phase 1" "$T/validate.log" || fail "validate does not show the alone level: $(cat "$T/validate.log")"
 echo "PASS test_interference"
