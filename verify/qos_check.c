@@ -534,10 +534,14 @@ static void check_level(const tb_vdata *d, const tb_vrefs *f, const tb_vlevel *l
     if (r->failed == before) {
         char what[160];
         snprintf(what, sizeof what, "qos %s", lv->tag);
-        tb_vresult_add(r, 1, what, "each verdict as published, at the histogram's precision",
-                       "%zu verdicts agree (%zu judged); %zu rules not recomputed (operations' latencies without "
-                       "histograms, mixes the tile file does not give%s)",
-                       agree, judged, skipped, d->hlog.n == 0 ? ", no histograms" : "");
+        if (skipped)
+            tb_vresult_add(r, 1, what, "each verdict as published, at the histogram's precision",
+                           "%zu verdicts agree (%zu judged); %zu rules not recomputed (operations' latencies without "
+                           "histograms, mixes the tile file does not give%s)",
+                           agree, judged, skipped, d->hlog.n == 0 ? ", no histograms" : "");
+        else
+            tb_vresult_add(r, 1, what, "each verdict as published, at the histogram's precision",
+                           "%zu verdicts agree (%zu judged); every rule recomputed", agree, judged);
     }
 }
 
