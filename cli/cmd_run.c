@@ -451,8 +451,8 @@ static int set_ranging(run_args *a, const tb_tiledef *def) {
     if (a->ranging) {
         o->ranging_key = "--ranging";
         o->ranging_us = RANGING_DEFAULT_US;
-        if (a->ranging[0] && (tb_parse_duration_us(a->ranging, &o->ranging_us, err) != 0 ||
-                              o->ranging_us < 1000000 || o->ranging_us > 3600ull * 1000000))
+        if (a->ranging[0] && (tb_parse_duration_us(a->ranging, &o->ranging_us, err) != 0 || o->ranging_us < 1000000 ||
+                              o->ranging_us > 3600ull * 1000000))
             return bad("--ranging", "must be a duration of 1s..1h (e.g. 10s)");
     } else if (def->run.ranging_line) {
         o->ranging_key = "[run] ranging";

@@ -274,8 +274,10 @@ int tb_meter_set_ranges(tb_meter *m, double volts, double amps, char *err) {
     char derr[TB_ERR_LEN] = "";
     int rc = 0;
     if (!m->drv->set_ranges) {
-        tb_seterr(err, "meter '%s': its ranges cannot be set at run time (ranging needs a wt310:, wt210:, "
-                  "yokogawa+serial: or ptd: meter)", m->info.uri);
+        tb_seterr(err,
+                  "meter '%s': its ranges cannot be set at run time (ranging needs a wt310:, wt210:, "
+                  "yokogawa+serial: or ptd: meter)",
+                  m->info.uri);
         return -1;
     }
     pthread_mutex_lock(&m->lock);

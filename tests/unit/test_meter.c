@@ -635,8 +635,8 @@ static int scripted_sample(void *self, tb_sample *s, char *err) {
     return 0;
 }
 
-static const tb_meter_driver scripted_driver = {"scripted", scripted_open, scripted_identify, scripted_sample,
-                                                fake_close, NULL};
+static const tb_meter_driver scripted_driver = {"scripted",      scripted_open, scripted_identify,
+                                                scripted_sample, fake_close,    NULL};
 
 static void test_front_end_flags_implausible(void **state) {
     static const int want_reason[] = {TB_REASON_NONE,        TB_REASON_NEGATIVE, TB_REASON_NONFINITE,
@@ -674,8 +674,8 @@ static int escapes_identify(void *self, tb_meter_info *info, char *err) {
     return 0;
 }
 
-static const tb_meter_driver escapes_driver = {"escapes", scripted_open, escapes_identify, scripted_sample, fake_close,
-                                               NULL};
+static const tb_meter_driver escapes_driver = {"escapes",       scripted_open, escapes_identify,
+                                               scripted_sample, fake_close,    NULL};
 
 static void test_identity_escapes_replaced(void **state) {
     tb_meter *m = NULL;
