@@ -12,6 +12,7 @@
 #   over-range or auto-ranged, and both levels are valid;
 # - the same run on a fixed 0.5 A range, too small for 3 tiles, has
 #   over-range steady samples and an invalid 3-tile level;
+# - PTDaemon gets its ranges by SR (69 W: 300 V, 0.5 A), steady samples fixed;
 # - bad input: an interval longer than the warm-up (--ranging and
 #   [run] ranging, each named), and a meter that cannot set ranges: exit 2.
 source "$(dirname "$0")/lib.sh"
@@ -75,6 +76,15 @@ expect "JSON report: ranges" "$(jq -c '[.run.ranging[] | [.tiles, .volt_range_v,
     '[[1,300,0.5],[3,300,2]]'
 "$TB" report latest --db "$T/ranged.db" --format html >"$T/ranged.html" || fail "html report"
 grep -q 'Ranging pass: each level' "$T/ranged.html" || fail "HTML report: no ranging table"
+
+# ---- PTDaemon: SR between measurements (Stop, SR,V / SR,A, RR, Go) ----
+start_sim ptd --protocol ptd --pf 1 --watts 69
+STAGES=(--tiles 1 --ramp-up 1s --warm-up 4s --steady 3s --ramp-down 0 --phases 1 --idle 0)
+run ptd "ptd://127.0.0.1:$PORT" --ranging=2s
+expect "ptd: ranges" "$(q ptd 'SELECT volt_range_v || " " || amp_range_a FROM level_ranges')" = "300.0 0.5"
+expect "ptd: steady samples auto-ranged" "$(q ptd "SELECT count(*) FROM power_samples WHERE stage = 'steady' AND (flags & 16) != 0")" -eq 0
+expect "ptd: warm-up samples auto-ranged" "$(q ptd "SELECT count(*) FROM power_samples WHERE stage = 'warm-up' AND (flags & 16) != 0")" -ge 1
+STAGES=(--tiles 1,3 --ramp-up 1s --warm-up 4s --steady 3s --ramp-down 3s --phases 1 --idle 0)
 
 # ---- a fixed range too small for 3 tiles: over-range, invalid ----
 start_sim fixed --protocol wt310 --pf 1 --trace "$T/trace.csv" --trace-sync
