@@ -406,6 +406,10 @@ static void test_open_driver_and_missing_samples(void **state) {
     assert_string_equal(err, "meter 'fake://u:***@x': timeout after 500 ms");
     assert_int_equal(s.flags, TB_SAMPLE_MISSING);
     assert_true(isnan(s.watts));
+    /* no set_ranges: the ranging pass is refused, clearly, password redacted */
+    assert_int_equal(tb_meter_can_range(m), 0);
+    assert_int_equal(tb_meter_set_ranges(m, 300, 2, err), -1);
+    assert_non_null(strstr(err, "meter 'fake://u:***@x': its ranges cannot be set at run time"));
     tb_meter_close(m);
 
     m = (tb_meter *)0x1;
