@@ -50,6 +50,11 @@ static void usage(FILE *f) {
             "  --ramp-down DUR\n"
             "  --phases N          steady-state phases per level\n"
             "  --idle DUR          active idle measurement before the sweep (0 = skip)\n"
+            "  --ranging[=DUR]     a ranging pass at the start of each level's warm-up: the\n"
+            "                      meters auto-range for DUR (default 10s) under the level's\n"
+            "                      load, then get the smallest fixed V and A ranges that hold\n"
+            "                      the peaks with 25%% headroom (wt310:, wt210:,\n"
+            "                      yokogawa+serial:, ptd:; or [run] ranging = DUR)\n"
             "  --repeat N          run the sweep N times (default 1)\n"
             "  --preset NAME       demo (the tile file's stages) or compliant (VMmark-like:\n"
             "                      30m ramp-up, 3 x 40m phases, 4m active idle)\n"
@@ -153,6 +158,7 @@ typedef struct run_args {
     const char *broker, *agents_wait;
     const char *metrics;        /* --metrics ADDR:PORT; NULL: none */
     const char *metrics_linger; /* --metrics-linger DUR; NULL: [run] metrics_linger, else the default */
+    const char *ranging;        /* --ranging[=DUR]: "" without DUR; NULL: [run] ranging, else none */
     uint64_t agents;
     tb_remote_opts ro;
 } run_args;
@@ -188,7 +194,8 @@ enum {
     O_AGENTS_WAIT,
     O_INTERFERENCE,
     O_METRICS,
-    O_METRICS_LINGER
+    O_METRICS_LINGER,
+    O_RANGING
 };
 
 static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TILES},
@@ -222,6 +229,7 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"interference", no_argument, NULL, O_INTERFERENCE},
                                          {"metrics", required_argument, NULL, O_METRICS},
                                          {"metrics-linger", required_argument, NULL, O_METRICS_LINGER},
+                                         {"ranging", optional_argument, NULL, O_RANGING},
                                          {NULL, 0, NULL, 0}};
 
 /* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
@@ -300,6 +308,7 @@ static int take_option(int opt, const char *arg, run_args *a) {
         break;
     }
     case O_METRICS_LINGER: a->metrics_linger = arg; break;
+    case O_RANGING: a->ranging = arg ? arg : ""; break;
     case O_HELP: usage(stdout); return TB_EXIT_OK;
     default: return -2;
     }
@@ -429,6 +438,38 @@ static int set_agents(run_args *a, const tb_tiledef *def) {
     return -1;
 }
 
+/* The ranging pass's interval when --ranging gives none: long enough for a
+ * WT310 to settle its auto-range (it steps one range per update) and see
+ * the load's swings at 1 Hz. */
+#define RANGING_DEFAULT_US 10000000ull
+
+/* The ranging pass: the option's, else the tile file's [run] ranging. It
+ * runs inside warm-up, so it must fit in it. -1, or an exit code. */
+static int set_ranging(run_args *a, const tb_tiledef *def) {
+    tb_run_opts *o = &a->o;
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 160];
+    if (a->ranging) {
+        o->ranging_key = "--ranging";
+        o->ranging_us = RANGING_DEFAULT_US;
+        if (a->ranging[0] && (tb_parse_duration_us(a->ranging, &o->ranging_us, err) != 0 || o->ranging_us < 1000000 ||
+                              o->ranging_us > 3600ull * 1000000))
+            return bad("--ranging", "must be a duration of 1s..1h (e.g. 10s)");
+    } else if (def->run.ranging_line) {
+        o->ranging_key = "[run] ranging";
+        o->ranging_us = def->run.ranging_us;
+    } else {
+        return -1;
+    }
+    if (o->ranging_us > o->stages.warm_up_us) {
+        snprintf(msg, sizeof msg,
+                 "the ranging interval (%.3g s) is longer than the warm-up it runs in (%.3g s): give a shorter "
+                 "interval or a longer --warm-up",
+                 (double)o->ranging_us / 1e6, (double)o->stages.warm_up_us / 1e6);
+        return bad(o->ranging_key, msg);
+    }
+    return -1;
+}
+
 /* How long the final metrics stay served after the run by default: a little
  * over Prometheus's default scrape interval (15 s), so the last phase's
  * figures get scraped. */
@@ -522,7 +563,7 @@ int tb_cmd_run(int argc, char **argv) {
         return TB_EXIT_USAGE;
     }
     if ((rc = check_sweep(&a, def)) != -1 || (rc = set_agents(&a, def)) != -1 ||
-        (rc = set_metrics(&a, def, &linger_us)) != -1) {
+        (rc = set_metrics(&a, def, &linger_us)) != -1 || (rc = set_ranging(&a, def)) != -1) {
         tb_tiledef_free(def);
         return rc;
     }

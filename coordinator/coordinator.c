@@ -611,9 +611,10 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
         if (o->levels.tiles[i] > c.max_tiles) c.max_tiles = o->levels.tiles[i];
     c.levels_total = o->levels.n * o->repeat * tb_coord_levels_per_level(o);
 
-    if ((rc = open_instruments(&c, err)) != TB_EXIT_OK || (rc = begin_run_row(&c, err)) != TB_EXIT_OK ||
-        (rc = bring_sut_up(&c, err)) != TB_EXIT_OK || (rc = start_sampling(&c, err)) != TB_EXIT_OK ||
-        (rc = measure_idle(&c, err)) != TB_EXIT_OK || (rc = sweep(&c, err)) != TB_EXIT_OK)
+    if ((rc = open_instruments(&c, err)) != TB_EXIT_OK || (rc = tb_coord_ranging_check(&c, err)) != TB_EXIT_OK ||
+        (rc = begin_run_row(&c, err)) != TB_EXIT_OK || (rc = bring_sut_up(&c, err)) != TB_EXIT_OK ||
+        (rc = start_sampling(&c, err)) != TB_EXIT_OK || (rc = measure_idle(&c, err)) != TB_EXIT_OK ||
+        (rc = sweep(&c, err)) != TB_EXIT_OK)
         goto end;
     check_idle_against_load(&c);
     if (tb_coord_stopped(&c)) {

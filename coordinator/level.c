@@ -123,6 +123,10 @@ static int wait_until(run_ctx *c, uint64_t deadline_us, int tiles, const char *s
     }
 }
 
+int tb_coord_wait(run_ctx *c, uint64_t deadline_us, int tiles, const char *stage) {
+    return wait_until(c, deadline_us, tiles, stage, 0);
+}
+
 /* Stores the stage that begins now, [t0, t1) as planned (stages table), so
  * the report can shade it under the power samples. A stage row is drawing
  * only: when it cannot be stored (a full disk) the run goes on, and the
@@ -283,6 +287,15 @@ static int level_body(run_ctx *c, int tiles, char *err) {
     stage_begins(c, stage_names[0], tiles, 0, pl.start_us, pl.start_us + sd->ramp_up_us);
     if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0) goto interrupted;
     stage_begins(c, stage_names[1], tiles, 0, pl.start_us + sd->ramp_up_us, pl.phase_start_us[0]);
+    switch (tb_coord_ranging(c, tiles, err)) { /* --ranging: within warm-up, the load applied */
+    case -1: {
+        char e[TB_ERR_LEN];
+        c->lg->ops->stop_level(c->lg->self, NULL, e);
+        return -1;
+    }
+    case -2: goto interrupted;
+    default: break;
+    }
     if (wait_until(c, pl.phase_start_us[0], tiles, stage_names[1], 0) != 0) goto interrupted;
     for (int p = 0; p < sd->phases; p++) {
         int r = run_phase(c, &pl, p, err);

@@ -148,6 +148,18 @@ const tb_qos_rule *tb_coord_level_rules(const run_ctx *c, int *n, tb_qos_rule **
 int tb_coord_run_level(run_ctx *c, int tiles, char *err);
 /* The observer's meters callback with each meter's latest sample (a no-op without one). */
 void tb_coord_tell_meters(run_ctx *c);
+/* Waits until the monotonic deadline inside a level's stage, showing
+ * progress: 0, or -1 interrupted. */
+int tb_coord_wait(run_ctx *c, uint64_t deadline_us, int tiles, const char *stage);
+
+/* ranging.c: the ranging pass (--ranging) */
+/* Before anything runs: the interval fits in warm-up and every meter can
+ * set its ranges. An exit code (2 with err naming the option or key). */
+int tb_coord_ranging_check(run_ctx *c, char *err);
+/* At the start of the level's warm-up: auto-range for the interval, then
+ * every meter on the smallest fixed ranges that hold its peaks, stored and
+ * told. 0 (also without --ranging), -1 with err, -2 interrupted. */
+int tb_coord_ranging(run_ctx *c, int tiles, char *err);
 
 /* infra_run.c: infrastructure operations ([infra.NAME]) beside the tiles */
 /* Before anything runs: the programs and endpoints they need. An exit code (2: missing). */

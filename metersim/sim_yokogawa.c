@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "metersim/sim_private.h"
+#include "powermeter/ranges.h"
 
 static const char *const wt210_names[6] = {"V", "A", "W", "PF", "VA", "VAR"};
 
@@ -119,6 +120,23 @@ static void format_values(tb_msim *m, char *buf, size_t len, int wt210, int f, i
     }
 }
 
+/* Auto-range: the input moves to the smallest range of its crest factor's
+ * list that holds the value (RANG? then reports it), as an analyzer's
+ * auto-range settles; the largest when none does. */
+static void auto_range(tb_msim *m, double u, double i) {
+    tb_range_list rl;
+    double r;
+    tb_ranges_for("WT310", m->cfac, &rl);
+    if (m->vauto && isfinite(u)) {
+        r = tb_range_pick(rl.volts, rl.n_volts, fabs(u), 1.0);
+        m->vrange = r > 0 ? r : rl.volts[rl.n_volts - 1];
+    }
+    if (m->aauto && isfinite(i)) {
+        r = tb_range_pick(rl.amps, rl.n_amps, fabs(i), 1.0);
+        m->arange = r > 0 ? r : rl.amps[rl.n_amps - 1];
+    }
+}
+
 /* Builds the reply to a value query, applying the fault. Returns SIM_REPLY
  * to send buf, SIM_STALL or SIM_DISCONNECT. */
 static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
@@ -145,6 +163,7 @@ static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
     /* A real over-range: the input is above 140% of a fixed range. */
     u = isfinite(m->src_v) ? m->src_v : m->o.volts;
     i = yoko_func(m, "I", 1, total);
+    auto_range(m, u, i);
     if ((!m->vauto && u > 1.4 * m->vrange) || (!m->aauto && i > 1.4 * m->arange)) over = 1;
     format_values(m, buf, len, wt210, f, over, total);
     if (over && f < 0) m->c.overrange++;

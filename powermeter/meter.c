@@ -18,6 +18,7 @@
 #include "powermeter/meter_uri.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,9 @@ struct tb_meter {
     void *self;
     tb_meter_info info;
     char *raw_uri; /* the URI as given, only to scrub its secrets from driver errors */
+    /* A sample and a change of ranges take turns (the poller thread samples
+     * while the coordinator ranges). */
+    pthread_mutex_t lock;
 };
 
 static const tb_meter_driver *find_driver(const char *scheme, size_t len) {
@@ -196,6 +200,7 @@ int tb_meter_open(const char *uri, tb_meter **out, char *err) {
     }
     tb_redact_uri(uri, shown, sizeof shown);
     m = xcalloc(1, sizeof *m);
+    pthread_mutex_init(&m->lock, NULL); /* a default mutex holds nothing to free when m is freed unused */
     if (strcasecmp(uri, "auto") == 0 || strcasecmp(uri, "auto:") == 0) {
         if (open_auto(m, err) != 0) {
             free(m);
@@ -241,6 +246,7 @@ int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter *
         return -1;
     }
     m = xcalloc(1, sizeof *m);
+    pthread_mutex_init(&m->lock, NULL); /* a default mutex holds nothing to free when m is freed unused */
     tb_redact_uri(uri ? uri : "", m->info.uri, sizeof m->info.uri);
     if (open_with(m, drv, uri ? uri : "", err) != 0) {
         free(m);
@@ -252,7 +258,47 @@ int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter *
 
 const tb_meter_info *tb_meter_get_info(const tb_meter *m) { return &m->info; }
 
+static int sample_locked(tb_meter *m, tb_sample *s, char *err);
+
 int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
+    int rc;
+    pthread_mutex_lock(&m->lock);
+    rc = sample_locked(m, s, err);
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+int tb_meter_can_range(const tb_meter *m) { return m->drv->set_ranges != NULL; }
+
+int tb_meter_set_ranges(tb_meter *m, double volts, double amps, char *err) {
+    char derr[TB_ERR_LEN] = "";
+    int rc = 0;
+    if (!m->drv->set_ranges) {
+        tb_seterr(err,
+                  "meter '%s': its ranges cannot be set at run time (ranging needs a wt310:, wt210:, "
+                  "yokogawa+serial: or ptd: meter)",
+                  m->info.uri);
+        return -1;
+    }
+    pthread_mutex_lock(&m->lock);
+    if (m->drv->set_ranges(m->self, volts, amps, derr) != 0) {
+        tb_redact_scrub(derr, sizeof derr, m->raw_uri);
+        tb_seterr(err, "meter '%s': set ranges: %s", m->info.uri, derr[0] ? derr : "failed");
+        rc = -1;
+    }
+    /* the ranges read back, whatever happened */
+    if (m->drv->identify && m->drv->identify(m->self, &m->info, derr) == 0) sanitize_identity(&m->info);
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+void tb_meter_info_now(tb_meter *m, tb_meter_info *out) {
+    pthread_mutex_lock(&m->lock);
+    *out = m->info;
+    pthread_mutex_unlock(&m->lock);
+}
+
+static int sample_locked(tb_meter *m, tb_sample *s, char *err) {
     char derr[TB_ERR_LEN] = "";
     /* Prefill: drivers only overwrite what they know. */
     s->mono_us = tb_now_us();
@@ -421,6 +467,7 @@ const char *tb_meter_reason_text(int reason) {
 void tb_meter_close(tb_meter *m) {
     if (!m) return;
     if (m->drv && m->self) m->drv->close(m->self);
+    pthread_mutex_destroy(&m->lock);
     free(m->raw_uri);
     free(m);
 }

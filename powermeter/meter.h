@@ -104,6 +104,11 @@ typedef struct tb_meter_driver {
      * with err when the meter failed (the caller records a MISSING sample). */
     int (*sample)(void *self, tb_sample *s, char *err);
     void (*close)(void *self);
+    /* Sets the input ranges at run time (the ranging pass): volts and amps
+     * in V and A, or 0 for auto-range; then the ranges are read back and
+     * identify reports them. 0, or -1 with err (the meter refused or did not
+     * answer). NULL: the meter has no ranges to set (ranging refuses it). */
+    int (*set_ranges)(void *self, double volts, double amps, char *err);
 } tb_meter_driver;
 
 /*
@@ -137,6 +142,18 @@ const tb_meter_info *tb_meter_get_info(const tb_meter *m);
  */
 int tb_meter_sample(tb_meter *m, tb_sample *s, char *err);
 void tb_meter_close(tb_meter *m); /* NULL is a no-op */
+
+/* 1 when the meter's driver can set its ranges at run time (set_ranges). */
+int tb_meter_can_range(const tb_meter *m);
+/*
+ * Sets the meter's V and A ranges (0: auto-range) while a poller may be
+ * sampling it (the two take turns), then refreshes its info with the ranges
+ * read back. 0, or -1 with err ("meter '<uri>': ..."; a meter that cannot
+ * set ranges says so).
+ */
+int tb_meter_set_ranges(tb_meter *m, double volts, double amps, char *err);
+/* A copy of the info taken between samples (safe while a poller runs). */
+void tb_meter_info_now(tb_meter *m, tb_meter_info *out);
 
 /*
  * The plausibility check that tb_meter_sample applies to every driver's

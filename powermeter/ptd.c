@@ -547,6 +547,29 @@ drop:
     return -1;
 }
 
+/*
+ * The ranging pass (meter.h set_ranges). PTDaemon takes SR between
+ * measurements, as the set-up sends it: the measurement is stopped, the
+ * ranges set (SR,V / SR,A with a value or Auto), read back (RR), and an
+ * untimed measurement started again; ptd_setup does exactly that on a fresh
+ * connection, so the ranges asked for also survive a reconnect.
+ */
+static int ptd_set_ranges(void *self, double volts, double amps, char *err) {
+    ptd *p = self;
+    char buf[256], e[TB_ERR_LEN];
+    if (volts > 0)
+        snprintf(p->volts, sizeof p->volts, "%g", volts);
+    else
+        snprintf(p->volts, sizeof p->volts, "Auto");
+    if (amps > 0)
+        snprintf(p->amps, sizeof p->amps, "%g", amps);
+    else
+        snprintf(p->amps, sizeof p->amps, "Auto");
+    if (p->ls) (void)ptd_cmd(p, "Stop", buf, sizeof buf, e);
+    ptd_disconnect(p);
+    return ptd_setup(p, err);
+}
+
 static void ptd_close(void *self) {
     ptd *p = self;
     char buf[256], e[TB_ERR_LEN];
@@ -561,5 +584,9 @@ static void ptd_close(void *self) {
 
 /* Registered in meter.c's driver table. */
 extern const tb_meter_driver tb_meter_ptd_driver;
-const tb_meter_driver tb_meter_ptd_driver = {
-    .scheme = "ptd", .open = ptd_open, .identify = ptd_identify, .sample = ptd_sample, .close = ptd_close};
+const tb_meter_driver tb_meter_ptd_driver = {.scheme = "ptd",
+                                             .open = ptd_open,
+                                             .identify = ptd_identify,
+                                             .sample = ptd_sample,
+                                             .close = ptd_close,
+                                             .set_ranges = ptd_set_ranges};

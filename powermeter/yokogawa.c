@@ -623,6 +623,31 @@ static int yoko_sample(void *self, tb_sample *s, char *err) {
     return 0;
 }
 
+/* The ranging pass (meter.h set_ranges): the ranges asked for become the
+ * set-up's (a reconnect sets them again), are sent, and read back. */
+static int yoko_set_ranges(void *self, double volts, double amps, char *err) {
+    yoko *y = self;
+    const char *inp = y->model == MODEL_WT310 ? ":INP" : ":CONF";
+    char e[TB_ERR_LEN];
+    if (volts > 0)
+        snprintf(y->volts, sizeof y->volts, "%g", volts);
+    else
+        snprintf(y->volts, sizeof y->volts, "auto");
+    if (amps > 0)
+        snprintf(y->amps, sizeof y->amps, "%g", amps);
+    else
+        snprintf(y->amps, sizeof y->amps, "auto");
+    if (!y->ls) return yoko_setup(y, err); /* sets them on the way */
+    if (yoko_set_range(y, inp, "VOLT", y->volts, err) != 0 || yoko_set_range(y, inp, "CURR", y->amps, err) != 0 ||
+        yoko_check_error(y, " after setting ranges", 1, err) != 0) {
+        yoko_disconnect(y); /* the next sample reconnects and sets them again */
+        return -1;
+    }
+    yoko_read_back(y);
+    if (yoko_check_error(y, " after the read-backs", 0, e) != 0) yoko_disconnect(y);
+    return 0;
+}
+
 static void yoko_close(void *self) {
     yoko *y = self;
     if (!y) return;
@@ -632,12 +657,21 @@ static void yoko_close(void *self) {
 
 /* Registered in meter.c's driver table, one entry per scheme. */
 extern const tb_meter_driver tb_meter_wt310_driver, tb_meter_wt210_driver, tb_meter_yokoserial_driver;
-const tb_meter_driver tb_meter_wt310_driver = {
-    .scheme = "wt310", .open = yoko_open, .identify = yoko_identify, .sample = yoko_sample, .close = yoko_close};
-const tb_meter_driver tb_meter_wt210_driver = {
-    .scheme = "wt210", .open = yoko_open, .identify = yoko_identify, .sample = yoko_sample, .close = yoko_close};
+const tb_meter_driver tb_meter_wt310_driver = {.scheme = "wt310",
+                                               .open = yoko_open,
+                                               .identify = yoko_identify,
+                                               .sample = yoko_sample,
+                                               .close = yoko_close,
+                                               .set_ranges = yoko_set_ranges};
+const tb_meter_driver tb_meter_wt210_driver = {.scheme = "wt210",
+                                               .open = yoko_open,
+                                               .identify = yoko_identify,
+                                               .sample = yoko_sample,
+                                               .close = yoko_close,
+                                               .set_ranges = yoko_set_ranges};
 const tb_meter_driver tb_meter_yokoserial_driver = {.scheme = "yokogawa+serial",
                                                     .open = yoko_open,
                                                     .identify = yoko_identify,
                                                     .sample = yoko_sample,
-                                                    .close = yoko_close};
+                                                    .close = yoko_close,
+                                                    .set_ranges = yoko_set_ranges};

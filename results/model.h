@@ -232,6 +232,14 @@ typedef struct tb_model_event {
     char *at, *kind, *message;
 } tb_model_event;
 
+/* One level's ranging pass for one meter (level_ranges): the peaks read
+ * while it auto-ranged and the fixed ranges it then measured on. */
+typedef struct tb_model_ranging {
+    int64_t tiles, repeat, meter, samples;
+    char *alone; /* NULL: the whole tile */
+    double peak_v, peak_a, volt_range_v, amp_range_a;
+} tb_model_ranging;
+
 /* One stored power sample (power_samples), for the power over time chart. */
 enum { TB_MODEL_RAMP_UP = 1, TB_MODEL_WARM_UP, TB_MODEL_RAMP_DOWN };
 typedef struct tb_model_sample {
@@ -277,6 +285,8 @@ typedef struct tb_model_run {
     tb_model_summary *summary;
     size_t n_events;
     tb_model_event *events;
+    size_t n_ranging; /* 0: no ranging pass (run --ranging) */
+    tb_model_ranging *ranging;
     /* with TB_MODEL_POWER_SERIES (model_power.c): every power sample by
      * mono_us, and the stages by start */
     size_t n_samples;

@@ -278,6 +278,34 @@ static int read_events(tb_model_ctx *c, tb_model_run *r) {
     return rc;
 }
 
+static int read_ranging(tb_model_ctx *c, tb_model_run *r) {
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc;
+    if (tb_model_prep(c,
+                      "SELECT tiles, repeat, meter, samples, alone, peak_v, peak_a, volt_range_v, amp_range_a"
+                      " FROM level_ranges WHERE run_id = ?1 ORDER BY repeat, tiles, alone IS NOT NULL, alone, meter",
+                      &st) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->id);
+    while ((rc = tb_model_next(c, st)) == 1) {
+        tb_model_ranging *g;
+        r->ranging = tb_grow(r->ranging, r->n_ranging, &cap, sizeof *r->ranging);
+        g = &r->ranging[r->n_ranging++];
+        g->tiles = sqlite3_column_int64(st, 0);
+        g->repeat = sqlite3_column_int64(st, 1);
+        g->meter = sqlite3_column_int64(st, 2);
+        g->samples = sqlite3_column_int64(st, 3);
+        g->alone = tb_model_col_str(c, st, 4);
+        g->peak_v = tb_model_col_real(st, 5);
+        g->peak_a = tb_model_col_real(st, 6);
+        g->volt_range_v = tb_model_col_real(st, 7);
+        g->amp_range_a = tb_model_col_real(st, 8);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* CPU utilization and frequency over the active idle samples (level_id
  * NULL), interval-weighted. */
 static int read_idle_telemetry(tb_model_ctx *c, tb_model_run *r) {
@@ -374,6 +402,7 @@ int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out
     if (rc == 0) rc = tb_model_read_levels(&c, r, flags);
     if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = tb_model_read_hosts(&c, r);
     if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = read_events(&c, r);
+    if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = read_ranging(&c, r);
     if (rc == 0 && (flags & TB_MODEL_POWER_SERIES)) rc = tb_model_read_power(&c, r);
     tb_model_read_end(c.db, opened);
     if (rc != 0) {
@@ -450,6 +479,9 @@ void tb_model_run_free(tb_model_run *r) {
     for (size_t i = 0; i < r->n_events; i++)
         free(r->events[i].at), free(r->events[i].kind), free(r->events[i].message);
     free(r->events);
+    for (size_t i = 0; i < r->n_ranging; i++)
+        free(r->ranging[i].alone);
+    free(r->ranging);
     free(r);
 }
 

@@ -65,8 +65,33 @@ static void level_uncertainty(FILE *f, const tb_model_run *r) {
           f);
 }
 
+/* The ranging pass: the fixed ranges each level measured on. */
+static void level_ranging(FILE *f, const tb_model_run *r) {
+    if (!r->n_ranging) return;
+    fputs("<div class=\"tw\"><table>\n<tr><th class=\"n\">tiles</th><th class=\"n\">repeat</th>"
+          "<th class=\"n\">meter</th><th class=\"n\">peak V</th><th class=\"n\">peak A</th>"
+          "<th class=\"n\">range V</th><th class=\"n\">range A</th><th>alone</th></tr>\n",
+          f);
+    for (size_t i = 0; i < r->n_ranging; i++) {
+        const tb_model_ranging *g = &r->ranging[i];
+        fprintf(f, "<tr><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>",
+                (long long)g->tiles, (long long)g->repeat, (long long)g->meter);
+        cell_num(f, g->peak_v, 0);
+        cell_num(f, g->peak_a, 0);
+        cell_num(f, g->volt_range_v, 0);
+        cell_num(f, g->amp_range_a, 0);
+        cell(f, g->alone ? g->alone : "");
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n<p class=\"note\">Ranging pass: each level's peak RMS V and A while the meters "
+          "auto-ranged at the start of warm-up, and the smallest fixed ranges holding them with 25% headroom, "
+          "on which its phases were measured.</p>\n",
+          f);
+}
+
 void rh_meter_papers(page *p) {
     if (p->run->n_meters == 0) return;
     meter_papers(p->f, p->run);
     level_uncertainty(p->f, p->run);
+    level_ranging(p->f, p->run);
 }

@@ -339,6 +339,24 @@ static void add_arrays(json_t *run, const tb_model_run *r) {
         json_array_append_new(events, e);
     }
     json_object_set_new(run, "events", events);
+    if (r->n_ranging) {
+        json_t *rg = json_array();
+        for (size_t i = 0; i < r->n_ranging; i++) {
+            const tb_model_ranging *g = &r->ranging[i];
+            json_t *e = json_object();
+            json_object_set_new(e, "tiles", json_integer((json_int_t)g->tiles));
+            json_object_set_new(e, "repeat", json_integer((json_int_t)g->repeat));
+            json_object_set_new(e, "alone", jstr(g->alone));
+            json_object_set_new(e, "meter", json_integer((json_int_t)g->meter));
+            json_object_set_new(e, "peak_v", jreal(g->peak_v));
+            json_object_set_new(e, "peak_a", jreal(g->peak_a));
+            json_object_set_new(e, "volt_range_v", jreal(g->volt_range_v));
+            json_object_set_new(e, "amp_range_a", jreal(g->amp_range_a));
+            json_object_set_new(e, "samples", json_integer((json_int_t)g->samples));
+            json_array_append_new(rg, e);
+        }
+        json_object_set_new(run, "ranging", rg);
+    }
 }
 
 static json_t *run_json(const tb_model_run *r) {

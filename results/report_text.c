@@ -443,6 +443,23 @@ static void text_energy(FILE *f, const tb_model_run *r) {
     }
 }
 
+/* The ranging pass: the ranges each level measured on. */
+static void text_ranging(FILE *f, const tb_model_run *r) {
+    if (!r->n_ranging) return;
+    fputs("\nRanging (peaks while auto-ranging at the start of warm-up; fixed ranges measured on)\n", f);
+    fputs("  tiles repeat meter     peak V     peak A  range V  range A  samples\n", f);
+    for (size_t i = 0; i < r->n_ranging; i++) {
+        const tb_model_ranging *g = &r->ranging[i];
+        fprintf(f, "  %5lld %6lld %5lld %10.4g %10.4g %8g %8g %8lld", (long long)g->tiles, (long long)g->repeat,
+                (long long)g->meter + 1, g->peak_v, g->peak_a, g->volt_range_v, g->amp_range_a, (long long)g->samples);
+        if (g->alone) {
+            fputs("  alone: ", f);
+            put_safe(f, g->alone, 0, 0);
+        }
+        fputc('\n', f);
+    }
+}
+
 static void text_events(FILE *f, const tb_model_run *r) {
     int shown = 0;
     for (size_t i = 0; i < r->n_events; i++) {
@@ -470,6 +487,7 @@ int tb_report_write_text(const tb_model_run *r, FILE *f, char *err) {
             text_latency_level(f, &r->levels[i]);
     }
     tb_report_interference_text(r, f);
+    text_ranging(f, r);
     text_events(f, r);
     return 0;
 }

@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 14
+#define TB_STORE_SCHEMA_VERSION 15
 
 typedef struct tb_store tb_store;
 
@@ -267,6 +267,20 @@ typedef struct tb_stage_row {
     uint64_t start_us, end_us;
 } tb_stage_row;
 int tb_store_put_stage(tb_store *s, int64_t run_id, const tb_stage_row *row, char *err) TB_WUR;
+
+/* The ranges a level's ranging pass chose for one meter (table
+ * level_ranges, store_ranging.c): meter is the index in the run's meters;
+ * peak_v and peak_a the largest RMS V and A read while it auto-ranged over
+ * [start_us, end_us) (power samples' clock), from samples readings; the
+ * fixed ranges set for the measured stages. One row, 0 or -1 with err. */
+typedef struct tb_ranging_row {
+    int tiles, repeat, meter;
+    const char *alone;
+    double peak_v, peak_a, volt_range_v, amp_range_a;
+    int samples;
+    uint64_t start_us, end_us;
+} tb_ranging_row;
+int tb_store_put_ranging(tb_store *s, int64_t run_id, const tb_ranging_row *row, char *err) TB_WUR;
 
 /* Appends an event (kind: "info", "warning", "error") to the run's log. */
 int tb_store_event(tb_store *s, int64_t run_id, const char *kind, const char *message, char *err) TB_WUR;

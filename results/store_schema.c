@@ -407,6 +407,27 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
      * (NULL: none). Older runs have NULL in both. */
     "ALTER TABLE meters ADD COLUMN calibrated TEXT;"
     "ALTER TABLE meters ADD COLUMN accuracy TEXT;",
+    /* 14 -> 15: the ranging pass (issue 24): per level and meter, the peak
+     * RMS V and A read while the meter auto-ranged at the start of warm-up,
+     * over [start, end) on power_samples.mono_us's clock, and the fixed
+     * ranges then set for the measured stages. alone: the workload an
+     * interference level ran by itself (NULL: the whole tile). A run without
+     * --ranging has no rows. */
+    "CREATE TABLE level_ranges ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  tiles INTEGER NOT NULL,"
+    "  repeat INTEGER NOT NULL,"
+    "  alone TEXT,"
+    "  meter INTEGER NOT NULL,"
+    "  peak_v REAL NOT NULL,"
+    "  peak_a REAL NOT NULL,"
+    "  volt_range_v REAL NOT NULL CHECK (volt_range_v > 0),"
+    "  amp_range_a REAL NOT NULL CHECK (amp_range_a > 0),"
+    "  samples INTEGER NOT NULL,"
+    "  start_mono_us INTEGER NOT NULL,"
+    "  end_mono_us INTEGER NOT NULL"
+    ");"
+    "CREATE INDEX level_ranges_run ON level_ranges(run_id);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

@@ -373,7 +373,7 @@ static int set_agents(parse_state *ps, const char *sec, const char *key, const c
     return fail(ps, sec, key, "unknown key (known: count, names, wait, broker)");
 }
 
-/* [run]: metrics, metrics_linger. */
+/* [run]: metrics, metrics_linger, ranging. */
 static int set_run(parse_state *ps, const char *sec, const char *key, const char *val) {
     tb_run_def *r = &ps->def->run;
     char e[TB_ERR_LEN], host[256];
@@ -391,7 +391,14 @@ static int set_run(parse_state *ps, const char *sec, const char *key, const char
         r->metrics_linger_set = 1;
         return 1;
     }
-    return fail(ps, sec, key, "unknown key (known: metrics, metrics_linger)");
+    if (strcmp(key, "ranging") == 0) {
+        if (tb_parse_duration_us(val, &r->ranging_us, e) != 0 || r->ranging_us < 1000000 ||
+            r->ranging_us > 3600ull * 1000000)
+            return fail(ps, sec, key, "must be a duration of 1s..1h (e.g. 10s)");
+        r->ranging_line = ps->in.line;
+        return 1;
+    }
+    return fail(ps, sec, key, "unknown key (known: metrics, metrics_linger, ranging)");
 }
 
 /* The host of section [host.NAME], added on its first key; NULL when the

@@ -75,6 +75,8 @@ typedef struct tb_run_def {
     char *metrics;              /* metrics = ADDR:PORT (checked as such); NULL: none */
     int metrics_linger_set;     /* metrics_linger was given */
     uint64_t metrics_linger_us; /* metrics_linger = DUR (0: no linger) */
+    uint64_t ranging_us;        /* ranging = DUR: the ranging pass of each level (0: none) */
+    int ranging_line;           /* its line, 0: not given */
 } tb_run_def;
 
 /* [host.NAME]: one host of a SUT of several (docs/tile-file.md). */

@@ -258,8 +258,11 @@ static void bad_files(void **state) {
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics = 127.0.0.1:70000\n", ":5:", "metrics: must be"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics_linger = 2h\n", ":5:", "metrics_linger: must be"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics_linger = soon\n", ":5:", "metrics_linger"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nranging = 500ms\n",
+         ":5:", "[run] ranging: must be a duration"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nranging = soon\n", ":5:", "[run] ranging: must be"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetric = 127.0.0.1:1\n",
-         ":5:", "unknown key (known: metrics, metrics_linger)"},
+         ":5:", "unknown key (known: metrics, metrics_linger, ranging)"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

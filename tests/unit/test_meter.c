@@ -384,7 +384,7 @@ static int fake_sample(void *self, tb_sample *s, char *err) {
 
 static void fake_close(void *self) { (void)self; }
 
-static const tb_meter_driver fake_driver = {"fake", fake_open, fake_identify, fake_sample, fake_close};
+static const tb_meter_driver fake_driver = {"fake", fake_open, fake_identify, fake_sample, fake_close, NULL};
 
 static void test_open_driver_and_missing_samples(void **state) {
     tb_meter *m = NULL;
@@ -406,6 +406,10 @@ static void test_open_driver_and_missing_samples(void **state) {
     assert_string_equal(err, "meter 'fake://u:***@x': timeout after 500 ms");
     assert_int_equal(s.flags, TB_SAMPLE_MISSING);
     assert_true(isnan(s.watts));
+    /* no set_ranges: the ranging pass is refused, clearly, password redacted */
+    assert_int_equal(tb_meter_can_range(m), 0);
+    assert_int_equal(tb_meter_set_ranges(m, 300, 2, err), -1);
+    assert_non_null(strstr(err, "meter 'fake://u:***@x': its ranges cannot be set at run time"));
     tb_meter_close(m);
 
     m = (tb_meter *)0x1;
@@ -635,8 +639,8 @@ static int scripted_sample(void *self, tb_sample *s, char *err) {
     return 0;
 }
 
-static const tb_meter_driver scripted_driver = {"scripted", scripted_open, scripted_identify, scripted_sample,
-                                                fake_close};
+static const tb_meter_driver scripted_driver = {"scripted",      scripted_open, scripted_identify,
+                                                scripted_sample, fake_close,    NULL};
 
 static void test_front_end_flags_implausible(void **state) {
     static const int want_reason[] = {TB_REASON_NONE,        TB_REASON_NEGATIVE, TB_REASON_NONFINITE,
@@ -674,7 +678,8 @@ static int escapes_identify(void *self, tb_meter_info *info, char *err) {
     return 0;
 }
 
-static const tb_meter_driver escapes_driver = {"escapes", scripted_open, escapes_identify, scripted_sample, fake_close};
+static const tb_meter_driver escapes_driver = {"escapes",       scripted_open, escapes_identify,
+                                               scripted_sample, fake_close,    NULL};
 
 static void test_identity_escapes_replaced(void **state) {
     tb_meter *m = NULL;

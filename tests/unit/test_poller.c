@@ -187,7 +187,7 @@ static int dead_sample(void *self, tb_sample *s, char *err) {
     return -1;
 }
 static void noop_close(void *self) { (void)self; }
-static const tb_meter_driver dead_driver = {"dead", dead_open, NULL, dead_sample, noop_close};
+static const tb_meter_driver dead_driver = {"dead", dead_open, NULL, dead_sample, noop_close, NULL};
 
 /* A meter whose 3rd sample stalls for 150 ms; returns 1000 W then, else 100 W. */
 #define STALL_US 150000u
@@ -211,7 +211,7 @@ static int slow_sample(void *self, tb_sample *s, char *err) {
     s->watts = 100;
     return 0;
 }
-static const tb_meter_driver slow_driver = {"slow", slow_open, NULL, slow_sample, noop_close};
+static const tb_meter_driver slow_driver = {"slow", slow_open, NULL, slow_sample, noop_close, NULL};
 
 static void test_poller_missing_meter_makes_latest_nan(void **state) {
     tb_meter *m[2];
