@@ -8,7 +8,8 @@
 #   mean power is the sum (each channel 100 W, the meter 200 W, counted once),
 #   and the JSON, text and HTML reports list each channel under its meter;
 # - every 2nd reading of channel 2 alone is bad (the WT310E field bug's
-#   -27.1 W): those samples are bad, the level is invalid, channel 1 stays good.
+#   -27.1 W): those samples are bad, the level is invalid, channel 1 stays good;
+# - the elements of a WT332E read the same way through wt310://?element=1,2.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -85,5 +86,16 @@ expect "bad: the channel's reason" "$(q bad "SELECT count(*) FROM channel_sample
     WHERE channel = 2 AND reason = 'implausible: negative active power'")" -ge 2
 expect "bad: the sample's reason" "$(q bad "SELECT count(*) FROM power_samples
     WHERE reason = 'implausible: negative active power'")" -ge 2
+# ---- the elements of a Yokogawa WT332E (wt310://...?element=1,2): summed; one it lacks is exit 2 ----
+start_sim wt --protocol wt310 --elements 2 --watts 200 --pf 1
+W="wt310://127.0.0.1:$PORT"
+"$TB" meter probe "$W?element=1,2&volts=300&amps=2" --samples 2 --interval 200ms >"$T/wt.out" 2>&1 ||
+    fail "probe element=1,2: $(cat "$T/wt.out")"
+grep -q 'mean_w=200.000' "$T/wt.out" || fail "element=1,2: not the sum: $(cat "$T/wt.out")"
+grep -q '^driver: .*element 1,2$' "$T/wt.out" || fail "element=1,2: driver line: $(grep driver "$T/wt.out")"
+rc=0
+"$TB" meter probe "$W?element=1,3" --samples 1 >"$T/wt3.out" 2>&1 || rc=$?
+expect "probe element=1,3 on a WT332E: exit" "$rc" -eq 2
+grep -q "element: element 3: the WT332E has elements 1..2" "$T/wt3.out" || fail "element=1,3: $(cat "$T/wt3.out")"
 stop_sims
 echo "PASS test_meters_channels"
