@@ -14,7 +14,7 @@
 
 #define SIM_MAX_CLIENTS  32
 #define SIM_LINE         1024
-#define SIM_MAX_ITEMS    16 /* :NUM:NORM:NUM up to this: 4 items of 3 elements fit */
+#define SIM_MAX_ITEMS    16    /* :NUM:NORM:NUM up to this: 4 items of 3 elements fit */
 #define SIM_PTD_UNC_GOOD 0.002 /* 0.2%: a WT310 well inside its range */
 #define SIM_PTD_UNC_BAD  0.015 /* 1.5%: above SPEC's 1% limit */
 #define SIM_NEG_W        -27.1 /* the WT310E field bug's reading (mlcommons/power-dev#253) */

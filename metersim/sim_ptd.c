@@ -82,7 +82,8 @@ static void ptd_channels(const tb_msim *m, char *line, size_t len, double w, dou
         if (e == m->o.fault_channel && chf == TB_MSIM_FAULT_NEGATIVE) cw = SIM_NEG_W, ca = SIM_NEG_A;
         if (used + 2 >= len) return;
         line[used - 2] = '\0'; /* before the CR LF */
-        snprintf(line + used - 2, len - used + 2, ",Ch%d,Watts,%.6f,Volts,%.6f,Amps,%.6f,PF,%.6f\r\n", e, cw, u, ca, pf);
+        snprintf(line + used - 2, len - used + 2, ",Ch%d,Watts,%.6f,Volts,%.6f,Amps,%.6f,PF,%.6f\r\n", e, cw, u, ca,
+                 pf);
     }
 }
 

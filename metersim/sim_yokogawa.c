@@ -269,7 +269,7 @@ static void bool_setting(tb_msim *m, yoko_cmd *c, int *flag) {
 static void common_command(tb_msim *m, yoko_cmd *c) {
     if (strcasecmp(c->hdr, "*IDN") == 0 && c->query) {
         snprintf(c->out, sizeof c->out, "%s",
-                 c->wt210 ? "YOKOGAWA,760401,91K000001,F3.01" /* WT210: model code, not name */
+                 c->wt210             ? "YOKOGAWA,760401,91K000001,F3.01"  /* WT210: model code, not name */
                  : m->o.elements == 3 ? "YOKOGAWA,WT333E,C3VD30030E,F1.04" /* several elements: a WT330 */
                  : m->o.elements == 2 ? "YOKOGAWA,WT332E,C3VD30031E,F1.04"
                                       : "YOKOGAWA,WT310,C2PH13047V,F1.03");

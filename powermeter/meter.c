@@ -287,7 +287,8 @@ void tb_meter_sum_channels(const tb_meter_info *info, tb_sample *s) {
             x.amps = c->amps;
             x.pf = c->pf;
             x.flags = c->flags;
-            if ((c->reason = tb_meter_plausible(&one, &x, NULL, 0)) != TB_REASON_NONE) c->flags |= TB_SAMPLE_IMPLAUSIBLE;
+            if ((c->reason = tb_meter_plausible(&one, &x, NULL, 0)) != TB_REASON_NONE)
+                c->flags |= TB_SAMPLE_IMPLAUSIBLE;
         }
         s->flags |= c->flags & (TB_SAMPLE_BAD | TB_SAMPLE_AUTORANGE);
         if (c->reason != TB_REASON_NONE && bad_reason == TB_REASON_NONE) bad_reason = c->reason;
@@ -336,7 +337,8 @@ int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
     if (s->nch > 0) tb_meter_sum_channels(&m->info, s);
     /* The driver's own flags first; then one plausibility check for all. */
     if (s->reason != TB_REASON_NONE) return 0; /* a bad channel's (tb_meter_sum_channels) */
-    if ((s->reason = flag_reason(s->flags)) == TB_REASON_NONE && (s->reason = tb_meter_plausible(&m->info, s, NULL, 0)) != TB_REASON_NONE)
+    if ((s->reason = flag_reason(s->flags)) == TB_REASON_NONE &&
+        (s->reason = tb_meter_plausible(&m->info, s, NULL, 0)) != TB_REASON_NONE)
         s->flags |= TB_SAMPLE_IMPLAUSIBLE;
     return 0;
 }

@@ -175,10 +175,10 @@ typedef struct yoko {
     char host[256], port[16];
     char dev[256];
     unsigned baud;
-    int element;              /* 1..3, or 0 for SIGMA */
+    int element;                        /* 1..3, or 0 for SIGMA */
     int nch, ch[TB_METER_MAX_CHANNELS]; /* element=1,2: read as channels, summed (nch 0: one element) */
-    char volts[32], amps[32]; /* "" leave, "auto", or a range */
-    int crest;                /* 0 leave, 3 or 6 */
+    char volts[32], amps[32];           /* "" leave, "auto", or a range */
+    int crest;                          /* 0 leave, 3 or 6 */
     uint64_t timeout_us;
     tb_linesock *ls;   /* NULL while disconnected */
     char idn[128];     /* first *IDN? seen; a reconnect must find the same */
@@ -582,10 +582,10 @@ static int yoko_identify(void *self, tb_meter_info *info, char *err) {
     yoko *y = self;
     char eln[8];
     (void)err;
-    if (y->nch > 1)
+    if (y->nch > 1) {
         for (int k = 0, used = 0; k < y->nch && used + 3 < (int)sizeof eln; k++)
             used += snprintf(eln + used, sizeof eln - (size_t)used, "%s%d", k ? "," : "", y->ch[k]);
-    else if (y->element)
+    } else if (y->element)
         snprintf(eln, sizeof eln, "%d", y->element);
     else
         snprintf(eln, sizeof eln, "SIGMA");
@@ -642,8 +642,8 @@ static void yoko_channels(const yoko *y, const double *v, const unsigned *f, int
     }
     if (y->got.volt_mode == TB_RANGE_AUTO || y->got.amp_mode == TB_RANGE_AUTO) s->flags |= TB_SAMPLE_AUTORANGE;
     if (y->have_acc && isfinite(sum))
-        s->uncertainty_pct = tb_yoko_uncertainty_pct(&y->acc, sum, y->got.volt_range_v, y->got.amp_range_a,
-                                                     y->got.crest_factor, y->nch);
+        s->uncertainty_pct =
+            tb_yoko_uncertainty_pct(&y->acc, sum, y->got.volt_range_v, y->got.amp_range_a, y->got.crest_factor, y->nch);
 }
 
 static int yoko_sample(void *self, tb_sample *s, char *err) {

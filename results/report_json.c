@@ -110,7 +110,7 @@ static json_t *meter_json(const tb_model_run *run, const tb_model_meter *m) {
     json_object_set_new(o, "flat_readings", json_integer(m->flat_readings));
     json_object_set_new(o, "valid_readings", json_integer(m->valid_readings));
     json_object_set_new(o, "not_averaged", json_boolean(m->not_averaged));
-    if (m->host) json_object_set_new(o, "host", jstr(m->host)); /* [host.NAME] runs only */
+    if (m->host) json_object_set_new(o, "host", jstr(m->host));                 /* [host.NAME] runs only */
     if (m->channels) json_object_set_new(o, "channels", channels_json(run, m)); /* channels= meters only */
     return o;
 }

@@ -538,8 +538,7 @@ static void bind_channels(sqlite3_stmt *st, int i, const tb_meter_info *m) {
 }
 
 /* The channel rows of one sample (channel_samples), beside its power_samples row. */
-static int insert_channels(tb_store *s, int64_t run_id, int64_t level_id, const char *stage,
-                           const tb_poll_sample *p) {
+static int insert_channels(tb_store *s, int64_t run_id, int64_t level_id, const char *stage, const tb_poll_sample *p) {
     sqlite3_stmt *st = s->st[ST_CHANNEL];
     int rc;
     for (int k = 0; k < p->s.nch && k < TB_METER_MAX_CHANNELS; k++) {
