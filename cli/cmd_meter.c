@@ -128,6 +128,24 @@ static void print_num(double v, int width, int prec) {
         printf(" %*.*f", width, prec, v);
 }
 
+/* A meter read as several channels: a line per channel under the summed sample. */
+static void print_channels(const tb_sample *s) {
+    for (int k = 0; k < s->nch && k < TB_METER_MAX_CHANNELS; k++) {
+        const tb_channel_sample *c = &s->ch[k];
+        char fl[96], name[32];
+        flags_text(c->flags, fl, sizeof fl);
+        snprintf(name, sizeof name, "  channel %d", c->channel);
+        printf("%4s  %-24s", "", name);
+        print_num(c->watts, 10, 3);
+        print_num(c->volts, 9, 2);
+        print_num(c->amps, 9, 4);
+        print_num(c->pf, 7, 4);
+        const char *text = tb_meter_reason_text(c->reason), *colon = strstr(text, ": ");
+        if (colon) text = colon + 2; /* "implausible: negative active power": the flags column says the first word */
+        printf(" %6s  %s%s%s\n", "", fl, text[0] ? ": " : "", text);
+    }
+}
+
 static int cmd_probe(int argc, char **argv) {
     static const struct option longopts[] = {
         {"samples", required_argument, NULL, 'n'},
@@ -218,6 +236,7 @@ static int cmd_probe(int argc, char **argv) {
             printf("  %s: %s%s%s\n", fl, text, why[0] ? ": " : "", why);
         } else
             printf("  %s\n", fl);
+        print_channels(&s);
         fflush(stdout);
         if (s.flags & TB_SAMPLE_MISSING)
             n_miss++;

@@ -85,7 +85,12 @@ expect "bad: every bad channel reading makes its summed sample bad" "$(q bad "SE
 expect "bad: the channel's reason" "$(q bad "SELECT count(*) FROM channel_samples
     WHERE channel = 2 AND reason = 'implausible: negative active power'")" -ge 2
 expect "bad: the sample's reason" "$(q bad "SELECT count(*) FROM power_samples
-    WHERE reason = 'implausible: negative active power'")" -ge 2
+    WHERE reason = 'implausible: negative active power'")" -ge 2# probe prints each channel under the summed sample; any 2 requests in a row hold an even one
+"$TB" meter probe "ptd://127.0.0.1:$PORT?channels=1,2" --samples 2 >"$T/probe.out" 2>&1 || fail "probe: $(cat "$T/probe.out")"
+grep -Eq '^ +channel 2 +-27\.100 .* IMPLAUSIBLE: negative active power$' "$T/probe.out" ||
+    fail "probe: no bad channel 2 line: $(cat "$T/probe.out")"
+grep -Eq '^ +channel 1 +100\.000 ' "$T/probe.out" || fail "probe: no channel 1 line"
+
 # ---- the elements of a Yokogawa WT332E (wt310://...?element=1,2): summed; one it lacks is exit 2 ----
 start_sim wt --protocol wt310 --elements 2 --watts 200 --pf 1
 W="wt310://127.0.0.1:$PORT"
