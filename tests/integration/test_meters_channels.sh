@@ -85,7 +85,9 @@ expect "bad: every bad channel reading makes its summed sample bad" "$(q bad "SE
 expect "bad: the channel's reason" "$(q bad "SELECT count(*) FROM channel_samples
     WHERE channel = 2 AND reason = 'implausible: negative active power'")" -ge 2
 expect "bad: the sample's reason" "$(q bad "SELECT count(*) FROM power_samples
-    WHERE reason = 'implausible: negative active power'")" -ge 2# probe prints each channel under the summed sample; any 2 requests in a row hold an even one
+    WHERE reason = 'implausible: negative active power'")" -ge 2
+
+# probe prints each channel under the summed sample; any 2 requests in a row hold an even one
 "$TB" meter probe "ptd://127.0.0.1:$PORT?channels=1,2" --samples 2 >"$T/probe.out" 2>&1 || fail "probe: $(cat "$T/probe.out")"
 grep -Eq '^ +channel 2 +-27\.100 .* IMPLAUSIBLE: negative active power$' "$T/probe.out" ||
     fail "probe: no bad channel 2 line: $(cat "$T/probe.out")"
