@@ -36,7 +36,7 @@ static void usage(FILE *f) {
           "                           [--watts W | --trace FILE [--loop] [--trace-sync]\n"
           "                            | --cpu IDLE:MAX]\n"
           "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
-          "                           [--fault KIND:N]... [--pty]\n"
+          "                           [--fault KIND:N]... [--fault-channel K] [--pty]\n"
           "       tilebench meter export URI... --listen ADDR:PORT [--interval DUR]\n"
           "\n"
           "probe: open the meter, print its identity (model, *IDN?, ranges, driver) and N\n"
@@ -73,6 +73,8 @@ static void usage(FILE *f) {
           "  --cpu IDLE:MAX      power follows this host's CPU utilization (linear model)\n"
           "  --volts V, --pf PF  voltage and power factor served (default 230 V, 0.95)\n"
           "  --elements N        input elements 1..3; W is split evenly, SIGMA is the sum\n"
+          "                      (ptd: a WT332E/WT333E, RL lists each channel)\n"
+          "  --fault-channel K   ptd: the nan and negative faults hit channel K only\n"
           "  --interval DUR      PTD sample interval when Go asks for 0 (default 1s)\n"
           "  --fault KIND:N      every Nth value request: nan, inf (over-range), garbage,\n"
           "                      stall (no reply), disconnect, uncertainty (PTD: 1.5%),\n"
@@ -124,6 +126,24 @@ static void print_num(double v, int width, int prec) {
         printf(" %*s", width, "-");
     else
         printf(" %*.*f", width, prec, v);
+}
+
+/* A meter read as several channels: a line per channel under the summed sample. */
+static void print_channels(const tb_sample *s) {
+    for (int k = 0; k < s->nch && k < TB_METER_MAX_CHANNELS; k++) {
+        const tb_channel_sample *c = &s->ch[k];
+        char fl[96], name[32];
+        flags_text(c->flags, fl, sizeof fl);
+        snprintf(name, sizeof name, "  channel %d", c->channel);
+        printf("%4s  %-24s", "", name);
+        print_num(c->watts, 10, 3);
+        print_num(c->volts, 9, 2);
+        print_num(c->amps, 9, 4);
+        print_num(c->pf, 7, 4);
+        const char *text = tb_meter_reason_text(c->reason), *colon = strstr(text, ": ");
+        if (colon) text = colon + 2; /* "implausible: negative active power": the flags column says the first word */
+        printf(" %6s  %s%s%s\n", "", fl, text[0] ? ": " : "", text);
+    }
 }
 
 static int cmd_probe(int argc, char **argv) {
@@ -216,6 +236,7 @@ static int cmd_probe(int argc, char **argv) {
             printf("  %s: %s%s%s\n", fl, text, why[0] ? ": " : "", why);
         } else
             printf("  %s\n", fl);
+        print_channels(&s);
         fflush(stdout);
         if (s.flags & TB_SAMPLE_MISSING)
             n_miss++;
@@ -350,6 +371,7 @@ static const struct option sim_longopts[] = {
     {"volts", required_argument, NULL, 'v'},
     {"pf", required_argument, NULL, 'f'},
     {"elements", required_argument, NULL, 'e'},
+    {"fault-channel", required_argument, NULL, 'C'},
     {"interval", required_argument, NULL, 'i'},
     {"fault", required_argument, NULL, 'F'},
     {"pty", no_argument, NULL, 'P'},
@@ -375,6 +397,11 @@ static int sim_option(int c, char **argv, sim_args *a) {
     case 'v': return parse_num("--volts", optarg, "V", 1, 1000, &a->o.volts) != 0 ? TB_EXIT_USAGE : SIM_NEXT;
     case 'f': return parse_num("--pf", optarg, NULL, 0.01, 1, &a->o.pf) != 0 ? TB_EXIT_USAGE : SIM_NEXT;
     case 'e': return sim_elements(optarg, &a->o);
+    case 'C':
+        if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
+            return usage_error("--fault-channel: expected 1, 2 or 3");
+        a->o.fault_channel = optarg[0] - '0';
+        return SIM_NEXT;
     case 'i': return sim_interval(optarg, &a->o);
     case 'F': return sim_fault(optarg, &a->o);
     case 'P': a->o.pty = 1; return SIM_NEXT;
@@ -395,6 +422,8 @@ static int sim_check(const sim_args *a) {
         if (o->faults[i].kind == TB_MSIM_FAULT_UNCERTAINTY && o->protocol != TB_MSIM_PTD)
             return usage_error("--fault uncertainty: only the ptd protocol reports uncertainty");
     if (o->pty && o->protocol == TB_MSIM_PTD) return usage_error("--pty: PTDaemon is TCP only");
+    if (o->fault_channel && (o->protocol != TB_MSIM_PTD || o->fault_channel > o->elements))
+        return usage_error("--fault-channel: needs --protocol ptd and a channel within --elements");
     return SIM_NEXT;
 }
 

@@ -53,6 +53,8 @@ typedef struct tb_msim_opts {
     double volts;             /* the voltage served, V (default 230) */
     double pf;                /* the power factor served (default 0.95) */
     int elements;             /* input elements 1..3 (WT330 has 3); W is split evenly */
+    int fault_channel;        /* PTD with elements > 1: the nan and negative faults hit only this
+                               * channel (1..elements) of the multi-channel RL line; 0: the whole line */
     uint64_t ptd_interval_us; /* PTD sample interval when Go asks for 0 */
     int pty;                  /* 1: also serve the protocol on a pseudo-terminal */
     tb_msim_fault faults[TB_MSIM_MAX_FAULTS];

@@ -14,6 +14,7 @@
 
 #define SIM_MAX_CLIENTS  32
 #define SIM_LINE         1024
+#define SIM_MAX_ITEMS    16    /* :NUM:NORM:NUM up to this: 4 items of 3 elements fit */
 #define SIM_PTD_UNC_GOOD 0.002 /* 0.2%: a WT310 well inside its range */
 #define SIM_PTD_UNC_BAD  0.015 /* 1.5%: above SPEC's 1% limit */
 #define SIM_NEG_W        -27.1 /* the WT310E field bug's reading (mlcommons/power-dev#253) */
@@ -55,7 +56,7 @@ struct tb_msim {
     int head, verb;
     int err_code;
     int nitems;
-    item items[10];
+    item items[SIM_MAX_ITEMS];
     int wt210_on[6]; /* V A W PF VA VAR */
     double vrange, arange;
     int vauto, aauto, cfac;

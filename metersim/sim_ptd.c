@@ -70,11 +70,29 @@ static int ptd_send_fault(tb_msim *m, client *c, int f, uint64_t k, const char *
     return 0;
 }
 
+/* Appends the multi-channel groups ",Ch1,Watts,x,Volts,x,Amps,x,PF,x" to line:
+ * W and A split evenly over the elements, fault chf (nan or negative, or -1)
+ * on o.fault_channel alone. */
+static void ptd_channels(const tb_msim *m, char *line, size_t len, double w, double u, double a, double pf, int chf) {
+    int n = m->o.elements;
+    for (int e = 1; e <= n; e++) {
+        size_t used = strlen(line);
+        double cw = w / n, ca = a / n;
+        if (e == m->o.fault_channel && chf == TB_MSIM_FAULT_NAN) cw = ca = -1.0;
+        if (e == m->o.fault_channel && chf == TB_MSIM_FAULT_NEGATIVE) cw = SIM_NEG_W, ca = SIM_NEG_A;
+        if (used + 2 >= len) return;
+        line[used - 2] = '\0'; /* before the CR LF */
+        snprintf(line + used - 2, len - used + 2, ",Ch%d,Watts,%.6f,Volts,%.6f,Amps,%.6f,PF,%.6f\r\n", e, cw, u, ca,
+                 pf);
+    }
+}
+
 /* Sends the RL reply for the newest sample, with the fault chosen at request time. */
 static void ptd_send_rl(tb_msim *m, client *c, int f) {
-    char line[256], ts[64];
+    char line[768], ts[64];
     uint64_t k, at;
-    double w, u = m->o.volts, pf = m->o.pf;
+    double w, u = m->o.volts, pf = m->o.pf, a;
+    int chf = -1;
 
     ptd_update_stats(m);
     k = m->stats_upto;
@@ -83,6 +101,14 @@ static void ptd_send_rl(tb_msim *m, client *c, int f) {
     w = sim_source_watts(m, at);
     if (isfinite(m->src_v)) u = m->src_v;
     if (isfinite(m->src_pf)) pf = m->src_pf;
+    if (m->o.elements > 1 && m->o.fault_channel > 0 && (f == TB_MSIM_FAULT_NAN || f == TB_MSIM_FAULT_NEGATIVE)) {
+        chf = f; /* one channel's reading is bad, the others and the line stand */
+        f = -1;
+        if (chf == TB_MSIM_FAULT_NAN)
+            m->c.nan++;
+        else
+            m->c.implausible++;
+    }
     if (f == TB_MSIM_FAULT_NEGATIVE || f == TB_MSIM_FAULT_INCONSISTENT) {
         m->c.implausible++;
         sim_implausible_values(m, f, &w);
@@ -98,11 +124,10 @@ static void ptd_send_rl(tb_msim *m, client *c, int f) {
         m->unc_invalid++;
         if (SIM_PTD_UNC_BAD > m->unc_max) m->unc_max = SIM_PTD_UNC_BAD;
     }
-    snprintf(line, sizeof line, "Last 1 sample\r\nTime,%s,Watts,%.6f,Volts,%.6f,Amps,%.6f,PF,%.6f\r\n", ts, w, u,
-             isfinite(m->src_a) ? m->src_a
-             : u > 0 && pf > 0  ? w / (u * pf)
-                                : 0.0,
+    a = isfinite(m->src_a) ? m->src_a : u > 0 && pf > 0 ? w / (u * pf) : 0.0;
+    snprintf(line, sizeof line, "Last 1 sample\r\nTime,%s,Watts,%.6f,Volts,%.6f,Amps,%.6f,PF,%.6f\r\n", ts, w, u, a,
              pf);
+    if (m->o.elements > 1) ptd_channels(m, line, sizeof line, w, u, a, pf, chf);
     sim_put(c, line);
 }
 
@@ -131,11 +156,16 @@ static int ptd_hello(tb_msim *m, client *c, char **f, int n) {
 
 static int ptd_identify(tb_msim *m, client *c, char **f, int n) {
     char out[512];
+    /* Several elements: a WT332E or WT333E, which PTDaemon names multichannel. */
+    const char *dev = m->o.elements > 1 ? "YokogawaWT330_multichannel" : "YokogawaWT310";
+    const char *idn = m->o.elements == 3   ? "YOKOGAWA;WT333E;C3VD30030E;F1.04"
+                      : m->o.elements == 2 ? "YOKOGAWA;WT332E;C3VD30031E;F1.04"
+                                           : "YOKOGAWA;WT310;C2PH13047V;F1.03";
     (void)f, (void)n;
     snprintf(out, sizeof out,
-             "YokogawaWT310,%llu,1,1,1,1,0,0,1,version=1.9.2-tilebench-sim,OS=Linux,mode=power,1,1,1,0,0,"
-             "no_cal_date,YOKOGAWA;WT310;C2PH13047V;F1.03\r\n",
-             (unsigned long long)(m->o.ptd_interval_us / 1000));
+             "%s,%llu,1,1,1,1,0,0,1,version=1.9.2-tilebench-sim,OS=Linux,mode=power,1,1,1,0,0,"
+             "no_cal_date,%s\r\n",
+             dev, (unsigned long long)(m->o.ptd_interval_us / 1000), idn);
     sim_put(c, out);
     return SIM_REPLY;
 }

@@ -288,8 +288,10 @@ static void bool_setting(tb_msim *m, yoko_cmd *c, int *flag) {
 static void common_command(tb_msim *m, yoko_cmd *c) {
     if (strcasecmp(c->hdr, "*IDN") == 0 && c->query) {
         snprintf(c->out, sizeof c->out, "%s",
-                 c->wt210 ? "YOKOGAWA,760401,91K000001,F3.01" /* WT210: model code, not name */
-                          : "YOKOGAWA,WT310,C2PH13047V,F1.03");
+                 c->wt210             ? "YOKOGAWA,760401,91K000001,F3.01"  /* WT210: model code, not name */
+                 : m->o.elements == 3 ? "YOKOGAWA,WT333E,C3VD30030E,F1.04" /* several elements: a WT330 */
+                 : m->o.elements == 2 ? "YOKOGAWA,WT332E,C3VD30031E,F1.04"
+                                      : "YOKOGAWA,WT310,C2PH13047V,F1.03");
     } else if (strcasecmp(c->hdr, "*RST") == 0) {
         sim_yoko_reset(m);
     } else if (strcasecmp(c->hdr, "*CLS") == 0) {
@@ -342,7 +344,7 @@ static int cmd_num_items(tb_msim *m, yoko_cmd *c) {
         snprintf(c->out, sizeof c->out, "%d", m->nitems);
     } else {
         int n = atoi(c->arg);
-        if (n < 1 || n > 10)
+        if (n < 1 || n > SIM_MAX_ITEMS)
             m->err_code = 224;
         else
             m->nitems = n;
@@ -376,7 +378,7 @@ static void set_item(tb_msim *m, yoko_cmd *c) {
 }
 
 static int cmd_num_item(tb_msim *m, yoko_cmd *c) {
-    if (c->idx < 1 || c->idx > 10) {
+    if (c->idx < 1 || c->idx > SIM_MAX_ITEMS) {
         m->err_code = 224;
     } else if (c->query) {
         const item *it = &m->items[c->idx - 1];

@@ -258,6 +258,66 @@ int tb_meter_open_driver(const tb_meter_driver *drv, const char *uri, tb_meter *
 
 const tb_meter_info *tb_meter_get_info(const tb_meter *m) { return &m->info; }
 
+/* A failed sample of a meter read as channels: each channel MISSING too. */
+static void missing_channels(const tb_meter_info *info, tb_sample *s) {
+    s->nch = info->nchannels > 0 ? info->nchannels : 0;
+    for (int i = 0; i < s->nch; i++) {
+        tb_channel_sample *c = &s->ch[i];
+        c->channel = info->channel[i];
+        c->watts = c->volts = c->amps = c->pf = NAN;
+        c->flags = TB_SAMPLE_MISSING;
+        c->reason = TB_REASON_MISSING;
+    }
+}
+
+/* The reason a driver's flags give, or 0. */
+static int flag_reason(unsigned flags) {
+    if (flags & TB_SAMPLE_MISSING) return TB_REASON_MISSING;
+    if (flags & TB_SAMPLE_OVERRANGE) return TB_REASON_OVERRANGE;
+    if (flags & TB_SAMPLE_INVALID) return TB_REASON_INVALID;
+    return TB_REASON_NONE;
+}
+
+void tb_meter_sum_channels(const tb_meter_info *info, tb_sample *s) {
+    tb_meter_info one = *info;
+    double sum = 0;
+    int bad_reason = TB_REASON_NONE;
+    one.elements = 1;
+    for (int i = 0; i < s->nch && i < TB_METER_MAX_CHANNELS; i++) {
+        tb_channel_sample *c = &s->ch[i];
+        tb_sample x = {0};
+        c->reason = flag_reason(c->flags);
+        if (c->reason == TB_REASON_NONE) {
+            x.watts = c->watts;
+            x.volts = c->volts;
+            x.amps = c->amps;
+            x.pf = c->pf;
+            x.flags = c->flags;
+            if ((c->reason = tb_meter_plausible(&one, &x, NULL, 0)) != TB_REASON_NONE)
+                c->flags |= TB_SAMPLE_IMPLAUSIBLE;
+        }
+        s->flags |= c->flags & (TB_SAMPLE_BAD | TB_SAMPLE_AUTORANGE);
+        if (c->reason != TB_REASON_NONE && bad_reason == TB_REASON_NONE) bad_reason = c->reason;
+        sum += c->watts;
+    }
+    s->watts = sum;
+    s->volts = s->amps = s->pf = NAN;
+    if (bad_reason != TB_REASON_NONE) {
+        s->reason = bad_reason;
+        if (!(s->flags & TB_SAMPLE_BAD)) s->flags |= TB_SAMPLE_INVALID;
+    }
+}
+
+int tb_meter_model_channels(const char *model) {
+    static const struct {
+        const char *prefix;
+        int n;
+    } t[] = {{"WT310", 1}, {"WT210", 1}, {"WT332", 2}, {"WT333", 3}, {"WT500", 3}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strncasecmp(model, t[i].prefix, strlen(t[i].prefix)) == 0) return t[i].n;
+    return 0;
+}
+
 static int sample_locked(tb_meter *m, tb_sample *s, char *err);
 
 int tb_meter_sample(tb_meter *m, tb_sample *s, char *err) {
@@ -306,6 +366,7 @@ static int sample_locked(tb_meter *m, tb_sample *s, char *err) {
     s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
     s->flags = 0;
     s->reason = TB_REASON_NONE;
+    s->nch = 0;
     if (m->drv->sample(m->self, s, derr) != 0) {
         /* Stamp the failure when it was noticed, not when it was asked for. */
         s->mono_us = tb_now_us();
@@ -313,19 +374,17 @@ static int sample_locked(tb_meter *m, tb_sample *s, char *err) {
         s->watts = s->volts = s->amps = s->pf = s->uncertainty_pct = NAN;
         s->flags = TB_SAMPLE_MISSING | (m->info.estimated ? TB_SAMPLE_ESTIMATED : 0u);
         s->reason = TB_REASON_MISSING;
+        missing_channels(&m->info, s);
         tb_redact_scrub(derr, sizeof derr, m->raw_uri);
         tb_seterr(err, "meter '%s': %s", m->info.uri, derr[0] ? derr : "sample failed");
         return -1;
     }
     if (m->info.estimated) s->flags |= TB_SAMPLE_ESTIMATED;
+    if (s->nch > 0) tb_meter_sum_channels(&m->info, s);
     /* The driver's own flags first; then one plausibility check for all. */
-    if (s->flags & TB_SAMPLE_MISSING)
-        s->reason = TB_REASON_MISSING;
-    else if (s->flags & TB_SAMPLE_OVERRANGE)
-        s->reason = TB_REASON_OVERRANGE;
-    else if (s->flags & TB_SAMPLE_INVALID)
-        s->reason = TB_REASON_INVALID;
-    else if ((s->reason = tb_meter_plausible(&m->info, s, NULL, 0)) != TB_REASON_NONE)
+    if (s->reason != TB_REASON_NONE) return 0; /* a bad channel's (tb_meter_sum_channels) */
+    if ((s->reason = flag_reason(s->flags)) == TB_REASON_NONE &&
+        (s->reason = tb_meter_plausible(&m->info, s, NULL, 0)) != TB_REASON_NONE)
         s->flags |= TB_SAMPLE_IMPLAUSIBLE;
     return 0;
 }

@@ -32,6 +32,18 @@
 #define TB_SAMPLE_FLAT 0x40u
 #define TB_SAMPLE_BAD  (TB_SAMPLE_INVALID | TB_SAMPLE_MISSING | TB_SAMPLE_OVERRANGE | TB_SAMPLE_IMPLAUSIBLE)
 
+/* Channels of one meter read at once (PTDaemon multi-channel, Yokogawa
+ * elements 1..3): at most this many. */
+#define TB_METER_MAX_CHANNELS 3
+
+/* One channel's part of a sample: its own readings, flags and reason. */
+typedef struct tb_channel_sample {
+    int channel;                   /* its number on the meter (tb_meter_info.channel[]) */
+    double watts, volts, amps, pf; /* NaN when unknown */
+    unsigned flags;                /* TB_SAMPLE_* of this channel alone */
+    int reason;                    /* TB_REASON_*; 0 when the channel's reading is good */
+} tb_channel_sample;
+
 typedef struct tb_sample {
     uint64_t mono_us;       /* CLOCK_MONOTONIC when taken */
     int64_t wall_us;        /* CLOCK_REALTIME when taken */
@@ -40,6 +52,13 @@ typedef struct tb_sample {
     double uncertainty_pct; /* the meter's own uncertainty of this W, %; NaN unknown (PTD) */
     unsigned flags;
     int reason; /* TB_REASON_*: why the sample is bad (tb_meter_sample sets it); 0 when it is not */
+    /* A meter read as several channels (tb_meter_info.nchannels > 1): each
+     * channel's part, in the info's order. The sample itself is then their
+     * sum: watts = the sum of the channels' W, V/A/PF NaN, and it is bad when
+     * any channel is (tb_meter_sample sums and judges; a driver fills ch[]
+     * and sets nch). nch is 0 for a meter of one input. */
+    int nch;
+    tb_channel_sample ch[TB_METER_MAX_CHANNELS];
 } tb_sample;
 
 /*
@@ -87,6 +106,8 @@ typedef struct tb_meter_info {
     int lab;                 /* 1 for a lab meter (wt310:, wt210:, yokogawa+serial:, ptd:): calibrated= applies */
     char calibrated[11];     /* calibrated=YYYY-MM-DD of the URI; "" none given */
     char accuracy[256];      /* the published accuracy the driver applies ("0.1% of reading + ..."); "" none */
+    int nchannels;           /* channels read and summed (channels= of the URI); 0 or 1: one input */
+    int channel[TB_METER_MAX_CHANNELS]; /* their numbers on the meter (element 1..3, PTD's Ch1..) */
 } tb_meter_info;
 
 typedef struct tb_meter tb_meter;
@@ -205,5 +226,22 @@ double tb_meter_max_watts(const tb_meter_info *info);
 /* Short fixed text of a reason code ("implausible: negative active power"),
  * stored with each bad sample; "" for TB_REASON_NONE or an unknown code. */
 const char *tb_meter_reason_text(int reason);
+
+/*
+ * The input elements (channels) of a Yokogawa model as *IDN? names it
+ * (case-insensitive prefix): WT310*, WT210 one; WT332* two; WT333*, WT500
+ * three. 0 when the model is not known (the caller cannot check a channel).
+ */
+int tb_meter_model_channels(const char *model);
+
+/*
+ * Sums the channels of s (s->nch > 0) into s itself, after judging each
+ * channel alone with tb_meter_plausible (as one element of info): watts is
+ * the sum, V, A and PF NaN; every BAD flag and AUTORANGE of a channel is
+ * the sample's too, and the reason is the first bad channel's. A sample
+ * with a bad channel is bad whatever its sum (one channel's bad samples make
+ * the level invalid). A pure function, for tests.
+ */
+void tb_meter_sum_channels(const tb_meter_info *info, tb_sample *s);
 
 #endif

@@ -132,3 +132,28 @@ int tb_meter_uri_ms(const char *key, const char *val, uint64_t *out_us, char *er
     *out_us = v;
     return 0;
 }
+
+int tb_meter_uri_channels(const char *key, const char *val, int *out, int max, int *n, char *err) {
+    const char *p = val;
+    *n = 0;
+    for (;;) {
+        int c, i;
+        if (*p < '1' || *p > '9' || (p[1] && p[1] != ',')) {
+            tb_seterr(err, "%s: '%s': expected channel numbers 1..9 separated by commas", key, val);
+            return -1;
+        }
+        c = *p - '0';
+        for (i = 0; i < *n; i++)
+            if (out[i] == c) {
+                tb_seterr(err, "%s: '%s': channel %d given twice", key, val, c);
+                return -1;
+            }
+        if (*n == max) {
+            tb_seterr(err, "%s: '%s': at most %d channels", key, val, max);
+            return -1;
+        }
+        out[(*n)++] = c;
+        if (!p[1]) return 0;
+        p += 2;
+    }
+}

@@ -39,4 +39,11 @@ int tb_meter_uri_decode(const char *in, size_t n, char *out, size_t len);
  */
 int tb_meter_uri_ms(const char *key, const char *val, uint64_t *out_us, char *err) TB_WUR;
 
+/*
+ * Parses a channel list "1,2" (channels= or element= of a meter URI): up to
+ * max distinct numbers, each 1..9, into out; *n their count. Returns 0, or -1
+ * with err naming key and value ("channels: '1,1': channel 1 given twice").
+ */
+int tb_meter_uri_channels(const char *key, const char *val, int *out, int max, int *n, char *err) TB_WUR;
+
 #endif

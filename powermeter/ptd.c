@@ -221,14 +221,19 @@ static int64_t ptd_time(const char *s) {
     return (int64_t)t * 1000000 + (int64_t)ms * 1000;
 }
 
-unsigned tb_ptd_parse_rl_sample(const char *line, double *w, double *v, double *a, double *pf, int64_t *wall_us) {
-    char buf[512], *f[24];
-    int n = split(line, buf, sizeof buf, f, 24), have_w = 0;
+/* 1 when f is a channel group's head "Ch1".."Ch9"; *c gets the number. */
+static int channel_head(const char *f, int *c) {
+    if (strncmp(f, "Ch", 2) != 0 || f[2] < '1' || f[2] > '9' || f[3]) return 0;
+    *c = f[2] - '0';
+    return 1;
+}
+
+/* Reads the "Watts,x,Volts,x,Amps,x,PF,x" pairs of f[0..n) up to a channel
+ * head: W, V, A, PF and the flags of tb_ptd_parse_rl_sample. */
+static unsigned rl_values(char **f, int n, double *w, double *v, double *a, double *pf) {
+    int have_w = 0, c;
     *w = *v = *a = *pf = NAN;
-    *wall_us = 0;
-    if (n < 4 || strcmp(f[0], "Time") != 0) return TB_SAMPLE_INVALID;
-    *wall_us = ptd_time(f[1]);
-    for (int i = 2; i + 1 < n; i += 2) {
+    for (int i = 0; i + 1 < n && !channel_head(f[i], &c); i += 2) {
         double x, *dst = NULL;
         if (strcmp(f[i], "Watts") == 0)
             dst = w;
@@ -260,6 +265,36 @@ unsigned tb_ptd_parse_rl_sample(const char *line, double *w, double *v, double *
     return have_w ? 0 : TB_SAMPLE_INVALID;
 }
 
+unsigned tb_ptd_parse_rl_sample(const char *line, double *w, double *v, double *a, double *pf, int64_t *wall_us) {
+    char buf[512], *f[64];
+    int n = split(line, buf, sizeof buf, f, 64);
+    *w = *v = *a = *pf = NAN;
+    *wall_us = 0;
+    if (n < 4 || strcmp(f[0], "Time") != 0) return TB_SAMPLE_INVALID;
+    *wall_us = ptd_time(f[1]);
+    return rl_values(f + 2, n - 2, w, v, a, pf);
+}
+
+int tb_ptd_parse_rl_channels(const char *line, const int *want, int n, tb_channel_sample *out) {
+    char buf[512], *f[64];
+    int nf = split(line, buf, sizeof buf, f, 64), found = 0;
+    for (int k = 0; k < n; k++) {
+        tb_channel_sample *o = &out[k];
+        int c, i;
+        o->channel = want[k];
+        o->watts = o->volts = o->amps = o->pf = NAN;
+        o->flags = TB_SAMPLE_INVALID;
+        o->reason = TB_REASON_NONE;
+        if (nf < 2 || strcmp(f[0], "Time") != 0) continue;
+        for (i = 2; i < nf; i++)
+            if (channel_head(f[i], &c) && c == want[k]) break;
+        if (i >= nf) continue;
+        o->flags = rl_values(f + i + 1, nf - i - 1, &o->watts, &o->volts, &o->amps, &o->pf);
+        found++;
+    }
+    return found;
+}
+
 /* ---- the driver ---- */
 
 typedef struct ptd {
@@ -274,9 +309,10 @@ typedef struct ptd {
     uint64_t deadline_us;    /* the whole reply to the current command is due by then */
     unsigned lines;          /* lines read for the current command */
     unsigned reconnects;
+    int nch, ch[TB_METER_MAX_CHANNELS]; /* channels= (PTDaemon multi-channel); nch 0: one */
 } ptd;
 
-static const char *const ptd_keys[] = {"interval", "volts", "amps", "timeout", "calibrated", NULL};
+static const char *const ptd_keys[] = {"interval", "volts", "amps", "timeout", "calibrated", "channels", NULL};
 
 static void ptd_disconnect(ptd *p) {
     tb_linesock_close(p->ls);
@@ -403,6 +439,9 @@ static int set_range(const char *key, const char *v, char *dst, char *err) {
     return 0;
 }
 
+static void ptd_close(void *self);
+static int ptd_check_channels(const ptd *p, char *err);
+
 static int ptd_open(const char *uri, void **self, char *err) {
     ptd *p = xcalloc(1, sizeof *p);
     const char *rest, *q;
@@ -428,9 +467,15 @@ static int ptd_open(const char *uri, void **self, char *err) {
     if (rc == 1 && set_range("volts", v, p->volts, err) != 0) goto fail;
     if ((rc = tb_meter_uri_param(q, "amps", v, sizeof v, err)) < 0) goto fail;
     if (rc == 1 && set_range("amps", v, p->amps, err) != 0) goto fail;
+    if ((rc = tb_meter_uri_param(q, "channels", v, sizeof v, err)) < 0) goto fail;
+    if (rc == 1 && tb_meter_uri_channels("channels", v, p->ch, TB_METER_MAX_CHANNELS, &p->nch, err) != 0) goto fail;
     if (ptd_setup(p, err) != 0) {
         free(p);
         return TB_METER_EUNREACH;
+    }
+    if (ptd_check_channels(p, err) != 0) {
+        ptd_close(p);
+        return -1;
     }
     *self = p;
     return 0;
@@ -439,11 +484,9 @@ fail:
     return -1;
 }
 
-static int ptd_identify(void *self, tb_meter_info *info, char *err) {
-    ptd *p = self;
-    char maker[64] = "", model[64] = "", serial[64] = "", fw[64] = "";
-    (void)err;
-    /* The IDN is the analyzer's (e.g. "YOKOGAWA,WT333E,C3VD30030E,F1.04"). */
+/* The analyzer's IDN fields (e.g. "YOKOGAWA,WT333E,C3VD30030E,F1.04"); "" each when none. */
+static void ptd_idn_fields(const ptd *p, char *maker, char *model, char *serial, char *fw) {
+    maker[0] = model[0] = serial[0] = fw[0] = '\0';
     if (p->ident.idn[0]) {
         char b[128], *f[4] = {maker, model, serial, fw};
         char *s, *save = NULL;
@@ -452,6 +495,33 @@ static int ptd_identify(void *self, tb_meter_info *info, char *err) {
         for (s = strtok_r(b, ",", &save); s && i < 4; s = strtok_r(NULL, ",", &save))
             snprintf(f[i++], 64, "%s", s);
     }
+}
+
+/* channels= against the analyzer PTDaemon reads: a channel it does not have
+ * is a configuration error (-1 with err naming the parameter). */
+static int ptd_check_channels(const ptd *p, char *err) {
+    char maker[64], model[64], serial[64], fw[64];
+    int have;
+    if (p->nch == 0) return 0;
+    ptd_idn_fields(p, maker, model, serial, fw);
+    have = tb_meter_model_channels(model);
+    for (int i = 0; i < p->nch; i++)
+        if (have > 0 && p->ch[i] > have) {
+            tb_seterr(err, "channels: channel %d: the %s PTDaemon reads has channels 1..%d", p->ch[i], model, have);
+            return -1;
+        }
+    return 0;
+}
+
+static int ptd_identify(void *self, tb_meter_info *info, char *err) {
+    ptd *p = self;
+    char maker[64], model[64], serial[64], fw[64];
+    (void)err;
+    ptd_idn_fields(p, maker, model, serial, fw);
+    info->nchannels = p->nch;
+    for (int i = 0; i < p->nch; i++)
+        info->channel[i] = p->ch[i];
+    if (p->nch > 1) info->elements = p->nch;
     snprintf(info->model, sizeof info->model, "%s", model[0] ? model : p->ident.device);
     snprintf(info->idn, sizeof info->idn, "%s", p->ident.idn[0] ? p->ident.idn : p->ident.device);
     snprintf(info->serial, sizeof info->serial, "%s", serial);
@@ -520,6 +590,10 @@ static int ptd_sample(void *self, tb_sample *s, char *err) {
     s->mono_us = tb_now_us();
     s->wall_us = tb_wall_us();
     f = tb_ptd_parse_rl_sample(buf, &s->watts, &s->volts, &s->amps, &s->pf, &wall);
+    if (p->nch > 0) { /* the meter's W is the sum of the channels (meter.c) */
+        (void)tb_ptd_parse_rl_channels(buf, p->ch, p->nch, s->ch);
+        s->nch = p->nch;
+    }
     if (f & TB_SAMPLE_MISSING) {
         tb_seterr(err, "PTDaemon marks the sample missed (-2)");
         return -1;

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "powermeter/meter.h"
+
 #define TB_PTD_DEFAULT_PORT      "8888"
 #define TB_PTD_UNCERTAINTY_LIMIT 0.01 /* SPEC: invalid above 1% */
 
@@ -87,5 +89,16 @@ int tb_ptd_parse_rl_header(const char *line, unsigned *n);
  * sample's time stamp (PTD host's local time) or 0 when it does not parse.
  */
 unsigned tb_ptd_parse_rl_sample(const char *line, double *w, double *v, double *a, double *pf, int64_t *wall_us);
+
+/*
+ * The channels of a multi-channel RL sample line. PTDaemon started on several
+ * channels of one analyzer (its -c 1,2 option) appends a group per channel to
+ * the total, "...,PF,x,Ch1,Watts,x,Volts,x,Amps,x,PF,x,Ch2,Watts,x,...".
+ * For each of the n channel numbers in want, fills out[i] (W, V, A, PF as
+ * tb_ptd_parse_rl_sample reads them, flags 0, INVALID or MISSING the same
+ * way); a channel whose group is absent is INVALID. Returns the number of
+ * channels found.
+ */
+int tb_ptd_parse_rl_channels(const char *line, const int *want, int n, tb_channel_sample *out);
 
 #endif

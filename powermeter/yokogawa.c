@@ -175,9 +175,10 @@ typedef struct yoko {
     char host[256], port[16];
     char dev[256];
     unsigned baud;
-    int element;              /* 1..3, or 0 for SIGMA */
-    char volts[32], amps[32]; /* "" leave, "auto", or a range */
-    int crest;                /* 0 leave, 3 or 6 */
+    int element;                        /* 1..3, or 0 for SIGMA */
+    int nch, ch[TB_METER_MAX_CHANNELS]; /* element=1,2: read as channels, summed (nch 0: one element) */
+    char volts[32], amps[32];           /* "" leave, "auto", or a range */
+    int crest;                          /* 0 leave, 3 or 6 */
     uint64_t timeout_us;
     tb_linesock *ls;   /* NULL while disconnected */
     char idn[128];     /* first *IDN? seen; a reconnect must find the same */
@@ -315,11 +316,14 @@ static int yoko_set_items(yoko *y, char *err) {
         return 0;
     }
     if (yoko_send(y, ":NUM:FORM ASC", err) != 0) return -1;
-    snprintf(cmd, sizeof cmd, ":NUM:NORM:NUM %d", YOKO_NITEMS);
+    snprintf(cmd, sizeof cmd, ":NUM:NORM:NUM %d", YOKO_NITEMS * (y->nch > 0 ? y->nch : 1));
     if (yoko_send(y, cmd, err) != 0) return -1;
-    for (int i = 0; i < YOKO_NITEMS; i++) {
-        snprintf(cmd, sizeof cmd, ":NUM:NORM:ITEM%d %s,%s", i + 1, wt310_funcs[i], el);
-        if (yoko_send(y, cmd, err) != 0) return -1;
+    for (int k = 0; k < (y->nch > 0 ? y->nch : 1); k++) {
+        if (y->nch > 0) snprintf(el, sizeof el, "%d", y->ch[k]); /* each element's four, in turn */
+        for (int i = 0; i < YOKO_NITEMS; i++) {
+            snprintf(cmd, sizeof cmd, ":NUM:NORM:ITEM%d %s,%s", k * YOKO_NITEMS + i + 1, wt310_funcs[i], el);
+            if (yoko_send(y, cmd, err) != 0) return -1;
+        }
     }
     return 0;
 }
@@ -370,6 +374,10 @@ static void yoko_set_identity(yoko *y, const char *model, const char *serial, co
         (void)tb_fmt_capped(y->got.model, sizeof y->got.model, "WT210 (%s)", model);
 }
 
+static int check_elements(const yoko *y, const char *model, char *err);
+
+/* 0; -1 with err when the meter did not answer or refused; -2 with err for a
+ * configuration error (an element the model lacks). */
 static int yoko_setup(yoko *y, char *err) {
     char cmd[96], model[64], serial[64], fw[64];
     const char *inp = y->model == MODEL_WT310 ? ":INP" : ":CONF";
@@ -384,6 +392,10 @@ static int yoko_setup(yoko *y, char *err) {
         yoko_send(y, ":COMM:VERB OFF", err) != 0)
         goto fail;
     if (yoko_read_idn(y, model, serial, fw, err) != 0) goto fail;
+    if (check_elements(y, model, err) != 0) {
+        yoko_disconnect(y);
+        return -2; /* a configuration error, not an unreachable meter */
+    }
     if (yoko_set_range(y, inp, "VOLT", y->volts, err) != 0 || yoko_set_range(y, inp, "CURR", y->amps, err) != 0)
         goto fail;
     if (y->crest) {
@@ -401,6 +413,34 @@ static int yoko_setup(yoko *y, char *err) {
 fail:
     yoko_disconnect(y);
     return -1;
+}
+
+/* element=1,2: elements read as channels of one meter, each 1..3 (WT330, WT500). */
+static int parse_elements(const char *v, yoko *y, char *err) {
+    if (tb_meter_uri_channels("element", v, y->ch, TB_METER_MAX_CHANNELS, &y->nch, err) != 0) return -1;
+    for (int i = 0; i < y->nch; i++)
+        if (y->ch[i] > 3) {
+            tb_seterr(err, "element: '%s': elements are 1, 2 or 3", v);
+            return -1;
+        }
+    if (y->model == MODEL_WT210) {
+        tb_seterr(err, "element: '%s': a WT210 has one input element", v);
+        return -1;
+    }
+    y->element = y->ch[0];
+    return 0;
+}
+
+/* element=1,2 against the model *IDN? named: an element it lacks is a
+ * configuration error (-1 with err naming the parameter). */
+static int check_elements(const yoko *y, const char *model, char *err) {
+    int have = tb_meter_model_channels(model);
+    for (int i = 0; i < y->nch; i++)
+        if (have > 0 && y->ch[i] > have) {
+            tb_seterr(err, "element: element %d: the %s has elements 1..%d", y->ch[i], model, have);
+            return -1;
+        }
+    return 0;
 }
 
 static int parse_uri(const char *uri, yoko *y, char *err) {
@@ -473,7 +513,9 @@ static int parse_uri(const char *uri, yoko *y, char *err) {
     y->element = 1;
     rc = tb_meter_uri_param(q, "element", v, sizeof v, err);
     if (rc < 0) return -1;
-    if (rc == 1) {
+    if (rc == 1 && strchr(v, ',')) {
+        if (parse_elements(v, y, err) != 0) return -1;
+    } else if (rc == 1) {
         if (strcasecmp(v, "sigma") == 0)
             y->element = 0;
         else if (strlen(v) == 1 && v[0] >= '1' && v[0] <= '3')
@@ -523,13 +565,14 @@ static int parse_uri(const char *uri, yoko *y, char *err) {
 
 static int yoko_open(const char *uri, void **self, char *err) {
     yoko *y = xcalloc(1, sizeof *y);
+    int rc;
     if (parse_uri(uri, y, err) != 0) {
         free(y);
         return -1;
     }
-    if (yoko_setup(y, err) != 0) {
+    if ((rc = yoko_setup(y, err)) != 0) {
         free(y);
-        return TB_METER_EUNREACH;
+        return rc == -2 ? -1 : TB_METER_EUNREACH;
     }
     *self = y;
     return 0;
@@ -539,7 +582,10 @@ static int yoko_identify(void *self, tb_meter_info *info, char *err) {
     yoko *y = self;
     char eln[8];
     (void)err;
-    if (y->element)
+    if (y->nch > 1) {
+        for (int k = 0, used = 0; k < y->nch && used + 3 < (int)sizeof eln; k++)
+            used += snprintf(eln + used, sizeof eln - (size_t)used, "%s%d", k ? "," : "", y->ch[k]);
+    } else if (y->element)
         snprintf(eln, sizeof eln, "%d", y->element);
     else
         snprintf(eln, sizeof eln, "SIGMA");
@@ -556,6 +602,11 @@ static int yoko_identify(void *self, tb_meter_info *info, char *err) {
     info->crest_factor = y->got.crest_factor;
     info->update_ms = y->got.update_ms;
     info->elements = y->element == 0 ? 3 : 1; /* SIGMA sums up to 3 elements (WT333) */
+    if (y->nch > 0) {
+        info->elements = y->nch;
+        info->nchannels = y->nch;
+        memcpy(info->channel, y->ch, sizeof info->channel);
+    }
     info->estimated = 0;
     if (y->have_acc)
         (void)tb_fmt_capped(info->accuracy, sizeof info->accuracy,
@@ -569,11 +620,37 @@ static int yoko_identify(void *self, tb_meter_info *info, char *err) {
     return 0;
 }
 
+/* element=1,2: each element's P, U, I, LAMBDA from the reply, in turn, as
+ * the channels of the sample (meter.c sums them); the summed W's uncertainty
+ * as for SIGMA over that many elements. */
+static void yoko_channels(const yoko *y, const double *v, const unsigned *f, int n, tb_sample *s) {
+    double sum = 0;
+    s->nch = y->nch;
+    for (int k = 0; k < y->nch; k++) {
+        tb_channel_sample *c = &s->ch[k];
+        const double *x = v + k * YOKO_NITEMS;
+        const unsigned *xf = f + k * YOKO_NITEMS;
+        c->channel = y->ch[k];
+        c->watts = c->volts = c->amps = c->pf = NAN;
+        c->flags = TB_SAMPLE_INVALID;
+        if (n < (k + 1) * YOKO_NITEMS) continue;
+        c->watts = x[0], c->volts = x[1], c->amps = x[2], c->pf = x[3];
+        c->flags = xf[0];
+        if ((xf[1] | xf[2]) & TB_SAMPLE_OVERRANGE) c->flags |= TB_SAMPLE_OVERRANGE;
+        if (c->flags & (TB_SAMPLE_INVALID | TB_SAMPLE_OVERRANGE)) c->watts = NAN;
+        sum += c->watts;
+    }
+    if (y->got.volt_mode == TB_RANGE_AUTO || y->got.amp_mode == TB_RANGE_AUTO) s->flags |= TB_SAMPLE_AUTORANGE;
+    if (y->have_acc && isfinite(sum))
+        s->uncertainty_pct =
+            tb_yoko_uncertainty_pct(&y->acc, sum, y->got.volt_range_v, y->got.amp_range_a, y->got.crest_factor, y->nch);
+}
+
 static int yoko_sample(void *self, tb_sample *s, char *err) {
     yoko *y = self;
     char buf[512], e[TB_ERR_LEN];
-    double v[YOKO_NITEMS];
-    unsigned f[YOKO_NITEMS];
+    double v[YOKO_NITEMS * TB_METER_MAX_CHANNELS];
+    unsigned f[YOKO_NITEMS * TB_METER_MAX_CHANNELS];
     int n;
     /* Item order: WT310 as configured (P, U, I, LAMBDA); WT210 in its fixed
      * output order (V, A, W, PF). Index of W, V, A, PF in the reply: */
@@ -596,6 +673,11 @@ static int yoko_sample(void *self, tb_sample *s, char *err) {
     }
     s->mono_us = tb_now_us();
     s->wall_us = tb_wall_us();
+    if (y->nch > 0) {
+        n = tb_yoko_parse_values(buf, v, f, YOKO_NITEMS * y->nch);
+        yoko_channels(y, v, f, n, s);
+        return 0;
+    }
     n = tb_yoko_parse_values(buf, v, f, YOKO_NITEMS);
     if (n != YOKO_NITEMS) {
         s->flags |= TB_SAMPLE_INVALID;

@@ -50,6 +50,16 @@ const tb_model_kv *tb_model_obj_get(const tb_model_obj *o, const char *key);
 /* A string member's value; NULL when missing or not a string. */
 const char *tb_model_obj_str(const tb_model_obj *o, const char *key);
 
+/* One channel of a meter read as several (channel_samples), over one
+ * level's steady samples. */
+typedef struct tb_model_channel {
+    int channel;         /* its number on the meter */
+    int64_t level_id;    /* tb_model_level.id */
+    double mean_watts;   /* mean of its good readings; NaN: none */
+    int64_t samples;     /* its readings in the level */
+    int64_t bad_samples; /* of which bad (TB_SAMPLE_BAD) */
+} tb_model_channel;
+
 typedef struct tb_model_meter {
     char *uri, *model, *idn, *serial, *firmware, *driver;
     int estimated;
@@ -65,6 +75,9 @@ typedef struct tb_model_meter {
     int64_t flat_readings, valid_readings; /* FLAT among the valid readings, and the valid ones */
     int not_averaged;                      /* tb_ipmi_not_averaged */
     char *host;                            /* the SUT host it measures ([host.NAME]); NULL: none */
+    char *channels;                        /* "1,2": read as these channels, summed; NULL: one input */
+    size_t n_channels;                     /* rows of channels_by_level, by channel then level */
+    tb_model_channel *channels_by_level;
 } tb_model_meter;
 
 /* One SUT host of a run with [host.NAME] sections (table hosts). */

@@ -204,6 +204,36 @@ void tb_model_snapshot_end(tb_store *s, int opened) { tb_model_read_end(tb_store
 
 /* ---- run header -------------------------------------------------------------- */
 
+/* The channels of the run's meters read as several, per level (channel_samples). */
+static int read_channels(tb_model_ctx *c, tb_model_run *r) {
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    if (tb_model_prep(c,
+                      "SELECT meter_idx, channel, level_id, avg(CASE WHEN (flags & ?2) = 0 THEN watts END), count(*),"
+                      " sum((flags & ?2) != 0) FROM channel_samples WHERE run_id = ?1 AND level_id IS NOT NULL"
+                      " GROUP BY meter_idx, channel, level_id ORDER BY meter_idx, channel, level_id",
+                      &st) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, r->id);
+    sqlite3_bind_int(st, 2, (int)TB_SAMPLE_BAD);
+    while ((rc = tb_model_next(c, st)) == 1) {
+        int64_t idx = sqlite3_column_int64(st, 0);
+        tb_model_meter *m;
+        tb_model_channel *ch;
+        if (idx < 0 || (uint64_t)idx >= r->n_meters) continue;
+        m = &r->meters[idx];
+        m->channels_by_level = xrealloc(m->channels_by_level, (m->n_channels + 1) * sizeof *m->channels_by_level);
+        ch = &m->channels_by_level[m->n_channels++];
+        ch->channel = sqlite3_column_int(st, 1);
+        ch->level_id = sqlite3_column_int64(st, 2);
+        ch->mean_watts = tb_model_col_real(st, 3);
+        ch->samples = sqlite3_column_int64(st, 4);
+        ch->bad_samples = sqlite3_column_int64(st, 5);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int read_meters(tb_model_ctx *c, tb_model_run *r) {
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -221,7 +251,7 @@ static int read_meters(tb_model_ctx *c, tb_model_run *r) {
             "  AND (p.flags & ?2) = 0 AND (p.flags & ?3) != 0),"
             " (SELECT count(*) FROM power_samples p WHERE p.run_id = meters.run_id AND p.meter_idx = meters.idx"
             "  AND (p.flags & ?2) = 0),"
-            " calibrated, accuracy"
+            " calibrated, accuracy, channels"
             " FROM meters WHERE run_id = ?1 ORDER BY idx",
             &st) != 0)
         return -1;
@@ -253,6 +283,7 @@ static int read_meters(tb_model_ctx *c, tb_model_run *r) {
         m->not_averaged = tb_ipmi_not_averaged(m->flat_readings, m->valid_readings);
         m->calibrated = tb_model_col_str(c, st, 18);
         m->accuracy = tb_model_col_str(c, st, 19);
+        m->channels = tb_model_col_str(c, st, 20);
         m->spec_accepted = m->estimated ? -1 : tb_meter_spec_accepted(m->model);
         if (m->estimated) r->estimated_power = 1;
     }
@@ -376,6 +407,7 @@ static int read_run_row(tb_model_ctx *c, int64_t run_id, int flags, tb_model_run
     }
     tb_model_col_object(st, 6, "host_json", &r->host);
     rc = read_meters(c, r);
+    if (rc == 0) rc = read_channels(c, r);
     if (rc == 0) rc = read_idle_telemetry(c, r);
     tb_model_col_object(st, 7, "settings_json", &r->settings);
     sqlite3_finalize(st);
@@ -470,6 +502,7 @@ void tb_model_run_free(tb_model_run *r) {
         tb_model_meter *m = &r->meters[i];
         free(m->uri), free(m->model), free(m->idn), free(m->serial), free(m->firmware), free(m->driver);
         free(m->volt_mode), free(m->amp_mode), free(m->calibrated), free(m->accuracy);
+        free(m->channels), free(m->channels_by_level);
     }
     free(r->meters);
     for (size_t i = 0; i < r->n_levels; i++)

@@ -89,9 +89,37 @@ static void level_ranging(FILE *f, const tb_model_run *r) {
           f);
 }
 
+/* The meters read as several channels: a row per channel and level. */
+static void meter_channels(FILE *f, const tb_model_run *r) {
+    int any = 0;
+    for (size_t i = 0; i < r->n_meters; i++) {
+        const tb_model_meter *m = &r->meters[i];
+        for (size_t j = 0; j < m->n_channels; j++) {
+            const tb_model_channel *c = &m->channels_by_level[j];
+            if (!any++)
+                fputs("<div class=\"tw\"><table>\n<tr><th class=\"n\">meter</th><th class=\"n\">channel</th>"
+                      "<th class=\"n\">tiles</th><th class=\"n\">mean W</th><th class=\"n\">samples</th>"
+                      "<th class=\"n\">bad</th></tr>\n",
+                      f);
+            fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"n\">%d</td><td class=\"n\">", i, c->channel);
+            for (size_t k = 0; k < r->n_levels; k++)
+                if (r->levels[k].id == c->level_id) fprintf(f, "%lld", (long long)r->levels[k].tiles);
+            fputs("</td>", f);
+            cell_num(f, c->mean_watts, 0);
+            fprintf(f, "<td class=\"n\">%lld</td><td class=\"n%s\">%lld</td></tr>\n", (long long)c->samples,
+                    c->bad_samples ? " fail" : "", (long long)c->bad_samples);
+        }
+    }
+    if (any)
+        fputs("</table></div>\n<p class=\"note\">Each channel of a meter read as several; the meter's W is their sum, "
+              "and a sample with a bad channel is bad.</p>\n",
+              f);
+}
+
 void rh_meter_papers(page *p) {
     if (p->run->n_meters == 0) return;
     meter_papers(p->f, p->run);
+    meter_channels(p->f, p->run);
     level_uncertainty(p->f, p->run);
     level_ranging(p->f, p->run);
 }

@@ -52,7 +52,40 @@ static json_t *jobj(const tb_model_obj *o) {
     return j;
 }
 
-static json_t *meter_json(const tb_model_meter *m) {
+/* The meter's channels, each with its readings per level: [] for one input. */
+static json_t *channels_json(const tb_model_run *r, const tb_model_meter *m) {
+    json_t *a = json_array(), *ch = NULL, *lvs = NULL;
+    int64_t n = 0, bad = 0;
+    for (size_t i = 0; i < m->n_channels; i++) {
+        const tb_model_channel *c = &m->channels_by_level[i];
+        json_t *l = json_object();
+        if (!ch || c->channel != m->channels_by_level[i - 1].channel) {
+            ch = json_object();
+            lvs = json_array();
+            n = bad = 0;
+            json_object_set_new(ch, "channel", json_integer(c->channel));
+            json_object_set_new(ch, "levels", lvs);
+            json_array_append_new(a, ch);
+        }
+        for (size_t k = 0; k < r->n_levels; k++)
+            if (r->levels[k].id == c->level_id) {
+                json_object_set_new(l, "tiles", json_integer(r->levels[k].tiles));
+                json_object_set_new(l, "phase", json_integer(r->levels[k].phase));
+                json_object_set_new(l, "repeat", json_integer(r->levels[k].repeat));
+            }
+        json_object_set_new(l, "mean_watts", jreal(c->mean_watts));
+        json_object_set_new(l, "samples", json_integer(c->samples));
+        json_object_set_new(l, "bad_samples", json_integer(c->bad_samples));
+        json_array_append_new(lvs, l);
+        n += c->samples;
+        bad += c->bad_samples;
+        json_object_set_new(ch, "samples", json_integer(n));
+        json_object_set_new(ch, "bad_samples", json_integer(bad));
+    }
+    return a;
+}
+
+static json_t *meter_json(const tb_model_run *run, const tb_model_meter *m) {
     json_t *o = json_object(), *r = json_object();
     json_object_set_new(o, "uri", jstr(m->uri));
     json_object_set_new(o, "model", jstr(m->model));
@@ -77,7 +110,8 @@ static json_t *meter_json(const tb_model_meter *m) {
     json_object_set_new(o, "flat_readings", json_integer(m->flat_readings));
     json_object_set_new(o, "valid_readings", json_integer(m->valid_readings));
     json_object_set_new(o, "not_averaged", json_boolean(m->not_averaged));
-    if (m->host) json_object_set_new(o, "host", jstr(m->host)); /* [host.NAME] runs only */
+    if (m->host) json_object_set_new(o, "host", jstr(m->host));                 /* [host.NAME] runs only */
+    if (m->channels) json_object_set_new(o, "channels", channels_json(run, m)); /* channels= meters only */
     return o;
 }
 
@@ -371,7 +405,7 @@ static json_t *run_json(const tb_model_run *r) {
     json_object_set_new(run, "tile_spec", jstr(r->tile_spec));
     json_object_set_new(run, "host", jobj(&r->host));
     for (size_t i = 0; i < r->n_meters; i++)
-        json_array_append_new(meters, meter_json(&r->meters[i]));
+        json_array_append_new(meters, meter_json(r, &r->meters[i]));
     json_object_set_new(run, "meters", meters);
     if (r->n_hosts) json_object_set_new(run, "hosts", hosts_json(r));
     json_object_set_new(run, "active_idle_watts", jreal(r->active_idle_watts));

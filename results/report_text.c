@@ -98,6 +98,25 @@ static void text_meter_acceptance(FILE *f, const tb_model_meter *m) {
     fputc('\n', f);
 }
 
+/* A meter read as several channels: one line per channel, its mean W per level. */
+static void text_meter_channels(FILE *f, const tb_model_run *r, const tb_model_meter *m) {
+    char b[32];
+    if (!m->channels) return;
+    fputs("               channels ", f);
+    put_safe(f, m->channels, 0, 0);
+    fputs(", summed\n", f);
+    for (size_t i = 0; i < m->n_channels; i++) {
+        const tb_model_channel *c = &m->channels_by_level[i];
+        if (i == 0 || c->channel != m->channels_by_level[i - 1].channel)
+            fprintf(f, "%s               channel %d  W by level:", i ? "\n" : "", c->channel);
+        for (size_t k = 0; k < r->n_levels; k++)
+            if (r->levels[k].id == c->level_id) fprintf(f, "  %lldt", (long long)r->levels[k].tiles);
+        fprintf(f, " %s", num(c->mean_watts, "%.1f", b, sizeof b));
+        if (c->bad_samples) fprintf(f, " (%lld/%lld bad)", (long long)c->bad_samples, (long long)c->samples);
+    }
+    if (m->n_channels) fputc('\n', f);
+}
+
 static void text_meters(FILE *f, const tb_model_run *r) {
     for (size_t i = 0; i < r->n_meters; i++) {
         const tb_model_meter *m = &r->meters[i];
@@ -119,6 +138,7 @@ static void text_meters(FILE *f, const tb_model_run *r) {
         fputc('\n', f);
         text_meter_averaging(f, m);
         text_meter_acceptance(f, m);
+        text_meter_channels(f, r, m);
     }
     if (r->n_meters == 0) fputs("  meters       none recorded\n", f);
 }

@@ -46,6 +46,7 @@ enum {
     ST_TELEM,
     ST_AGENT,
     ST_STAGE,
+    ST_CHANNEL,
     ST_COUNT
 };
 
@@ -60,8 +61,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                " substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))))",
     [ST_METER] = "INSERT INTO meters (run_id, idx, uri, model, idn, estimated, serial, firmware, driver,"
                  " volt_range_v, amp_range_a, volt_mode, amp_mode, crest_factor, update_ms, avg_window_ms, host,"
-                 " calibrated, accuracy)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                 " calibrated, accuracy, channels)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
     [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
                  " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
@@ -97,6 +98,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                  " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct, freq_mhz,"
                  " freq_source, cstate_residency_json)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    [ST_CHANNEL] = "INSERT INTO channel_samples (run_id, level_id, meter_idx, channel, mono_us, stage, watts, volts,"
+                   " amps, pf, flags, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_STAGE] = "INSERT INTO stages (run_id, stage, tiles, repeat, phase, alone, start_mono_us, end_mono_us)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
@@ -521,6 +524,48 @@ static int tx_fail(tb_store *s, const char *what, char *err) {
     return -1;
 }
 
+/* meters.channels: "1,2" for a meter read as channels; NULL for one input. */
+static void bind_channels(sqlite3_stmt *st, int i, const tb_meter_info *m) {
+    char text[3 * TB_METER_MAX_CHANNELS + 1] = "";
+    size_t used = 0;
+    if (m->nchannels <= 0) {
+        sqlite3_bind_null(st, i);
+        return;
+    }
+    for (int k = 0; k < m->nchannels && k < TB_METER_MAX_CHANNELS; k++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%d", k ? "," : "", m->channel[k] % 10);
+    sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+}
+
+/* The channel rows of one sample (channel_samples), beside its power_samples row. */
+static int insert_channels(tb_store *s, int64_t run_id, int64_t level_id, const char *stage, const tb_poll_sample *p) {
+    sqlite3_stmt *st = s->st[ST_CHANNEL];
+    int rc;
+    for (int k = 0; k < p->s.nch && k < TB_METER_MAX_CHANNELS; k++) {
+        const tb_channel_sample *c = &p->s.ch[k];
+        sqlite3_bind_int64(st, 1, run_id);
+        if (level_id > 0)
+            sqlite3_bind_int64(st, 2, level_id);
+        else
+            sqlite3_bind_null(st, 2);
+        sqlite3_bind_int(st, 3, p->meter);
+        sqlite3_bind_int(st, 4, c->channel);
+        bind_u64(st, 5, p->s.mono_us);
+        sqlite3_bind_text(st, 6, stage, -1, SQLITE_STATIC);
+        bind_real(st, 7, c->watts);
+        bind_real(st, 8, c->volts);
+        bind_real(st, 9, c->amps);
+        bind_real(st, 10, c->pf);
+        sqlite3_bind_int64(st, 11, (int64_t)c->flags);
+        if (c->reason != TB_REASON_NONE)
+            sqlite3_bind_text(st, 12, tb_meter_reason_text(c->reason), -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 12);
+        if ((rc = step_done(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
 /* Inserts samples of stage ("idle", "steady", ...; power_samples.stage);
  * level_id <= 0 stores NULL (active idle and the ramps). */
 static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const char *stage,
@@ -549,6 +594,7 @@ static int insert_samples(tb_store *s, int64_t run_id, int64_t level_id, const c
             sqlite3_bind_null(st, 12);
         sqlite3_bind_text(st, 13, stage, -1, SQLITE_STATIC);
         if ((rc = step_done(st)) != SQLITE_OK) return rc;
+        if (x->nch > 0 && (rc = insert_channels(s, run_id, level_id, stage, &samples[i])) != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
 }
@@ -672,6 +718,7 @@ int tb_store_begin_run(tb_store *s, const tb_run_info *info, int64_t *run_id, ch
         bind_text(st, 17, info->n_hosts && info->meter_hosts ? info->meter_hosts[i] : NULL, 1);
         bind_text(st, 18, m->calibrated, 1);
         bind_text(st, 19, m->accuracy, 1);
+        bind_channels(st, 20, m);
         if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     }
     if (tb_store_insert_hosts(s, id, info) != SQLITE_OK) return tx_fail(s, what, err);

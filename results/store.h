@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 15
+#define TB_STORE_SCHEMA_VERSION 16
 
 typedef struct tb_store tb_store;
 

@@ -428,6 +428,30 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "  end_mono_us INTEGER NOT NULL"
     ");"
     "CREATE INDEX level_ranges_run ON level_ranges(run_id);",
+    /* 15 -> 16: a meter read as several channels (PTDaemon multi-channel,
+     * Yokogawa elements 1..3). meters.channels lists them ("1,2"; NULL: one
+     * input). power_samples keeps one row per meter and tick, the channels'
+     * sum, so every figure read from it (mean power = the sum over meters)
+     * stays as it was and no channel is counted twice; each channel's own
+     * reading is a channel_samples row beside it, at the same run, meter and
+     * mono_us (and level and stage). Older runs have NULL and no rows. */
+    "ALTER TABLE meters ADD COLUMN channels TEXT;"
+    "CREATE TABLE channel_samples ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  level_id INTEGER REFERENCES levels(id) ON DELETE CASCADE,"
+    "  meter_idx INTEGER NOT NULL,"
+    "  channel INTEGER NOT NULL,"
+    "  mono_us INTEGER NOT NULL,"
+    "  stage TEXT,"
+    "  watts REAL,"
+    "  volts REAL,"
+    "  amps REAL,"
+    "  pf REAL,"
+    "  flags INTEGER NOT NULL DEFAULT 0,"
+    "  reason TEXT"
+    ");"
+    "CREATE INDEX channel_samples_run ON channel_samples(run_id, meter_idx, channel);"
+    "CREATE INDEX channel_samples_level ON channel_samples(level_id);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

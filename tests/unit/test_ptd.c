@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "powermeter/meter.h"
+#include "powermeter/meter_uri.h"
 #include "powermeter/ptd.h"
 
 static void test_classify(void **state) {
@@ -205,6 +206,92 @@ static void test_uri_errors(void **state) {
     assert_null(m);
 }
 
+/* A multi-channel RL line: the total first, then "ChN,Watts,..." per channel. */
+static void test_rl_channels(void **state) {
+    const char *line = "Time,12-03-2026 14:00:00.000,Watts,200.000000,Volts,230.000000,Amps,0.870000,PF,1.000000,"
+                       "Ch1,Watts,120.500000,Volts,230.100000,Amps,0.520000,PF,0.990000,"
+                       "Ch2,Watts,-1.000000,Volts,229.900000,Amps,0.350000,PF,0.980000,"
+                       "Ch3,Watts,79.500000,Volts,-2.000000,Amps,0.350000,PF,0.980000";
+    double w, v, a, pf;
+    int64_t wall;
+    int want[3] = {1, 3, 2}, two[2] = {1, 4};
+    tb_channel_sample ch[3];
+    (void)state;
+    /* The total stops at the first channel group: its W is not channel 2's or 3's. */
+    assert_int_equal(tb_ptd_parse_rl_sample(line, &w, &v, &a, &pf, &wall), 0);
+    assert_true(w == 200.0 && v == 230.0 && pf == 1.0);
+    assert_int_equal(tb_ptd_parse_rl_channels(line, want, 3, ch), 3);
+    assert_int_equal(ch[0].channel, 1);
+    assert_int_equal(ch[0].flags, 0);
+    assert_true(ch[0].watts == 120.5 && ch[0].volts == 230.1 && ch[0].amps == 0.52 && ch[0].pf == 0.99);
+    assert_int_equal(ch[1].channel, 3);
+    assert_int_equal(ch[1].flags, 0);
+    assert_true(ch[1].watts == 79.5 && isnan(ch[1].volts)); /* -2 on V: unknown, W stands */
+    assert_int_equal(ch[2].channel, 2);
+    assert_int_equal(ch[2].flags, TB_SAMPLE_INVALID); /* W -1: PTD's error */
+    /* A channel the line does not carry is INVALID. */
+    assert_int_equal(tb_ptd_parse_rl_channels(line, two, 2, ch), 1);
+    assert_int_equal(ch[1].flags, TB_SAMPLE_INVALID);
+    assert_true(isnan(ch[1].watts));
+    assert_int_equal(tb_ptd_parse_rl_channels("garbage", two, 1, ch), 0);
+    assert_int_equal(ch[0].flags, TB_SAMPLE_INVALID);
+}
+
+static void test_channels_param(void **state) {
+    char err[TB_ERR_LEN];
+    int ch[TB_METER_MAX_CHANNELS], n;
+    (void)state;
+    assert_int_equal(tb_meter_uri_channels("channels", "1,2", ch, TB_METER_MAX_CHANNELS, &n, err), 0);
+    assert_int_equal(n, 2);
+    assert_true(ch[0] == 1 && ch[1] == 2);
+    assert_int_equal(tb_meter_uri_channels("channels", "3", ch, TB_METER_MAX_CHANNELS, &n, err), 0);
+    assert_true(n == 1 && ch[0] == 3);
+    static const char *const bad[] = {"", "0", "1,", ",1", "1,,2", "12", "a", "1,1", "1,2,3,4", "1;2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(tb_meter_uri_channels("channels", bad[i], ch, TB_METER_MAX_CHANNELS, &n, err), -1);
+        assert_non_null(strstr(err, "channels: '"));
+    }
+    assert_int_equal(tb_meter_model_channels("WT310E"), 1);
+    assert_int_equal(tb_meter_model_channels("WT332E"), 2);
+    assert_int_equal(tb_meter_model_channels("wt333e"), 3);
+    assert_int_equal(tb_meter_model_channels("WT500"), 3);
+    assert_int_equal(tb_meter_model_channels("PZ4000"), 0);
+}
+
+/* The meter's sample is its channels' sum; one bad channel makes it bad. */
+static void test_sum_channels(void **state) {
+    tb_meter_info info;
+    tb_sample s;
+    (void)state;
+    memset(&info, 0, sizeof info);
+    info.nchannels = 2;
+    info.channel[0] = 1, info.channel[1] = 2;
+    memset(&s, 0, sizeof s);
+    s.nch = 2;
+    s.ch[0] = (tb_channel_sample){1, 120.0, 230.0, 0.53, 0.984, 0, 0};
+    s.ch[1] = (tb_channel_sample){2, 80.0, NAN, NAN, NAN, TB_SAMPLE_AUTORANGE, 0};
+    tb_meter_sum_channels(&info, &s);
+    assert_true(s.watts == 200.0 && isnan(s.volts) && isnan(s.amps) && isnan(s.pf));
+    assert_int_equal(s.flags, TB_SAMPLE_AUTORANGE);
+    assert_int_equal(s.reason, TB_REASON_NONE);
+    /* Channel 2 reads the field bug's -27.1 W: implausible, and so is the sum. */
+    s.flags = 0;
+    s.ch[1] = (tb_channel_sample){2, -27.1, 230.0, -3.199, 1.0, 0, 0};
+    tb_meter_sum_channels(&info, &s);
+    assert_int_equal(s.ch[0].flags, 0);
+    assert_int_equal(s.ch[1].flags, TB_SAMPLE_IMPLAUSIBLE);
+    assert_int_equal(s.ch[1].reason, TB_REASON_NEGATIVE);
+    assert_true(s.flags & TB_SAMPLE_BAD);
+    assert_int_equal(s.reason, TB_REASON_NEGATIVE);
+    /* A channel the driver flagged keeps its own reason. */
+    s.flags = 0;
+    s.reason = 0;
+    s.ch[1] = (tb_channel_sample){2, NAN, NAN, NAN, NAN, TB_SAMPLE_INVALID, 0};
+    tb_meter_sum_channels(&info, &s);
+    assert_int_equal(s.ch[1].reason, TB_REASON_INVALID);
+    assert_true(s.flags & TB_SAMPLE_INVALID);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify),
@@ -213,6 +300,9 @@ int main(void) {
         cmocka_unit_test(test_sample_uncertainty),
         cmocka_unit_test(test_rl),
         cmocka_unit_test(test_uri_errors),
+        cmocka_unit_test(test_rl_channels),
+        cmocka_unit_test(test_channels_param),
+        cmocka_unit_test(test_sum_channels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

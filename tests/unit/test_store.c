@@ -614,6 +614,7 @@ static void test_migrate_v4_to_v5(void **state) {
                      "ALTER TABLE runs DROP COLUMN source_revision;"
                      "ALTER TABLE meters DROP COLUMN calibrated; ALTER TABLE meters DROP COLUMN accuracy;"
                      "DROP TABLE level_ranges;"
+                     "DROP TABLE channel_samples; ALTER TABLE meters DROP COLUMN channels;"
                      "PRAGMA user_version = 4;",
                      NULL, NULL, NULL),
         SQLITE_OK);
@@ -749,7 +750,8 @@ static void test_migrate_v12_to_v13(void **state) {
     assert_int_equal(
         sqlite3_exec(raw,
                      "ALTER TABLE power_samples DROP COLUMN stage; ALTER TABLE meters DROP COLUMN calibrated;"
-                     " ALTER TABLE meters DROP COLUMN accuracy; DROP TABLE level_ranges; PRAGMA user_version = 12;",
+                     " ALTER TABLE meters DROP COLUMN accuracy; DROP TABLE level_ranges; DROP TABLE channel_samples;"
+                     " ALTER TABLE meters DROP COLUMN channels; PRAGMA user_version = 12;",
                      NULL, NULL, NULL),
         SQLITE_OK);
     sqlite3_close(raw);
@@ -757,6 +759,9 @@ static void test_migrate_v12_to_v13(void **state) {
     assert_int_equal(pragma_int(tb_store_db(s), "PRAGMA user_version"), TB_STORE_SCHEMA_VERSION);
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM power_samples WHERE stage IS NULL"), 9);
     assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM power_samples WHERE level_id IS NULL"), 3);
+    /* 14 -> 15: older meters read as one input, with no channel rows */
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM meters WHERE channels IS NOT NULL"), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM channel_samples"), 0);
     tb_store_close(s);
     root = render_json(f->db, id);
     assert_true(num(root, "run.levels.#0.avg_watts") == 120.5);

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# test_meters_channels.sh: two channels of one PTDaemon, end to end through
+# ptd://...?channels=1,2 against the meter emulator serving a WT332E (two
+# elements, 200 W split evenly):
+# - a channel the analyzer does not have, a channel given twice or not a
+#   number is an error at open (exit 2) naming the channels parameter;
+# - a run stores each channel's reading beside the summed sample, the level's
+#   mean power is the sum (each channel 100 W, the meter 200 W, counted once),
+#   and the JSON, text and HTML reports list each channel under its meter;
+# - every 2nd reading of channel 2 alone is bad (the WT310E field bug's
+#   -27.1 W): those samples are bad, the level is invalid, channel 1 stays good;
+# - the elements of a WT332E read the same way through wt310://?element=1,2.
+source "$(dirname "$0")/lib.sh"
+
+TB=$TILEBENCH
+start_sim two --protocol ptd --elements 2 --watts 200 --pf 1 --interval 500ms
+P="ptd://127.0.0.1:$PORT"
+
+# ---- bad input: exit 2 with the URI parameter named ----
+for bad in "1,3:channel 3: the WT332E PTDaemon reads has channels 1..2" "1,1:channel 1 given twice" \
+    "x:expected channel numbers"; do
+    val=${bad%%:*} want=${bad#*:}
+    rc=0
+    "$TB" meter probe "$P?channels=$val" --samples 1 >"$T/bad.out" 2>&1 || rc=$?
+    expect "probe channels=$val: exit" "$rc" -eq 2
+    grep -q "channels: .*$want" "$T/bad.out" || fail "channels=$val: no clear error: $(cat "$T/bad.out")"
+done
+
+"$TB" sut up --tiles 1 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
+cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
+# run NAME METER-URI: one 1-tile level of 4 s into $T/NAME.db, its reports in $T/NAME.{json,txt,html}.
+run() {
+    local name=$1 uri=$2
+    "$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 4s --ramp-down 0 --idle 0 \
+        --meter "$uri" --db "$T/$name.db" --quiet >"$T/$name.log" 2>&1 || fail "run $name exited $?: $(cat "$T/$name.log")"
+    "$TB" report latest --db "$T/$name.db" --format json >"$T/$name.json" || fail "report $name"
+    "$TB" report latest --db "$T/$name.db" >"$T/$name.txt" || fail "text report $name"
+    "$TB" report latest --db "$T/$name.db" --format html >"$T/$name.html" || fail "html report $name"
+}
+q() { sqlite3 -batch -noheader "$T/$1.db" "$2"; }
+
+# ---- two good channels: summed, each reported ----
+run good "$P?channels=1,2"
+J="$T/good.json"
+expect "good: meters" "$(jq '.run.meters | length' "$J")" -eq 1
+expect "good: channels listed" "$(jq -c '[.run.meters[0].channels[].channel]' "$J")" = "[1,2]"
+for c in 0 1; do
+    expect_true "good: channel $((c + 1)) mean W" "$(jq ".run.meters[0].channels[$c].levels[0].mean_watts" "$J")" \
+        '(. - 100) | fabs < 0.001'
+    expect "good: channel $((c + 1)) bad samples" "$(jq ".run.meters[0].channels[$c].bad_samples" "$J")" -eq 0
+done
+expect_true "good: the level's mean power is the channels' sum, once" "$(jq '.run.levels[0].avg_watts' "$J")" \
+    '(. - 200) | fabs < 0.001'
+steady=$(q good "SELECT count(*) FROM power_samples WHERE stage = 'steady'")
+expect "good: steady samples (1 Hz over 4 s)" "$steady" -ge 3
+expect "good: two channel rows per steady sample" \
+    "$(q good "SELECT count(*) FROM channel_samples WHERE stage = 'steady'")" -eq $((2 * steady))
+expect "good: every channel row beside its summed sample" "$(q good "SELECT count(*) FROM channel_samples c
+    WHERE NOT EXISTS (SELECT 1 FROM power_samples p WHERE p.run_id = c.run_id AND p.meter_idx = c.meter_idx
+    AND p.mono_us = c.mono_us)")" -eq 0
+expect "good: each sample the sum of its channels" "$(q good "SELECT count(*) FROM power_samples p WHERE
+    abs(p.watts - (SELECT sum(watts) FROM channel_samples c WHERE c.run_id = p.run_id AND c.mono_us = p.mono_us))
+    > 1e-6")" -eq 0
+expect "good: meters.channels" "$(q good "SELECT channels FROM meters")" = "1,2"
+case "$(jq -r '.run.levels[0].invalid_reason // ""' "$J")" in *"power samples"*) fail "good: level invalid for samples" ;; esac
+grep -q "channels 1,2, summed" "$T/good.txt" || fail "text report: no channels line: $(cat "$T/good.txt")"
+grep -Eq '^ +channel 1  W by level:  1t 100\.0$' "$T/good.txt" || fail "text report: channel 1: $(cat "$T/good.txt")"
+grep -Eq '^ +channel 2  W by level:  1t 100\.0$' "$T/good.txt" || fail "text report: channel 2"
+grep -q '<th class="n">channel</th>' "$T/good.html" || fail "html report: no channel table"
+
+# ---- channel 2 bad on every 2nd reading: the level is invalid ----
+start_sim bad --protocol ptd --elements 2 --watts 200 --pf 1 --interval 500ms --fault negative:2 --fault-channel 2
+run bad "ptd://127.0.0.1:$PORT?channels=1,2"
+J="$T/bad.json"
+expect "bad: level valid" "$(jq -r '.run.levels[0].valid' "$J")" = false
+case "$(jq -r '.run.levels[0].invalid_reason // ""' "$J")" in
+*"of power samples missing or invalid"*) ;;
+*) fail "bad: reason '$(jq -r '.run.levels[0].invalid_reason' "$J")'" ;;
+esac
+expect "bad: channel 1 bad samples" "$(jq '.run.meters[0].channels[0].bad_samples' "$J")" -eq 0
+expect "bad: channel 2 bad samples" "$(jq '.run.meters[0].channels[1].bad_samples' "$J")" -ge 2
+expect "bad: every bad channel reading makes its summed sample bad" "$(q bad "SELECT count(*) FROM channel_samples c
+    JOIN power_samples p ON p.run_id = c.run_id AND p.meter_idx = c.meter_idx AND p.mono_us = c.mono_us
+    WHERE (c.flags & 39) != 0 AND (p.flags & 39) = 0")" -eq 0
+expect "bad: the channel's reason" "$(q bad "SELECT count(*) FROM channel_samples
+    WHERE channel = 2 AND reason = 'implausible: negative active power'")" -ge 2
+expect "bad: the sample's reason" "$(q bad "SELECT count(*) FROM power_samples
+    WHERE reason = 'implausible: negative active power'")" -ge 2
+
+# probe prints each channel under the summed sample; any 2 requests in a row hold an even one
+"$TB" meter probe "ptd://127.0.0.1:$PORT?channels=1,2" --samples 2 >"$T/probe.out" 2>&1 || fail "probe: $(cat "$T/probe.out")"
+grep -Eq '^ +channel 2 +-27\.100 .* IMPLAUSIBLE: negative active power$' "$T/probe.out" ||
+    fail "probe: no bad channel 2 line: $(cat "$T/probe.out")"
+grep -Eq '^ +channel 1 +100\.000 ' "$T/probe.out" || fail "probe: no channel 1 line"
+
+# ---- the elements of a Yokogawa WT332E (wt310://...?element=1,2): summed; one it lacks is exit 2 ----
+start_sim wt --protocol wt310 --elements 2 --watts 200 --pf 1
+W="wt310://127.0.0.1:$PORT"
+"$TB" meter probe "$W?element=1,2&volts=300&amps=2" --samples 2 --interval 200ms >"$T/wt.out" 2>&1 ||
+    fail "probe element=1,2: $(cat "$T/wt.out")"
+grep -q 'mean_w=200.000' "$T/wt.out" || fail "element=1,2: not the sum: $(cat "$T/wt.out")"
+grep -q '^driver: .*element 1,2$' "$T/wt.out" || fail "element=1,2: driver line: $(grep driver "$T/wt.out")"
+rc=0
+"$TB" meter probe "$W?element=1,3" --samples 1 >"$T/wt3.out" 2>&1 || rc=$?
+expect "probe element=1,3 on a WT332E: exit" "$rc" -eq 2
+grep -q "element: element 3: the WT332E has elements 1..2" "$T/wt3.out" || fail "element=1,3: $(cat "$T/wt3.out")"
+stop_sims
+echo "PASS test_meters_channels"
