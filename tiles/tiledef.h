@@ -75,6 +75,8 @@ typedef struct tb_run_def {
     char *metrics;              /* metrics = ADDR:PORT (checked as such); NULL: none */
     int metrics_linger_set;     /* metrics_linger was given */
     uint64_t metrics_linger_us; /* metrics_linger = DUR (0: no linger) */
+    char *temperature;          /* temperature = URI: the inlet temperature source (powermeter/temperature.h),
+                                   opened by the run; NULL: none (--temperature gives more or replaces it) */
 } tb_run_def;
 
 /* [host.NAME]: one host of a SUT of several (docs/tile-file.md). */

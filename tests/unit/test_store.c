@@ -613,6 +613,7 @@ static void test_migrate_v4_to_v5(void **state) {
                      "DROP INDEX runs_uuid; ALTER TABLE runs DROP COLUMN uuid;"
                      "ALTER TABLE runs DROP COLUMN source_revision;"
                      "ALTER TABLE meters DROP COLUMN calibrated; ALTER TABLE meters DROP COLUMN accuracy;"
+                     "DROP TABLE inlet_temperatures;"
                      "PRAGMA user_version = 4;",
                      NULL, NULL, NULL),
         SQLITE_OK);
@@ -746,10 +747,11 @@ static void test_migrate_v12_to_v13(void **state) {
     id = store_full_run(f->db, &h);
     assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
     assert_int_equal(
-        sqlite3_exec(raw,
-                     "ALTER TABLE power_samples DROP COLUMN stage; ALTER TABLE meters DROP COLUMN calibrated;"
-                     " ALTER TABLE meters DROP COLUMN accuracy; PRAGMA user_version = 12;",
-                     NULL, NULL, NULL),
+        sqlite3_exec(
+            raw,
+            "ALTER TABLE power_samples DROP COLUMN stage; ALTER TABLE meters DROP COLUMN calibrated;"
+            " ALTER TABLE meters DROP COLUMN accuracy; DROP TABLE inlet_temperatures; PRAGMA user_version = 12;",
+            NULL, NULL, NULL),
         SQLITE_OK);
     sqlite3_close(raw);
     assert_int_equal(tb_store_open(f->db, &s, err), 0);
