@@ -148,28 +148,6 @@ static int ptd_ask(tb_temp_source *t, const char *cmd, char *buf, size_t len, ch
     return 0;
 }
 
-static int read_ptd(tb_temp_source *t, double *c, char *err) {
-    char buf[512], e[TB_ERR_LEN];
-    unsigned n = 0;
-    if (ptd_ask(t, "RL", buf, sizeof buf, e) != 0) {
-        tb_seterr(err, "temperature '%s': %s", t->uri, e);
-        return -1;
-    }
-    if (tb_ptd_parse_rl_header(buf, &n) != 0 || n != 1) {
-        tb_seterr(err, "temperature '%s': 'RL': unexpected reply '%.60s'", t->uri, buf);
-        return -1;
-    }
-    if (tb_linesock_readline(t->ls, buf, sizeof buf, TEMP_PTD_TIMEOUT_US, e) < 0) {
-        tb_seterr(err, "temperature '%s': 'RL': %s", t->uri, e);
-        return -1;
-    }
-    if (tb_temp_parse_ptd_sample(buf, c) != 0) {
-        tb_seterr(err, "temperature '%s': no Temperature in '%.80s'", t->uri, buf);
-        return -1;
-    }
-    return 0;
-}
-
 /* Connects, checks the daemon is in temperature mode and starts its measurement. */
 static int open_ptd(tb_temp_source *t, char *err) {
     char buf[512], e[TB_ERR_LEN];
@@ -196,6 +174,46 @@ static int open_ptd(tb_temp_source *t, char *err) {
         return -1;
     }
     return 0;
+}
+
+/* One RL: 0, -1 with err for a reply without a reading, -2 with err when
+ * the connection failed (the caller drops it). */
+static int ptd_rl(tb_temp_source *t, double *c, char *err) {
+    char buf[512], e[TB_ERR_LEN];
+    unsigned n = 0;
+    if (ptd_ask(t, "RL", buf, sizeof buf, e) != 0) {
+        tb_seterr(err, "temperature '%s': %s", t->uri, e);
+        return -2;
+    }
+    if (tb_ptd_parse_rl_header(buf, &n) != 0 || n != 1) {
+        tb_seterr(err, "temperature '%s': 'RL': unexpected reply '%.60s'", t->uri, buf);
+        return -1;
+    }
+    if (tb_linesock_readline(t->ls, buf, sizeof buf, TEMP_PTD_TIMEOUT_US, e) < 0) {
+        tb_seterr(err, "temperature '%s': 'RL': %s", t->uri, e);
+        return -2;
+    }
+    if (tb_temp_parse_ptd_sample(buf, c) != 0) {
+        tb_seterr(err, "temperature '%s': no Temperature in '%.80s'", t->uri, buf);
+        return -1;
+    }
+    return 0;
+}
+
+/* A reading; a connection that failed is dropped and made again at the
+ * next reading (a daemon restarted, a network blip), as for power. */
+static int read_ptd(tb_temp_source *t, double *c, char *err) {
+    int rc;
+    if (!t->ls && open_ptd(t, err) != 0) {
+        tb_linesock_close(t->ls);
+        t->ls = NULL;
+        return -1;
+    }
+    if ((rc = ptd_rl(t, c, err)) == -2) {
+        tb_linesock_close(t->ls);
+        t->ls = NULL;
+    }
+    return rc == 0 ? 0 : -1;
 }
 
 static int parse_uri(tb_temp_source *t, const char *uri, char *err) {
