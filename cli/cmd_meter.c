@@ -32,7 +32,7 @@
 
 static void usage(FILE *f) {
     fputs("usage: tilebench meter probe URI [--samples N] [--interval DUR]\n"
-          "       tilebench meter sim [--listen ADDR:PORT] [--protocol wt310|wt210|ptd]\n"
+          "       tilebench meter sim [--listen ADDR:PORT] [--protocol wt310|wt210|ptd|ptd-temp]\n"
           "                           [--watts W | --trace FILE [--loop] [--trace-sync]\n"
           "                            | --cpu IDLE:MAX]\n"
           "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
@@ -59,6 +59,9 @@ static void usage(FILE *f) {
           "  --listen ADDR:PORT  address (default 127.0.0.1:0 = any free port; the bound\n"
           "                      port is printed as 'listening on ADDR:PORT')\n"
           "  --protocol P        wt310 (:NUMeric), wt210 (:MEASure) or ptd (SPEC PTDaemon)\n"
+          "                      or ptd-temp (a PTDaemon in temperature mode: --watts or\n"
+          "                      the trace's values are served as degrees C, for\n"
+          "                      run --temperature ptd+temp://HOST:PORT)\n"
           "  --watts W           constant power (default 100 W)\n"
           "  --trace FILE        power from a trace: lines 'seconds,watts' (step function\n"
           "                      from the sim's start, printed as 'trace t=0 at monotonic\n"
@@ -305,8 +308,10 @@ static int sim_protocol(const char *val, tb_msim_opts *o) {
         o->protocol = TB_MSIM_WT210;
     else if (strcasecmp(val, "ptd") == 0)
         o->protocol = TB_MSIM_PTD;
+    else if (strcasecmp(val, "ptd-temp") == 0)
+        o->protocol = TB_MSIM_PTD_TEMP;
     else {
-        snprintf(msg, sizeof msg, "--protocol: '%s': expected wt310, wt210 or ptd", val);
+        snprintf(msg, sizeof msg, "--protocol: '%s': expected wt310, wt210, ptd or ptd-temp", val);
         return usage_error(msg);
     }
     return SIM_NEXT;
@@ -421,9 +426,12 @@ static int sim_check(const sim_args *a) {
     for (int i = 0; i < o->nfaults; i++)
         if (o->faults[i].kind == TB_MSIM_FAULT_UNCERTAINTY && o->protocol != TB_MSIM_PTD)
             return usage_error("--fault uncertainty: only the ptd protocol reports uncertainty");
-    if (o->pty && o->protocol == TB_MSIM_PTD) return usage_error("--pty: PTDaemon is TCP only");
+    if (o->pty && (o->protocol == TB_MSIM_PTD || o->protocol == TB_MSIM_PTD_TEMP))
+        return usage_error("--pty: PTDaemon is TCP only");
     if (o->fault_channel && (o->protocol != TB_MSIM_PTD || o->fault_channel > o->elements))
         return usage_error("--fault-channel: needs --protocol ptd and a channel within --elements");
+    if (o->protocol == TB_MSIM_PTD_TEMP && (o->nfaults || o->cpu_model))
+        return usage_error("--protocol ptd-temp: serves --watts or the trace as degrees C (no --fault, no --cpu)");
     return SIM_NEXT;
 }
 
@@ -455,9 +463,10 @@ static int sim_listen(const char *arg, tb_msim_opts *o) {
 /* The lines that say what the emulator serves and where. */
 static void sim_banner(const tb_msim_opts *o, const tb_msim *sim) {
     printf("meter sim %s: %s", TB_VERSION,
-           o->protocol == TB_MSIM_PTD     ? "ptd"
-           : o->protocol == TB_MSIM_WT210 ? "wt210"
-                                          : "wt310");
+           o->protocol == TB_MSIM_PTD        ? "ptd"
+           : o->protocol == TB_MSIM_PTD_TEMP ? "ptd-temp (degrees C)"
+           : o->protocol == TB_MSIM_WT210    ? "wt210"
+                                             : "wt310");
     if (o->trace)
         printf(", trace %s%s", o->trace, o->trace_loop ? " (looped)" : "");
     else if (o->cpu_model)

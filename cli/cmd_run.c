@@ -44,6 +44,10 @@ static void usage(FILE *f) {
             "                      wt210://H:P, yokogawa+serial:///dev/ttyUSB0?model=wt310,\n"
             "                      ptd://H:8888, ipmi://USER:PASS@H?method=dcmi|sensor,\n"
             "                      ipmi:local, rapl:, estimate:?idle=W&max=W, auto\n"
+            "  --temperature URI   inlet temperature, sampled at 1 Hz, repeatable (up to 4;\n"
+            "                      else [run] temperature): ptd+temp://H:8889, hwmon:NAME[/tempK],\n"
+            "                      hwmon:/PATH, file:PATH (degrees C); a level under 20 C is\n"
+            "                      invalid with --preset compliant, warned otherwise\n"
             "  --ramp-up DUR       override stage durations from the tile file; durations\n"
             "  --warm-up DUR       take unit suffixes: 500ms, 30s, 5m, 1h\n"
             "  --steady DUR\n"
@@ -170,6 +174,7 @@ enum {
     O_DB,
     O_LABEL,
     O_METER,
+    O_TEMPERATURE,
     O_RAMP_UP,
     O_WARM_UP,
     O_STEADY,
@@ -204,6 +209,7 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"db", required_argument, NULL, O_DB},
                                          {"label", required_argument, NULL, O_LABEL},
                                          {"meter", required_argument, NULL, O_METER},
+                                         {"temperature", required_argument, NULL, O_TEMPERATURE},
                                          {"ramp-up", required_argument, NULL, O_RAMP_UP},
                                          {"warm-up", required_argument, NULL, O_WARM_UP},
                                          {"steady", required_argument, NULL, O_STEADY},
@@ -250,6 +256,10 @@ static int take_option(int opt, const char *arg, run_args *a) {
     case O_METER:
         if (o->n_meters >= TB_MAX_METERS) return bad("--meter", "too many meters (at most 16)");
         o->meter_uris[o->n_meters++] = arg;
+        break;
+    case O_TEMPERATURE:
+        if (o->n_temps >= TB_MAX_TEMPS) return bad("--temperature", "too many temperature sources (at most 4)");
+        o->temp_uris[o->n_temps++] = arg;
         break;
     case O_RAMP_UP: a->dur_arg[0] = arg; break;
     case O_WARM_UP: a->dur_arg[1] = arg; break;
@@ -374,6 +384,7 @@ static int check_sweep(run_args *a, const tb_tiledef *def) {
     int r;
     if ((r = set_stages(a, def)) != -1) return r;
     if (o->n_meters == 0 && !def->n_hosts) o->meter_uris[o->n_meters++] = "auto"; /* [host.NAME]: theirs */
+    if (o->n_temps == 0 && def->run.temperature) o->temp_uris[o->n_temps++] = def->run.temperature;
     /* A report that cannot be written should stop the run now, not after the sweep. */
     if (o->report_path) {
         int existed = access(o->report_path, F_OK) == 0;

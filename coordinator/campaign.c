@@ -448,6 +448,7 @@ static void sweep_opts(const tb_campaign *c, const tb_campaign_opts *o, const tb
     for (int i = 0; i < c->n_meters; i++)
         ro->meter_uris[ro->n_meters++] = c->meters[i];
     if (ro->n_meters == 0 && !def->n_hosts) ro->meter_uris[ro->n_meters++] = "auto"; /* [host.NAME]: theirs */
+    if (def->run.temperature) ro->temp_uris[ro->n_temps++] = def->run.temperature;   /* the inlet, as `run` reads it */
     ro->observer = o->observer ? o->observer->run : NULL;
     ro->preset = "demo";
     ro->stop = o->stop;

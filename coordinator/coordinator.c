@@ -113,6 +113,11 @@ static void release(run_ctx *c) {
     tb_endpoints_free(&c->ep);
     tb_poller_stop(c->poller);
     c->poller = NULL;
+    tb_temp_sampler_stop(c->temp_sampler);
+    c->temp_sampler = NULL;
+    for (int i = 0; i < c->n_temps; i++)
+        tb_temp_close(c->temps[i]);
+    c->n_temps = 0;
     tb_telem_sampler_stop(c->tsampler);
     c->tsampler = NULL;
     tb_telem_source_close(c->tsrc);
@@ -150,6 +155,12 @@ static int open_instruments(run_ctx *c, char *err) {
      * generator; each agent checks its share of a level (agent.c) */
     if (!o->agents && tb_loadgen_fd_check(o->def, c->max_tiles, err) != 0) return TB_EXIT_USAGE;
     if ((r = tb_coord_infra_check(c, err)) != TB_EXIT_OK) return r; /* [infra.NAME]: a missing program */
+    for (int i = 0; i < o->n_temps; i++) {
+        /* a bad URI, file or reading is a usage error (2); a daemon that does not answer aborts (3) */
+        if ((r = tb_temp_open(o->temp_uris[i], &c->temps[i], err)) != 0)
+            return r == TB_METER_EUNREACH ? TB_EXIT_ABORTED : TB_EXIT_USAGE;
+        c->n_temps = i + 1;
+    }
     if (o->def->n_hosts) {
         /* [host.NAME]: each host's meters and telemetry; none for the run as a whole */
         if ((r = tb_coord_open_hosts(c, err)) != TB_EXIT_OK) return r;
@@ -338,6 +349,8 @@ static int bring_sut_up(run_ctx *c, char *err) {
  * normal priority (a slow scrape can never delay the poller's ticks). */
 static int start_sampling(run_ctx *c, char *err) {
     if (tb_poller_start(c->meters, c->n_meters, 1000000, &c->poller, err) != 0) return fail(c, TB_EXIT_ABORTED);
+    if (c->n_temps && tb_temp_sampler_start(c->temps, c->n_temps, 1000000, &c->temp_sampler, err) != 0)
+        return fail(c, TB_EXIT_ABORTED);
     if (c->tsrc && tb_telem_sampler_start(c->tsrc, TELEM_INTERVAL_US, &c->tsampler, err) != 0)
         return fail(c, TB_EXIT_ABORTED);
     for (int h = 0; h < c->n_hosts; h++)
@@ -345,6 +358,22 @@ static int start_sampling(run_ctx *c, char *err) {
             tb_telem_sampler_start(c->host_tsrc[h], TELEM_INTERVAL_US, &c->host_tsampler[h], err) != 0)
             return fail(c, TB_EXIT_ABORTED);
     advance(c, ST_SAMPLING);
+    return TB_EXIT_OK;
+}
+
+/* Active idle's inlet temperature: stored, and a warning under 20 C (the
+ * levels are judged by it; idle is no level). */
+static int store_idle_temperature(run_ctx *c, uint64_t t0, uint64_t t1, char *err) {
+    tb_temp_stats ts;
+    char msg[160];
+    tb_temp_sampler_window(c->temp_sampler, t0, t1, &ts);
+    if (tb_store_put_idle_temperature(c->store, c->run_id, ts.n, ts.min_c, ts.mean_c, ts.max_c, err) != 0)
+        return fail(c, TB_EXIT_ABORTED);
+    if (ts.n > 0 && ts.min_c < TB_TEMP_MIN_INLET_C) {
+        snprintf(msg, sizeof msg, "active idle: inlet temperature down to %.1f C (minimum %.0f C)", ts.min_c,
+                 TB_TEMP_MIN_INLET_C);
+        tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
+    }
     return TB_EXIT_OK;
 }
 
@@ -377,6 +406,7 @@ static int store_idle(run_ctx *c, uint64_t t0, uint64_t t1, char *err) {
             c->obs->telemetry(c->obs->arg, &agg);
         free(ts);
     }
+    if (rc == TB_EXIT_OK && c->temp_sampler) rc = store_idle_temperature(c, t0, t1, err);
     if (rc == TB_EXIT_OK) c->idle_w = w > 0 ? w : 0;
     free(ps);
     return rc;

@@ -19,6 +19,7 @@ struct tb_run_observer; /* coordinator/observer.h */
 struct tb_remote_opts;  /* agent/remote.h */
 
 #define TB_MAX_METERS 16
+#define TB_MAX_TEMPS  4 /* TB_TEMP_MAX_SOURCES */
 
 typedef struct tb_run_opts {
     const tb_tiledef *def;
@@ -30,6 +31,8 @@ typedef struct tb_run_opts {
     const char *label;
     int n_meters;
     const char *meter_uris[TB_MAX_METERS];
+    int n_temps; /* inlet temperature sources (powermeter/temperature.h); 0: not measured */
+    const char *temp_uris[TB_MAX_TEMPS];
     const char *report_path;                /* NULL: none */
     const char *sut_dir;                    /* run folder for the embedded SUT; NULL = a new temporary
                                                folder, removed after a clean stop */

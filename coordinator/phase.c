@@ -326,6 +326,18 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
     free(own);
 }
 
+/* The inlet temperature over the steady window, for the result and its validity. */
+static void phase_temperature(run_ctx *c, tb_level_result *lr, uint64_t t0, uint64_t t1, tb_validity_input *vin) {
+    tb_temp_stats ts;
+    lr->has_temp = vin->temp_source = c->temp_sampler != NULL;
+    if (!c->temp_sampler) return;
+    tb_temp_sampler_window(c->temp_sampler, t0, t1, &ts);
+    lr->temp_n = vin->temp_n = ts.n;
+    lr->temp_min_c = vin->temp_min_c = ts.min_c;
+    lr->temp_mean_c = ts.mean_c;
+    lr->temp_max_c = ts.max_c;
+}
+
 /* Mean power, PPKW and the validity verdict; the rules are
  * qos/validity.c's, here the samples are counted. */
 static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
@@ -347,6 +359,7 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
     vin.threads = c->lg->ops->threads(c->lg->self);
     vin.compliant = c->o->compliant;
     vin.qos_not_judged = lr->qos_not_judged;
+    phase_temperature(c, lr, t0, t1, &vin);
     pp->agents = tb_coord_phase_agents(c, &vin, &pp->n_agents);
     lr->agents = pp->agents;
     lr->n_agents = pp->n_agents;

@@ -17,6 +17,7 @@
 #include "powermeter/meter.h"
 #include "powermeter/poller.h"
 #include "powermeter/telemetry.h"
+#include "powermeter/temperature.h"
 #include "qos/validity.h"
 #include "results/store.h"
 
@@ -59,6 +60,9 @@ typedef struct run_ctx {
     char host_tiles[TB_MAX_HOSTS][128];
     char host_telem_shown[TB_MAX_HOSTS][256];
     tb_poller *poller;
+    int n_temps; /* inlet temperature sources open (o->temp_uris) and their sampler */
+    tb_temp_source *temps[TB_MAX_TEMPS];
+    tb_temp_sampler *temp_sampler;
     tb_telem_source *tsrc; /* NULL: telemetry is none */
     tb_telem_sampler *tsampler;
     char telem_spec[256];        /* the effective telemetry source: "local", a URL, or "none" */

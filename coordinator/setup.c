@@ -185,6 +185,12 @@ json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     json_object_set_new(s, "sut", json_string(o->def->has_sut ? "external" : "embedded"));
     json_object_set_new(s, "intended_start_timing", json_true());
     json_object_set_new(s, "telemetry", json_string(c->telem_shown));
+    {
+        json_t *t = json_array(); /* the inlet temperature sources; [] not measured */
+        for (int i = 0; i < o->n_temps; i++)
+            json_array_append_new(t, json_string(o->temp_uris[i]));
+        json_object_set_new(s, "temperature", t);
+    }
     if (o->agents) json_object_set_new(s, "agents", agents_settings(o->agents));
     if (env) json_object_set_new(s, "environment", env);
     return s;

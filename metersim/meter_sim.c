@@ -194,7 +194,9 @@ static void handle_input(tb_msim *m, int i) {
         memmove(c->in, c->in + used, c->have - used);
         c->have -= used;
         if (c->rl_pending) continue; /* a PTD client talking while it waits: ignore */
-        rc = m->o.protocol == TB_MSIM_PTD ? sim_ptd_line(m, c, line) : sim_yoko_line(m, c, line);
+        rc = m->o.protocol == TB_MSIM_PTD        ? sim_ptd_line(m, c, line)
+             : m->o.protocol == TB_MSIM_PTD_TEMP ? sim_ptd_temp_line(m, c, line)
+                                                 : sim_yoko_line(m, c, line);
         if (rc == SIM_DISCONNECT) {
             drop_client(m, i);
             return;

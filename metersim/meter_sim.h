@@ -19,7 +19,8 @@
 
 #include "common/tb_common.h"
 
-enum { TB_MSIM_WT310 = 0, TB_MSIM_WT210, TB_MSIM_PTD };
+/* TB_MSIM_PTD_TEMP: a PTDaemon in temperature mode; the source is served as degrees C. */
+enum { TB_MSIM_WT310 = 0, TB_MSIM_WT210, TB_MSIM_PTD, TB_MSIM_PTD_TEMP };
 
 /* Fault kinds, applied to every Nth value request (1-based: N, 2N, ...). */
 enum {

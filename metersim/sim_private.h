@@ -101,6 +101,11 @@ int sim_range_ok(int volt, double v);
 /* One Yokogawa line. Returns SIM_REPLY, SIM_STALL or SIM_DISCONNECT. */
 int sim_yoko_line(tb_msim *m, client *c, const char *line);
 
+/* ---- sim_ptd_temp.c ---- */
+
+/* One line of a PTDaemon in temperature mode. Returns SIM_REPLY. */
+int sim_ptd_temp_line(tb_msim *m, client *c, const char *line);
+
 /* ---- sim_ptd.c ---- */
 
 /* One PTDaemon line. Returns SIM_REPLY or SIM_DISCONNECT. */

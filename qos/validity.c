@@ -101,6 +101,34 @@ static void judge_parts(const tb_validity_input *in, tb_validity *out) {
     }
 }
 
+/* SPECpower: the inlet air at least 20 degrees C throughout; invalid for a
+ * compliant run, a warning otherwise. A compliant run without a source is
+ * warned: the figure is not measured, which the reports say. */
+static void judge_temperature(const tb_validity_input *in, tb_validity *out) {
+    char msg[192];
+    if (!in->temp_source) {
+        if (in->compliant && out->n_warnings < TB_VALIDITY_MAX_WARNINGS)
+            snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0],
+                     "inlet temperature not measured (a compliant run should name a --temperature source)");
+        return;
+    }
+    if (in->temp_n == 0) {
+        if (out->n_warnings < TB_VALIDITY_MAX_WARNINGS)
+            snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0],
+                     "no inlet temperature reading in the steady window");
+        return;
+    }
+    if (!(in->temp_min_c < TB_VALIDITY_MIN_INLET_C)) return;
+    snprintf(msg, sizeof msg, "inlet temperature down to %.1f C (minimum %.0f C)", in->temp_min_c,
+             TB_VALIDITY_MIN_INLET_C);
+    if (in->compliant) {
+        out->valid = 0;
+        add(out->reason, sizeof out->reason, msg);
+    } else if (out->n_warnings < TB_VALIDITY_MAX_WARNINGS) {
+        snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0], "%s", msg);
+    }
+}
+
 int tb_validity_judge(const tb_validity_input *in, tb_validity *out) {
     char msg[192];
     memset(out, 0, sizeof *out);
@@ -128,7 +156,8 @@ int tb_validity_judge(const tb_validity_input *in, tb_validity *out) {
         snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0], "%.150s (over a year, or none)",
                  in->calibration);
     }
-    if (in->autorange > 0)
+    judge_temperature(in, out);
+    if (in->autorange > 0 && out->n_warnings < TB_VALIDITY_MAX_WARNINGS)
         snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0],
                  "%llu power sample%s taken while the meter was auto-ranging", (unsigned long long)in->autorange,
                  in->autorange == 1 ? "" : "s");

@@ -18,8 +18,11 @@
  *   that never arrived: lg_fault).
  * - a compliant run's lab meter states no calibration date, or one over a
  *   year old (otherwise a warning).
+ * - a compliant run's inlet temperature fell below 20 degrees C during the
+ *   level (SPECpower's minimum; otherwise a warning).
  * Samples taken while the meter was auto-ranging give a warning, not an
- * invalid level.
+ * invalid level; so does a compliant run without an inlet temperature
+ * source ("not measured").
  *
  * The input is plain counts and figures, so the rules can be judged (and
  * tested) without meters or a run. Pure computation, no I/O.
@@ -75,7 +78,16 @@ typedef struct tb_validity_input {
      * old: powermeter/accuracy.h); "" when every lab meter's is recent. A
      * warning, or an invalid level when compliant. */
     char calibration[256];
+    /* Inlet temperature over the window (powermeter/temperature.h): temp_source
+     * is nonzero when the run has a source, temp_n the readings in the window,
+     * temp_min_c their minimum. */
+    int temp_source;
+    int temp_n;
+    double temp_min_c;
 } tb_validity_input;
+
+/* The least inlet temperature a level may see, degrees C (SPECpower). */
+#define TB_VALIDITY_MIN_INLET_C 20.0
 
 typedef struct tb_validity {
     int valid;

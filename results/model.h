@@ -196,6 +196,16 @@ typedef struct tb_model_infra_output {
     tb_model_int exit_code; /* unknown: killed, or not a command */
 } tb_model_infra_output;
 
+/* The inlet temperature over one phase or active idle (table
+ * inlet_temperatures): measured 0 when nothing was stored for it (the run had
+ * no temperature source: "not measured"); samples readings, their minimum,
+ * mean and maximum in degrees C (NaN when samples is 0). */
+typedef struct tb_model_temp {
+    int measured;
+    int64_t samples;
+    double min_c, mean_c, max_c;
+} tb_model_temp;
+
 /* One stored phase of one load level. */
 typedef struct tb_model_level {
     int64_t id; /* the store's row id: levels in the order they were stored sort by it */
@@ -228,6 +238,7 @@ typedef struct tb_model_level {
     tb_model_infra *infra;
     size_t n_infra_outputs;
     tb_model_infra_output *infra_outputs;
+    tb_model_temp inlet; /* model_temp.c */
 } tb_model_level;
 
 /* One load level over its phases and repeats (the median phase of each
@@ -286,6 +297,8 @@ typedef struct tb_model_run {
     double active_idle_watts;
     double idle_cpu_util_pct, idle_avg_freq_mhz; /* active idle telemetry */
     int64_t idle_telemetry_samples;
+    int temp_measured;        /* the run had an inlet temperature source (a row in inlet_temperatures) */
+    tb_model_temp idle_inlet; /* over active idle */
     tb_model_int saturation_tiles;
     double peak_score, peak_ppkw, overall_efficiency;
     int estimated_power; /* a meter is a model (estimate:) */

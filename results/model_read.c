@@ -432,6 +432,7 @@ int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out
     r->peak_score = r->peak_ppkw = r->overall_efficiency = NAN;
     rc = read_run_row(&c, run_id, flags, r);
     if (rc == 0) rc = tb_model_read_levels(&c, r, flags);
+    if (rc == 0) rc = tb_model_read_temperature(&c, r);
     if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = tb_model_read_hosts(&c, r);
     if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = read_events(&c, r);
     if (rc == 0 && !(flags & TB_MODEL_VERDICTS_ONLY)) rc = read_ranging(&c, r);

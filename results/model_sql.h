@@ -46,6 +46,10 @@ void tb_model_free_level_infra(tb_model_level *lv);
 int tb_model_read_hosts(tb_model_ctx *c, tb_model_run *r);
 void tb_model_free_hosts(tb_model_run *r);
 
+/* model_temp.c: the inlet temperature of r's levels and active idle
+ * (after the levels are read). 0, or -1. */
+int tb_model_read_temperature(tb_model_ctx *c, tb_model_run *r);
+
 /* model_power.c: r->samples and r->stages (TB_MODEL_POWER_SERIES), after the
  * levels; and freeing them. 0, or -1. */
 int tb_model_read_power(tb_model_ctx *c, tb_model_run *r);

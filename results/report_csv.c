@@ -14,7 +14,9 @@
  * A run with SUT hosts ([host.NAME]) has two more columns per host at the
  * end, in the run's host order: watts_NAME (the host's mean power in the
  * phase; avg_watts is their sum) and tiles_NAME (the level's tiles it
- * serves). A run without hosts has exactly the columns above.
+ * serves). A run without hosts has exactly the columns above. A run with an
+ * inlet temperature source has three more, last: inlet_min_c, inlet_mean_c
+ * and inlet_max_c of the phase, in degrees C.
  *
  * Values come from the same read model (model.h) as the JSON report, printed
  * with the same 15 significant digits, so a CSV value equals the JSON one.
@@ -231,6 +233,11 @@ static void put_row(FILE *f, const tb_model_run *r, const tb_model_level *lv, co
         put_field(f, lv->alone);
     }
     tb_report_csv_infra_scores(f, r, lv, x);
+    if (r->temp_measured) { /* the inlet temperature of the phase, degrees C */
+        cell_real(f, &first, lv->inlet.min_c);
+        cell_real(f, &first, lv->inlet.mean_c);
+        cell_real(f, &first, lv->inlet.max_c);
+    }
     fputs("\r\n", f);
 }
 
@@ -248,6 +255,7 @@ int tb_report_write_csv(const tb_model_run *r, FILE *f, char *err) {
     }
     if (any_alone(r)) fputs(",alone", f);
     tb_report_csv_infra_header(f, r);
+    if (r->temp_measured) fputs(",inlet_min_c,inlet_mean_c,inlet_max_c", f);
     fputs("\r\n", f);
     for (size_t i = 0; i < r->n_levels; i++) {
         const tb_model_level *lv = &r->levels[i];

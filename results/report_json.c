@@ -16,6 +16,7 @@
 
 #include "powermeter/accuracy.h"
 #include "results/report_infra.h"
+#include "results/report_temp.h"
 #include "results/report_views.h"
 
 /* Real numbers get 15 significant digits: every stored value round-trips
@@ -329,6 +330,7 @@ static json_t *level_json(const tb_model_level *lv, double peak_score) {
     if (lv->n_agents) json_object_set_new(o, "agents", agents_json(lv));
     if (lv->n_hosts) json_object_set_new(o, "hosts", level_hosts_json(lv));
     tb_report_json_infra_level(o, lv);
+    json_object_set_new(o, "inlet_temperature", tb_report_json_temp(&lv->inlet));
     json_object_set_new(o, "energy", energy_json(lv, peak_score));
     return o;
 }
@@ -413,6 +415,8 @@ static json_t *run_json(const tb_model_run *r) {
     json_object_set_new(idle, "avg_freq_mhz", jreal(r->idle_avg_freq_mhz));
     json_object_set_new(idle, "samples", json_integer(r->idle_telemetry_samples));
     json_object_set_new(run, "active_idle_telemetry", idle);
+    json_object_set_new(run, "inlet_temperature_measured", json_boolean(r->temp_measured));
+    json_object_set_new(run, "active_idle_inlet_temperature", tb_report_json_temp(&r->idle_inlet));
     json_object_set_new(run, "saturation_tiles", jint(r->saturation_tiles));
     json_object_set_new(run, "peak_score", jreal(r->peak_score));
     json_object_set_new(run, "peak_ppkw", jreal(r->peak_ppkw));

@@ -12,6 +12,7 @@
 #include "results/report_fmt.h"
 #include "results/report_agents.h"
 #include "results/report_infra.h"
+#include "results/report_temp.h"
 #include "results/report_views.h"
 
 #define put_safe tb_fmt_put_safe
@@ -369,6 +370,7 @@ static void text_levels(FILE *f, const tb_model_run *r) {
         fputc('\n', f);
     }
     text_level_uncertainty(f, r);
+    tb_report_text_temp(f, r);
     text_qos_failures(f, r);
     for (size_t i = 0; i < r->n_levels; i++)
         not_judged = text_not_judged_level(f, &r->levels[i], not_judged);

@@ -928,6 +928,7 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     if (insert_agents(s, level_id, lr->agents, lr->n_agents) != SQLITE_OK) return tx_fail(s, what, err);
     if (tb_store_insert_level_hosts(s, level_id, lr->hosts, lr->n_hosts) != SQLITE_OK) return tx_fail(s, what, err);
     if (tb_store_insert_level_infra(s, level_id, lr) != SQLITE_OK) return tx_fail(s, what, err);
+    if (tb_store_insert_level_temperature(s, run_id, level_id, lr) != SQLITE_OK) return tx_fail(s, what, err);
     return tx_commit(s, what, err);
 }
 

@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 16
+#define TB_STORE_SCHEMA_VERSION 17
 
 typedef struct tb_store tb_store;
 
@@ -207,6 +207,12 @@ typedef struct tb_level_result {
     const tb_infra_result *infra;
     int n_infra_outputs; /* what their ops did (failed ones and the first few per level) */
     const tb_infra_output *infra_outputs;
+    /* inlet temperature over steady state (table inlet_temperatures): has_temp
+     * 0 when the run has no temperature source (nothing stored); temp_n
+     * readings, their min, mean and max in degrees C (NaN when temp_n is 0) */
+    int has_temp;
+    int temp_n;
+    double temp_min_c, temp_mean_c, temp_max_c;
 } tb_level_result;
 
 /* Opens or creates the database at path, migrating it to the current schema.
@@ -247,6 +253,11 @@ int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_s
 
 /* Stores each host's active idle (power and telemetry) in its hosts row; one transaction. */
 int tb_store_put_idle_hosts(tb_store *s, int64_t run_id, const tb_host_result *hosts, int n, char *err) TB_WUR;
+
+/* Stores the inlet temperature over active idle: n readings, min, mean and
+ * max in degrees C (NaN when n is 0). One statement. 0 or -1 with err. */
+int tb_store_put_idle_temperature(tb_store *s, int64_t run_id, int n, double min_c, double mean_c, double max_c,
+                                  char *err) TB_WUR;
 
 /* Stores telemetry samples outside any level (active idle: level_id NULL), one transaction. */
 int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_sample *samples, int n, char *err) TB_WUR;

@@ -23,6 +23,10 @@ int tb_store_insert_level_hosts(tb_store *s, int64_t level_id, const tb_host_res
  * has_infra), inside the caller's transaction. SQLITE_OK or an error code. */
 int tb_store_insert_level_infra(tb_store *s, int64_t level_id, const tb_level_result *lr);
 
+/* store_temp.c: a level's inlet_temperatures row (none without has_temp),
+ * inside the caller's transaction. SQLITE_OK or an error code. */
+int tb_store_insert_level_temperature(tb_store *s, int64_t run_id, int64_t level_id, const tb_level_result *lr);
+
 /* store_writer.c: field 22 (starttime) of /proc/PID/stat and the state
  * letter (state may be NULL); -1 when unreadable. And the marking of every
  * run whose writer is gone as 'interrupted' (best effort, logged). */

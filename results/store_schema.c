@@ -452,6 +452,21 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     ");"
     "CREATE INDEX channel_samples_run ON channel_samples(run_id, meter_idx, channel);"
     "CREATE INDEX channel_samples_level ON channel_samples(level_id);",
+    /* 16 -> 17: the inlet temperature (issue 24) over each phase (level_id)
+     * and over active idle (level_id NULL): the readings of the run's
+     * temperature sources in the window, and their minimum, mean and maximum
+     * in degrees C (NULL when samples is 0: a source that gave none). A run
+     * with no row had no temperature source: "not measured". */
+    "CREATE TABLE inlet_temperatures ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  level_id INTEGER REFERENCES levels(id) ON DELETE CASCADE,"
+    "  samples INTEGER NOT NULL CHECK (samples >= 0),"
+    "  min_c REAL,"
+    "  mean_c REAL,"
+    "  max_c REAL,"
+    "  CHECK ((samples = 0) = (min_c IS NULL))"
+    ");"
+    "CREATE INDEX inlet_temperatures_run ON inlet_temperatures(run_id);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

@@ -398,7 +398,14 @@ static int set_run(parse_state *ps, const char *sec, const char *key, const char
         r->ranging_line = ps->in.line;
         return 1;
     }
-    return fail(ps, sec, key, "unknown key (known: metrics, metrics_linger, ranging)");
+    if (strcmp(key, "temperature") == 0) {
+        if (!*val) return fail(ps, sec, key, "must not be empty (ptd+temp://HOST:PORT, hwmon:NAME or file:PATH)");
+        if (strlen(val) >= 256) return fail(ps, sec, key, "too long");
+        free(r->temperature);
+        r->temperature = xstrdup(val);
+        return 1;
+    }
+    return fail(ps, sec, key, "unknown key (known: metrics, metrics_linger, ranging, temperature)");
 }
 
 /* The host of section [host.NAME], added on its first key; NULL when the
@@ -725,6 +732,7 @@ static void clear_def(tb_tiledef *def) {
     free(def->agents.names);
     free(def->agents.broker);
     free(def->run.metrics);
+    free(def->run.temperature);
     for (int i = 0; i < def->n_hosts; i++) {
         for (int m = 0; m < def->hosts[i].n_meters; m++)
             free(def->hosts[i].meters[m]);

@@ -77,6 +77,8 @@ typedef struct tb_run_def {
     uint64_t metrics_linger_us; /* metrics_linger = DUR (0: no linger) */
     uint64_t ranging_us;        /* ranging = DUR: the ranging pass of each level (0: none) */
     int ranging_line;           /* its line, 0: not given */
+    char *temperature;          /* temperature = URI: the inlet temperature source (powermeter/temperature.h),
+                                   opened by the run; NULL: none (--temperature gives more or replaces it) */
 } tb_run_def;
 
 /* [host.NAME]: one host of a SUT of several (docs/tile-file.md). */

@@ -203,6 +203,12 @@ static void run_section(void **state) {
     assert_string_equal(def->run.metrics, "[::1]:9464");
     assert_int_equal(def->run.metrics_linger_set, 1);
     assert_int_equal(def->run.metrics_linger_us, 30000000);
+    assert_null(def->run.temperature);
+    tb_tiledef_free(def);
+    p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[run]\ntemperature = ptd+temp://127.0.0.1:8889\n");
+    if (!(def = tb_tiledef_load(p, err))) fail_msg("%s", err);
+    unlink(p);
+    assert_string_equal(def->run.temperature, "ptd+temp://127.0.0.1:8889");
     tb_tiledef_free(def);
     p = write_tmp("[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics_linger = 0\n");
     if (!(def = tb_tiledef_load(p, err))) fail_msg("%s", err);
@@ -261,8 +267,10 @@ static void bad_files(void **state) {
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nranging = 500ms\n",
          ":5:", "[run] ranging: must be a duration"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nranging = soon\n", ":5:", "[run] ranging: must be"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[run]\ntemperature =\n",
+         ":5:", "[run] temperature: must not be empty"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetric = 127.0.0.1:1\n",
-         ":5:", "unknown key (known: metrics, metrics_linger, ranging)"},
+         ":5:", "unknown key (known: metrics, metrics_linger, ranging, temperature)"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

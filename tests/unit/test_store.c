@@ -615,6 +615,7 @@ static void test_migrate_v4_to_v5(void **state) {
                      "ALTER TABLE meters DROP COLUMN calibrated; ALTER TABLE meters DROP COLUMN accuracy;"
                      "DROP TABLE level_ranges;"
                      "DROP TABLE channel_samples; ALTER TABLE meters DROP COLUMN channels;"
+                     "DROP TABLE inlet_temperatures;"
                      "PRAGMA user_version = 4;",
                      NULL, NULL, NULL),
         SQLITE_OK);
@@ -751,7 +752,8 @@ static void test_migrate_v12_to_v13(void **state) {
         sqlite3_exec(raw,
                      "ALTER TABLE power_samples DROP COLUMN stage; ALTER TABLE meters DROP COLUMN calibrated;"
                      " ALTER TABLE meters DROP COLUMN accuracy; DROP TABLE level_ranges; DROP TABLE channel_samples;"
-                     " ALTER TABLE meters DROP COLUMN channels; PRAGMA user_version = 12;",
+                     " ALTER TABLE meters DROP COLUMN channels; DROP TABLE inlet_temperatures;"
+                     " PRAGMA user_version = 12;",
                      NULL, NULL, NULL),
         SQLITE_OK);
     sqlite3_close(raw);

@@ -54,6 +54,10 @@ static int teardown(void **state) {
     return 0;
 }
 
+/* When finite: put_level stores an inlet temperature of 5 readings, this
+ * minimum, mean + 1 and maximum + 2 degrees C; NaN: none (not measured). */
+static double inlet_min_c = NAN;
+
 /* One level phase of 2 tiles, each with a web workload whose HomePage op has
  * f->h; a level rule that passed and a tile rule not judged. watts < 0: no
  * power figure. */
@@ -110,6 +114,13 @@ static void put_level(const fix *f, tb_store *s, int64_t run_id, int phase, doub
     lr.workloads = w;
     lr.n_qos = 2;
     lr.qos = q;
+    if (isfinite(inlet_min_c)) {
+        lr.has_temp = 1;
+        lr.temp_n = 5;
+        lr.temp_min_c = inlet_min_c;
+        lr.temp_mean_c = inlet_min_c + 1;
+        lr.temp_max_c = inlet_min_c + 2;
+    }
     assert_int_equal(tb_store_put_level(s, run_id, &lr, err), 0);
 }
 
@@ -249,6 +260,40 @@ static void test_list_exists_and_missing(void **state) {
     tb_store_close(s);
 }
 
+/* Inlet temperature: a run without a source reads as not measured; with
+ * one, each level's row and active idle's (no readings: NaN) read back. */
+static void test_inlet_temperature(void **state) {
+    fix *f = *state;
+    tb_store *s = NULL;
+    char err[TB_ERR_LEN] = "";
+    int64_t id;
+    tb_model_run *r = read_model(f, store_run(f), 0);
+    assert_false(r->temp_measured);
+    assert_false(r->idle_inlet.measured);
+    for (size_t i = 0; i < r->n_levels; i++)
+        assert_false(r->levels[i].inlet.measured);
+    tb_model_run_free(r);
+    inlet_min_c = 18.5;
+    id = store_run(f);
+    inlet_min_c = NAN;
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(tb_store_put_idle_temperature(s, id, 0, NAN, NAN, NAN, err), 0);
+    tb_store_close(s);
+    r = read_model(f, id, 0);
+    assert_true(r->temp_measured);
+    assert_true(r->idle_inlet.measured);
+    assert_int_equal((int)r->idle_inlet.samples, 0);
+    assert_true(isnan(r->idle_inlet.min_c) && isnan(r->idle_inlet.mean_c) && isnan(r->idle_inlet.max_c));
+    assert_int_equal((int)r->n_levels, 3);
+    for (size_t i = 0; i < r->n_levels; i++) {
+        const tb_model_temp *t = &r->levels[i].inlet;
+        assert_true(t->measured);
+        assert_int_equal((int)t->samples, 5);
+        assert_true(t->min_c == 18.5 && t->mean_c == 19.5 && t->max_c == 20.5);
+    }
+    tb_model_run_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_unknown_stays_unknown, setup, teardown),
@@ -256,6 +301,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_summary_median_phase, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merged_latency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_exists_and_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inlet_temperature, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,6 +275,44 @@ static void test_calibration(void **state) {
     expect_valid(&in);
 }
 
+/* Inlet temperature: a minimum under 20 C invalidates a compliant level
+ * and warns otherwise; exactly 20 C passes; no source warns when compliant. */
+static void test_temperature(void **state) {
+    tb_validity v;
+    (void)state;
+    tb_validity_input in = base(1, 100);
+    v = judge(&in); /* no source, not compliant: nothing said */
+    assert_int_equal(v.valid, 1);
+    assert_int_equal(v.n_warnings, 0);
+    in.compliant = 1;
+    v = judge(&in);
+    assert_int_equal(v.valid, 1);
+    assert_int_equal(v.n_warnings, 1);
+    assert_string_equal(v.warnings[0],
+                        "inlet temperature not measured (a compliant run should name a --temperature source)");
+    in.temp_source = 1;
+    in.temp_n = 100;
+    in.temp_min_c = 20.0;
+    v = judge(&in);
+    assert_int_equal(v.valid, 1);
+    assert_int_equal(v.n_warnings, 0);
+    in.temp_min_c = 18.0;
+    expect_invalid(&in, "inlet temperature down to 18.0 C (minimum 20 C)");
+    in.temp_min_c = 19.96; /* under 20 even though it prints as 20.0 */
+    v = judge(&in);
+    assert_int_equal(v.valid, 0);
+    in.compliant = 0;
+    in.temp_min_c = 18.0;
+    v = judge(&in);
+    assert_int_equal(v.valid, 1);
+    assert_int_equal(v.n_warnings, 1);
+    assert_string_equal(v.warnings[0], "inlet temperature down to 18.0 C (minimum 20 C)");
+    in.temp_n = 0; /* a source that gave no reading in the window */
+    v = judge(&in);
+    assert_int_equal(v.valid, 1);
+    assert_string_equal(v.warnings[0], "no inlet temperature reading in the steady window");
+}
+
 /* CPU-bound at >= 90% of threads x steady seconds. */
 static void test_cpu_bound_edge(void **state) {
     (void)state;
@@ -355,9 +393,13 @@ static void test_all_reasons(void **state) {
     in.compliant = 1;
     in.qos_not_judged = 2;
     in.cpu_s = 200;
+    in.temp_source = 1;
+    in.temp_n = 100;
+    in.temp_min_c = 18.0;
     expect_invalid(&in, "no valid power samples from a meter; 100.0% of power samples missing or invalid (limit 1%; 90 "
-                        "missing); only 90 of 100 expected power samples; meter uncertainty up to 2.50% (limit 1%); 2 "
-                        "QoS rules not judged (too few ops); a compliant run must judge every rule; load generator "
+                        "missing); only 90 of 100 expected power samples; meter uncertainty up to 2.50% (limit 1%); "
+                        "inlet temperature down to 18.0 C (minimum 20 C); 2 QoS rules not judged (too few ops); a "
+                        "compliant run must judge every rule; load generator "
                         "CPU-bound (100% of 2 threads)");
     assert_int_equal(judge(&in).n_warnings, 1);
 }
@@ -403,6 +445,7 @@ int main(void) {
         cmocka_unit_test(test_all_reasons),
         cmocka_unit_test(test_agents),
         cmocka_unit_test(test_sample_kinds),
+        cmocka_unit_test(test_temperature),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
