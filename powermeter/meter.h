@@ -87,6 +87,8 @@ typedef struct tb_meter_info {
     int lab;                 /* 1 for a lab meter (wt310:, wt210:, yokogawa+serial:, ptd:): calibrated= applies */
     char calibrated[11];     /* calibrated=YYYY-MM-DD of the URI; "" none given */
     char accuracy[256];      /* the published accuracy the driver applies ("0.1% of reading + ..."); "" none */
+    double model_idle_w;     /* estimate: the model's W at 0% CPU; 0 for a meter */
+    double model_max_w;      /* estimate: the model's W at 100% CPU (its ceiling); 0 for a meter */
 } tb_meter_info;
 
 typedef struct tb_meter tb_meter;
