@@ -257,7 +257,7 @@ static const char css[] =
     /* a wide table scrolls inside its own box instead of leaving the page */
     ".tw{overflow-x:auto;max-width:100%;margin:4px 0 8px}.tw>table{margin:0}"
     "th,td{padding:4px 8px;border-bottom:1px solid #e4e7eb;text-align:left;vertical-align:top}"
-    "td{overflow-wrap:break-word}td code{overflow-wrap:anywhere}td.uri{min-width:22em}td.ts{white-space:nowrap}"
+    "td{overflow-wrap:break-word}td code{overflow-wrap:anywhere}td.uri{min-width:15em}td.ts{white-space:nowrap}"
     "table.lt{font-size:11px;width:auto}table.lt td,table.lt th{padding:1px 6px;white-space:nowrap}"
     "th{background:#eef1f5;font-weight:600}"
     ".n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"

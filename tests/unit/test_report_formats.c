@@ -315,7 +315,7 @@ static void test_html_top_and_tables(void **state) {
     assert_non_null(strstr(html,
                            "<td class=\"uri\"><code>estimate:?idle=80&amp;max=300</code></td><td>estimate</td>"
                            "<td><code></code></td><td>\xe2\x80\x93</td><td>\xe2\x80\x93</td><td>\xe2\x80\x93</td>"));
-    assert_non_null(strstr(html, "td.uri{min-width:22em}"));
+    assert_non_null(strstr(html, "td.uri{min-width:15em}"));
     /* an event's time on one line */
     assert_non_null(strstr(html, "td.ts{white-space:nowrap}"));
     assert_int_equal(count_of(html, "<td class=\"ts\">"), 1);
