@@ -516,6 +516,7 @@ static int start_metrics(const run_args *a, tb_run_metrics *rm, const tb_run_obs
         return -1;
     }
     tb_run_metrics_init(rm, *metrics, con_obs, obs);
+    tb_run_metrics_ops(rm, a->o.def);
     tb_metrics_server_address(*msrv, where, sizeof where);
     fprintf(a->quiet ? stderr : stdout, "metrics: http://%s/metrics\n", where);
     fflush(a->quiet ? stderr : stdout);

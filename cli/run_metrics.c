@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "qos/hist.h"
+#include "tiles/kinds.h"
 
 /* The window of tilebench_recent_latency_seconds. */
 #define RECENT_WINDOW_US 10000000ull
@@ -25,7 +26,8 @@ typedef struct family_def {
 static const family_def families[] = {
     {"tilebench_run_info", TB_METRIC_GAUGE, "The run in progress: its id, tile and tile spec (value 1)."},
     {"tilebench_stage", TB_METRIC_GAUGE,
-     "1 for the stage the run is in (starting, idle, ramp-up, warm-up, steady, ramp-down, done), 0 for the others."},
+     "1 for the stage the run is in (starting, idle, ramp-up, warm-up, steady, ramp-down, stopping, done), 0 for "
+     "the others."},
     {"tilebench_level", TB_METRIC_GAUGE, "The load level in progress, 1-based, of tilebench_levels."},
     {"tilebench_levels", TB_METRIC_GAUGE, "Load levels of the run, over every repeat."},
     {"tilebench_level_tiles", TB_METRIC_GAUGE, "Tiles of the load level in progress."},
@@ -63,9 +65,11 @@ static const family_def families[] = {
     {"tilebench_recent_window_seconds", TB_METRIC_GAUGE,
      "Length of the window of tilebench_recent_latency_seconds (10 s, less at a phase's start; 0 outside steady "
      "state)."},
-    {"tilebench_phase_score", TB_METRIC_GAUGE, "Score of the phase stored last."},
-    {"tilebench_phase_watts", TB_METRIC_GAUGE, "Mean power of the phase stored last, W (-1: no valid sample)."},
-    {"tilebench_phase_ppkw", TB_METRIC_GAUGE, "Performance per kilowatt of the phase stored last."},
+    {"tilebench_phase_score", TB_METRIC_GAUGE, "Score of the phase stored last; NaN before the first."},
+    {"tilebench_phase_watts", TB_METRIC_GAUGE,
+     "Mean power of the phase stored last, W; NaN before the first or when it had no valid sample."},
+    {"tilebench_phase_ppkw", TB_METRIC_GAUGE,
+     "Performance per kilowatt of the phase stored last; NaN before the first."},
     {"tilebench_phases_stored_total", TB_METRIC_COUNTER, "Steady-state phases stored so far."},
     {"tilebench_loadgen_loop_stall_max_seconds", TB_METRIC_GAUGE,
      "Worst lateness of the load generator's loop ticker over the last finished phase."},
@@ -77,7 +81,8 @@ static const family_def families[] = {
      "Host CPU utilization (100% - idle - iowait) over the last finished phase or active idle, 0..1."},
 };
 
-static const char *const stages[] = {"starting", "idle", "ramp-up", "warm-up", "steady", "ramp-down", "done"};
+static const char *const stages[] = {"starting", "idle",      "ramp-up",  "warm-up",
+                                     "steady",   "ramp-down", "stopping", "done"};
 
 static void set(tb_run_metrics *rm, const char *name, double v) { (void)tb_metrics_set(rm->m, name, NULL, v); }
 
@@ -226,7 +231,7 @@ static void on_progress_end(void *arg) {
 static void on_phase_done(void *arg, const tb_level_result *lr, int n_rules, int estimated) {
     tb_run_metrics *rm = arg;
     set(rm, "tilebench_phase_score", lr->score);
-    set(rm, "tilebench_phase_watts", lr->avg_watts);
+    set(rm, "tilebench_phase_watts", lr->avg_watts >= 0 ? lr->avg_watts : NAN); /* < 0: no valid sample */
     set(rm, "tilebench_phase_ppkw", lr->ppkw);
     (void)tb_metrics_add(rm->m, "tilebench_phases_stored_total", NULL, 1);
     if (rm->next.phase_done) rm->next.phase_done(rm->next.arg, lr, n_rules, estimated);
@@ -345,6 +350,39 @@ static void on_health(void *arg, const tb_run_health *h) {
     if (rm->next.health) rm->next.health(rm->next.arg, h);
 }
 
+/* What a scrape has from the run's start: the counters at 0 (so that
+ * increase() and rate() see the first phase's step), the level and phase
+ * gauges at 0, the per-phase gauges NaN until a phase is stored. */
+static void serve_from_start(tb_run_metrics *rm) {
+    static const char *const counters[] = {"tilebench_run_ops_total", "tilebench_run_errors_total",
+                                           "tilebench_phases_stored_total"};
+    static const char *const zero[] = {"tilebench_level", "tilebench_levels", "tilebench_level_tiles",
+                                       "tilebench_phase", "tilebench_stage_left_seconds"};
+    static const char *const unknown[] = {"tilebench_phase_score",
+                                          "tilebench_phase_watts",
+                                          "tilebench_phase_ppkw",
+                                          "tilebench_loadgen_loop_stall_max_seconds",
+                                          "tilebench_loadgen_loop_stall_p99_seconds",
+                                          "tilebench_loadgen_cpu_ratio"};
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
+        (void)tb_metrics_add(rm->m, counters[i], NULL, 0);
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+        set(rm, zero[i], 0);
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        set(rm, unknown[i], NAN);
+}
+
+void tb_run_metrics_ops(tb_run_metrics *rm, const tb_tiledef *def) {
+    for (int w = 0; def && w < def->n_workloads; w++) {
+        const tb_kind *k = tb_kind_find(def->workloads[w].kind);
+        for (int i = 0; k && i < k->n_ops; i++) {
+            const char *const labels[] = {"workload", def->workloads[w].name, "op", k->op_names[i], NULL};
+            (void)tb_metrics_add(rm->m, "tilebench_ops_total", labels, 0);
+            (void)tb_metrics_add(rm->m, "tilebench_op_errors_total", labels, 0);
+        }
+    }
+}
+
 void tb_run_metrics_init(tb_run_metrics *rm, tb_metrics *m, const tb_run_observer *next, tb_run_observer *obs) {
     char err[TB_ERR_LEN];
     memset(rm, 0, sizeof *rm);
@@ -355,8 +393,7 @@ void tb_run_metrics_init(tb_run_metrics *rm, tb_metrics *m, const tb_run_observe
         if (tb_metrics_declare(m, families[i].name, families[i].type, families[i].help, err) != 0)
             tb_log(TB_LOG_ERROR, "run metrics: %s", err); /* a name above is wrong: a bug */
     set_stage(rm, "starting");                            /* instruments, the run row, the SUT */
-    (void)tb_metrics_add(m, "tilebench_run_ops_total", NULL, 0);
-    (void)tb_metrics_add(m, "tilebench_run_errors_total", NULL, 0);
+    serve_from_start(rm);
     memset(obs, 0, sizeof *obs);
     obs->run_begun = on_run_begun;
     obs->reference = on_reference;

@@ -14,6 +14,7 @@
 #include "coordinator/observer.h"
 #include "metrics/metrics.h"
 #include "metrics/recent.h"
+#include "tiles/tiledef.h"
 
 typedef struct tb_run_metrics {
     tb_metrics *m;
@@ -33,6 +34,9 @@ typedef struct tb_run_metrics {
 /* Declares the run's metrics in m and fills *obs with callbacks that update
  * them, then call next's (copied; NULL: none). rm and m must outlive the run. */
 void tb_run_metrics_init(tb_run_metrics *rm, tb_metrics *m, const tb_run_observer *next, tb_run_observer *obs);
+/* The op counters (tilebench_ops_total, tilebench_op_errors_total) at 0
+ * for every op of every workload def names, before the first op. */
+void tb_run_metrics_ops(tb_run_metrics *rm, const tb_tiledef *def);
 /* Frees what rm holds (not m). */
 void tb_run_metrics_free(tb_run_metrics *rm);
 

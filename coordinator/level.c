@@ -255,6 +255,9 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
             tb_coord_note(c, "info",
                           "interrupted in ramp-down: the finished last phase is stored, and the level's "
                           "counts over every stage end at the signal");
+        } else { /* the load stops and the phase is stored: no stage has time left */
+            uint64_t lo = 0, lt = 0;
+            progress(c, pl->tiles, "stopping", 0, 0, &lo, &lt);
         }
         if (lg->ops->stop_level(lg->self, &all, err) != 0) {
             tb_lg_stats_free(st);

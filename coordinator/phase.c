@@ -121,6 +121,71 @@ static void power_validity_input(const run_ctx *c, const tb_poll_sample *ps, int
     }
 }
 
+/* An estimate (estimate:) cannot read above its model's maximum: when at
+ * least half of a stage's samples of an estimated meter sit there, the host's
+ * CPU was saturated (or busy with other work) and the watts are a floor, not
+ * a figure. A warning, with what to look at (docs/method.md). */
+#define EST_CEILING_SHARE 0.5
+/* Active idle's CPU, from the estimate's own model, above this: not idle. */
+#define EST_IDLE_CPU_MAX 0.20
+
+static void warn_estimate_ceiling(run_ctx *c, const char *stage, const tb_poll_sample *ps, int n) {
+    for (int m = 0; m < c->n_meters; m++) {
+        const tb_meter_info *in = &c->infos[m];
+        int valid = 0, top = 0;
+        char msg[512];
+        if (!in->estimated || !(in->model_max_w > in->model_idle_w)) continue;
+        for (int i = 0; i < n; i++) {
+            if (ps[i].meter != m || (ps[i].s.flags & TB_SAMPLE_BAD) || !isfinite(ps[i].s.watts)) continue;
+            valid++;
+            top += ps[i].s.watts >= in->model_max_w - 1e-9 * in->model_max_w;
+        }
+        if (valid == 0 || (double)top < EST_CEILING_SHARE * valid) continue;
+        snprintf(msg, sizeof msg,
+                 "%s: %d of %d estimated samples of meter %d sat at the model's maximum (%g W, CPU 100%%): the "
+                 "host's CPU was saturated, so the estimate is a floor of the power, not a figure of it",
+                 stage, top, valid, m, in->model_max_w);
+        tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
+    }
+}
+
+/* Active idle on estimated power: the model's own CPU utilization over it
+ * (W = idle + (max - idle) x CPU, inverted); above EST_IDLE_CPU_MAX the
+ * host was busy with other work and the idle figure is not idle's. */
+static void warn_estimate_idle_cpu(run_ctx *c, const tb_poll_sample *ps, int n) {
+    for (int m = 0; m < c->n_meters; m++) {
+        const tb_meter_info *in = &c->infos[m];
+        double sum = 0, cpu;
+        int valid = 0;
+        char msg[512];
+        if (!in->estimated || !(in->model_max_w > in->model_idle_w)) continue;
+        for (int i = 0; i < n; i++)
+            if (ps[i].meter == m && !(ps[i].s.flags & TB_SAMPLE_BAD) && isfinite(ps[i].s.watts)) {
+                sum += ps[i].s.watts;
+                valid++;
+            }
+        if (valid == 0) continue;
+        cpu = (sum / valid - in->model_idle_w) / (in->model_max_w - in->model_idle_w);
+        if (cpu <= EST_IDLE_CPU_MAX) continue;
+        snprintf(msg, sizeof msg,
+                 "active idle was not idle: CPU %.0f%% (meter %d's estimate, over %d samples; at most %.0f%% "
+                 "expected): the host was busy with other work, and the estimated idle and load watts include it",
+                 100.0 * cpu, m, valid, 100.0 * EST_IDLE_CPU_MAX);
+        tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
+    }
+}
+
+void tb_coord_warn_estimate(run_ctx *c, int tiles, int phase, const tb_poll_sample *ps, int n) {
+    char stage[64];
+    if (phase == 0) {
+        warn_estimate_idle_cpu(c, ps, n);
+        warn_estimate_ceiling(c, "active idle", ps, n);
+        return;
+    }
+    snprintf(stage, sizeof stage, "%d tiles phase %d", tiles, phase);
+    warn_estimate_ceiling(c, stage, ps, n);
+}
+
 /* Active idle is judged by a level's power rules (its load generator is
  * idle, so the CPU rule does not apply): a warning when they fail, since the
  * idle figure feeds overall efficiency. */
@@ -128,6 +193,7 @@ void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, 
     tb_validity_input vin;
     tb_validity v;
     char msg[700];
+    tb_coord_warn_estimate(c, 0, 0, ps, n);
     power_validity_input(c, ps, n, w, (double)idle_us / 1e6, &vin);
     if (tb_validity_judge(&vin, &v)) return;
     snprintf(msg, sizeof msg,
@@ -369,6 +435,7 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
         snprintf(msg, sizeof msg, "%d tiles phase %d: %s", pp->tiles, pp->p + 1, v.warnings[i]);
         tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
     }
+    tb_coord_warn_estimate(c, pp->tiles, pp->p + 1, pp->samples, lr->n_samples);
     /* whole-tile levels only: a workload alone (--interference) is not the tile's load */
     if (!c->alone && lr->avg_watts > 0 && (c->min_level_w == 0 || lr->avg_watts < c->min_level_w)) {
         c->min_level_w = lr->avg_watts;

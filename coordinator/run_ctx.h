@@ -127,6 +127,10 @@ void tb_coord_host_results(run_ctx *c, const tb_poll_sample *ps, int n, uint64_t
                            tb_host_result *out);
 /* Judges active idle by a level's power rules: a warning when they fail. */
 void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, uint64_t idle_us);
+/* Warnings on estimated power (estimate:): a stage whose samples sat at the
+ * model's maximum, and (phase 0: active idle) an idle whose CPU, from the
+ * model, was above 20%. */
+void tb_coord_warn_estimate(run_ctx *c, int tiles, int phase, const tb_poll_sample *ps, int n);
 /* Turns phase p of the level's statistics into a stored result: 1 passed
  * QoS, 0 failed, -1 with err. */
 int tb_coord_finish_phase(run_ctx *c, const tb_level_plan *pl, int p, tb_lg_stats *st, tb_lg_stats *all, double cpu_s,

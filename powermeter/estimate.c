@@ -191,6 +191,8 @@ static int est_identify(void *self, tb_meter_info *info, char *err) {
     snprintf(info->idn, sizeof info->idn, "tilebench estimate: idle=%g W, max=%g W, from %s", e->idle_w, e->max_w,
              e->stat_path);
     info->estimated = 1;
+    info->model_idle_w = e->idle_w;
+    info->model_max_w = e->max_w;
     return 0;
 }
 

@@ -108,6 +108,8 @@ typedef struct tb_meter_info {
     char accuracy[256];      /* the published accuracy the driver applies ("0.1% of reading + ..."); "" none */
     int nchannels;           /* channels read and summed (channels= of the URI); 0 or 1: one input */
     int channel[TB_METER_MAX_CHANNELS]; /* their numbers on the meter (element 1..3, PTD's Ch1..) */
+    double model_idle_w;                /* estimate: the model's W at 0% CPU; 0 for a meter */
+    double model_max_w;                 /* estimate: the model's W at 100% CPU (its ceiling); 0 for a meter */
 } tb_meter_info;
 
 typedef struct tb_meter tb_meter;

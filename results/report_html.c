@@ -19,6 +19,7 @@
 
 #include "common/html.h"
 #include "common/buf.h"
+#include "qos/qos.h"
 #include "results/report_fmt.h"
 #include "results/report_agents.h"
 #include "results/report_infra.h"
@@ -257,7 +258,7 @@ static const char css[] =
     /* a wide table scrolls inside its own box instead of leaving the page */
     ".tw{overflow-x:auto;max-width:100%;margin:4px 0 8px}.tw>table{margin:0}"
     "th,td{padding:4px 8px;border-bottom:1px solid #e4e7eb;text-align:left;vertical-align:top}"
-    "td{overflow-wrap:break-word}td code{overflow-wrap:anywhere}"
+    "td{overflow-wrap:break-word}td code{overflow-wrap:anywhere}td.uri{min-width:15em}td.ts{white-space:nowrap}"
     "table.lt{font-size:11px;width:auto}table.lt td,table.lt th{padding:1px 6px;white-space:nowrap}"
     "th{background:#eef1f5;font-weight:600}"
     ".n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
@@ -594,7 +595,7 @@ static void latency_chart(page *p, size_t first, const double *x) {
     char(*names)[96] = xcalloc(cap, sizeof *names), (*lnames)[160] = xcalloc(cap, sizeof *lnames);
     char(*lops)[128] = xcalloc(cap, sizeof *lops);
     double *lpct = xcalloc(cap, sizeof *lpct);
-    char(*notes)[64] = xcalloc(cap * n, sizeof *notes), title[96];
+    char(*notes)[112] = xcalloc(cap * n, sizeof *notes), title[96];
     const char **note_ptrs = xcalloc(cap * n, sizeof *note_ptrs);
     double *ys = xmalloc(cap * n * sizeof *ys);
     int *marks = xcalloc(cap * n, sizeof *marks);
@@ -607,10 +608,16 @@ static void latency_chart(page *p, size_t first, const double *x) {
             size_t at = ns * n + j;
             int len = 0;
             ys[at] = lat_point_median(l, pt);
+            uint64_t least = rh_point_least_ops(p, pt, l->workload, l->op);
             for (r = pt->first; l->rule && r < pt->first + pt->n; r++)
                 if (rule_failed(p, r, l->rule)) marks[at] = MARK_FAIL;
             if (pt->n > 1) len = snprintf(notes[at], sizeof notes[at], "median of %zu phases", pt->n);
-            if (marks[at])
+            if (least > 0 && least < tb_qos_quantile_min_ops(l->pct)) { /* the slowest op's, not a percentile */
+                marks[at] |= MARK_NOT_PCT;
+                len += snprintf(notes[at] + len, sizeof notes[at] - (size_t)len, "%snot a percentile: %llu ops",
+                                len ? "; " : "", (unsigned long long)least);
+            }
+            if (marks[at] & MARK_FAIL)
                 snprintf(notes[at] + len, sizeof notes[at] - (size_t)len, "%sQoS rule failed", len ? "; " : "");
             note_ptrs[at] = notes[at];
         }
@@ -642,8 +649,10 @@ static void latency_chart(page *p, size_t first, const double *x) {
         tb_svg_chart(p->f, &c);
         rh_latency_values(p, workload);
         fputs("<figcaption>Per op, tiles merged, from intended start (corrected for coordinated omission): p95, or "
-              "the percentile of the op's QoS rule. Dashed: the QoS limit. Red ring: that rule failed. The table: "
-              "p50, p95 and p99 in ms per op and load level (the median phase where a level ran several).</figcaption>"
+              "the percentile of the op's QoS rule. Dashed: the QoS limit. Red ring: that rule failed. Hollow grey "
+              "ring: not a percentile (the op ran fewer ops than it needs, p95 20, p99 100: the value is its slowest "
+              "op's). The table: p50, p95 and p99 in ms per op and load level (the median phase where a level ran "
+              "several; &dagger;: not a percentile).</figcaption>"
               "</figure>\n",
               p->f);
     }

@@ -7,6 +7,7 @@
 #ifndef TB_RESULTS_REPORT_HTML_PAGE_H
 #define TB_RESULTS_REPORT_HTML_PAGE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "results/model.h"
@@ -64,6 +65,10 @@ void rh_events(page *p);
 void rh_config(page *p);
 /* The p50/p95/p99 table under workload's latency chart (report_html_tables.c). */
 void rh_latency_values(page *p, const char *workload);
+/* The fewest ops workload.op ran in a row of level point pt (0: none ran):
+ * below tb_qos_quantile_min_ops(pct) its pNN is the slowest op, not a
+ * percentile. */
+uint64_t rh_point_least_ops(const page *p, const level_point *pt, const char *workload, const char *op);
 /* Under the meter table: SPEC acceptance, calibration, accuracy and the
  * uncertainty per level (report_html_meters.c). */
 void rh_meter_papers(page *p);

@@ -12,6 +12,7 @@
 
 #include "common/html.h"
 #include "powermeter/ipmi.h"
+#include "qos/qos.h"
 #include "results/report_fmt.h"
 #include "results/report_html_page.h"
 #include "results/svg_chart.h"
@@ -48,6 +49,9 @@ static void td_text(FILE *f, const char *s) {
     esc(f, s);
     fputs("</td>", f);
 }
+
+/* A text cell, "–" when s is empty (as the other tables show a value not known). */
+static void td_text_or_dash(FILE *f, const char *s) { td_text(f, *s ? s : "\xe2\x80\x93"); }
 
 static void td_num(FILE *f, double v, int dec) {
     fputs("<td class=\"n\">", f);
@@ -405,19 +409,19 @@ void rh_meters(page *p) {
         char buf[64];
         row_open(f, est, NULL);
         td_num(f, (double)i, 0);
-        fputs("<td><code>", f);
+        fputs("<td class=\"uri\"><code>", f); /* wide enough that a URI wraps in words, not in letters */
         esc(f, S(m->uri));
         fputs("</code></td>", f);
         td_text(f, S(m->model));
         fputs("<td><code>", f); /* an identity without spaces: it may wrap anywhere */
         esc(f, S(m->idn));
         fputs("</code></td>", f);
-        td_text(f, S(m->driver));
-        /* a range with its mode: "300 (fixed)", "20 (auto)"; blank when the meter does not say */
+        td_text_or_dash(f, S(m->driver));
+        /* a range with its mode: "300 (fixed)", "20 (auto)"; "–" when the meter does not say */
         snprintf(buf, sizeof buf, "%.4g (%s)", m->volt_range_v, S(m->volt_mode));
-        td_text(f, isnan(m->volt_range_v) ? S(m->volt_mode) : buf);
+        td_text_or_dash(f, isnan(m->volt_range_v) ? S(m->volt_mode) : buf);
         snprintf(buf, sizeof buf, "%.4g (%s)", m->amp_range_a, S(m->amp_mode));
-        td_text(f, isnan(m->amp_range_a) ? S(m->amp_mode) : buf);
+        td_text_or_dash(f, isnan(m->amp_range_a) ? S(m->amp_mode) : buf);
         td_num(f, m->crest_factor, 0);
         td_num(f, rh_int_num(m->update_ms), 0);
         td_num(f, rh_int_num(m->avg_window_ms), 0);
@@ -445,7 +449,9 @@ void rh_events(page *p) {
     for (i = 0; i < p->run->n_events; i++) {
         const tb_model_event *e = &p->run->events[i];
         row_open(f, strcmp(S(e->kind), "info") != 0, NULL);
-        td_text(f, S(e->at));
+        fputs("<td class=\"ts\">", f); /* a timestamp on one line */
+        esc(f, S(e->at));
+        fputs("</td>", f);
         td_text(f, S(e->kind));
         td_text(f, S(e->message));
         fputs("</tr>\n", f);
@@ -504,9 +510,39 @@ static double point_pct(const page *p, const level_point *pt, const char *worklo
     return m;
 }
 
+uint64_t rh_point_least_ops(const page *p, const level_point *pt, const char *workload, const char *op) {
+    uint64_t least = 0;
+    for (size_t i = 0; i < pt->n; i++) {
+        size_t r = pt->first + i;
+        for (size_t g = 0; g < p->n_groups[r]; g++) {
+            const tb_model_op_group *og = &p->groups[r][g];
+            uint64_t n = tb_hist_count(og->hist);
+            if (strcmp(og->workload, workload) != 0 || strcmp(og->op, op) != 0 || n == 0) continue;
+            if (least == 0 || n < least) least = n;
+        }
+    }
+    return least;
+}
+
+/* A latency cell; a dagger (and a tooltip) when the op ran fewer ops than
+ * pct needs, so the value is the slowest op's, not a percentile. 1 when so. */
+static int td_pct_ms(FILE *f, double ms, uint64_t ops, double pct) {
+    uint64_t need = tb_qos_quantile_min_ops(pct);
+    if (ops == 0 || ops >= need) {
+        td_ms(f, ms);
+        return 0;
+    }
+    fprintf(f, "<td class=\"n nj\" title=\"not a percentile: %llu ops (p%g needs %llu)\">", (unsigned long long)ops,
+            pct, (unsigned long long)need);
+    rh_put_ms(f, ms);
+    fputs("&dagger;</td>", f);
+    return 1;
+}
+
 void rh_latency_values(page *p, const char *workload) {
     static const double pcts[] = {50, 95, 99};
     FILE *f = p->f;
+    int daggers = 0;
     fputs("<div class=\"tw\"><table class=\"lt\">\n<tr><th>op</th><th></th>", f);
     for (size_t j = 0; j < p->n_pts; j++)
         fprintf(f, "<th class=\"n\">%g tile%s</th>", p->pts[j].tiles, p->pts[j].tiles == 1 ? "" : "s");
@@ -523,9 +559,15 @@ void rh_latency_values(page *p, const char *workload) {
             }
             fprintf(f, "<th>p%g</th>", pcts[q]);
             for (size_t j = 0; j < p->n_pts; j++)
-                td_ms(f, point_pct(p, &p->pts[j], l->workload, l->op, pcts[q]));
+                daggers += td_pct_ms(f, point_pct(p, &p->pts[j], l->workload, l->op, pcts[q]),
+                                     rh_point_least_ops(p, &p->pts[j], l->workload, l->op), pcts[q]);
             fputs("</tr>\n", f);
         }
     }
     fputs("</table></div>\n", f);
+    if (daggers)
+        fprintf(f,
+                "<p class=\"note\">&dagger; Not a percentile: the op ran fewer ops than it needs (p95: %llu, p99: "
+                "%llu), so the value is its slowest op's.</p>\n",
+                (unsigned long long)tb_qos_quantile_min_ops(95), (unsigned long long)tb_qos_quantile_min_ops(99));
 }

@@ -357,7 +357,10 @@ static void svg_series(FILE *f, const chart *c, const chart_series *s, const cha
         px = axis_pos(xa, s->x[i], x0 + PADX, x1 - PADX);
         py = axis_pos(ya, s->y[i], y0, y1);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"%s><title>", px,
-                py, m == MARK_OK ? s->color : "#fff", (m & MARK_FAIL) ? "#dc2626" : s->color,
+                py, m == MARK_OK ? s->color : "#fff",
+                (m & MARK_FAIL)      ? "#dc2626"
+                : (m & MARK_NOT_PCT) ? "#9aa5b1"
+                                     : s->color,
                 (m & MARK_INVALID) ? " stroke-dasharray=\"2 2\"" : "");
         esc(f, s->name);
         fprintf(f, ": %.*f%s%s at %g tile%s", c->y_dec, s->y[i], *c->y_unit ? " " : "", c->y_unit, s->x[i],

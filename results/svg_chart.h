@@ -16,7 +16,9 @@
  * values span more than LOG_SPREAD (latency next to a limit 400x higher).
  */
 
-enum { MARK_OK = 0, MARK_FAIL = 1, MARK_INVALID = 2 };
+/* MARK_NOT_PCT: a latency "percentile" of fewer ops than it needs (the
+ * slowest op's, not a percentile): a hollow grey marker. */
+enum { MARK_OK = 0, MARK_FAIL = 1, MARK_INVALID = 2, MARK_NOT_PCT = 4 };
 
 /* A series whose colour an earlier series of the chart has already is drawn
  * with a dash pattern of its own (tb_svg_chart), so no two look alike. */

@@ -18,7 +18,8 @@
 #  - the export's watts, volts, PF, ranges and identity are the emulator's,
 #    a failed read kept the last good sample's time, and its read and error
 #    counters equal the emulator's own request and NaN counters.
-# Also: after the run the final values stay served for --metrics-linger,
+# Also: every counter is there at 0 from the first scrape (and in phase 1).
+# After the run the final values stay served for --metrics-linger,
 # then the port closes; a second run takes its address and linger from the
 # tile file's [run] (the command line's address wins), prints the bound port
 # on stderr with --quiet, and SIGINT ends its linger at once; a busy
@@ -138,6 +139,26 @@ expect "POST /metrics" "$(code -X POST "http://127.0.0.1:$MPORT/metrics")" -eq 4
 curl -sf -D "$T/headers" -o "$T/scrape.txt" "http://127.0.0.1:$MPORT/metrics" || fail "GET /metrics during the run"
 grep -qi '^content-type: text/plain; version=0.0.4; charset=utf-8' "$T/headers" || fail "content type: $(cat "$T/headers")"
 grep -q '^# TYPE tilebench_run_ops_total counter$' "$T/scrape.txt" || fail "no tilebench_run_ops_total: $(cat "$T/scrape.txt")"
+# from the run's start: every counter at 0 (each op the tile file names), the
+# level and phase gauges at 0, the per-phase gauges NaN
+for want in 'tilebench_phases_stored_total 0' 'tilebench_ops_total{workload="kv",op="GET"} 0' \
+    'tilebench_op_errors_total{workload="kv",op="SET"} 0' 'tilebench_ops_total{workload="oltp",op="Order"} 0' \
+    'tilebench_stage{stage="stopping"} 0' 'tilebench_phase 0' 'tilebench_level 0' 'tilebench_levels 0' 'tilebench_phase_watts NaN'; do
+    grep -qxF "$want" "$T/scrape.txt" || fail "no '$want' in the first scrape: $(cat "$T/scrape.txt")"
+done
+# a scrape during the first phase: the counters are there, still 0 (they
+# advance when the phase ends), so increase() sees the first phase's step
+for ((i = 0; i < 300; i++)); do
+    curl -sf -o "$T/phase1.txt" "http://127.0.0.1:$MPORT/metrics" || fail "GET /metrics during the run"
+    grep -qx 'tilebench_phase 1' "$T/phase1.txt" && break
+    sleep 0.1
+done
+grep -qx 'tilebench_phase 1' "$T/phase1.txt" || fail "no scrape in phase 1 within 30 s: $(grep stage "$T/phase1.txt")"
+for want in 'tilebench_phases_stored_total 0' 'tilebench_ops_total{workload="kv",op="GET"} 0' \
+    'tilebench_op_errors_total{workload="kv",op="GET"} 0' 'tilebench_level 1' 'tilebench_levels 1'; do
+    grep -qxF "$want" "$T/phase1.txt" || fail "no '$want' in a scrape in phase 1: $(cat "$T/phase1.txt")"
+done
+echo "ok: a scrape in phase 1 has the counters at 0"
 
 # 40 clients that connect and send nothing, then a real scrape: answered
 # within 1 s (the silent ones are closed by the server after its timeout)
@@ -254,6 +275,9 @@ prom 'tilebench_recent_ops{job="run"}[10m]' "$T/q_recent_ops.json"
 prom 'tilebench_phase{job="run"}[10m]' "$T/q_phase.json"
 prom 'tilebench_stage{job="run",stage="done"}[10m]' "$T/q_done.json"
 expect "Prometheus saw stage steady" "$(jq -r '.data.result[0].value[1]' "$T/q_steady.json")" = 1
+# the first phase's step, as increase() sees it: the whole count of phase 1
+prom 'tilebench_phases_stored_total{job="run"}[10m]' "$T/q_stored.json"
+expect "phases stored, first scraped value" "$(jq -r '.data.result[0].values[0][1]' "$T/q_stored.json")" = 0
 
 python3 - "$T" "$T/results.db" "$TRACE_W" >"$T/check_run.log" 2>&1 <<'PYEOF' || fail "run metrics differ: $(cat "$T/check_run.log")"
 import json, sqlite3, sys

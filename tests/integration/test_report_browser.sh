@@ -19,7 +19,9 @@
 # 11 px or more, keeps its level and phase labels in a band above the plot
 # where no line runs and leaves headroom above the highest sample; the
 # agents, scores, infra and interference tables sit in scroll boxes; the latency value
-# tables show the stored p95 and are visible in print. Screenshots go to
+# tables show the stored p95 and are visible in print; on estimated power the
+# meters table's URI wraps in words (not a letter group a line), the cells
+# it has no value for show "–", and each event's time stays on one line. Screenshots go to
 # test-artifacts/ under ctest's working directory.
 source "$(dirname "$0")/lib.sh"
 
@@ -320,7 +322,7 @@ try:
                 ok(f"latency table of {w}.{op} has a p95 row", cells is not None and cells[0] == "p95", repr(cells))
                 want = p95[(w, op)]
                 ok(f"latency table {w}.{op} p95 {cells[1]} = stored {want:.3f}",
-                   abs(float(cells[1]) - want) <= (0.05 if want >= 100 else 0.0005) + 1e-9, "")
+                   abs(float(cells[1].rstrip("\u2020")) - want) <= (0.05 if want >= 100 else 0.0005) + 1e-9, "")
                 seen += 1
             ok("latency values compared", seen >= 5, f"({seen})")
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
@@ -329,6 +331,26 @@ try:
                 "&& getComputedStyle(t).visibility === 'visible')")
             ok("latency value tables visible in print", shown)
             driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        if run == "2":  # on estimated power (no --meter): the meters table's URI, the events' times
+            for width in (1400, 800):
+                driver.set_window_size(width, 1000)
+                driver.get(url)
+                # lines of text in a cell: the line boxes of its contents (a cell is as tall as its row)
+                cells = driver.execute_script(r"""
+                    const lines = el => { const r = document.createRange(); r.selectNodeContents(el);
+                                          return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; };
+                    const box = document.getElementById('meters').nextElementSibling;
+                    const row = box.querySelector('tr:nth-child(2)'), uri = row.cells[1];
+                    const ev = document.getElementById('events').nextElementSibling;
+                    const times = [...ev.querySelectorAll('tr td:first-child')];
+                    return [uri.textContent, lines(uri), [4, 5, 6].map(i => row.cells[i].textContent), times.length,
+                            Math.max(0, ...times.map(lines))];""")
+                ok(f"run 2 at {width} px: the estimate's URI on at most 2 lines, not a letter group a line",
+                   cells[0].startswith("estimate:") and cells[1] <= 2, repr(cells))
+                ok(f"run 2 at {width} px: driver, V range, A range it has not show \u2013",
+                   cells[2] == ["\u2013"] * 3, repr(cells))
+                ok(f"run 2 at {width} px: each event's time on one line", cells[3] >= 1 and cells[4] == 1,
+                   repr(cells))
     driver.set_window_size(1400, 1000)
     driver.get("file://" + os.path.join(tmp, f"report-{rlong}.html"))
     pw = check_power(rlong, "90,000 s steady state")

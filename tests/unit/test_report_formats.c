@@ -311,6 +311,14 @@ static void test_html_top_and_tables(void **state) {
     /* meters, the config text, the corrected-latency statement */
     assert_non_null(strstr(html, "YOKOGAWA,WT310,C2QD12345,F1.03"));
     assert_non_null(strstr(html, "<td class=\"fail\">ESTIMATED</td>"));
+    /* the URI wide enough to wrap in words; driver and ranges the estimate has not: "–" as elsewhere */
+    assert_non_null(strstr(html,
+                           "<td class=\"uri\"><code>estimate:?idle=80&amp;max=300</code></td><td>estimate</td>"
+                           "<td><code></code></td><td>\xe2\x80\x93</td><td>\xe2\x80\x93</td><td>\xe2\x80\x93</td>"));
+    assert_non_null(strstr(html, "td.uri{min-width:15em}"));
+    /* an event's time on one line */
+    assert_non_null(strstr(html, "td.ts{white-space:nowrap}"));
+    assert_int_equal(count_of(html, "<td class=\"ts\">"), 1);
     assert_non_null(strstr(html, "from intended start (corrected for coordinated omission)"));
     assert_non_null(strstr(html, "<details><summary>Tile definition (standard)"));
     free(html);
@@ -897,6 +905,19 @@ static void test_golden_html(void **state) {
     assert_non_null(strstr(html, "<td>web</td><td>HomePage</td><td class=\"n\">40</td><td class=\"n\">5</td>"
                                  "<td>connect 1, timeout 1, content 3</td>"));
     assert_non_null(strstr(html, "QoS partly not judged"));
+    /* Login's 10 ops are too few for its p95 (20): the slowest op's, drawn hollow grey, said in the
+     * tooltip; HomePage's 40 are enough for its rule's p90 (10), a filled marker */
+    assert_non_null(strstr(html, "fill=\"#fff\" stroke=\"#9aa5b1\" stroke-width=\"2\"><title>Login p95: 2.000 ms at 1 "
+                                 "tile (not a percentile: 10 ops)</title>"));
+    assert_null(strstr(html, "HomePage p90: 1.000 ms at 1 tile (not a percentile"));
+    assert_non_null(strstr(html, "Hollow grey ring: not a percentile"));
+    /* the table: a dagger where the op ran too few (HomePage p99 of 40, Login p95 and p99 of 10), with its note */
+    assert_non_null(
+        strstr(html, "<td class=\"n nj\" title=\"not a percentile: 40 ops (p99 needs 100)\">1.000&dagger;</td>"));
+    assert_non_null(
+        strstr(html, "<td class=\"n nj\" title=\"not a percentile: 10 ops (p95 needs 20)\">2.000&dagger;</td>"));
+    assert_int_equal(count_of(html, "&dagger;</td>"), 3);
+    assert_non_null(strstr(html, "&dagger; Not a percentile: the op ran fewer ops than it needs (p95: 20, p99: 100)"));
     free(html);
     id = store_golden(f, 0); /* no errors anywhere: no class column */
     html = render(f, id, TB_REPORT_HTML);
