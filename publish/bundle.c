@@ -47,6 +47,9 @@ static const struct {
     {"infra", BY_LEVEL},
     {"power_samples", TB_CSV_BY_RUN_STRETCH("power_samples")},
     {"telemetry_samples", TB_CSV_BY_RUN_STRETCH("telemetry_samples")},
+    {"channel_samples", "run_id = ?1"}, /* a meter read as several channels: each one's reading */
+    {"level_ranges", "run_id = ?1"},    /* the ranging pass's peaks and fixed ranges */
+    {"inlet_temperatures", "run_id = ?1"},
     {"events", "run_id = ?1"},
     /* the calibrations the run normalized against: the coordinator names
      * each in settings_json.reference_source as "calibration run N (AT): ..."
