@@ -382,6 +382,21 @@ forge rest report.json '.run.meters[0].estimated = true'
 has rest "^FAIL report.json meters\[0\].estimated: report.json says true, meters.csv estimated 0"
 forge rpreset report.json '.run.settings.preset = "compliant"'
 has rpreset "^FAIL report.json settings.preset: report.json says 'compliant', runs.csv settings_json preset 'demo'"
+# the compliant preset claimed in runs.csv: the compliance rules apply, the meter states no calibration
+cat >"$T/claim.py" <<'PYEOF'
+import csv, json
+rows = list(csv.reader(open("data/runs.csv", newline="")))
+i = rows[0].index("settings_json")
+s = json.loads(rows[1][i])
+s["preset"] = "compliant"
+rows[1][i] = json.dumps(s)
+csv.writer(open("data/runs.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+PYEOF
+forge claim data/runs.csv - <<<"python3 $T/claim.py"
+has claim "^FAIL rule calibration meter 0: no calibration date stated"
+has claim "^FAIL rule stages: preset compliant, but"
+has claim "^FAIL report.json settings.preset: report.json says 'demo', runs.csv settings_json preset 'compliant'"
+has claim "checks, [0-9]* failed: NOT compliant$"
 # a level's QoS verdict and uncertainty against qos.csv and the samples
 LV='.run.levels[0]'
 # the clean run leaves rules not judged (its steady state is 3 s): its verdict is incomplete
