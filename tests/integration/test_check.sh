@@ -380,6 +380,10 @@ forge ridn report.json '.run.meters[0].idn = "forged"'
 has ridn "^FAIL report.json meters\[0\].idn: report.json says 'forged'"
 forge rest report.json '.run.meters[0].estimated = true'
 has rest "^FAIL report.json meters\[0\].estimated: report.json says true, meters.csv estimated 0"
+forge ruri report.json '.run.meters[0].uri = "wt310://10.9.9.9"'
+has ruri "^FAIL report.json meters\[0\].uri: report.json says 'wt310://10.9.9.9', meters.csv uri without its password"
+forge restp report.json '.run.estimated_power = true'
+has restp "^FAIL report.json estimated_power: report.json says true, meters.csv has no estimated meter"
 forge rpreset report.json '.run.settings.preset = "compliant"'
 has rpreset "^FAIL report.json settings.preset: report.json says 'compliant', runs.csv settings_json preset 'demo'"
 # the compliant preset claimed in runs.csv: the compliance rules apply, the meter states no calibration
