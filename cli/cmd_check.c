@@ -45,7 +45,9 @@ static void usage(FILE *f) {
           "  --json              the lines as a JSON array of {check, pass, figure, limit}\n"
           "  -h, --help          show this help\n"
           "\n"
-          "Exit status: 0 compliant (every check passed), 1 not compliant (a check\n"
+          "Exit status: 0 every check passed (compliant when the run claimed the\n"
+          "compliant preset; otherwise its figures are consistent and the last line\n"
+          "names the compliance rules not applied), 1 not compliant (a check\n"
           "failed), 2 unreadable (not a bundle, a bad manifest, a file that does not\n"
           "read, an unknown run) or a bad option.\n",
           f);
@@ -110,6 +112,20 @@ static int publish_run(const char *db, const char *which, char *dir, size_t dir_
     return tb_publish_bundle(db, which, path, &done, err) != 0 ? -1 : 0;
 }
 
+/* The last line: what the checks established. Exit 0 without the compliant
+ * preset claimed says the figures are consistent, not that the run is
+ * compliant (docs/verify.md, "Exit status"). */
+static void print_verdict(const char *what, const tb_vresult *r, int rc) {
+    printf("%s: %zu checks, %zu failed: ", what, r->n, r->failed);
+    if (rc != TB_VERIFY_COMPLIANT)
+        printf("NOT compliant\n");
+    else if (r->preset_claimed)
+        printf("consistent and compliant\n");
+    else
+        printf("figures consistent; compliance not claimed (preset %s): %zu compliance rules not applied\n", r->preset,
+               r->not_applied);
+}
+
 int tb_cmd_check(int argc, char **argv) {
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'},
@@ -153,9 +169,7 @@ int tb_cmd_check(int argc, char **argv) {
     else
         print_text(&r);
     if (rc == TB_VERIFY_UNREADABLE) fprintf(stderr, "tilebench check: %s\n", err);
-    if (!json && rc != TB_VERIFY_UNREADABLE)
-        printf("%s: %zu checks, %zu failed: %s\n", bundle == path ? what : bundle, r.n, r.failed,
-               rc == TB_VERIFY_COMPLIANT ? "compliant" : "NOT compliant");
+    if (!json && rc != TB_VERIFY_UNREADABLE) print_verdict(bundle == path ? what : bundle, &r, rc);
     tb_vresult_free(&r);
     if (path[0]) unlink(path);
     if (dir[0]) rmdir(dir);

@@ -181,6 +181,67 @@ static void check_version(dctx *c, const json_t *m, const tb_vdata *d, const tb_
     }
 }
 
+/* A text of report.json (NULL: null or absent) against a cell (NULL: SQL
+ * NULL); a mismatch is a FAIL line "report.json LABEL". */
+static void report_text(dctx *c, const char *label, const char *pub, const char *cell, const char *source) {
+    char name[96];
+    if ((!pub && !cell) || (pub && cell && strcmp(pub, cell) == 0)) {
+        c->agree++;
+        return;
+    }
+    snprintf(name, sizeof name, "report.json %s", label);
+    tb_vresult_add(c->r, 0, name, "as the data says", "report.json says %s%.200s%s, %s %s%.200s%s", pub ? "'" : "",
+                   pub ? pub : "null", pub ? "'" : "", source, cell ? "'" : "", cell ? cell : "NULL", cell ? "'" : "");
+}
+
+/* report.json's meters (identity, model, URI without password, whether
+ * estimated, calibration) and estimated_power against meters.csv, and its
+ * settings.preset against runs.settings_json. */
+static void check_report_run(dctx *c, const tb_vdata *d) {
+    static const char *const texts[] = {"model", "idn", "serial", "firmware", "driver", "calibrated"};
+    const json_t *run = json_object_get(d->report, "run"), *arr = json_object_get(run, "meters"), *o;
+    const char *pp = json_string_value(json_object_get(json_object_get(run, "settings"), "preset"));
+    const char *sp = json_string_value(json_object_get(d->settings, "preset"));
+    const json_t *ep = json_object_get(run, "estimated_power");
+    size_t i;
+    int any_est = 0;
+    if (json_array_size(arr) != d->meters.n_rows)
+        tb_vresult_add(c->r, 0, "report.json meters", "one per meters.csv row",
+                       "report.json lists %zu, meters.csv has %zu", json_array_size(arr), d->meters.n_rows);
+    else
+        json_array_foreach(arr, i, o) {
+            char field[64], src[64], uri[1024];
+            const json_t *est = json_object_get(o, "estimated");
+            for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+                if (tb_vcsv_col(&d->meters, texts[k]) < 0) continue; /* older schemas */
+                snprintf(field, sizeof field, "meters[%zu].%s", i, texts[k]);
+                snprintf(src, sizeof src, "meters.csv %s", texts[k]);
+                report_text(c, field, json_string_value(json_object_get(o, texts[k])),
+                            tb_vcell(&d->meters, i, texts[k]), src);
+            }
+            tb_redact_uri(tb_vcell(&d->meters, i, "uri") ? tb_vcell(&d->meters, i, "uri") : "", uri, sizeof uri);
+            snprintf(field, sizeof field, "meters[%zu].uri", i);
+            report_text(c, field, json_string_value(json_object_get(o, "uri")), uri,
+                        "meters.csv uri without its password");
+            any_est |= tb_vcell_int(&d->meters, i, "estimated", 0) != 0;
+            snprintf(field, sizeof field, "report.json meters[%zu].estimated", i);
+            if (!json_is_boolean(est) || json_is_true(est) != (tb_vcell_int(&d->meters, i, "estimated", 0) != 0))
+                tb_vresult_add(c->r, 0, field, "meters.csv estimated", "report.json says %s, meters.csv estimated %s",
+                               json_is_boolean(est) ? (json_is_true(est) ? "true" : "false") : "no boolean",
+                               tb_vcell(&d->meters, i, "estimated") ? tb_vcell(&d->meters, i, "estimated") : "NULL");
+            else
+                c->agree++;
+        }
+    if (json_array_size(arr) == d->meters.n_rows && (!json_is_boolean(ep) || json_is_true(ep) != any_est))
+        tb_vresult_add(c->r, 0, "report.json estimated_power", "true when a meter of meters.csv is an estimate",
+                       "report.json says %s, meters.csv has %s estimated meter",
+                       json_is_boolean(ep) ? (json_is_true(ep) ? "true" : "false") : "no boolean",
+                       any_est ? "an" : "no");
+    else
+        c->agree++;
+    report_text(c, "settings.preset", pp, sp, "runs.csv settings_json preset");
+}
+
 void tb_vcheck_describe(const tb_vbundle *b, const json_t *manifest, const tb_vdata *d, tb_vresult *r) {
     dctx c = {r, 0};
     size_t before = r->failed;
@@ -192,4 +253,13 @@ void tb_vcheck_describe(const tb_vbundle *b, const json_t *manifest, const tb_vd
     if (r->failed == before)
         tb_vresult_add(r, 1, "manifest run", "as runs.csv, meters.csv, tiles.ini and the reports say",
                        "%zu fields agree (run_uuid, status, meters, tile_file, tilebench_version...)", c.agree);
+    before = r->failed;
+    c.agree = 0;
+    check_report_run(&c, d);
+    if (r->failed == before)
+        tb_vresult_add(
+            r, 1, "report.json run", "as meters.csv and runs.csv say",
+            "%zu fields agree (each meter's identity, model, uri, estimated and calibration; estimated_power; "
+            "settings.preset)",
+            c.agree);
 }

@@ -4,9 +4,13 @@
  * (one row per level x workload x tile x op, then each operation's row) must
  * hold the level's and the workload's figures of report.json, to the same
  * relative tolerance of 1e-9, and its interference table after a blank line
- * report.json's run.interference (whose figures interference.c recomputes); report.html's table of load levels must
- * show each level's steady time, score, mean power and PPKW as report.json's figures print with the page's decimals (1,
- * 3, 1 and 2; "&ndash;" for none). The HTML is read as text: the rows of the table after <h2 id="levels">.
+ * report.json's run.interference (whose figures interference.c recomputes);
+ * report.html's table of load levels must show each level's steady time,
+ * score, mean power and PPKW as report.json's figures print with the page's
+ * decimals (1, 3, 1 and 2; "&ndash;" for none). The HTML is read as text: the
+ * rows of the table after <h2 id="levels">, and the headline cards after
+ * <h2 id="summary"> (Peak score, Peak PPKW, Overall efficiency, Active idle:
+ * 3, 2, 2 and 1 decimals), each the <div class="v"> after its <div class="k">.
  */
 #include <math.h>
 #include <stdio.h>
@@ -358,8 +362,59 @@ static void check_html(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
                        "%zu levels: steady time, score, mean power and PPKW agree", shown);
 }
 
+/* The value a headline card of the summary shows (the text of its
+ * <div class="v">), into out; 0 when the page has no such card. */
+static int card_value(const char *sum, const char *end, const char *key, char *out, size_t len) {
+    char k[96];
+    const char *p, *v, *e;
+    snprintf(k, sizeof k, "<div class=\"k\">%s</div>", key);
+    if (!(p = strstr(sum, k)) || p > end) return 0;
+    p += strlen(k);
+    if (strncmp(p, "<div class=\"v\">", 15) != 0) return 0;
+    v = p + 15;
+    if (!(e = strstr(v, "</div>")) || e > end || (size_t)(e - v) >= len) return 0;
+    memcpy(out, v, (size_t)(e - v));
+    out[e - v] = '\0';
+    return 1;
+}
+
+/* The summary's headline cards against report.json's run figures. */
+static void check_cards(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
+    static const struct {
+        const char *key, *label;
+        int dec;
+    } cards[] = {{"peak_score", "Peak score", 3},
+                 {"peak_ppkw", "Peak PPKW", 2},
+                 {"overall_efficiency", "Overall efficiency", 2},
+                 {"active_idle_watts", "Active idle", 1}};
+    const tb_vfile *f = tb_vbundle_find(b, "report.html");
+    const json_t *run = json_object_get(d->report, "run");
+    const char *p = f ? strstr((const char *)f->data, "<h2 id=\"summary\">") : NULL, *end;
+    size_t before = r->failed;
+    if (!p) {
+        tb_vresult_add(r, 0, "report.html summary", "headline cards", f ? "no <h2 id=\"summary\">" : "absent");
+        return;
+    }
+    end = strstr(p, "<h2 id=\"levels\">");
+    if (!end) end = p + strlen(p);
+    for (size_t k = 0; k < sizeof cards / sizeof cards[0]; k++) {
+        char got[96], want[64], name[128];
+        as_page(jnum(run, cards[k].key), cards[k].dec, want, sizeof want);
+        snprintf(name, sizeof name, "report.html card %s", cards[k].label);
+        if (!card_value(p, end, cards[k].label, got, sizeof got))
+            tb_vresult_add(r, 0, name, "report.json's figure as the page prints it", "the page has no such card");
+        else if (strcmp(got, want) != 0)
+            tb_vresult_add(r, 0, name, "report.json's figure as the page prints it", "page shows %.60s, report.json %s",
+                           got, want);
+    }
+    if (r->failed == before)
+        tb_vresult_add(r, 1, "report.html cards", "report.json's figures as the page prints them",
+                       "peak score, peak PPKW, overall efficiency and active idle agree");
+}
+
 void tb_vcheck_reports(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
     check_csv(b, d, r);
     check_csv_interference(b, d, r);
     check_html(b, d, r);
+    check_cards(b, d, r);
 }

@@ -4,9 +4,11 @@
  * level's samples bad or missing; meter uncertainty at most 1%; no
  * auto-ranging in steady state; the steady window within 500 ms of a sample
  * at each edge; a load generator that was not CPU-bound; every QoS rule
- * judged and the compliant stages when the run claims the compliant preset.
+ * judged, the compliant stages and each lab meter calibrated within a year
+ * of the run's start when the run claims the compliant preset.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,6 +25,10 @@
 #define EDGE_US       500000
 #define CPU_BOUND_PCT 90.0 /* of the load generator's threads */
 #define EVENT_SHOWN   400  /* bytes of an event's text the CPU line shows */
+#define CALIB_DAYS    365  /* a lab meter's calibration, before the run's start */
+/* The rules only a run claiming the compliant preset is held to: QoS judged,
+ * stages, steady windows, calibration. */
+#define TB_V_COMPLIANCE_RULES 4
 
 int tb_vrule_sample_rate(const tb_vsample *s, size_t n, int n_meters, char *fig, size_t len) {
     double lo = INFINITY, hi = -INFINITY;
@@ -269,6 +275,73 @@ static void cpu_bound(const tb_vdata *d, tb_vresult *r) {
                        where);
 }
 
+/* Days since 1970-01-01 of the "YYYY-MM-DD" at the start of s: 0, or -1
+ * when s does not start with a real date. */
+static int civil_days(const char *s, int64_t *out) {
+    int y, m, d, n = 0;
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int64_t yy, era, yoe, doy, doe;
+    if (!s || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10 || m < 1 || m > 12 || d < 1 ||
+        d > mdays[m - 1] || (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
+        return -1;
+    yy = m <= 2 ? y - 1 : y;
+    era = (yy >= 0 ? yy : yy - 399) / 400;
+    yoe = yy - era * 400;
+    doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    *out = era * 146097 + doe - 719468;
+    return 0;
+}
+
+int tb_vrule_calibration(const char *uri, int estimated, const char *calibrated, const char *started_at, char *fig,
+                         size_t len) {
+    int64_t cal, start;
+    if (estimated || !uri || strncmp(uri, "estimate:", 9) == 0 || strncmp(uri, "rapl:", 5) == 0 ||
+        strncmp(uri, "ipmi", 4) == 0) {
+        snprintf(fig, len, "no lab meter: exempt");
+        return 1;
+    }
+    if (!calibrated || !*calibrated) {
+        snprintf(fig, len, "no calibration date stated");
+        return 0;
+    }
+    if (civil_days(calibrated, &cal) != 0 || strlen(calibrated) != 10) {
+        snprintf(fig, len, "calibrated '%.40s': not a date YYYY-MM-DD", calibrated);
+        return 0;
+    }
+    if (civil_days(started_at, &start) != 0) {
+        snprintf(fig, len, "calibrated %s, but the run's start '%.40s' is no date", calibrated,
+                 started_at ? started_at : "NULL");
+        return 0;
+    }
+    if (cal > start) {
+        snprintf(fig, len, "calibrated %s, after the run's start (%.10s)", calibrated, started_at);
+        return 0;
+    }
+    snprintf(fig, len, "calibrated %s, %lld days before the run's start (%.10s)", calibrated, (long long)(start - cal),
+             started_at);
+    return start - cal <= CALIB_DAYS;
+}
+
+/* Each meter's calibration under the compliant preset. */
+static void calibration(const tb_vdata *d, const char *preset, int claimed, tb_vresult *r) {
+    char fig[300], name[64];
+    const char *started = tb_vcell(&d->runs, 0, "started_at");
+    if (!claimed) {
+        tb_vresult_add(r, 1, "rule calibration", "each lab meter calibrated within 365 days in a compliant run",
+                       "preset %s: not required", preset ? preset : "(none)");
+        return;
+    }
+    for (size_t i = 0; i < d->meters.n_rows; i++) {
+        int pass =
+            tb_vrule_calibration(tb_vcell(&d->meters, i, "uri"), tb_vcell_int(&d->meters, i, "estimated", 0) != 0,
+                                 tb_vcell(&d->meters, i, "calibrated"), started, fig, sizeof fig);
+        snprintf(name, sizeof name, "rule calibration meter %lld", (long long)tb_vcell_int(&d->meters, i, "idx", -1));
+        tb_vresult_add(r, pass, name,
+                       "calibrated within 365 days before the run's start (estimate:, rapl:, ipmi exempt)", "%s", fig);
+    }
+}
+
 /* A compliant run: every QoS rule judged, and each phase 40 min long. */
 static void compliant(const tb_vdata *d, tb_vresult *r) {
     const char *preset = json_string_value(json_object_get(d->settings, "preset"));
@@ -286,6 +359,13 @@ static void compliant(const tb_vdata *d, tb_vresult *r) {
                        "%zu of %zu verdicts not judged", unjudged, d->qos.n_rows);
     tb_vresult_add(r, tb_vrule_stages(d->settings, fig, sizeof fig), "rule stages",
                    "the compliant preset's stages when it is claimed", "%s", fig);
+    calibration(d, preset, claimed, r);
+    r->preset_claimed = claimed;
+    snprintf(r->preset, sizeof r->preset, "%s", preset ? preset : "(none)");
+    for (char *c = r->preset; *c; c++) /* the bundle's text reaches a terminal: no control codes */
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("()_.-", *c)))
+            *c = '?';
+    r->not_applied = claimed ? 0 : TB_V_COMPLIANCE_RULES;
     if (!claimed) return;
     for (size_t i = 0; i < d->n_lv; i++)
         bad_window += fabs(d->lv[i].window_s - 2400.0) > 1.0;

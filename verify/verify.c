@@ -253,6 +253,8 @@ int tb_verify_bundle_mem(const char *name, const void *data, size_t len, tb_vres
     tb_vcheck_interference(&d, out);
     tb_vcheck_reports(&b, &d, out);
     tb_vcheck_qos(&d, out);
+    tb_vcheck_latency(&d, out);
+    tb_vcheck_levelsum(&d, out);
     tb_vcheck_rules(&d, out);
     rc = out->failed ? TB_VERIFY_NOT_COMPLIANT : TB_VERIFY_COMPLIANT;
 done:

@@ -25,7 +25,10 @@ typedef struct tb_vline {
 typedef struct tb_vresult {
     tb_vline *lines;
     size_t n, cap;
-    size_t failed; /* lines with pass == 0 */
+    size_t failed;      /* lines with pass == 0 */
+    int preset_claimed; /* the run claimed the compliant preset (runs.settings_json preset) */
+    char preset[32];    /* the preset it claimed, "(none)" when none */
+    size_t not_applied; /* compliance rules not applied, as the preset was not claimed */
 } tb_vresult;
 
 /* Appends a line; the figure is printf-formatted. */

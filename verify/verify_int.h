@@ -176,6 +176,10 @@ void tb_vcheck_qos(const tb_vdata *d, tb_vresult *r);
  * time), count by count (qos_check.c). -1 when two layouts differ or a name
  * is too long. */
 int tb_vlatency_merge(const tb_vdata *d, int64_t level_id, const char *workload, const char *op, tb_vh_hist *m);
+/* Each op's latency figures of report.json against histograms.hlog (latency.c). */
+void tb_vcheck_latency(const tb_vdata *d, tb_vresult *r);
+/* Each level's QoS verdict and uncertainty of report.json (levelsum.c). */
+void tb_vcheck_levelsum(const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_rules(const tb_vdata *d, tb_vresult *r);
 
 /* The run rules as pure functions over rows (each returns 1 pass, 0 fail
@@ -189,6 +193,11 @@ int tb_vrule_edges(const tb_vsample *all, size_t n_all, int n_meters, int64_t t0
 /* The CPU share (%) a phase-health event states ("...; CPU 45% of 2
  * threads; ..."): 1 with *pct, 0 when the message has none. */
 int tb_vrule_event_cpu(const char *msg, double *pct, int *threads);
+/* A meter's calibration under the compliant preset: 1 when it is exempt
+ * (estimated; estimate:, rapl: or ipmi URI) or calibrated (YYYY-MM-DD) at
+ * most 365 days before started_at's date, not after it. */
+int tb_vrule_calibration(const char *uri, int estimated, const char *calibrated, const char *started_at, char *fig,
+                         size_t len);
 /* The stage settings of a compliant run (docs/method.md, "Stages"). */
 int tb_vrule_stages(const json_t *settings, char *fig, size_t len);
 

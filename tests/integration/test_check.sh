@@ -152,6 +152,13 @@ expect "ramp-up, warm-up and ramp-down samples stored" \
 # the CPU rule shows the event it rests on whole, not cut in the middle
 has good "^PASS rule load generator CPU: at most [0-9]*% of [0-9]* threads (event [0-9]*: .*poller lateness.* ms) "
 hasnt good "^FAIL"
+# the demo preset claims no compliance: the last line says what exit 0 established
+has good "checks, 0 failed: figures consistent; compliance not claimed (preset demo): 4 compliance rules not applied$"
+hasnt good ": compliant$"
+has good "^PASS rule calibration: preset demo: not required"
+has good "^PASS latency: [1-9][0-9]* op figures agree with histograms.hlog"
+has good "^PASS report.json run: [1-9][0-9]* fields agree"
+has good "^PASS report.json levels: 1 levels: QoS verdict, rules not judged, max and mean uncertainty agree"
 "$TB" check "$T/good.tar.gz" --json >"$T/good.json" || fail "check --json exited $?"
 expect "--json: one entry per line" "$(jq length "$T/good.json")" -eq "$(grep -c '^PASS' "$T/good.out")"
 expect "--json: all pass" "$(jq '[.[] | select(.pass | not)] | length' "$T/good.json")" -eq 0
@@ -374,6 +381,76 @@ open("report.html", "w").write(s[:i] + '<td class="n">'.join(cells) + s[j:])
 PYEOF
 forge htmls report.html - <<<"python3 $T/bump_html.py"
 has htmls "^FAIL report.html level 1 (tiles 1, phase 1) score: page shows 9.999, report.json [0-9.]*"
+
+# the headline cards of report.html against report.json
+has good "^PASS report.html cards: peak score, peak PPKW, overall efficiency and active idle agree"
+cat >"$T/bump_card.py" <<'PYEOF'
+import re, sys
+s = open("report.html").read()
+key = '<div class="k">%s</div><div class="v">' % sys.argv[1]
+i = s.index(key) + len(key)
+j = s.index("</div>", i)
+v = s[i:j]
+dec = len(v.split(".")[1]) if "." in v else 0
+open("report.html", "w").write(s[:i] + "%.*f" % (dec, float(v) * 10) + s[j:])
+PYEOF
+for card in "Peak score" "Peak PPKW" "Overall efficiency" "Active idle"; do
+    forge card report.html - <<<"python3 $T/bump_card.py '$card'"
+    has card "^FAIL report.html card $card: page shows [0-9.]*, report.json [0-9.]*"
+done
+
+# each op's latency figures (and the uncorrected ones) against histograms.hlog
+OP='.run.levels[0].workloads[0].operations[0]'
+for f in p50_ms p90_ms p95_ms p99_ms p999_ms max_ms mean_ms; do
+    forge "lat_$f" report.json "$OP.$f /= 10"
+    has "lat_$f" "^FAIL latency level [0-9]* (tiles 1) tile 1 [a-z]*\.[A-Za-z]* $f: published"
+    forge "unc_$f" report.json "$OP.uncorrected.$f /= 10"
+    has "unc_$f" "^FAIL latency level [0-9]* (tiles 1) tile 1 [a-z]*\.[A-Za-z]* uncorrected $f: published"
+done
+forge lat_count report.json "$OP.count |= (. / 10 | floor)"
+has lat_count "^FAIL latency level [0-9]* (tiles 1) tile 1 [a-z]*\.[A-Za-z]* count: published [0-9]*, histogram"
+
+# report.json's meters and preset against meters.csv and runs.csv
+forge rmodel report.json '.run.meters[0].model = "WT3000"'
+has rmodel "^FAIL report.json meters\[0\].model: report.json says 'WT3000', meters.csv model"
+forge ridn report.json '.run.meters[0].idn = "forged"'
+has ridn "^FAIL report.json meters\[0\].idn: report.json says 'forged'"
+forge rest report.json '.run.meters[0].estimated = true'
+has rest "^FAIL report.json meters\[0\].estimated: report.json says true, meters.csv estimated 0"
+forge ruri report.json '.run.meters[0].uri = "wt310://10.9.9.9"'
+has ruri "^FAIL report.json meters\[0\].uri: report.json says 'wt310://10.9.9.9', meters.csv uri without its password"
+forge restp report.json '.run.estimated_power = true'
+has restp "^FAIL report.json estimated_power: report.json says true, meters.csv has no estimated meter"
+forge rpreset report.json '.run.settings.preset = "compliant"'
+has rpreset "^FAIL report.json settings.preset: report.json says 'compliant', runs.csv settings_json preset 'demo'"
+# the compliant preset claimed in runs.csv: the compliance rules apply, the meter states no calibration
+cat >"$T/claim.py" <<'PYEOF'
+import csv, json
+rows = list(csv.reader(open("data/runs.csv", newline="")))
+i = rows[0].index("settings_json")
+s = json.loads(rows[1][i])
+s["preset"] = "compliant"
+rows[1][i] = json.dumps(s)
+csv.writer(open("data/runs.csv", "w", newline=""), lineterminator="\n").writerows(rows)
+PYEOF
+forge claim data/runs.csv - <<<"python3 $T/claim.py"
+has claim "^FAIL rule calibration meter 0: no calibration date stated"
+has claim "^FAIL rule stages: preset compliant, but"
+has claim "^FAIL report.json settings.preset: report.json says 'demo', runs.csv settings_json preset 'compliant'"
+has claim "checks, [0-9]* failed: NOT compliant$"
+# a level's QoS verdict and uncertainty against qos.csv and the samples
+LV='.run.levels[0]'
+# the clean run leaves rules not judged (its steady state is 3 s): its verdict is incomplete
+forge rverdict report.json "$LV.qos_verdict = \"pass\""
+has rverdict "^FAIL report.json level [0-9]* (tiles 1) qos_verdict: published pass, qos.csv gives incomplete"
+forge rqpass report.json "$LV.qos_pass = false"
+has rqpass "^FAIL report.json level [0-9]* (tiles 1) qos_pass: published false"
+forge rnj report.json "$LV.qos_not_judged = 2"
+has rnj "^FAIL report.json level [0-9]* (tiles 1) qos_not_judged: published 2, qos.csv gives [1-9][0-9]*"
+forge rmaxu report.json "$LV.max_uncertainty_pct /= 10"
+has rmaxu "^FAIL report.json level [0-9]* (tiles 1) max_uncertainty_pct: published"
+forge rmeanu report.json "$LV.mean_uncertainty_pct /= 10"
+has rmeanu "^FAIL report.json level [0-9]* (tiles 1) mean_uncertainty_pct: published"
 
 # ---- a bundle must be gzip-compressed: a bare tar is refused ----
 (cd "$T/forge" && tar cf "$T/plain.tar" "$B") || fail "tar"

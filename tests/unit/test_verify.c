@@ -340,6 +340,35 @@ static void test_rule_stages(void **state) {
     json_decref(two_phases);
 }
 
+/* A lab meter's calibration under the compliant preset: within 365 days
+ * before the run's start (a leap year counted), never after it; an
+ * estimate, RAPL or IPMI exempt. */
+static void test_rule_calibration(void **state) {
+    const char *start = "2026-12-03T15:09:00Z", *wt = "wt310://10.0.0.5";
+    char fig[300];
+    (void)state;
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2026-03-31", start, fig, sizeof fig), 1);
+    assert_non_null(strstr(fig, "calibrated 2026-03-31, 247 days before the run's start (2026-12-03)"));
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2025-12-03", start, fig, sizeof fig), 1); /* 365 days */
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2025-12-02", start, fig, sizeof fig), 0);
+    assert_non_null(strstr(fig, "366 days"));
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2024-02-29", "2025-02-28T00:00:00Z", fig, sizeof fig), 1);
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2024-02-28", "2025-02-28T00:00:00Z", fig, sizeof fig), 0);
+    assert_non_null(strstr(fig, "366 days")); /* across 2024-02-29 */
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2026-12-04", start, fig, sizeof fig), 0);
+    assert_non_null(strstr(fig, "after the run's start"));
+    assert_int_equal(tb_vrule_calibration(wt, 0, NULL, start, fig, sizeof fig), 0);
+    assert_non_null(strstr(fig, "no calibration date"));
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2026-02-30", start, fig, sizeof fig), 0);
+    assert_non_null(strstr(fig, "not a date"));
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2026-03-31x", start, fig, sizeof fig), 0);
+    assert_int_equal(tb_vrule_calibration(wt, 0, "2026-03-31", NULL, fig, sizeof fig), 0);
+    assert_int_equal(tb_vrule_calibration("estimate:", 1, NULL, start, fig, sizeof fig), 1);
+    assert_int_equal(tb_vrule_calibration("rapl:", 0, NULL, start, fig, sizeof fig), 1);
+    assert_int_equal(tb_vrule_calibration("ipmi://bmc", 0, NULL, start, fig, sizeof fig), 1);
+    assert_int_equal(tb_vrule_calibration("ptd://10.0.0.5:8888", 0, NULL, start, fig, sizeof fig), 0);
+}
+
 static void test_not_a_bundle(void **state) {
     tb_vresult r = {0};
     char err[TB_ERR_LEN] = "";
@@ -842,6 +871,7 @@ int main(void) {
         cmocka_unit_test(test_rule_edges),
         cmocka_unit_test(test_rule_cpu_event),
         cmocka_unit_test(test_rule_stages),
+        cmocka_unit_test(test_rule_calibration),
         cmocka_unit_test(test_not_a_bundle),
         cmocka_unit_test(test_manifest),
         cmocka_unit_test(test_unreadable_bundles),
