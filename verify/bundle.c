@@ -1,13 +1,16 @@
 /*
  * bundle.c: a result bundle's archive and manifest (docs/bundle.md). The
- * archive is read with libarchive (any tar flavour, gzip only), every regular
- * file into memory; hashes are OpenSSL's EVP SHA-256.
+ * gzip stream is inflated here with zlib (exactly one member, nothing after
+ * it), the tar read with libarchive (any tar flavour; nothing but zero blocks
+ * after its end), every regular file into memory; hashes are OpenSSL's EVP
+ * SHA-256.
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "common/buf.h"
 #include "common/tb_common.h"
@@ -104,6 +107,22 @@ static int read_data(struct archive *a, const char *path, tb_vfile *f, char *err
     return 0;
 }
 
+/* Notes an entry that is no file of the bundle, saying why. */
+static void stray(tb_vbundle *b, const char *path, struct archive_entry *e) {
+    char line[600];
+    const char *what = archive_entry_hardlink(e)               ? "is a hard link"
+                       : archive_entry_filetype(e) == AE_IFLNK ? "is a symbolic link"
+                       : archive_entry_filetype(e) == AE_IFREG ? NULL
+                       : archive_entry_filetype(e) == AE_IFDIR ? NULL
+                                                               : "is a device, FIFO or socket";
+    if (!path[0]) path = "(an entry without a name)";
+    if (what)
+        snprintf(line, sizeof line, "'%.400s' %s: a bundle holds regular files only", path, what);
+    else
+        snprintf(line, sizeof line, "'%.400s' lies outside %s/", path, b->folder ? b->folder : "the bundle's folder");
+    add_str(&b->stray, &b->n_stray, &b->cap_stray, line);
+}
+
 /* One entry: a regular file inside the folder is kept; anything else is
  * stray. Returns 0, or -1 with err when its data does not read. */
 static int take_entry(struct archive *a, struct archive_entry *e, tb_vbundle *b, char *err) {
@@ -119,12 +138,12 @@ static int take_entry(struct archive *a, struct archive_entry *e, tb_vbundle *b,
                           (strlen(path) > strlen(b->folder) && strncmp(path, b->folder, strlen(b->folder)) == 0 &&
                            path[strlen(b->folder)] == '/')))
             return 0;
-        add_str(&b->stray, &b->n_stray, &b->cap_stray, path);
+        stray(b, path, e);
         return 0;
     }
     rel = b->folder ? inside(path, b->folder) : NULL;
-    if (!rel || archive_entry_filetype(e) != AE_IFREG) {
-        add_str(&b->stray, &b->n_stray, &b->cap_stray, path[0] ? path : "(an entry without a name)");
+    if (!rel || archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e)) {
+        stray(b, path, e);
         return 0;
     }
     if (tb_vbundle_find(b, rel)) {
@@ -138,11 +157,80 @@ static int take_entry(struct archive *a, struct archive_entry *e, tb_vbundle *b,
     return 0;
 }
 
+/* Inflates data, which must be exactly one gzip member ending at the end of
+ * the file (a second member or trailing bytes could hide a file that
+ * `tar -xzi` extracts): the tar in *out (malloc'd), or -1 with err. */
+static int gunzip(const char *name, const unsigned char *data, size_t len, unsigned char **out, size_t *out_len,
+                  char *err) {
+    z_stream z;
+    size_t cap = len < ((size_t)1 << 20) ? ((size_t)1 << 20) : len, got = 0;
+    int zr = Z_OK;
+    memset(&z, 0, sizeof z);
+    *out = NULL;
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+        tb_seterr(err, "%s: zlib does not start", name);
+        return -1;
+    }
+    z.next_in = (unsigned char *)data;
+    while (zr != Z_STREAM_END) {
+        size_t in_left = len - (size_t)(z.next_in - data);
+        if (!*out || got == cap) {
+            if (*out) cap *= 2;
+            if (tb_vmem_take(*out ? cap / 2 : cap) != 0) {
+                tb_seterr(err, "%s: the tar needs more than %zu MiB in memory (check's limit, TILEBENCH_CHECK_MAX_MIB)",
+                          name, tb_vmem_max() >> 20);
+                break;
+            }
+            *out = xrealloc(*out, cap);
+        }
+        z.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+        z.next_out = *out + got;
+        z.avail_out = cap - got > (1u << 30) ? (1u << 30) : (uInt)(cap - got);
+        zr = inflate(&z, Z_NO_FLUSH);
+        got = (size_t)(z.next_out - *out);
+        if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && got == cap)) {
+            tb_seterr(err, "%s: not a readable gzip stream (%s)", name,
+                      zr == Z_BUF_ERROR ? "it ends before its end"
+                      : z.msg           ? z.msg
+                                        : "inflate error");
+            break;
+        }
+    }
+    inflateEnd(&z);
+    if (zr == Z_STREAM_END && (size_t)(z.next_in - data) != len) {
+        tb_seterr(err, "%s: %zu bytes after the gzip stream's end (a bundle is one gzip member and nothing else)", name,
+                  len - (size_t)(z.next_in - data));
+        zr = Z_DATA_ERROR;
+    }
+    if (zr != Z_STREAM_END) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    *out_len = got;
+    return 0;
+}
+
+/* After the tar's end-of-archive marker (at consumed bytes) only zero
+ * blocks may follow: -1 with err when a byte is not. */
+static int zeros_after_end(const char *name, const unsigned char *tar, size_t len, size_t consumed, char *err) {
+    for (size_t i = consumed; i < len; i++)
+        if (tar[i]) {
+            tb_seterr(err,
+                      "%s: data at byte %zu of the tar, after its end-of-archive marker (only zero blocks may follow)",
+                      name, i);
+            return -1;
+        }
+    return 0;
+}
+
 int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *b, char *err) {
     struct archive *a = archive_read_new();
     struct archive_entry *e;
     char why[TB_ERR_LEN];
     int rc = -1, entries = 0;
+    unsigned char *tar = NULL;
+    size_t tar_len = 0;
     memset(b, 0, sizeof *b);
     /* docs/bundle.md: a bundle is gzip-compressed (RFC 1952's magic 1f 8b);
      * libarchive would read a bare tar too, which no publish writes */
@@ -150,9 +238,9 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
         tb_seterr(err, "%s: not a gzip-compressed tar (no gzip header; a bundle is a .tar.gz, docs/bundle.md)", name);
         goto done;
     }
-    archive_read_support_filter_gzip(a);
+    if (gunzip(name, data, len, &tar, &tar_len, err) != 0) goto done;
     archive_read_support_format_tar(a);
-    if (archive_read_open_memory(a, data, len) != ARCHIVE_OK) {
+    if (archive_read_open_memory(a, tar, tar_len) != ARCHIVE_OK) {
         tb_seterr(err, "%s: not a gzip-compressed tar (%s)", name,
                   archive_error_string(a) ? archive_error_string(a) : "unknown format");
         goto done;
@@ -178,9 +266,11 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
         tb_seterr(err, "%s: an empty archive (expected the folder tilebench-run-UUID/ with manifest.json)", name);
         goto done;
     }
+    if (zeros_after_end(name, tar, tar_len, (size_t)archive_filter_bytes(a, 0), err) != 0) goto done;
     rc = 0;
 done:
     archive_read_free(a);
+    free(tar);
     return rc;
 }
 
@@ -289,8 +379,7 @@ void tb_vcheck_manifest(const tb_vbundle *b, const json_t *manifest, tb_vresult 
             tb_vresult_add(r, 0, "manifest files", "every file listed", "%s is in the bundle but not listed",
                            b->files[i].path);
     for (size_t i = 0; i < b->n_stray; i++)
-        tb_vresult_add(r, 0, "manifest files", "only regular files inside the bundle's folder",
-                       "'%s' lies outside %s/ or is no regular file", b->stray[i], b->folder ? b->folder : "?");
+        tb_vresult_add(r, 0, "manifest files", "only regular files inside the bundle's folder", "%s", b->stray[i]);
     for (size_t i = 0; i < b->n_dups; i++)
         tb_vresult_add(r, 0, "manifest files", "each file once", "the archive holds %s twice", b->dups[i]);
     if (r->failed == before && set_bad == 0)

@@ -3,8 +3,10 @@
  * agrees with Python's csv module on what it refuses (a column named twice,
  * a NUL byte, numbers strtod would take but the bundle never writes), the
  * model's caps (tiles, levels, meters, a meter_idx past int), levels found
- * by id however many there are, and the sample-rate rule on negative clocks
- * and on a window with no interval to judge.
+ * by id however many there are, the sample-rate rule on negative clocks
+ * and on a window with no interval to judge, and the archive: one gzip
+ * member and nothing after it, nothing but zeros after the tar's end, links
+ * named as links.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,11 +14,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "common/buf.h"
 #include "verify/verify_int.h"
@@ -214,11 +219,132 @@ static void test_edges_search(void **state) {
     assert_non_null(strstr(fig, "the end, 200 ms from meter 0"));
 }
 
+#define F "tilebench-run-00000000-0000-0000-0000-000000000001/"
+
+/* A tar in memory: a file "F/a.csv", and a symbolic or hard link when
+ * link is 's' or 'h'. */
+static unsigned char *tar_mem(char link, size_t *len) {
+    size_t cap = 1 << 16;
+    unsigned char *buf = malloc(cap);
+    struct archive *a = archive_write_new();
+    struct archive_entry *e = archive_entry_new();
+    assert_non_null(buf);
+    archive_write_set_format_pax_restricted(a);
+    assert_int_equal(archive_write_open_memory(a, buf, cap, len), ARCHIVE_OK);
+    archive_entry_set_pathname(e, F "a.csv");
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, 4);
+    archive_write_header(a, e);
+    archive_write_data(a, "x\n1\n", 4);
+    if (link) {
+        archive_entry_clear(e);
+        archive_entry_set_pathname(e, F "b.csv");
+        archive_entry_set_perm(e, 0644);
+        if (link == 's') {
+            archive_entry_set_filetype(e, AE_IFLNK);
+            archive_entry_set_symlink(e, "/etc/passwd");
+        } else {
+            archive_entry_set_filetype(e, AE_IFREG);
+            archive_entry_set_hardlink(e, F "a.csv");
+        }
+        archive_write_header(a, e);
+    }
+    archive_entry_free(e);
+    archive_write_close(a);
+    archive_write_free(a);
+    return buf;
+}
+
+/* data gzip-compressed (one member) appended to out at *at. */
+static void gz_append(unsigned char *out, size_t cap, size_t *at, const void *data, size_t len) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (unsigned char *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = out + *at;
+    z.avail_out = (uInt)(cap - *at);
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *at = (size_t)(z.next_out - out);
+    deflateEnd(&z);
+}
+
+static void expect_archive(const unsigned char *data, size_t len, const char *want) {
+    tb_vbundle b;
+    tb_vresult r = {0};
+    char err[TB_ERR_LEN] = "";
+    int rc = tb_vbundle_read("x.tar.gz", data, len, &b, err);
+    if (!want) {
+        if (rc != 0) print_error("refused: %s\n", err);
+        assert_int_equal(rc, 0);
+        assert_non_null(tb_vbundle_find(&b, "a.csv"));
+    } else if (rc == 0) { /* read: then a manifest line must say it */
+        int found = 0;
+        tb_vcheck_manifest(&b, NULL, &r);
+        for (size_t i = 0; i < r.n; i++)
+            found |= !r.lines[i].pass && strstr(r.lines[i].figure, want) != NULL;
+        if (!found) print_error("read, and no manifest line holds '%s'\n", want);
+        assert_true(found);
+        tb_vresult_free(&r);
+    } else if (!strstr(err, want)) {
+        print_error("error '%s' lacks '%s'\n", err, want);
+        fail();
+    }
+    tb_vbundle_free(&b);
+}
+
+static void test_archive_tail(void **state) {
+    size_t tl, hl, n = 0;
+    unsigned char *tar = tar_mem(0, &tl), *hidden = tar_mem('s', &hl), out[1 << 17];
+    (void)state;
+    gz_append(out, sizeof out, &n, tar, tl);
+    expect_archive(out, n, NULL);
+    /* trailing bytes after the gzip stream */
+    memcpy(out + n, "garbage", 7);
+    expect_archive(out, n + 7, "7 bytes after the gzip stream's end");
+    /* a second member, holding another tar: tar -xzi would extract it */
+    gz_append(out, sizeof out, &n, hidden, hl);
+    expect_archive(out, n, "bytes after the gzip stream's end");
+    /* a file (header and data) after the tar's end-of-archive marker (two zero blocks) */
+    assert_true(tl + 1024 <= 1 << 16);
+    memcpy(tar + tl, hidden, 1024);
+    n = 0;
+    gz_append(out, sizeof out, &n, tar, tl + 1024);
+    expect_archive(out, n, "after its end-of-archive marker");
+    /* zero blocks after the end are padding */
+    memset(tar + tl, 0, 1024);
+    n = 0;
+    gz_append(out, sizeof out, &n, tar, tl + 1024);
+    expect_archive(out, n, NULL);
+    /* a gzip stream cut short */
+    n = 0;
+    gz_append(out, sizeof out, &n, hidden, hl);
+    expect_archive(out, n - 10, "not a readable gzip stream");
+    free(tar);
+    free(hidden);
+}
+
+static void test_archive_links(void **state) {
+    size_t tl, n = 0;
+    unsigned char *tar = tar_mem('s', &tl), out[1 << 17];
+    (void)state;
+    gz_append(out, sizeof out, &n, tar, tl);
+    expect_archive(out, n, "b.csv' is a symbolic link: a bundle holds regular files only");
+    free(tar);
+    tar = tar_mem('h', &tl);
+    n = 0;
+    gz_append(out, sizeof out, &n, tar, tl);
+    expect_archive(out, n, "b.csv' is a hard link: a bundle holds regular files only");
+    free(tar);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_header_and_nul),  cmocka_unit_test(test_csv_numbers),
         cmocka_unit_test(test_model_caps),          cmocka_unit_test(test_many_levels),
         cmocka_unit_test(test_rate_negative_clock), cmocka_unit_test(test_edges_search),
+        cmocka_unit_test(test_archive_tail),        cmocka_unit_test(test_archive_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
