@@ -157,71 +157,92 @@ static int take_entry(struct archive *a, struct archive_entry *e, tb_vbundle *b,
     return 0;
 }
 
-/* Inflates data, which must be exactly one gzip member ending at the end of
- * the file (a second member or trailing bytes could hide a file that
- * `tar -xzi` extracts): the tar in *out (malloc'd), or -1 with err. */
-static int gunzip(const char *name, const unsigned char *data, size_t len, unsigned char **out, size_t *out_len,
-                  char *err) {
+/* The gzip stream inflated here, handed to libarchive a piece at a time
+ * (so the tar is never held whole): exactly one member, ending at the end
+ * of the file, since a second member or trailing bytes could hide a file
+ * that `tar -xzi` extracts. The last two pieces are kept, to see what
+ * follows the tar's end-of-archive marker. */
+#define GZ_PIECE ((size_t)1 << 16)
+typedef struct gz_src {
+    const char *name;
     z_stream z;
-    size_t cap = len < ((size_t)1 << 20) ? ((size_t)1 << 20) : len, got = 0;
-    int zr = Z_OK;
-    memset(&z, 0, sizeof z);
-    *out = NULL;
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-        tb_seterr(err, "%s: zlib does not start", name);
-        return -1;
-    }
-    z.next_in = (unsigned char *)data;
-    while (zr != Z_STREAM_END) {
-        size_t in_left = len - (size_t)(z.next_in - data);
-        if (!*out || got == cap) {
-            if (*out) cap *= 2;
-            if (tb_vmem_take(*out ? cap / 2 : cap) != 0) {
-                tb_seterr(err, "%s: the tar needs more than %zu MiB in memory (check's limit, TILEBENCH_CHECK_MAX_MIB)",
-                          name, tb_vmem_max() >> 20);
-                break;
+    const unsigned char *data;
+    size_t len;
+    unsigned char piece[2][GZ_PIECE];
+    size_t piece_len[2], delivered; /* bytes of tar handed out so far */
+    int cur, ended, failed;
+    char err[TB_ERR_LEN];
+} gz_src;
+
+/* The next piece of tar into g->piece[g->cur]: its length, 0 at the end, -1
+ * with g->err. */
+static ssize_t gz_next(gz_src *g) {
+    size_t got = 0;
+    g->cur ^= 1;
+    g->piece_len[g->cur] = 0;
+    while (!g->ended && !g->failed && got == 0) {
+        size_t in_left = g->len - (size_t)(g->z.next_in - g->data);
+        int zr;
+        g->z.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+        g->z.next_out = g->piece[g->cur];
+        g->z.avail_out = (uInt)GZ_PIECE;
+        zr = inflate(&g->z, Z_NO_FLUSH);
+        got = GZ_PIECE - g->z.avail_out;
+        if (zr == Z_STREAM_END) {
+            g->ended = 1;
+            if ((size_t)(g->z.next_in - g->data) != g->len) {
+                tb_seterr(g->err,
+                          "%s: %zu bytes after the gzip stream's end (a bundle is one gzip member and nothing else)",
+                          g->name, g->len - (size_t)(g->z.next_in - g->data));
+                g->failed = 1;
             }
-            *out = xrealloc(*out, cap);
-        }
-        z.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
-        z.next_out = *out + got;
-        z.avail_out = cap - got > (1u << 30) ? (1u << 30) : (uInt)(cap - got);
-        zr = inflate(&z, Z_NO_FLUSH);
-        got = (size_t)(z.next_out - *out);
-        if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && got == cap)) {
-            tb_seterr(err, "%s: not a readable gzip stream (%s)", name,
+        } else if (zr != Z_OK && !(zr == Z_BUF_ERROR && got > 0)) {
+            tb_seterr(g->err, "%s: not a readable gzip stream (%s)", g->name,
                       zr == Z_BUF_ERROR ? "it ends before its end"
-                      : z.msg           ? z.msg
+                      : g->z.msg        ? g->z.msg
                                         : "inflate error");
-            break;
+            g->failed = 1;
         }
     }
-    inflateEnd(&z);
-    if (zr == Z_STREAM_END && (size_t)(z.next_in - data) != len) {
-        tb_seterr(err, "%s: %zu bytes after the gzip stream's end (a bundle is one gzip member and nothing else)", name,
-                  len - (size_t)(z.next_in - data));
-        zr = Z_DATA_ERROR;
-    }
-    if (zr != Z_STREAM_END) {
-        free(*out);
-        *out = NULL;
-        return -1;
-    }
-    *out_len = got;
-    return 0;
+    if (g->failed) return -1;
+    g->piece_len[g->cur] = got;
+    g->delivered += got;
+    return (ssize_t)got;
 }
 
-/* After the tar's end-of-archive marker (at consumed bytes) only zero
- * blocks may follow: -1 with err when a byte is not. */
-static int zeros_after_end(const char *name, const unsigned char *tar, size_t len, size_t consumed, char *err) {
-    for (size_t i = consumed; i < len; i++)
-        if (tar[i]) {
-            tb_seterr(err,
-                      "%s: data at byte %zu of the tar, after its end-of-archive marker (only zero blocks may follow)",
-                      name, i);
+static la_ssize_t gz_read(struct archive *a, void *user, const void **buf) {
+    gz_src *g = user;
+    ssize_t n = gz_next(g);
+    *buf = g->piece[g->cur];
+    if (n < 0) archive_set_error(a, -1, "%s", g->err);
+    return n;
+}
+
+/* After the tar's end-of-archive marker (consumed bytes of tar) only zero
+ * blocks may follow, to the gzip stream's end: -1 with err when a byte is
+ * not. */
+static int zeros_after_end(gz_src *g, size_t consumed, char *err) {
+    size_t kept = g->piece_len[0] + g->piece_len[1], start = g->delivered - g->piece_len[g->cur];
+    if (consumed + kept < g->delivered) consumed = g->delivered - kept; /* never: the reader looks 1 KiB ahead */
+    for (int k = 0; k < 2; k++) {
+        int i = k == 0 ? g->cur ^ 1 : g->cur;
+        size_t at = k == 0 ? start - g->piece_len[i] : start;
+        for (size_t j = 0; j < g->piece_len[i]; j++)
+            if (at + j >= consumed && g->piece[i][j]) goto bad;
+    }
+    for (;;) {
+        ssize_t n = gz_next(g);
+        if (n < 0) {
+            tb_seterr(err, "%s", g->err);
             return -1;
         }
-    return 0;
+        if (n == 0) return 0;
+        for (ssize_t j = 0; j < n; j++)
+            if (g->piece[g->cur][j]) goto bad;
+    }
+bad:
+    tb_seterr(err, "%s: data after the tar's end-of-archive marker (only zero blocks may follow)", g->name);
+    return -1;
 }
 
 int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *b, char *err) {
@@ -229,8 +250,7 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
     struct archive_entry *e;
     char why[TB_ERR_LEN];
     int rc = -1, entries = 0;
-    unsigned char *tar = NULL;
-    size_t tar_len = 0;
+    gz_src *g = xcalloc(1, sizeof *g);
     memset(b, 0, sizeof *b);
     /* docs/bundle.md: a bundle is gzip-compressed (RFC 1952's magic 1f 8b);
      * libarchive would read a bare tar too, which no publish writes */
@@ -238,9 +258,20 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
         tb_seterr(err, "%s: not a gzip-compressed tar (no gzip header; a bundle is a .tar.gz, docs/bundle.md)", name);
         goto done;
     }
-    if (gunzip(name, data, len, &tar, &tar_len, err) != 0) goto done;
+    g->name = name;
+    g->data = data;
+    g->len = len;
+    g->z.next_in = (unsigned char *)data;
+    if (inflateInit2(&g->z, 16 + MAX_WBITS) != Z_OK) {
+        tb_seterr(err, "%s: zlib does not start", name);
+        goto done;
+    }
     archive_read_support_format_tar(a);
-    if (archive_read_open_memory(a, tar, tar_len) != ARCHIVE_OK) {
+    if (archive_read_open(a, g, NULL, gz_read, NULL) != ARCHIVE_OK) {
+        if (g->failed) {
+            tb_seterr(err, "%s", g->err);
+            goto done;
+        }
         tb_seterr(err, "%s: not a gzip-compressed tar (%s)", name,
                   archive_error_string(a) ? archive_error_string(a) : "unknown format");
         goto done;
@@ -248,6 +279,10 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
     for (;;) {
         int r = archive_read_next_header(a, &e);
         if (r == ARCHIVE_EOF) break;
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN && g->failed) {
+            tb_seterr(err, "%s", g->err);
+            goto done;
+        }
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
             tb_seterr(err, "%s: not a readable gzip-compressed tar (%s)", name,
                       archive_error_string(a) ? archive_error_string(a) : "bad header");
@@ -258,7 +293,7 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
             goto done;
         }
         if (take_entry(a, e, b, why) != 0) {
-            tb_seterr(err, "%s: %s", name, why);
+            tb_seterr(err, "%s: %s", name, g->failed ? g->err : why);
             goto done;
         }
     }
@@ -266,11 +301,12 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
         tb_seterr(err, "%s: an empty archive (expected the folder tilebench-run-UUID/ with manifest.json)", name);
         goto done;
     }
-    if (zeros_after_end(name, tar, tar_len, (size_t)archive_filter_bytes(a, 0), err) != 0) goto done;
+    if (zeros_after_end(g, (size_t)archive_filter_bytes(a, 0), err) != 0) goto done;
     rc = 0;
 done:
     archive_read_free(a);
-    free(tar);
+    inflateEnd(&g->z);
+    free(g);
     return rc;
 }
 

@@ -311,7 +311,7 @@ static void test_archive_tail(void **state) {
     memcpy(tar + tl, hidden, 1024);
     n = 0;
     gz_append(out, sizeof out, &n, tar, tl + 1024);
-    expect_archive(out, n, "after its end-of-archive marker");
+    expect_archive(out, n, "data after the tar's end-of-archive marker");
     /* zero blocks after the end are padding */
     memset(tar + tl, 0, 1024);
     n = 0;
