@@ -48,8 +48,9 @@ printf '[qos.infra.copy]\nthroughput = 1\n' >>"$T/tile.ini"
 # planned and the poller ticks on the idle start's whole seconds, so the first
 # steady sample comes about 0.8 s after the start; the edges rule (500 ms) passes
 # on the warm-up sample 0.2 s before it, and at the end on the ramp-down's (every
-# stage's samples are stored, schema 13). 2 s of active idle: its sample rate.
-STAGES=(--tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 1s --idle 2s)
+# stage's samples are stored, schema 13). 3 s of active idle: 2 or more samples for its sample rate
+# (fewer give no interval to judge, which fails the rule).
+STAGES=(--tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 1s --idle 3s)
 "$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter "wt310://127.0.0.1:$P_GOOD" --db "$DB" --quiet \
     >"$T/run1.log" 2>&1 || fail "run 1 exited $?: $(cat "$T/run1.log")"
 # the NaN run's levels are invalid, so the run itself may exit 1 (validation); its rows are stored either way
