@@ -38,6 +38,8 @@ typedef struct tb_vrefs {
     size_t n_ops;
     keyrow *wl; /* workloads.csv's rows by level_id, tile */
     size_t n_wl;
+    keyrow *ix; /* infra.csv's rows by level_id */
+    size_t n_ix;
 } refs;
 
 static int by_key(const void *a, const void *b) {
@@ -47,16 +49,18 @@ static int by_key(const void *a, const void *b) {
     return (x->row > y->row) - (x->row < y->row);
 }
 
-/* The rows of t by columns c1, c2 (c2 NULL: 0), sorted; *n set. */
+/* The rows of t by columns c1, c2 (c2 NULL: 0), sorted; *n set. A row
+ * whose key is NULL or no integer is of no level or workload: left out. */
 static keyrow *key_rows(const tb_vcsv *t, const char *c1, const char *c2, size_t *n) {
     keyrow *v = xcalloc(t->n_rows + 1, sizeof *v);
+    int i1 = tb_vcsv_col(t, c1), i2 = c2 ? tb_vcsv_col(t, c2) : -1;
+    *n = 0;
     for (size_t r = 0; r < t->n_rows; r++) {
-        v[r].k1 = tb_vcell_int(t, r, c1, -2);
-        v[r].k2 = c2 ? tb_vcell_int(t, r, c2, -2) : 0;
-        v[r].row = r;
+        keyrow k = {0, 0, r};
+        if (tb_vcsv_int(t, r, i1, &k.k1) != 1 || (c2 && tb_vcsv_int(t, r, i2, &k.k2) != 1)) continue;
+        v[(*n)++] = k;
     }
-    qsort(v, t->n_rows, sizeof *v, by_key);
-    *n = t->n_rows;
+    qsort(v, *n, sizeof *v, by_key);
     return v;
 }
 
@@ -327,11 +331,11 @@ static double infra_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv,
     size_t n = 0;
     int unknown = 0;
     *ran = 0;
-    for (size_t i = 0; i < d->infra.n_rows; i++) {
+    for (size_t k = key_first(f->ix, f->n_ix, lv->id, 0); k < f->n_ix && f->ix[k].k1 == lv->id; k++) {
+        size_t i = f->ix[k].row;
         const char *name = tb_vcell(&d->infra, i, "name");
         const wdef *def = name ? find_def(f->x, f->n_x, name) : NULL;
         double oph;
-        if (tb_vcell_int(&d->infra, i, "level_id", -1) != lv->id) continue;
         *ran = 1;
         oph = (double)tb_vcell_int(&d->infra, i, "ops", 0) / lv->window_s * 3600.0;
         compare_infra(lv, lvj, name, oph, def && def->ref > 0.0 ? oph / def->ref : NAN, r, n_ok);
@@ -524,6 +528,7 @@ tb_vrefs *tb_vrefs_load(const tb_vdata *d, int *parsed) {
     apply_calibrations(d, f);
     f->ops = key_rows(&d->ops, "workload_id", NULL, &f->n_ops);
     f->wl = key_rows(&d->workloads, "level_id", "tile", &f->n_wl);
+    f->ix = key_rows(&d->infra, "level_id", NULL, &f->n_ix);
     return f;
 }
 
@@ -533,6 +538,7 @@ void tb_vrefs_free(tb_vrefs *f) {
     free(f->x);
     free(f->ops);
     free(f->wl);
+    free(f->ix);
     free(f);
 }
 
