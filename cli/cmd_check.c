@@ -164,7 +164,9 @@ int tb_cmd_check(int argc, char **argv) {
         bundle = path;
     }
     rc = tb_verify_bundle_file(bundle, &r, err);
-    if (json)
+    if (rc == TB_VERIFY_UNREADABLE) /* no verdict: nothing on stdout, the reason on stderr */
+        ;
+    else if (json)
         print_json(&r);
     else
         print_text(&r);

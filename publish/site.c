@@ -70,6 +70,40 @@ static int make_dirs(const char *path, char *err) {
     return 0;
 }
 
+/* mkdir -p of rel's folders inside dir, none of them a symbolic link: a
+ * runs/ or compare/ planted in dir as a link would have the site written
+ * outside dir. dir itself may be a link (the user named it). 0, or -1. */
+static int make_inside(const char *dir, const char *rel, char *err) {
+    char p[PATH_LEN];
+    size_t at = strlen(dir) + 1;
+    struct stat sb;
+    if (tb_fmt_capped(p, sizeof p, "%s/%s", dir, rel) != 0) {
+        tb_seterr(err, "%.200s/%s: path too long", dir, rel);
+        return -1;
+    }
+    for (char *s = p + at;; s++) {
+        char c = *s;
+        if (c != '/' && c != '\0') continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            tb_seterr(err, "make folder %s: %s", p, strerror(errno));
+            return -1;
+        }
+        if (lstat(p, &sb) != 0) {
+            tb_seterr(err, "make folder %s: %s", p, strerror(errno));
+            return -1;
+        }
+        if (!S_ISDIR(sb.st_mode)) {
+            tb_seterr(err, "%s is %s: publish --site writes only inside %s", p,
+                      S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a folder", dir);
+            return -1;
+        }
+        *s = c;
+        if (!c) break;
+    }
+    return 0;
+}
+
 /* dir/rel into out; -1 with err when too long. */
 static int join(char *out, const char *dir, const char *rel, char *err) {
     if (tb_fmt_capped(out, PATH_LEN, "%s/%s", dir, rel) == 0) return 0;
@@ -256,7 +290,7 @@ static int run_pages(tb_pub *p, const char *dir, const site_run *runs, size_t i,
     const site_run *r = &runs[i];
     char rel[160], folder[PATH_LEN], path[PATH_LEN];
     snprintf(rel, sizeof rel, "runs/%s", r->uuid);
-    if (join(folder, dir, rel, err) != 0 || make_dirs(folder, err) != 0) return -1;
+    if (join(folder, dir, rel, err) != 0 || make_inside(dir, rel, err) != 0) return -1;
     if (join(path, folder, "report.html", err) != 0 ||
         write_page(p, runs, i, report_page, "../../index.html", path, err) != 0)
         return -1;
@@ -286,8 +320,7 @@ int tb_publish_site(const char *db, const char *dir, tb_publish_site_done *done,
     }
     runs = xcalloc(l->n_runs + 1, sizeof *runs);
     rc = site_runs(&p, l, runs, err);
-    if (rc == 0 && (make_dirs(dir, err) != 0 || join(path, dir, "compare", err) != 0 || make_dirs(path, err) != 0))
-        rc = -1;
+    if (rc == 0 && (make_dirs(dir, err) != 0 || make_inside(dir, "compare", err) != 0)) rc = -1;
     for (size_t i = 0; rc == 0 && i < l->n_runs; i++)
         if (runs[i].published) rc = run_pages(&p, dir, runs, i, done, err);
     if (rc == 0) rc = join(path, dir, "index.html", err);

@@ -1,13 +1,16 @@
 /*
  * bundle.c: a result bundle's archive and manifest (docs/bundle.md). The
- * archive is read with libarchive (any tar flavour, gzip only), every regular
- * file into memory; hashes are OpenSSL's EVP SHA-256.
+ * gzip stream is inflated here with zlib (exactly one member, nothing after
+ * it), the tar read with libarchive (any tar flavour; nothing but zero blocks
+ * after its end), every regular file into memory; hashes are OpenSSL's EVP
+ * SHA-256.
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "common/buf.h"
 #include "common/tb_common.h"
@@ -104,6 +107,22 @@ static int read_data(struct archive *a, const char *path, tb_vfile *f, char *err
     return 0;
 }
 
+/* Notes an entry that is no file of the bundle, saying why. */
+static void stray(tb_vbundle *b, const char *path, struct archive_entry *e) {
+    char line[600];
+    const char *what = archive_entry_hardlink(e)               ? "is a hard link"
+                       : archive_entry_filetype(e) == AE_IFLNK ? "is a symbolic link"
+                       : archive_entry_filetype(e) == AE_IFREG ? NULL
+                       : archive_entry_filetype(e) == AE_IFDIR ? NULL
+                                                               : "is a device, FIFO or socket";
+    if (!path[0]) path = "(an entry without a name)";
+    if (what)
+        snprintf(line, sizeof line, "'%.400s' %s: a bundle holds regular files only", path, what);
+    else
+        snprintf(line, sizeof line, "'%.400s' lies outside %s/", path, b->folder ? b->folder : "the bundle's folder");
+    add_str(&b->stray, &b->n_stray, &b->cap_stray, line);
+}
+
 /* One entry: a regular file inside the folder is kept; anything else is
  * stray. Returns 0, or -1 with err when its data does not read. */
 static int take_entry(struct archive *a, struct archive_entry *e, tb_vbundle *b, char *err) {
@@ -119,12 +138,12 @@ static int take_entry(struct archive *a, struct archive_entry *e, tb_vbundle *b,
                           (strlen(path) > strlen(b->folder) && strncmp(path, b->folder, strlen(b->folder)) == 0 &&
                            path[strlen(b->folder)] == '/')))
             return 0;
-        add_str(&b->stray, &b->n_stray, &b->cap_stray, path);
+        stray(b, path, e);
         return 0;
     }
     rel = b->folder ? inside(path, b->folder) : NULL;
-    if (!rel || archive_entry_filetype(e) != AE_IFREG) {
-        add_str(&b->stray, &b->n_stray, &b->cap_stray, path[0] ? path : "(an entry without a name)");
+    if (!rel || archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e)) {
+        stray(b, path, e);
         return 0;
     }
     if (tb_vbundle_find(b, rel)) {
@@ -138,11 +157,100 @@ static int take_entry(struct archive *a, struct archive_entry *e, tb_vbundle *b,
     return 0;
 }
 
+/* The gzip stream inflated here, handed to libarchive a piece at a time
+ * (so the tar is never held whole): exactly one member, ending at the end
+ * of the file, since a second member or trailing bytes could hide a file
+ * that `tar -xzi` extracts. The last two pieces are kept, to see what
+ * follows the tar's end-of-archive marker. */
+#define GZ_PIECE ((size_t)1 << 16)
+typedef struct gz_src {
+    const char *name;
+    z_stream z;
+    const unsigned char *data;
+    size_t len;
+    unsigned char piece[2][GZ_PIECE];
+    size_t piece_len[2], delivered; /* bytes of tar handed out so far */
+    int cur, ended, failed;
+    char err[TB_ERR_LEN];
+} gz_src;
+
+/* The next piece of tar into g->piece[g->cur]: its length, 0 at the end, -1
+ * with g->err. */
+static ssize_t gz_next(gz_src *g) {
+    size_t got = 0;
+    g->cur ^= 1;
+    g->piece_len[g->cur] = 0;
+    while (!g->ended && !g->failed && got == 0) {
+        size_t in_left = g->len - (size_t)(g->z.next_in - g->data);
+        int zr;
+        g->z.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+        g->z.next_out = g->piece[g->cur];
+        g->z.avail_out = (uInt)GZ_PIECE;
+        zr = inflate(&g->z, Z_NO_FLUSH);
+        got = GZ_PIECE - g->z.avail_out;
+        if (zr == Z_STREAM_END) {
+            g->ended = 1;
+            if ((size_t)(g->z.next_in - g->data) != g->len) {
+                tb_seterr(g->err,
+                          "%s: %zu bytes after the gzip stream's end (a bundle is one gzip member and nothing else)",
+                          g->name, g->len - (size_t)(g->z.next_in - g->data));
+                g->failed = 1;
+            }
+        } else if (zr != Z_OK && !(zr == Z_BUF_ERROR && got > 0)) {
+            tb_seterr(g->err, "%s: not a readable gzip stream (%s)", g->name,
+                      zr == Z_BUF_ERROR ? "it ends before its end"
+                      : g->z.msg        ? g->z.msg
+                                        : "inflate error");
+            g->failed = 1;
+        }
+    }
+    if (g->failed) return -1;
+    g->piece_len[g->cur] = got;
+    g->delivered += got;
+    return (ssize_t)got;
+}
+
+static la_ssize_t gz_read(struct archive *a, void *user, const void **buf) {
+    gz_src *g = user;
+    ssize_t n = gz_next(g);
+    *buf = g->piece[g->cur];
+    if (n < 0) archive_set_error(a, -1, "%s", g->err);
+    return n;
+}
+
+/* After the tar's end-of-archive marker (consumed bytes of tar) only zero
+ * blocks may follow, to the gzip stream's end: -1 with err when a byte is
+ * not. */
+static int zeros_after_end(gz_src *g, size_t consumed, char *err) {
+    size_t kept = g->piece_len[0] + g->piece_len[1], start = g->delivered - g->piece_len[g->cur];
+    if (consumed + kept < g->delivered) consumed = g->delivered - kept; /* never: the reader looks 1 KiB ahead */
+    for (int k = 0; k < 2; k++) {
+        int i = k == 0 ? g->cur ^ 1 : g->cur;
+        size_t at = k == 0 ? start - g->piece_len[i] : start;
+        for (size_t j = 0; j < g->piece_len[i]; j++)
+            if (at + j >= consumed && g->piece[i][j]) goto bad;
+    }
+    for (;;) {
+        ssize_t n = gz_next(g);
+        if (n < 0) {
+            tb_seterr(err, "%s", g->err);
+            return -1;
+        }
+        if (n == 0) return 0;
+        for (ssize_t j = 0; j < n; j++)
+            if (g->piece[g->cur][j]) goto bad;
+    }
+bad:
+    tb_seterr(err, "%s: data after the tar's end-of-archive marker (only zero blocks may follow)", g->name);
+    return -1;
+}
+
 int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *b, char *err) {
     struct archive *a = archive_read_new();
     struct archive_entry *e;
     char why[TB_ERR_LEN];
     int rc = -1, entries = 0;
+    gz_src *g = xcalloc(1, sizeof *g);
     memset(b, 0, sizeof *b);
     /* docs/bundle.md: a bundle is gzip-compressed (RFC 1952's magic 1f 8b);
      * libarchive would read a bare tar too, which no publish writes */
@@ -150,9 +258,20 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
         tb_seterr(err, "%s: not a gzip-compressed tar (no gzip header; a bundle is a .tar.gz, docs/bundle.md)", name);
         goto done;
     }
-    archive_read_support_filter_gzip(a);
+    g->name = name;
+    g->data = data;
+    g->len = len;
+    g->z.next_in = (unsigned char *)data;
+    if (inflateInit2(&g->z, 16 + MAX_WBITS) != Z_OK) {
+        tb_seterr(err, "%s: zlib does not start", name);
+        goto done;
+    }
     archive_read_support_format_tar(a);
-    if (archive_read_open_memory(a, data, len) != ARCHIVE_OK) {
+    if (archive_read_open(a, g, NULL, gz_read, NULL) != ARCHIVE_OK) {
+        if (g->failed) {
+            tb_seterr(err, "%s", g->err);
+            goto done;
+        }
         tb_seterr(err, "%s: not a gzip-compressed tar (%s)", name,
                   archive_error_string(a) ? archive_error_string(a) : "unknown format");
         goto done;
@@ -160,6 +279,10 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
     for (;;) {
         int r = archive_read_next_header(a, &e);
         if (r == ARCHIVE_EOF) break;
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN && g->failed) {
+            tb_seterr(err, "%s", g->err);
+            goto done;
+        }
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
             tb_seterr(err, "%s: not a readable gzip-compressed tar (%s)", name,
                       archive_error_string(a) ? archive_error_string(a) : "bad header");
@@ -170,7 +293,7 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
             goto done;
         }
         if (take_entry(a, e, b, why) != 0) {
-            tb_seterr(err, "%s: %s", name, why);
+            tb_seterr(err, "%s: %s", name, g->failed ? g->err : why);
             goto done;
         }
     }
@@ -178,9 +301,12 @@ int tb_vbundle_read(const char *name, const void *data, size_t len, tb_vbundle *
         tb_seterr(err, "%s: an empty archive (expected the folder tilebench-run-UUID/ with manifest.json)", name);
         goto done;
     }
+    if (zeros_after_end(g, (size_t)archive_filter_bytes(a, 0), err) != 0) goto done;
     rc = 0;
 done:
     archive_read_free(a);
+    inflateEnd(&g->z);
+    free(g);
     return rc;
 }
 
@@ -289,8 +415,7 @@ void tb_vcheck_manifest(const tb_vbundle *b, const json_t *manifest, tb_vresult 
             tb_vresult_add(r, 0, "manifest files", "every file listed", "%s is in the bundle but not listed",
                            b->files[i].path);
     for (size_t i = 0; i < b->n_stray; i++)
-        tb_vresult_add(r, 0, "manifest files", "only regular files inside the bundle's folder",
-                       "'%s' lies outside %s/ or is no regular file", b->stray[i], b->folder ? b->folder : "?");
+        tb_vresult_add(r, 0, "manifest files", "only regular files inside the bundle's folder", "%s", b->stray[i]);
     for (size_t i = 0; i < b->n_dups; i++)
         tb_vresult_add(r, 0, "manifest files", "each file once", "the archive holds %s twice", b->dups[i]);
     if (r->failed == before && set_bad == 0)

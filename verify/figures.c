@@ -22,12 +22,60 @@ typedef struct wdef {
     double ref; /* NAN: none */
 } wdef;
 
+/* A row of a table by a key: sorted by key, found by a binary search, so
+ * a bundle of many rows costs n log n, not n^2. */
+typedef struct keyrow {
+    int64_t k1, k2;
+    size_t row;
+} keyrow;
+
 typedef struct tb_vrefs {
     wdef *w; /* [workload.NAME] */
     size_t n_w, cap_w;
     wdef *x; /* [infra.NAME] (kind, unit unused) */
     size_t n_x, cap_x;
+    keyrow *ops; /* ops.csv's rows by workload_id */
+    size_t n_ops;
+    keyrow *wl; /* workloads.csv's rows by level_id, tile */
+    size_t n_wl;
+    keyrow *ix; /* infra.csv's rows by level_id */
+    size_t n_ix;
 } refs;
+
+static int by_key(const void *a, const void *b) {
+    const keyrow *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 < y->k1 ? -1 : 1;
+    if (x->k2 != y->k2) return x->k2 < y->k2 ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The rows of t by columns c1, c2 (c2 NULL: 0), sorted; *n set. A row
+ * whose key is NULL or no integer is of no level or workload: left out. */
+static keyrow *key_rows(const tb_vcsv *t, const char *c1, const char *c2, size_t *n) {
+    keyrow *v = xcalloc(t->n_rows + 1, sizeof *v);
+    int i1 = tb_vcsv_col(t, c1), i2 = c2 ? tb_vcsv_col(t, c2) : -1;
+    *n = 0;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        keyrow k = {0, 0, r};
+        if (tb_vcsv_int(t, r, i1, &k.k1) != 1 || (c2 && tb_vcsv_int(t, r, i2, &k.k2) != 1)) continue;
+        v[(*n)++] = k;
+    }
+    qsort(v, *n, sizeof *v, by_key);
+    return v;
+}
+
+/* The first of v[0..n) whose keys are at or after (k1, k2). */
+static size_t key_first(const keyrow *v, size_t n, int64_t k1, int64_t k2) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].k1 < k1 || (v[mid].k1 == k1 && v[mid].k2 < k2))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* What each level came to, for the summary. */
 typedef struct lres {
@@ -141,24 +189,71 @@ static void cmp(tb_vresult *r, const char *tag, const char *what, const json_t *
         (*n_ok)++;
 }
 
-static const json_t *report_workload(const json_t *lvj, const char *name, int64_t tile) {
+/* A level's workloads in report.json, by tile then name then position. */
+typedef struct jwl {
+    int64_t tile;
+    const char *name;
+    size_t pos;
+    const json_t *o;
+} jwl;
+
+typedef struct jindex {
+    jwl *v;
+    size_t n;
+} jindex;
+
+static int jwl_cmp(const jwl *x, int64_t tile, const char *name) {
+    int c;
+    if (x->tile != tile) return x->tile < tile ? -1 : 1;
+    c = strcmp(x->name, name);
+    return (c > 0) - (c < 0);
+}
+
+static int by_jwl(const void *a, const void *b) {
+    const jwl *x = a, *y = b;
+    int c = jwl_cmp(x, y->tile, y->name);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static jindex report_workloads(const json_t *lvj) {
+    const json_t *arr = json_object_get(lvj, "workloads");
+    jindex x = {xcalloc(json_array_size(arr) + 1, sizeof(jwl)), 0};
     size_t i;
     json_t *w;
-    json_array_foreach(json_object_get(lvj, "workloads"), i, w) {
+    json_array_foreach(arr, i, w) {
         const char *n = json_string_value(json_object_get(w, "name"));
-        if (n && strcmp(n, name) == 0 && json_integer_value(json_object_get(w, "tile")) == tile) return w;
+        if (!n) continue;
+        x.v[x.n].tile = json_integer_value(json_object_get(w, "tile"));
+        x.v[x.n].name = n;
+        x.v[x.n].pos = i;
+        x.v[x.n++].o = w;
     }
-    return NULL;
+    qsort(x.v, x.n, sizeof *x.v, by_jwl);
+    return x;
+}
+
+/* The first entry of the level's report workloads with name and tile. */
+static const json_t *report_workload(const jindex *x, const char *name, int64_t tile) {
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (jwl_cmp(&x->v[mid], tile, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->n && jwl_cmp(&x->v[lo], tile, name) == 0 ? x->v[lo].o : NULL;
 }
 
 /* The metric ops of workload row wr, counted from ops.csv; -1 when its kind
  * is unknown. */
-static int64_t metric_ops(const tb_vdata *d, size_t wr, const wdef *def) {
+static int64_t metric_ops(const tb_vdata *d, const refs *f, size_t wr, const wdef *def) {
     int64_t wid = tb_vcell_int(&d->workloads, wr, "id", -1), sum = 0;
-    for (size_t o = 0; o < d->ops.n_rows; o++) {
+    for (size_t k = key_first(f->ops, f->n_ops, wid, 0); k < f->n_ops && f->ops[k].k1 == wid; k++) {
+        size_t o = f->ops[k].row;
         const char *op = tb_vcell(&d->ops, o, "name");
         int m;
-        if (tb_vcell_int(&d->ops, o, "workload_id", -2) != wid || !op) continue;
+        if (!op) continue;
         if ((m = is_metric(def->kind, op)) < 0) return -1;
         if (m) {
             int64_t c = tb_vcell_int(&d->ops, o, "count", 0);
@@ -170,27 +265,27 @@ static int64_t metric_ops(const tb_vdata *d, size_t wr, const wdef *def) {
 }
 
 /* One tile's score from its workloads; compares each workload's figures. */
-static double tile_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv, const json_t *lvj, int64_t tile,
+static double tile_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv, const jindex *jx, int64_t tile,
                          tb_vresult *r, size_t *n_ok) {
     double norms[64], alone = NAN;
     size_t n = 0;
-    for (size_t w = 0; w < d->workloads.n_rows; w++) {
+    for (size_t k = key_first(f->wl, f->n_wl, lv->id, tile);
+         k < f->n_wl && f->wl[k].k1 == lv->id && f->wl[k].k2 == tile; k++) {
+        size_t w = f->wl[k].row;
         const char *name = tb_vcell(&d->workloads, w, "name");
         const wdef *def;
         const json_t *pj;
         char what[200];
         double thr, norm;
         int64_t ops;
-        if (tb_vcell_int(&d->workloads, w, "level_id", -1) != lv->id ||
-            tb_vcell_int(&d->workloads, w, "tile", -1) != tile || !name)
-            continue;
+        if (!name) continue;
         if (!(def = find_def(f->w, f->n_w, name))) {
             snprintf(what, sizeof what, "tile %lld %s", (long long)tile, name);
             tb_vresult_add(r, 0, "figure", "a [workload.NAME] section for each workload", "%s %s: not in tiles.ini",
                            lv->tag, what);
             continue;
         }
-        if ((ops = metric_ops(d, w, def)) < 0 || isnan(per_unit(def->unit))) {
+        if ((ops = metric_ops(d, f, w, def)) < 0 || isnan(per_unit(def->unit))) {
             tb_vresult_add(r, 0, "figure", "a workload kind and unit this check knows",
                            "%s tile %lld %s: kind '%s', unit '%s'", lv->tag, (long long)tile, name, def->kind,
                            def->unit);
@@ -198,7 +293,7 @@ static double tile_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv, 
         }
         thr = (double)ops / lv->window_s * per_unit(def->unit);
         norm = def->ref > 0.0 ? thr / def->ref : 0.0;
-        pj = report_workload(lvj, name, tile);
+        pj = report_workload(jx, name, tile);
         snprintf(what, sizeof what, "tile %lld %s throughput", (long long)tile, name);
         cmp(r, lv->tag, what, pj, "throughput", thr, n_ok);
         snprintf(what, sizeof what, "tile %lld %s normalized", (long long)tile, name);
@@ -236,11 +331,11 @@ static double infra_score(const tb_vdata *d, const refs *f, const tb_vlevel *lv,
     size_t n = 0;
     int unknown = 0;
     *ran = 0;
-    for (size_t i = 0; i < d->infra.n_rows; i++) {
+    for (size_t k = key_first(f->ix, f->n_ix, lv->id, 0); k < f->n_ix && f->ix[k].k1 == lv->id; k++) {
+        size_t i = f->ix[k].row;
         const char *name = tb_vcell(&d->infra, i, "name");
         const wdef *def = name ? find_def(f->x, f->n_x, name) : NULL;
         double oph;
-        if (tb_vcell_int(&d->infra, i, "level_id", -1) != lv->id) continue;
         *ran = 1;
         oph = (double)tb_vcell_int(&d->infra, i, "ops", 0) / lv->window_s * 3600.0;
         compare_infra(lv, lvj, name, oph, def && def->ref > 0.0 ? oph / def->ref : NAN, r, n_ok);
@@ -257,8 +352,10 @@ static void check_level(const tb_vdata *d, const refs *f, const tb_vlevel *lv, c
     size_t n_ok = 0, before = r->failed, bad = 0, outside = 0;
     double app = 0.0, infra, score, watts, ppkw;
     int ran;
-    for (int64_t t = 1; t <= lv->tiles; t++)
-        app += tile_score(d, f, lv, lvj, t, r, &n_ok);
+    jindex jx = report_workloads(lvj);
+    for (int64_t t = 1; t <= lv->tiles; t++) /* tiles <= 100000 (vmodel.c) */
+        app += tile_score(d, f, lv, &jx, t, r, &n_ok);
+    free(jx.v);
     infra = infra_score(d, f, lv, lvj, &ran, r, &n_ok);
     score = isnan(infra) ? app : 0.8 * app + 0.2 * infra; /* VMmark 3: 80% applications, 20% infrastructure */
     watts = tb_vmean_power(lv->s, lv->n_s, d->n_meters);
@@ -323,6 +420,14 @@ static void cmp_stats(tb_vresult *r, const char *tag, const char *what, const js
     cmp(r, tag, w, st, "max", s->max, n_ok);
 }
 
+static const tb_vdata *by_repeat_data;
+static int by_repeat(const void *a, const void *b) {
+    const tb_vlevel *lv = by_repeat_data->lv;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (lv[x].repeat != lv[y].repeat) return lv[x].repeat < lv[y].repeat ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 /* One summary entry (a load level of the sweep): within each repeat the
  * median phase by score, then mean, min and max across repeats (docs/method.md,
  * "Several phases and repeats"). */
@@ -332,26 +437,23 @@ static void summary_level(const tb_vdata *d, const lres *res, int64_t tiles, sta
     double *v_pk = xcalloc(d->n_lv + 1, sizeof(double)), *ph = xcalloc(d->n_lv + 1, sizeof(double));
     double *v_app = xcalloc(d->n_lv + 1, sizeof(double)), *v_inf = xcalloc(d->n_lv + 1, sizeof(double));
     stat3 app, inf;
-    size_t *idx = xcalloc(d->n_lv + 1, sizeof(size_t)), reps = 0;
-    int64_t max_rep = 0;
+    size_t *idx = xcalloc(d->n_lv + 1, sizeof(size_t)), reps = 0, n = 0;
     char tag[64];
-    for (size_t i = 0; i < d->n_lv; i++)
-        if (d->lv[i].tiles == tiles && !d->lv[i].alone && d->lv[i].repeat > max_rep) max_rep = d->lv[i].repeat;
-    for (int64_t rep = 1; rep <= max_rep; rep++) {
+    for (size_t i = 0; i < d->n_lv; i++) /* the load level's levels, by repeat then position: one pass */
+        if (d->lv[i].tiles == tiles && !d->lv[i].alone) idx[n++] = i;
+    by_repeat_data = d;
+    qsort(idx, n, sizeof *idx, by_repeat);
+    for (size_t a = 0, b; a < n; a = b) {
         size_t k = 0;
         int m;
-        for (size_t i = 0; i < d->n_lv; i++)
-            if (d->lv[i].tiles == tiles && d->lv[i].repeat == rep && !d->lv[i].alone) {
-                idx[k] = i;
-                ph[k++] = res[i].score;
-            }
-        if (k == 0) continue;
+        for (b = a; b < n && d->lv[idx[b]].repeat == d->lv[idx[a]].repeat; b++)
+            ph[k++] = res[idx[b]].score;
         m = tb_v_median_index(ph, k);
-        v_sc[reps] = res[idx[m]].score;
-        v_w[reps] = res[idx[m]].watts;
-        v_app[reps] = res[idx[m]].app;
-        v_inf[reps] = res[idx[m]].infra;
-        v_pk[reps++] = res[idx[m]].ppkw;
+        v_sc[reps] = res[idx[a + (size_t)m]].score;
+        v_w[reps] = res[idx[a + (size_t)m]].watts;
+        v_app[reps] = res[idx[a + (size_t)m]].app;
+        v_inf[reps] = res[idx[a + (size_t)m]].infra;
+        v_pk[reps++] = res[idx[a + (size_t)m]].ppkw;
     }
     *sc = stats(v_sc, reps);
     *w = stats(v_w, reps);
@@ -424,6 +526,9 @@ tb_vrefs *tb_vrefs_load(const tb_vdata *d, int *parsed) {
     refs *f = xcalloc(1, sizeof *f);
     *parsed = ini_parse_string(d->config ? d->config : "", ini_cb, f) >= 0;
     apply_calibrations(d, f);
+    f->ops = key_rows(&d->ops, "workload_id", NULL, &f->n_ops);
+    f->wl = key_rows(&d->workloads, "level_id", "tile", &f->n_wl);
+    f->ix = key_rows(&d->infra, "level_id", NULL, &f->n_ix);
     return f;
 }
 
@@ -431,6 +536,9 @@ void tb_vrefs_free(tb_vrefs *f) {
     if (!f) return;
     free(f->w);
     free(f->x);
+    free(f->ops);
+    free(f->wl);
+    free(f->ix);
     free(f);
 }
 
@@ -438,7 +546,7 @@ int tb_vworkload_rate(const tb_vdata *d, const tb_vrefs *f, size_t wr, double wi
     const char *name = tb_vcell(&d->workloads, wr, "name");
     const wdef *def = name ? find_def(f->w, f->n_w, name) : NULL;
     int64_t ops;
-    if (!def || (ops = metric_ops(d, wr, def)) < 0 || isnan(per_unit(def->unit))) return -1;
+    if (!def || (ops = metric_ops(d, f, wr, def)) < 0 || isnan(per_unit(def->unit))) return -1;
     *thr = (double)ops / window_s * per_unit(def->unit);
     *ref = def->ref;
     return 0;
@@ -448,7 +556,7 @@ int64_t tb_vworkload_ops(const tb_vdata *d, const tb_vrefs *f, size_t wr, double
     const char *name = tb_vcell(&d->workloads, wr, "name");
     const wdef *def = name ? find_def(f->w, f->n_w, name) : NULL;
     if (!def || isnan(*per = per_unit(def->unit))) return -1;
-    return metric_ops(d, wr, def);
+    return metric_ops(d, f, wr, def);
 }
 
 double tb_vinfra_ref(const tb_vrefs *f, const char *name) {
@@ -462,6 +570,11 @@ void tb_vcheck_figures(const tb_vdata *d, tb_vresult *r) {
     const json_t *run = json_object_get(d->report, "run"), *levels = json_object_get(run, "levels");
     lres *res = xcalloc(d->n_lv + 1, sizeof *res);
     if (!parsed) tb_vresult_add(r, 0, "figure", "a readable tile file", "runs.config_text / tiles.ini does not parse");
+    if (json_array_size(levels) > TB_V_LEVELS_MAX) {
+        tb_vresult_add(r, 0, "figure", "at most 10000 levels in report.json",
+                       "report.json has %zu levels: only each one at its levels.csv row's position is read",
+                       json_array_size(levels));
+    }
     for (size_t i = 0; i < d->n_lv; i++) {
         const json_t *lvj = tb_vreport_level(levels, i, &d->lv[i]);
         if (!lvj) {

@@ -32,14 +32,17 @@
 
 int tb_vrule_sample_rate(const tb_vsample *s, size_t n, int n_meters, char *fig, size_t len) {
     double lo = INFINITY, hi = -INFINITY;
-    int worst = -1, pass = 1;
+    int worst = -1, pass = 1, few = -1;
     size_t intervals = 0;
     for (int m = 0; m < n_meters; m++) {
-        int64_t prev = -1;
+        int64_t prev = 0;
+        int have_prev = 0; /* a clock may be negative: no value of prev can mean "none" */
+        size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             double d;
             if (s[i].meter != m) continue;
-            if (prev >= 0) {
+            k++;
+            if (have_prev) {
                 d = (double)(s[i].mono_us - prev) / 1e6;
                 intervals++;
                 if (d < lo) lo = d;
@@ -50,11 +53,15 @@ int tb_vrule_sample_rate(const tb_vsample *s, size_t n, int n_meters, char *fig,
                 }
             }
             prev = s[i].mono_us;
+            have_prev = 1;
         }
+        if (k < 2 && few < 0) few = m;
     }
-    if (intervals == 0)
-        snprintf(fig, len, "fewer than 2 samples per meter: no interval to judge");
-    else if (!pass)
+    if (few >= 0 || n_meters <= 0) { /* a meter with no interval to judge: the rule cannot pass */
+        snprintf(fig, len, "meter %d: fewer than 2 samples, no interval to judge", few < 0 ? 0 : few);
+        return 0;
+    }
+    if (!pass)
         snprintf(fig, len, "meter %d: intervals %.3f..%.3f s", worst, lo, hi);
     else
         snprintf(fig, len, "%zu intervals %.3f..%.3f s", intervals, lo, hi);
@@ -102,16 +109,26 @@ int tb_vrule_autorange(const tb_vsample *s, size_t n, char *fig, size_t len) {
     return k == 0;
 }
 
+/* The first position in all (by meter, then time) at or after (m, t). */
+static size_t lower_bound(const tb_vsample *all, size_t n, int m, int64_t t) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (all[mid].meter < m || (all[mid].meter == m && all[mid].mono_us < t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The distance from t to the nearest sample of meter m in all (by meter,
- * then time); INT64_MAX when the meter has none. */
+ * then time: a binary search); INT64_MAX when the meter has none. */
 static int64_t nearest(const tb_vsample *all, size_t n, int m, int64_t t) {
     int64_t best = INT64_MAX;
-    for (size_t i = 0; i < n; i++) {
-        int64_t d;
-        if (all[i].meter != m) continue;
-        d = all[i].mono_us > t ? all[i].mono_us - t : t - all[i].mono_us;
-        if (d < best) best = d;
-    }
+    size_t i = lower_bound(all, n, m, t);
+    if (i < n && all[i].meter == m) best = all[i].mono_us - t;
+    if (i > 0 && all[i - 1].meter == m && t - all[i - 1].mono_us < best) best = t - all[i - 1].mono_us;
     return best;
 }
 

@@ -24,6 +24,12 @@ typedef struct parser {
     char *err;
 } parser;
 
+/* A NUL byte: C strings would cut the cell short where Python's csv
+ * module refuses the line, so the two readers could disagree. */
+static void nul_error(parser *q) {
+    tb_seterr(q->err, "%s line %zu, column %zu: a NUL byte (a table is text)", q->name, q->line, q->n_row + 1);
+}
+
 /* One field at q->p: returns 0 and the field (malloc'd, NULL for an empty
  * unquoted one) in *out, with *last = 1 when the row ends after it; -1 on
  * a malformed field. */
@@ -49,6 +55,11 @@ static int read_field(parser *q, char **out, int *last) {
                 q->p++;
                 break;
             }
+            if (*q->p == '\0') {
+                nul_error(q);
+                tb_buf_free(&b);
+                return -1;
+            }
             if (*q->p == '\n' || (*q->p == '\r' && (q->p + 1 >= q->end || q->p[1] != '\n'))) q->line++;
             tb_buf_putn(&b, q->p, 1);
             q->p++;
@@ -70,6 +81,10 @@ static int read_field(parser *q, char **out, int *last) {
         while (q->p < q->end && *q->p != ',' && *q->p != '\n' && *q->p != '\r') {
             if (*q->p == '"') {
                 tb_seterr(q->err, "%s line %zu: a quote inside an unquoted field", q->name, q->row_line);
+                return -1;
+            }
+            if (*q->p == '\0') {
+                nul_error(q);
                 return -1;
             }
             q->p++;
@@ -140,6 +155,10 @@ int tb_vcsv_parse(const char *name, const char *text, size_t len, tb_vcsv *out, 
         return -1;
     }
     if (read_row(&q) != 0) goto done;
+    if (q.n_row > TB_VCSV_COLS_MAX) {
+        tb_seterr(err, "%s line 1: %zu columns (at most %d)", name, q.n_row, TB_VCSV_COLS_MAX);
+        goto done;
+    }
     out->n_cols = q.n_row;
     out->cols = xcalloc(q.n_row, sizeof *out->cols);
     for (size_t i = 0; i < q.n_row; i++) {
@@ -147,6 +166,11 @@ int tb_vcsv_parse(const char *name, const char *text, size_t len, tb_vcsv *out, 
             tb_seterr(err, "%s line 1: column %zu has no name", name, i + 1);
             goto done;
         }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(out->cols[j], q.row[i]) == 0) {
+                tb_seterr(err, "%s line 1: column %zu is named %.64s, as column %zu is", name, i + 1, q.row[i], j + 1);
+                goto done;
+            }
         out->cols[i] = q.row[i];
         q.row[i] = NULL;
     }
@@ -196,10 +220,37 @@ const char *tb_vcsv_get(const tb_vcsv *t, size_t r, int c) {
     return t->cells[r * t->n_cols + (size_t)c];
 }
 
+/* Whether s is a number as the bundle writes one (docs/verify.md, "Numbers"):
+ * an optional '-', digits, and (reals only) a '.' with digits and an
+ * exponent e[+-]digits; or, for reals, "inf" and "-inf" (%.17g's infinity;
+ * a NaN is stored as NULL). No sign '+', no blank, no hex, no "nan". */
+static int plain_number(const char *s, int real) {
+    const char *p = s + (*s == '-');
+    size_t digits = 0;
+    if (real && strcmp(p, "inf") == 0) return 1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (real && *p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    }
+    if (digits == 0) return 0;
+    if (real && (*p == 'e' || *p == 'E')) {
+        size_t e = 0;
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        for (; *p >= '0' && *p <= '9'; p++)
+            e++;
+        if (e == 0) return 0;
+    }
+    return *p == '\0';
+}
+
 int tb_vcsv_real(const tb_vcsv *t, size_t r, int c, double *out) {
     const char *s = tb_vcsv_get(t, r, c);
     char *end;
     if (!s) return 0;
+    if (!plain_number(s, 1)) return -1;
     errno = 0;
     *out = strtod(s, &end);
     if (end == s || *end != '\0' || (errno == ERANGE && isfinite(*out) && *out != 0.0)) return -1;
@@ -211,6 +262,7 @@ int tb_vcsv_int(const tb_vcsv *t, size_t r, int c, int64_t *out) {
     char *end;
     long long v;
     if (!s) return 0;
+    if (!plain_number(s, 0)) return -1;
     errno = 0;
     v = strtoll(s, &end, 10);
     if (end == s || *end != '\0' || errno == ERANGE) return -1;

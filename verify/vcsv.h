@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Columns a header may have (the widest table has about 30). */
+#define TB_VCSV_COLS_MAX 1000
+
 typedef struct tb_vcsv {
     char *name;    /* the file's name, for errors */
     size_t n_cols; /* columns of the header */
@@ -24,7 +27,8 @@ typedef struct tb_vcsv {
  * -1 with err (TB_ERR_LEN bytes) naming the file and line: "data/ops.csv
  * line 4: 3 fields, the header has 5". A row must have exactly the header's
  * number of fields; a quote must close; a quoted field must end at a comma
- * or a line end. *out is zeroed first; free it with tb_vcsv_free even after a
+ * or a line end; the header's names are distinct, at most TB_VCSV_COLS_MAX;
+ * no byte is NUL. *out is zeroed first; free it with tb_vcsv_free even after a
  * failure. */
 int tb_vcsv_parse(const char *name, const char *text, size_t len, tb_vcsv *out, char *err);
 void tb_vcsv_free(tb_vcsv *t);
@@ -34,8 +38,10 @@ int tb_vcsv_col(const tb_vcsv *t, const char *name);
 /* The cell of row r, column c (c < 0: NULL); NULL for a NULL field. */
 const char *tb_vcsv_get(const tb_vcsv *t, size_t r, int c);
 /* Reads cell (r, c) as a number: 1 with *out set, 0 when NULL (or c < 0),
- * -1 when it is not a whole number / finite-or-not real ("nan", "inf" are
- * refused for int64; %.17g's "inf", "-inf", "nan" read as reals). */
+ * -1 when it is not a number as publish writes one: [-]digits for an
+ * integer; [-]digits[.digits][e[+-]digits], "inf" or "-inf" (%.17g's
+ * infinity) for a real. A NaN is stored as NULL, so "nan" is refused, and so
+ * are "+1", " 12", "0x10" and "infinity", which strtod would take. */
 int tb_vcsv_real(const tb_vcsv *t, size_t r, int c, double *out);
 int tb_vcsv_int(const tb_vcsv *t, size_t r, int c, int64_t *out);
 

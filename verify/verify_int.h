@@ -110,6 +110,10 @@ typedef struct tb_vdata {
     size_t n_all;
 } tb_vdata;
 
+/* Rows of levels.csv check reads (and report.json levels it searches):
+ * the checks loop over pairs of levels (docs/verify.md, "Limits"). */
+#define TB_V_LEVELS_MAX 10000
+
 /* Builds levels and samples from the tables. Returns 0, or -1 with err
  * naming the file, row and column of a value that does not read. */
 int tb_vmodel_build(tb_vdata *d, char *err);
@@ -122,7 +126,8 @@ const char *tb_vcell(const tb_vcsv *t, size_t r, const char *col);
 
 /* The report.json entry (of the array levels) of level lv, the i-th of
  * levels.csv: the one at position i when its tiles, phase, repeat and
- * alone agree, else the first that agrees; NULL when none does. */
+ * alone agree, else the first that agrees (searched only when the array has
+ * at most TB_V_LEVELS_MAX entries); NULL when none does. */
 const json_t *tb_vreport_level(const json_t *levels, size_t i, const tb_vlevel *lv);
 
 /* Mean power of a level (or idle) from its samples: per meter the
@@ -188,7 +193,8 @@ int tb_vrule_sample_rate(const tb_vsample *s, size_t n, int n_meters, char *fig,
 int tb_vrule_bad_samples(const tb_vsample *s, size_t n, int n_meters, double window_s, char *fig, size_t len);
 int tb_vrule_uncertainty(const tb_vsample *s, size_t n, char *fig, size_t len);
 int tb_vrule_autorange(const tb_vsample *s, size_t n, char *fig, size_t len);
-/* all: every sample of the run (any level), for the nearest sample of each edge. */
+/* all: every sample of the run (any level), by meter then time (d->all), for the
+ * nearest sample of each edge by a binary search. */
 int tb_vrule_edges(const tb_vsample *all, size_t n_all, int n_meters, int64_t t0, int64_t t1, char *fig, size_t len);
 /* The CPU share (%) a phase-health event states ("...; CPU 45% of 2
  * threads; ..."): 1 with *pct, 0 when the message has none. */

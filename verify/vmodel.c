@@ -28,6 +28,12 @@ int tb_vsample_valid(const tb_vsample *s) { return isfinite(s->watts) && !(s->fl
 /* Row r's integer column col, which must be present: -1 with err if not. */
 #define V_INT_MAX    ((int64_t)1 << 62)
 #define V_REPEAT_MAX 10000 /* repeats, phases: the CLI allows 100 */
+/* What a bundle may ask of check's CPU (docs/verify.md, "Limits"): the
+ * checks loop over levels x tiles and levels x meters x samples. */
+#define V_TILES_MAX     100000   /* a level's tiles; the CLI allows 4096 */
+#define V_TILES_SUM_MAX 1000000  /* tiles summed over the levels */
+#define V_METERS_MAX    64       /* rows of meters.csv; the CLI allows 16 */
+#define V_SAMPLES_MAX   20000000 /* rows of power_samples.csv: 16 meters at 1 Hz for two weeks */
 
 static int need_int(const tb_vcsv *t, size_t r, const char *col, int64_t *out, char *err) {
     int c = tb_vcsv_col(t, col), rc;
@@ -57,6 +63,11 @@ static int read_sample(const tb_vcsv *t, size_t r, tb_vsample *s, char *err) {
     if (need_int(t, r, "meter_idx", &m, err) != 0 || need_int(t, r, "mono_us", &mono, err) != 0 ||
         need_int(t, r, "flags", &flags, err) != 0)
         return -1;
+    if (m < 0 || m >= V_METERS_MAX) { /* before the cast: 2^32 must not read as meter 0 */
+        tb_seterr(err, "%s row %zu: meter_idx %lld is out of range (0..%d)", t->name, r + 1, (long long)m,
+                  V_METERS_MAX - 1);
+        return -1;
+    }
     s->meter = (int)m;
     s->mono_us = mono;
     s->flags = (unsigned)flags;
@@ -89,6 +100,11 @@ static int read_level(const tb_vcsv *t, size_t r, tb_vlevel *lv, char *err) {
     if (need_int(t, r, "id", &lv->id, err) != 0 || need_int(t, r, "tiles", &lv->tiles, err) != 0 ||
         need_int(t, r, "phase", &lv->phase, err) != 0)
         return -1;
+    if (lv->tiles < 1 || lv->tiles > V_TILES_MAX) {
+        tb_seterr(err, "%s row %zu: tiles %lld is out of range (1..%d)", t->name, r + 1, (long long)lv->tiles,
+                  V_TILES_MAX);
+        return -1;
+    }
     lv->repeat = tb_vcell_int(t, r, "repeat", 1);
     if (lv->repeat < 1 || lv->repeat > V_REPEAT_MAX || lv->phase < 0 || lv->phase > V_REPEAT_MAX) {
         tb_seterr(err, "%s row %zu: repeat %lld, phase %lld: out of range (1..%d)", t->name, r + 1,
@@ -150,12 +166,56 @@ static int sample_place(const tb_vcsv *t, size_t r, int cs, int has_level, char 
     return -1;
 }
 
+/* The levels' positions in d->lv by id, for a binary search. */
+static const tb_vdata *by_id_data;
+static int by_id(const void *a, const void *b) {
+    int64_t x = by_id_data->lv[*(const size_t *)a].id, y = by_id_data->lv[*(const size_t *)b].id;
+    return (x > y) - (x < y);
+}
+
+/* Sorts the levels' positions by id; -1 with err when two share an id. */
+static size_t *level_index(const tb_vdata *d, char *err) {
+    size_t *ix = xcalloc(d->n_lv + 1, sizeof *ix);
+    for (size_t i = 0; i < d->n_lv; i++)
+        ix[i] = i;
+    by_id_data = d;
+    qsort(ix, d->n_lv, sizeof *ix, by_id);
+    for (size_t i = 1; i < d->n_lv; i++)
+        if (d->lv[ix[i]].id == d->lv[ix[i - 1]].id) {
+            tb_seterr(err, "%s row %zu: id %lld is the id of row %zu too", d->levels.name,
+                      (ix[i] > ix[i - 1] ? ix[i] : ix[i - 1]) + 1, (long long)d->lv[ix[i]].id,
+                      (ix[i] > ix[i - 1] ? ix[i - 1] : ix[i]) + 1);
+            free(ix);
+            return NULL;
+        }
+    return ix;
+}
+
+/* The position in d->lv of level id, or d->n_lv. */
+static size_t find_level(const tb_vdata *d, const size_t *ix, int64_t id) {
+    size_t lo = 0, hi = d->n_lv;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->lv[ix[mid]].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->n_lv && d->lv[ix[lo]].id == id ? ix[lo] : d->n_lv;
+}
+
 /* Hands each sample to its level (or active idle); every one to all. */
 static int place_samples(tb_vdata *d, char *err) {
     const tb_vcsv *t = &d->power;
     int cl = tb_vcsv_col(t, "level_id"), cs = tb_vcsv_col(t, "stage");
-    size_t *cap = xcalloc(d->n_lv + 1, sizeof *cap), cap_idle = 0;
+    size_t *cap = xcalloc(d->n_lv + 1, sizeof *cap), cap_idle = 0, *ix = NULL;
     int rc = -1;
+    if (t->n_rows > V_SAMPLES_MAX) {
+        tb_seterr(err, "%s line %d: %zu samples, more than check reads (%d)", t->name, V_SAMPLES_MAX + 2, t->n_rows,
+                  V_SAMPLES_MAX);
+        goto done;
+    }
+    if (!(ix = level_index(d, err))) goto done;
     if (cl < 0) {
         tb_seterr(err, "%s: no column level_id", t->name);
         goto done;
@@ -184,9 +244,7 @@ static int place_samples(tb_vdata *d, char *err) {
             d->idle[d->n_idle++] = s;
             continue;
         }
-        for (i = 0; i < d->n_lv && d->lv[i].id != lid; i++) {
-        }
-        if (i == d->n_lv) {
+        if ((i = find_level(d, ix, lid)) == d->n_lv) {
             tb_seterr(err, "%s row %zu: level_id %lld is no level of levels.csv", t->name, r + 1, (long long)lid);
             goto done;
         }
@@ -200,10 +258,19 @@ static int place_samples(tb_vdata *d, char *err) {
     rc = 0;
 done:
     free(cap);
+    free(ix);
     return rc;
 }
 
 int tb_vmodel_build(tb_vdata *d, char *err) {
+    int64_t tiles = 0;
+    if (d->meters.n_rows > V_METERS_MAX || d->levels.n_rows > TB_V_LEVELS_MAX) {
+        int m = d->meters.n_rows > V_METERS_MAX;
+        tb_seterr(err, "%s line %d: more than %d %s, more than check reads", m ? d->meters.name : d->levels.name,
+                  (m ? V_METERS_MAX : TB_V_LEVELS_MAX) + 2, m ? V_METERS_MAX : TB_V_LEVELS_MAX,
+                  m ? "meters" : "levels");
+        return -1;
+    }
     d->n_meters = (int)d->meters.n_rows;
     if (d->levels.n_rows == 0) {
         tb_seterr(err, "%s: no level (a run with no stored phase has nothing to check)", d->levels.name);
@@ -213,6 +280,11 @@ int tb_vmodel_build(tb_vdata *d, char *err) {
     for (size_t r = 0; r < d->levels.n_rows; r++) {
         if (read_level(&d->levels, r, &d->lv[r], err) != 0) return -1;
         d->n_lv++;
+        if ((tiles += d->lv[r].tiles) > V_TILES_SUM_MAX) {
+            tb_seterr(err, "%s row %zu: the levels' tiles sum to more than %d, more than check reads", d->levels.name,
+                      r + 1, V_TILES_SUM_MAX);
+            return -1;
+        }
     }
     tag_levels(d);
     return place_samples(d, err);
@@ -249,19 +321,20 @@ double tb_vmean_power(const tb_vsample *s, size_t n, int n_meters) {
 
 /* The report's entry for a level: the same position when its keys agree,
  * else the one entry with its tiles, phase, repeat and alone. */
+static int same_level(const json_t *o, const tb_vlevel *lv) {
+    const char *alone = json_string_value(json_object_get(o, "alone"));
+    return json_integer_value(json_object_get(o, "tiles")) == lv->tiles &&
+           json_integer_value(json_object_get(o, "phase")) == lv->phase &&
+           json_integer_value(json_object_get(o, "repeat")) == lv->repeat &&
+           ((!alone && !lv->alone) || (alone && lv->alone && strcmp(alone, lv->alone) == 0));
+}
+
 const json_t *tb_vreport_level(const json_t *levels, size_t i, const tb_vlevel *lv) {
+    const json_t *o = json_array_get(levels, i);
     size_t k;
-    json_t *o;
-    for (int pass = 0; pass < 2; pass++) {
-        json_array_foreach(levels, k, o) {
-            const char *alone = json_string_value(json_object_get(o, "alone"));
-            if (pass == 0 && k != i) continue;
-            if (json_integer_value(json_object_get(o, "tiles")) == lv->tiles &&
-                json_integer_value(json_object_get(o, "phase")) == lv->phase &&
-                json_integer_value(json_object_get(o, "repeat")) == lv->repeat &&
-                ((!alone && !lv->alone) || (alone && lv->alone && strcmp(alone, lv->alone) == 0)))
-                return o;
-        }
-    }
+    json_t *e;
+    if (o && same_level(o, lv)) return o;
+    if (json_array_size(levels) > TB_V_LEVELS_MAX) return NULL; /* too many to search once per level */
+    json_array_foreach(levels, k, e) if (same_level(e, lv)) return e;
     return NULL;
 }

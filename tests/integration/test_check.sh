@@ -53,8 +53,9 @@ printf '[qos.infra.copy]\nthroughput = 1\ncommand.p50 = 5s\ncommand.mean = 5s\nc
 # planned and the poller ticks on the idle start's whole seconds, so the first
 # steady sample comes about 0.8 s after the start; the edges rule (500 ms) passes
 # on the warm-up sample 0.2 s before it, and at the end on the ramp-down's (every
-# stage's samples are stored, schema 13). 2 s of active idle: its sample rate.
-STAGES=(--tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 1s --idle 2s)
+# stage's samples are stored, schema 13). 3 s of active idle: 2 or more samples for its sample rate
+# (fewer give no interval to judge, which fails the rule).
+STAGES=(--tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 1s --idle 3s)
 "$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter "wt310://127.0.0.1:$P_GOOD" --db "$DB" --quiet \
     >"$T/run1.log" 2>&1 || fail "run 1 exited $?: $(cat "$T/run1.log")"
 # the NaN run's levels are invalid, so the run itself may exit 1 (validation); its rows are stored either way
@@ -234,6 +235,36 @@ check_rc repeat 2 "$T/repeat.tar.gz"
 grep -q "levels.csv row 1: repeat 9223372036854775807.*out of range" "$T/repeat.err" ||
     fail "crafted repeat: no reason: $(cat "$T/repeat.err")"
 mv "$T/levels.orig" "$T/edit/$B/data/levels.csv" && rehash levels.csv
+# ---- a trillion tiles (once a loop of a trillion turns): unreadable at once, nothing on stdout ----
+cp "$T/edit/$B/data/levels.csv" "$T/levels.orig"
+python3 - "$T/edit/$B/data/levels.csv" <<'PYEOF' || fail "edit levels.csv"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+rows[1][rows[0].index("tiles")] = "1000000000000"
+csv.writer(open(sys.argv[1], "w", newline=""), lineterminator="\n").writerows(rows)
+PYEOF
+rehash levels.csv
+(cd "$T/edit" && tar czf "$T/tiles.tar.gz" "$B") || fail "tar"
+SECONDS=0
+check_rc tiles 2 "$T/tiles.tar.gz"
+expect "a trillion tiles refused within seconds:" "$SECONDS" -le 10
+grep -q "levels.csv row 1: tiles 1000000000000 is out of range (1..100000)" "$T/tiles.err" ||
+    fail "crafted tiles: no reason: $(cat "$T/tiles.err")"
+[ ! -s "$T/tiles.out" ] || fail "exit 2 printed to stdout: $(cat "$T/tiles.out")"
+mv "$T/levels.orig" "$T/edit/$B/data/levels.csv" && rehash levels.csv
+# ---- a file hidden after the gzip stream (a second member, tar -xzi extracts it) or trailing bytes ----
+mkdir -p "$T/hide/$B" && echo secret >"$T/hide/$B/hidden.txt"
+cp "$T/good.tar.gz" "$T/base.tar.gz"
+(cd "$T/hide" && tar czf "$T/hidden.gz" "$B/hidden.txt") || fail "tar"
+cat "$T/base.tar.gz" "$T/hidden.gz" >"$T/member.tar.gz"
+mkdir "$T/unpack" && tar -xzif "$T/member.tar.gz" -C "$T/unpack" && [ -e "$T/unpack/$B/hidden.txt" ] ||
+    fail "tar -xzi does not extract the second member: the test proves nothing"
+check_rc member 2 "$T/member.tar.gz"
+grep -q "bytes after the gzip stream's end" "$T/member.err" || fail "second member: no reason: $(cat "$T/member.err")"
+{ cat "$T/base.tar.gz" && printf 'trailing'; } >"$T/trail.tar.gz"
+check_rc trail 2 "$T/trail.tar.gz"
+grep -q "8 bytes after the gzip stream's end" "$T/trail.err" || fail "trailing bytes: no reason: $(cat "$T/trail.err")"
+check_rc base 0 "$T/base.tar.gz"
 # ---- a file name with a newline and an escape code cannot forge a line ----
 printf 'x' >"$T/edit/$B/x"$'\n'"PASS forged"$'\e'"[1A"
 (cd "$T/edit" && tar czf "$T/forged.tar.gz" "$B") || fail "tar"

@@ -265,6 +265,17 @@ expect "publish --site with a crafted UUID: exit" "$rc" -eq 2
 [ ! -e "$T/../crafted" ] && [ ! -e "$T/crafted" ] && [ ! -e "$T/site-crafted/../crafted" ] ||
     fail "a crafted UUID wrote outside: $(ls -d "$T"/../crafted* "$T"/crafted 2>&1)"
 echo "ok: a crafted UUID is refused"
+# a runs/ (or compare/) inside the site that is a symbolic link: refused, nothing written through it
+for sub in runs compare; do
+    mkdir -p "$T/site-link-$sub" "$T/outside-$sub" && ln -s "$T/outside-$sub" "$T/site-link-$sub/$sub"
+    rc=0
+    "$TILEBENCH" publish --site "$T/site-link-$sub" --db "$DB" >"$T/link-$sub.log" 2>&1 || rc=$?
+    expect "publish --site with $sub/ a symbolic link: exit" "$rc" -ne 0
+    grep -qF "site-link-$sub/$sub is a symbolic link: publish --site writes only inside" "$T/link-$sub.log" ||
+        fail "$sub/ a link: no reason: $(cat "$T/link-$sub.log")"
+    [ -z "$(ls -A "$T/outside-$sub")" ] || fail "publish --site wrote through $sub/: $(ls -R "$T/outside-$sub")"
+done
+echo "ok: a symbolic link inside the site is refused"
 
 # a database that cannot be written, in WAL mode with no -shm or -wal (they
 # cannot be made): publish and check read it (immutable); the bundle checks
