@@ -83,10 +83,21 @@ static int name_eq(const char *tag, size_t len, const char *name) {
  * corrected histograms for level id and tile (0: every tile); for an
  * operation's rule (workload "infra.NAME", op its kind or "*") the tag is
  * "L<id>/infra/<name>/<kind>". */
+/* Whether tag begins "L<id>/", id in plain decimal. */
+static int level_is(const char *tag, int64_t id) {
+    int64_t v = 0;
+    size_t k = 1;
+    if (tag[0] != 'L' || tag[1] < '0' || tag[1] > '9') return 0;
+    for (; tag[k] >= '0' && tag[k] <= '9' && k < 19; k++)
+        v = v * 10 + (tag[k] - '0');
+    return tag[k] == '/' && v == id;
+}
+
 static int tag_matches(const char *tag, int64_t id, int64_t tile, const rule *r) {
     long long l, t;
     int off = 0, infra = strncmp(r->workload, "infra.", 6) == 0;
     const char *w, *slash;
+    if (!level_is(tag, id)) return 0; /* another level's: no sscanf for it (1,200 tags x rules) */
     if (infra) {
         if (sscanf(tag, "L%lld/infra/%n", &l, &off) != 1 || off == 0 || l != id) return 0;
     } else if (sscanf(tag, "L%lld/T%lld/%n", &l, &t, &off) != 2 || off == 0 || l != id || (tile && t != tile)) {

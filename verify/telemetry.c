@@ -68,21 +68,41 @@ static void add_cstates(telem *t, double w, const char *text) {
     json_decref(o);
 }
 
-/* The samples of level id (0: active idle, level_id empty). */
-static void gather(const tb_vcsv *s, int64_t id, telem *t) {
+/* The columns gather reads, looked up once (-1: absent). */
+typedef struct tcols {
+    int interval, util, freq, freq_src, cstates, mode[N_MODES];
+} tcols;
+
+static void find_cols(const tb_vcsv *s, tcols *k) {
+    k->interval = tb_vcsv_col(s, "interval_us");
+    k->util = tb_vcsv_col(s, "cpu_util_pct");
+    k->freq = tb_vcsv_col(s, "freq_mhz");
+    k->freq_src = tb_vcsv_col(s, "freq_source");
+    k->cstates = tb_vcsv_col(s, "cstate_residency_json");
+    for (size_t m = 0; m < N_MODES; m++)
+        k->mode[m] = tb_vcsv_col(s, MODES[m]);
+}
+
+static double real_at(const tb_vcsv *s, size_t r, int col) {
+    double v;
+    return tb_vcsv_real(s, r, col, &v) == 1 ? v : NAN;
+}
+
+/* The samples of level id (0: active idle, level_id empty); lids[r] is row
+ * r's level_id (0 when empty), read once for every level. */
+static void gather(const tb_vcsv *s, const tcols *k, const int64_t *lids, int64_t id, telem *t) {
     memset(t, 0, sizeof *t);
     for (size_t r = 0; r < s->n_rows; r++) {
-        int64_t lid = tb_vcell_int(s, r, "level_id", 0);
-        double w = tb_vcell_real(s, r, "interval_us");
-        if (lid != id) continue;
+        double w;
+        if (lids[r] != id) continue;
         t->n++;
-        if (!(w > 0)) continue;
-        wadd(&t->util, w, tb_vcell_real(s, r, "cpu_util_pct"));
+        if (!((w = real_at(s, r, k->interval)) > 0)) continue;
+        wadd(&t->util, w, real_at(s, r, k->util));
         for (size_t m = 0; m < N_MODES; m++)
-            wadd(&t->mode[m], w, tb_vcell_real(s, r, MODES[m]));
-        if (isfinite(tb_vcell_real(s, r, "freq_mhz"))) t->freq_src = tb_vcell(s, r, "freq_source");
-        wadd(&t->freq, w, tb_vcell_real(s, r, "freq_mhz"));
-        add_cstates(t, w, tb_vcell(s, r, "cstate_residency_json"));
+            wadd(&t->mode[m], w, real_at(s, r, k->mode[m]));
+        if (isfinite(real_at(s, r, k->freq))) t->freq_src = tb_vcsv_get(s, r, k->freq_src);
+        wadd(&t->freq, w, real_at(s, r, k->freq));
+        add_cstates(t, w, tb_vcsv_get(s, r, k->cstates));
     }
 }
 
@@ -161,20 +181,27 @@ void tb_vcheck_telemetry(const tb_vdata *d, tb_vresult *r) {
     size_t before = r->failed, n = 0;
     tctx c = {r, "", 0};
     telem t;
+    tcols k;
+    int64_t *lids;
     if (!d->telem.n_cols) return; /* a bundle without the table */
+    find_cols(&d->telem, &k);
+    lids = xmalloc((d->telem.n_rows ? d->telem.n_rows : 1) * sizeof *lids);
+    for (size_t row = 0; row < d->telem.n_rows; row++)
+        lids[row] = tb_vcell_int(&d->telem, row, "level_id", 0);
     for (size_t i = 0; i < d->n_lv; i++) {
         const json_t *lvj = tb_vreport_level(levels, i, &d->lv[i]);
         if (!lvj) continue; /* figures.c says so */
         c.where = d->lv[i].tag;
-        gather(&d->telem, d->lv[i].id, &t);
+        gather(&d->telem, &k, lids, d->lv[i].id, &t);
         check_one(&c, json_object_get(lvj, "telemetry"), &t, 1);
         telem_free(&t);
         n++;
     }
     c.where = "active idle";
-    gather(&d->telem, 0, &t);
+    gather(&d->telem, &k, lids, 0, &t);
     check_one(&c, json_object_get(run, "active_idle_telemetry"), &t, 0);
     telem_free(&t);
+    free(lids);
     if (r->failed == before)
         tb_vresult_add(r, 1, "figures telemetry", "each within relative tolerance 1e-09 (C-states 1e-08)",
                        "%zu figures of %zu levels and active idle agree (CPU utilization and modes, frequency, "
