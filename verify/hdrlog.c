@@ -457,6 +457,23 @@ uint64_t tb_vh_value_at_percentile(const tb_vh_hist *h, double p) {
     return 0; /* not reached: the counts add up to total */
 }
 
+/* The mean of a histogram from each bucket's highest equivalent value
+ * (µs): at most one bucket width above the exact mean. */
+double tb_vh_mean(const tb_vh_hist *h) {
+    double sum = 0.0;
+    uint64_t seen = 0;
+    if (h->total == 0) return NAN;
+    for (size_t k = 0; k < h->n_counts; k++) {
+        if (!h->counts[k]) continue;
+        seen += h->counts[k];
+        /* the percentile of the bucket's last value, a hair below so that
+         * rounding cannot carry it into the next bucket */
+        sum += (double)h->counts[k] *
+               (double)tb_vh_value_at_percentile(h, 100.0 * ((double)seen - 0.5) / (double)h->total);
+    }
+    return sum / (double)h->total;
+}
+
 uint64_t tb_vh_max(const tb_vh_hist *h) {
     layout l;
     if (!h || h->total == 0 || layout_of_hist(h, &l) != 0) return 0;

@@ -49,6 +49,9 @@ const tb_vh_hist *tb_vh_log_find(const tb_vh_log *log, const char *tag);
  * getValueAtPercentile: the highest value equivalent to the smallest recorded
  * value v with at least p% of the counts at or below v. 0 when empty. */
 uint64_t tb_vh_value_at_percentile(const tb_vh_hist *h, double p);
+/* The mean (µs) from each bucket's highest equivalent value: at most one
+ * bucket width above the exact mean; NaN when empty. */
+double tb_vh_mean(const tb_vh_hist *h);
 /* The highest value equivalent to the largest recorded one; 0 when empty. */
 uint64_t tb_vh_max(const tb_vh_hist *h);
 /* Fraction in [0,1] of the counts whose bucket lies at or below v. */

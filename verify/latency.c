@@ -38,20 +38,6 @@ static void tag_part(char *out, size_t len, const char *s) {
     out[n] = '\0';
 }
 
-/* The mean (µs) from each bucket's highest equivalent value. */
-static double bucket_mean(const tb_vh_hist *h) {
-    double sum = 0.0;
-    uint64_t seen = 0;
-    if (h->total == 0) return NAN;
-    for (size_t k = 0; k < h->n_counts; k++) {
-        if (!h->counts[k]) continue;
-        seen += h->counts[k];
-        sum += (double)h->counts[k] *
-               (double)tb_vh_value_at_percentile(h, 100.0 * ((double)seen - 0.5) / (double)h->total);
-    }
-    return sum / (double)h->total;
-}
-
 static double jnum(const json_t *o, const char *key) {
     const json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
@@ -80,7 +66,7 @@ static void op_figures(lctx *c, const char *where, const json_t *o, const tb_vh_
         same_ms(c, where, pcts[k].key, jnum(o, pcts[k].key),
                 empty ? NAN : (double)tb_vh_value_at_percentile(h, pcts[k].pct) / 1000.0);
     same_ms(c, where, "max_ms", jnum(o, "max_ms"), empty ? NAN : (double)tb_vh_max(h) / 1000.0);
-    same_ms(c, where, "mean_ms", jnum(o, "mean_ms"), bucket_mean(h) / 1000.0);
+    same_ms(c, where, "mean_ms", jnum(o, "mean_ms"), tb_vh_mean(h) / 1000.0);
 }
 
 /* A histogram the log lacks while report.json gives figures for it. */

@@ -169,23 +169,6 @@ int tb_vlatency_merge(const tb_vdata *d, int64_t level_id, const char *workload,
     return merge_into(d, level_id, 0, &r, m);
 }
 
-/* The mean of a histogram from each bucket's highest equivalent value
- * (µs): at most one bucket width above the exact mean. */
-static double hist_mean(const tb_vh_hist *h) {
-    double sum = 0.0;
-    uint64_t seen = 0;
-    if (h->total == 0) return NAN;
-    for (size_t k = 0; k < h->n_counts; k++) {
-        if (!h->counts[k]) continue;
-        seen += h->counts[k];
-        /* the percentile of the bucket's last value, a hair below so that
-         * rounding cannot carry it into the next bucket */
-        sum += (double)h->counts[k] *
-               (double)tb_vh_value_at_percentile(h, 100.0 * ((double)seen - 0.5) / (double)h->total);
-    }
-    return sum / (double)h->total;
-}
-
 /* The published verdict of a rule in the level's report entry: "qos" for
  * tile 0, "tile_qos" with its tile otherwise. */
 static const json_t *published(const json_t *lvj, const char *name, int64_t tile) {
@@ -373,7 +356,7 @@ static int judge(const tb_vdata *d, const tb_vrefs *f, const tb_vlevel *lv, size
         if (r->kind == K_PCT) {
             v->observed = (double)tb_vh_value_at_percentile(&m, r->pct) / 1000.0;
         } else if (r->kind == K_MEAN) {
-            v->observed = hist_mean(&m) / 1000.0;
+            v->observed = tb_vh_mean(&m) / 1000.0;
         } else {
             v->observed = 100.0 * tb_vh_fraction_at_or_below(&m, (uint64_t)llround(r->within_ms * 1000.0));
         }
