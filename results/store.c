@@ -416,7 +416,7 @@ const char *tb_store_immutable_uri(const tb_store *s) { return s->uri; }
 int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
     tb_store *s = NULL;
     struct stat sb;
-    int version = 0;
+    int version = 0, rc;
     *out = NULL;
     /* sqlite3 says only "unable to open database file"; say which and why. */
     if (stat(path, &sb) != 0) {
@@ -445,8 +445,13 @@ int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
     }
     if (!s && open_handle(path, SQLITE_OPEN_READONLY, &s, err) != 0) return -1;
     s->readonly = 1;
-    if ((read_user_version(s, &version) & 0xff) == SQLITE_CANTOPEN && reopen_immutable(&s, err) != 0) return -1;
-    if (read_user_version(s, &version) != SQLITE_OK) {
+    /* once: a locked file makes each read wait out the busy timeout */
+    rc = read_user_version(s, &version);
+    if ((rc & 0xff) == SQLITE_CANTOPEN) {
+        if (reopen_immutable(&s, err) != 0) return -1;
+        rc = read_user_version(s, &version);
+    }
+    if (rc != SQLITE_OK) {
         char what[300];
         snprintf(what, sizeof what, "open %s", path);
         set_db_err(s, err, what);

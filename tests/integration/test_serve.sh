@@ -32,7 +32,7 @@ start_serve() {
     "$TILEBENCH" serve "$@" >"$T/$name.out" 2>"$T/$name.log" &
     SPID=$!
     at_exit "kill $SPID 2>/dev/null"
-    for i in $(seq 1 50); do
+    for i in $(seq 1 200); do # 20 s: on a locked database the probe waits out the 5 s busy timeout
         PORT=$(sed -n 's|^tilebench serve: http://[^ ]*:\([0-9]*\)/ .*|\1|p' "$T/$name.out")
         [ -n "$PORT" ] && return 0
         kill -0 $SPID 2>/dev/null || fail "serve $* exited: $(cat "$T/$name.log")"
