@@ -41,6 +41,7 @@
 #include "powermeter/linesock.h"
 #include "powermeter/meter.h"
 #include "powermeter/meter_uri.h"
+#include "powermeter/ranges.h"
 
 #define PTD_DEFAULT_INTERVAL_US 1000000u
 #define PTD_CONNECT_TIMEOUT_US  1000000u
@@ -631,14 +632,8 @@ drop:
 static int ptd_set_ranges(void *self, double volts, double amps, char *err) {
     ptd *p = self;
     char buf[256], e[TB_ERR_LEN];
-    if (volts > 0)
-        snprintf(p->volts, sizeof p->volts, "%g", volts);
-    else
-        snprintf(p->volts, sizeof p->volts, "Auto");
-    if (amps > 0)
-        snprintf(p->amps, sizeof p->amps, "%g", amps);
-    else
-        snprintf(p->amps, sizeof p->amps, "Auto");
+    tb_range_setting(p->volts, sizeof p->volts, volts, "Auto");
+    tb_range_setting(p->amps, sizeof p->amps, amps, "Auto");
     if (p->ls) (void)ptd_cmd(p, "Stop", buf, sizeof buf, e);
     ptd_disconnect(p);
     return ptd_setup(p, err);

@@ -4,6 +4,7 @@
 #include "powermeter/ranges.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const double wt310_volts[] = {15, 30, 60, 150, 300, 600};
@@ -28,4 +29,11 @@ double tb_range_pick(const double *list, int n, double peak, double headroom) {
     for (int i = 0; i < n; i++)
         if (list[i] >= need * (1 - 1e-9)) return list[i];
     return -1;
+}
+
+void tb_range_setting(char *out, unsigned long n, double value, const char *auto_word) {
+    if (value > 0)
+        snprintf(out, n, "%g", value);
+    else
+        snprintf(out, n, "%s", auto_word);
 }

@@ -38,4 +38,8 @@ void tb_ranges_for(const char *model, double cf, tb_range_list *out);
  */
 double tb_range_pick(const double *list, int n, double peak, double headroom);
 
+/* A range as a driver sends it: value > 0 as "%g", else auto_word (the
+ * analyzer's word for auto-range: PTDaemon's "Auto", a Yokogawa's "auto"). */
+void tb_range_setting(char *out, unsigned long n, double value, const char *auto_word);
+
 #endif

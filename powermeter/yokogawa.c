@@ -43,6 +43,7 @@
 #include "powermeter/linesock.h"
 #include "powermeter/meter.h"
 #include "powermeter/meter_uri.h"
+#include "powermeter/ranges.h"
 
 #define YOKO_DEFAULT_TIMEOUT_US 800000u
 #define YOKO_CONNECT_TIMEOUT_US 1000000u
@@ -711,14 +712,8 @@ static int yoko_set_ranges(void *self, double volts, double amps, char *err) {
     yoko *y = self;
     const char *inp = y->model == MODEL_WT310 ? ":INP" : ":CONF";
     char e[TB_ERR_LEN];
-    if (volts > 0)
-        snprintf(y->volts, sizeof y->volts, "%g", volts);
-    else
-        snprintf(y->volts, sizeof y->volts, "auto");
-    if (amps > 0)
-        snprintf(y->amps, sizeof y->amps, "%g", amps);
-    else
-        snprintf(y->amps, sizeof y->amps, "auto");
+    tb_range_setting(y->volts, sizeof y->volts, volts, "auto");
+    tb_range_setting(y->amps, sizeof y->amps, amps, "auto");
     if (!y->ls) return yoko_setup(y, err); /* sets them on the way */
     if (yoko_set_range(y, inp, "VOLT", y->volts, err) != 0 || yoko_set_range(y, inp, "CURR", y->amps, err) != 0 ||
         yoko_check_error(y, " after setting ranges", 1, err) != 0) {
