@@ -112,7 +112,12 @@ static void *poll_main(void *arg) {
         p->n_lates++;
         pthread_mutex_unlock(&p->mu);
 
-        /* Sample without the lock: a slow meter must not block readers. */
+        /* Sample without the lock: a slow meter must not block readers. Each
+         * sample is kept as soon as it is read, not at the end of the tick:
+         * a PTDaemon's RL waits up to an interval for its next sample, and a
+         * tick's earlier samples kept only after it were missing from a
+         * window read in the meantime (the steady state's end: one sample
+         * per meter lost per phase, test_hosts). */
         for (i = 0; i < p->n; i++) {
             char err[TB_ERR_LEN] = "";
             if (tb_meter_sample(p->meters[i], &tick[i], err) != 0) {
@@ -122,11 +127,10 @@ static void *poll_main(void *arg) {
                 tb_log(TB_LOG_INFO, "poller: meter '%s' is back", tb_meter_get_info(p->meters[i])->uri);
                 failing[i] = 0;
             }
-        }
-
-        pthread_mutex_lock(&p->mu);
-        for (i = 0; i < p->n; i++)
+            pthread_mutex_lock(&p->mu);
             append(p, i, &tick[i]);
+            if (i + 1 < p->n) pthread_mutex_unlock(&p->mu);
+        }
         next += p->interval_us;
         now = tb_now_us();
         if (now > next && now - next > p->interval_us) {

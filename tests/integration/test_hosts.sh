@@ -51,6 +51,7 @@ grep -q "tile 3 is served by no \[host.NAME\]" "$T/named.log" || fail "no-host t
     --idle 3s --db "$T/r.db" --report "$T/r.json" --quiet >"$T/run.log" 2>&1 || fail "run: $(cat "$T/run.log")"
 J=$T/r.json
 expect "run status" "$(jq -r .run.status "$J")" = complete
+expect "invalid levels" "$(jq '[.run.levels[] | select(.valid != true)] | length' "$J")" -eq 0
 expect "levels" "$(jq '.run.levels | length' "$J")" -eq 2
 expect "hosts" "$(jq '.run.hosts | length' "$J")" -eq 2
 expect "host a's tiles" "$(jq -r '.run.hosts[0].tiles' "$J")" = 1
@@ -112,6 +113,11 @@ rc=0
 grep -q "^PASS figures hosts: [0-9]* figures of 6 host entries agree" "$T/check.out" ||
     fail "check: no per-host line: $(cat "$T/check.out")"
 ! grep -q "^FAIL figure.* host " "$T/check.out" || fail "check: a host's figure: $(grep host "$T/check.out")"
+# the only rule a clean two-host run breaks is host a's estimated model: every
+# sample of every meter is stored (a PTDaemon's RL waits for its next sample,
+# and the other meters' samples of that tick must not miss the steady window)
+expect "check's failures" "$(grep -c '^FAIL' "$T/check.out")" -eq 1
+grep -q "^FAIL rule measured power meter 1: ESTIMATED" "$T/check.out" || fail "check: $(grep FAIL "$T/check.out")"
 
 # compare: a second (1-level) run shows each host's power beside the first's
 "$TILEBENCH" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 0 \
