@@ -98,6 +98,9 @@ static void usage(FILE *f) {
             "  --agents-wait DUR   how long to wait for them (default 60s; exit 3 after)\n"
             "  --sut-dir DIR       run folder of the embedded SUT (default: a new temporary\n"
             "                      folder in $TMPDIR or /tmp, removed after a clean stop)\n"
+            "  --dry-run           check the host, meters, tile file and SUT in a few seconds\n"
+            "                      without starting load, as tilebench doctor does (exit 0\n"
+            "                      all ok, 1 a warning, 2 a failure); --json for JSON\n"
             "  --quiet             no progress output\n"
             "  --help              this text\n\n"
             "The tile file's keys per workload kind are in docs/tile-file.md.\n"
@@ -146,8 +149,11 @@ static const run_preset *find_preset(const char *name) {
     return NULL;
 }
 
+/* "run", or "doctor" when tb_cli_run_main runs as `tilebench doctor`. */
+static const char *cmd_name = "run";
+
 static int bad(const char *opt, const char *msg) {
-    fprintf(stderr, "tilebench run: %s: %s\n", opt, msg);
+    fprintf(stderr, "tilebench %s: %s: %s\n", cmd_name, opt, msg);
     return TB_EXIT_USAGE;
 }
 
@@ -159,6 +165,7 @@ typedef struct run_args {
     const char *phases_arg;
     uint64_t max_tiles, repeat, threads;
     int max_tiles_given, quiet;
+    int dry_run, json; /* --dry-run (doctor): the checks of cmd_doctor.c instead of the run; --json their output */
     const char *broker, *agents_wait;
     const char *metrics;        /* --metrics ADDR:PORT; NULL: none */
     const char *metrics_linger; /* --metrics-linger DUR; NULL: [run] metrics_linger, else the default */
@@ -200,7 +207,9 @@ enum {
     O_INTERFERENCE,
     O_METRICS,
     O_METRICS_LINGER,
-    O_RANGING
+    O_RANGING,
+    O_DRY_RUN,
+    O_JSON
 };
 
 static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TILES},
@@ -236,6 +245,8 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"metrics", required_argument, NULL, O_METRICS},
                                          {"metrics-linger", required_argument, NULL, O_METRICS_LINGER},
                                          {"ranging", optional_argument, NULL, O_RANGING},
+                                         {"dry-run", no_argument, NULL, O_DRY_RUN},
+                                         {"json", no_argument, NULL, O_JSON},
                                          {NULL, 0, NULL, 0}};
 
 /* One option into *a: -1 taken, else an exit code (an error was printed, or --help). */
@@ -319,7 +330,14 @@ static int take_option(int opt, const char *arg, run_args *a) {
     }
     case O_METRICS_LINGER: a->metrics_linger = arg; break;
     case O_RANGING: a->ranging = arg ? arg : ""; break;
-    case O_HELP: usage(stdout); return TB_EXIT_OK;
+    case O_DRY_RUN: a->dry_run = 1; break;
+    case O_JSON: a->json = 1; break;
+    case O_HELP:
+        if (strcmp(cmd_name, "doctor") == 0)
+            tb_cli_doctor_usage(stdout);
+        else
+            usage(stdout);
+        return TB_EXIT_OK;
     default: return -2;
     }
     return -1;
@@ -335,14 +353,16 @@ static int parse_args(int argc, char **argv, run_args *a) {
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if ((r = take_option(opt, optarg, a)) == -1) continue;
         if (r != -2) return r;
-        fprintf(stderr, "tilebench run: unknown or incomplete option '%s' (see tilebench run --help)\n",
-                argv[optind - 1]);
+        fprintf(stderr, "tilebench %s: unknown or incomplete option '%s' (see tilebench %s --help)\n", cmd_name,
+                argv[optind - 1], cmd_name);
         return TB_EXIT_USAGE;
     }
     if (optind < argc) {
-        fprintf(stderr, "tilebench run: unexpected argument '%s' (see tilebench run --help)\n", argv[optind]);
+        fprintf(stderr, "tilebench %s: unexpected argument '%s' (see tilebench %s --help)\n", cmd_name, argv[optind],
+                cmd_name);
         return TB_EXIT_USAGE;
     }
+    if (a->json && !a->dry_run) return bad("--json", "applies to tilebench doctor (or run --dry-run)");
     if (o->calibrate && a->tiles && strcmp(a->tiles, "1") != 0)
         return bad("--calibrate", "measures one tile: drop --tiles or give --tiles 1");
     if (!a->tiles) a->tiles = o->calibrate || o->interference ? "1" : "1..3";
@@ -398,7 +418,7 @@ static int check_sweep(run_args *a, const tb_tiledef *def) {
     }
     if (tb_loadgen_check(def, err) != 0) {
         tb_tiledef_escape_err(err); /* it quotes values from the file */
-        fprintf(stderr, "tilebench run: %s\n", err);
+        fprintf(stderr, "tilebench %s: %s\n", cmd_name, err);
         return TB_EXIT_USAGE;
     }
     return -1;
@@ -549,7 +569,9 @@ static void linger_metrics(const tb_metrics_server *msrv, uint64_t linger_us, in
     }
 }
 
-int tb_cmd_run(int argc, char **argv) {
+int tb_cmd_run(int argc, char **argv) { return tb_cli_run_main(argc, argv, 0); }
+
+int tb_cli_run_main(int argc, char **argv, int doctor) {
     run_args a;
     char err[TB_ERR_LEN];
     tb_tiledef *def;
@@ -568,10 +590,12 @@ int tb_cmd_run(int argc, char **argv) {
     a.preset = "demo";
     a.max_tiles = 8;
     a.repeat = 1;
+    a.dry_run = doctor;
+    cmd_name = doctor ? "doctor" : "run";
     if ((rc = parse_args(argc, argv, &a)) != -1) return rc;
     if (!a.config) a.config = tb_tiledef_default_path();
     if (!(def = tb_tiledef_load(a.config, err))) {
-        fprintf(stderr, "tilebench run: %s\n", err);
+        fprintf(stderr, "tilebench %s: %s\n", cmd_name, err);
         return TB_EXIT_USAGE;
     }
     if ((rc = check_sweep(&a, def)) != -1 || (rc = set_agents(&a, def)) != -1 ||
@@ -585,6 +609,11 @@ int tb_cmd_run(int argc, char **argv) {
     a.o.threads = (int)a.threads;
     a.o.preset = a.preset;
     a.o.compliant = find_preset(a.preset)->compliant;
+    if (a.dry_run) { /* the checks only: no store, no server, no load */
+        rc = tb_cli_doctor_report(&a.o, a.json);
+        tb_tiledef_free(def);
+        return rc;
+    }
     a.o.stop = tb_cli_stop_flag();
     tb_run_console_init(&con, a.quiet, &con_obs);
     obs = con_obs;

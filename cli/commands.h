@@ -22,6 +22,16 @@ int tb_cmd_webapp(int argc, char **argv);   /* hidden: the reference web app of 
 int tb_cmd_agent(int argc, char **argv);    /* cmd_agent.c: a load-generator agent */
 int tb_cmd_publish(int argc, char **argv);  /* cmd_publish.c: a run's result bundle, or a static site */
 int tb_cmd_check(int argc, char **argv);    /* cmd_check.c: verify a result bundle */
+int tb_cmd_doctor(int argc, char **argv);   /* cmd_doctor.c: the host's and tile file's checks before a run */
+
+struct tb_run_opts; /* coordinator/coordinator.h */
+/* cmd_run.c: `run` (doctor 0), or `doctor` = `run --dry-run` (doctor 1):
+ * the same options, parsed and checked the same way. */
+int tb_cli_run_main(int argc, char **argv, int doctor);
+/* cmd_doctor.c: runs the checks for o (coordinator/preflight.h) and prints
+ * one line each, or JSON; returns the exit code (0 ok, 1 warn, 2 fail). */
+int tb_cli_doctor_report(const struct tb_run_opts *o, int json);
+void tb_cli_doctor_usage(FILE *f);
 
 /* signals.c: the flag SIGINT, SIGTERM and SIGHUP set once tb_cli_catch_signals
  * ran (it also ignores SIGPIPE), for `run`, `campaign` and `agent`. */

@@ -16,6 +16,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"run", tb_cmd_run, "sweep load levels against the SUT, measure power, score, store"},
+    {"doctor", tb_cmd_doctor, "check the host, meters, tile file and SUT before a run, in seconds"},
     {"sut", tb_cmd_sut, "start, stop or check the embedded SUT on loopback"},
     {"runs", tb_cmd_runs, "list stored runs"},
     {"report", tb_cmd_report, "print a run's report (text, json, csv, html, hlog)"},
@@ -39,8 +40,8 @@ static void usage(FILE *f) {
             TB_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].summary) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nexit codes: 0 ok, 1 validation failed, 2 usage or configuration error,\n"
-               "            3 run aborted or interrupted (measured data is kept)\n");
+    fprintf(f, "\nexit codes: 0 ok, 1 validation failed (doctor: a warning), 2 usage or configuration\n"
+               "            error (doctor: a failure), 3 run aborted or interrupted (measured data is kept)\n");
 }
 
 int main(int argc, char **argv) {

@@ -8,17 +8,21 @@
 
 #include "loadgen/loadgen.h"
 
-int tb_loadgen_fd_check(const tb_tiledef *def, int max_tiles, char *err) {
-    struct rlimit rl;
-    unsigned long long users = 0, need = 0;
+unsigned long long tb_loadgen_fd_need(const tb_tiledef *def, int tiles, unsigned long long *users) {
+    unsigned long long u = 0, need = 0;
     for (int w = 0; w < def->n_workloads; w++) {
         const tb_workload_vt *vt = tb_workload_find(def->workloads[w].kind);
         int per = vt && vt->sockets_per_user > 0 ? vt->sockets_per_user : 2;
-        users += (unsigned long long)def->workloads[w].users;
+        u += (unsigned long long)def->workloads[w].users;
         need += (unsigned long long)per * (unsigned long long)def->workloads[w].users;
     }
-    users *= (unsigned long long)max_tiles;
-    need = need * (unsigned long long)max_tiles + 256;
+    if (users) *users = u * (unsigned long long)tiles;
+    return need * (unsigned long long)tiles + 256;
+}
+
+int tb_loadgen_fd_check(const tb_tiledef *def, int max_tiles, char *err) {
+    struct rlimit rl;
+    unsigned long long users = 0, need = tb_loadgen_fd_need(def, max_tiles, &users);
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;

@@ -224,6 +224,10 @@ int tb_loadgen_local_threads(int threads);
  * ("120 users at 60 tiles need about 376 open files, and the limit is 100
  * (raise it with ulimit -n, ...)"). */
 int tb_loadgen_fd_check(const tb_tiledef *def, int tiles, char *err) TB_WUR;
+/* The open files tb_loadgen_fd_check asks for at `tiles` tiles (each
+ * workload's sockets per user times its users, and 256 more); *users (when
+ * not NULL) gets the users of those tiles. For `tilebench doctor`. */
+unsigned long long tb_loadgen_fd_need(const tb_tiledef *def, int tiles, unsigned long long *users);
 
 /* Checks every workload's own keys (its configure()) against stand-in
  * endpoints, so a bad key is reported before any server starts.
