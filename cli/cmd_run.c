@@ -102,6 +102,11 @@ static void usage(FILE *f) {
             "                      without starting load, as tilebench doctor does (exit 0\n"
             "                      all ok, 1 a warning, 2 a failure); --json for JSON\n"
             "  --quiet             no progress output\n"
+            "  --verbose           under each level's line, each QoS rule that failed or was\n"
+            "                      not judged, with its figures (by default one QoS verdict\n"
+            "                      per level: pass, fail or incomplete, with the counts, and\n"
+            "                      one line naming the failed rules or saying how long a\n"
+            "                      steady state would judge every rule)\n"
             "  --help              this text\n\n"
             "The tile file's keys per workload kind are in docs/tile-file.md.\n"
             "Infrastructure operations ([infra.NAME]: command, deploy, backup, migrate) run\n"
@@ -164,7 +169,7 @@ typedef struct run_args {
     const char *dur_arg[5]; /* ramp_up warm_up steady ramp_down idle */
     const char *phases_arg;
     uint64_t max_tiles, repeat, threads;
-    int max_tiles_given, quiet;
+    int max_tiles_given, quiet, verbose;
     int dry_run, json; /* --dry-run (doctor): the checks of cmd_doctor.c instead of the run; --json their output */
     const char *broker, *agents_wait;
     const char *metrics;        /* --metrics ADDR:PORT; NULL: none */
@@ -194,6 +199,7 @@ enum {
     O_THREADS,
     O_SUT_DIR,
     O_QUIET,
+    O_VERBOSE,
     O_HELP,
     O_CALIBRATE,
     O_AUTO_STEP,
@@ -231,6 +237,7 @@ static const struct option longopts[] = {{"tiles", required_argument, NULL, O_TI
                                          {"threads", required_argument, NULL, O_THREADS},
                                          {"sut-dir", required_argument, NULL, O_SUT_DIR},
                                          {"quiet", no_argument, NULL, O_QUIET},
+                                         {"verbose", no_argument, NULL, O_VERBOSE},
                                          {"help", no_argument, NULL, O_HELP},
                                          {"calibrate", no_argument, NULL, O_CALIBRATE},
                                          {"auto-step", required_argument, NULL, O_AUTO_STEP},
@@ -293,6 +300,7 @@ static int take_option(int opt, const char *arg, run_args *a) {
         break;
     case O_SUT_DIR: o->sut_dir = arg; break;
     case O_QUIET: a->quiet = 1; break;
+    case O_VERBOSE: a->verbose = 1; break;
     case O_CALIBRATE: o->calibrate = 1; break;
     case O_INTERFERENCE: o->interference = 1; break;
     case O_AUTO_STEP:
@@ -616,6 +624,7 @@ int tb_cli_run_main(int argc, char **argv, int doctor) {
     }
     a.o.stop = tb_cli_stop_flag();
     tb_run_console_init(&con, a.quiet, &con_obs);
+    con.verbose = a.verbose;
     obs = con_obs;
     if (a.metrics && start_metrics(&a, &rm, &con_obs, &obs, &metrics, &msrv, err) != 0) {
         const char *opt = a.metrics == def->run.metrics ? "[run] metrics" : "--metrics";

@@ -1,8 +1,9 @@
 /*
  * cmd_validate.c: `tilebench validate [RUN|latest] [--db FILE] [--tiles N]`:
- * exit 0 only when QoS (every rule judged and met) and validity pass at the
- * named (or every) load level; exit 1 otherwise, printing each failing rule
- * with its observed value and limit and each rule not judged (too few ops).
+ * exit 0 only when the QoS word (tb_model_qos_verdict) is pass and validity
+ * holds at the named (or every) load level; exit 1 otherwise (fail or
+ * incomplete), printing each failing rule with its observed value and limit
+ * and each rule not judged (too few ops).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,11 +19,16 @@ static void usage(FILE *f) {
     fputs("usage: tilebench validate [RUN|latest] [--db FILE] [--tiles N]\n"
           "\n"
           "Checks a stored run (default: latest). It passes only when every load level\n"
-          "(or only the levels with N tiles) passed QoS and is valid; checking every\n"
-          "level also requires that the run completed. A QoS rule not judged (too few\n"
-          "ops to mean anything) is not a pass, so it fails validate too. Prints one\n"
-          "line per level phase, each failing QoS rule with its observed value and\n"
-          "limit, and each rule not judged with its ops and the least it needs.\n"
+          "(or only the levels with N tiles) has QoS pass and is valid; checking every\n"
+          "level also requires that the run completed. A level's QoS is one word, the\n"
+          "same as in every report: pass, fail (a judged rule failed) or incomplete\n"
+          "(some rules not judged: too few ops to mean anything). incomplete is not a\n"
+          "pass, so it fails validate too. Prints one line per level phase with its\n"
+          "word and counts, each failing QoS rule with its observed value and limit,\n"
+          "each rule not judged with its ops and the least it needs, and for an\n"
+          "incomplete level how long a steady state would judge every rule. The last\n"
+          "line is PASS, or FAIL with what stopped it (\"QoS incomplete at 3 level\n"
+          "phases\").\n"
           "\n"
           "  --db FILE    results database (default " DEFAULT_DB "), opened read-only\n"
           "  --tiles N    check only the load level with N tiles\n"

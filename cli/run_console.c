@@ -8,10 +8,12 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "results/compare.h"
+#include "results/model.h"
 
 static const char *est(int estimated) { return estimated ? " (estimated)" : ""; }
 
@@ -107,50 +109,89 @@ static void on_progress_end(void *arg) {
     fflush(stdout);
 }
 
-/* The QoS rules that did not pass, one line each; a rule not judged in
- * some tile is one line for every tile. */
-static void print_qos(const tb_level_result *lr, int n_rules) {
+/* --verbose: the QoS rules that did not pass, one line each; a rule not
+ * judged in some tile is one line for every tile. */
+static void print_qos_rules(const tb_level_result *lr, int n_rules) {
     const tb_qos_result *qr = lr->qos;
     for (int i = 0; i < lr->n_qos; i++) {
         const char *what = qr[i].not_judged ? "not judged" : "fail";
         if (qr[i].pass) continue;
         if (qr[i].not_judged && qr[i].tile) continue;
         if (qr[i].tile)
-            printf("  QoS %s, tile %d: %s: %s\n", what, qr[i].tile, qr[i].rule, qr[i].reason);
+            printf("    QoS %s, tile %d: %s: %s\n", what, qr[i].tile, qr[i].rule, qr[i].reason);
         else
-            printf("  QoS %s: %s: %s\n", what, qr[i].rule, qr[i].reason);
+            printf("    QoS %s: %s: %s\n", what, qr[i].rule, qr[i].reason);
     }
     /* a rule not judged over all tiles merged has even fewer ops per tile:
      * only the rules judged at the level but not in some tile */
-    for (int i = 0; i < n_rules; i++) {
+    for (int i = 0; i < n_rules && i < lr->n_qos; i++) {
         int n_tiles = 0;
         if (qr[i].not_judged) continue;
         for (int k = n_rules + i; k < lr->n_qos; k += n_rules)
             n_tiles += qr[k].not_judged;
-        if (n_tiles > 0) printf("  QoS not judged in %d of %d tile verdicts: %s\n", n_tiles, lr->tiles, qr[i].rule);
+        if (n_tiles > 0) printf("    QoS not judged in %d of %d tile verdicts: %s\n", n_tiles, lr->tiles, qr[i].rule);
+    }
+}
+
+/* The phase's rule rows as the read model has them, so that the counts and
+ * the hint come from the same code as the reports' (results/model.c). */
+static void model_rows(const tb_level_result *lr, tb_model_qos *level, size_t *n, tb_model_qos *tiles, size_t *nt) {
+    *n = *nt = 0;
+    for (int i = 0; i < lr->n_qos; i++) {
+        const tb_qos_result *q = &lr->qos[i];
+        tb_model_qos *m = q->tile ? &tiles[(*nt)++] : &level[(*n)++];
+        m->tile = q->tile;
+        m->rule = (char *)q->rule;
+        m->reason = (char *)q->reason;
+        m->observed = q->observed;
+        m->limit = q->limit;
+        m->judged = !q->not_judged;
+        m->pass = q->pass;
+        m->ops = (tb_model_int){(int64_t)q->ops, 1};
+        m->min_ops = (tb_model_int){(int64_t)q->min_ops, 1};
+    }
+}
+
+/* One QoS line under the level line at most: the failed rules named, else
+ * the hint that says how long a steady state would judge every rule. */
+static void print_qos_summary(const tb_level_result *lr, const tb_model_qos_counts *c, int verbose) {
+    double steady_s = (double)lr->steady_us / 1e6;
+    char hint[512];
+    if (c->failed > 0) {
+        printf("  QoS failed: %s%s (the report%s has each rule's figures)\n", c->first_failed ? c->first_failed : "?",
+               c->failed > 1 ? " and more" : "", verbose ? " and the lines below" : ", or run --verbose,");
+    } else if (tb_model_qos_hint(c, steady_s, hint, sizeof hint)) {
+        printf("  QoS hint: %s\n", hint);
     }
 }
 
 static void on_phase_done(void *arg, const tb_level_result *lr, int n_rules, int estimated) {
     tb_run_console *con = arg;
-    char verdict[96], score[96];
-    if (con->quiet) return;
+    char counts[128], score[96];
+    size_t n = (size_t)(lr->n_qos > 0 ? lr->n_qos : 0), nl, nt;
+    tb_model_qos *rows = xcalloc(n + 1, sizeof *rows), *tiles = xcalloc(n + 1, sizeof *tiles);
+    tb_model_qos_counts qc;
+    if (con->quiet) {
+        free(rows), free(tiles);
+        return;
+    }
     on_progress_end(arg);
-    if (lr->qos_not_judged > 0)
-        snprintf(verdict, sizeof verdict, "%s (%d rule%s not judged: too few ops)", lr->qos_pass ? "PASS" : "FAIL",
-                 lr->qos_not_judged, lr->qos_not_judged == 1 ? "" : "s");
-    else
-        snprintf(verdict, sizeof verdict, "%s", lr->qos_pass ? "PASS" : "FAIL");
+    model_rows(lr, rows, &nl, tiles, &nt);
+    tb_model_qos_count(rows, nl, tiles, nt, (double)lr->steady_us / 1e6, &qc);
+    tb_model_qos_counts_text(&qc, counts, sizeof counts);
     if (lr->has_infra && isfinite(lr->infra_score))
         snprintf(score, sizeof score, "%.3f (app %.3f, infra %.3f)", lr->score, lr->app_score, lr->infra_score);
     else if (lr->has_infra)
         snprintf(score, sizeof score, "%.3f (app %.3f, infra n/a: no reference)", lr->score, lr->app_score);
     else
         snprintf(score, sizeof score, "%.3f", lr->score);
-    printf("level %d tiles%s%s phase %d: score %s  %.1f W%s  PPKW %.2f  QoS %s  %s%s\n", lr->tiles,
+    printf("level %d tiles%s%s phase %d: score %s  %.1f W%s  PPKW %.2f  QoS %s (%s)  %s%s\n", lr->tiles,
            lr->alone ? ", alone: " : "", lr->alone ? lr->alone : "", lr->phase, score, lr->avg_watts, est(estimated),
-           lr->ppkw, verdict, lr->valid ? "valid" : "INVALID: ", lr->valid ? "" : lr->invalid_reason);
-    print_qos(lr, n_rules);
+           lr->ppkw, tb_model_qos_verdict(lr->qos_pass, lr->qos_not_judged), counts,
+           lr->valid ? "valid" : "INVALID: ", lr->valid ? "" : lr->invalid_reason);
+    print_qos_summary(lr, &qc, con->verbose);
+    if (con->verbose) print_qos_rules(lr, n_rules);
+    free(rows), free(tiles);
     fflush(stdout);
 }
 
@@ -208,6 +249,7 @@ void tb_run_console_init(tb_run_console *con, int quiet, tb_run_observer *obs) {
     memset(obs, 0, sizeof *obs);
     con->is_tty = isatty(STDOUT_FILENO);
     con->quiet = quiet;
+    con->verbose = 0;
     obs->run_begun = on_run_begun;
     obs->reference = on_reference;
     obs->sut_starting = on_sut_starting;

@@ -11,8 +11,9 @@
 #include "coordinator/observer.h"
 
 typedef struct tb_run_console {
-    int is_tty; /* stdout is a terminal: live progress lines instead of stage lines */
-    int quiet;  /* --quiet: nothing of the run is shown */
+    int is_tty;  /* stdout is a terminal: live progress lines instead of stage lines */
+    int quiet;   /* --quiet: nothing of the run is shown */
+    int verbose; /* --verbose: each QoS rule that did not pass, one line each, under its level's line */
 } tb_run_console;
 
 /* Fills *obs with the console's callbacks; con must outlive the run. */

@@ -14,6 +14,7 @@
 
 #include "common/html.h"
 #include "results/compare_data.h"
+#include "results/model.h"
 
 #define esc tb_html_escape_file
 
@@ -317,7 +318,7 @@ static const char css[] =
     "th{background:#eef1f5;font-weight:600;white-space:nowrap}"
     ".n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     ".up{color:#047857;font-weight:700}.down{color:#b91c1c;font-weight:700}.miss{color:#9aa5b1;font-style:italic}"
-    ".pass{color:#047857;font-weight:700}.fail{color:#b91c1c;font-weight:700}"
+    ".pass{color:#047857;font-weight:700}.fail{color:#b91c1c;font-weight:700}.nj{color:#b45309;font-weight:700}"
     "tr.base td{background:#f0f9ff}"
     ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:12px}"
     "figure{margin:0;background:#fff;border:1px solid #d5dbe3;border-radius:6px;padding:6px 6px 2px}"
@@ -378,9 +379,12 @@ static void html_qos(FILE *f, const tb_cmp_model *m) {
             if (!lv->present)
                 fputs("<td class=\"miss\">missing</td>", f);
             else
-                fprintf(f, "<td><span class=\"%s\">%s</span>%s%s</td>", lv->qos_pass ? "pass" : "fail",
-                        lv->qos_pass ? "PASS" : "FAIL",
-                        lv->qos_not_judged > 0 ? ", some rules not judged (too few ops)" : "",
+                fprintf(f, "<td><span class=\"%s\">%s</span>%s%s</td>",
+                        !lv->qos_pass            ? "fail"
+                        : lv->qos_not_judged > 0 ? "nj"
+                                                 : "pass",
+                        tb_model_qos_verdict(lv->qos_pass, lv->qos_not_judged),
+                        lv->qos_pass && lv->qos_not_judged > 0 ? ": some rules not judged (too few ops)" : "",
                         lv->valid ? "" : " <span class=\"fail\">INVALID</span>");
         }
         fputs("</tr>\n", f);

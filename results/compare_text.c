@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "results/compare_data.h"
+#include "results/model.h"
 
 /* s with control characters as '?' (a label cannot drive the terminal),
  * cut to at most maxw code points with "..." when longer. Caller frees. */
@@ -181,7 +182,7 @@ void tb_compare_write_text(const tb_cmp_model *m, FILE *f) {
     for (k = 0; k < m->n_hosts; k++)
         text_table(f, m, -2, k);
     /* QoS and validity: a % change at a failing level means little */
-    fputs("\nQoS / validity per level (PASS/FAIL, INVALID; PASS*: some rules not judged, too few ops)\n  tiles", f);
+    fputs("\nQoS / validity per level (pass, fail, incomplete: rules not judged, too few ops; INVALID)\n  tiles", f);
     for (i = 0; i < m->n_runs; i++) {
         char head[32];
         snprintf(head, sizeof head, "run %lld", (long long)m->runs[i].id);
@@ -197,8 +198,8 @@ void tb_compare_write_text(const tb_cmp_model *m, FILE *f) {
             if (!lv->present)
                 snprintf(buf, sizeof buf, "missing");
             else
-                snprintf(buf, sizeof buf, "%s%s%s", lv->qos_pass ? "PASS" : "FAIL",
-                         lv->qos_not_judged > 0 && lv->qos_pass ? "*" : "", lv->valid ? "" : " INVALID");
+                snprintf(buf, sizeof buf, "%s%s", tb_model_qos_verdict(lv->qos_pass, lv->qos_not_judged),
+                         lv->valid ? "" : " INVALID");
             fputs("   ", f);
             put_padded(f, buf, i + 1 < m->n_runs ? 12 : 0, 0);
         }

@@ -6,6 +6,7 @@
 #include "results/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,93 @@
 
 const char *tb_model_qos_verdict(int qos_pass, int not_judged) {
     return !qos_pass ? "fail" : not_judged > 0 ? "incomplete" : "pass";
+}
+
+double tb_model_steady_round_up(double s) {
+    double step = s <= 600 ? 10 : s <= 3600 ? 60 : 300;
+    if (!isfinite(s) || s <= 0) return s;
+    return ceil(ceil(s) / step) * step;
+}
+
+/* The hint's part of one rule row not judged: the steady state its ops
+ * scale to (steady_s x min_ops / ops), the largest kept in *c. */
+static void count_unjudged_row(const tb_model_qos *q, double steady_s, tb_model_qos_counts *c) {
+    double need;
+    if (!q->ops.known || !q->min_ops.known || q->min_ops.v <= 0 || !(steady_s > 0)) return;
+    if (q->ops.v <= 0) {
+        if (!c->no_ops++) c->first_no_ops = q->rule;
+        return;
+    }
+    need = steady_s * (double)q->min_ops.v / (double)q->ops.v;
+    if (isnan(c->steady_s) || need > c->steady_raw_s) {
+        c->steady_raw_s = need;
+        c->steady_s = tb_model_steady_round_up(need);
+        c->worst = q->rule;
+        c->worst_tile = q->tile;
+        c->worst_ops = q->ops.v;
+        c->worst_min_ops = q->min_ops.v;
+    }
+}
+
+void tb_model_qos_count(const tb_model_qos *level, size_t n, const tb_model_qos *tiles, size_t nt, double steady_s,
+                        tb_model_qos_counts *c) {
+    memset(c, 0, sizeof *c);
+    c->steady_s = c->steady_raw_s = NAN;
+    for (size_t i = 0; i < n; i++) {
+        const char *rule = level[i].rule ? level[i].rule : "";
+        int failed = level[i].judged && !level[i].pass, unjudged = !level[i].judged;
+        for (size_t k = 0; k < nt; k++) {
+            if (strcmp(tiles[k].rule ? tiles[k].rule : "", rule) != 0) continue;
+            if (tiles[k].judged && !tiles[k].pass) failed = 1;
+            if (!tiles[k].judged) unjudged = 1;
+        }
+        if (failed) {
+            if (!c->failed++) c->first_failed = level[i].rule;
+        } else if (unjudged) {
+            c->not_judged++;
+        } else {
+            c->passed++;
+        }
+    }
+    c->judged = c->passed + c->failed;
+    for (size_t i = 0; i < n; i++)
+        if (!level[i].judged) count_unjudged_row(&level[i], steady_s, c);
+    for (size_t k = 0; k < nt; k++)
+        if (!tiles[k].judged) count_unjudged_row(&tiles[k], steady_s, c);
+}
+
+void tb_model_level_qos_count(const tb_model_level *lv, tb_model_qos_counts *c) {
+    tb_model_qos_count(lv->qos, lv->n_qos, lv->tile_qos, lv->n_tile_qos, lv->steady_s, c);
+}
+
+/* "6 judged: 6 passed, 0 failed; 14 not judged" */
+void tb_model_qos_counts_text(const tb_model_qos_counts *c, char *buf, size_t len) {
+    snprintf(buf, len, "%d judged: %d passed, %d failed; %d not judged", c->judged, c->passed, c->failed,
+             c->not_judged);
+}
+
+/* "a steady state of at least 180 s (3 min; this one 20 s) would judge
+ * every rule (web.* mix deviation <= 2 pp needs the most: 412 of 3693 ops)" */
+int tb_model_qos_hint(const tb_model_qos_counts *c, double steady_s, char *buf, size_t len) {
+    size_t l = 0;
+    char mins[32] = "";
+    if (c->not_judged <= 0 && c->no_ops <= 0) return 0;
+    if (isnan(c->steady_s) && c->no_ops <= 0) return 0;
+    if (!isnan(c->steady_s)) {
+        if (c->steady_s >= 120) snprintf(mins, sizeof mins, "%.0f min; ", c->steady_s / 60);
+        l = (size_t)snprintf(buf, len,
+                             "a steady state of at least %.0f s (%sthis one %.0f s) would judge every rule%s (%s needs "
+                             "the most: %lld of %lld ops",
+                             c->steady_s, mins, steady_s, c->no_ops ? " that saw ops" : "", c->worst ? c->worst : "?",
+                             (long long)c->worst_ops, (long long)c->worst_min_ops);
+        if (l < len && c->worst_tile > 0) l += (size_t)snprintf(buf + l, len - l, " in tile %d", c->worst_tile);
+        if (l < len) l += (size_t)snprintf(buf + l, len - l, ")");
+    }
+    if (l < len && c->no_ops > 0)
+        snprintf(buf + l, len - l, "%s%d rule verdict%s saw no op in %.0f s, so no length follows from %s (%s%s)",
+                 l ? "; " : "", c->no_ops, c->no_ops == 1 ? "" : "s", steady_s, c->no_ops == 1 ? "it" : "them",
+                 c->first_no_ops ? c->first_no_ops : "?", c->no_ops > 1 ? ", ..." : "");
+    return 1;
 }
 
 #define MAX_REPEATS 256

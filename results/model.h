@@ -340,8 +340,44 @@ typedef struct tb_model_run {
 int tb_model_read_run(tb_store *s, int64_t run_id, int flags, tb_model_run **out, char *err) TB_WUR;
 void tb_model_run_free(tb_model_run *r); /* NULL is a no-op */
 
-/* A level's QoS in one word: "pass", "fail" or "incomplete". */
+/* A level's QoS in one word: "pass" (every rule judged and met), "fail" (a
+ * judged rule failed, in the level's verdict or a tile's) or "incomplete"
+ * (none failed, some rule not judged: too few ops). THE word: the console,
+ * every report format, runs and validate print this and nothing else. */
 const char *tb_model_qos_verdict(int qos_pass, int not_judged);
+
+/* A level phase's QoS in counts, each rule once over the level's verdict and
+ * its tiles': failed when it failed in any, else not judged when it went
+ * unjudged in any, else passed (judged = passed + failed). And the hint over
+ * every rule row not judged: the steady state at which its ops would reach
+ * the least it needs, steady_s x min_ops / ops (ops grow with the steady
+ * state's length), the largest of those rounded up by
+ * tb_model_steady_round_up. A row with no op at all gives no length:
+ * no_ops counts those. Rule pointers point into the rows given. */
+typedef struct tb_model_qos_counts {
+    int judged, passed, failed, not_judged;
+    const char *first_failed;
+    double steady_s;     /* rounded up; NaN: no row not judged saw an op */
+    double steady_raw_s; /* before rounding */
+    const char *worst;   /* the rule row that needs the most */
+    int worst_tile;      /* its tile; 0: the level's verdict */
+    int64_t worst_ops, worst_min_ops;
+    int no_ops; /* rows not judged that saw no op */
+    const char *first_no_ops;
+} tb_model_qos_counts;
+
+void tb_model_qos_count(const tb_model_qos *level, size_t n, const tb_model_qos *tiles, size_t nt, double steady_s,
+                        tb_model_qos_counts *c);
+void tb_model_level_qos_count(const tb_model_level *lv, tb_model_qos_counts *c);
+/* Seconds rounded up to a whole step: 10 s up to 10 min, 1 min up to 1 h,
+ * 5 min above (179.3 -> 180, 601 -> 660, 3601 -> 3900). */
+double tb_model_steady_round_up(double s);
+/* "6 judged: 6 passed, 0 failed; 14 not judged" into buf. */
+void tb_model_qos_counts_text(const tb_model_qos_counts *c, char *buf, size_t len);
+/* The hint line's text into buf ("a steady state of at least 180 s (this
+ * one: 20 s) would judge every rule (...)"); 0 (buf untouched) when every
+ * rule was judged. steady_s: the phase's steady state. */
+int tb_model_qos_hint(const tb_model_qos_counts *c, double steady_s, char *buf, size_t len);
 
 /* A level phase's energy per op (scoring/energy.h, docs/method.md): the
  * SUT's energy over steady state, J per metric op, and per workload (its
@@ -382,6 +418,7 @@ typedef struct tb_model_run_row {
     int levels;                   /* distinct load levels */
     double peak_score, peak_ppkw; /* the best stored phase's; NaN: none */
     int estimated;
+    const char *qos_verdict; /* tb_model_qos_verdict of its worst level phase (static); NULL: no level */
 } tb_model_run_row;
 
 typedef struct tb_model_campaign_run {

@@ -574,7 +574,9 @@ static int read_run_rows(tb_model_ctx *c, tb_model_run_list *l) {
                       " (SELECT max(score) FROM levels WHERE run_id = r.id),"
                       " (SELECT max(ppkw) FROM levels WHERE run_id = r.id),"
                       " EXISTS (SELECT 1 FROM meters WHERE run_id = r.id AND estimated),"
-                      " r.finished_at, r.tile_spec, r.saturation_tiles"
+                      " r.finished_at, r.tile_spec, r.saturation_tiles,"
+                      " (SELECT min(qos_pass) FROM levels WHERE run_id = r.id AND alone IS NULL),"
+                      " (SELECT max(qos_not_judged) FROM levels WHERE run_id = r.id AND alone IS NULL)"
                       " FROM runs r ORDER BY r.id",
                       &st) != 0)
         return -1;
@@ -595,6 +597,10 @@ static int read_run_rows(tb_model_ctx *c, tb_model_run_list *l) {
         w->finished_at = col_raw(st, 10);
         w->tile_spec = col_raw(st, 11);
         w->saturation_tiles = tb_model_col_int(st, 12);
+        /* the run's QoS word: its worst level's (fail, else incomplete, else pass); NULL without levels */
+        w->qos_verdict = sqlite3_column_type(st, 13) == SQLITE_NULL
+                             ? NULL
+                             : tb_model_qos_verdict(sqlite3_column_int(st, 13), sqlite3_column_int(st, 14));
     }
     sqlite3_finalize(st);
     return rc;

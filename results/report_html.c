@@ -106,9 +106,9 @@ static void build_points(page *p) {
             p->any_median = 1;
         }
         if (pt->mark & MARK_FAIL)
-            len += snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sQoS FAIL", len ? "; " : "");
+            len += snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sQoS fail", len ? "; " : "");
         if (pt->not_judged && !(pt->mark & MARK_FAIL))
-            len += snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sQoS partly not judged", len ? "; " : "");
+            len += snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sQoS incomplete", len ? "; " : "");
         if (pt->mark & MARK_INVALID)
             snprintf(pt->note + len, sizeof pt->note - (size_t)len, "%sinvalid", len ? "; " : "");
     }
@@ -390,9 +390,13 @@ static void warn_not_judged(FILE *f, const tb_model_level *lv) {
     const tb_model_qos *lists[2] = {lv->qos, lv->tile_qos};
     size_t ns[2] = {lv->n_qos, lv->n_tile_qos};
     int shown = 0;
+    tb_model_qos_counts qc;
+    char hint[512];
     fprintf(f, "<li><b>%lld tile%s", (long long)lv->tiles, lv->tiles == 1 ? "" : "s");
     put_alone(f, lv);
-    fprintf(f, ", phase %lld: QoS not fully judged</b>: %d rule%s had too few ops to be judged (", (long long)lv->phase,
+    fprintf(f, ", phase %lld: %s</b>: %d rule%s had too few ops to be judged (", (long long)lv->phase,
+            strcmp(tb_model_qos_verdict(lv->qos_pass, lv->qos_not_judged), "incomplete") == 0 ? "QoS incomplete"
+                                                                                              : "rules not judged",
             lv->qos_not_judged, lv->qos_not_judged == 1 ? "" : "s");
     for (int l = 0; l < 2; l++) {
         for (size_t j = 0; j < ns[l]; j++) {
@@ -401,7 +405,13 @@ static void warn_not_judged(FILE *f, const tb_model_level *lv) {
             esc(f, S(lists[l][j].rule));
         }
     }
-    fputs("); its QoS verdict covers the judged rules only. See <a href=\"#qos\">QoS</a>.</li>\n", f);
+    fputs("), neither a pass nor a fail", f);
+    tb_model_level_qos_count(lv, &qc);
+    if (tb_model_qos_hint(&qc, lv->steady_s, hint, sizeof hint)) {
+        fputs("; ", f);
+        esc(f, hint);
+    }
+    fputs(". See <a href=\"#qos\">QoS</a>.</li>\n", f);
 }
 
 /* Invalid levels with their reasons, and the warnings and errors logged. */

@@ -77,15 +77,15 @@ static void td_verdict(FILE *f, int v, const char *yes, const char *no, const ch
     fputs("</td>", f);
 }
 
-/* A level's QoS cell: PASS or FAIL, with "N not judged" beside it when rules
- * had too few ops (so it never reads as a plain PASS). */
+/* A level's QoS cell: its one word (tb_model_qos_verdict), pass, fail or
+ * incomplete, with "N not judged" beside incomplete. */
 static void td_qos_level(FILE *f, const tb_model_level *lv) {
-    if (lv->qos_not_judged <= 0) {
-        td_verdict(f, lv->qos_pass, "PASS", "FAIL", NULL);
+    const char *word = tb_model_qos_verdict(lv->qos_pass, lv->qos_not_judged);
+    if (strcmp(word, "incomplete") != 0) {
+        td_verdict(f, lv->qos_pass, word, word, NULL);
         return;
     }
-    fprintf(f, "<td><span class=\"%s\">%s</span>, <span class=\"nj\">%d not judged</span></td>",
-            lv->qos_pass ? "pass" : "fail", lv->qos_pass ? "PASS" : "FAIL", lv->qos_not_judged);
+    fprintf(f, "<td><span class=\"nj\">%s</span>: %d not judged</td>", word, lv->qos_not_judged);
 }
 
 /* A level's tiles and phase, the first cells of most tables. */

@@ -161,8 +161,11 @@ static void text_level_uncertainty(FILE *f, const tb_model_run *r) {
     }
 }
 
-/* The load levels with rules not judged, at the top, so a PASS below is
- * never read without it. */
+/* A level's QoS for the text view: its one word (tb_model_qos_verdict),
+ * pass, fail or incomplete, as in every other output. */
+static const char *text_qos(const tb_model_level *lv) { return tb_model_qos_verdict(lv->qos_pass, lv->qos_not_judged); }
+
+/* The load levels whose QoS is incomplete (rules not judged), at the top. */
 static void text_qos_warning(FILE *f, const tb_model_run *r) {
     char where[256] = "";
     long long last = -1;
@@ -170,7 +173,7 @@ static void text_qos_warning(FILE *f, const tb_model_run *r) {
     for (size_t k = 0; k < r->n_levels; k++) {
         long long t = (long long)r->levels[k].tiles;
         size_t l;
-        if (r->levels[k].qos_not_judged <= 0 || t == last) continue;
+        if (strcmp(text_qos(&r->levels[k]), "incomplete") != 0 || t == last) continue;
         l = strlen(where);
         if (l + 1 < sizeof where) snprintf(where + l, sizeof where - l, "%s%lld", n ? ", " : "", t);
         last = t;
@@ -178,8 +181,8 @@ static void text_qos_warning(FILE *f, const tb_model_run *r) {
     }
     if (n > 0)
         fprintf(f,
-                "  QoS warning  rules not judged (too few ops) at %s tile%s: QoS there covers the judged rules "
-                "only (see \"QoS not judged\")\n",
+                "  QoS warning  incomplete at %s tile%s: rules not judged (too few ops), neither a pass nor a fail "
+                "(see \"QoS not judged\")\n",
                 where, strcmp(where, "1") == 0 ? "" : "s");
 }
 
@@ -270,15 +273,18 @@ static void text_header(FILE *f, const tb_model_run *r) {
             num(r->overall_efficiency, "%.2f", b1, sizeof b1));
 }
 
-/* A level's QoS for the text view: "PASS", "FAIL", or with rules not
- * judged "PASS, 3 not judged" (never a bare PASS then). */
-static const char *text_qos(const tb_model_level *lv, char *buf, size_t len) {
-    const char *v = lv->qos_pass ? "PASS" : "FAIL";
-    if (lv->qos_not_judged > 0)
-        snprintf(buf, len, "%s, %d not judged", v, lv->qos_not_judged);
-    else
-        snprintf(buf, len, "%s", v);
-    return buf;
+/* Under a level phase's rules not judged: how long a steady state would
+ * judge them all (tb_model_qos_hint, as on the console). */
+static void text_qos_hint(FILE *f, const tb_model_level *lv) {
+    tb_model_qos_counts qc;
+    char hint[512];
+    tb_model_level_qos_count(lv, &qc);
+    if (!tb_model_qos_hint(&qc, lv->steady_s, hint, sizeof hint)) return;
+    fprintf(f, "  %lld tiles", (long long)lv->tiles);
+    tb_fmt_put_alone(f, lv);
+    fprintf(f, " phase %lld: hint: ", (long long)lv->phase);
+    put_safe(f, hint, 0, 0);
+    fputc('\n', f);
 }
 
 /* The rules of one level phase that went unjudged in its own verdict or a
@@ -341,7 +347,7 @@ static void text_qos_failures(FILE *f, const tb_model_run *r) {
 
 static void text_levels(FILE *f, const tb_model_run *r) {
     int not_judged = 0;
-    char b1[32], b2[32], b3[32], bq[48];
+    char b1[32], b2[32], b3[32];
     fputs("\nLoad levels\n", f);
     if (r->n_levels == 0) {
         fputs("  (no load level stored)\n", f);
@@ -352,7 +358,7 @@ static void text_levels(FILE *f, const tb_model_run *r) {
         const tb_model_level *lv = &r->levels[i];
         fprintf(f, "  %5lld %5lld %10s %9s %10s  %-20s  ", (long long)lv->tiles, (long long)lv->phase,
                 num(lv->score, "%.3f", b1, sizeof b1), num(lv->avg_watts, "%.1f", b2, sizeof b2),
-                num(lv->ppkw, "%.2f", b3, sizeof b3), text_qos(lv, bq, sizeof bq));
+                num(lv->ppkw, "%.2f", b3, sizeof b3), text_qos(lv));
         if (lv->valid)
             fputs("yes", f);
         else {
@@ -372,8 +378,11 @@ static void text_levels(FILE *f, const tb_model_run *r) {
     text_level_uncertainty(f, r);
     tb_report_text_temp(f, r);
     text_qos_failures(f, r);
-    for (size_t i = 0; i < r->n_levels; i++)
+    for (size_t i = 0; i < r->n_levels; i++) {
+        int before = not_judged;
         not_judged = text_not_judged_level(f, &r->levels[i], not_judged);
+        if (not_judged > before) text_qos_hint(f, &r->levels[i]);
+    }
 }
 
 /* CPU utilization by mode, frequency and C-state residency per level; n/a
@@ -548,8 +557,8 @@ int tb_report_write_run_list(const tb_model_run_list *l, FILE *f, char *err) {
         const tb_model_run_row *w = &l->runs[i];
         char score[32] = "-", ppkw[32] = "-";
         if (i == 0)
-            fprintf(f, "%6s  %-20s  %-11s  %-30s  %6s  %10s  %10s\n", "id", "started", "status", "label", "levels",
-                    "peak score", "peak PPKW ");
+            fprintf(f, "%6s  %-20s  %-11s  %-30s  %6s  %-10s  %10s  %10s\n", "id", "started", "status", "label",
+                    "levels", "QoS", "peak score", "peak PPKW ");
         if (!isnan(w->peak_score)) snprintf(score, sizeof score, "%.3f", w->peak_score);
         /* "*": ESTIMATED POWER (an estimate: meter), explained below the table;
          * a space otherwise, so the digits of every row line up */
@@ -561,7 +570,7 @@ int tb_report_write_run_list(const tb_model_run_list *l, FILE *f, char *err) {
         fprintf(f, "%6lld  %-20s  %-11s  ", (long long)w->id, w->started_at ? w->started_at : "-",
                 w->status ? w->status : "-");
         put_safe(f, w->label, 30, 30);
-        fprintf(f, "  %6d  %10s  %10s\n", w->levels, score, ppkw);
+        fprintf(f, "  %6d  %-10s  %10s  %10s\n", w->levels, w->qos_verdict ? w->qos_verdict : "-", score, ppkw);
     }
     if (n_est > 0)
         fputs("* ESTIMATED POWER: watts (and so PPKW) come from a model (estimate: meter), not a power meter\n", f);

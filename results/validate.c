@@ -81,23 +81,59 @@ static const tb_model_level **select_levels(const tb_model_run *r, int tiles, si
     return v;
 }
 
-/* One line per level phase, and its failing rules; 1 when all passed. */
-static int print_levels(const tb_model_level *const *lv, size_t n, FILE *f) {
+/* What kept the run from passing, counted over its level phases. */
+typedef struct tally {
+    int fail, incomplete, invalid;
+} tally;
+
+/* One line per level phase with its QoS word (tb_model_qos_verdict, as in
+ * every report) and counts, its hint, and its failing rules; 1 when all passed. */
+static int print_levels(const tb_model_level *const *lv, size_t n, FILE *f, tally *t) {
     int pass = 1;
     for (size_t i = 0; i < n; i++) {
-        int qos = lv[i]->qos_pass, valid = lv[i]->valid, nj = lv[i]->qos_not_judged;
-        const char *why = lv[i]->invalid_reason;
-        fprintf(f, "  %d tiles%s%s%s phase %d: QoS %s", (int)lv[i]->tiles, lv[i]->alone ? " (" : "",
-                lv[i]->alone ? lv[i]->alone : "", lv[i]->alone ? " alone)" : "", (int)lv[i]->phase,
-                qos ? "PASS" : "FAIL");
-        if (nj > 0) fprintf(f, " (%d rule%s not judged: too few ops)", nj, nj == 1 ? "" : "s");
-        fprintf(f, ", %s\n", valid ? "valid" : "INVALID");
+        int valid = lv[i]->valid;
+        const char *why = lv[i]->invalid_reason, *word = tb_model_qos_verdict(lv[i]->qos_pass, lv[i]->qos_not_judged);
+        char counts[128], hint[512];
+        tb_model_qos_counts qc;
+        tb_model_level_qos_count(lv[i], &qc);
+        tb_model_qos_counts_text(&qc, counts, sizeof counts);
+        fprintf(f, "  %d tiles%s%s%s phase %d: QoS %s (%s), %s\n", (int)lv[i]->tiles, lv[i]->alone ? " (" : "",
+                lv[i]->alone ? lv[i]->alone : "", lv[i]->alone ? " alone)" : "", (int)lv[i]->phase, word, counts,
+                valid ? "valid" : "INVALID");
         if (!valid) fprintf(f, "    INVALID   %s\n", why && *why ? why : "(no reason stored)");
-        if (!qos || nj > 0) print_rules(lv[i], f);
+        if (strcmp(word, "pass") != 0) print_rules(lv[i], f);
+        if (strcmp(word, "incomplete") == 0 && tb_model_qos_hint(&qc, lv[i]->steady_s, hint, sizeof hint))
+            fprintf(f, "    QoS hint  %s\n", hint);
         /* a rule not judged is not a pass: QoS has not been shown to hold */
-        if (!qos || nj > 0 || !valid) pass = 0;
+        if (strcmp(word, "fail") == 0) t->fail++;
+        if (strcmp(word, "incomplete") == 0) t->incomplete++;
+        if (!valid) t->invalid++;
+        if (strcmp(word, "pass") != 0 || !valid) pass = 0;
     }
     return pass;
+}
+
+/* One "QoS fail at 2 level phases" part of the last line; *sep goes from ": " to "; ". */
+static void put_part(FILE *f, const char **sep, int n, const char *what, const char *note) {
+    if (n <= 0) return;
+    fprintf(f, "%s%s at %d level phase%s%s", *sep, what, n, n == 1 ? "" : "s", note);
+    *sep = "; ";
+}
+
+/* The last line: PASS, or FAIL with what kept the run from passing, in the
+ * same words as the level lines ("QoS incomplete at 3 level phases"). */
+static void print_result(FILE *f, int pass, const tally *t, const char *run_not_complete) {
+    const char *sep = ": ";
+    if (pass) {
+        fputs("PASS\n", f);
+        return;
+    }
+    fputs("FAIL", f);
+    put_part(f, &sep, t->fail, "QoS fail", "");
+    put_part(f, &sep, t->incomplete, "QoS incomplete", " (a rule not judged is no pass)");
+    put_part(f, &sep, t->invalid, "INVALID", "");
+    if (run_not_complete) fprintf(f, "%srun %s", sep, run_not_complete);
+    fputc('\n', f);
 }
 
 int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) {
@@ -105,6 +141,7 @@ int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) 
     const tb_model_level **lv;
     size_t n;
     int pass;
+    tally t = {0, 0, 0};
     char status[32];
     if (tb_model_read_run(s, run_id, TB_MODEL_VERDICTS_ONLY | TB_MODEL_RAW_TEXT, &r, err) != 0) return -1;
     snprintf(status, sizeof status, "%s", r->status ? r->status : "");
@@ -116,17 +153,17 @@ int tb_validate_run(tb_store *s, int64_t run_id, int tiles, FILE *f, char *err) 
         tb_model_run_free(r);
         return -1;
     }
-    pass = print_levels(lv, n, f);
+    pass = print_levels(lv, n, f, &t);
     free(lv);
     tb_model_run_free(r);
     if (n == 0) { /* a run that measured nothing cannot pass */
-        fprintf(f, "  no load level was measured\nFAIL\n");
+        fprintf(f, "  no load level was measured\nFAIL: no load level was measured\n");
         return 0;
     }
     if (tiles == 0 && strcmp(status, TB_RUN_COMPLETE) != 0) {
         fprintf(f, "  run is %s: not every load level was measured\n", status);
         pass = 0;
     }
-    fprintf(f, "%s\n", pass ? "PASS" : "FAIL");
+    print_result(f, pass, &t, tiles == 0 && strcmp(status, TB_RUN_COMPLETE) != 0 ? status : NULL);
     return pass;
 }

@@ -73,16 +73,17 @@ expect "SET p90 judged" "$(jq -r '.run.levels[0].qos[] | select(.rule == "kv.SET
 rc=0
 "$TILEBENCH" validate latest --db "$T/few.db" >"$T/v4.out" 2>&1 || rc=$?
 expect "validate exit with a rule not judged" "$rc" -eq 1
-grep -q "1 tiles phase 1: QoS PASS (1 rule not judged: too few ops), valid" "$T/v4.out" ||
+grep -q "1 tiles phase 1: QoS incomplete (2 judged: 2 passed, 0 failed; 1 not judged), valid" "$T/v4.out" ||
     fail "validate level line: $(cat "$T/v4.out")"
 grep -Eq "QoS NOT JUDGED  kv.GET p99.9 <= 10000 ms: [0-9]+ ops, p99.9 needs 1000 \(" "$T/v4.out" ||
     fail "validate does not name the rule not judged: $(cat "$T/v4.out")"
 echo "ok: validate: $(grep 'NOT JUDGED' "$T/v4.out" | head -1)"
 "$TILEBENCH" report latest --db "$T/few.db" >"$T/r4.txt"
-grep -q "QoS warning  rules not judged (too few ops) at 1, 2 tiles" "$T/r4.txt" || fail "text report: no warning at the top"
-grep -q "PASS, 1 not judged" "$T/r4.txt" || fail "text report: level verdict"
+grep -q "QoS warning  incomplete at 1, 2 tiles: rules not judged" "$T/r4.txt" || fail "text report: no warning at the top"
+grep -Eq "^ +1 +1 .*  incomplete +yes" "$T/r4.txt" || fail "text report: level verdict"
+grep -q "^FAIL: QoS incomplete at 2 level phases" "$T/v4.out" || fail "validate's last line: $(tail -1 "$T/v4.out")"
 "$TILEBENCH" report latest --db "$T/few.db" --format html -o "$T/r4.html"
-grep -q "QoS not fully judged</b>: 1 rule had too few ops to be judged (kv.GET p99.9 &lt;= 10000 ms)" "$T/r4.html" ||
+grep -q "QoS incomplete</b>: 1 rule had too few ops to be judged (kv.GET p99.9 &lt;= 10000 ms)" "$T/r4.html" ||
     fail "HTML report: no validity warning for the rule not judged"
 "$TILEBENCH" report latest --db "$T/few.db" --format csv -o "$T/r4.csv"
 expect "CSV verdict column" "$(head -1 "$T/r4.csv" | tr ',' '\n' | grep -c '^qos_verdict')" -eq 1

@@ -505,9 +505,9 @@ static void test_text_report(void **state) {
     assert_non_null(strstr(text, "label        " LABEL "\n"));
     assert_non_null(strstr(text, "YOKOGAWA,WT310,C2QD12345,F1.03"));
     /* level table rows */
-    assert_non_null(strstr(text, "      1     1      1.000     120.5       8.30  PASS                  yes"));
+    assert_non_null(strstr(text, "      1     1      1.000     120.5       8.30  pass                  yes"));
     assert_non_null(strstr(
-        text, "      2     1      1.900     150.2      12.65  FAIL                  NO: 2.0% of samples invalid"));
+        text, "      2     1      1.900     150.2      12.65  fail                  NO: 2.0% of samples invalid"));
     /* failing rule with its reason */
     assert_non_null(strstr(text, "2 tiles phase 1: oltp.Order p90 <= 3000 ms: p90 4213.0 ms > 3000 ms"));
     /* merged latency of level 2: two tiles of 100 HomePage ops each */
@@ -533,7 +533,7 @@ static void test_list_runs(void **state) {
     assert_non_null(strstr(out, "     1  2026-05-28T20:26:40Z  complete     <script>\"x\""));
     assert_non_null(strstr(out, "     2  2026-05-28T20:26:40Z  complete"));
     /* meter #1 is an estimate: "*" beside the peak PPKW, explained below the table */
-    assert_non_null(strstr(out, "       2       1.900      12.65*\n"));
+    assert_non_null(strstr(out, "       2  fail             1.900      12.65*\n"));
     assert_non_null(strstr(out, "\n* ESTIMATED POWER: watts (and so PPKW) come from a model (estimate: meter), not a "
                                 "power meter\n"));
     free(out);

@@ -294,6 +294,96 @@ static void test_inlet_temperature(void **state) {
     tb_model_run_free(r);
 }
 
+/* ---- a level's QoS word, counts and hint (results/model.c) ----------------------------- */
+
+static tb_model_qos row(int tile, const char *rule, int judged, int pass, int64_t ops, int64_t min_ops) {
+    tb_model_qos q = {0};
+    q.tile = tile;
+    q.rule = (char *)rule;
+    q.judged = judged;
+    q.pass = pass;
+    q.ops = (tb_model_int){ops, 1};
+    q.min_ops = (tb_model_int){min_ops, 1};
+    return q;
+}
+
+/* The one word: a failure beats rules not judged, which beat a pass. */
+static void test_qos_word(void **state) {
+    (void)state;
+    assert_string_equal(tb_model_qos_verdict(1, 0), "pass");
+    assert_string_equal(tb_model_qos_verdict(1, 3), "incomplete");
+    assert_string_equal(tb_model_qos_verdict(0, 3), "fail");
+    assert_string_equal(tb_model_qos_verdict(0, 0), "fail");
+}
+
+/* Rounding up, by hand: 10 s steps to 10 min, 1 min steps to 1 h, 5 min above. */
+static void test_steady_round_up(void **state) {
+    (void)state;
+    assert_true(tb_model_steady_round_up(0.4) == 10);
+    assert_true(tb_model_steady_round_up(10) == 10);
+    assert_true(tb_model_steady_round_up(10.2) == 20);
+    assert_true(tb_model_steady_round_up(179.3) == 180);
+    assert_true(tb_model_steady_round_up(600) == 600);
+    assert_true(tb_model_steady_round_up(600.5) == 660);
+    assert_true(tb_model_steady_round_up(3601) == 3900);
+}
+
+/* Counts each rule once over the level's verdict and the tiles', and the
+ * hint, against figures worked by hand for a 20 s steady state: rule b not
+ * judged at the level (37 of 3693 ops: 20 x 3693 / 37 = 1996.2 s) and in
+ * tile 1 (30 of 3693: 2462.0 s), d judged at the level but not in tile 1
+ * (5 of 10: 40 s), c with no op at all (no length follows). The most is
+ * 2462.0 s, rounded up to whole minutes: 42 min = 2520 s. */
+static void test_qos_counts_and_hint(void **state) {
+    tb_model_qos level[4], tiles[4];
+    tb_model_qos_counts c;
+    char buf[512];
+    (void)state;
+    level[0] = row(0, "a", 1, 1, 50, 10);
+    level[1] = row(0, "b", 0, 0, 37, 3693);
+    level[2] = row(0, "c", 0, 0, 0, 10);
+    level[3] = row(0, "d", 1, 1, 12, 10);
+    tiles[0] = row(1, "a", 1, 1, 25, 10);
+    tiles[1] = row(1, "b", 0, 0, 30, 3693);
+    tiles[2] = row(1, "d", 0, 0, 5, 10);
+    tiles[3] = row(2, "a", 1, 1, 25, 10);
+    tb_model_qos_count(level, 4, tiles, 4, 20, &c);
+    assert_int_equal(c.passed, 1);
+    assert_int_equal(c.failed, 0);
+    assert_int_equal(c.judged, 1);
+    assert_int_equal(c.not_judged, 3);
+    assert_int_equal(c.no_ops, 1);
+    assert_true(fabs(c.steady_raw_s - 2462.0) < 1e-9);
+    assert_true(c.steady_s == 2520);
+    assert_string_equal(c.worst, "b");
+    assert_int_equal(c.worst_tile, 1);
+    assert_int_equal((int)c.worst_ops, 30);
+    assert_int_equal((int)c.worst_min_ops, 3693);
+    tb_model_qos_counts_text(&c, buf, sizeof buf);
+    assert_string_equal(buf, "1 judged: 1 passed, 0 failed; 3 not judged");
+    assert_int_equal(tb_model_qos_hint(&c, 20, buf, sizeof buf), 1);
+    assert_string_equal(buf, "a steady state of at least 2520 s (42 min; this one 20 s) would judge every rule that "
+                             "saw ops (b needs the most: 30 of 3693 ops in tile 1); 1 rule verdict saw no op in 20 s, "
+                             "so no length follows from it (c)");
+    /* tile 2 fails a: a failure counts before "not judged", and a judged rule's ops do not enter the hint */
+    tiles[3] = row(2, "a", 1, 0, 25, 10);
+    tb_model_qos_count(level, 4, tiles, 4, 20, &c);
+    assert_int_equal(c.failed, 1);
+    assert_int_equal(c.passed, 0);
+    assert_int_equal(c.judged, 1);
+    assert_string_equal(c.first_failed, "a");
+    assert_true(c.steady_s == 2520);
+    /* every rule judged: no hint */
+    tb_model_qos_count(level, 1, tiles, 1, 20, &c);
+    assert_int_equal(c.passed, 1);
+    assert_int_equal(c.not_judged, 0);
+    assert_int_equal(tb_model_qos_hint(&c, 20, buf, sizeof buf), 0);
+    /* only the level's b, over 30 s: 30 x 3693 / 37 = 2994.3 s -> 3000 s (50 min) */
+    tb_model_qos_count(&level[1], 1, NULL, 0, 30, &c);
+    assert_true(c.steady_s == 3000);
+    assert_int_equal(c.worst_tile, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_unknown_stays_unknown, setup, teardown),
@@ -302,6 +392,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_merged_latency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_exists_and_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inlet_temperature, setup, teardown),
+        cmocka_unit_test(test_qos_word),
+        cmocka_unit_test(test_steady_round_up),
+        cmocka_unit_test(test_qos_counts_and_hint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
