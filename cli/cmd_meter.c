@@ -36,7 +36,7 @@ static void usage(FILE *f) {
           "                           [--watts W | --trace FILE [--loop] [--trace-sync]\n"
           "                            | --cpu IDLE:MAX]\n"
           "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
-          "                           [--fault KIND:N]... [--fault-channel K] [--pty]\n"
+          "                           [--fault KIND:N[@ELEMENT]]... [--fault-channel K] [--pty]\n"
           "       tilebench meter export URI... --listen ADDR:PORT [--interval DUR]\n"
           "\n"
           "probe: open the meter, print its identity (model, *IDN?, ranges, driver) and N\n"
@@ -84,6 +84,8 @@ static void usage(FILE *f) {
           "                      negative (-27.1 W, -3.199 A: a WT310E field bug,\n"
           "                      mlcommons/power-dev#253), inconsistent (the current\n"
           "                      doubled, so V x A x PF = 2 x W)\n"
+          "  --fault KIND:N@E    wt310 with --elements > 1: nan, inf or negative on element E\n"
+          "                      alone (1..--elements), the other elements' values as they are\n"
           "  --pty               also serve on a pseudo-terminal (printed as 'pty PATH'),\n"
           "                      for yokogawa+serial://\n"
           "  Counters: send 'tb:count?' on a connection, or SIGUSR1 (printed on stdout).\n"
@@ -355,11 +357,28 @@ static int sim_interval(const char *val, tb_msim_opts *o) {
     return SIM_NEXT;
 }
 
+/* --fault KIND:N or KIND:N@ELEMENT (one element of a multi-element Yokogawa). */
 static int sim_fault(const char *val, tb_msim_opts *o) {
-    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
+    char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64], spec[64];
+    const char *at = strchr(val, '@');
+    int elem = 0;
     if (o->nfaults == TB_MSIM_MAX_FAULTS) return usage_error("--fault: at most 8");
-    if (tb_msim_parse_fault(val, &o->faults[o->nfaults], err) != 0) {
+    if (at) {
+        if (strlen(at) != 2 || at[1] < '1' || at[1] > '3') {
+            snprintf(msg, sizeof msg, "--fault: '%.60s': expected KIND:N@ELEMENT with ELEMENT 1, 2 or 3", val);
+            return usage_error(msg);
+        }
+        elem = at[1] - '0';
+    }
+    snprintf(spec, sizeof spec, "%.*s", at ? (int)(at - val) : (int)strlen(val), val);
+    if (tb_msim_parse_fault(spec, &o->faults[o->nfaults], err) != 0) {
         snprintf(msg, sizeof msg, "--fault: %s", err);
+        return usage_error(msg);
+    }
+    o->faults[o->nfaults].element = elem;
+    if (elem && o->faults[o->nfaults].kind != TB_MSIM_FAULT_NAN && o->faults[o->nfaults].kind != TB_MSIM_FAULT_INF &&
+        o->faults[o->nfaults].kind != TB_MSIM_FAULT_NEGATIVE) {
+        snprintf(msg, sizeof msg, "--fault: '%.60s': only nan, inf and negative hit one element", val);
         return usage_error(msg);
     }
     o->nfaults++;
@@ -423,9 +442,13 @@ static int sim_check(const sim_args *a) {
         return usage_error("--watts, --trace and --cpu contradict each other: give one");
     if (o->trace_loop && !o->trace) return usage_error("--loop only applies to --trace");
     if (o->trace_from_request && !o->trace) return usage_error("--trace-sync only applies to --trace");
-    for (int i = 0; i < o->nfaults; i++)
+    for (int i = 0; i < o->nfaults; i++) {
         if (o->faults[i].kind == TB_MSIM_FAULT_UNCERTAINTY && o->protocol != TB_MSIM_PTD)
             return usage_error("--fault uncertainty: only the ptd protocol reports uncertainty");
+        if (o->faults[i].element && (o->protocol != TB_MSIM_WT310 || o->faults[i].element > o->elements))
+            return usage_error("--fault KIND:N@ELEMENT: needs --protocol wt310 and an element within --elements "
+                               "(ptd: --fault-channel)");
+    }
     if (o->pty && (o->protocol == TB_MSIM_PTD || o->protocol == TB_MSIM_PTD_TEMP))
         return usage_error("--pty: PTDaemon is TCP only");
     if (o->fault_channel && (o->protocol != TB_MSIM_PTD || o->fault_channel > o->elements))
@@ -477,6 +500,7 @@ static void sim_banner(const tb_msim_opts *o, const tb_msim *sim) {
     for (int i = 0; i < o->nfaults; i++) {
         printf("%s%s:%llu", i ? "," : ", faults ", tb_msim_fault_name(o->faults[i].kind),
                (unsigned long long)o->faults[i].every);
+        if (o->faults[i].element) printf("@%d", o->faults[i].element);
     }
     printf("\n");
     if (tb_msim_pty_path(sim)[0]) printf("pty %s\n", tb_msim_pty_path(sim));

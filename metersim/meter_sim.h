@@ -38,6 +38,8 @@ enum {
 typedef struct tb_msim_fault {
     int kind;       /* TB_MSIM_FAULT_* */
     uint64_t every; /* >= 1 */
+    int element;    /* Yokogawa with elements > 1 (KIND:N@ELEMENT): nan, inf and negative hit this
+                     * element's values alone (1..elements); 0: every value of the reply */
 } tb_msim_fault;
 
 #define TB_MSIM_MAX_FAULTS 8

@@ -99,22 +99,44 @@ static void count_served(tb_msim *m, int f, double *total) {
     }
 }
 
+/* The fault for value request n: its kind (or -1) and in *elem the one
+ * element it hits (0: the whole reply). A whole-reply fault is
+ * sim_fault_for's; an element's (--fault KIND:N@E) is looked up first. */
+static int fault_for(const tb_msim *m, uint64_t n, int *elem) {
+    *elem = 0;
+    for (int i = 0; i < m->o.nfaults; i++)
+        if (m->o.faults[i].element > 0 && n % m->o.faults[i].every == 0) {
+            *elem = m->o.faults[i].element;
+            return m->o.faults[i].kind;
+        }
+    return sim_fault_for(m, n, 0);
+}
+
+/* One value: item function func of element e at total watts, with fault f
+ * on element fe (0: every element). */
+static void one_value(tb_msim *m, char *v, size_t len, int wt210, const char *func, int e, int f, int fe, int over,
+                      double total) {
+    int hit = fe == 0 || fe == e;
+    if (f == TB_MSIM_FAULT_NAN && hit)
+        snprintf(v, len, wt210 ? "9.91E+37" : "NAN");
+    else if ((f == TB_MSIM_FAULT_INF && hit) || over)
+        snprintf(v, len, wt210 ? "9.9E+37" : "INF");
+    else if (f == TB_MSIM_FAULT_NEGATIVE && fe > 0 && fe == e && (strcmp(func, "P") == 0 || strcmp(func, "I") == 0))
+        fmt_nr3(v, len, func[0] == 'P' ? SIM_NEG_W : SIM_NEG_A);
+    else
+        fmt_nr3(v, len, yoko_func(m, func, e, total));
+}
+
 /* The values of a value query (its header first when headers are on) into buf. */
-static void format_values(tb_msim *m, char *buf, size_t len, int wt210, int f, int over, double total) {
+static void format_values(tb_msim *m, char *buf, size_t len, int wt210, int f, int fe, int over, double total) {
     size_t off = 0;
     buf[0] = '\0';
     if (m->head) off += (size_t)snprintf(buf, len, wt210 ? ":MEAS:NORM:VAL " : ":NUM:NORM:VAL ");
     for (int k = 0, first = 1; k < (wt210 ? 6 : m->nitems); k++) {
         char v[32];
         if (wt210 && !m->wt210_on[k]) continue;
-        if (f == TB_MSIM_FAULT_NAN)
-            snprintf(v, sizeof v, wt210 ? "9.91E+37" : "NAN");
-        else if (f == TB_MSIM_FAULT_INF || over)
-            snprintf(v, sizeof v, wt210 ? "9.9E+37" : "INF");
-        else if (wt210)
-            fmt_nr3(v, sizeof v, yoko_func(m, wt210_names[k], 1, total));
-        else
-            fmt_nr3(v, sizeof v, yoko_func(m, m->items[k].func, m->items[k].elem, total));
+        one_value(m, v, sizeof v, wt210, wt210 ? wt210_names[k] : m->items[k].func, wt210 ? 1 : m->items[k].elem, f, fe,
+                  over, total);
         off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", first ? "" : ",", v);
         first = 0;
     }
@@ -141,7 +163,7 @@ static void auto_range(tb_msim *m, double u, double i) {
  * to send buf, SIM_STALL or SIM_DISCONNECT. */
 static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
     uint64_t n = ++m->c.requests;
-    int f = sim_fault_for(m, n, 0);
+    int fe, f = fault_for(m, n, &fe);
     double total = sim_source_watts(m, tb_now_us()), u, i;
     int over = 0;
 
@@ -159,13 +181,18 @@ static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
         snprintf(buf, len, "#\x7f%%@!garbage~~%llu", (unsigned long long)n);
         return SIM_REPLY;
     }
-    count_served(m, f, &total);
+    if (fe > 0 && f == TB_MSIM_FAULT_NEGATIVE) { /* one element's values only: the others and the total stay */
+        m->c.served++;
+        m->c.implausible++;
+    } else {
+        count_served(m, f, &total);
+    }
     /* A real over-range: the input is above 140% of a fixed range. */
     u = isfinite(m->src_v) ? m->src_v : m->o.volts;
     i = yoko_func(m, "I", 1, total);
     auto_range(m, u, i);
     if ((!m->vauto && u > 1.4 * m->vrange) || (!m->aauto && i > 1.4 * m->arange)) over = 1;
-    format_values(m, buf, len, wt210, f, over, total);
+    format_values(m, buf, len, wt210, f, fe, over, total);
     if (over && f < 0) m->c.overrange++;
     return SIM_REPLY;
 }

@@ -64,17 +64,16 @@ static keyrow *key_rows(const tb_vcsv *t, const char *c1, const char *c2, size_t
     return v;
 }
 
+/* Row i of v (sorted by keys) is before key's keys. */
+static int key_before(const void *v, size_t i, const void *key) {
+    const keyrow *x = &((const keyrow *)v)[i], *k = key;
+    return x->k1 < k->k1 || (x->k1 == k->k1 && x->k2 < k->k2);
+}
+
 /* The first of v[0..n) whose keys are at or after (k1, k2). */
 static size_t key_first(const keyrow *v, size_t n, int64_t k1, int64_t k2) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].k1 < k1 || (v[mid].k1 == k1 && v[mid].k2 < k2))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    keyrow k = {k1, k2, 0};
+    return tb_vfirst(v, n, &k, key_before);
 }
 
 /* What each level came to, for the summary. */
@@ -233,15 +232,14 @@ static jindex report_workloads(const json_t *lvj) {
 }
 
 /* The first entry of the level's report workloads with name and tile. */
+static int jwl_before(const void *v, size_t i, const void *key) {
+    const jwl *k = key;
+    return jwl_cmp(&((const jwl *)v)[i], k->tile, k->name) < 0;
+}
+
 static const json_t *report_workload(const jindex *x, const char *name, int64_t tile) {
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (jwl_cmp(&x->v[mid], tile, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    jwl k = {.tile = tile, .name = name};
+    size_t lo = tb_vfirst(x->v, x->n, &k, jwl_before);
     return lo < x->n && jwl_cmp(&x->v[lo], tile, name) == 0 ? x->v[lo].o : NULL;
 }
 

@@ -67,6 +67,29 @@ static void same_num(cctx *c, size_t row, const char *col, double pub, const cha
         tb_vcsv_get(c->t, row, tb_vcsv_col(c->t, col)) ? tb_vcsv_get(c->t, row, tb_vcsv_col(c->t, col)) : "empty", pub);
 }
 
+/* Parses len bytes of report.csv from text as table what into t: 0, or -1
+ * after a FAIL line (t is freed). */
+static int parse_part(const char *what, const char *text, size_t len, tb_vcsv *t, tb_vresult *r) {
+    char err[TB_ERR_LEN];
+    if (tb_vcsv_parse(what, text, len, t, err) == 0) return 0;
+    tb_vresult_add(r, 0, what, "a readable CSV", "%s", err);
+    tb_vcsv_free(t);
+    return -1;
+}
+
+/* A table's closing line: its rows against the want report.json gives,
+ * then its figures (what failed named up to 20 lines by same_num). */
+static void table_verdict(const char *what, const char *rows_limit, const char *pass_limit, size_t want,
+                          const cctx *c) {
+    if (want != c->t->n_rows)
+        tb_vresult_add(c->r, 0, what, rows_limit, "%zu rows, report.json gives %zu", c->t->n_rows, want);
+    else if (c->failed == 0)
+        tb_vresult_add(c->r, 1, what, pass_limit, "%zu rows, %zu figures agree", c->t->n_rows, c->agree);
+    else if (c->failed > 20)
+        tb_vresult_add(c->r, 0, what, "report.json's figures", "%zu figures differ in all (the first 20 named)",
+                       c->failed);
+}
+
 /* The workload (or operation) a row names, in the level's report entry. */
 static const json_t *row_workload(const json_t *lvj, const char *name, int64_t tile, int *infra) {
     size_t i;
@@ -111,7 +134,6 @@ static void check_csv(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
     const json_t *levels = json_object_get(json_object_get(d->report, "run"), "levels");
     const char *end;
     tb_vcsv t;
-    char err[TB_ERR_LEN];
     cctx c = {&t, r, 0, 0};
     size_t row = 0, i;
     json_t *lvj;
@@ -120,12 +142,9 @@ static void check_csv(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
         return;
     }
     end = strstr((const char *)f->data, "\r\n\r\n");
-    if (tb_vcsv_parse("report.csv", (const char *)f->data, end ? (size_t)(end - (const char *)f->data) + 2 : f->len, &t,
-                      err) != 0) {
-        tb_vresult_add(r, 0, "report.csv", "a readable CSV", "%s", err);
-        tb_vcsv_free(&t);
+    if (parse_part("report.csv", (const char *)f->data, end ? (size_t)(end - (const char *)f->data) + 2 : f->len, &t,
+                   r) != 0)
         return;
-    }
     json_array_foreach(levels, i, lvj) {
         size_t n = level_rows(lvj);
         char tag[64];
@@ -148,15 +167,8 @@ static void check_csv(const tb_vbundle *b, const tb_vdata *d, tb_vresult *r) {
             csv_level(&c, row, lvj, tag);
         }
     }
-    if (row != t.n_rows)
-        tb_vresult_add(r, 0, "report.csv", "one row per level, workload, tile and op of report.json",
-                       "%zu rows, report.json gives %zu", t.n_rows, row);
-    else if (c.failed == 0)
-        tb_vresult_add(r, 1, "report.csv", "report.json's figures, relative tolerance 1e-09",
-                       "%zu rows, %zu figures agree", t.n_rows, c.agree);
-    else if (c.failed > 20)
-        tb_vresult_add(r, 0, "report.csv", "report.json's figures", "%zu figures differ in all (the first 20 named)",
-                       c.failed);
+    table_verdict("report.csv", "one row per level, workload, tile and op of report.json",
+                  "report.json's figures, relative tolerance 1e-09", row, &c);
     tb_vcsv_free(&t);
 }
 
@@ -249,7 +261,6 @@ static void check_csv_interference(const tb_vbundle *b, const tb_vdata *d, tb_vr
     const json_t *intf = json_object_get(json_object_get(d->report, "run"), "interference");
     const char *text = f ? (const char *)f->data : NULL, *sep = text ? strstr(text, "\r\n\r\n") : NULL;
     tb_vcsv t;
-    char err[TB_ERR_LEN];
     cctx c = {&t, r, 0, 0};
     size_t want;
     if (!f) return; /* said by check_csv */
@@ -265,11 +276,7 @@ static void check_csv_interference(const tb_vbundle *b, const tb_vdata *d, tb_vr
         return;
     }
     sep += 4;
-    if (tb_vcsv_parse("report.csv (interference)", sep, f->len - (size_t)(sep - text), &t, err) != 0) {
-        tb_vresult_add(r, 0, "report.csv interference", "a readable CSV", "%s", err);
-        tb_vcsv_free(&t);
-        return;
-    }
+    if (parse_part("report.csv interference", sep, f->len - (size_t)(sep - text), &t, r) != 0) return;
     for (size_t k = 0; k < N_INTF_COLS; k++)
         if (t.n_cols != N_INTF_COLS || strcmp(t.cols[k], INTF_COLS[k]) != 0) {
             tb_vresult_add(r, 0, "report.csv interference", "the columns of docs/interference.md",
@@ -278,15 +285,8 @@ static void check_csv_interference(const tb_vbundle *b, const tb_vdata *d, tb_vr
             return;
         }
     want = intf_rows(&c, intf);
-    if (want != t.n_rows)
-        tb_vresult_add(r, 0, "report.csv interference", "one row per level, workload and percentile rule",
-                       "%zu rows, report.json gives %zu", t.n_rows, want);
-    else if (c.failed == 0)
-        tb_vresult_add(r, 1, "report.csv interference", "report.json's interference table, relative tolerance 1e-09",
-                       "%zu rows, %zu figures agree", t.n_rows, c.agree);
-    else if (c.failed > 20)
-        tb_vresult_add(r, 0, "report.csv interference", "report.json's figures",
-                       "%zu figures differ in all (the first 20 named)", c.failed);
+    table_verdict("report.csv interference", "one row per level, workload and percentile rule",
+                  "report.json's interference table, relative tolerance 1e-09", want, &c);
     tb_vcsv_free(&t);
 }
 

@@ -109,24 +109,22 @@ int tb_vrule_autorange(const tb_vsample *s, size_t n, char *fig, size_t len) {
     return k == 0;
 }
 
-/* The first position in all (by meter, then time) at or after (m, t). */
-static size_t lower_bound(const tb_vsample *all, size_t n, int m, int64_t t) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (all[mid].meter < m || (all[mid].meter == m && all[mid].mono_us < t))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+/* Sample i of all (by meter, then time) is before key's (meter, time). */
+static int sample_before(const void *all, size_t i, const void *key) {
+    const tb_vsample *s = &((const tb_vsample *)all)[i], *k = key;
+    return s->meter < k->meter || (s->meter == k->meter && s->mono_us < k->mono_us);
+}
+
+size_t tb_vsample_first(const tb_vsample *all, size_t n, int m, int64_t t) {
+    tb_vsample k = {.meter = m, .mono_us = t};
+    return tb_vfirst(all, n, &k, sample_before);
 }
 
 /* The distance from t to the nearest sample of meter m in all (by meter,
  * then time: a binary search); INT64_MAX when the meter has none. */
 static int64_t nearest(const tb_vsample *all, size_t n, int m, int64_t t) {
     int64_t best = INT64_MAX;
-    size_t i = lower_bound(all, n, m, t);
+    size_t i = tb_vsample_first(all, n, m, t);
     if (i < n && all[i].meter == m) best = all[i].mono_us - t;
     if (i > 0 && all[i - 1].meter == m && t - all[i - 1].mono_us < best) best = t - all[i - 1].mono_us;
     return best;

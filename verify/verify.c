@@ -155,7 +155,10 @@ static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
                   {"infra", 1, &d->infra},
                   {"level_agents", 1, &d->agents},
                   {"calibrations", 1, &d->calibrations},
-                  {"telemetry_samples", 1, &d->telem}};
+                  {"telemetry_samples", 1, &d->telem},
+                  {"channel_samples", 1, &d->channels},
+                  {"level_ranges", 1, &d->ranges},
+                  {"inlet_temperatures", 1, &d->inlet}};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (load_table(b, tables[i].name, tables[i].optional, tables[i].t, err) != 0) return -1;
     if (need_cols(&d->runs, "settings_json config_text", err) != 0 || need_cols(&d->meters, "idx", err) != 0 ||
@@ -169,7 +172,13 @@ static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
         (d->telem.n_cols && need_cols(&d->telem,
                                       "level_id interval_us cpu_util_pct user_pct nice_pct sys_pct idle_pct iowait_pct"
                                       " irq_pct softirq_pct steal_pct freq_mhz freq_source cstate_residency_json",
-                                      err) != 0))
+                                      err) != 0) ||
+        (d->channels.n_cols && need_cols(&d->channels, "meter_idx channel mono_us watts flags", err) != 0) ||
+        (d->ranges.n_cols && need_cols(&d->ranges,
+                                       "tiles repeat alone meter peak_v peak_a volt_range_v amp_range_a samples"
+                                       " start_mono_us end_mono_us",
+                                       err) != 0) ||
+        (d->inlet.n_cols && need_cols(&d->inlet, "level_id samples min_c mean_c max_c", err) != 0))
         return -1;
     if (d->runs.n_rows != 1) {
         tb_seterr(err, "data/runs.csv: %zu rows (a bundle holds one run)", d->runs.n_rows);
@@ -216,8 +225,9 @@ static int load_rest(const tb_vbundle *b, tb_vdata *d, tb_vresult *r, char *err)
 }
 
 static void free_data(tb_vdata *d) {
-    tb_vcsv *t[] = {&d->runs,  &d->meters, &d->levels, &d->workloads, &d->ops,          &d->qos,
-                    &d->infra, &d->power,  &d->events, &d->agents,    &d->calibrations, &d->telem};
+    tb_vcsv *t[] = {&d->runs,     &d->meters, &d->levels, &d->workloads,    &d->ops,
+                    &d->qos,      &d->infra,  &d->power,  &d->events,       &d->agents,
+                    &d->channels, &d->ranges, &d->inlet,  &d->calibrations, &d->telem};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         tb_vcsv_free(t[i]);
     tb_vmodel_free(d);
@@ -256,6 +266,7 @@ int tb_verify_bundle_mem(const char *name, const void *data, size_t len, tb_vres
     tb_vcheck_latency(&d, out);
     tb_vcheck_levelsum(&d, out);
     tb_vcheck_rules(&d, out);
+    tb_vcheck_lab(&d, out);
     rc = out->failed ? TB_VERIFY_NOT_COMPLIANT : TB_VERIFY_COMPLIANT;
 done:
     free_data(&d);

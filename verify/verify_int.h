@@ -97,9 +97,10 @@ typedef struct tb_vlevel {
 
 typedef struct tb_vdata {
     tb_vcsv runs, meters, levels, workloads, ops, qos, infra, power, events, agents, calibrations, telem;
-    json_t *report;     /* report.json */
-    json_t *settings;   /* runs.settings_json, {} when NULL */
-    const char *config; /* runs.config_text; tiles.ini's text when NULL */
+    tb_vcsv channels, ranges, inlet; /* channel_samples, level_ranges, inlet_temperatures (optional) */
+    json_t *report;                  /* report.json */
+    json_t *settings;                /* runs.settings_json, {} when NULL */
+    const char *config;              /* runs.config_text; tiles.ini's text when NULL */
     tb_vh_log hlog;
     int n_meters;
     tb_vlevel *lv;
@@ -129,6 +130,12 @@ const char *tb_vcell(const tb_vcsv *t, size_t r, const char *col);
  * alone agree, else the first that agrees (searched only when the array has
  * at most TB_V_LEVELS_MAX entries); NULL when none does. */
 const json_t *tb_vreport_level(const json_t *levels, size_t i, const tb_vlevel *lv);
+
+/* The first i of [0, n) for which before(base, i, key) is 0, where before
+ * is 1 for a prefix of [0, n) and 0 after it: the lower bound of key in an
+ * array sorted by it, found by a binary search. */
+size_t tb_vfirst(const void *base, size_t n, const void *key,
+                 int (*before)(const void *base, size_t i, const void *key));
 
 /* Mean power of a level (or idle) from its samples: per meter the
  * trapezoid over its valid samples, summed over meters; NAN when a meter
@@ -186,6 +193,10 @@ void tb_vcheck_latency(const tb_vdata *d, tb_vresult *r);
 /* Each level's QoS verdict and uncertainty of report.json (levelsum.c). */
 void tb_vcheck_levelsum(const tb_vdata *d, tb_vresult *r);
 void tb_vcheck_rules(const tb_vdata *d, tb_vresult *r);
+/* The lab-measurement rules (labrules.c): each multi-channel sample the sum
+ * of its channels, and a channel's bad samples against the stored validity;
+ * the ranging pass's peaks and ranges; the inlet temperature rule. */
+void tb_vcheck_lab(const tb_vdata *d, tb_vresult *r);
 
 /* The run rules as pure functions over rows (each returns 1 pass, 0 fail
  * and writes its figure, at most len bytes). */
@@ -196,6 +207,9 @@ int tb_vrule_autorange(const tb_vsample *s, size_t n, char *fig, size_t len);
 /* all: every sample of the run (any level), by meter then time (d->all), for the
  * nearest sample of each edge by a binary search. */
 int tb_vrule_edges(const tb_vsample *all, size_t n_all, int n_meters, int64_t t0, int64_t t1, char *fig, size_t len);
+/* The first position in all (by meter, then time: d->all) at or after
+ * meter m's time t (rules.c). */
+size_t tb_vsample_first(const tb_vsample *all, size_t n, int m, int64_t t);
 /* The CPU share (%) a phase-health event states ("...; CPU 45% of 2
  * threads; ..."): 1 with *pct, 0 when the message has none. */
 int tb_vrule_event_cpu(const char *msg, double *pct, int *threads);

@@ -191,16 +191,33 @@ static size_t *level_index(const tb_vdata *d, char *err) {
     return ix;
 }
 
-/* The position in d->lv of level id, or d->n_lv. */
-static size_t find_level(const tb_vdata *d, const size_t *ix, int64_t id) {
-    size_t lo = 0, hi = d->n_lv;
+size_t tb_vfirst(const void *base, size_t n, const void *key,
+                 int (*before)(const void *base, size_t i, const void *key)) {
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (d->lv[ix[mid]].id < id)
+        if (before(base, mid, key))
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* Position i of the id index (a tb_vdata's levels by id) is before id. */
+typedef struct id_key {
+    const tb_vdata *d;
+    int64_t id;
+} id_key;
+static int id_before(const void *ix, size_t i, const void *key) {
+    const id_key *k = key;
+    return k->d->lv[((const size_t *)ix)[i]].id < k->id;
+}
+
+/* The position in d->lv of level id, or d->n_lv. */
+static size_t find_level(const tb_vdata *d, const size_t *ix, int64_t id) {
+    id_key k = {d, id};
+    size_t lo = tb_vfirst(ix, d->n_lv, &k, id_before);
     return lo < d->n_lv && d->lv[ix[lo]].id == id ? ix[lo] : d->n_lv;
 }
 

@@ -9,7 +9,9 @@
 #   and the JSON, text and HTML reports list each channel under its meter;
 # - every 2nd reading of channel 2 alone is bad (the WT310E field bug's
 #   -27.1 W): those samples are bad, the level is invalid, channel 1 stays good;
-# - the elements of a WT332E read the same way through wt310://?element=1,2.
+# - the elements of a WT332E read the same way through wt310://?element=1,2;
+#   every 2nd reading of element 2 alone bad (--fault negative:2@2): the level is
+#   invalid, element 1 stays good; @2 on a meter of one element is exit 2.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -104,5 +106,24 @@ rc=0
 "$TB" meter probe "$W?element=1,3" --samples 1 >"$T/wt3.out" 2>&1 || rc=$?
 expect "probe element=1,3 on a WT332E: exit" "$rc" -eq 2
 grep -q "element: element 3: the WT332E has elements 1..2" "$T/wt3.out" || fail "element=1,3: $(cat "$T/wt3.out")"
+
+# ---- element 2 of a WT332E bad on every 2nd reading (--fault negative:2@2): the level is invalid ----
+start_sim wtbad --protocol wt310 --elements 2 --watts 200 --pf 1 --fault negative:2@2
+run wtbad "wt310://127.0.0.1:$PORT?element=1,2&volts=300&amps=2"
+J="$T/wtbad.json"
+expect "wtbad: level valid" "$(jq -r '.run.levels[0].valid' "$J")" = false
+case "$(jq -r '.run.levels[0].invalid_reason // ""' "$J")" in
+*"of power samples missing or invalid"*) ;;
+*) fail "wtbad: reason '$(jq -r '.run.levels[0].invalid_reason' "$J")'" ;;
+esac
+expect "wtbad: element 1 bad samples" "$(jq '.run.meters[0].channels[0].bad_samples' "$J")" -eq 0
+expect "wtbad: element 2 bad samples" "$(jq '.run.meters[0].channels[1].bad_samples' "$J")" -ge 2
+expect "wtbad: element 2's reason" "$(q wtbad "SELECT count(*) FROM channel_samples
+    WHERE channel = 2 AND reason = 'implausible: negative active power'")" -ge 2
+expect "wtbad: element 1 never bad" "$(q wtbad "SELECT count(*) FROM channel_samples WHERE channel = 1 AND flags != 0")" -eq 0
+rc=0
+"$TB" meter sim --protocol wt310 --fault nan:2@2 >"$T/elem.out" 2>&1 || rc=$?
+expect "sim --fault nan:2@2 with one element: exit" "$rc" -eq 2
+grep -q "needs --protocol wt310 and an element within --elements" "$T/elem.out" || fail "no clear error: $(cat "$T/elem.out")"
 stop_sims
 echo "PASS test_meters_channels"
