@@ -26,6 +26,7 @@
 #include "common/tb_common.h"
 #include "metrics/metrics.h"
 #include "powermeter/meter.h"
+#include "powermeter/proctree.h"
 #include "metersim/meter_sim.h"
 
 #define PROBE_DEFAULT_SAMPLES 5
@@ -34,7 +35,7 @@ static void usage(FILE *f) {
     fputs("usage: tilebench meter probe URI [--samples N] [--interval DUR]\n"
           "       tilebench meter sim [--listen ADDR:PORT] [--protocol wt310|wt210|ptd|ptd-temp]\n"
           "                           [--watts W | --trace FILE [--loop] [--trace-sync]\n"
-          "                            | --cpu IDLE:MAX]\n"
+          "                            | --cpu IDLE:MAX [--cpu-of PID[,PID...]]]\n"
           "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
           "                           [--fault KIND:N[@ELEMENT]]... [--fault-channel K] [--pty]\n"
           "       tilebench meter export URI... --listen ADDR:PORT [--interval DUR]\n"
@@ -73,7 +74,12 @@ static void usage(FILE *f) {
           "                      serves implausible readings verbatim, for tests\n"
           "  --trace-sync        the trace's t=0 is the first value request instead (a\n"
           "                      run's first sample), printed as above when it comes\n"
-          "  --cpu IDLE:MAX      power follows this host's CPU utilization (linear model)\n"
+          "  --cpu IDLE:MAX      power follows this host's CPU utilization (linear model:\n"
+          "                      IDLE + (MAX - IDLE) x utilization; A = W / (V x PF))\n"
+          "  --cpu-of PID,...    with --cpu: the utilization is that of these processes\n"
+          "                      and all their descendants instead of the whole host's:\n"
+          "                      their CPU time over each sample interval / (interval x\n"
+          "                      online CPUs), clamped to 0..1 (at most 64 PIDs)\n"
           "  --volts V, --pf PF  voltage and power factor served (default 230 V, 0.95)\n"
           "  --elements N        input elements 1..3; W is split evenly, SIGMA is the sum\n"
           "                      (ptd: a WT332E/WT333E, RL lists each channel)\n"
@@ -335,7 +341,42 @@ static int sim_cpu(const char *val, sim_args *a) {
         return TB_EXIT_USAGE;
     snprintf(a->cpu_uri, sizeof a->cpu_uri, "estimate:?idle=%g&max=%g", idle, max);
     a->o.cpu_model = a->cpu_uri;
+    a->o.cpu_idle_w = idle;
+    a->o.cpu_max_w = max;
     return SIM_NEXT;
+}
+
+/* --cpu-of PID[,PID...]: the roots of the process trees whose CPU --cpu follows. */
+static int sim_cpu_of(const char *val, tb_msim_opts *o) {
+    char msg[TB_ERR_LEN + 128], e[TB_ERR_LEN];
+    const char *p = val;
+    o->n_cpu_of = 0;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        char tok[24];
+        uint64_t v;
+        double cpu;
+        if (n == 0 || n >= sizeof tok) {
+            snprintf(msg, sizeof msg, "--cpu-of: '%s': expected PID[,PID...] (process ids)", val);
+            return usage_error(msg);
+        }
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        if (tb_parse_u64(tok, &v, e) != 0 || v == 0 || v > 0x7fffffff) {
+            snprintf(msg, sizeof msg, "--cpu-of: '%s': not a process id", tok);
+            return usage_error(msg);
+        }
+        if (o->n_cpu_of == TB_MSIM_MAX_CPU_OF) return usage_error("--cpu-of: at most 64 process ids");
+        o->cpu_of[o->n_cpu_of] = (pid_t)v;
+        if (tb_proctree_cpu(&o->cpu_of[o->n_cpu_of], 1, &cpu, e) <= 0) {
+            snprintf(msg, sizeof msg, "--cpu-of: %s: no such process", tok);
+            return usage_error(msg);
+        }
+        o->n_cpu_of++;
+        p += n;
+        if (*p == '\0') return SIM_NEXT;
+        p++;
+    }
 }
 
 static int sim_elements(const char *val, tb_msim_opts *o) {
@@ -392,6 +433,7 @@ static const struct option sim_longopts[] = {
     {"trace", required_argument, NULL, 't'},
     {"loop", no_argument, NULL, 'L'},
     {"cpu", required_argument, NULL, 'c'},
+    {"cpu-of", required_argument, NULL, 'O'},
     {"volts", required_argument, NULL, 'v'},
     {"pf", required_argument, NULL, 'f'},
     {"elements", required_argument, NULL, 'e'},
@@ -418,6 +460,7 @@ static int sim_option(int c, char **argv, sim_args *a) {
     case 'L': a->o.trace_loop = 1; return SIM_NEXT;
     case 'R': a->o.trace_from_request = 1; return SIM_NEXT;
     case 'c': return sim_cpu(optarg, a);
+    case 'O': return sim_cpu_of(optarg, &a->o);
     case 'v': return parse_num("--volts", optarg, "V", 1, 1000, &a->o.volts) != 0 ? TB_EXIT_USAGE : SIM_NEXT;
     case 'f': return parse_num("--pf", optarg, NULL, 0.01, 1, &a->o.pf) != 0 ? TB_EXIT_USAGE : SIM_NEXT;
     case 'e': return sim_elements(optarg, &a->o);
@@ -438,6 +481,9 @@ static int sim_option(int c, char **argv, sim_args *a) {
 /* Options that contradict each other or the protocol. Returns SIM_NEXT, or the exit status. */
 static int sim_check(const sim_args *a) {
     const tb_msim_opts *o = &a->o;
+    if (o->n_cpu_of && (a->have_watts || o->trace))
+        return usage_error("--cpu-of: follows processes with --cpu IDLE:MAX; it contradicts --watts and --trace");
+    if (o->n_cpu_of && !o->cpu_model) return usage_error("--cpu-of: needs --cpu IDLE:MAX (the watts it maps to)");
     if ((a->have_watts + (o->trace != NULL) + (o->cpu_model != NULL)) > 1)
         return usage_error("--watts, --trace and --cpu contradict each other: give one");
     if (o->trace_loop && !o->trace) return usage_error("--loop only applies to --trace");
@@ -492,7 +538,12 @@ static void sim_banner(const tb_msim_opts *o, const tb_msim *sim) {
                                              : "wt310");
     if (o->trace)
         printf(", trace %s%s", o->trace, o->trace_loop ? " (looped)" : "");
-    else if (o->cpu_model)
+    else if (o->n_cpu_of) {
+        printf(", %g..%g W by the CPU of pid", o->cpu_idle_w, o->cpu_max_w);
+        for (int i = 0; i < o->n_cpu_of; i++)
+            printf("%s%ld", i ? "," : " ", (long)o->cpu_of[i]);
+        printf(" and descendants");
+    } else if (o->cpu_model)
         printf(", %s", o->cpu_model);
     else
         printf(", %g W", o->watts);

@@ -54,7 +54,8 @@ static void usage(FILE *f) {
             "  --ramp-down DUR\n"
             "  --phases N          steady-state phases per level\n"
             "  --idle DUR          active idle measurement before the sweep (0 = skip)\n"
-            "  --ranging[=DUR]     a ranging pass at the start of each level's warm-up: the\n"
+            "  --ranging[=DUR]     a ranging pass at the start of each level's warm-up (no\n"
+            "                      warm-up: at the end of ramp-up, every user started): the\n"
             "                      meters auto-range for DUR (default 10s) under the level's\n"
             "                      load, then get the smallest fixed V and A ranges that hold\n"
             "                      the peaks with 25%% headroom (wt310:, wt210:,\n"
@@ -483,7 +484,8 @@ static int set_agents(run_args *a, const tb_tiledef *def) {
 #define RANGING_DEFAULT_US 10000000ull
 
 /* The ranging pass: the option's, else the tile file's [run] ranging. It
- * runs inside warm-up, so it must fit in it. -1, or an exit code. */
+ * runs inside warm-up (without one, at the end of ramp-up), so it must fit
+ * in it. -1, or an exit code. */
 static int set_ranging(run_args *a, const tb_tiledef *def) {
     tb_run_opts *o = &a->o;
     char err[TB_ERR_LEN], msg[TB_ERR_LEN + 160];
@@ -499,13 +501,7 @@ static int set_ranging(run_args *a, const tb_tiledef *def) {
     } else {
         return -1;
     }
-    if (o->ranging_us > o->stages.warm_up_us) {
-        snprintf(msg, sizeof msg,
-                 "the ranging interval (%.3g s) is longer than the warm-up it runs in (%.3g s): give a shorter "
-                 "interval or a longer --warm-up",
-                 (double)o->ranging_us / 1e6, (double)o->stages.warm_up_us / 1e6);
-        return bad(o->ranging_key, msg);
-    }
+    if (tb_coord_ranging_fits(o, msg) != 0) return bad(o->ranging_key, msg);
     return -1;
 }
 

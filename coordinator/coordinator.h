@@ -52,8 +52,9 @@ typedef struct tb_run_opts {
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
     int64_t campaign_id;         /* > 0: the run belongs to this campaign (coordinator/campaign.c) */
     const char *campaign_config; /* with campaign_id: the configuration's name */
-    uint64_t ranging_us;         /* > 0: each level's ranging pass this long at the start of warm-up
-                                    (coordinator/ranging.c); 0: the meters' ranges are left as they are */
+    uint64_t ranging_us;         /* > 0: each level's ranging pass this long at the start of warm-up, or
+                                    without one at the end of ramp-up (coordinator/ranging.c); 0: the
+                                    meters' ranges are left as they are */
     const char *ranging_key;     /* where ranging_us came from, for errors ("--ranging", "[run] ranging") */
 } tb_run_opts;
 
@@ -65,5 +66,10 @@ typedef struct tb_run_opts {
  * *run_id gets the stored run's id (or -1 when none was created).
  */
 int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err);
+
+/* The ranging pass fits in the stage it runs in (o->stages' warm-up, or
+ * their ramp-up when there is no warm-up): 0, or -1 with err saying why
+ * (without the option's name, which o->ranging_key holds). */
+int tb_coord_ranging_fits(const tb_run_opts *o, char *err);
 
 #endif

@@ -136,7 +136,7 @@ int tb_coord_infra_begin(run_ctx *c, const tb_level_plan *pl, char *err) {
     memset(lv, 0, sizeof *lv);
     lv->tiles = pl->tiles;
     lv->level = c->levels_done + 1;
-    lv->start_us = pl->start_us + pl->ramp_up_us;
+    lv->start_us = pl->phase_start_us[0] - c->o->stages.warm_up_us; /* ramp-up's end (pl->ramp_up_us: the stagger) */
     lv->end_us = pl->phase_end_us[pl->n_phases - 1];
     lv->n_phases = pl->n_phases;
     for (int p = 0; p < pl->n_phases; p++) {

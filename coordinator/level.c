@@ -278,6 +278,7 @@ static int level_body(run_ctx *c, int tiles, char *err) {
     tb_level_plan pl;
     int all_pass = 1;
     plan_level(sd, tiles, c->lg->lead_us, &pl);
+    pl.ramp_up_us = tb_coord_stagger_us(c); /* the users' stagger: all started before a ranging pass in ramp-up */
     if (c->alone) pl.workload_mask = 1u << (c->alone - c->o->def->workloads); /* --interference */
     if (c->obs->level_begun) c->obs->level_begun(c->obs->arg, tiles, sd);
     if (c->lg->ops->start_level(c->lg->self, &pl, err) != 0) return -1;
@@ -288,14 +289,20 @@ static int level_body(run_ctx *c, int tiles, char *err) {
     }
     tb_coord_note_placement(c, tiles);
     stage_begins(c, stage_names[0], tiles, 0, pl.start_us, pl.start_us + sd->ramp_up_us);
+    if (wait_until(c, pl.start_us + pl.ramp_up_us, tiles, stage_names[0], 0) != 0) goto interrupted;
+    /* --ranging: at the start of warm-up, or without one at the end of
+     * ramp-up, every user started; the load applied either way */
+    if (tb_coord_ranging_in_ramp_up(c)) {
+        switch (tb_coord_ranging(c, tiles, stage_names[0], err)) {
+        case -1: goto failed;
+        case -2: goto interrupted;
+        default: break;
+        }
+    }
     if (wait_until(c, pl.start_us + sd->ramp_up_us, tiles, stage_names[0], 0) != 0) goto interrupted;
     stage_begins(c, stage_names[1], tiles, 0, pl.start_us + sd->ramp_up_us, pl.phase_start_us[0]);
-    switch (tb_coord_ranging(c, tiles, err)) { /* --ranging: within warm-up, the load applied */
-    case -1: {
-        char e[TB_ERR_LEN];
-        c->lg->ops->stop_level(c->lg->self, NULL, e);
-        return -1;
-    }
+    switch (tb_coord_ranging_in_ramp_up(c) ? 0 : tb_coord_ranging(c, tiles, stage_names[1], err)) {
+    case -1: goto failed;
     case -2: goto interrupted;
     default: break;
     }
@@ -308,6 +315,11 @@ static int level_body(run_ctx *c, int tiles, char *err) {
         if (r == 0) all_pass = 0;
     }
     return all_pass;
+failed : {
+    char e[TB_ERR_LEN];
+    c->lg->ops->stop_level(c->lg->self, NULL, e);
+    return -1;
+}
 interrupted:
     c->lg->ops->stop_level(c->lg->self, NULL, err);
     return -2;

@@ -450,7 +450,9 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
  * ramp-down cut short by a signal keeps the samples taken until then. */
 static void stage_samples(run_ctx *c, phase_parts *pp) {
     const tb_level_plan *pl = pp->pl;
-    uint64_t up = pl->start_us + pl->ramp_up_us, end = pl->phase_end_us[pl->n_phases - 1];
+    /* ramp-up's end: pl->ramp_up_us is the users' stagger, which a ranging
+     * pass in ramp-up makes shorter than the stage */
+    uint64_t up = pl->phase_start_us[0] - c->o->stages.warm_up_us, end = pl->phase_end_us[pl->n_phases - 1];
     const struct {
         const char *stage;
         uint64_t t0, t1;

@@ -1,7 +1,9 @@
 /*
  * ranging.c: the ranging pass of a load level (docs/meters.md, "Ranging").
  * At the start of warm-up, with the level's load applied, every meter
- * auto-ranges for the ranging interval; the largest RMS V and A its samples
+ * auto-ranges for the ranging interval (in a level without warm-up: at the
+ * end of ramp-up, once every user has started, ending TB_RANGING_SETTLE_US
+ * before the first phase); the largest RMS V and A its samples
  * read then are the level's peaks, and each meter gets the smallest fixed
  * ranges of its list (powermeter/ranges.h) that hold them with headroom,
  * before the rest of warm-up and the measured phases. The choice is stored
@@ -15,15 +17,40 @@
 #include "coordinator/run_ctx.h"
 #include "powermeter/ranges.h"
 
+int tb_coord_ranging_in_ramp_up(const run_ctx *c) { return c->o->ranging_us && c->o->stages.warm_up_us == 0; }
+
+uint64_t tb_coord_stagger_us(const run_ctx *c) {
+    const tb_stage_def *sd = &c->o->stages;
+    if (!tb_coord_ranging_in_ramp_up(c) || sd->ramp_up_us < c->o->ranging_us + TB_RANGING_SETTLE_US)
+        return sd->ramp_up_us;
+    return sd->ramp_up_us - c->o->ranging_us - TB_RANGING_SETTLE_US;
+}
+
+int tb_coord_ranging_fits(const tb_run_opts *o, char *err) {
+    if (!o->ranging_us) return 0;
+    if (o->stages.warm_up_us == 0 && o->ranging_us + TB_RANGING_SETTLE_US > o->stages.ramp_up_us) {
+        tb_seterr(err,
+                  "the ranging interval (%.3g s) and %.3g s to settle are longer than the ramp-up it runs in "
+                  "(%.3g s; the level has no warm-up): give a shorter interval, a longer ramp-up or a warm-up",
+                  (double)o->ranging_us / 1e6, (double)TB_RANGING_SETTLE_US / 1e6, (double)o->stages.ramp_up_us / 1e6);
+        return -1;
+    }
+    if (o->stages.warm_up_us > 0 && o->ranging_us > o->stages.warm_up_us) {
+        tb_seterr(err,
+                  "the ranging interval (%.3g s) is longer than the warm-up it runs in (%.3g s): give a shorter "
+                  "interval or a longer warm-up",
+                  (double)o->ranging_us / 1e6, (double)o->stages.warm_up_us / 1e6);
+        return -1;
+    }
+    return 0;
+}
+
 int tb_coord_ranging_check(run_ctx *c, char *err) {
     const tb_run_opts *o = c->o;
+    char e[TB_ERR_LEN];
     if (!o->ranging_us) return TB_EXIT_OK;
-    if (o->ranging_us > o->stages.warm_up_us) {
-        tb_seterr(err,
-                  "%s: the ranging interval (%.3g s) is longer than the warm-up it runs in (%.3g s): give a "
-                  "shorter interval or a longer warm-up",
-                  o->ranging_key ? o->ranging_key : "ranging", (double)o->ranging_us / 1e6,
-                  (double)o->stages.warm_up_us / 1e6);
+    if (tb_coord_ranging_fits(o, e) != 0) {
+        tb_seterr(err, "%s: %s", o->ranging_key ? o->ranging_key : "ranging", e);
         return TB_EXIT_USAGE;
     }
     for (int i = 0; i < c->n_meters; i++)
@@ -93,7 +120,7 @@ static int fix_meter(run_ctx *c, int i, int tiles, const tb_poll_sample *ps, int
     return 0;
 }
 
-int tb_coord_ranging(run_ctx *c, int tiles, char *err) {
+int tb_coord_ranging(run_ctx *c, int tiles, const char *stage, char *err) {
     tb_poll_sample *ps = NULL;
     uint64_t t0, t1;
     int n, rc = 0;
@@ -103,7 +130,7 @@ int tb_coord_ranging(run_ctx *c, int tiles, char *err) {
         tb_meter_info_now(c->meters[i], &c->infos[i]);
     }
     t0 = tb_now_us();
-    if (tb_coord_wait(c, t0 + c->o->ranging_us, tiles, "warm-up") != 0) return -2;
+    if (tb_coord_wait(c, t0 + c->o->ranging_us, tiles, stage) != 0) return -2;
     t1 = tb_now_us();
     n = tb_poller_window(c->poller, t0, t1, &ps);
     for (int i = 0; i < c->n_meters && rc == 0; i++)

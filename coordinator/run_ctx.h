@@ -161,13 +161,24 @@ void tb_coord_tell_meters(run_ctx *c);
 int tb_coord_wait(run_ctx *c, uint64_t deadline_us, int tiles, const char *stage);
 
 /* ranging.c: the ranging pass (--ranging) */
-/* Before anything runs: the interval fits in warm-up and every meter can
- * set its ranges. An exit code (2 with err naming the option or key). */
+/* In a level without warm-up the pass ends this long before ramp-up does,
+ * so the meters settle on their fixed ranges before the first phase. */
+#define TB_RANGING_SETTLE_US 1000000u
+/* Before anything runs: the interval fits in the stage it runs in (warm-up,
+ * or ramp-up when there is no warm-up) and every meter can set its ranges.
+ * An exit code (2 with err naming the option or key). */
 int tb_coord_ranging_check(run_ctx *c, char *err);
-/* At the start of the level's warm-up: auto-range for the interval, then
- * every meter on the smallest fixed ranges that hold its peaks, stored and
- * told. 0 (also without --ranging), -1 with err, -2 interrupted. */
-int tb_coord_ranging(run_ctx *c, int tiles, char *err);
+/* 1 when the pass runs in ramp-up: --ranging and no warm-up. */
+int tb_coord_ranging_in_ramp_up(const run_ctx *c);
+/* The time over which a level's users start, staggered: the ramp-up, or in
+ * a level whose ranging pass runs in ramp-up, the ramp-up less the pass and
+ * TB_RANGING_SETTLE_US, so every user has started when the pass begins. */
+uint64_t tb_coord_stagger_us(const run_ctx *c);
+/* Auto-range for the interval from now (inside stage, "warm-up" or
+ * "ramp-up"), then every meter on the smallest fixed ranges that hold its
+ * peaks, stored and told. 0 (also without --ranging), -1 with err, -2
+ * interrupted. */
+int tb_coord_ranging(run_ctx *c, int tiles, const char *stage, char *err);
 
 /* infra_run.c: infrastructure operations ([infra.NAME]) beside the tiles */
 /* Before anything runs: the programs and endpoints they need. An exit code (2: missing). */

@@ -91,7 +91,9 @@ int tb_msim_open(const tb_msim_opts *o, tb_msim **out, char *err) {
         goto fail;
     }
     if (o->trace && tb_msim_trace_load(o->trace, &m->trace, err) != 0) goto fail;
-    if (o->cpu_model) {
+    if (o->n_cpu_of > 0) {
+        if (sim_tree_open(m, err) != 0) goto fail;
+    } else if (o->cpu_model) {
         char e[TB_ERR_LEN];
         if (tb_meter_open(o->cpu_model, &m->cpu, e) != 0) {
             tb_seterr(err, "cpu model: %s", e);
@@ -105,7 +107,7 @@ int tb_msim_open(const tb_msim_opts *o, tb_msim **out, char *err) {
     if (o->pty && open_pty(m, err) != 0) goto fail;
     m->trace_wait = m->trace && o->trace_from_request;
     m->t0_us = m->trace_wait ? 0 : tb_now_us();
-    m->cpu_last_w = 0;
+    if (o->n_cpu_of == 0) m->cpu_last_w = 0;
     m->src_v = m->src_a = m->src_pf = NAN;
     *out = m;
     return 0;

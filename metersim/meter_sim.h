@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "common/tb_common.h"
 
@@ -43,23 +44,28 @@ typedef struct tb_msim_fault {
 } tb_msim_fault;
 
 #define TB_MSIM_MAX_FAULTS 8
+#define TB_MSIM_MAX_CPU_OF 64 /* process trees --cpu-of may follow */
 
 typedef struct tb_msim_opts {
-    int protocol;             /* TB_MSIM_* */
-    char host[128];           /* listen address, default "127.0.0.1" */
-    char port[8];             /* "0" = any free port (the bound one is printed) */
-    double watts;             /* constant source, W (used when no trace and no cpu model) */
-    const char *trace;        /* trace file "t_s,W" or "t_s,W,V,A,PF" per line (W may be < 0), or NULL */
-    int trace_loop;           /* 1: the trace repeats; 0: the last value holds */
-    int trace_from_request;   /* 1: the trace's t = 0 is the first value request, not the start */
-    const char *cpu_model;    /* an estimate: URI ("estimate:?idle=50&max=200"), or NULL */
-    double volts;             /* the voltage served, V (default 230) */
-    double pf;                /* the power factor served (default 0.95) */
-    int elements;             /* input elements 1..3 (WT330 has 3); W is split evenly */
-    int fault_channel;        /* PTD with elements > 1: the nan and negative faults hit only this
-                               * channel (1..elements) of the multi-channel RL line; 0: the whole line */
-    uint64_t ptd_interval_us; /* PTD sample interval when Go asks for 0 */
-    int pty;                  /* 1: also serve the protocol on a pseudo-terminal */
+    int protocol;           /* TB_MSIM_* */
+    char host[128];         /* listen address, default "127.0.0.1" */
+    char port[8];           /* "0" = any free port (the bound one is printed) */
+    double watts;           /* constant source, W (used when no trace and no cpu model) */
+    const char *trace;      /* trace file "t_s,W" or "t_s,W,V,A,PF" per line (W may be < 0), or NULL */
+    int trace_loop;         /* 1: the trace repeats; 0: the last value holds */
+    int trace_from_request; /* 1: the trace's t = 0 is the first value request, not the start */
+    const char *cpu_model;  /* an estimate: URI ("estimate:?idle=50&max=200"), or NULL */
+    double cpu_idle_w;      /* with cpu_of: the model's watts at 0 and full utilization */
+    double cpu_max_w;
+    pid_t cpu_of[TB_MSIM_MAX_CPU_OF]; /* n_cpu_of > 0: power follows the CPU of these processes and */
+    int n_cpu_of;                     /* their descendants (powermeter/proctree.h), not the host's */
+    double volts;                     /* the voltage served, V (default 230) */
+    double pf;                        /* the power factor served (default 0.95) */
+    int elements;                     /* input elements 1..3 (WT330 has 3); W is split evenly */
+    int fault_channel;                /* PTD with elements > 1: the nan and negative faults hit only this
+                                       * channel (1..elements) of the multi-channel RL line; 0: the whole line */
+    uint64_t ptd_interval_us;         /* PTD sample interval when Go asks for 0 */
+    int pty;                          /* 1: also serve the protocol on a pseudo-terminal */
     tb_msim_fault faults[TB_MSIM_MAX_FAULTS];
     int nfaults; /* the first matching fault wins when several hit one request */
 } tb_msim_opts;

@@ -19,6 +19,7 @@
 #define SIM_PTD_UNC_BAD  0.015 /* 1.5%: above SPEC's 1% limit */
 #define SIM_NEG_W        -27.1 /* the WT310E field bug's reading (mlcommons/power-dev#253) */
 #define SIM_NEG_A        -3.199
+#define SIM_OVER_RANGE   1.4 /* an input above 140% of its fixed range over-ranges (docs/meters.md) */
 
 /* What a dialect's line handler asks of the server. */
 enum { SIM_REPLY = 0, SIM_STALL = 1, SIM_DISCONNECT = 2 };
@@ -43,6 +44,9 @@ struct tb_msim {
     tb_msim_trace *trace;
     tb_meter *cpu;
     double cpu_last_w;
+    int ncpu;                    /* --cpu-of: online CPUs */
+    double tree_cpu_s;           /* --cpu-of: the trees' CPU time at tree_us */
+    uint64_t tree_us;            /* when it was read (monotonic) */
     double src_v, src_a, src_pf; /* the trace's V, A, PF now (set by sim_source_watts); NaN: derive them */
     int lfd, port;
     int pty_fd;
@@ -74,6 +78,13 @@ struct tb_msim {
 
 /* ---- sim_source.c ---- */
 
+/* --cpu-of: a new utilization needs at least this long since the last
+ * reading (the CPU times of /proc move in 10 ms ticks); a request sooner
+ * gets the last watts. */
+#define SIM_TREE_MIN_US 200000u
+
+/* --cpu-of: takes the trees' baseline CPU time. 0, or -1 with err. */
+int sim_tree_open(tb_msim *m, char *err);
 /* Total watts at at_us from the source; sets m->src_v/src_a/src_pf (NaN
  * unless the trace gives them). The first call with trace_from_request sets
  * the trace's t = 0. */
@@ -82,8 +93,6 @@ double sim_source_watts(tb_msim *m, uint64_t at_us);
 int sim_fault_for(const tb_msim *m, uint64_t n, int ptd);
 /* Applies the negative or inconsistent fault to the values about to be served. */
 void sim_implausible_values(tb_msim *m, int f, double *total_w);
-/* The current served at watts w: the source's, or W / (V x PF). */
-double sim_amps(const tb_msim *m, double w);
 
 /* ---- meter_sim.c ---- */
 

@@ -116,6 +116,13 @@ static void ptd_send_rl(tb_msim *m, client *c, int f) {
         m->c.implausible++; /* a negative value of the trace, served as it is */
     }
     ptd_timestamp(at, ts, sizeof ts);
+    a = isfinite(m->src_a) ? m->src_a : u > 0 && pf > 0 ? w / (u * pf) : 0.0;
+    /* A fixed range too small for the input (each element's share of the
+     * current): the analyzer over-ranges, and PTDaemon serves the sample as
+     * one it could not read, as the inf fault does (the emulator's model). */
+    if (f < 0 && ((!m->vauto_ptd && u > SIM_OVER_RANGE * m->vrange_ptd) ||
+                  (!m->aauto_ptd && fabs(a) / m->o.elements > SIM_OVER_RANGE * m->arange_ptd)))
+        f = TB_MSIM_FAULT_INF;
     m->c.served++;
     if (ptd_send_fault(m, c, f, k, ts)) return;
     if (f == TB_MSIM_FAULT_UNCERTAINTY) {
@@ -124,7 +131,6 @@ static void ptd_send_rl(tb_msim *m, client *c, int f) {
         m->unc_invalid++;
         if (SIM_PTD_UNC_BAD > m->unc_max) m->unc_max = SIM_PTD_UNC_BAD;
     }
-    a = isfinite(m->src_a) ? m->src_a : u > 0 && pf > 0 ? w / (u * pf) : 0.0;
     snprintf(line, sizeof line, "Last 1 sample\r\nTime,%s,Watts,%.6f,Volts,%.6f,Amps,%.6f,PF,%.6f\r\n", ts, w, u, a,
              pf);
     if (m->o.elements > 1) ptd_channels(m, line, sizeof line, w, u, a, pf, chf);

@@ -13,6 +13,9 @@
 
 #include "common/buf.h"
 #include "metersim/sim_private.h"
+#include "powermeter/proctree.h"
+
+#include <unistd.h>
 
 /* ---- trace ---- */
 
@@ -164,6 +167,41 @@ void tb_msim_trace_free(tb_msim_trace *tr) {
 
 /* ---- the source ---- */
 
+int sim_tree_open(tb_msim *m, char *err) {
+    char e[TB_ERR_LEN];
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    int found = tb_proctree_cpu(m->o.cpu_of, m->o.n_cpu_of, &m->tree_cpu_s, e);
+    if (found < 0) {
+        tb_seterr(err, "cpu-of: %s", e);
+        return -1;
+    }
+    if (found == 0) {
+        tb_seterr(err, "cpu-of: none of the %d processes exists", m->o.n_cpu_of);
+        return -1;
+    }
+    m->ncpu = n > 0 ? (int)n : 1;
+    m->tree_us = tb_now_us();
+    m->cpu_last_w = m->o.cpu_idle_w;
+    return 0;
+}
+
+/* --cpu-of: IDLE + (MAX - IDLE) x u, u the trees' CPU time since the last
+ * reading over (that interval x online CPUs), clamped to [0, 1]. A tree
+ * that lost a process (reparented away) gives a negative delta: u = 0. */
+static double tree_watts(tb_msim *m) {
+    uint64_t now = tb_now_us();
+    double cpu, u;
+    char e[TB_ERR_LEN];
+    if (now - m->tree_us < SIM_TREE_MIN_US || tb_proctree_cpu(m->o.cpu_of, m->o.n_cpu_of, &cpu, e) < 0)
+        return m->cpu_last_w;
+    u = (cpu - m->tree_cpu_s) / ((double)(now - m->tree_us) / 1e6 * m->ncpu);
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    m->tree_cpu_s = cpu;
+    m->tree_us = now;
+    m->cpu_last_w = m->o.cpu_idle_w + (m->o.cpu_max_w - m->o.cpu_idle_w) * u;
+    return m->cpu_last_w;
+}
+
 double sim_source_watts(tb_msim *m, uint64_t at_us) {
     double t;
     if (m->trace_wait) {
@@ -183,6 +221,7 @@ double sim_source_watts(tb_msim *m, uint64_t at_us) {
         m->src_pf = pt->pf;
         return pt->w;
     }
+    if (m->o.n_cpu_of > 0) return tree_watts(m);
     if (m->cpu) {
         tb_sample s;
         char e[TB_ERR_LEN];

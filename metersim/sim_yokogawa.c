@@ -191,7 +191,7 @@ static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
     u = isfinite(m->src_v) ? m->src_v : m->o.volts;
     i = yoko_func(m, "I", 1, total);
     auto_range(m, u, i);
-    if ((!m->vauto && u > 1.4 * m->vrange) || (!m->aauto && i > 1.4 * m->arange)) over = 1;
+    if ((!m->vauto && u > SIM_OVER_RANGE * m->vrange) || (!m->aauto && i > SIM_OVER_RANGE * m->arange)) over = 1;
     format_values(m, buf, len, wt210, f, fe, over, total);
     if (over && f < 0) m->c.overrange++;
     return SIM_REPLY;
