@@ -637,6 +637,7 @@ int tb_coordinator_run(const tb_run_opts *o, int64_t *run_id, char *err) {
     c.status = TB_RUN_COMPLETE;
     c.saturation = -1;
     c.run_id = -1;
+    c.phase_other_cpu_pct = NAN;
     for (int i = 0; i < o->levels.n; i++)
         if (o->levels.tiles[i] > c.max_tiles) c.max_tiles = o->levels.tiles[i];
     c.levels_total = o->levels.n * o->repeat * tb_coord_levels_per_level(o);

@@ -224,10 +224,12 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
     double cpu0, cpu1;
     uint64_t merged_us;
     tb_lg_stalls sl;
+    tb_other_cpu_snap oc;
     int r, cut = 0, last = p == pl->n_phases - 1;
     stage_begins(c, stage_names[2], pl->tiles, p + 1, pl->phase_start_us[p], pl->phase_end_us[p]);
     lg->ops->stalls(lg->self, &sl); /* start the phase's stall record afresh */
     cpu0 = lg->ops->cpu_seconds(lg->self);
+    tb_coord_other_cpu_begin(c, &oc);
     if (p == 0) note_ramp_up_stalls(c, pl->tiles, &sl);
     if (wait_until(c, pl->phase_end_us[p] + TB_COORD_COLLECT_GRACE_US, pl->tiles, stage_names[2], p + 1) != 0)
         return -2;
@@ -241,6 +243,8 @@ static int run_phase(run_ctx *c, const tb_level_plan *pl, int p, char *err) {
         return -1;
     }
     cpu1 = lg->ops->cpu_seconds(lg->self);
+    c->phase_other_cpu_pct = tb_coord_other_cpu_end(c, &oc);
+    c->phase_sut_processes = oc.sut_processes;
     lg->ops->stalls(lg->self, &sl);
     if (last)
         stage_begins(c, stage_names[3], pl->tiles, 0, pl->phase_end_us[p],

@@ -257,6 +257,19 @@ static void phase_window(run_ctx *c, phase_parts *pp) {
         lr->telem_samples = pp->telem;
         tb_telem_aggregate(pp->telem, lr->n_telem_samples, &lr->telemetry);
     }
+    lr->other_cpu_pct = c->phase_other_cpu_pct;
+    lr->sut_processes = c->phase_sut_processes;
+    if (lr->other_cpu_pct > TB_OTHER_CPU_WARN_PCT) {
+        char msg[320];
+        snprintf(msg, sizeof msg,
+                 "%d tiles phase %d: %.1f%% of the host's CPU went to processes outside the SUT (%d server "
+                 "process%s found) and the load generator in steady state (more than %g%%): %s",
+                 pp->tiles, pp->p + 1, lr->other_cpu_pct, lr->sut_processes, lr->sut_processes == 1 ? "" : "es",
+                 TB_OTHER_CPU_WARN_PCT,
+                 tb_coord_estimated(c) ? "the estimated watts count that load as the SUT's"
+                                       : "compare this run with care");
+        tb_coord_note(c, "warning", msg);
+    }
 }
 
 /* One workload of one tile: its ops' counts and latencies, its throughput

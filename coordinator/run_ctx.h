@@ -96,6 +96,8 @@ typedef struct run_ctx {
     int infra_noref_said;            /* the event that an operation has no reference was stored */
     int n_infra_calib;               /* calibration: phases of tile 1 measured so far */
     double infra_calib[TB_MAX_PHASES][TB_MAX_INFRA]; /* calibration: ops/hour per phase and operation */
+    double phase_other_cpu_pct; /* the phase being stored: othercpu.c's share (NaN: not measured) */
+    int phase_sut_processes;    /* and the SUT server processes it found */
 } run_ctx;
 
 /* One phase's infrastructure figures, as the stored result points at them
@@ -107,6 +109,16 @@ typedef struct tb_coord_infra_phase {
 } tb_coord_infra_phase;
 
 /* coordinator.c */
+/* othercpu.c: the host's CPU outside the SUT's and the load generator's
+ * processes over a phase's steady state. begin at its start; end returns the
+ * share, % of all the host's CPU in between (NaN: not measured). */
+typedef struct tb_other_cpu_snap {
+    int ok, sut_processes;
+    double busy_s, all_s, trees_s;
+} tb_other_cpu_snap;
+void tb_coord_other_cpu_begin(run_ctx *c, tb_other_cpu_snap *s);
+double tb_coord_other_cpu_end(run_ctx *c, const tb_other_cpu_snap *s0);
+
 void tb_coord_note(run_ctx *c, const char *kind, const char *msg); /* a stored event of the run */
 int tb_coord_stopped(const run_ctx *c);
 int tb_coord_estimated(const run_ctx *c); /* some meter is a model */

@@ -220,8 +220,14 @@ static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr,
         lv[i] = &mr->levels[i];
     qsort(lv, mr->n_levels, sizeof *lv, by_tiles_repeat);
     rr->r = xcalloc(mr->n_levels + 1, sizeof *rr->r);
+    run->other_cpu_max_pct = NAN;
     for (size_t i = 0; i < mr->n_levels; i++) {
         row *r;
+        double o = lv[i]->other_cpu_pct;
+        if (isfinite(o) && !(o <= run->other_cpu_max_pct)) {
+            run->other_cpu_max_pct = o;
+            run->other_cpu_tiles = (int)lv[i]->tiles;
+        }
         if (lv[i]->alone) continue; /* --interference: a workload alone is not a load level of the sweep */
         r = &rr->r[rr->n++];
         r->tiles = (int)lv[i]->tiles;
@@ -425,8 +431,16 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
     for (i = 0; i < (size_t)n; i++) {
         const tb_cmp_run *r = &m->runs[i];
         if (r->estimated)
-            add_note(m, "run %lld: ESTIMATED POWER (a model, not a power meter): its watts and PPKW are estimates",
+            add_note(m,
+                     "run %lld: ESTIMATED POWER (a model of whole-host CPU, not a power meter): its watts and PPKW "
+                     "are estimates, and anything else the host ran counts as the SUT's power",
                      (long long)r->id);
+        if (r->other_cpu_max_pct > TB_CMP_OTHER_CPU_LIMIT_PCT)
+            add_note(m,
+                     "run %lld: %.1f%% of the host's CPU went to processes outside the SUT and the load generator "
+                     "in steady state at %d tiles (more than %g%%): its figures include that other load%s",
+                     (long long)r->id, r->other_cpu_max_pct, r->other_cpu_tiles, TB_CMP_OTHER_CPU_LIMIT_PCT,
+                     r->estimated ? ", and its estimated watts most of all" : "");
         if (strcmp(r->status, TB_RUN_COMPLETE) != 0)
             add_note(m, "run %lld is %s: only the load levels it stored are compared", (long long)r->id, r->status);
         if (rr[i].n == 0) add_note(m, "run %lld stored no load level", (long long)r->id);

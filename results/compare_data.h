@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "common/tb_common.h"
+#include "results/store.h"
 
 /* The run-level figures compared, in this order; p95 per workload follows.
  * Score is the final score; the application and infrastructure scores are
@@ -50,6 +51,11 @@ typedef struct tb_cmp_run {
     int64_t campaign_id; /* 0: none */
     char *campaign_name, *campaign_config;
     int estimated; /* a meter of the run is an estimate */
+    /* the largest share of the host's CPU outside the SUT's and the load
+     * generator's processes in a steady state of the run (%; NaN: not
+     * measured), and its load level */
+    double other_cpu_max_pct;
+    int other_cpu_tiles;
     int is_baseline;
     int max_phases, max_repeats;
     tb_cmp_level *lv; /* per model level */
@@ -69,6 +75,10 @@ typedef struct tb_cmp_model {
     size_t n_notes;
     char **notes; /* what a reader must know: estimated power, unfinished runs, ... */
 } tb_cmp_model;
+
+/* Above this share of the host's CPU outside the SUT and the load
+ * generator in a steady state, a run's comparison is flagged (store.h). */
+#define TB_CMP_OTHER_CPU_LIMIT_PCT TB_OTHER_CPU_WARN_PCT
 
 /* The explanation of the method, shared by every format. */
 extern const char tb_cmp_method_phases[], tb_cmp_method_p95[], tb_cmp_method_pct[];

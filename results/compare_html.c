@@ -359,7 +359,11 @@ static void html_runs(FILE *f, const tb_cmp_model *m) {
             fputs(": ", f);
             esc(f, r->campaign_config);
         }
-        fprintf(f, "</td><td>%s</td></tr>\n", r->estimated ? "<span class=\"est\">estimated</span>" : "metered");
+        fprintf(f, "</td><td>%s", r->estimated ? "<span class=\"est\">estimated</span>" : "metered");
+        if (r->other_cpu_max_pct > TB_CMP_OTHER_CPU_LIMIT_PCT)
+            fprintf(f, "; <span class=\"est\">other CPU %.1f%% at %d tiles</span>", r->other_cpu_max_pct,
+                    r->other_cpu_tiles);
+        fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table>\n", f);
 }

@@ -89,6 +89,11 @@ static json_t *model_json(const tb_cmp_model *m) {
         json_object_set_new(o, "tile_spec", jstr(r->tile_spec));
         json_object_set_new(o, "started_at", jstr(r->started_at));
         json_object_set_new(o, "estimated_power", json_boolean(r->estimated));
+        /* the worst steady state's CPU outside the SUT and the load generator */
+        json_object_set_new(o, "other_cpu_max_pct", jreal(r->other_cpu_max_pct));
+        json_object_set_new(o, "other_cpu_tiles",
+                            isfinite(r->other_cpu_max_pct) ? json_integer(r->other_cpu_tiles) : json_null());
+        json_object_set_new(o, "other_cpu_flagged", json_boolean(r->other_cpu_max_pct > TB_CMP_OTHER_CPU_LIMIT_PCT));
         json_object_set_new(o, "phases", json_integer(r->max_phases));
         json_object_set_new(o, "repeats", json_integer(r->max_repeats));
         if (r->campaign_id > 0) {

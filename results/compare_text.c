@@ -157,6 +157,8 @@ void tb_compare_write_text(const tb_cmp_model *m, FILE *f) {
             free(cn);
         }
         if (r->estimated) fputs("  ESTIMATED POWER", f);
+        if (r->other_cpu_max_pct > TB_CMP_OTHER_CPU_LIMIT_PCT)
+            fprintf(f, "  OTHER CPU %.1f%% at %d tiles", r->other_cpu_max_pct, r->other_cpu_tiles);
         fputc('\n', f);
         free(label);
         free(tile);

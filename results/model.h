@@ -219,6 +219,11 @@ typedef struct tb_model_level {
     /* The meters' stated uncertainty over the level's samples, % of the
      * reading: the worst and the mean of those that state one (NaN: none). */
     double max_uncertainty_pct, mean_uncertainty_pct;
+    /* This host's CPU outside the SUT's and the load generator's processes
+     * over steady state, % of all its CPU (NaN: not measured), and the
+     * local SUT server processes found for it (-1: not measured). */
+    double other_cpu_pct;
+    int sut_processes;
     size_t n_qos, n_tile_qos;
     tb_model_qos *qos, *tile_qos; /* the level's rules; each tile's */
     tb_model_telemetry telemetry;

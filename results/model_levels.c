@@ -249,7 +249,8 @@ static int prepare_level_stmts(tb_model_ctx *c, level_stmts *ls, int flags) {
                " user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct, softirq_pct, steal_pct,"
                " freq_source, telemetry_samples, cstate_residency_json, qos_not_judged, alone,"
                " (SELECT max(uncertainty_pct) FROM power_samples p WHERE p.level_id = levels.id),"
-               " (SELECT avg(uncertainty_pct) FROM power_samples p WHERE p.level_id = levels.id)"
+               " (SELECT avg(uncertainty_pct) FROM power_samples p WHERE p.level_id = levels.id),"
+               " other_cpu_pct, sut_processes"
                " FROM levels WHERE run_id = ?1 ORDER BY repeat, tiles, alone IS NULL, id",
                &ls->levels) != 0 ||
                    tb_model_prep(c,
@@ -306,6 +307,8 @@ static void level_from_row(const tb_model_ctx *c, sqlite3_stmt *st, tb_model_lev
     lv->samples_bad = tb_model_col_int(st, 13);
     lv->max_uncertainty_pct = tb_model_col_real(st, 30);
     lv->mean_uncertainty_pct = tb_model_col_real(st, 31);
+    lv->other_cpu_pct = tb_model_col_real(st, 32);
+    lv->sut_processes = sqlite3_column_type(st, 33) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 33);
     if (flags & TB_MODEL_VERDICTS_ONLY) {
         tb_model_telemetry *t = &lv->telemetry;
         t->cpu_util_pct = t->avg_freq_mhz = NAN;

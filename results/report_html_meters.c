@@ -84,7 +84,8 @@ static void level_ranging(FILE *f, const tb_model_run *r) {
         fputs("</tr>\n", f);
     }
     fputs("</table></div>\n<p class=\"note\">Ranging pass: each level's peak RMS V and A while the meters "
-          "auto-ranged at the start of warm-up, and the smallest fixed ranges holding them with 25% headroom, "
+          "auto-ranged at the start of warm-up (without one, at the end of ramp-up), and the smallest fixed ranges "
+          "holding them with 25% headroom, "
           "on which its phases were measured.</p>\n",
           f);
 }

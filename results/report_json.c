@@ -317,6 +317,8 @@ static json_t *level_json(const tb_model_level *lv, double peak_score) {
     json_object_set_new(o, "samples_bad", jint(lv->samples_bad));
     json_object_set_new(o, "max_uncertainty_pct", jreal(lv->max_uncertainty_pct));
     json_object_set_new(o, "mean_uncertainty_pct", jreal(lv->mean_uncertainty_pct));
+    json_object_set_new(o, "other_cpu_pct", jreal(lv->other_cpu_pct));
+    json_object_set_new(o, "sut_processes", lv->sut_processes >= 0 ? json_integer(lv->sut_processes) : json_null());
     for (size_t i = 0; i < lv->n_qos; i++)
         json_array_append_new(qos, qos_json(&lv->qos[i]));
     for (size_t i = 0; i < lv->n_tile_qos; i++)

@@ -477,7 +477,9 @@ static void text_energy(FILE *f, const tb_model_run *r) {
 /* The ranging pass: the ranges each level measured on. */
 static void text_ranging(FILE *f, const tb_model_run *r) {
     if (!r->n_ranging) return;
-    fputs("\nRanging (peaks while auto-ranging at the start of warm-up; fixed ranges measured on)\n", f);
+    fputs("\nRanging (peaks while auto-ranging at the start of warm-up, or without one at the end of ramp-up; fixed "
+          "ranges measured on)\n",
+          f);
     fputs("  tiles repeat meter     peak V     peak A  range V  range A  samples\n", f);
     for (size_t i = 0; i < r->n_ranging; i++) {
         const tb_model_ranging *g = &r->ranging[i];

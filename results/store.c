@@ -64,13 +64,14 @@ static const char *const stmt_sql[ST_COUNT] = {
                  " calibrated, accuracy, channels)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     [ST_IDLE] = "UPDATE runs SET active_idle_watts = ?2 WHERE id = ?1",
-    [ST_LEVEL] = "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
-                 " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
-                 " cpu_util_pct, avg_freq_mhz, repeat, user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct,"
-                 " softirq_pct, steal_pct, freq_source, telemetry_samples, cstate_residency_json, qos_not_judged,"
-                 " steady_start_mono_us, steady_end_mono_us, app_score, infra_score, alone)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-                 " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
+    [ST_LEVEL] =
+        "INSERT INTO levels (run_id, tiles, phase, steady_start, steady_end, steady_s, score,"
+        " avg_watts, ppkw, qos_pass, valid, invalid_reason, samples_total, samples_bad,"
+        " cpu_util_pct, avg_freq_mhz, repeat, user_pct, nice_pct, sys_pct, idle_pct, iowait_pct, irq_pct,"
+        " softirq_pct, steal_pct, freq_source, telemetry_samples, cstate_residency_json, qos_not_judged,"
+        " steady_start_mono_us, steady_end_mono_us, app_score, infra_score, alone, other_cpu_pct, sut_processes)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
+        " ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
     [ST_WORKLOAD] = "INSERT INTO workloads (level_id, name, tile, ops, errors, throughput, unit, reference,"
                     " normalized) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_OP] = "INSERT INTO ops (workload_id, name, count, errors, count_all, mean_ms, p50_ms, p90_ms, p95_ms,"
@@ -903,6 +904,11 @@ int tb_store_put_level(tb_store *s, int64_t run_id, const tb_level_result *lr, c
     bind_real(st, 32, lr->has_infra ? lr->app_score : lr->score);
     bind_real(st, 33, lr->has_infra ? lr->infra_score : NAN);
     bind_text(st, 34, lr->alone, 1);
+    bind_real(st, 35, lr->other_cpu_pct);
+    if (isfinite(lr->other_cpu_pct))
+        sqlite3_bind_int(st, 36, lr->sut_processes);
+    else
+        sqlite3_bind_null(st, 36);
     if (step_done(st) != SQLITE_OK) return tx_fail(s, what, err);
     level_id = sqlite3_last_insert_rowid(s->db);
     for (i = 0; i < lr->n_workloads; i++)

@@ -17,7 +17,7 @@
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 17
+#define TB_STORE_SCHEMA_VERSION 18
 
 typedef struct tb_store tb_store;
 
@@ -185,6 +185,14 @@ typedef struct tb_level_result {
     int valid;
     char invalid_reason[512]; /* "" when valid; "; "-separated reasons otherwise */
     uint64_t samples_total, samples_bad;
+    double other_cpu_pct; /* this host's CPU outside the SUT's and the load generator's processes over
+                             steady state, % of all its CPU (coordinator/othercpu.c); NaN: not measured */
+    int sut_processes;    /* local SUT server processes found for it (0: none found, all but the
+                             load generator counted as other) */
+#define TB_OTHER_CPU_WARN_PCT                                                                                          \
+    5.0                     /* above it a phase is warned and its run's comparisons flagged: "a few                    \
+                               percent" of other load moves an estimate's watts more than the                          \
+                               differences a power policy makes */
     tb_telemetry telemetry; /* host telemetry over steady state (telemetry.h); NaN: not available */
     int n_telem_samples;    /* telemetry samples inside steady state, stored per sample */
     const tb_telem_sample *telem_samples;

@@ -467,6 +467,12 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
     "  CHECK ((samples = 0) = (min_c IS NULL))"
     ");"
     "CREATE INDEX inlet_temperatures_run ON inlet_temperatures(run_id);",
+    /* 17 -> 18: the host's CPU outside the SUT's and the load generator's
+     * processes over each phase's steady state (issue 25), % of all the
+     * host's CPU time; NULL: not measured (older runs, or /proc unreadable).
+     * sut_processes: the local SUT server processes it found. */
+    "ALTER TABLE levels ADD COLUMN other_cpu_pct REAL;"
+    "ALTER TABLE levels ADD COLUMN sut_processes INTEGER;",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

@@ -616,6 +616,7 @@ static void test_migrate_v4_to_v5(void **state) {
                      "DROP TABLE level_ranges;"
                      "DROP TABLE channel_samples; ALTER TABLE meters DROP COLUMN channels;"
                      "DROP TABLE inlet_temperatures;"
+                     "ALTER TABLE levels DROP COLUMN other_cpu_pct; ALTER TABLE levels DROP COLUMN sut_processes;"
                      "PRAGMA user_version = 4;",
                      NULL, NULL, NULL),
         SQLITE_OK);
@@ -753,6 +754,7 @@ static void test_migrate_v12_to_v13(void **state) {
                      "ALTER TABLE power_samples DROP COLUMN stage; ALTER TABLE meters DROP COLUMN calibrated;"
                      " ALTER TABLE meters DROP COLUMN accuracy; DROP TABLE level_ranges; DROP TABLE channel_samples;"
                      " ALTER TABLE meters DROP COLUMN channels; DROP TABLE inlet_temperatures;"
+                     " ALTER TABLE levels DROP COLUMN other_cpu_pct; ALTER TABLE levels DROP COLUMN sut_processes;"
                      " PRAGMA user_version = 12;",
                      NULL, NULL, NULL),
         SQLITE_OK);
