@@ -286,6 +286,7 @@ sed 's/^users = 5$/users = 3/' "$STD" >"$T/tile-a.ini" # kv: 3 users per tile in
 grep -q '^users = 3$' "$T/tile-a.ini" || fail "tile-a.ini: no kv users line changed"
 cp "$STD" "$T/tile-b.ini"
 cp "$STD" "$T/tile-b.orig"
+THREADS=$(($(nproc) + 1)) # not the default (the online CPUs)
 cat >"$T/own.ini" <<EOF
 [campaign]
 name = it own tiles
@@ -295,7 +296,7 @@ $SWEEP
 
 [config.a]
 tile_file = tile-a.ini
-threads = 2
+threads = $THREADS
 label = fewer kv users
 apply = true
 revert = true
@@ -323,9 +324,9 @@ expect "stored texts differ as the files do" "$(diff <(text "$RA") <(text "$RB")
     "$(diff "$T/tile-a.ini" "$T/tile-b.applied")"
 expect "run b ran the rewritten tile" "$(sqlite3 "$DB" "SELECT tile_name FROM runs WHERE id = $RB")" = rewritten
 expect "run a: label and threads" "$(sqlite3 "$DB" "SELECT label || '/' || json_extract(settings_json,
-    '\$.loadgen_threads') FROM runs WHERE id = $RA")" = "fewer kv users/2"
+    '\$.loadgen_threads') FROM runs WHERE id = $RA")" = "fewer kv users/$THREADS"
 expect "run a: its own keys stored" "$(sqlite3 "$DB" "SELECT json_extract(settings_json, '\$.campaign_config.keys')
-    FROM runs WHERE id = $RA")" = "{\"tile_file\":\"$T/tile-a.ini\",\"threads\":2,\"label\":\"fewer kv users\"}"
+    FROM runs WHERE id = $RA")" = "{\"tile_file\":\"$T/tile-a.ini\",\"threads\":$THREADS,\"label\":\"fewer kv users\"}"
 expect "run b: its meter" "$(sqlite3 "$DB" "SELECT group_concat(uri) FROM meters WHERE run_id = $RB")" = \
     "estimate:?idle=50&max=200"
 expect "run a: [sweep]'s meter (auto)" "$(sqlite3 "$DB" "SELECT count(*) FROM meters WHERE run_id = $RA AND
