@@ -33,11 +33,27 @@ static void usage(FILE *f) {
           "  --quiet         no per-run progress (commands' output and the comparison still print)\n"
           "  --help          this text\n"
           "\n"
+          "A [config.NAME] may set its own tile_file, tiles, meter (repeatable), threads\n"
+          "and label; a key it leaves out is [sweep]'s. Every tile file and meter is\n"
+          "checked before the first apply; a configuration's tile file is read again\n"
+          "after its apply, and its run stores the text it ran. An apply (or revert) that\n"
+          "changes a file read before it (the campaign file, a tile file; by SHA-256) is\n"
+          "warned, and the warning is stored with the run and shown in the comparison.\n"
+          "\n"
           "A non-zero exit of an apply command stops the campaign with an error naming\n"
           "the configuration, the command and its exit status; runs already finished stay.\n"
           "exit: 0 complete, 2 usage/configuration error, 3 stopped (an apply or revert\n"
           "failed, a run was aborted, or interrupted)\n",
           f);
+}
+
+/* Shown with --quiet too: the run's stored warning says the same. */
+static void on_file_changed(void *arg, const char *config, const char *file, const char *msg) {
+    (void)arg;
+    (void)config;
+    (void)file;
+    printf("warning: %s\n", msg);
+    fflush(stdout);
 }
 
 int tb_cmd_campaign(int argc, char **argv) {
@@ -87,6 +103,7 @@ int tb_cmd_campaign(int argc, char **argv) {
     o.stop = tb_cli_stop_flag();
     tb_run_console_init(&con, quiet, &run_obs);
     tb_campaign_console_init(&con, &obs);
+    obs.file_changed = on_file_changed;
     obs.run = &run_obs;
     o.observer = &obs;
 

@@ -22,14 +22,53 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <openssl/evp.h>
+
+#include "common/redact.h"
 #include "common/spawn.h"
 #include "loadgen/loadgen.h"
+#include "powermeter/meter.h"
 #include "results/compare.h"
 #include "results/store.h"
 #include "tiles/ini_text.h"
 #include "tiles/tiledef.h"
 
 #define MAX_OUTPUT (64 * 1024) /* output kept per command; the rest is echoed, not stored */
+
+/* ---- digests ------------------------------------------------------------------ */
+
+/* hex gets the SHA-256 of len bytes at data (lower-case hex), "" when
+ * OpenSSL fails. */
+static void sha256_hex(const void *data, size_t len, char hex[65]) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned n = 0;
+    hex[0] = '\0';
+    if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1 || n != 32) return;
+    for (unsigned i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* hex gets the SHA-256 of the file at path as it is now; "" when it cannot
+ * be read (gone, unreadable), which differs from any digest. */
+static void sha256_file(const char *path, char hex[65]) {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned char md[EVP_MAX_MD_SIZE], buf[16384];
+    unsigned n = 0;
+    size_t got;
+    int ok;
+    FILE *f = fopen(path, "rb");
+    hex[0] = '\0';
+    ok = f && ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1;
+    while (ok && (got = fread(buf, 1, sizeof buf, f)) > 0)
+        ok = EVP_DigestUpdate(ctx, buf, got) == 1;
+    ok = ok && !ferror(f) && EVP_DigestFinal_ex(ctx, md, &n) == 1 && n == 32;
+    if (f) fclose(f);
+    EVP_MD_CTX_free(ctx);
+    if (!ok) return;
+    for (unsigned i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
 
 /* ---- parsing ------------------------------------------------------------------ */
 
@@ -72,6 +111,41 @@ static int valid_name(const char *s) {
     return 1;
 }
 
+/* tile_file = PATH into dst (len bytes): relative to the campaign file's
+ * folder, so the pair can move together. */
+static int set_tile_file(parse_state *ps, const char *section, const char *key, const char *val, char *dst,
+                         size_t len) {
+    tb_campaign *c = ps->c;
+    if (!*val) return fail(ps, section, key, "must not be empty (leave it out for the standard tile)");
+    if (strlen(val) + strlen(c->path) + 2 > len) return fail(ps, section, key, "too long");
+    if (val[0] == '/') {
+        snprintf(dst, len, "%s", val);
+    } else {
+        char *dup = xstrdup(c->path);
+        snprintf(dst, len, "%s/%s", dirname(dup), val);
+        free(dup);
+    }
+    return 1;
+}
+
+/* meter = URI, repeatable: appended to meters[*n]. */
+static int add_meter(parse_state *ps, const char *section, const char *key, const char *val, int *n,
+                     char (*meters)[512]) {
+    if (*n >= TB_MAX_METERS) return fail(ps, section, key, "too many meters (at most 16)");
+    if (!*val || strlen(val) >= 512) return fail(ps, section, key, "empty or too long");
+    snprintf(meters[(*n)++], 512, "%s", val);
+    return 1;
+}
+
+/* threads = N, as `run --threads`. */
+static int set_threads(parse_state *ps, const char *section, const char *key, const char *val, int *dst) {
+    uint64_t v;
+    char e[TB_ERR_LEN];
+    if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > 256) return fail(ps, section, key, "must be an integer 1..256");
+    *dst = (int)v;
+    return 1;
+}
+
 static int set_sweep(parse_state *ps, const char *section, const char *key, const char *val) {
     static const char *const stages[TB_CAMP_N_STAGES] = {"ramp_up", "warm_up", "steady", "ramp_down", "idle"};
     tb_campaign *c = ps->c;
@@ -89,16 +163,8 @@ static int set_sweep(parse_state *ps, const char *section, const char *key, cons
         if (!*val || strlen(val) >= sizeof c->tiles) return fail(ps, section, key, "empty or too long");
         snprintf(c->tiles, sizeof c->tiles, "%s", val);
     } else if (strcmp(key, "tile_file") == 0) {
-        if (!*val) return fail(ps, section, key, "must not be empty (leave it out for the standard tile)");
-        if (strlen(val) + strlen(c->path) + 2 > sizeof c->tile_file) return fail(ps, section, key, "too long");
-        if (val[0] == '/')
-            snprintf(c->tile_file, sizeof c->tile_file, "%s", val);
-        else {
-            /* relative to the campaign file's folder, so the pair can move together */
-            char *dup = xstrdup(c->path);
-            snprintf(c->tile_file, sizeof c->tile_file, "%s/%s", dirname(dup), val);
-            free(dup);
-        }
+        c->tile_file_line = ps->in.line;
+        return set_tile_file(ps, section, key, val, c->tile_file, sizeof c->tile_file);
     } else if (strcmp(key, "phases") == 0) {
         if (tb_parse_u64(val, &v, e) != 0 || v < 1 || v > 100)
             return fail(ps, section, key, "must be an integer 1..100");
@@ -112,13 +178,54 @@ static int set_sweep(parse_state *ps, const char *section, const char *key, cons
             return fail(ps, section, key, "must be an integer 1..256");
         c->max_tiles = (int)v;
     } else if (strcmp(key, "meter") == 0) {
-        if (c->n_meters >= TB_MAX_METERS) return fail(ps, section, key, "too many meters (at most 16)");
-        if (!*val || strlen(val) >= sizeof c->meters[0]) return fail(ps, section, key, "empty or too long");
-        snprintf(c->meters[c->n_meters++], sizeof c->meters[0], "%s", val);
+        if (!c->meter_line) c->meter_line = ps->in.line;
+        return add_meter(ps, section, key, val, &c->n_meters, c->meters);
+    } else if (strcmp(key, "threads") == 0) {
+        return set_threads(ps, section, key, val, &c->threads);
     } else {
         return fail(ps, section, key,
                     "unknown key (known: tiles, tile_file, ramp_up, warm_up, steady, ramp_down, idle, phases, repeat, "
-                    "max_tiles, meter)");
+                    "max_tiles, meter, threads)");
+    }
+    return 1;
+}
+
+/* A key of [config.NAME] into k. */
+static int set_config(parse_state *ps, const char *section, tb_campaign_config *k, const char *key, const char *val) {
+    char e[TB_ERR_LEN];
+    int line = ps->in.line;
+    if (strcmp(key, "apply") == 0 || strcmp(key, "revert") == 0) {
+        int apply = key[0] == 'a';
+        if (!*val) return fail(ps, section, key, "empty command (use 'true' for nothing to do)");
+        if (strlen(val) >= TB_CAMPAIGN_CMD_LEN) {
+            snprintf(e, sizeof e, "command of %zu bytes, longer than the %d allowed (put a long command in a script)",
+                     strlen(val), TB_CAMPAIGN_CMD_LEN - 1);
+            return fail(ps, section, key, e);
+        }
+        snprintf(apply ? k->apply : k->revert, TB_CAMPAIGN_CMD_LEN, "%s", val);
+        if (apply)
+            k->has_apply = 1;
+        else
+            k->has_revert = 1;
+    } else if (strcmp(key, "tile_file") == 0) {
+        k->tile_file_line = line;
+        return set_tile_file(ps, section, key, val, k->tile_file, sizeof k->tile_file);
+    } else if (strcmp(key, "tiles") == 0) {
+        if (!*val || strlen(val) >= sizeof k->tiles) return fail(ps, section, key, "empty or too long");
+        snprintf(k->tiles, sizeof k->tiles, "%s", val);
+        k->tiles_line = line;
+    } else if (strcmp(key, "meter") == 0) {
+        if (!k->meter_line) k->meter_line = line;
+        return add_meter(ps, section, key, val, &k->n_meters, k->meters);
+    } else if (strcmp(key, "threads") == 0) {
+        k->threads_line = line;
+        return set_threads(ps, section, key, val, &k->threads);
+    } else if (strcmp(key, "label") == 0) {
+        if (!*val || strlen(val) >= sizeof k->label) return fail(ps, section, key, "empty or longer than 127 bytes");
+        snprintf(k->label, sizeof k->label, "%s", val);
+        k->label_line = line;
+    } else {
+        return fail(ps, section, key, "unknown key (known: apply, revert, tile_file, tiles, meter, threads, label)");
     }
     return 1;
 }
@@ -158,26 +265,26 @@ static int handler(void *user, const char *section, const char *key, const char 
                         "the configuration name after 'config.' must be 1..63 letters, digits, '-', '_' or '.'");
         k = get_config(ps, name);
         if (!k) return fail(ps, section, key, "too many configurations (at most 32)");
-        if (strcmp(key, "apply") == 0 || strcmp(key, "revert") == 0) {
-            int apply = key[0] == 'a';
-            if (!*val) return fail(ps, section, key, "empty command (use 'true' for nothing to do)");
-            if (strlen(val) >= TB_CAMPAIGN_CMD_LEN) {
-                snprintf(e, sizeof e,
-                         "command of %zu bytes, longer than the %d allowed (put a long command in a script)",
-                         strlen(val), TB_CAMPAIGN_CMD_LEN - 1);
-                return fail(ps, section, key, e);
-            }
-            snprintf(apply ? k->apply : k->revert, TB_CAMPAIGN_CMD_LEN, "%s", val);
-            if (apply)
-                k->has_apply = 1;
-            else
-                k->has_revert = 1;
-        } else {
-            return fail(ps, section, key, "unknown key (known: apply, revert)");
-        }
-        return 1;
+        return set_config(ps, section, k, key, val);
     }
     return fail(ps, section, key, "unknown section (known: [campaign], [sweep], [config.NAME])");
+}
+
+/* The tile specs of [sweep] and of each configuration that has its own. */
+static int parse_tile_specs(tb_campaign *c, char *err) {
+    char e[TB_ERR_LEN];
+    if (tb_levels_parse(c->tiles, c->max_tiles, &c->levels, e) != 0) {
+        tb_seterr(err, "%s: [sweep] tiles: %s", c->path, e);
+        return -1;
+    }
+    for (int i = 0; i < c->n_configs; i++) {
+        tb_campaign_config *k = &c->configs[i];
+        if (*k->tiles && tb_levels_parse(k->tiles, c->max_tiles, &k->levels, e) != 0) {
+            tb_seterr(err, "%s:%d: [config.%s] tiles: %s", c->path, k->tiles_line, k->name, e);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
@@ -197,6 +304,7 @@ int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
         return -1;
     }
     c->text = tb_ini_redact(raw, len, NULL); /* stored with the campaign: no secrets */
+    sha256_hex(raw, len, c->sha256);         /* an apply that rewrites it is warned */
     rc = tb_ini_parse(&ps->in, c->path, raw, len, handler, ps);
     /* inih goes on after a syntax error and returns the first error's line (a
      * handler error counts too): a syntax error before the first handler error
@@ -253,13 +361,7 @@ int tb_campaign_load(const char *path, tb_campaign *c, char *err) {
             goto fail;
         }
     }
-    {
-        char e[TB_ERR_LEN];
-        if (tb_levels_parse(c->tiles, c->max_tiles, &c->levels, e) != 0) {
-            tb_seterr(err, "%s: [sweep] tiles: %s", path, e);
-            goto fail;
-        }
-    }
+    if (parse_tile_specs(c, err) != 0) goto fail;
     free(ps);
     return 0;
 fail:
@@ -431,27 +533,97 @@ static void write_comparison(const tb_campaign_opts *o, const int64_t *ids, int 
     tb_store_close(s);
 }
 
-/* The sweep of every configuration, exactly as `tilebench run` builds it. */
-static void sweep_opts(const tb_campaign *c, const tb_campaign_opts *o, const tb_tiledef *def, tb_run_opts *ro) {
+/* The tile file configuration k runs: its own, else [sweep]'s, else the standard tile. */
+static const char *tile_file_of(const tb_campaign *c, const tb_campaign_config *k) {
+    return *k->tile_file ? k->tile_file : *c->tile_file ? c->tile_file : tb_tiledef_default_path();
+}
+
+/* out gets "FILE:LINE: [SECTION] key: " of the line that gave configuration
+ * k its tile_file or meter (k's own, else [sweep]'s), "" for the default. */
+static void where_key(const tb_campaign *c, const tb_campaign_config *k, const char *key, char *out, size_t len) {
+    int tf = strcmp(key, "tile_file") == 0;
+    int own = tf ? k->tile_file_line : k->meter_line, sweep = tf ? c->tile_file_line : c->meter_line;
+    if (own)
+        snprintf(out, len, "%.500s:%d: [config.%s] %s: ", c->path, own, k->name, key);
+    else if (sweep)
+        snprintf(out, len, "%.500s:%d: [sweep] %s: ", c->path, sweep, key);
+    else
+        out[0] = '\0';
+}
+
+/* Reads the tile file at path, parses it and checks it for the load
+ * generator; sha256 gets the digest of the bytes parsed. NULL with err. */
+static tb_tiledef *load_tile(const char *path, char sha256[65], char *err) {
+    size_t len;
+    char *text;
+    tb_tiledef *def;
+    if (!(text = tb_ini_read_file(path, "config", &len, err))) return NULL;
+    sha256_hex(text, len, sha256);
+    def = tb_tiledef_parse(path, text, len, err);
+    free(text);
+    if (def && tb_loadgen_check(def, err) != 0) {
+        tb_tiledef_escape_err(err);
+        tb_tiledef_free(def);
+        def = NULL;
+    }
+    return def;
+}
+
+/* The sweep of configuration k, exactly as `tilebench run` builds it: its
+ * own keys, else [sweep]'s. */
+static void sweep_opts(const tb_campaign *c, const tb_campaign_config *k, const tb_campaign_opts *o,
+                       const tb_tiledef *def, tb_run_opts *ro) {
     uint64_t *dst[TB_CAMP_N_STAGES] = {&ro->stages.ramp_up_us, &ro->stages.warm_up_us, &ro->stages.steady_us,
                                        &ro->stages.ramp_down_us, &ro->stages.idle_us};
+    int n_meters = k->n_meters ? k->n_meters : c->n_meters;
+    const char(*meters)[512] = k->n_meters ? k->meters : c->meters;
     memset(ro, 0, sizeof *ro);
     ro->def = def;
-    ro->levels = c->levels;
-    ro->tile_spec = c->tiles;
+    ro->levels = *k->tiles ? k->levels : c->levels;
+    ro->tile_spec = *k->tiles ? k->tiles : c->tiles;
     ro->stages = def->stages;
     for (int i = 0; i < TB_CAMP_N_STAGES; i++)
         if (c->stage_set & (1u << i)) *dst[i] = c->stage_us[i];
     if (c->phases > 0) ro->stages.phases = c->phases;
     ro->repeat = c->repeat;
+    ro->threads = k->threads ? k->threads : c->threads;
     ro->db_path = o->db_path;
-    for (int i = 0; i < c->n_meters; i++)
-        ro->meter_uris[ro->n_meters++] = c->meters[i];
+    for (int i = 0; i < n_meters; i++)
+        ro->meter_uris[ro->n_meters++] = meters[i];
     if (ro->n_meters == 0 && !def->n_hosts) ro->meter_uris[ro->n_meters++] = "auto"; /* [host.NAME]: theirs */
     if (def->run.temperature) ro->temp_uris[ro->n_temps++] = def->run.temperature;   /* the inlet, as `run` reads it */
     ro->observer = o->observer ? o->observer->run : NULL;
     ro->preset = "demo";
     ro->stop = o->stop;
+    ro->label = *k->label ? k->label : k->name;
+    ro->campaign_config = k->name;
+}
+
+/* What the run of k stores of its configuration (settings_json's
+ * campaign_config): the keys it gave itself (meters redacted), and the
+ * digests of the tile file text it runs and of the campaign file. malloc'd. */
+static char *config_json(const tb_campaign *c, const tb_campaign_config *k, const char *tile_sha256) {
+    json_t *j = json_object(), *keys = json_object();
+    char *text, shown[512];
+    json_object_set_new(j, "name", json_string(k->name));
+    if (k->tile_file_line) json_object_set_new(keys, "tile_file", json_string(k->tile_file));
+    if (*k->tiles) json_object_set_new(keys, "tiles", json_string(k->tiles));
+    if (k->n_meters) {
+        json_t *m = json_array();
+        for (int i = 0; i < k->n_meters; i++) {
+            tb_redact_uri(k->meters[i], shown, sizeof shown);
+            json_array_append_new(m, json_string(shown));
+        }
+        json_object_set_new(keys, "meter", m);
+    }
+    if (k->threads) json_object_set_new(keys, "threads", json_integer(k->threads));
+    if (*k->label) json_object_set_new(keys, "label", json_string(k->label));
+    json_object_set_new(j, "keys", keys);
+    json_object_set_new(j, "tile_file_sha256", json_string(tile_sha256));
+    json_object_set_new(j, "campaign_file_sha256", json_string(c->sha256));
+    text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return text ? text : xstrdup("{}");
 }
 
 /* A report that cannot be written should stop the campaign now, not after it. */
@@ -469,20 +641,114 @@ static int check_report_path(const char *path, char *err) {
     return 0;
 }
 
+/* A file read before the first apply (the campaign file, a tile file) and
+ * its content's digest when last looked at. */
+typedef struct read_file {
+    const char *path; /* the campaign's, or tb_tiledef_default_path() */
+    char sha256[65];
+} read_file;
+#define MAX_READ_FILES (TB_CAMPAIGN_MAX_CONFIGS + 2)
+
 /* The campaign in progress. */
 typedef struct campaign_ctx {
     const tb_campaign *c;
     const tb_campaign_opts *o;
     tb_store *s;
     int64_t id;
-    tb_run_opts ro;
     const char *status;
     int rc, n_done, base_done;
     int64_t run_ids[TB_CAMPAIGN_MAX_CONFIGS], base_run;
     char msg[TB_ERR_LEN];
+    int n_files;
+    read_file files[MAX_READ_FILES];
+    int n_notes; /* the warnings of the run to come (an apply changed a file) */
+    char *notes[MAX_READ_FILES];
 } campaign_ctx;
 
 static int stopped(const campaign_ctx *cc) { return cc->o->stop && *cc->o->stop; }
+
+static void add_file(campaign_ctx *cc, const char *path, const char *sha256) {
+    for (int i = 0; i < cc->n_files; i++)
+        if (strcmp(cc->files[i].path, path) == 0) return;
+    if (cc->n_files >= MAX_READ_FILES) return;
+    cc->files[cc->n_files].path = path;
+    snprintf(cc->files[cc->n_files++].sha256, 65, "%s", sha256);
+}
+
+/* A meter URI that does not parse is an error now, before any apply (one
+ * that parses but does not answer is left to the run, as `run` does). */
+static int check_meter(const char *uri, const char *where, char *err) {
+    tb_meter *m = NULL;
+    char e[TB_ERR_LEN];
+    int r;
+    if (strcmp(uri, "auto") == 0) return 0;
+    r = tb_meter_open(uri, &m, e);
+    tb_meter_close(m);
+    if (r == 0 || r == TB_METER_EUNREACH) return 0;
+    tb_seterr(err, "%s%s", where, e);
+    return -1;
+}
+
+/* Before anything runs: each configuration's tile file read, parsed and
+ * checked (its digest kept), and each meter URI it would open. 0, or -1 with
+ * err naming the campaign file's section and key. */
+static int check_configs(campaign_ctx *cc, char *err) {
+    const tb_campaign *c = cc->c;
+    char e[TB_ERR_LEN], where[700], sha[65];
+    add_file(cc, c->path, c->sha256);
+    for (int i = 0; i < c->n_configs; i++) {
+        const tb_campaign_config *k = &c->configs[i];
+        const char *tf = tile_file_of(c, k);
+        tb_tiledef *def;
+        where_key(c, k, "tile_file", where, sizeof where);
+        if (!(def = load_tile(tf, sha, e))) {
+            tb_seterr(err, "%s%s", where, e);
+            return -1;
+        }
+        tb_tiledef_free(def);
+        add_file(cc, tf, sha);
+        where_key(c, k, "meter", where, sizeof where);
+        for (int m = 0; m < (k->n_meters ? k->n_meters : c->n_meters); m++)
+            if (check_meter(k->n_meters ? k->meters[m] : c->meters[m], where, err) != 0) return -1;
+    }
+    return 0;
+}
+
+/* After the apply or revert (what) of k: every file read before whose
+ * content changed is told to the observer and becomes a warning; those of an
+ * apply wait in cc->notes for k's run, those of a revert go to run_id (done). */
+static void check_files(campaign_ctx *cc, const tb_campaign_config *k, const char *what, int64_t run_id) {
+    const tb_campaign_observer *obs = cc->o->observer;
+    const char *own = tile_file_of(cc->c, k);
+    char sha[65], msg[1400], e[TB_ERR_LEN];
+    for (int i = 0; i < cc->n_files; i++) {
+        read_file *f = &cc->files[i];
+        const char *then;
+        sha256_file(f->path, sha);
+        if (strcmp(sha, f->sha256) == 0) continue;
+        if (f->path == cc->c->path)
+            then = "the campaign file is not read again: the campaign goes on as it was read";
+        else if (strcmp(f->path, own) == 0 && what[0] == 'a')
+            then = "the run uses the new content";
+        else
+            then = "a configuration that uses it reads the new content before its run";
+        snprintf(msg, sizeof msg, "%s%s' changed %s, read before it; %s",
+                 what[0] == 'a' ? TB_EVENT_APPLY_CHANGED : TB_EVENT_REVERT_CHANGED, k->name, f->path, then);
+        tb_ini_redact_msg(msg, sizeof msg);
+        snprintf(f->sha256, sizeof f->sha256, "%s", sha);
+        if (obs && obs->file_changed) obs->file_changed(obs->arg, k->name, f->path, msg);
+        if (what[0] == 'a' && cc->n_notes < MAX_READ_FILES)
+            cc->notes[cc->n_notes++] = xstrdup(msg);
+        else if (what[0] != 'a' && run_id > 0 && tb_store_event(cc->s, run_id, "warning", msg, e) != 0)
+            tb_log(TB_LOG_WARN, "%s", e);
+    }
+}
+
+static void drop_notes(campaign_ctx *cc) {
+    for (int i = 0; i < cc->n_notes; i++)
+        free(cc->notes[i]);
+    cc->n_notes = 0;
+}
 
 /* Ends the campaign with status and exit code rc; revert k first when given
  * (apply may have changed part of the system before failing). */
@@ -493,38 +759,63 @@ static void stop_campaign(campaign_ctx *cc, const char *status, int rc, const tb
     if (k && !step(cc->s, cc->id, k, "revert", k->revert, 0, cc->o, e)) tb_log(TB_LOG_WARN, "%s", e);
 }
 
+/* The sweep of k once applied: its tile file read again (the apply may have
+ * changed it), then the run. A tile file that no longer reads stops the
+ * campaign. *run_id: the stored run, or -1. */
+static void run_sweep(campaign_ctx *cc, const tb_campaign_config *k, int64_t *run_id) {
+    const tb_campaign_observer *obs = cc->o->observer;
+    tb_run_opts ro;
+    tb_tiledef *def;
+    char e[TB_ERR_LEN], sha[65], *cj;
+    int r;
+    if (!(def = load_tile(tile_file_of(cc->c, k), sha, e))) {
+        tb_seterr(cc->msg, "configuration '%s': tile file after apply: %s", k->name, e);
+        cc->status = TB_RUN_ABORTED;
+        cc->rc = TB_EXIT_ABORTED;
+        return;
+    }
+    sweep_opts(cc->c, k, cc->o, def, &ro);
+    ro.campaign_id = cc->id;
+    ro.campaign_json = cj = config_json(cc->c, k, sha);
+    ro.n_notes = cc->n_notes;
+    ro.notes = (const char *const *)cc->notes;
+    r = tb_coordinator_run(&ro, run_id, e);
+    if (r != TB_EXIT_OK) {
+        tb_seterr(cc->msg, "configuration '%s': run %lld: %s", k->name, (long long)*run_id, e);
+        cc->status = stopped(cc) ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED;
+        cc->rc = r == TB_EXIT_USAGE && cc->n_done == 0 ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
+    } else {
+        if (obs && obs->run_complete) obs->run_complete(obs->arg, k->name, *run_id);
+        cc->run_ids[cc->n_done++] = *run_id;
+        if (strcmp(k->name, cc->c->baseline) == 0) {
+            cc->base_done = 1;
+            cc->base_run = *run_id;
+        }
+    }
+    free(cj);
+    tb_tiledef_free(def);
+}
+
 /* Configuration k: apply, settle, the sweep, revert (always; a failed
  * revert leaves the SUT in an unknown state: the campaign stops). */
 static void run_config(campaign_ctx *cc, const tb_campaign_config *k) {
     const tb_campaign_observer *obs = cc->o->observer;
     int64_t run_id = -1;
     char e[TB_ERR_LEN];
-    int r;
     if (!step(cc->s, cc->id, k, "apply", k->apply, 1, cc->o, cc->msg)) {
         stop_campaign(cc, stopped(cc) ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED, TB_EXIT_ABORTED, k);
         return;
     }
+    check_files(cc, k, "apply", -1);
     if (cc->c->settle_us > 0 && obs && obs->settling) obs->settling(obs->arg, cc->c->settle_us);
     if (cc->c->settle_us > 0 && settle(cc->c->settle_us, cc->o->stop) != 0) {
         snprintf(cc->msg, sizeof cc->msg, "interrupted while settling after applying configuration '%s'", k->name);
+        drop_notes(cc);
         stop_campaign(cc, TB_RUN_INTERRUPTED, TB_EXIT_ABORTED, k);
         return;
     }
-    cc->ro.label = k->name;
-    cc->ro.campaign_config = k->name;
-    r = tb_coordinator_run(&cc->ro, &run_id, e);
-    if (r != TB_EXIT_OK) {
-        tb_seterr(cc->msg, "configuration '%s': run %lld: %s", k->name, (long long)run_id, e);
-        cc->status = stopped(cc) ? TB_RUN_INTERRUPTED : TB_RUN_ABORTED;
-        cc->rc = r == TB_EXIT_USAGE && cc->n_done == 0 ? TB_EXIT_USAGE : TB_EXIT_ABORTED;
-    } else {
-        if (obs && obs->run_complete) obs->run_complete(obs->arg, k->name, run_id);
-        cc->run_ids[cc->n_done++] = run_id;
-        if (strcmp(k->name, cc->c->baseline) == 0) {
-            cc->base_done = 1;
-            cc->base_run = run_id;
-        }
-    }
+    run_sweep(cc, k, &run_id);
+    drop_notes(cc);
     if (!step(cc->s, cc->id, k, "revert", k->revert, 0, cc->o, e)) {
         if (cc->rc == TB_EXIT_OK) {
             snprintf(cc->msg, sizeof cc->msg, "%s", e);
@@ -533,6 +824,7 @@ static void run_config(campaign_ctx *cc, const tb_campaign_config *k) {
             tb_log(TB_LOG_WARN, "%s", e);
         }
     }
+    check_files(cc, k, "revert", run_id);
 }
 
 /* The stored campaign row, once the sweep and the report path are known good. */
@@ -547,59 +839,53 @@ static int begin_campaign(campaign_ctx *cc, char *err) {
         tb_store_close(cc->s);
         return -1;
     }
-    cc->ro.campaign_id = cc->id;
     return 0;
 }
 
 int tb_campaign_run(const tb_campaign *c, const tb_campaign_opts *o, int64_t *campaign_id, char *err) {
     const tb_campaign_observer *obs = o->observer;
-    campaign_ctx cc;
-    tb_tiledef *def;
-    int order[TB_CAMPAIGN_MAX_CONFIGS], n_order = 0;
+    campaign_ctx *cc = xcalloc(1, sizeof *cc);
+    int order[TB_CAMPAIGN_MAX_CONFIGS], n_order = 0, rc;
     char e[TB_ERR_LEN];
-    const char *tile_file = *c->tile_file ? c->tile_file : tb_tiledef_default_path();
 
     *campaign_id = -1;
-    memset(&cc, 0, sizeof cc);
-    cc.c = c;
-    cc.o = o;
-    cc.status = TB_RUN_COMPLETE;
-    cc.base_run = -1;
-    cc.id = -1;
-    if (!(def = tb_tiledef_load(tile_file, err))) return TB_EXIT_USAGE;
-    sweep_opts(c, o, def, &cc.ro);
-    if (tb_loadgen_check(def, err) != 0 || check_report_path(o->report_path, err) != 0 ||
-        begin_campaign(&cc, err) != 0) {
-        tb_tiledef_free(def);
+    cc->c = c;
+    cc->o = o;
+    cc->status = TB_RUN_COMPLETE;
+    cc->base_run = -1;
+    cc->id = -1;
+    if (check_configs(cc, err) != 0 || check_report_path(o->report_path, err) != 0 || begin_campaign(cc, err) != 0) {
+        free(cc);
         return TB_EXIT_USAGE;
     }
-    *campaign_id = cc.id;
+    *campaign_id = cc->id;
     /* the baseline first: a campaign stopped later can still be compared */
     for (int i = 0; i < c->n_configs; i++)
         if (strcmp(c->configs[i].name, c->baseline) == 0) order[n_order++] = i;
     for (int i = 0; i < c->n_configs; i++)
         if (strcmp(c->configs[i].name, c->baseline) != 0) order[n_order++] = i;
-    if (obs && obs->begun) obs->begun(obs->arg, cc.id, c, o->db_path);
+    if (obs && obs->begun) obs->begun(obs->arg, cc->id, c, o->db_path);
 
-    for (int j = 0; j < n_order && cc.rc == TB_EXIT_OK; j++) {
+    for (int j = 0; j < n_order && cc->rc == TB_EXIT_OK; j++) {
         const tb_campaign_config *k = &c->configs[order[j]];
-        if (stopped(&cc)) {
-            snprintf(cc.msg, sizeof cc.msg, "interrupted before configuration '%s'", k->name);
-            stop_campaign(&cc, TB_RUN_INTERRUPTED, TB_EXIT_ABORTED, NULL);
+        if (stopped(cc)) {
+            snprintf(cc->msg, sizeof cc->msg, "interrupted before configuration '%s'", k->name);
+            stop_campaign(cc, TB_RUN_INTERRUPTED, TB_EXIT_ABORTED, NULL);
             break;
         }
         if (obs && obs->config_begun)
             obs->config_begun(obs->arg, j + 1, n_order, k->name, strcmp(k->name, c->baseline) == 0);
-        run_config(&cc, k);
+        run_config(cc, k);
     }
-    if (tb_store_finish_campaign(cc.s, cc.id, cc.status, cc.msg, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
-    tb_store_close(cc.s);
-    tb_tiledef_free(def);
-    if (cc.base_done && cc.n_done >= 2)
-        write_comparison(o, cc.run_ids, cc.n_done, cc.base_run);
-    else if (cc.n_done > 0 && obs && obs->no_comparison)
-        obs->no_comparison(obs->arg, cc.base_done);
-    if (obs && obs->done) obs->done(obs->arg, cc.id, cc.status, cc.n_done, n_order);
-    if (cc.rc != TB_EXIT_OK) tb_seterr(err, "%s", cc.msg);
-    return cc.rc;
+    if (tb_store_finish_campaign(cc->s, cc->id, cc->status, cc->msg, e) != 0) tb_log(TB_LOG_ERROR, "%s", e);
+    tb_store_close(cc->s);
+    if (cc->base_done && cc->n_done >= 2)
+        write_comparison(o, cc->run_ids, cc->n_done, cc->base_run);
+    else if (cc->n_done > 0 && obs && obs->no_comparison)
+        obs->no_comparison(obs->arg, cc->base_done);
+    if (obs && obs->done) obs->done(obs->arg, cc->id, cc->status, cc->n_done, n_order);
+    if (cc->rc != TB_EXIT_OK) tb_seterr(err, "%s", cc->msg);
+    rc = cc->rc;
+    free(cc);
+    return rc;
 }

@@ -23,9 +23,18 @@
  *   ramp_up = 30s / warm_up / steady / ramp_down / idle = DURATION
  *   phases = 1 / repeat = 1 / max_tiles = 8 (with tiles = auto)
  *   meter = URI                 ; repeatable (summed), default auto
+ *   threads = N                 ; load generator threads (default the online CPUs)
  *   [config.performance]        ; two or more
  *   apply = cpupower frequency-set -g performance
  *   revert = cpupower frequency-set -g schedutil
+ *   tile_file / tiles / meter / threads  ; optional: this configuration's own,
+ *                               ; instead of [sweep]'s (meter: all of them)
+ *   label = text                ; optional: the run's label (default the name)
+ *
+ * Every file read before the first apply (the campaign file, each tile file)
+ * is digested (SHA-256); the tile file of a configuration is read again after
+ * its apply, for its run. An apply that changed such a file is a warning: told
+ * to the observer and stored as an event of the run.
  *
  * Commands run with /bin/sh -c in their own process group, stdin from
  * /dev/null; their output goes to the observer and is stored with the exit
@@ -51,6 +60,16 @@ typedef struct tb_campaign_config {
     char revert[TB_CAMPAIGN_CMD_LEN];
     int line; /* first line of the section, for messages */
     int has_apply, has_revert;
+    /* The configuration's own sweep keys; one not given takes [sweep]'s. The
+     * *_line fields are the key's line (0: not given), for messages. */
+    char tile_file[1024]; /* resolved path; "" = [sweep]'s */
+    char tiles[128];      /* tile spec; "" = [sweep]'s */
+    tb_levels levels;     /* tiles parsed */
+    int n_meters;         /* 0 = [sweep]'s meters */
+    char meters[TB_MAX_METERS][512];
+    int threads;     /* load generator threads; 0 = [sweep]'s */
+    char label[128]; /* the run's label; "" = the name */
+    int tile_file_line, tiles_line, meter_line, threads_line, label_line;
 } tb_campaign_config;
 
 /* Stage overrides given in [sweep]: bit i set when stage i was given. */
@@ -71,6 +90,9 @@ typedef struct tb_campaign {
     int repeat;         /* >= 1 */
     int n_meters;
     char meters[TB_MAX_METERS][512];
+    int threads;                    /* 0 = the online CPUs */
+    int tile_file_line, meter_line; /* [sweep]'s keys' lines (0: not given), for messages */
+    char sha256[65];                /* of the file as read (lower-case hex) */
     int n_configs;
     tb_campaign_config configs[TB_CAMPAIGN_MAX_CONFIGS];
     char *text; /* the file's text, stored with the campaign; freed by tb_campaign_free */
@@ -81,8 +103,8 @@ typedef struct tb_campaign {
  * keys, keys given twice, a missing name, baseline, apply or revert, a
  * baseline that names no configuration, fewer than 2 configurations, bad
  * tile specs, durations and numbers are errors naming file:line, the section
- * and the key. The tile file itself is read by tb_campaign_run. Returns 0 or
- * -1 with err; free with tb_campaign_free.
+ * and the key. The tile files and meters are checked by tb_campaign_run,
+ * before anything runs. Returns 0 or -1 with err; free with tb_campaign_free.
  */
 int tb_campaign_load(const char *path, tb_campaign *c, char *err) TB_WUR;
 void tb_campaign_free(tb_campaign *c);
@@ -101,6 +123,10 @@ typedef struct tb_campaign_observer {
     /* It succeeded (exit status 0) after seconds. */
     void (*step_done)(void *arg, const char *what, const char *config, double seconds);
     void (*settling)(void *arg, uint64_t settle_us);
+    /* The apply of config changed file, which was read before it (its
+     * content digest differs); msg says so in a sentence, also stored as a
+     * warning event of config's run. */
+    void (*file_changed)(void *arg, const char *config, const char *file, const char *msg);
     void (*run_complete)(void *arg, const char *config, int64_t run_id);
     /* The comparison of the finished runs (baseline first) against the
      * baseline run, read from s. */
@@ -129,7 +155,10 @@ typedef struct tb_campaign_opts {
  * fails, or on o->stop; runs already finished stay stored. At the end (also
  * after such a stop, when the baseline and at least one other run finished)
  * writes the comparison against the baseline run: HTML to o->report_path,
- * and to the observer. Returns a process exit code: 0 complete; 2 a configuration
+ * and to the observer. Each configuration's tile file is read twice: before
+ * anything runs, with every meter URI, to check it (errors name the campaign
+ * file's section and key), and again after its apply, for its run. Returns a
+ * process exit code: 0 complete; 2 a configuration
  * error found before anything ran (tile file, meters, database, report
  * path); 3 stopped (err names the configuration, the command and its exit
  * status, or the run's error). *campaign_id gets the stored campaign's id

@@ -261,6 +261,8 @@ static int begin_run_row(run_ctx *c, char *err) {
     if (r != 0) return TB_EXIT_USAGE;
     advance(c, ST_RUN_ROW);
     if (c->obs->run_begun) c->obs->run_begun(c->obs->arg, c->run_id, o->def->name, o->tile_spec, o->db_path);
+    for (int i = 0; i < o->n_notes; i++)
+        tb_coord_note(c, "warning", o->notes[i]);
     if (*c->telem_note) tb_coord_note(c, "info", c->telem_note);
     tb_coord_infra_say_noref(c); /* before the sweep, now that the references are known */
     return TB_EXIT_OK;

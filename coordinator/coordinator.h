@@ -52,10 +52,15 @@ typedef struct tb_run_opts {
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: end the run as interrupted */
     int64_t campaign_id;         /* > 0: the run belongs to this campaign (coordinator/campaign.c) */
     const char *campaign_config; /* with campaign_id: the configuration's name */
-    uint64_t ranging_us;         /* > 0: each level's ranging pass this long at the start of warm-up, or
-                                    without one at the end of ramp-up (coordinator/ranging.c); 0: the
-                                    meters' ranges are left as they are */
-    const char *ranging_key;     /* where ranging_us came from, for errors ("--ranging", "[run] ranging") */
+    const char *campaign_json;   /* with campaign_id: a JSON object of the configuration as it ran (its own keys,
+                                    digests), stored as settings_json's campaign_config; NULL: none */
+    int n_notes;                 /* warnings stored as events of the run once its row exists (a campaign's
+                                    apply changed a file read before it); the observer is not told */
+    const char *const *notes;
+    uint64_t ranging_us;     /* > 0: each level's ranging pass this long at the start of warm-up, or
+                                without one at the end of ramp-up (coordinator/ranging.c); 0: the
+                                meters' ranges are left as they are */
+    const char *ranging_key; /* where ranging_us came from, for errors ("--ranging", "[run] ranging") */
 } tb_run_opts;
 
 /*

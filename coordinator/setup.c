@@ -192,6 +192,10 @@ json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
         json_object_set_new(s, "temperature", t);
     }
     if (o->agents) json_object_set_new(s, "agents", agents_settings(o->agents));
+    if (o->campaign_json) { /* the campaign's configuration as it ran */
+        json_t *cj = json_loads(o->campaign_json, 0, NULL);
+        if (cj) json_object_set_new(s, "campaign_config", cj);
+    }
     if (env) json_object_set_new(s, "environment", env);
     return s;
 }

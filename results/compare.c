@@ -210,11 +210,26 @@ static void run_from_model(const tb_model_run *mr, tb_cmp_run *run) {
 }
 
 /* Reads the run and its level rows through the read model. */
+static void add_note(tb_cmp_model *m, const char *fmt, ...) TB_PRINTF(2, 3);
+
+/* A campaign run's warnings that an apply or revert command changed a file
+ * tilebench had read (coordinator/campaign.c): the reader must know. */
+static void file_change_notes(tb_cmp_model *m, const tb_model_run *mr) {
+    for (size_t i = 0; i < mr->n_events; i++) {
+        const tb_model_event *ev = &mr->events[i];
+        if (strcmp(ev->kind, "warning") != 0) continue;
+        if (strncmp(ev->message, TB_EVENT_APPLY_CHANGED, strlen(TB_EVENT_APPLY_CHANGED)) == 0 ||
+            strncmp(ev->message, TB_EVENT_REVERT_CHANGED, strlen(TB_EVENT_REVERT_CHANGED)) == 0)
+            add_note(m, "run %lld: %s", (long long)mr->id, ev->message);
+    }
+}
+
 static int read_run(tb_store *s, tb_cmp_model *m, tb_cmp_run *run, run_rows *rr, char *err) {
     tb_model_run *mr = NULL;
     const tb_model_level **lv;
     if (tb_model_read_run(s, run->id, TB_MODEL_OP_HISTS | TB_MODEL_RAW_TEXT, &mr, err) != 0) return -1;
     run_from_model(mr, run);
+    file_change_notes(m, mr);
     lv = xcalloc(mr->n_levels + 1, sizeof *lv);
     for (size_t i = 0; i < mr->n_levels; i++)
         lv[i] = &mr->levels[i];
@@ -334,9 +349,8 @@ static int cmp_int(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void add_note(tb_cmp_model *m, const char *fmt, ...) TB_PRINTF(2, 3);
 static void add_note(tb_cmp_model *m, const char *fmt, ...) {
-    char buf[512];
+    char buf[1600]; /* a campaign warning quotes a path */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);

@@ -301,6 +301,12 @@ typedef struct tb_ranging_row {
 } tb_ranging_row;
 int tb_store_put_ranging(tb_store *s, int64_t run_id, const tb_ranging_row *row, char *err) TB_WUR;
 
+/* The start of a campaign run's warning event about a file an apply or
+ * revert command changed (coordinator/campaign.c): "apply of configuration
+ * 'X' changed FILE, read before it; ..."; compare repeats them in its notes. */
+#define TB_EVENT_APPLY_CHANGED  "apply of configuration '"
+#define TB_EVENT_REVERT_CHANGED "revert of configuration '"
+
 /* Appends an event (kind: "info", "warning", "error") to the run's log. */
 int tb_store_event(tb_store *s, int64_t run_id, const char *kind, const char *message, char *err) TB_WUR;
 

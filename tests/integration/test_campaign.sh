@@ -13,6 +13,13 @@
 #  3. SIGINT during a run: the run and the campaign end interrupted (exit 3),
 #     and the configuration is still reverted.
 #  4. Campaign file errors name file:line and the key, and start nothing.
+#  5. A bad per-configuration key (or tile file, meter) exits 2 naming the
+#     section and key, before any apply.
+#  6. Configurations with their own tile files and keys: each run stores the
+#     tile file text it ran (the two differ as the files do), its keys
+#     (threads, label, meter) take effect; an apply that rewrites its tile
+#     file in place is warned (console, the run's events, the comparison), the
+#     run uses the new text, and a revert that restores it is warned too.
 source "$(dirname "$0")/lib.sh"
 
 DB="$T/results.db"
@@ -247,4 +254,96 @@ baseline = b
 [sweep]
 steady = 3 parsecs
 EOF
+# ---- 5. bad per-configuration keys: exit 2 naming them, nothing applied ----------
+printf '[tile]\nname = broken\n[workload.kv\n' >"$T/broken-tile.ini"
+for args in "cfg-unknown|tile = x|[config.b] tile: unknown key (known: apply, revert, tile_file" \
+    "cfg-threads|threads = 0|[config.b] threads: must be an integer 1..256" \
+    "cfg-tiles|tiles = 2..1|[config.b] tiles: tile spec '2..1'" \
+    "cfg-tile-file|tile_file = broken-tile.ini|[config.b] tile_file: $T/broken-tile.ini:3: syntax error" \
+    "cfg-no-tile-file|tile_file = missing.ini|[config.b] tile_file: " \
+    "cfg-meter|meter = nosuch://x|[config.b] meter: "; do
+    IFS='|' read -r name line want <<<"$args"
+    rm -f "$T/applied"
+    bad "$name" "$T/$name.ini:10: $want" <<EOF
+[campaign]
+name = x
+baseline = a
+[config.a]
+apply = touch "$T/applied"
+revert = true
+[config.b]
+apply = touch "$T/applied"
+revert = true
+$line
+EOF
+    [ -e "$T/applied" ] && fail "$name: an apply ran"
+done
+grep -q "nosuch" "$T/cfg-meter.err" || fail "cfg-meter: the URI is not named: $(cat "$T/cfg-meter.err")"
+
+# ---- 6. own tile files and keys; an apply that rewrites its tile file ------------
+STD="$TB_SOURCE_DIR/tiles/standard.ini"
+sed 's/^users = 5$/users = 3/' "$STD" >"$T/tile-a.ini" # kv: 3 users per tile instead of 5
+grep -q '^users = 3$' "$T/tile-a.ini" || fail "tile-a.ini: no kv users line changed"
+cp "$STD" "$T/tile-b.ini"
+cp "$STD" "$T/tile-b.orig"
+THREADS=$(($(nproc) + 1)) # not the default (the online CPUs)
+cat >"$T/own.ini" <<EOF
+[campaign]
+name = it own tiles
+baseline = a
+
+$SWEEP
+
+[config.a]
+tile_file = tile-a.ini
+threads = $THREADS
+label = fewer kv users
+apply = true
+revert = true
+
+[config.b]
+tile_file = $T/tile-b.ini
+tiles = 1
+meter = estimate:?idle=50&max=200
+apply = sed -i 's/^name = standard\$/name = rewritten/' "$T/tile-b.ini" && cp "$T/tile-b.ini" "$T/tile-b.applied"
+revert = cp "$T/tile-b.orig" "$T/tile-b.ini"
+EOF
+rc=0
+"$TILEBENCH" campaign --config "$T/own.ini" --db "$DB" --report "$T/own.html" --quiet >"$T/campaign5.log" 2>&1 || rc=$?
+cat "$T/campaign5.log"
+expect "own tile files: exit status" "$rc" -eq 0
+CID5=$(sqlite3 "$DB" "SELECT id FROM campaigns WHERE name = 'it own tiles'")
+RA=$(sqlite3 "$DB" "SELECT id FROM runs WHERE campaign_id = $CID5 AND campaign_config = 'a'")
+RB=$(sqlite3 "$DB" "SELECT id FROM runs WHERE campaign_id = $CID5 AND campaign_config = 'b'")
+[ -n "$RA" ] && [ -n "$RB" ] || fail "runs of a and b not stored"
+grep -q '^name = rewritten$' "$T/tile-b.applied" || fail "b's apply did not rewrite its tile file"
+text() { sqlite3 "$DB" "SELECT config_text FROM runs WHERE id = $1"; }
+[ "$(text "$RA")" = "$(cat "$T/tile-a.ini")" ] || fail "run a's config_text is not tile-a.ini"
+[ "$(text "$RB")" = "$(cat "$T/tile-b.applied")" ] || fail "run b's config_text is not tile-b.ini as its apply left it"
+expect "stored texts differ as the files do" "$(diff <(text "$RA") <(text "$RB"))" = \
+    "$(diff "$T/tile-a.ini" "$T/tile-b.applied")"
+expect "run b ran the rewritten tile" "$(sqlite3 "$DB" "SELECT tile_name FROM runs WHERE id = $RB")" = rewritten
+expect "run a: label and threads" "$(sqlite3 "$DB" "SELECT label || '/' || json_extract(settings_json,
+    '\$.loadgen_threads') FROM runs WHERE id = $RA")" = "fewer kv users/$THREADS"
+expect "run a: its own keys stored" "$(sqlite3 "$DB" "SELECT json_extract(settings_json, '\$.campaign_config.keys')
+    FROM runs WHERE id = $RA")" = "{\"tile_file\":\"$T/tile-a.ini\",\"threads\":$THREADS,\"label\":\"fewer kv users\"}"
+expect "run b: its meter" "$(sqlite3 "$DB" "SELECT group_concat(uri) FROM meters WHERE run_id = $RB")" = \
+    "estimate:?idle=50&max=200"
+expect "run a: [sweep]'s meter (auto)" "$(sqlite3 "$DB" "SELECT count(*) FROM meters WHERE run_id = $RA AND
+    model LIKE '%auto%'")" -eq 1
+expect "run b: its own keys stored" "$(sqlite3 "$DB" "SELECT json_extract(settings_json, '\$.campaign_config.keys')
+    FROM runs WHERE id = $RB")" = "{\"tile_file\":\"$T/tile-b.ini\",\"tiles\":\"1\",\"meter\":[\"estimate:?idle=50&max=200\"]}"
+expect "run b: the digest of the tile text it ran" "$(sqlite3 "$DB" "SELECT json_extract(settings_json,
+    '\$.campaign_config.tile_file_sha256') FROM runs WHERE id = $RB")" = "$(sha256sum <"$T/tile-b.applied" | cut -d' ' -f1)"
+APPLY_MSG="apply of configuration 'b' changed $T/tile-b.ini, read before it; the run uses the new content"
+REVERT_MSG="revert of configuration 'b' changed $T/tile-b.ini, read before it"
+expect "run b: the apply's and the revert's warnings stored" "$(sqlite3 "$DB" "SELECT group_concat(message, '|') FROM
+    (SELECT message FROM events WHERE run_id = $RB AND kind = 'warning' AND message LIKE '%configuration%changed%'
+    ORDER BY id)")" = "$APPLY_MSG|$REVERT_MSG; a configuration that uses it reads the new content before its run"
+expect "run a: no such warning" "$(sqlite3 "$DB" "SELECT count(*) FROM events WHERE run_id = $RA AND
+    message LIKE '%changed%read before it%'")" -eq 0
+grep -qF "warning: $APPLY_MSG" "$T/campaign5.log" || fail "the apply's warning is not shown with --quiet"
+grep -qF "run $RB: $APPLY_MSG" "$T/campaign5.log" || fail "the comparison does not note the apply's change"
+grep -qF "$T/tile-b.ini, read before it" "$T/own.html" || fail "the HTML comparison does not note the change"
+
 echo "test_campaign: all checks passed"

@@ -2,6 +2,7 @@
  * test_campaign.c: unit tests of the campaign file parser (coordinator/campaign.c):
  * the shipped example parses into the expected sweep and configurations, a
  * relative tile_file is taken from the campaign file's folder, meter repeats,
+ * a configuration's own keys (tile_file, tiles, meter, threads, label),
  * and errors name file:line, the section and the key (unknown section and
  * key, a key given twice, long lines, NUL bytes, a bad tile spec), and the
  * stored text has no password.
@@ -92,6 +93,35 @@ static void relative_tile_file_and_meters(void **state) {
     free(c);
 }
 
+/* A configuration's own keys: a relative tile_file from the campaign file's
+ * folder, its tile spec parsed, meters repeated, threads, label; the other
+ * configuration keeps [sweep]'s (left empty). */
+static void config_own_keys(void **state) {
+    tb_campaign *c = calloc(1, sizeof *c);
+    char err[TB_ERR_LEN] = "", path[512], want[600];
+    (void)state;
+    if (load_text("[campaign]\nname = n\nbaseline = a\n[sweep]\nthreads = 4\nmeter = rapl:\n[config.a]\napply = true\n"
+                  "revert = true\n[config.b]\napply = true\nrevert = true\ntile_file = b.ini\ntiles = 2..4\n"
+                  "meter = estimate:\nmeter = rapl:\nthreads = 3\nlabel = b with 3 threads\n",
+                  c, err, path, sizeof path) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(c->threads, 4);
+    assert_string_equal(c->configs[0].tile_file, "");
+    assert_int_equal(c->configs[0].n_meters, 0);
+    assert_int_equal(c->configs[0].threads, 0);
+    snprintf(want, sizeof want, "%s/b.ini", dir);
+    assert_string_equal(c->configs[1].tile_file, want);
+    assert_int_equal(c->configs[1].tile_file_line, 13);
+    assert_int_equal(c->configs[1].levels.n, 3);
+    assert_int_equal(c->configs[1].levels.tiles[2], 4);
+    assert_int_equal(c->configs[1].n_meters, 2);
+    assert_string_equal(c->configs[1].meters[0], "estimate:");
+    assert_int_equal(c->configs[1].threads, 3);
+    assert_string_equal(c->configs[1].label, "b with 3 threads");
+    tb_campaign_free(c);
+    free(c);
+}
+
 static void errors_name_line_and_key(void **state) {
     static const struct {
         const char *text, *want;
@@ -108,6 +138,14 @@ static void errors_name_line_and_key(void **state) {
          ":5: [config.a b] apply: the configuration name"},
         {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply =\n", ":5: [config.a] apply: empty command"},
         {"[campaign]\nname = n\n[sweep]\nphases = 0\n", ":4: [sweep] phases: must be an integer 1..100"},
+        {"[campaign]\nname = n\n[config.a]\nthreads = 0\n", ":4: [config.a] threads: must be an integer 1..256"},
+        {"[campaign]\nname = n\n[config.a]\nthreads = 2\nthreads = 3\n", ":5: [config.a] threads: given twice"},
+        {"[campaign]\nname = n\n[config.a]\nlabel =\n", ":4: [config.a] label: empty"},
+        {"[campaign]\nname = n\n[config.a]\ntile_file =\n", ":4: [config.a] tile_file: must not be empty"},
+        {"[campaign]\nname = n\n[config.a]\nsteady = 1s\n", ":4: [config.a] steady: unknown key"},
+        {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply = true\nrevert = true\n[config.b]\napply = true\n"
+         "revert = true\ntiles = 0\n",
+         ":10: [config.b] tiles: tile spec '0'"},
         /* a syntax error is reported at its own line, not at the first key
          * after it (which inih files under the section before it) */
         {"[campaign]\nname = n\nbaseline = a\n[sweep\ntiles = 1\n",
@@ -198,6 +236,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_parses),
         cmocka_unit_test_setup_teardown(relative_tile_file_and_meters, setup, teardown),
+        cmocka_unit_test_setup_teardown(config_own_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_name_line_and_key, setup, teardown),
         cmocka_unit_test_setup_teardown(long_line, setup, teardown),
         cmocka_unit_test_setup_teardown(nul_and_secrets, setup, teardown),
