@@ -103,6 +103,11 @@ static void usage(FILE *f) {
           "  (volt_range, amp_range, mode), its identity as tilebench_meter_info (model,\n"
           "  serial, firmware, URI with passwords redacted), reads and failed reads as\n"
           "  counters; a failed or flagged read keeps the last good sample and its time.\n"
+          "  A meter read as several channels (ptd://...?channels=1,2, wt310://...?element=1,2)\n"
+          "  also has one series per channel, label channel=\"N\": tilebench_meter_channel_watts,\n"
+          "  _volts, _amps and _power_factor of the last good sample (they add up to\n"
+          "  tilebench_meter_watts, the sum), and per channel last_read_ok, reads_total and\n"
+          "  errors_total, which tell which channel failed.\n"
           "  Stops on SIGINT or SIGTERM (docs/metrics.md).\n"
           "\n"
           "exit status: 0 ok; 2 usage error, unknown meter scheme or (export) an address\n"
@@ -624,6 +629,7 @@ typedef struct export_meter {
     const tb_meter_info *info;
     char idx[16], volt_range[32], amp_range[32];
     const char *mode;
+    char channel[TB_METER_MAX_CHANNELS][8]; /* a meter read as channels: each one's number, as a label */
 } export_meter;
 
 static const struct {
@@ -648,6 +654,17 @@ static const struct {
     {"tilebench_meter_reads_total", TB_METRIC_COUNTER, "Reads of the meter."},
     {"tilebench_meter_errors_total", TB_METRIC_COUNTER,
      "Failed reads: no reply, or a sample flagged invalid, missing, over range or implausible."},
+    /* a meter read as several channels (channels= / element=): each channel of the summed sample */
+    {"tilebench_meter_channel_watts", TB_METRIC_GAUGE,
+     "Active power of one channel in the last good sample, W; the channels add up to tilebench_meter_watts."},
+    {"tilebench_meter_channel_volts", TB_METRIC_GAUGE, "RMS voltage of one channel in the last good sample, V."},
+    {"tilebench_meter_channel_amps", TB_METRIC_GAUGE, "RMS current of one channel in the last good sample, A."},
+    {"tilebench_meter_channel_power_factor", TB_METRIC_GAUGE, "Power factor of one channel in the last good sample."},
+    {"tilebench_meter_channel_last_read_ok", TB_METRIC_GAUGE,
+     "1 when the channel's reading in the last read was good, else 0."},
+    {"tilebench_meter_channel_reads_total", TB_METRIC_COUNTER, "Reads of the channel."},
+    {"tilebench_meter_channel_errors_total", TB_METRIC_COUNTER,
+     "Reads in which this channel gave no reading, or one flagged invalid, missing, over range or implausible."},
 };
 
 static const char *export_mode(const tb_meter_info *in) {
@@ -663,6 +680,26 @@ static void export_range(double v, char *buf, size_t len) {
         snprintf(buf, len, "unknown");
 }
 
+/* The channels of meter e's read s (read: tb_meter_sample gave a sample; ok:
+ * the summed sample is good). Each channel's counters and last_read_ok are
+ * its own; its values change only with a good summed sample, so the channels
+ * shown always add up to the watts shown. */
+static void export_channels(tb_metrics *reg, export_meter *e, const tb_sample *s, int read, int ok) {
+    for (int k = 0; k < e->info->nchannels && k < TB_METER_MAX_CHANNELS; k++) {
+        const char *const lab[] = {"meter", e->idx, "uri", e->info->uri, "channel", e->channel[k], NULL};
+        const tb_channel_sample *c = read && k < s->nch ? &s->ch[k] : NULL;
+        int good = c && !(c->flags & TB_SAMPLE_BAD) && isfinite(c->watts);
+        (void)tb_metrics_add(reg, "tilebench_meter_channel_reads_total", lab, 1);
+        (void)tb_metrics_add(reg, "tilebench_meter_channel_errors_total", lab, good ? 0 : 1);
+        (void)tb_metrics_set(reg, "tilebench_meter_channel_last_read_ok", lab, good);
+        if (!ok || !c) continue;
+        (void)tb_metrics_set(reg, "tilebench_meter_channel_watts", lab, c->watts);
+        if (isfinite(c->volts)) (void)tb_metrics_set(reg, "tilebench_meter_channel_volts", lab, c->volts);
+        if (isfinite(c->amps)) (void)tb_metrics_set(reg, "tilebench_meter_channel_amps", lab, c->amps);
+        if (isfinite(c->pf)) (void)tb_metrics_set(reg, "tilebench_meter_channel_power_factor", lab, c->pf);
+    }
+}
+
 /* One read of meter e into the registry. */
 static void export_read(tb_metrics *reg, export_meter *e) {
     const char *const id[] = {"meter", e->idx, "uri", e->info->uri, NULL};
@@ -670,7 +707,8 @@ static void export_read(tb_metrics *reg, export_meter *e) {
                                "amp_range", e->amp_range, "mode", e->mode,      NULL};
     char err[TB_ERR_LEN];
     tb_sample s;
-    int ok = tb_meter_sample(e->m, &s, err) == 0 && !(s.flags & TB_SAMPLE_BAD) && isfinite(s.watts);
+    int read = tb_meter_sample(e->m, &s, err) == 0, ok = read && !(s.flags & TB_SAMPLE_BAD) && isfinite(s.watts);
+    if (e->info->nchannels > 1) export_channels(reg, e, &s, read, ok);
     (void)tb_metrics_add(reg, "tilebench_meter_reads_total", id, 1);
     (void)tb_metrics_add(reg, "tilebench_meter_errors_total", id, ok ? 0 : 1);
     (void)tb_metrics_set(reg, "tilebench_meter_last_read_ok", id, ok);
@@ -701,6 +739,8 @@ static int export_open(char **uris, int n, export_meter *e, tb_metrics *reg) {
         export_range(e[i].info->volt_range_v, e[i].volt_range, sizeof e[i].volt_range);
         export_range(e[i].info->amp_range_a, e[i].amp_range, sizeof e[i].amp_range);
         e[i].mode = export_mode(e[i].info);
+        for (int k = 0; k < e[i].info->nchannels && k < TB_METER_MAX_CHANNELS; k++)
+            snprintf(e[i].channel[k], sizeof e[i].channel[k], "%d", e[i].info->channel[k]);
         (void)tb_metrics_set(reg, "tilebench_meter_info",
                              (const char *[]){"meter", e[i].idx, "uri", e[i].info->uri, "model", e[i].info->model,
                                               "serial", e[i].info->serial, "firmware", e[i].info->firmware, "driver",

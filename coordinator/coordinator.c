@@ -363,14 +363,18 @@ static int start_sampling(run_ctx *c, char *err) {
     return TB_EXIT_OK;
 }
 
-/* Active idle's inlet temperature: stored, and a warning under 20 C (the
+/* Active idle's inlet temperature and its readings: stored, and a warning under 20 C (the
  * levels are judged by it; idle is no level). */
 static int store_idle_temperature(run_ctx *c, uint64_t t0, uint64_t t1, char *err) {
     tb_temp_stats ts;
+    tb_temp_reading *r = NULL;
     char msg[160];
+    int nr, rc;
     tb_temp_sampler_window(c->temp_sampler, t0, t1, &ts);
-    if (tb_store_put_idle_temperature(c->store, c->run_id, ts.n, ts.min_c, ts.mean_c, ts.max_c, err) != 0)
-        return fail(c, TB_EXIT_ABORTED);
+    nr = tb_temp_sampler_readings(c->temp_sampler, t0, t1, &r);
+    rc = tb_store_put_idle_temperature(c->store, c->run_id, ts.n, ts.min_c, ts.mean_c, ts.max_c, r, nr, err);
+    free(r);
+    if (rc != 0) return fail(c, TB_EXIT_ABORTED);
     if (ts.n > 0 && ts.min_c < TB_TEMP_MIN_INLET_C) {
         snprintf(msg, sizeof msg, "active idle: inlet temperature down to %.1f C (minimum %.0f C)", ts.min_c,
                  TB_TEMP_MIN_INLET_C);

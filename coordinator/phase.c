@@ -217,6 +217,8 @@ typedef struct phase_parts {
     tb_poll_sample *samples;
     tb_poll_sample *stage_ps[3]; /* ramp-up, warm-up, ramp-down (stage_samples) */
     tb_stage_samples ss[3];
+    tb_temp_reading *temps[4]; /* inlet temperature readings: steady, then the stages of stage_samples */
+    tb_temp_stage tstage[4];
     tb_telem_sample *telem;
     tb_agent_result *agents; /* the load generator's parts (agents); NULL: none */
     int n_agents;
@@ -232,6 +234,8 @@ static void phase_free(phase_parts *pp) {
     free(pp->samples);
     for (int i = 0; i < 3; i++)
         free(pp->stage_ps[i]);
+    for (int i = 0; i < 4; i++)
+        free(pp->temps[i]);
     free(pp->wr);
     free(pp->opr);
 }
@@ -405,8 +409,20 @@ static void judge_qos(run_ctx *c, phase_parts *pp, tb_lg_stats *st) {
     free(own);
 }
 
-/* The inlet temperature over the steady window, for the result and its validity. */
-static void phase_temperature(run_ctx *c, tb_level_result *lr, uint64_t t0, uint64_t t1, tb_validity_input *vin) {
+/* Inlet temperature readings of stage over [t0, t1) into the phase's result
+ * (stored in temperature_samples beside the power samples of that stage). */
+static void temp_stage(run_ctx *c, phase_parts *pp, const char *stage, uint64_t t0, uint64_t t1) {
+    int k = pp->lr.n_temp_stages++;
+    pp->tstage[k].stage = stage;
+    pp->tstage[k].n = tb_temp_sampler_readings(c->temp_sampler, t0, t1, &pp->temps[k]);
+    pp->tstage[k].readings = pp->temps[k];
+    pp->lr.temp_stages = pp->tstage;
+}
+
+/* The inlet temperature over the steady window, for the result and its
+ * validity, with the readings it comes from. */
+static void phase_temperature(run_ctx *c, phase_parts *pp, uint64_t t0, uint64_t t1, tb_validity_input *vin) {
+    tb_level_result *lr = &pp->lr;
     tb_temp_stats ts;
     lr->has_temp = vin->temp_source = c->temp_sampler != NULL;
     if (!c->temp_sampler) return;
@@ -415,6 +431,7 @@ static void phase_temperature(run_ctx *c, tb_level_result *lr, uint64_t t0, uint
     lr->temp_min_c = vin->temp_min_c = ts.min_c;
     lr->temp_mean_c = ts.mean_c;
     lr->temp_max_c = ts.max_c;
+    temp_stage(c, pp, "steady", t0, t1);
 }
 
 /* Mean power, PPKW and the validity verdict; the rules are
@@ -438,7 +455,7 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
     vin.threads = c->lg->ops->threads(c->lg->self);
     vin.compliant = c->o->compliant;
     vin.qos_not_judged = lr->qos_not_judged;
-    phase_temperature(c, lr, t0, t1, &vin);
+    phase_temperature(c, pp, t0, t1, &vin);
     pp->agents = tb_coord_phase_agents(c, &vin, &pp->n_agents);
     lr->agents = pp->agents;
     lr->n_agents = pp->n_agents;
@@ -459,8 +476,9 @@ static void judge_power(run_ctx *c, phase_parts *pp, double cpu_s) {
 /* The level's samples outside steady state that this phase stores:
  * ramp-up and warm-up with the first phase, ramp-down with the last, by
  * level.c's timeline. The windows are half-open and meet the steady ones
- * at each edge, so each sample of the level's stages is stored once. A
- * ramp-down cut short by a signal keeps the samples taken until then. */
+ * at each edge, so each sample of the level's stages is stored once (and
+ * each inlet temperature reading). A ramp-down cut short by a signal keeps
+ * the samples taken until then. */
 static void stage_samples(run_ctx *c, phase_parts *pp) {
     const tb_level_plan *pl = pp->pl;
     /* ramp-up's end: pl->ramp_up_us is the users' stagger, which a ranging
@@ -480,6 +498,7 @@ static void stage_samples(run_ctx *c, phase_parts *pp) {
         ss->n = tb_poller_window(c->poller, w[i].t0, w[i].t1, &pp->stage_ps[i]);
         ss->samples = pp->stage_ps[i];
         pp->lr.n_stage_samples++;
+        if (c->temp_sampler) temp_stage(c, pp, w[i].stage, w[i].t0, w[i].t1);
     }
     pp->lr.stage_samples = pp->ss;
 }

@@ -291,11 +291,6 @@ void tb_temp_close(tb_temp_source *t) {
 
 /* ---- the sampler ---- */
 
-typedef struct temp_reading {
-    uint64_t mono_us;
-    double c;
-} temp_reading;
-
 struct tb_temp_sampler {
     tb_temp_source *srcs[TB_TEMP_MAX_SOURCES];
     int n;
@@ -304,7 +299,7 @@ struct tb_temp_sampler {
     pthread_mutex_t mu;
     pthread_cond_t wake;
     int stopping;
-    temp_reading *buf; /* guarded by mu */
+    tb_temp_reading *buf; /* guarded by mu */
     size_t len, cap;
     uint64_t failures;
 };
@@ -314,11 +309,12 @@ static void tick(tb_temp_sampler *s, int *failing) {
         char err[TB_ERR_LEN];
         double c;
         uint64_t at = tb_now_us();
+        int64_t wall = tb_wall_us();
         int rc = tb_temp_read(s->srcs[i], &c, err);
         pthread_mutex_lock(&s->mu);
         if (rc == 0) {
             s->buf = tb_grow(s->buf, s->len, &s->cap, sizeof *s->buf);
-            s->buf[s->len++] = (temp_reading){at, c};
+            s->buf[s->len++] = (tb_temp_reading){i, at, wall, c};
         } else {
             s->failures++;
         }
@@ -386,7 +382,7 @@ void tb_temp_sampler_window(tb_temp_sampler *s, uint64_t t0_us, uint64_t t1_us, 
     out->min_c = out->mean_c = out->max_c = NAN;
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->len; i++) {
-        double c = s->buf[i].c;
+        double c = s->buf[i].celsius;
         if (s->buf[i].mono_us < t0_us || s->buf[i].mono_us >= t1_us) continue;
         if (out->n == 0 || c < out->min_c) out->min_c = c;
         if (out->n == 0 || c > out->max_c) out->max_c = c;
@@ -395,6 +391,20 @@ void tb_temp_sampler_window(tb_temp_sampler *s, uint64_t t0_us, uint64_t t1_us, 
     }
     pthread_mutex_unlock(&s->mu);
     if (out->n) out->mean_c = sum / out->n;
+}
+
+int tb_temp_sampler_readings(tb_temp_sampler *s, uint64_t t0_us, uint64_t t1_us, tb_temp_reading **out) {
+    int n = 0;
+    size_t cap = 0;
+    *out = NULL;
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->len; i++) {
+        if (s->buf[i].mono_us < t0_us || s->buf[i].mono_us >= t1_us) continue;
+        *out = tb_grow(*out, (size_t)n, &cap, sizeof **out);
+        (*out)[n++] = s->buf[i];
+    }
+    pthread_mutex_unlock(&s->mu);
+    return n;
 }
 
 uint64_t tb_temp_sampler_failures(tb_temp_sampler *s) {

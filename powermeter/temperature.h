@@ -12,7 +12,8 @@
  *                           read again at each sample (a sensor another
  *                           program writes, or a test's trace)
  * A sampler reads every source once a second on its own thread and answers
- * the minimum, mean and maximum over a time window (a phase, active idle).
+ * the minimum, mean and maximum over a time window (a phase, active idle),
+ * and the readings themselves (stored one by one, table temperature_samples).
  * Sources measure; they never store or judge.
  */
 #ifndef TB_POWERMETER_TEMPERATURE_H
@@ -65,6 +66,18 @@ typedef struct tb_temp_sampler tb_temp_sampler;
 int tb_temp_sampler_start(tb_temp_source **srcs, int n, uint64_t interval_us, tb_temp_sampler **out, char *err) TB_WUR;
 /* Every source's readings taken in [t0_us, t1_us) (tb_now_us clock) together. */
 void tb_temp_sampler_window(tb_temp_sampler *s, uint64_t t0_us, uint64_t t1_us, tb_temp_stats *out);
+/* One reading: the source's index in the sampler's list, when it was taken
+ * (tb_now_us's clock and the wall clock) and its value. */
+typedef struct tb_temp_reading {
+    int source;
+    uint64_t mono_us;
+    int64_t wall_us;
+    double celsius;
+} tb_temp_reading;
+/* Every source's readings taken in [t0_us, t1_us), in the order taken, into
+ * *out (malloc'd; NULL when none; the caller frees). Returns their count:
+ * the same readings tb_temp_sampler_window summarizes. */
+int tb_temp_sampler_readings(tb_temp_sampler *s, uint64_t t0_us, uint64_t t1_us, tb_temp_reading **out);
 /* Failed readings so far (each failure is logged once until the source is back). */
 uint64_t tb_temp_sampler_failures(tb_temp_sampler *s);
 void tb_temp_sampler_stop(tb_temp_sampler *s); /* NULL is a no-op */

@@ -50,6 +50,7 @@ static const struct {
     {"channel_samples", "run_id = ?1"}, /* a meter read as several channels: each one's reading */
     {"level_ranges", "run_id = ?1"},    /* the ranging pass's peaks and fixed ranges */
     {"inlet_temperatures", "run_id = ?1"},
+    {"temperature_samples", TB_CSV_BY_RUN_STRETCH("temperature_samples")}, /* the readings behind them */
     {"events", "run_id = ?1"},
     /* the calibrations the run normalized against: the coordinator names
      * each in settings_json.reference_source as "calibration run N (AT): ..."

@@ -14,10 +14,11 @@
 #include "powermeter/meter.h"
 #include "powermeter/poller.h"
 #include "powermeter/telemetry.h"
+#include "powermeter/temperature.h"
 #include "qos/hist.h"
 #include "qos/qos.h"
 
-#define TB_STORE_SCHEMA_VERSION 18
+#define TB_STORE_SCHEMA_VERSION 19
 
 typedef struct tb_store tb_store;
 
@@ -162,6 +163,15 @@ typedef struct tb_stage_samples {
     int n;
 } tb_stage_samples;
 
+/* Inlet temperature readings of one stage (temperature_samples.stage):
+ * "steady" ones are stored with their phase's level_id, "idle", "ramp-up",
+ * "warm-up" and "ramp-down" ones with level_id NULL. */
+typedef struct tb_temp_stage {
+    const char *stage;
+    const tb_temp_reading *readings;
+    int n;
+} tb_temp_stage;
+
 /* One phase of one load level: the unit of commit. */
 typedef struct tb_level_result {
     int tiles;  /* load level */
@@ -221,6 +231,10 @@ typedef struct tb_level_result {
     int has_temp;
     int temp_n;
     double temp_min_c, temp_mean_c, temp_max_c;
+    /* with has_temp, the readings behind them and those of the level's
+     * other stages stored with this phase (as stage_samples) */
+    int n_temp_stages;
+    const tb_temp_stage *temp_stages;
 } tb_level_result;
 
 /* Opens or creates the database at path, migrating it to the current schema.
@@ -263,9 +277,11 @@ int tb_store_put_idle(tb_store *s, int64_t run_id, double watts, const tb_poll_s
 int tb_store_put_idle_hosts(tb_store *s, int64_t run_id, const tb_host_result *hosts, int n, char *err) TB_WUR;
 
 /* Stores the inlet temperature over active idle: n readings, min, mean and
- * max in degrees C (NaN when n is 0). One statement. 0 or -1 with err. */
+ * max in degrees C (NaN when n is 0), and the readings themselves (stage
+ * "idle"; nr of them, r may be NULL when nr is 0). One transaction. 0 or -1
+ * with err. */
 int tb_store_put_idle_temperature(tb_store *s, int64_t run_id, int n, double min_c, double mean_c, double max_c,
-                                  char *err) TB_WUR;
+                                  const tb_temp_reading *r, int nr, char *err) TB_WUR;
 
 /* Stores telemetry samples outside any level (active idle: level_id NULL), one transaction. */
 int tb_store_put_idle_telemetry(tb_store *s, int64_t run_id, const tb_telem_sample *samples, int n, char *err) TB_WUR;

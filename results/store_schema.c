@@ -473,6 +473,28 @@ const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION] = {
      * sut_processes: the local SUT server processes it found. */
     "ALTER TABLE levels ADD COLUMN other_cpu_pct REAL;"
     "ALTER TABLE levels ADD COLUMN sut_processes INTEGER;",
+    /* 18 -> 19: every inlet temperature reading (issue 24), so that the
+     * minimum, mean and maximum of inlet_temperatures can be recomputed from
+     * them: the source's index in the run's list (settings_json
+     * "temperature", 0-based), when it was read (mono_us on the clock of
+     * power_samples.mono_us, wall_us the wall clock) and the value in
+     * degrees C. stage and level_id as in power_samples: a steady reading
+     * carries its phase's level_id, the readings of active idle and of a
+     * level's ramp-up, warm-up and ramp-down have level_id NULL. Runs stored
+     * before have no rows: their aggregates cannot be recomputed. One
+     * self-contained entry (it may be renumbered). */
+    "CREATE TABLE temperature_samples ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  level_id INTEGER REFERENCES levels(id) ON DELETE CASCADE,"
+    "  source INTEGER NOT NULL CHECK (source >= 0),"
+    "  mono_us INTEGER NOT NULL,"
+    "  wall_us INTEGER NOT NULL,"
+    "  celsius REAL NOT NULL,"
+    "  stage TEXT NOT NULL CHECK (stage IN ('idle','ramp-up','warm-up','steady','ramp-down')"
+    "    AND (stage = 'steady') = (level_id IS NOT NULL))"
+    ");"
+    "CREATE INDEX temperature_samples_run ON temperature_samples(run_id, level_id);"
+    "CREATE INDEX temperature_samples_level ON temperature_samples(level_id);",
 };
 
 _Static_assert(sizeof tb_store_migrations / sizeof tb_store_migrations[0] == TB_STORE_SCHEMA_VERSION,

@@ -11,9 +11,11 @@
  *    smallest of the documented list that hold the peaks with 25% headroom,
  *    and no measured sample of a level the run calls valid is over-range or
  *    auto-ranged;
- *  - the inlet temperature (inlet_temperatures.csv): min <= mean <= max, and
- *    a minimum under 20 C makes the level invalid under the compliant
- *    preset (a warning otherwise), as the stored verdict must say.
+ *  - the inlet temperature (inlet_temperatures.csv): min <= mean <= max,
+ *    each figure recomputed from the readings of temperature_samples.csv
+ *    (when the bundle has it), and a minimum under 20 C makes the level
+ *    invalid under the compliant preset (a warning otherwise), as the stored
+ *    verdict must say.
  * Nothing here calls the code that produced the rows (powermeter/,
  * coordinator/): the range list and the headroom are docs/meters.md's.
  */
@@ -340,11 +342,67 @@ static void check_ranges(const tb_vdata *d, tb_vresult *r) {
 
 /* ---- inlet temperature ---- */
 
-static void inlet_row(const tb_vdata *d, size_t k, const tb_vlevel *lv, int compliant, tb_vresult *r) {
+/* The readings of one window: count, min, max, sum (temperature_samples.csv). */
+typedef struct tagg {
+    int64_t n;
+    double lo, hi, sum;
+} tagg;
+
+#define TEMP_IDLE (-1) /* the key of active idle's readings (stage idle, no level) */
+#define TEMP_RAMP (-2) /* the ramps' readings: no figure */
+
+/* temperature_samples.csv's rows by level_id (TEMP_IDLE, TEMP_RAMP), then
+ * time; *bad the first row whose keys do not read (n_rows when none). */
+static trow *index_temps(const tb_vcsv *t, size_t *n, size_t *bad) {
+    trow *v = xcalloc(t->n_rows + 1, sizeof *v);
+    int cl = tb_vcsv_col(t, "level_id"), cm = tb_vcsv_col(t, "mono_us");
+    *n = 0;
+    *bad = t->n_rows;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const char *stage = tb_vcell(t, r, "stage"), *lid = tb_vcsv_get(t, r, cl);
+        trow k = {TEMP_RAMP, 0, 0, r};
+        if (lid && *lid && tb_vcsv_int(t, r, cl, &k.meter) != 1) k.meter = INT64_MIN;
+        if (!(lid && *lid) && stage && strcmp(stage, "idle") == 0) k.meter = TEMP_IDLE;
+        if (k.meter == INT64_MIN || tb_vcsv_int(t, r, cm, &k.mono) != 1) {
+            if (*bad == t->n_rows) *bad = r;
+            continue;
+        }
+        v[(*n)++] = k;
+    }
+    qsort(v, *n, sizeof *v, by_trow);
+    return v;
+}
+
+/* The readings with key lid (a level's id, or TEMP_IDLE). */
+static tagg readings_of(const tb_vdata *d, const trow *v, size_t n, int64_t lid) {
+    tagg a = {0, NAN, NAN, 0};
+    for (size_t i = trow_first(v, n, lid, INT64_MIN); i < n && v[i].meter == lid; i++) {
+        double c = tb_vcell_real(&d->temps, v[i].row, "celsius");
+        if (a.n == 0 || c < a.lo) a.lo = c;
+        if (a.n == 0 || c > a.hi) a.hi = c;
+        a.sum += c;
+        a.n++;
+    }
+    return a;
+}
+
+/* The row's min, mean (the sample mean: the readings' sum over their
+ * count, as the run computes it) and max against the readings got. */
+static int agrees(const tagg *got, int64_t n, double lo, double mean, double hi) {
+    if (got->n != n) return 0;
+    if (n == 0) return 1;
+    return tb_v_close(lo, got->lo, TB_V_REL) && tb_v_close(hi, got->hi, TB_V_REL) &&
+           tb_v_close(mean, got->sum / (double)got->n, TB_V_REL);
+}
+
+/* One row of inlet_temperatures.csv (lv NULL: active idle); got its
+ * readings, NULL when the bundle has none to recompute from. */
+static void inlet_row(const tb_vdata *d, size_t k, const tb_vlevel *lv, int compliant, const tagg *got, tb_vresult *r) {
     const tb_vcsv *t = &d->inlet;
     int64_t n = tb_vcell_int(t, k, "samples", -1);
     double lo = tb_vcell_real(t, k, "min_c"), mean = tb_vcell_real(t, k, "mean_c"), hi = tb_vcell_real(t, k, "max_c");
     const char *why = lv ? tb_vcell(&d->levels, lv->row, "invalid_reason") : NULL;
+    const char *how = got ? "recomputed from temperature_samples.csv" : "not recomputed: no temperature_samples.csv";
     int valid = lv ? tb_vcell_int(&d->levels, lv->row, "valid", 1) != 0 : 1, cold = n > 0 && lo < MIN_INLET_C;
     int said = why && strstr(why, "inlet temperature down to") != NULL;
     char name[200];
@@ -352,6 +410,12 @@ static void inlet_row(const tb_vdata *d, size_t k, const tb_vlevel *lv, int comp
     if (n < 0 || (n == 0) != isnan(lo) || (n > 0 && !(lo <= mean && mean <= hi)))
         tb_vresult_add(r, 0, name, "min <= mean <= max over samples > 0 (none: NULL)",
                        "%lld readings: min %.4g, mean %.4g, max %.4g C", (long long)n, lo, mean, hi);
+    else if (got && !agrees(got, n, lo, mean, hi))
+        tb_vresult_add(r, 0, name, "min, mean (of the readings) and max of the window's readings (relative 1e-09)",
+                       "stored min %.6g, mean %.6g, max %.6g C over %lld readings; temperature_samples.csv gives min "
+                       "%.6g, mean %.6g, max %.6g C over %lld",
+                       lo, mean, hi, (long long)n, got->lo, got->n ? got->sum / (double)got->n : NAN, got->hi,
+                       (long long)got->n);
     else if (lv && compliant && cold && (valid || !said))
         tb_vresult_add(r, 0, name, "a minimum under 20 C makes the level invalid under the compliant preset",
                        "min %.1f C, but levels.csv says %s", lo, valid ? "valid" : "invalid for another reason");
@@ -361,34 +425,74 @@ static void inlet_row(const tb_vdata *d, size_t k, const tb_vlevel *lv, int comp
                        why);
     else if (n > 0)
         tb_vresult_add(r, 1, name, "at least 20 C, or the level invalid (compliant preset; a warning otherwise)",
-                       "min %.1f, mean %.1f, max %.1f C over %lld readings; stored %s", lo, mean, hi, (long long)n,
-                       valid ? "valid" : "invalid");
+                       "min %.1f, mean %.1f, max %.1f C over %lld readings (%s); stored %s", lo, mean, hi, (long long)n,
+                       how, valid ? "valid" : "invalid");
     else
         tb_vresult_add(r, 1, name, "at least 20 C, or the level invalid (compliant preset; a warning otherwise)",
-                       "no reading in the window; stored %s", valid ? "valid" : "invalid");
+                       "no reading in the window (%s); stored %s", how, valid ? "valid" : "invalid");
+}
+
+/* Each reading with a level_id is one of a level of levels.csv and inside
+ * its steady window [t0, t1) (ids: the levels by id). One line. */
+static void readings_in_windows(const tb_vdata *d, const trow *v, size_t n, size_t bad_row, const trow *ids,
+                                tb_vresult *r) {
+    const char *what = "each steady reading inside its level's steady window";
+    size_t in = 0;
+    if (bad_row < d->temps.n_rows) {
+        tb_vresult_add(r, 0, "inlet temperature readings", "level_id and mono_us whole numbers",
+                       "data/temperature_samples.csv row %zu: a key does not read", bad_row + 1);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t j;
+        const tb_vlevel *lv;
+        if (v[i].meter < 0) continue;
+        j = trow_first(ids, d->n_lv, v[i].meter, 0);
+        if (j == d->n_lv || ids[j].meter != v[i].meter) {
+            tb_vresult_add(r, 0, "inlet temperature readings", what,
+                           "data/temperature_samples.csv row %zu: level_id %lld is no level", v[i].row + 1,
+                           (long long)v[i].meter);
+            return;
+        }
+        lv = &d->lv[ids[j].row];
+        if (v[i].mono < lv->t0 || v[i].mono >= lv->t1) {
+            tb_vresult_add(r, 0, "inlet temperature readings", what,
+                           "data/temperature_samples.csv row %zu: mono_us %lld outside %s's [%lld, %lld)", v[i].row + 1,
+                           (long long)v[i].mono, lv->tag, (long long)lv->t0, (long long)lv->t1);
+            return;
+        }
+        in++;
+    }
+    tb_vresult_add(r, 1, "inlet temperature readings", what, "%zu readings, %zu of them in steady windows", n, in);
 }
 
 static void check_inlet(const tb_vdata *d, tb_vresult *r) {
     const char *preset = json_string_value(json_object_get(d->settings, "preset"));
-    int compliant = preset && strcmp(preset, "compliant") == 0;
-    size_t *seen;
-    trow *ids;                        /* the levels by id (meter: the id, row: the position) */
+    int compliant = preset && strcmp(preset, "compliant") == 0, have = d->temps.n_cols > 0;
+    size_t *seen, nt = 0, bad_row = 0;
+    trow *ids, *tv = NULL;            /* the levels by id (meter: the id, row: the position); the readings */
     if (d->inlet.n_rows == 0) return; /* not measured: the reports say so */
     seen = xcalloc(d->n_lv + 1, sizeof *seen);
     ids = xcalloc(d->n_lv + 1, sizeof *ids);
     for (size_t i = 0; i < d->n_lv; i++)
         ids[i] = (trow){d->lv[i].id, 0, 0, i};
     qsort(ids, d->n_lv, sizeof *ids, by_trow);
+    if (have) {
+        tv = index_temps(&d->temps, &nt, &bad_row);
+        readings_in_windows(d, tv, nt, bad_row, ids, r);
+    }
     for (size_t k = 0; k < d->inlet.n_rows; k++) {
         int64_t lid = tb_vcell_int(&d->inlet, k, "level_id", -1);
         size_t i = trow_first(ids, d->n_lv, lid, 0);
+        tagg got;
         if (lid >= 0 && (i == d->n_lv || ids[i].meter != lid)) {
             tb_vresult_add(r, 0, "inlet temperature", "rows of levels of levels.csv",
                            "data/inlet_temperatures.csv row %zu: level_id %lld is no level", k + 1, (long long)lid);
             continue;
         }
         if (lid >= 0) seen[ids[i].row]++;
-        inlet_row(d, k, lid >= 0 ? &d->lv[ids[i].row] : NULL, compliant, r);
+        if (have) got = readings_of(d, tv, nt, lid >= 0 ? lid : TEMP_IDLE);
+        inlet_row(d, k, lid >= 0 ? &d->lv[ids[i].row] : NULL, compliant, have ? &got : NULL, r);
     }
     for (size_t i = 0; i < d->n_lv; i++)
         if (seen[i] != 1)
@@ -396,6 +500,7 @@ static void check_inlet(const tb_vdata *d, tb_vresult *r) {
                            d->lv[i].tag, seen[i]);
     free(seen);
     free(ids);
+    free(tv);
 }
 
 void tb_vcheck_lab(const tb_vdata *d, tb_vresult *r) {

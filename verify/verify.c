@@ -158,7 +158,8 @@ static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
                   {"telemetry_samples", 1, &d->telem},
                   {"channel_samples", 1, &d->channels},
                   {"level_ranges", 1, &d->ranges},
-                  {"inlet_temperatures", 1, &d->inlet}};
+                  {"inlet_temperatures", 1, &d->inlet},
+                  {"temperature_samples", 1, &d->temps}};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (load_table(b, tables[i].name, tables[i].optional, tables[i].t, err) != 0) return -1;
     if (need_cols(&d->runs, "settings_json config_text", err) != 0 || need_cols(&d->meters, "idx", err) != 0 ||
@@ -178,7 +179,8 @@ static int load_tables(const tb_vbundle *b, tb_vdata *d, char *err) {
                                        "tiles repeat alone meter peak_v peak_a volt_range_v amp_range_a samples"
                                        " start_mono_us end_mono_us",
                                        err) != 0) ||
-        (d->inlet.n_cols && need_cols(&d->inlet, "level_id samples min_c mean_c max_c", err) != 0))
+        (d->inlet.n_cols && need_cols(&d->inlet, "level_id samples min_c mean_c max_c", err) != 0) ||
+        (d->temps.n_cols && need_cols(&d->temps, "level_id source mono_us celsius stage", err) != 0))
         return -1;
     if (d->runs.n_rows != 1) {
         tb_seterr(err, "data/runs.csv: %zu rows (a bundle holds one run)", d->runs.n_rows);
@@ -225,9 +227,9 @@ static int load_rest(const tb_vbundle *b, tb_vdata *d, tb_vresult *r, char *err)
 }
 
 static void free_data(tb_vdata *d) {
-    tb_vcsv *t[] = {&d->runs,     &d->meters, &d->levels, &d->workloads,    &d->ops,
-                    &d->qos,      &d->infra,  &d->power,  &d->events,       &d->agents,
-                    &d->channels, &d->ranges, &d->inlet,  &d->calibrations, &d->telem};
+    tb_vcsv *t[] = {&d->runs,  &d->meters,       &d->levels, &d->workloads, &d->ops,      &d->qos,
+                    &d->infra, &d->power,        &d->events, &d->agents,    &d->channels, &d->ranges,
+                    &d->inlet, &d->calibrations, &d->telem,  &d->temps};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         tb_vcsv_free(t[i]);
     tb_vmodel_free(d);

@@ -98,6 +98,7 @@ typedef struct tb_vlevel {
 typedef struct tb_vdata {
     tb_vcsv runs, meters, levels, workloads, ops, qos, infra, power, events, agents, calibrations, telem;
     tb_vcsv channels, ranges, inlet; /* channel_samples, level_ranges, inlet_temperatures (optional) */
+    tb_vcsv temps;                   /* temperature_samples (optional: older bundles have none) */
     json_t *report;                  /* report.json */
     json_t *settings;                /* runs.settings_json, {} when NULL */
     const char *config;              /* runs.config_text; tiles.ini's text when NULL */

@@ -11,8 +11,11 @@
 #    item: a channel reading edited (its sum), one channel made bad in every
 #    sample of a level the run calls valid, a stored range widened, a stored
 #    peak edited, an over-range steady sample in a valid level, an inlet minimum
-#    of 18 C in a run claiming the compliant preset whose level is valid, and a
-#    minimum above the mean.
+#    of 18 C in a run claiming the compliant preset whose level is valid, a
+#    minimum above the mean, a stored maximum and an active idle count the
+#    readings do not give, readings edited under unchanged figures, a reading
+#    moved out of its level's window; and the bundle without
+#    temperature_samples.csv (an older run's) says "not recomputed", exit 0.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -52,8 +55,9 @@ done
 check_rc chan 0 "$T/run1.tar.gz"
 has chan "^PASS channels meter 0: [0-9]* samples of every stage, each the sum of channels 1,2"
 has chan "^PASS channels level [0-9]* (tiles 1) meter 0: channel 1 0 bad of [0-9]*, channel 2 0 bad of [0-9]*; stored valid"
-has chan "^PASS inlet temperature level [0-9]* (tiles 1): min 22.0, mean 22.0, max 22.0 C over [0-9]* readings; stored valid"
-has chan "^PASS inlet temperature active idle: "
+has chan "^PASS inlet temperature level [0-9]* (tiles 1): min 22.0, mean 22.0, max 22.0 C over [0-9]* readings (recomputed from temperature_samples.csv); stored valid"
+has chan "^PASS inlet temperature active idle: min 22.0, mean 22.0, max 22.0 C over [0-9]* readings (recomputed"
+has chan "^PASS inlet temperature readings: [0-9]* readings, [0-9]* of them in steady windows"
 hasnt chan "^FAIL"
 check_rc rng 0 "$T/run2.tar.gz"
 has rng "^PASS ranges tiles 1 (repeat 1) meter 0: peaks 230 V, 0.3 A over [0-9]* samples: 300 V, 0.5 A; 1 measured phases, 0 over-range"
@@ -108,12 +112,40 @@ r = next(r for r in rows[1:] if r[col("stage")] == "steady")
 r[col("flags")] = str(int(r[col("flags")]) | 4)'
 has rover "^FAIL ranges tiles 1 (repeat 1) meter 0: .* 1 over-range or auto-ranged samples in valid ones"
 
-# the inlet minimum 18 C: under a claimed compliant preset the valid level is wrong; a minimum above the mean
-WANT_RC=0 forge tcold "$T/run1.tar.gz" inlet_temperatures.csv '
+# a stored maximum the readings do not give (min <= mean <= max still holds), and active idle's count
+forge tmax "$T/run1.tar.gz" inlet_temperatures.csv '
+r = next(r for r in rows[1:] if r[col("level_id")] != "")
+r[col("max_c")] = "23"'
+has tmax "^FAIL inlet temperature level [0-9]* (tiles 1): stored min 22, mean 22, max 23 C over [0-9]* readings; temperature_samples.csv gives min 22, mean 22, max 22 C over [0-9]*"
+forge tidle "$T/run1.tar.gz" inlet_temperatures.csv '
+r = next(r for r in rows[1:] if r[col("level_id")] == "")
+r[col("samples")] = str(int(r[col("samples")]) + 1)'
+has tidle "^FAIL inlet temperature active idle: stored min 22, mean 22, max 22 C over [0-9]* readings; temperature_samples.csv gives"
+hasnt tidle "^FAIL inlet temperature level"
+
+# two steady readings of the first level edited to 18 and 26 C (the mean stays 22): the stored figures are wrong
+forge tread "$T/run1.tar.gz" temperature_samples.csv '
+lid = next(r[col("level_id")] for r in rows[1:] if r[col("stage")] == "steady")
+mine = [r for r in rows[1:] if r[col("level_id")] == lid]
+mine[0][col("celsius")] = "18"
+mine[1][col("celsius")] = "26"'
+has tread "^FAIL inlet temperature level [0-9]* (tiles 1): stored min 22, mean 22, max 22 C .*gives min 18, mean 22, max 26 C"
+hasnt tread "^FAIL inlet temperature readings"
+
+# a steady reading moved 100 s past its level's window
+forge twin "$T/run1.tar.gz" temperature_samples.csv '
+r = next(r for r in rows[1:] if r[col("stage")] == "steady")
+r[col("mono_us")] = str(int(r[col("mono_us")]) + 100000000)'
+has twin "^FAIL inlet temperature readings: data/temperature_samples.csv row [0-9]*: mono_us [0-9]* outside level [0-9]* (tiles 1)"
+
+# the inlet minimum 18 C (the readings and the figures edited alike): under a claimed compliant preset the
+# valid level is wrong; a minimum above the mean
+WANT_RC=0 forge tcold "$T/tread.tar.gz" inlet_temperatures.csv '
+lid = next(r[col("level_id")] for r in rows[1:] if r[col("level_id")] != "")
 for r in rows[1:]:
-    if r[col("level_id")] != "": r[col("min_c")] = "18"'
+    if r[col("level_id")] == lid: r[col("min_c")], r[col("max_c")] = "18", "26"'
 hasnt tcold "^FAIL inlet temperature" # not compliant: a warning only
-has tcold "^PASS inlet temperature level [0-9]* (tiles 1): min 18.0"
+has tcold "^PASS inlet temperature level [0-9]* (tiles 1): min 18.0, mean 22.0, max 26.0 C"
 forge tcomp "$T/tcold.tar.gz" runs.csv '
 import json
 s = json.loads(rows[1][col("settings_json")]); s["preset"] = "compliant"
@@ -123,4 +155,15 @@ forge tmean "$T/run1.tar.gz" inlet_temperatures.csv '
 r = next(r for r in rows[1:] if r[col("level_id")] != "")
 r[col("min_c")] = "23"'
 has tmean "^FAIL inlet temperature level [0-9]* (tiles 1): [0-9]* readings: min 23, mean 22, max 22 C (min <= mean <= max"
+# a bundle without temperature_samples.csv (a run stored before the readings were kept): not recomputed, exit 0
+rm -rf "$T/forge" && mkdir "$T/forge" && tar xzf "$T/run1.tar.gz" -C "$T/forge" || fail "untar"
+b=$(ls "$T/forge")
+rm "$T/forge/$b/data/temperature_samples.csv"
+jq 'del(.files[] | select(.path == "data/temperature_samples.csv"))' "$T/forge/$b/manifest.json" >"$T/m.json" &&
+    mv "$T/m.json" "$T/forge/$b/manifest.json" || fail "jq told"
+(cd "$T/forge" && tar czf "$T/told.tar.gz" "$b") || fail "tar"
+check_rc told 0 "$T/told.tar.gz"
+has told "^PASS inlet temperature level [0-9]* (tiles 1): min 22.0, mean 22.0, max 22.0 C over [0-9]* readings (not recomputed: no temperature_samples.csv)"
+has told "^PASS inlet temperature active idle: .*(not recomputed: no temperature_samples.csv)"
+hasnt told "^PASS inlet temperature readings"
 echo "PASS test_check_lab"

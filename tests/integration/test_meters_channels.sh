@@ -11,7 +11,12 @@
 #   -27.1 W): those samples are bad, the level is invalid, channel 1 stays good;
 # - the elements of a WT332E read the same way through wt310://?element=1,2;
 #   every 2nd reading of element 2 alone bad (--fault negative:2@2): the level is
-#   invalid, element 1 stays good; @2 on a meter of one element is exit 2.
+#   invalid, element 1 stays good; @2 on a meter of one element is exit 2;
+# - `meter export` of both: one series per channel (label channel) whose W, V, A
+#   and PF are what the emulator served each channel (100 W, 230 V, 100/230 A,
+#   PF 1), adding up to the meter's summed W; with element 2 bad on every 2nd
+#   reading, channel 2's errors and last_read_ok say so, channel 1's none, and
+#   its W stays the last good reading (never -27.1).
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -109,6 +114,7 @@ grep -q "element: element 3: the WT332E has elements 1..2" "$T/wt3.out" || fail 
 
 # ---- element 2 of a WT332E bad on every 2nd reading (--fault negative:2@2): the level is invalid ----
 start_sim wtbad --protocol wt310 --elements 2 --watts 200 --pf 1 --fault negative:2@2
+WTBAD_PORT=$PORT
 run wtbad "wt310://127.0.0.1:$PORT?element=1,2&volts=300&amps=2"
 J="$T/wtbad.json"
 expect "wtbad: level valid" "$(jq -r '.run.levels[0].valid' "$J")" = false
@@ -121,6 +127,58 @@ expect "wtbad: element 2 bad samples" "$(jq '.run.meters[0].channels[1].bad_samp
 expect "wtbad: element 2's reason" "$(q wtbad "SELECT count(*) FROM channel_samples
     WHERE channel = 2 AND reason = 'implausible: negative active power'")" -ge 2
 expect "wtbad: element 1 never bad" "$(q wtbad "SELECT count(*) FROM channel_samples WHERE channel = 1 AND flags != 0")" -eq 0
+# ---- meter export: one series per channel beside the sum ----
+# export NAME URI: `meter export URI` until it made 6 reads, its /metrics in $T/NAME.prom; then SIGTERM, exit 0.
+export_scrape() {
+    local name=$1 uri=$2 pid port="" i rc=0
+    "$TB" meter export "$uri" --listen 127.0.0.1:0 --interval 200ms >"$T/$name.log" 2>&1 &
+    pid=$!
+    at_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
+    for ((i = 0; i < 400; i++)); do
+        port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/$name.log" 2>/dev/null || true)
+        [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/metrics" >"$T/$name.prom" &&
+            grep -Eq '^tilebench_meter_reads_total\{.*\} ([6-9]|[1-9][0-9]+)$' "$T/$name.prom" && break
+        kill -0 "$pid" 2>/dev/null || fail "meter export $name exited: $(cat "$T/$name.log")"
+        sleep 0.1
+    done
+    grep -Eq '^tilebench_meter_reads_total\{.*\} ([6-9]|[1-9][0-9]+)$' "$T/$name.prom" ||
+        fail "meter export $name: not 6 reads within 40 s: $(cat "$T/$name.log" "$T/$name.prom")"
+    kill -TERM "$pid"
+    wait "$pid" || rc=$?
+    expect "meter export $name exit status on SIGTERM" "$rc" -eq 0
+}
+# series NAME FAMILY [CHANNEL]: the value of FAMILY in NAME's scrape (of that channel)
+series() {
+    local sel=${3:+,channel=\"$3\"}
+    awk -v f="$2" -v sel="$sel" 'index($0, f "{") == 1 && (sel == "" || index($0, sel "}")) { print $NF }' "$T/$1.prom"
+}
+export_scrape xgood "$P?channels=1,2"
+for ch in 1 2; do
+    expect "export: channel $ch W" "$(series xgood tilebench_meter_channel_watts $ch)" = 100
+    expect "export: channel $ch V" "$(series xgood tilebench_meter_channel_volts $ch)" = 230
+    expect_true "export: channel $ch A" "$(series xgood tilebench_meter_channel_amps $ch)" '(. - 100 / 230) | fabs < 1e-5'
+    expect "export: channel $ch PF" "$(series xgood tilebench_meter_channel_power_factor $ch)" = 1
+    expect "export: channel $ch errors" "$(series xgood tilebench_meter_channel_errors_total $ch)" -eq 0
+    # a scrape may fall between a read's channel and sum updates: one read apart at most
+    expect_true "export: channel $ch reads" \
+        "$(($(series xgood tilebench_meter_channel_reads_total $ch) - $(series xgood tilebench_meter_reads_total)))" \
+        '. == 0 or . == 1'
+done
+expect "export: the summed W" "$(series xgood tilebench_meter_watts)" = 200
+expect "export: channel series" "$(grep -c '^tilebench_meter_channel_watts{' "$T/xgood.prom")" -eq 2
+grep -q '^# HELP tilebench_meter_channel_watts ' "$T/xgood.prom" || fail "export: no help for the channel series"
+export_scrape xbad "wt310://127.0.0.1:$WTBAD_PORT?element=1,2&volts=300&amps=2"
+expect "export bad: element 1 errors" "$(series xbad tilebench_meter_channel_errors_total 1)" -eq 0
+expect "export bad: element 1 last read ok" "$(series xbad tilebench_meter_channel_last_read_ok 1)" -eq 1
+expect_true "export bad: element 2 errors, every 2nd read" "$(series xbad tilebench_meter_channel_errors_total 2)" '. >= 2'
+expect_true "export bad: the sum's errors are element 2's (one read apart at most)" \
+    "$(($(series xbad tilebench_meter_channel_errors_total 2) - $(series xbad tilebench_meter_errors_total)))" \
+    '. == 0 or . == 1'
+for ch in 1 2; do
+    expect "export bad: element $ch W, the last good reading" "$(series xbad tilebench_meter_channel_watts $ch)" = 100
+done
+expect "export bad: the summed W" "$(series xbad tilebench_meter_watts)" = 200
+
 rc=0
 "$TB" meter sim --protocol wt310 --fault nan:2@2 >"$T/elem.out" 2>&1 || rc=$?
 expect "sim --fault nan:2@2 with one element: exit" "$rc" -eq 2

@@ -54,7 +54,7 @@ expect "files in the current folder" "$(ls -A "$T/cwd" | wc -l)" -eq 1
 # exactly the layout's files, each once, all regular files under one folder
 TOP="tilebench-run-$UUID"
 want=$(printf '%s\n' manifest.json tiles.ini report.json report.csv report.html histograms.hlog \
-    data/{runs,meters,hosts,levels,level_hosts,level_agents,workloads,ops,qos,infra,power_samples,telemetry_samples,channel_samples,level_ranges,inlet_temperatures,events,calibrations}.csv |
+    data/{runs,meters,hosts,levels,level_hosts,level_agents,workloads,ops,qos,infra,power_samples,telemetry_samples,channel_samples,level_ranges,inlet_temperatures,temperature_samples,events,calibrations}.csv |
     sed "s|^|$TOP/|" | sort)
 got=$(tar -tzf "$T/b.tar.gz" | sort)
 [ "$got" = "$want" ] || fail "the archive's entries differ from the layout: $(diff <(echo "$want") <(echo "$got"))"
@@ -73,7 +73,7 @@ while IFS=$'\t' read -r path sha bytes; do
     [ "$(sha256sum "$B/$path" | cut -d' ' -f1)" = "$sha" ] || fail "$path: sha256sum $(sha256sum "$B/$path") != manifest $sha"
     n=$((n + 1))
 done < <(jq -r '.files[] | [.path, .sha256, .bytes] | @tsv' "$M")
-expect "files checked with sha256sum (all but manifest.json)" "$n" -eq 22
+expect "files checked with sha256sum (all but manifest.json)" "$n" -eq 23
 expect "manifest format" "$(jq -r '.format + " " + (.format_version | tostring)' "$M")" = "tilebench-bundle 1"
 expect "manifest run" "$(jq -r '[.run_uuid, .run_id, .status, .label, .tile_name] | @tsv' "$M")" = \
     "$(printf '%s\t1\tcomplete\tpublish, "it" 1\tkvpub' "$UUID")"

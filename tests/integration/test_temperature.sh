@@ -9,7 +9,11 @@
 #   trace dips from 22 to 18 C for 2 s inside the steady window makes that
 #   level invalid under --preset compliant; the reports (JSON, text, CSV,
 #   HTML) show min 18, max 22, and `tilebench validate` fails the level;
+# - every reading is stored (temperature_samples): the steady ones with their
+#   level, inside its window, giving the level's count, min, mean (the mean of
+#   the readings) and max; the ramp-up and warm-up ones with their stage;
 # - a file: source at 18 C in a demo run only warns; the level stays valid;
+#   with a second source at 21 C each reading names its source;
 # - a compliant run at a steady 23 C is not made invalid by it;
 # - a compliant run without a source says "not measured", as a warning.
 source "$(dirname "$0")/lib.sh"
@@ -87,12 +91,36 @@ grep -Eq '^  1 tiles p1 +[0-9]+ +18\.0 +[0-9.]+ +22\.0  UNDER 20 C$' "$T/dip.txt
 col=$(head -1 "$T/dip.csv.out" | tr -d '\r' | tr ',' '\n' | grep -n '^inlet_min_c$' | cut -d: -f1)
 [ -n "$col" ] || fail "csv: no inlet_min_c column"
 expect "csv: inlet_min_c" "$(sed -n 2p "$T/dip.csv.out" | cut -d, -f"$col")" = 18
+# the readings behind the figures, checked in SQL of their own
+dq() { sqlite3 -batch -noheader "$T/dip.db" "$1"; }
+expect "dip: steady readings stored" "$(dq "SELECT count(*) FROM temperature_samples WHERE stage = 'steady'")" -eq \
+    "$(lv dip inlet_temperature.samples)"
+expect "dip: readings agree with the stored figures" "$(dq "SELECT count(*) FROM inlet_temperatures i WHERE
+    i.level_id IS NOT NULL AND (i.samples, i.min_c, i.max_c) IS (SELECT count(*), min(celsius), max(celsius)
+    FROM temperature_samples t WHERE t.level_id = i.level_id) AND abs(i.mean_c - (SELECT avg(celsius)
+    FROM temperature_samples t WHERE t.level_id = i.level_id)) < 1e-9")" -eq 1
+expect "dip: steady readings outside their window" "$(dq "SELECT count(*) FROM temperature_samples t
+    JOIN levels l ON l.id = t.level_id WHERE t.mono_us < l.steady_start_mono_us OR t.mono_us >= l.steady_end_mono_us")" -eq 0
+expect "dip: readings of 18 C in steady state" "$(dq "SELECT count(*) FROM temperature_samples
+    WHERE stage = 'steady' AND celsius = 18")" -ge 1
+for st in ramp-up warm-up; do
+    expect "dip: $st readings" "$(dq "SELECT count(*) FROM temperature_samples WHERE stage = '$st'
+        AND level_id IS NULL")" -ge 1
+done
+expect "dip: readings with a wall clock" "$(dq "SELECT count(*) FROM temperature_samples WHERE wall_us <= 0")" -eq 0
 "$TB" report latest --db "$T/dip.db" --format html >"$T/dip.html" || fail "html report"
 grep -q 'id="temperature"' "$T/dip.html" || fail "html: no inlet temperature section"
 
 # ---- a file: source at 18 C in a demo run: a warning, the level stays valid ----
 echo "18.0" >"$T/inlet.txt"
-run cold --temperature "file:$T/inlet.txt"
+echo "21.0" >"$T/inlet2.txt"
+run cold --temperature "file:$T/inlet.txt" --temperature "file:$T/inlet2.txt"
+expect "cold: source 0's readings" "$(sqlite3 -batch -noheader "$T/cold.db" "SELECT count(*) FROM temperature_samples
+    WHERE source = 0 AND celsius = 18.0")" -ge 7
+expect "cold: source 1's readings" "$(sqlite3 -batch -noheader "$T/cold.db" "SELECT count(*) FROM temperature_samples
+    WHERE source = 1 AND celsius = 21.0")" -ge 7
+expect "cold: readings of no source's value" "$(sqlite3 -batch -noheader "$T/cold.db" "SELECT count(*)
+    FROM temperature_samples WHERE NOT (source = 0 AND celsius = 18.0) AND NOT (source = 1 AND celsius = 21.0)")" -eq 0
 case "$(lv cold invalid_reason)" in *inlet*) fail "cold demo: reason '$(lv cold invalid_reason)'" ;; esac
 expect "cold demo: min C" "$(lv cold inlet_temperature.min_c)" = 18
 expect "cold demo: a warning" "$(events cold 'inlet temperature down to 18.0 C%')" -ge 1
@@ -106,6 +134,7 @@ expect "warm: max C" "$(lv warm inlet_temperature.max_c)" = 23
 # ---- no source, compliant: not measured, a warning ----
 run none --preset compliant
 expect "none: measured" "$(jq -r .run.inlet_temperature_measured "$T/none.json")" = false
+expect "none: readings" "$(sqlite3 -batch -noheader "$T/none.db" "SELECT count(*) FROM temperature_samples")" -eq 0
 expect "none: level measured" "$(lv none inlet_temperature.measured)" = false
 expect "none: a warning" "$(events none 'inlet temperature not measured%')" -ge 1
 "$TB" report latest --db "$T/none.db" >"$T/none.txt" || fail "text report of none"

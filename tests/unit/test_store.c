@@ -615,7 +615,7 @@ static void test_migrate_v4_to_v5(void **state) {
                      "ALTER TABLE meters DROP COLUMN calibrated; ALTER TABLE meters DROP COLUMN accuracy;"
                      "DROP TABLE level_ranges;"
                      "DROP TABLE channel_samples; ALTER TABLE meters DROP COLUMN channels;"
-                     "DROP TABLE inlet_temperatures;"
+                     "DROP TABLE inlet_temperatures; DROP TABLE temperature_samples;"
                      "ALTER TABLE levels DROP COLUMN other_cpu_pct; ALTER TABLE levels DROP COLUMN sut_processes;"
                      "PRAGMA user_version = 4;",
                      NULL, NULL, NULL),
@@ -736,6 +736,85 @@ static void test_sample_stages(void **state) {
     hists_free(&h);
 }
 
+/* Inlet temperature readings (temperature_samples): a phase stores its
+ * steady readings with its level_id and its ramps' with none; active idle
+ * its own with the aggregate row, in one transaction; the CHECK keeps
+ * stage and level_id together. Then the migration that adds the table (the
+ * last one: the test does not name its number) on a database without it. */
+static void test_temperature_samples(void **state) {
+    fix *f = *state;
+    hists h;
+    tb_store *s = NULL;
+    sqlite3 *raw = NULL;
+    char err[TB_ERR_LEN] = "";
+    const tb_temp_reading steady[3] = {{0, 301000000, 1, 22.5}, {1, 301000100, 2, 23.0}, {0, 302000000, 3, 21.5}};
+    const tb_temp_reading up[1] = {{0, 290000000, 4, 24.0}}, idle[2] = {{0, 10, 5, 20.5}, {1, 11, 6, 20.25}};
+    const tb_temp_stage ts[2] = {{"steady", steady, 3}, {"ramp-up", up, 1}};
+    tb_level_result lr;
+    int64_t id;
+    hists_make(&h);
+    id = store_full_run(f->db, &h);
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    memset(&lr, 0, sizeof lr);
+    lr.tiles = 4;
+    lr.phase = 1;
+    lr.steady_start_mono_us = 300000000;
+    lr.steady_end_mono_us = 303000000;
+    lr.has_temp = 1;
+    lr.temp_n = 3;
+    lr.temp_min_c = 21.5;
+    lr.temp_mean_c = 67.0 / 3;
+    lr.temp_max_c = 23.0;
+    lr.n_temp_stages = 2;
+    lr.temp_stages = ts;
+    assert_int_equal(tb_store_put_level(s, id, &lr, err), 0);
+    assert_int_equal(tb_store_put_idle_temperature(s, id, 2, 20.25, 20.375, 20.5, idle, 2, err), 0);
+    sqlite3 *db = tb_store_db(s);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM temperature_samples t JOIN levels l ON l.id = t.level_id"
+                                    " WHERE l.tiles = 4 AND t.stage = 'steady'"),
+                     3);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM temperature_samples WHERE stage = 'steady' AND source = 1"
+                                    " AND mono_us = 301000100 AND wall_us = 2 AND celsius = 23.0"),
+                     1);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM temperature_samples WHERE stage = 'ramp-up'"
+                                    " AND level_id IS NULL AND mono_us = 290000000"),
+                     1);
+    assert_int_equal(
+        pragma_int(db, "SELECT count(*) FROM temperature_samples WHERE stage = 'idle' AND level_id IS NULL"), 2);
+    assert_int_equal(pragma_int(db, "SELECT count(*) FROM inlet_temperatures WHERE level_id IS NULL AND samples = 2"),
+                     1);
+    /* a steady reading without its level, an idle one with a level: refused */
+    assert_int_not_equal(
+        sqlite3_exec(db,
+                     "INSERT INTO temperature_samples (run_id, source, mono_us, wall_us, celsius, stage)"
+                     " VALUES (1, 0, 1, 1, 20, 'steady')",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    assert_int_not_equal(sqlite3_exec(db,
+                                      "INSERT INTO temperature_samples (run_id, level_id, source, mono_us, wall_us,"
+                                      " celsius, stage) VALUES (1, 1, 0, 1, 1, 20, 'idle')",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+    tb_store_close(s);
+    /* the migration: a database one version older, without the table */
+    assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
+    {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DROP TABLE temperature_samples; PRAGMA user_version = %d;",
+                 TB_STORE_SCHEMA_VERSION - 1);
+        assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+    }
+    sqlite3_close(raw);
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "PRAGMA user_version"), TB_STORE_SCHEMA_VERSION);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM temperature_samples"), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM inlet_temperatures"), 2);
+    assert_int_equal(tb_store_put_level(s, id, &lr, err), 0);
+    assert_int_equal(pragma_int(tb_store_db(s), "SELECT count(*) FROM temperature_samples"), 4);
+    tb_store_close(s);
+    hists_free(&h);
+}
+
 /* 12 -> 13: the old rows get no stage and read as before (level_id NULL:
  * active idle); a run stored after the migration tags its samples. */
 static void test_migrate_v12_to_v13(void **state) {
@@ -755,7 +834,7 @@ static void test_migrate_v12_to_v13(void **state) {
                      " ALTER TABLE meters DROP COLUMN accuracy; DROP TABLE level_ranges; DROP TABLE channel_samples;"
                      " ALTER TABLE meters DROP COLUMN channels; DROP TABLE inlet_temperatures;"
                      " ALTER TABLE levels DROP COLUMN other_cpu_pct; ALTER TABLE levels DROP COLUMN sut_processes;"
-                     " PRAGMA user_version = 12;",
+                     " DROP TABLE temperature_samples; PRAGMA user_version = 12;",
                      NULL, NULL, NULL),
         SQLITE_OK);
     sqlite3_close(raw);
@@ -1040,6 +1119,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_migrate_v4_to_v5, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sample_stages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v12_to_v13, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_temperature_samples, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolve_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_writer_dead, setup, teardown),

@@ -277,7 +277,7 @@ static void test_inlet_temperature(void **state) {
     id = store_run(f);
     inlet_min_c = NAN;
     assert_int_equal(tb_store_open(f->db, &s, err), 0);
-    assert_int_equal(tb_store_put_idle_temperature(s, id, 0, NAN, NAN, NAN, err), 0);
+    assert_int_equal(tb_store_put_idle_temperature(s, id, 0, NAN, NAN, NAN, NULL, 0, err), 0);
     tb_store_close(s);
     r = read_model(f, id, 0);
     assert_true(r->temp_measured);

@@ -148,6 +148,24 @@ static void test_sampler_window(void **state) {
     close_to(st.min_c, 18.0);
     close_to(st.max_c, 24.0);
     assert_true(st.mean_c > 18.0 && st.mean_c < 24.0);
+    {
+        /* the readings behind the window: the same count, in time order, inside it, summing to n x mean */
+        tb_temp_reading *r = NULL;
+        int n = tb_temp_sampler_readings(s, t0, t1, &r);
+        double sum = 0;
+        assert_int_equal(n, st.n);
+        for (int i = 0; i < n; i++) {
+            assert_true(r[i].mono_us >= t0 && r[i].mono_us < t1);
+            assert_true(i == 0 || r[i].mono_us >= r[i - 1].mono_us);
+            assert_int_equal(r[i].source, 0);
+            assert_true(r[i].wall_us > 0);
+            sum += r[i].celsius;
+        }
+        close_to(sum / n, st.mean_c);
+        free(r);
+        assert_int_equal(tb_temp_sampler_readings(s, t1 + 10000000, t1 + 20000000, &r), 0);
+        assert_null(r);
+    }
     tb_temp_sampler_window(s, t1 + 10000000, t1 + 20000000, &st); /* nothing read there yet */
     assert_int_equal(st.n, 0);
     assert_true(isnan(st.min_c) && isnan(st.mean_c) && isnan(st.max_c));
