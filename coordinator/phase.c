@@ -196,8 +196,10 @@ void tb_coord_judge_idle(run_ctx *c, const tb_poll_sample *ps, int n, double w, 
     tb_coord_warn_estimate(c, 0, 0, ps, n);
     power_validity_input(c, ps, n, w, (double)idle_us / 1e6, &vin);
     if (tb_validity_judge(&vin, &v)) return;
-    snprintf(msg, sizeof msg,
-             "active idle: %s; its mean power, and the overall efficiency that uses it, rest on the rest", v.reason);
+    snprintf(
+        msg, sizeof msg,
+        "active idle: %s; its mean power, and the overall efficiency that uses it, rest on the samples that remain",
+        v.reason);
     tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
 }
 
@@ -272,7 +274,7 @@ static void phase_window(run_ctx *c, phase_parts *pp) {
                  TB_OTHER_CPU_WARN_PCT,
                  tb_coord_estimated(c) ? "the estimated watts count that load as the SUT's"
                                        : "compare this run with care");
-        tb_coord_note(c, "warning", msg);
+        tb_coord_say(c, "warning", TB_RUN_MSG_STEP_WARNING, msg);
     }
 }
 

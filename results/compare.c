@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "qos/hist.h"
+#include "tiles/tiledef.h"
 #include "results/compare_data.h"
 #include "results/model.h"
 #include "scoring/compare.h"
@@ -207,6 +208,13 @@ static void run_from_model(const tb_model_run *mr, tb_cmp_run *run) {
     run->campaign_config = dup_or_empty(mr->campaign_config);
     run->campaign_name = dup_or_empty(mr->campaign_name);
     run->estimated = mr->estimated_power;
+    run->load_hash[0] = '\0';
+    if (mr->config_text && *mr->config_text) {
+        char e[TB_ERR_LEN];
+        tb_tiledef *def = tb_tiledef_parse("stored tile text", mr->config_text, strlen(mr->config_text), e);
+        if (def) tb_tiledef_workload_hash(def, run->load_hash);
+        tb_tiledef_free(def);
+    }
 }
 
 /* Reads the run and its level rows through the read model. */
@@ -458,6 +466,12 @@ static int build_model(tb_store *s, const int64_t *ids, int n, int64_t baseline_
         if (strcmp(r->status, TB_RUN_COMPLETE) != 0)
             add_note(m, "run %lld is %s: only the load levels it stored are compared", (long long)r->id, r->status);
         if (rr[i].n == 0) add_note(m, "run %lld stored no load level", (long long)r->id);
+        if (strcmp(r->tile_name, m->runs[m->baseline].tile_name) == 0 && r->load_hash[0] &&
+            m->runs[m->baseline].load_hash[0] && strcmp(r->load_hash, m->runs[m->baseline].load_hash) != 0)
+            add_note(m,
+                     "run %lld's tile '%s' has other workload sections (users, think times, ops) than the "
+                     "baseline's: its score differences include the change of load, not the SUT's alone",
+                     (long long)r->id, r->tile_name);
         if (strcmp(r->tile_name, m->runs[m->baseline].tile_name) != 0)
             add_note(m, "run %lld uses tile '%s', the baseline tile '%s': scores are not comparable", (long long)r->id,
                      r->tile_name, m->runs[m->baseline].tile_name);

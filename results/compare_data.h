@@ -56,6 +56,8 @@ typedef struct tb_cmp_run {
      * measured), and its load level */
     double other_cpu_max_pct;
     int other_cpu_tiles;
+    char load_hash[17]; /* digest of the workload sections of the tile text it ran (tiles/tiledef.h
+                           tb_tiledef_workload_hash); "": not known (the stored text does not parse) */
     int is_baseline;
     int max_phases, max_repeats;
     tb_cmp_level *lv; /* per model level */

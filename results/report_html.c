@@ -465,7 +465,7 @@ static void html_summary(page *p) {
     fputs("<h2 id=\"summary\">Summary</h2>\n<div class=\"cards\">\n", f);
     fputs("<div class=\"card\"><div class=\"k\">Saturation</div><div class=\"v\">", f);
     if (sat.known)
-        fprintf(f, "%lld tile%s</div><div class=\"u\">largest load level that passes QoS", (long long)sat.v,
+        fprintf(f, "%lld tile%s</div><div class=\"u\">largest load level whose QoS did not fail", (long long)sat.v,
                 sat.v == 1 ? "" : "s");
     else if (strcmp(S(p->run->status), TB_RUN_COMPLETE) == 0)
         fputs("none</div><div class=\"u\">no load level passed QoS", f);

@@ -259,7 +259,8 @@ static void text_header(FILE *f, const tb_model_run *r) {
     text_hosts(f, r);
     if (r->saturation_tiles.known) {
         long long sat = (long long)r->saturation_tiles.v;
-        fprintf(f, "  saturation   %lld tile%s (largest load level that passes QoS)\n", sat, sat == 1 ? "" : "s");
+        fprintf(f, "  saturation   %lld tile%s (largest load level whose QoS did not fail)\n", sat,
+                sat == 1 ? "" : "s");
     } else if (strcmp(S(r->status), TB_RUN_COMPLETE) == 0) {
         fputs("  saturation   - (no load level passed QoS)\n", f);
     } else {

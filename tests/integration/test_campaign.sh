@@ -345,5 +345,12 @@ expect "run a: no such warning" "$(sqlite3 "$DB" "SELECT count(*) FROM events WH
 grep -qF "warning: $APPLY_MSG" "$T/campaign5.log" || fail "the apply's warning is not shown with --quiet"
 grep -qF "run $RB: $APPLY_MSG" "$T/campaign5.log" || fail "the comparison does not note the apply's change"
 grep -qF "$T/tile-b.ini, read before it" "$T/own.html" || fail "the HTML comparison does not note the change"
+# run a's tile is 'standard' with 3 kv users, the earlier base run's 'standard' with 5: the same name,
+# other workload sections, so compare says the load changed; two runs of the same tile do not
+"$TILEBENCH" compare "$BASE_RUN" "$RA" --db "$DB" >"$T/cmp-load.txt" || fail "compare base a"
+grep -qF "run $RA's tile 'standard' has other workload sections" "$T/cmp-load.txt" ||
+    fail "compare: no note that run a's load differs: $(cat "$T/cmp-load.txt")"
+"$TILEBENCH" compare "$BASE_RUN" "$ECO_RUN" --db "$DB" >"$T/cmp-same.txt" || fail "compare base eco"
+! grep -q "has other workload sections" "$T/cmp-same.txt" || fail "compare: same tile noted as changed"
 
 echo "test_campaign: all checks passed"
