@@ -110,7 +110,8 @@ static tb_pf_status judge_sample(tb_pf_report *r, const tb_meter_info *in, const
 }
 
 /* One meter: it opens, identifies itself, and one sample is good. */
-static void check_meter(tb_pf_report *r, const char *name, const char *uri, int compliant) {
+static void check_meter(tb_pf_report *r, const char *name, const char *uri, const tb_run_opts *o) {
+    int compliant = o->compliant;
     char err[TB_ERR_LEN], shown[256], detail[TB_PF_DETAIL_LEN];
     tb_meter *m = NULL;
     tb_sample s;
@@ -130,7 +131,13 @@ static void check_meter(tb_pf_report *r, const char *name, const char *uri, int 
         return;
     }
     st = judge_sample(r, tb_meter_get_info(m), &s, compliant, detail, sizeof detail);
-    tb_pf_add(r, name, st, "%s: %s", shown, detail);
+    if (o->ranging_us && !tb_meter_can_range(m)) /* the run refuses it before anything is measured */
+        tb_pf_add(r, name, TB_PF_FAIL,
+                  "%s: %s; %s: this meter cannot have its ranges set at run time (ranging needs wt310:, wt210:, "
+                  "yokogawa+serial: or ptd:)",
+                  shown, detail, o->ranging_key ? o->ranging_key : "--ranging");
+    else
+        tb_pf_add(r, name, st, "%s: %s", shown, detail);
     tb_meter_close(m);
 }
 
@@ -146,13 +153,13 @@ static void check_meters(tb_pf_report *r, const tb_run_opts *o) {
         for (int h = 0; h < o->def->n_hosts; h++)
             for (int m = 0; m < o->def->hosts[h].n_meters; m++) {
                 snprintf(name, sizeof name, "meter.%s.%d", o->def->hosts[h].name, m + 1);
-                check_meter(r, name, o->def->hosts[h].meters[m], o->compliant);
+                check_meter(r, name, o->def->hosts[h].meters[m], o);
                 k++;
             }
     } else {
         for (int i = 0; i < o->n_meters; i++) {
             snprintf(name, sizeof name, "meter.%d", i + 1);
-            check_meter(r, name, o->meter_uris[i], o->compliant);
+            check_meter(r, name, o->meter_uris[i], o);
             k++;
         }
     }
@@ -169,18 +176,20 @@ static void check_temps(tb_pf_report *r, const tb_run_opts *o) {
     for (int i = 0; i < o->n_temps; i++) {
         tb_temp_source *t = NULL;
         double c;
+        char shown[256];
+        tb_redact_uri(o->temp_uris[i], shown, sizeof shown);
         snprintf(name, sizeof name, "temperature.%d", i + 1);
         if (tb_temp_open(o->temp_uris[i], &t, err) != 0) {
             tb_pf_add(r, name, TB_PF_FAIL, "%s", err);
             continue;
         }
         if (tb_temp_read(t, &c, err) != 0)
-            tb_pf_add(r, name, TB_PF_FAIL, "%s: no reading: %s", o->temp_uris[i], err);
+            tb_pf_add(r, name, TB_PF_FAIL, "%s: no reading: %s", shown, err);
         else if (c < TB_TEMP_MIN_INLET_C)
-            tb_pf_add(r, name, o->compliant ? TB_PF_FAIL : TB_PF_WARN, "%s: %.1f C, below %.0f C", o->temp_uris[i], c,
+            tb_pf_add(r, name, o->compliant ? TB_PF_FAIL : TB_PF_WARN, "%s: %.1f C, below %.0f C", shown, c,
                       TB_TEMP_MIN_INLET_C);
         else
-            tb_pf_add(r, name, TB_PF_OK, "%s: %.1f C", o->temp_uris[i], c);
+            tb_pf_add(r, name, TB_PF_OK, "%s: %.1f C", shown, c);
         tb_temp_close(t);
     }
 }

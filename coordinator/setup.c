@@ -187,8 +187,11 @@ json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     json_object_set_new(s, "telemetry", json_string(c->telem_shown));
     {
         json_t *t = json_array(); /* the inlet temperature sources; [] not measured */
-        for (int i = 0; i < o->n_temps; i++)
-            json_array_append_new(t, json_string(o->temp_uris[i]));
+        for (int i = 0; i < o->n_temps; i++) {
+            char shown[256];
+            tb_redact_uri(o->temp_uris[i], shown, sizeof shown);
+            json_array_append_new(t, json_string(shown));
+        }
         json_object_set_new(s, "temperature", t);
     }
     if (o->agents) json_object_set_new(s, "agents", agents_settings(o->agents));

@@ -6,6 +6,7 @@
  * "Temperature" field is degrees C.
  */
 #include "powermeter/temperature.h"
+#include "common/redact.h"
 #include "common/buf.h"
 #include "powermeter/linesock.h"
 #include "powermeter/meter.h"
@@ -228,7 +229,7 @@ static int parse_uri(tb_temp_source *t, const char *uri, char *err) {
         if (uri[6] == '/')
             snprintf(t->path, sizeof t->path, "%s", uri + 6);
         else if (hwmon_path(uri + 6, t->path, sizeof t->path, why) != 0) {
-            tb_seterr(err, "temperature '%s': %s", uri, why);
+            tb_seterr(err, "temperature '%s': %s", t->uri, why);
             return -1;
         }
     } else if (strncmp(uri, "ptd+temp://", 11) == 0) {
@@ -236,16 +237,16 @@ static int parse_uri(tb_temp_source *t, const char *uri, char *err) {
         const char *rest = NULL;
         if (tb_linesock_split_hostport(uri + 11, TB_TEMP_PTD_DEFAULT_PORT, t->host, sizeof t->host, t->port,
                                        sizeof t->port, &rest, why) != 0) {
-            tb_seterr(err, "temperature '%s': %s", uri, why);
+            tb_seterr(err, "temperature '%s': %s", t->uri, why);
             return -1;
         }
         if (rest && *rest && strcmp(rest, "/") != 0) {
-            tb_seterr(err, "temperature '%s': '%s': ptd+temp takes no path or parameters", uri, rest);
+            tb_seterr(err, "temperature '%s': '%s': ptd+temp takes no path or parameters", t->uri, rest);
             return -1;
         }
     } else {
         tb_seterr(err, "temperature '%s': unknown scheme (expected ptd+temp://HOST:PORT, hwmon:NAME or file:PATH)",
-                  uri);
+                  t->uri);
         return -1;
     }
     return 0;
@@ -257,14 +258,17 @@ int tb_temp_open(const char *uri, tb_temp_source **out, char *err) {
     int rc;
     *out = NULL;
     if (strlen(uri) >= sizeof t->uri) {
-        tb_seterr(err, "temperature '%.60s...': URI too long", uri);
+        char shown[64];
+        tb_redact_uri(uri, shown, sizeof shown);
+        tb_seterr(err, "temperature '%s...': URI too long", shown);
         return -1;
     }
     t = xcalloc(1, sizeof *t);
-    snprintf(t->uri, sizeof t->uri, "%s", uri);
+    tb_redact_uri(uri, t->uri, sizeof t->uri); /* as shown in every message: no password */
     if ((rc = parse_uri(t, uri, err)) == 0 && t->kind == SRC_PTD) rc = open_ptd(t, err);
     if (rc == 0 && tb_temp_read(t, &c, err) != 0) rc = t->kind == SRC_PTD ? TB_METER_EUNREACH : -1;
     if (rc != 0) {
+        tb_redact_scrub(err, TB_ERR_LEN, uri); /* a message quoting a part of the URI raw */
         tb_temp_close(t);
         return rc;
     }

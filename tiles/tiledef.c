@@ -237,6 +237,8 @@ static int set_web(parse_state *ps, const char *sec, const char *key, const char
     char e[TB_ERR_LEN];
     if (strncmp(val, "http://", 7) != 0 || !val[7])
         return fail(ps, sec, key, "must be an http:// URL, e.g. http://127.0.0.1:8080");
+    if (strcspn(val + 7, "@/?#") < strlen(val + 7) && val[7 + strcspn(val + 7, "@/?#")] == '@')
+        return fail(ps, sec, key, "a user or password has no place in the web URL (http://HOST:PORT)");
     if (strlen(val) >= TB_SUT_MAX_URL) return fail(ps, sec, key, "too long");
     if (key[3] == '.') {
         uint64_t t;
@@ -259,6 +261,9 @@ static int set_host_port(parse_state *ps, const char *sec, const char *key, cons
     uint64_t n;
     size_t len = colon ? (size_t)(colon - val) : 0;
     if (len == 0 || len >= TB_SUT_MAX_HOST) return fail(ps, sec, key, "must be HOST:PORT");
+    /* the value is never quoted back: it may hold a password */
+    if (strcspn(val, "@/ \t") < len)
+        return fail(ps, sec, key, "must be HOST:PORT, without a scheme, a user or a password");
     if (tb_parse_u64(colon + 1, &n, e) != 0 || n < 1 || n > 65535) return fail(ps, sec, key, "port must be 1..65535");
     free(*host);
     *host = xmalloc(len + 1);

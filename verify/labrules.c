@@ -146,10 +146,16 @@ static int one_sum(const chctx *c, const tb_vsample *s, size_t *bad, char *why, 
         need |= (unsigned)fl & (TB_V_BAD | TB_V_AUTORANGE);
         if (fl & TB_V_BAD) bad[k]++;
         if ((w = tb_vcell_real(t, c->rows[j].row, "watts")), isnan(w)) null = 1;
+        if (isinf(w) || isinf(tb_vcell_real(t, c->rows[j].row, "volts")) ||
+            isinf(tb_vcell_real(t, c->rows[j].row, "amps"))) {
+            snprintf(why, len, "channel %lld at mono_us %lld: an infinite reading", (long long)c->ch[k],
+                     (long long)s->mono_us);
+            return 0;
+        }
         sum += w;
         mag += fabs(w);
     }
-    if (null != isnan(s->watts) ||
+    if (null != isnan(s->watts) || (!null && (!isfinite(sum) || !isfinite(s->watts))) ||
         (!null && fabs(s->watts - sum) > (double)(c->n_ch + 1) * ONE_DOUBLE_REL * fmax(mag, DBL_MIN))) {
         snprintf(why, len, "sample at mono_us %lld: watts %.17g, its channels sum to %.17g", (long long)s->mono_us,
                  s->watts, sum);

@@ -10,6 +10,7 @@
 int tb_v_close(double a, double b, double rel) {
     if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
     if (a == b) return 1;
+    if (isinf(a) || isinf(b)) return 0; /* inf - x <= rel * inf would hold for any finite x */
     return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
 }
 

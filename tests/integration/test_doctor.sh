@@ -149,5 +149,10 @@ is noredis sut.kv fail
 detail_has noredis sut.kv "connect 127.0.0.1:${REDIS##*:}"
 is noredis sut.oltp ok
 expect "Redis stopped: exit" "$DRC" -eq 2
+# ---- --ranging with a meter that cannot range: the run would refuse it, so doctor fails it ----
+doctor norange --config "$T/tile.ini" --tiles 1 --ranging=2s --meter estimate:
+is norange meter.1 fail
+detail_has norange meter.1 "--ranging: this meter cannot have its ranges set at run time"
+expect "ranging on estimate: exit" "$DRC" -eq 2
 stop_sims
 echo "PASS: test_doctor"

@@ -257,6 +257,13 @@ static void bad_files(void **state) {
         {"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\n",
          ":1:", "'01234567890123456789012345678901234567890123456789012345678901234567...'"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = nohostport\n", ":5:", "HOST:PORT"},
+        /* a URL or a user and password where HOST:PORT belongs: refused, never quoted back */
+        {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = redis://:RedS3c@127.0.0.1:6379\n",
+         ":5:", "without a scheme, a user or a password"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nredis = u:RedS3c@127.0.0.1:6379\n",
+         ":5:", "without a scheme, a user or a password"},
+        {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\nweb.tile1 = http://u:WebS3c@127.0.0.1:1/\n",
+         ":5:", "a user or password has no place in the web URL"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[stages]\nphases = 0\n", ":5:", "phases"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[sut]\ntelemetry = node1:9100\n", ":5:", "telemetry: use local"},
         {"[workload.kv]\nkind = kv\nreference = 1\n[run]\nmetrics = localhost\n",
@@ -283,6 +290,7 @@ static void bad_files(void **state) {
             fail_msg("case %zu: message '%s' lacks '%s' / '%s'", i, err, cases[i].want1, cases[i].want2);
         for (const char *c = err; *c; c++)
             if ((unsigned char)*c < 0x20 || *c == 0x7f) fail_msg("case %zu: raw control byte in '%s'", i, err);
+        if (strstr(err, "S3c")) fail_msg("case %zu: the secret is quoted in '%s'", i, err);
         if (!strstr(err, p) && strncmp(cases[i].want1, "qos", 3) != 0)
             fail_msg("case %zu: message '%s' does not name the file", i, err);
     }

@@ -90,6 +90,12 @@ static void test_open_bad(void **state) {
     assert_non_null(strstr(err, "expected tempK"));
     assert_int_equal(tb_temp_open("ptd+temp://127.0.0.1:8889/x?y=1", &t, err), -1);
     assert_non_null(strstr(err, "takes no path"));
+    /* a password in the URI is refused and never quoted back */
+    assert_int_equal(tb_temp_open("ptd+temp://u:S3cr3tPW@127.0.0.1:1", &t, err), -1);
+    assert_non_null(strstr(err, "a user or password has no place"));
+    assert_null(strstr(err, "S3cr3tPW"));
+    assert_int_equal(tb_temp_open("ptd+temp://127.0.0.1:1/?password=S3cr3tPW", &t, err), -1);
+    assert_null(strstr(err, "S3cr3tPW"));
     /* a well-formed URI whose daemon does not answer */
     assert_int_equal(tb_temp_open("ptd+temp://127.0.0.1:1", &t, err), TB_METER_EUNREACH);
 }

@@ -193,6 +193,9 @@ static void test_close(void **state) {
     assert_true(tb_v_close(1.0, 1.0 + 1e-12, TB_V_REL));
     assert_false(tb_v_close(1.0, 1.0 + 1e-6, TB_V_REL));
     assert_true(tb_v_close(NAN, NAN, TB_V_REL));
+    assert_false(tb_v_close(INFINITY, 230.0, TB_V_REL)); /* a forged inf is no match for a finite figure */
+    assert_false(tb_v_close(230.0, -INFINITY, TB_V_REL));
+    assert_true(tb_v_close(INFINITY, INFINITY, TB_V_REL));
     assert_false(tb_v_close(NAN, 0.0, TB_V_REL));
     assert_true(tb_v_close(0.0, 0.0, TB_V_REL));
 }
