@@ -222,6 +222,9 @@ static int set_config(parse_state *ps, const char *section, tb_campaign_config *
         return set_threads(ps, section, key, val, &k->threads);
     } else if (strcmp(key, "label") == 0) {
         if (!*val || strlen(val) >= sizeof k->label) return fail(ps, section, key, "empty or longer than 127 bytes");
+        for (const char *p = val; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                return fail(ps, section, key, "a control character has no place in a label");
         snprintf(k->label, sizeof k->label, "%s", val);
         k->label_line = line;
     } else {
@@ -592,6 +595,10 @@ static void sweep_opts(const tb_campaign *c, const tb_campaign_config *k, const 
         ro->meter_uris[ro->n_meters++] = meters[i];
     if (ro->n_meters == 0 && !def->n_hosts) ro->meter_uris[ro->n_meters++] = "auto"; /* [host.NAME]: theirs */
     if (def->run.temperature) ro->temp_uris[ro->n_temps++] = def->run.temperature;   /* the inlet, as `run` reads it */
+    if (def->run.ranging_us) { /* the tile file's ranging pass, as `run` reads it */
+        ro->ranging_us = def->run.ranging_us;
+        ro->ranging_key = "[run] ranging";
+    }
     ro->observer = o->observer ? o->observer->run : NULL;
     ro->preset = "demo";
     ro->stop = o->stop;

@@ -141,6 +141,7 @@ static void errors_name_line_and_key(void **state) {
         {"[campaign]\nname = n\n[config.a]\nthreads = 0\n", ":4: [config.a] threads: must be an integer 1..256"},
         {"[campaign]\nname = n\n[config.a]\nthreads = 2\nthreads = 3\n", ":5: [config.a] threads: given twice"},
         {"[campaign]\nname = n\n[config.a]\nlabel =\n", ":4: [config.a] label: empty"},
+        {"[campaign]\nname = n\n[config.a]\nlabel = a\x1b[31mred\n", ":4: [config.a] label: a control character"},
         {"[campaign]\nname = n\n[config.a]\ntile_file =\n", ":4: [config.a] tile_file: must not be empty"},
         {"[campaign]\nname = n\n[config.a]\nsteady = 1s\n", ":4: [config.a] steady: unknown key"},
         {"[campaign]\nname = n\nbaseline = a\n[config.a]\napply = true\nrevert = true\n[config.b]\napply = true\n"
