@@ -13,6 +13,7 @@
  */
 #include "coordinator/campaign.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -394,9 +395,79 @@ static char *redacted(const char *s, size_t n) {
     return r;
 }
 
+/* The secret values a command assigns (NAME=VALUE where the redaction
+ * rules hide VALUE, e.g. PGPASSWORD=... or X_TOKEN=...): its output may
+ * print them bare, and they are hidden there too. */
+#define CMD_MAX_SECRETS 16
+typedef struct cmd_secrets {
+    int n;
+    char *v[CMD_MAX_SECRETS];
+} cmd_secrets;
+
+/* The value after '=' at eq: up to a blank or a shell operator, or inside
+ * the quotes it starts with. Its length; *start set. */
+static size_t assigned_value(const char *eq, const char **start) {
+    const char *v = eq + 1;
+    if (*v == '\'' || *v == '"') {
+        const char *end = strchr(v + 1, *v);
+        *start = v + 1;
+        return end ? (size_t)(end - v - 1) : strlen(v + 1);
+    }
+    *start = v;
+    return strcspn(v, " \t\n;&|<>()`'\"");
+}
+
+static void collect_secrets(const char *cmd, cmd_secrets *cs) {
+    cs->n = 0;
+    for (const char *eq = strchr(cmd, '='); eq && cs->n < CMD_MAX_SECRETS; eq = strchr(eq + 1, '=')) {
+        const char *name = eq, *val;
+        size_t vlen = assigned_value(eq, &val);
+        char probe[256];
+        while (name > cmd && (isalnum((unsigned char)name[-1]) || name[-1] == '_' || name[-1] == '-'))
+            name--;
+        if (name == eq || vlen < 3 || (size_t)(eq - name) + vlen + 2 > sizeof probe) continue;
+        snprintf(probe, sizeof probe, "%.*s=%.*s", (int)(eq - name), name, (int)vlen, val);
+        {
+            char before[256];
+            memcpy(before, probe, sizeof before);
+            tb_ini_redact_msg(probe, sizeof probe);
+            if (strcmp(before, probe) == 0) continue; /* not a secret by the rules */
+        }
+        cs->v[cs->n] = xmalloc(vlen + 1);
+        memcpy(cs->v[cs->n], val, vlen);
+        cs->v[cs->n++][vlen] = '\0';
+    }
+}
+
+static void free_secrets(cmd_secrets *cs) {
+    for (int i = 0; i < cs->n; i++)
+        free(cs->v[i]);
+    cs->n = 0;
+}
+
+/* s (malloc'd) with every copy of a secret of cs replaced by "***":
+ * returns the new string and frees s. */
+static char *hide_secrets(char *s, const cmd_secrets *cs) {
+    for (int i = 0; cs && i < cs->n; i++) {
+        size_t vl = strlen(cs->v[i]);
+        char *hit;
+        while ((hit = strstr(s, cs->v[i]))) {
+            size_t head = (size_t)(hit - s), tail = strlen(hit + vl);
+            char *r = xmalloc(head + 3 + tail + 1);
+            memcpy(r, s, head);
+            memcpy(r + head, "***", 3);
+            memcpy(r + head + 3, hit + vl, tail + 1);
+            free(s);
+            s = r;
+        }
+    }
+    return s;
+}
+
 /* A command's output as it comes, cut into lines for the observer. */
 typedef struct echo_state {
     const tb_campaign_observer *obs;
+    const cmd_secrets *secrets; /* the command's own secret values, hidden in its output */
     const char *what, *config;
     char pending[512]; /* a partial line; a longer one is passed on in pieces */
     size_t plen;
@@ -404,7 +475,7 @@ typedef struct echo_state {
 
 /* Passes one line of a command's output on, its secrets redacted. */
 static void echo_line(echo_state *es) {
-    char *r = redacted(es->pending, es->plen);
+    char *r = hide_secrets(redacted(es->pending, es->plen), es->secrets);
     if (es->obs && es->obs->step_output) es->obs->step_output(es->obs->arg, es->what, es->config, r);
     free(r);
     es->plen = 0;
@@ -444,7 +515,8 @@ static void describe(const tb_spawn_result *r, char *how, size_t len) {
 static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, const char *what, const char *cmd,
                 int interruptible, const tb_campaign_opts *o, char *msg) {
     const tb_campaign_observer *obs = o->observer;
-    echo_state es = {obs, what, k->name, "", 0};
+    cmd_secrets secrets;
+    echo_state es = {obs, &secrets, what, k->name, "", 0};
     tb_spawn_opts so = {.shell = cmd,
                         .output_max = MAX_OUTPUT,
                         .grace_us = 5000000,
@@ -457,6 +529,7 @@ static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, c
     int64_t t0 = tb_wall_us(), t1;
     int status = -1;
     char *shown = redacted(cmd, strlen(cmd)), *output; /* the command runs as given; shown and stored redacted */
+    collect_secrets(cmd, &secrets);
     if (obs && obs->step_begun) obs->step_begun(obs->arg, what, k->name, shown);
     if (tb_spawn_run(&so, &r, e) != 0)
         tb_seterr(how, "could not start: %s", e);
@@ -468,7 +541,7 @@ static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, c
     output = xmalloc(r.output_len + 64);
     snprintf(output, r.output_len + 64, "%s%s", r.output, r.output_cut ? "\n[output cut at 64 KiB]" : "");
     free(r.output);
-    r.output = redacted(output, strlen(output));
+    r.output = hide_secrets(redacted(output, strlen(output)), &secrets);
     if (tb_store_campaign_step(s, campaign_id, k->name, what, shown, status, r.output, t0, t1, e) != 0)
         tb_log(TB_LOG_WARN, "%s", e);
     if (status != 0)
@@ -476,6 +549,7 @@ static int step(tb_store *s, int64_t campaign_id, const tb_campaign_config *k, c
     else if (obs && obs->step_done)
         obs->step_done(obs->arg, what, k->name, (double)(t1 - t0) / 1e6);
     tb_spawn_result_free(&r);
+    free_secrets(&secrets);
     free(output);
     free(shown);
     return status == 0;

@@ -49,7 +49,7 @@ apply = echo "apply base \$(sh $T/runs_now.sh)" >>"$T/markers"; echo hello from 
 revert = echo "revert base \$(sh $T/runs_now.sh)" >>"$T/markers"
 
 [config.eco]
-apply = echo "apply eco \$(sh $T/runs_now.sh)" >>"$T/markers"
+apply = echo "apply eco \$(sh $T/runs_now.sh)" >>"$T/markers"; X_TOKEN=T0kS3c sh -c 'echo "token is \$X_TOKEN"'
 revert = echo "revert eco \$(sh $T/runs_now.sh)" >>"$T/markers"
 EOF
 
@@ -77,6 +77,14 @@ expect "apply output stored" \
     "$(sqlite3 "$DB" "SELECT output FROM campaign_steps WHERE campaign_id = $CID AND step = 'apply' AND config = 'base'")" \
     = "hello from apply base"
 grep -q "\[apply base\] hello from apply base" "$T/campaign1.log" || fail "apply output not echoed"
+# a secret the command assigns (X_TOKEN=...) and its output prints bare: hidden in the echo and the store
+expect "apply output: the command's own secret hidden" \
+    "$(sqlite3 "$DB" "SELECT output FROM campaign_steps WHERE campaign_id = $CID AND step = 'apply' AND config = 'eco'")" \
+    = "token is ***"
+grep -q "\[apply eco\] token is \*\*\*" "$T/campaign1.log" || fail "apply eco's output not echoed redacted"
+! grep -q T0kS3c "$T/campaign1.log" || fail "the apply's secret reached the console"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM campaign_steps WHERE output LIKE '%T0kS3c%' OR command LIKE '%T0kS3c%'")" = 0 ] ||
+    fail "the apply's secret reached the store"
 BASE_RUN=$(sqlite3 "$DB" "SELECT id FROM runs WHERE campaign_id = $CID AND campaign_config = 'base'")
 ECO_RUN=$(sqlite3 "$DB" "SELECT id FROM runs WHERE campaign_id = $CID AND campaign_config = 'eco'")
 grep -q "tilebench compare: 2 runs against baseline run $BASE_RUN" "$T/campaign1.log" || fail "no comparison on stdout"
