@@ -37,7 +37,8 @@ static void usage(FILE *f) {
           "                           [--watts W | --trace FILE [--loop] [--trace-sync]\n"
           "                            | --cpu IDLE:MAX [--cpu-of PID[,PID...]]]\n"
           "                           [--volts V] [--pf PF] [--elements N] [--interval DUR]\n"
-          "                           [--fault KIND:N[@ELEMENT]]... [--fault-channel K] [--pty]\n"
+          "                           [--split S1,S2[,S3]] [--fault KIND:N[@ELEMENT]]...\n"
+          "                           [--fault-channel K] [--pty]\n"
           "       tilebench meter export URI... --listen ADDR:PORT [--interval DUR]\n"
           "\n"
           "probe: open the meter, print its identity (model, *IDN?, ranges, driver) and N\n"
@@ -83,6 +84,10 @@ static void usage(FILE *f) {
           "  --volts V, --pf PF  voltage and power factor served (default 230 V, 0.95)\n"
           "  --elements N        input elements 1..3; W is split evenly, SIGMA is the sum\n"
           "                      (ptd: a WT332E/WT333E, RL lists each channel)\n"
+          "  --split S1,S2[,S3]  with --elements 2 or 3: W and A split in these ratios\n"
+          "                      instead (1,3: a quarter and three quarters); the ranges\n"
+          "                      apply to every element, so the largest share over-ranges\n"
+          "                      first\n"
           "  --fault-channel K   ptd: the nan and negative faults hit channel K only\n"
           "  --interval DUR      PTD sample interval when Go asks for 0 (default 1s)\n"
           "  --fault KIND:N      every Nth value request: nan, inf (over-range), garbage,\n"
@@ -394,6 +399,32 @@ static int sim_elements(const char *val, tb_msim_opts *o) {
     return SIM_NEXT;
 }
 
+/* --split S1,S2[,S3]: each element's share of W and A, as ratios (1,3: a
+ * quarter and three quarters), normalized to sum 1. */
+static int sim_split(const char *val, tb_msim_opts *o) {
+    char msg[TB_ERR_LEN + 64], *end;
+    const char *p = val;
+    double sum = 0, v[3];
+    int n = 0;
+    for (;;) {
+        v[n] = strtod(p, &end);
+        if (end == p || !isfinite(v[n]) || v[n] <= 0 || (*end && *end != ',') || (*end == ',' && n == 2)) {
+            snprintf(msg, sizeof msg, "--split: '%.60s': expected 2 or 3 positive shares, e.g. 1,3", val);
+            return usage_error(msg);
+        }
+        sum += v[n++];
+        if (!*end) break;
+        p = end + 1;
+    }
+    if (n < 2) {
+        snprintf(msg, sizeof msg, "--split: '%.60s': expected 2 or 3 positive shares, e.g. 1,3", val);
+        return usage_error(msg);
+    }
+    for (int i = 0; i < 3; i++)
+        o->split[i] = i < n ? v[i] / sum : 0;
+    return SIM_NEXT;
+}
+
 static int sim_interval(const char *val, tb_msim_opts *o) {
     char err[TB_ERR_LEN], msg[TB_ERR_LEN + 64];
     if (tb_parse_duration_us(val, &o->ptd_interval_us, err) != 0 || o->ptd_interval_us < 10000u) {
@@ -443,6 +474,7 @@ static const struct option sim_longopts[] = {
     {"pf", required_argument, NULL, 'f'},
     {"elements", required_argument, NULL, 'e'},
     {"fault-channel", required_argument, NULL, 'C'},
+    {"split", required_argument, NULL, 'S'},
     {"interval", required_argument, NULL, 'i'},
     {"fault", required_argument, NULL, 'F'},
     {"pty", no_argument, NULL, 'P'},
@@ -475,6 +507,7 @@ static int sim_option(int c, char **argv, sim_args *a) {
         a->o.fault_channel = optarg[0] - '0';
         return SIM_NEXT;
     case 'i': return sim_interval(optarg, &a->o);
+    case 'S': return sim_split(optarg, &a->o);
     case 'F': return sim_fault(optarg, &a->o);
     case 'P': a->o.pty = 1; return SIM_NEXT;
     case 'h': usage(stdout); return TB_EXIT_OK;
@@ -504,6 +537,9 @@ static int sim_check(const sim_args *a) {
         return usage_error("--pty: PTDaemon is TCP only");
     if (o->fault_channel && (o->protocol != TB_MSIM_PTD || o->fault_channel > o->elements))
         return usage_error("--fault-channel: needs --protocol ptd and a channel within --elements");
+    int shares = (o->split[0] > 0) + (o->split[1] > 0) + (o->split[2] > 0);
+    if (shares && (o->protocol == TB_MSIM_PTD_TEMP || o->protocol == TB_MSIM_WT210 || shares != o->elements))
+        return usage_error("--split: one share per element of --elements (2 or 3), with --protocol wt310 or ptd");
     if (o->protocol == TB_MSIM_PTD_TEMP && (o->nfaults || o->cpu_model))
         return usage_error("--protocol ptd-temp: serves --watts or the trace as degrees C (no --fault, no --cpu)");
     return SIM_NEXT;
@@ -553,6 +589,8 @@ static void sim_banner(const tb_msim_opts *o, const tb_msim *sim) {
     else
         printf(", %g W", o->watts);
     printf(", %g V, PF %g, %d element%s", o->volts, o->pf, o->elements, o->elements > 1 ? "s" : "");
+    for (int i = 0; o->split[0] > 0 && i < o->elements; i++)
+        printf("%s%.3g", i ? ":" : " split ", o->split[i]);
     for (int i = 0; i < o->nfaults; i++) {
         printf("%s%s:%llu", i ? "," : ", faults ", tb_msim_fault_name(o->faults[i].kind),
                (unsigned long long)o->faults[i].every);

@@ -64,17 +64,31 @@ int tb_coord_ranging_check(run_ctx *c, char *err) {
     return TB_EXIT_OK;
 }
 
-/* The largest finite RMS V and A of meter i's samples in ps[0..n); the
- * number of samples that had both. */
+/* Folds one reading's V and A into the peaks: 1 when both were finite. */
+static int fold(double volts, double amps, double *v, double *a) {
+    if (!isfinite(volts) || !isfinite(amps)) return 0;
+    if (volts > *v) *v = volts;
+    if (amps > *a) *a = amps;
+    return 1;
+}
+
+/* The largest finite RMS V and A of meter i's good samples in ps[0..n); the
+ * number of samples that gave both. A meter read as several channels
+ * (s->nch > 0) has no V or A of its own: its peaks are the largest of its
+ * good channels' (an analyzer's range applies to every element, so it must
+ * hold the largest), and a sample counts when one of its channels gave both
+ * (docs/meters.md, "Ranging"). */
 static int peaks(const tb_poll_sample *ps, int n, int i, double *v, double *a) {
     int k = 0;
     *v = *a = 0;
     for (int j = 0; j < n; j++) {
         const tb_sample *s = &ps[j].s;
-        if (ps[j].meter != i || (s->flags & TB_SAMPLE_BAD) || !isfinite(s->volts) || !isfinite(s->amps)) continue;
-        if (s->volts > *v) *v = s->volts;
-        if (s->amps > *a) *a = s->amps;
-        k++;
+        int got = 0;
+        if (ps[j].meter != i || (s->flags & TB_SAMPLE_BAD)) continue;
+        if (s->nch == 0) got = fold(s->volts, s->amps, v, a);
+        for (int c = 0; c < s->nch && c < TB_METER_MAX_CHANNELS; c++)
+            if (!(s->ch[c].flags & TB_SAMPLE_BAD)) got |= fold(s->ch[c].volts, s->ch[c].amps, v, a);
+        k += got;
     }
     return k;
 }

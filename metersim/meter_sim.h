@@ -61,7 +61,8 @@ typedef struct tb_msim_opts {
     int n_cpu_of;                     /* their descendants (powermeter/proctree.h), not the host's */
     double volts;                     /* the voltage served, V (default 230) */
     double pf;                        /* the power factor served (default 0.95) */
-    int elements;                     /* input elements 1..3 (WT330 has 3); W is split evenly */
+    int elements;                     /* input elements 1..3 (WT330 has 3); W is split evenly unless split[] */
+    double split[3];                  /* --split: each element's share of W (summing to 1); all 0: even */
     int fault_channel;                /* PTD with elements > 1: the nan and negative faults hit only this
                                        * channel (1..elements) of the multi-channel RL line; 0: the whole line */
     uint64_t ptd_interval_us;         /* PTD sample interval when Go asks for 0 */

@@ -93,6 +93,10 @@ double sim_source_watts(tb_msim *m, uint64_t at_us);
 int sim_fault_for(const tb_msim *m, uint64_t n, int ptd);
 /* Applies the negative or inconsistent fault to the values about to be served. */
 void sim_implausible_values(tb_msim *m, int f, double *total_w);
+/* Element e's (1..elements) share of the total W and A: --split's, else even. */
+double sim_share(const tb_msim *m, int e);
+/* The largest share of any element (the one a range must hold). */
+double sim_max_share(const tb_msim *m);
 
 /* ---- meter_sim.c ---- */
 

@@ -71,13 +71,13 @@ static int ptd_send_fault(tb_msim *m, client *c, int f, uint64_t k, const char *
 }
 
 /* Appends the multi-channel groups ",Ch1,Watts,x,Volts,x,Amps,x,PF,x" to line:
- * W and A split evenly over the elements, fault chf (nan or negative, or -1)
- * on o.fault_channel alone. */
+ * W and A split over the elements (evenly, or by --split), fault chf (nan or
+ * negative, or -1) on o.fault_channel alone. */
 static void ptd_channels(const tb_msim *m, char *line, size_t len, double w, double u, double a, double pf, int chf) {
     int n = m->o.elements;
     for (int e = 1; e <= n; e++) {
         size_t used = strlen(line);
-        double cw = w / n, ca = a / n;
+        double cw = w * sim_share(m, e), ca = a * sim_share(m, e);
         if (e == m->o.fault_channel && chf == TB_MSIM_FAULT_NAN) cw = ca = -1.0;
         if (e == m->o.fault_channel && chf == TB_MSIM_FAULT_NEGATIVE) cw = SIM_NEG_W, ca = SIM_NEG_A;
         if (used + 2 >= len) return;
@@ -117,11 +117,12 @@ static void ptd_send_rl(tb_msim *m, client *c, int f) {
     }
     ptd_timestamp(at, ts, sizeof ts);
     a = isfinite(m->src_a) ? m->src_a : u > 0 && pf > 0 ? w / (u * pf) : 0.0;
-    /* A fixed range too small for the input (each element's share of the
-     * current): the analyzer over-ranges, and PTDaemon serves the sample as
-     * one it could not read, as the inf fault does (the emulator's model). */
+    /* A fixed range too small for an input (the largest element's share of
+     * the current: SR's range applies to every element): the analyzer
+     * over-ranges, and PTDaemon serves the sample as one it could not read,
+     * as the inf fault does (the emulator's model). */
     if (f < 0 && ((!m->vauto_ptd && u > SIM_OVER_RANGE * m->vrange_ptd) ||
-                  (!m->aauto_ptd && fabs(a) / m->o.elements > SIM_OVER_RANGE * m->arange_ptd)))
+                  (!m->aauto_ptd && fabs(a) * sim_max_share(m) > SIM_OVER_RANGE * m->arange_ptd)))
         f = TB_MSIM_FAULT_INF;
     m->c.served++;
     if (ptd_send_fault(m, c, f, k, ts)) return;

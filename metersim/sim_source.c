@@ -249,6 +249,19 @@ void sim_implausible_values(tb_msim *m, int f, double *total_w) {
     }
 }
 
+double sim_share(const tb_msim *m, int e) {
+    int n = m->o.elements > 0 ? m->o.elements : 1;
+    if (e < 1 || e > n || e > 3) return 0;
+    return m->o.split[0] > 0 ? m->o.split[e - 1] : 1.0 / n;
+}
+
+double sim_max_share(const tb_msim *m) {
+    double s = 0;
+    for (int e = 1; e <= m->o.elements && e <= 3; e++)
+        s = fmax(s, sim_share(m, e));
+    return s > 0 ? s : 1.0;
+}
+
 /* ---- faults ---- */
 
 static const char *const fault_names[TB_MSIM_FAULT_KINDS] = {"nan",        "inf",         "garbage",  "stall",

@@ -62,11 +62,12 @@ void sim_yoko_reset(tb_msim *m) {
 
 /* ---- values ---- */
 
-/* The value of function f for element e (0 = SIGMA) at the given total watts. */
+/* The value of function f for element e (0 = SIGMA) at the given total
+ * watts: element e takes its share (sim_share) of W and A. */
 static double yoko_func(const tb_msim *m, const char *f, int e, double total_w) {
-    double n = (double)m->o.elements, w = e == 0 ? total_w : total_w / n;
+    double share = e == 0 ? 1.0 : sim_share(m, e), w = total_w * share;
     double u = isfinite(m->src_v) ? m->src_v : m->o.volts, pf = isfinite(m->src_pf) ? m->src_pf : m->o.pf;
-    double i = isfinite(m->src_a) ? (e == 0 ? m->src_a : m->src_a / n) : u > 0 && pf > 0 ? w / (u * pf) : 0;
+    double i = isfinite(m->src_a) ? m->src_a * share : u > 0 && pf > 0 ? w / (u * pf) : 0;
     double s = u * i;
     if (strcmp(f, "P") == 0 || strcmp(f, "W") == 0) return w;
     if (strcmp(f, "U") == 0 || strcmp(f, "V") == 0 || strcmp(f, "URMS") == 0) return u;
@@ -187,9 +188,11 @@ static int yoko_values(tb_msim *m, char *buf, size_t len, int wt210) {
     } else {
         count_served(m, f, &total);
     }
-    /* A real over-range: the input is above 140% of a fixed range. */
+    /* A real over-range: an input is above 140% of a fixed range. The ranges
+     * apply to every element (the range commands carry no element), so the
+     * element of the largest share decides. */
     u = isfinite(m->src_v) ? m->src_v : m->o.volts;
-    i = yoko_func(m, "I", 1, total);
+    i = yoko_func(m, "I", 0, total) * sim_max_share(m);
     auto_range(m, u, i);
     if ((!m->vauto && u > SIM_OVER_RANGE * m->vrange) || (!m->aauto && i > SIM_OVER_RANGE * m->arange)) over = 1;
     format_values(m, buf, len, wt210, f, fe, over, total);

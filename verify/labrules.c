@@ -7,7 +7,8 @@
  *    so too, and a level in which a channel's bad samples pass 1% of the
  *    level's samples is stored invalid;
  *  - the ranging pass (level_ranges.csv): each row's peaks are the largest
- *    V and A of the meter's good samples in its interval, its ranges the
+ *    V and A of the meter's good samples in its interval (of a meter read
+ *    as channels: of their good channels, channel_samples.csv), its ranges the
  *    smallest of the documented list that hold the peaks with 25% headroom,
  *    and no measured sample of a level the run calls valid is over-range or
  *    auto-ranged;
@@ -257,19 +258,44 @@ static double pick(const double *list, size_t n, double f, double peak) {
     return -1;
 }
 
-/* The largest good V and A of meter m's samples in [t0, t1) (power rows
- * pw), and how many had both. */
-static size_t peaks(const tb_vdata *d, const trow *pw, size_t n, int64_t m, int64_t t0, int64_t t1, double *v,
+/* The rows the ranging peaks are taken from: power_samples.csv by meter and
+ * time; for a meter read as channels, channel_samples.csv by meter, time and
+ * channel too. */
+typedef struct pkrows {
+    const trow *pw, *ch;
+    size_t n_pw, n_ch;
+} pkrows;
+
+/* Folds row r of t (its volts and amps) into the peaks: 1 when both are
+ * finite and its flags are not bad. */
+static int fold(const tb_vcsv *t, size_t r, double *v, double *a) {
+    double u = tb_vcell_real(t, r, "volts"), c = tb_vcell_real(t, r, "amps");
+    if (((unsigned)tb_vcell_int(t, r, "flags", 0) & TB_V_BAD) || !isfinite(u) || !isfinite(c)) return 0;
+    if (u > *v) *v = u;
+    if (c > *a) *a = c;
+    return 1;
+}
+
+/* The largest good V and A of meter m's good samples in [t0, t1), and how
+ * many gave both (docs/meters.md, "Ranging"). A meter read as channels
+ * (chans) has no V or A of its own: the peaks are its good channels' (the
+ * rows of channel_samples.csv at the sample's time), and a sample counts
+ * when one of its channels gave both. */
+static size_t peaks(const tb_vdata *d, const pkrows *p, int chans, int64_t m, int64_t t0, int64_t t1, double *v,
                     double *a) {
     size_t k = 0;
     *v = *a = 0;
-    for (size_t i = trow_first(pw, n, m, t0); i < n && pw[i].meter == m && pw[i].mono < t1; i++) {
-        size_t row = pw[i].row;
-        double u = tb_vcell_real(&d->power, row, "volts"), c = tb_vcell_real(&d->power, row, "amps");
-        if (((unsigned)tb_vcell_int(&d->power, row, "flags", 0) & TB_V_BAD) || !isfinite(u) || !isfinite(c)) continue;
-        if (u > *v) *v = u;
-        if (c > *a) *a = c;
-        k++;
+    for (size_t i = trow_first(p->pw, p->n_pw, m, t0); i < p->n_pw && p->pw[i].meter == m && p->pw[i].mono < t1; i++) {
+        int got = 0;
+        if (!chans) {
+            k += (size_t)fold(&d->power, p->pw[i].row, v, a);
+            continue;
+        }
+        if ((unsigned)tb_vcell_int(&d->power, p->pw[i].row, "flags", 0) & TB_V_BAD) continue;
+        for (size_t j = trow_first(p->ch, p->n_ch, m, p->pw[i].mono);
+             j < p->n_ch && p->ch[j].meter == m && p->ch[j].mono == p->pw[i].mono; j++)
+            got |= fold(&d->channels, p->ch[j].row, v, a);
+        k += (size_t)got;
     }
     return k;
 }
@@ -295,29 +321,36 @@ static size_t measured(const tb_vdata *d, size_t k, int64_t m, size_t *phases) {
 }
 
 /* One row of level_ranges.csv against the samples. */
-static void range_row(const tb_vdata *d, const trow *pw, size_t n, size_t k, tb_vresult *r) {
+static void range_row(const tb_vdata *d, const pkrows *p, size_t k, tb_vresult *r) {
     const tb_vcsv *t = &d->ranges;
     int64_t m = tb_vcell_int(t, k, "meter", -1), t0 = tb_vcell_int(t, k, "start_mono_us", 0),
             t1 = tb_vcell_int(t, k, "end_mono_us", 0), stored_n = tb_vcell_int(t, k, "samples", -1);
     double pv = tb_vcell_real(t, k, "peak_v"), pa = tb_vcell_real(t, k, "peak_a"),
            rv = tb_vcell_real(t, k, "volt_range_v"), ra = tb_vcell_real(t, k, "amp_range_a"), v, a, cf = NAN, f, wv, wa;
     size_t got, phases, off;
+    int64_t chs[MAX_CH];
+    int chans = 0;
     char name[200];
     const char *alone = tb_vcell(t, k, "alone");
     snprintf(name, sizeof name, "ranges tiles %lld%s%s (repeat %lld) meter %lld",
              (long long)tb_vcell_int(t, k, "tiles", -1), alone ? ", alone " : "", alone ? alone : "",
              (long long)tb_vcell_int(t, k, "repeat", 1), (long long)m);
     for (size_t i = 0; i < d->meters.n_rows; i++)
-        if (tb_vcell_int(&d->meters, i, "idx", (int64_t)i) == m) cf = tb_vcell_real(&d->meters, i, "crest_factor");
+        if (tb_vcell_int(&d->meters, i, "idx", (int64_t)i) == m) {
+            cf = tb_vcell_real(&d->meters, i, "crest_factor");
+            chans = meter_channels(d, i, chs) > 0; /* a list that does not read: check_channels' line */
+        }
     f = cf > 5.5 && cf < 6.5 ? 0.5 : 1.0;
-    got = peaks(d, pw, n, m, t0, t1, &v, &a);
+    got = peaks(d, p, chans, m, t0, t1, &v, &a);
     wv = pick(VOLT_RANGES, sizeof VOLT_RANGES / sizeof VOLT_RANGES[0], f, v);
     wa = pick(AMP_RANGES, sizeof AMP_RANGES / sizeof AMP_RANGES[0], f, a);
     off = measured(d, k, m, &phases);
     if ((int64_t)got != stored_n || !tb_v_close(pv, v, TB_V_REL) || !tb_v_close(pa, a, TB_V_REL))
-        tb_vresult_add(r, 0, name, "the peaks of the meter's good samples in the ranging interval",
-                       "stored %.6g V, %.6g A over %lld samples; the samples give %.6g V, %.6g A over %zu", pv, pa,
-                       (long long)stored_n, v, a, got);
+        tb_vresult_add(r, 0, name,
+                       chans ? "the peaks of the good channels of the meter's good samples in the ranging interval"
+                             : "the peaks of the meter's good samples in the ranging interval",
+                       "stored %.6g V, %.6g A over %lld samples; the %s give %.6g V, %.6g A over %zu", pv, pa,
+                       (long long)stored_n, chans ? "channels' readings" : "samples", v, a, got);
     else if (!tb_v_close(rv, wv, TB_V_REL) || !tb_v_close(ra, wa, TB_V_REL))
         tb_vresult_add(r, 0, name, "the smallest range holding each peak x 1.25 (docs/meters.md)",
                        "stored %g V, %g A; peaks %.6g V, %.6g A need %g V, %g A", rv, ra, v, a, wv, wa);
@@ -327,23 +360,26 @@ static void range_row(const tb_vdata *d, const trow *pw, size_t n, size_t k, tb_
         tb_vresult_add(r, off == 0, name,
                        "the smallest ranges holding the peaks x 1.25; no over-range or auto-ranged sample in a valid "
                        "phase",
-                       "peaks %.6g V, %.6g A over %zu samples: %g V, %g A; %zu measured phases, %zu over-range or "
+                       "peaks %.6g V, %.6g A over %zu samples%s: %g V, %g A; %zu measured phases, %zu over-range or "
                        "auto-ranged samples in valid ones",
-                       v, a, got, rv, ra, phases, off);
+                       v, a, got, chans ? " (their channels' largest)" : "", rv, ra, phases, off);
 }
 
 static void check_ranges(const tb_vdata *d, tb_vresult *r) {
-    size_t n = 0, bad_row;
-    trow *pw;
+    size_t bad_row;
+    pkrows p = {NULL, NULL, 0, 0};
+    trow *pw, *ch;
     if (d->ranges.n_rows == 0) return;
     if (d->ranges.n_rows > TB_V_LEVELS_MAX) { /* each row searches the levels */
         tb_vresult_add(r, 0, "ranges", "at most 10000 rows of level_ranges.csv", "%zu rows", d->ranges.n_rows);
         return;
     }
-    pw = index_rows(&d->power, 0, &n, &bad_row);
+    p.pw = pw = index_rows(&d->power, 0, &p.n_pw, &bad_row);
+    p.ch = ch = index_rows(&d->channels, 1, &p.n_ch, &bad_row); /* a key that does not read: check_channels' line */
     for (size_t k = 0; k < d->ranges.n_rows; k++)
-        range_row(d, pw, n, k, r);
+        range_row(d, &p, k, r);
     free(pw);
+    free(ch);
 }
 
 /* ---- inlet temperature ---- */

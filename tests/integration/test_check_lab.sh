@@ -3,12 +3,17 @@
 # "The lab-measurement rules") on bundles of two short real runs against the
 # embedded SUT:
 #  - run 1: a WT332E emulator read as elements 1,2 (wt310://...?element=1,2), with
-#    an inlet temperature source (file:, 22 C): every power sample is the sum of
-#    its channels, no channel makes a level invalid, the temperature rule passes;
+#    an inlet temperature source (file:, 22 C) and --ranging=2s, its 200 W split
+#    1:3 (50 W = 0.2174 A, 150 W = 0.6522 A): every power sample is the sum of
+#    its channels, no channel makes a level invalid, the temperature rule passes,
+#    and the ranging peaks are recomputed from channel_samples.csv (the larger
+#    element's 0.6522 A: 300 V, 1 A);
 #  - run 2: one WT310 emulator with --ranging=2s: the ranges recomputed from the
 #    ranging interval's samples (69 W at 230 V: 0.3 A, so 300 V and 0.5 A);
 #  - forgeries (the manifest's hash rewritten each time), each exit 1 naming the
-#    item: a channel reading edited (its sum), one channel made bad in every
+#    item: a channel reading edited (its sum), the stored peak made the smaller
+#    channel's, a channel's current in the ranging pass raised (its peak), one
+#    channel made bad in every
 #    sample of a level the run calls valid, a stored range widened, a stored
 #    peak edited, an over-range steady sample in a valid level, an inlet minimum
 #    of 18 C in a run claiming the compliant preset whose level is valid, a
@@ -23,7 +28,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || fail "$PY not found: it edits the CSV"
 DB="$T/results.db"
 
-start_sim two --protocol wt310 --elements 2 --watts 200 --pf 1
+start_sim two --protocol wt310 --elements 2 --split 1,3 --watts 200 --pf 1
 P_TWO=$PORT
 start_sim one --protocol wt310 --watts 69 --pf 1
 P_ONE=$PORT
@@ -33,7 +38,7 @@ echo 22.0 >"$T/inlet"
 cat "$TB_SOURCE_DIR/tiles/standard.ini" "$T/sut/sut.ini" >"$T/tile.ini"
 STAGES=(--tiles 1 --ramp-up 1s --warm-up 3s --steady 4s --ramp-down 1s --idle 3s)
 "$TB" run --config "$T/tile.ini" "${STAGES[@]}" --meter "wt310://127.0.0.1:$P_TWO?element=1,2&volts=300&amps=2" \
-    --temperature "file:$T/inlet" --db "$DB" --quiet >"$T/run1.log" 2>&1 || fail "run 1 exited $?: $(cat "$T/run1.log")"
+    --ranging=2s --temperature "file:$T/inlet" --db "$DB" --quiet >"$T/run1.log" 2>&1 || fail "run 1 exited $?: $(cat "$T/run1.log")"
 "$TB" run --config "$T/tile.ini" "${STAGES[@]}" --ranging=2s --meter "wt310://127.0.0.1:$P_ONE" --db "$DB" --quiet \
     >"$T/run2.log" 2>&1 || fail "run 2 exited $?: $(cat "$T/run2.log")"
 "$TB" sut down --dir "$T/sut" >/dev/null 2>&1 || fail "sut down failed"
@@ -58,6 +63,7 @@ has chan "^PASS channels level [0-9]* (tiles 1) meter 0: channel 1 0 bad of [0-9
 has chan "^PASS inlet temperature level [0-9]* (tiles 1): min 22.0, mean 22.0, max 22.0 C over [0-9]* readings (recomputed from temperature_samples.csv); stored valid"
 has chan "^PASS inlet temperature active idle: min 22.0, mean 22.0, max 22.0 C over [0-9]* readings (recomputed"
 has chan "^PASS inlet temperature readings: [0-9]* readings, [0-9]* of them in steady windows"
+has chan "^PASS ranges tiles 1 (repeat 1) meter 0: peaks 230 V, 0.652174 A over [0-9]* samples (their channels' largest): 300 V, 1 A; 1 measured phases, 0 over-range"
 hasnt chan "^FAIL"
 check_rc rng 0 "$T/run2.tar.gz"
 has rng "^PASS ranges tiles 1 (repeat 1) meter 0: peaks 230 V, 0.3 A over [0-9]* samples: 300 V, 0.5 A; 1 measured phases, 0 over-range"
@@ -93,6 +99,15 @@ forge chsum "$T/run1.tar.gz" channel_samples.csv '
 r = next(r for r in rows[1:] if r[col("stage")] == "steady" and r[col("channel")] == "2")
 r[col("watts")] = repr(float(r[col("watts")]) + 5.0)'
 has chsum "^FAIL channels meter 0: sample at mono_us [0-9]*: watts 200, its channels sum to 205"
+
+# the stored peak the smaller channel's current (as if it alone were ranged); channel 2's current in the pass raised
+forge chpeak "$T/run1.tar.gz" level_ranges.csv 'rows[1][col("peak_a")] = "0.217391"'
+has chpeak "^FAIL ranges tiles 1 (repeat 1) meter 0: stored 230 V, 0.217391 A over [0-9]* samples; the channels' readings give 230 V, 0.652174 A"
+forge champs "$T/run1.tar.gz" channel_samples.csv '
+for r in rows[1:]:
+    if r[col("stage")] == "warm-up" and r[col("channel")] == "2":
+        r[col("amps")] = "0.9"'
+has champs "^FAIL ranges tiles 1 (repeat 1) meter 0: stored 230 V, 0.652174 A over [0-9]* samples; the channels' readings give 230 V, 0.9 A"
 
 # channel 2 implausible in every steady sample (and so each summed sample, to keep the sums), the level still valid
 forge chbad "$T/run1.tar.gz" channel_samples.csv '

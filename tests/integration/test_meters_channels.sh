@@ -17,6 +17,15 @@
 #   PF 1), adding up to the meter's summed W; with element 2 bad on every 2nd
 #   reading, channel 2's errors and last_read_ok say so, channel 1's none, and
 #   its W stays the last good reading (never -27.1).
+# - the ranging pass (run --ranging) on two channels that draw unevenly
+#   (--split 1,3 of 300 W at 230 V, PF 1: 75 W = 0.3261 A and 225 W =
+#   0.9783 A), through ptd://?channels=1,2 and wt310://?element=1,2: the
+#   stored peak is the larger channel's A (the sum, 1.304 A, or the smaller
+#   channel's would differ), the ranges 300 V and 2 A (0.9783 x 1.25 = 1.22 A;
+#   the smaller channel's 0.408 A would pick 0.5 A, on which the larger
+#   over-ranges above 0.7 A), no steady sample auto-ranged, over-range or
+#   bad, the level valid, and `tilebench check` of the bundle passes its
+#   ranging line.
 source "$(dirname "$0")/lib.sh"
 
 TB=$TILEBENCH
@@ -183,5 +192,47 @@ rc=0
 "$TB" meter sim --protocol wt310 --fault nan:2@2 >"$T/elem.out" 2>&1 || rc=$?
 expect "sim --fault nan:2@2 with one element: exit" "$rc" -eq 2
 grep -q "needs --protocol wt310 and an element within --elements" "$T/elem.out" || fail "no clear error: $(cat "$T/elem.out")"
+
+# ---- the ranging pass over two uneven channels: the larger decides ----
+# ranged NAME URI: one 1-tile level with a 2 s ranging pass into $T/NAME.db, and its check.
+ranged() {
+    local name=$1 uri=$2 want_a
+    "$TB" run --config "$T/tile.ini" --tiles 1 --ramp-up 1s --warm-up 4s --steady 3s --ramp-down 0 --idle 0 \
+        --ranging=2s --meter "$uri" --db "$T/$name.db" --quiet >"$T/$name.log" 2>&1 ||
+        fail "run $name exited $?: $(cat "$T/$name.log")"
+    "$TB" report latest --db "$T/$name.db" --format json >"$T/$name.json" || fail "report $name"
+    want_a=$(jq -n '225 / 230')
+    echo "$name: $(q "$name" "SELECT 'peak ' || peak_v || ' V, ' || peak_a || ' A over ' || samples || ' samples; ranges '
+        || volt_range_v || ' V, ' || amp_range_a || ' A' FROM level_ranges")"
+    expect "$name: one ranging row" "$(q "$name" 'SELECT count(*) FROM level_ranges')" -eq 1
+    expect_true "$name: the peak is the larger channel's A" "$(q "$name" 'SELECT peak_a FROM level_ranges')" \
+        "(. - $want_a) | fabs < 1e-4"
+    expect_true "$name: the peak is the largest good channel reading of the pass (SQL)" "$(q "$name" "SELECT
+        r.peak_a - (SELECT max(c.amps) FROM channel_samples c WHERE c.meter_idx = 0 AND (c.flags & 39) = 0
+        AND c.mono_us >= r.start_mono_us AND c.mono_us < r.end_mono_us) FROM level_ranges r")" 'fabs < 1e-9'
+    expect_true "$name: the peak V" "$(q "$name" 'SELECT peak_v FROM level_ranges')" '(. - 230) | fabs < 1e-6'
+    expect "$name: ranges" "$(q "$name" 'SELECT volt_range_v || " " || amp_range_a FROM level_ranges')" = "300.0 2.0"
+    expect "$name: steady samples" "$(q "$name" "SELECT count(*) FROM power_samples WHERE stage = 'steady'")" -ge 2
+    expect "$name: steady samples auto-ranged, over-range or bad" "$(q "$name" "SELECT count(*) FROM power_samples
+        WHERE stage = 'steady' AND (flags & (16 | 39)) != 0")" -eq 0
+    expect "$name: steady channel readings auto-ranged, over-range or bad" "$(q "$name" "SELECT count(*)
+        FROM channel_samples WHERE stage = 'steady' AND (flags & (16 | 39)) != 0")" -eq 0
+    expect "$name: warm-up samples auto-ranged" "$(q "$name" "SELECT count(*) FROM power_samples
+        WHERE stage = 'warm-up' AND (flags & 16) != 0")" -ge 1
+    expect "$name: level valid" "$(jq -r '.run.levels[0].valid' "$T/$name.json")" = true
+    "$TB" publish 1 --db "$T/$name.db" -o "$T/$name.tar.gz" >"$T/$name-publish.log" 2>&1 ||
+        fail "publish $name: $(cat "$T/$name-publish.log")"
+    "$TB" check "$T/$name.tar.gz" >"$T/$name-check.out" 2>&1 || fail "check $name: $(grep -v '^PASS' "$T/$name-check.out")"
+    grep -Eq "^PASS ranges tiles 1 \(repeat 1\) meter 0: peaks 230 V, 0.978261 A over [0-9]+ samples \(their channels' largest\): 300 V, 2 A; 1 measured phases, 0 over-range" \
+        "$T/$name-check.out" || fail "check $name: no ranging line: $(grep ranges "$T/$name-check.out")"
+}
+start_sim rptd --protocol ptd --elements 2 --split 1,3 --watts 300 --pf 1 --interval 500ms
+ranged rptd "ptd://127.0.0.1:$PORT?channels=1,2"
+start_sim rwt --protocol wt310 --elements 2 --split 1,3 --watts 300 --pf 1
+ranged rwt "wt310://127.0.0.1:$PORT?element=1,2&volts=300&amps=20"
+rc=0
+"$TB" meter sim --protocol ptd --elements 3 --split 1,3 >"$T/split.out" 2>&1 || rc=$?
+expect "sim --split of 2 shares with 3 elements: exit" "$rc" -eq 2
+grep -q "^tilebench meter: --split: one share per element of --elements" "$T/split.out" || fail "--split: no clear error: $(cat "$T/split.out")"
 stop_sims
 echo "PASS test_meters_channels"
