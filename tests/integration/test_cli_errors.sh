@@ -34,7 +34,9 @@ expect_exit2 "$T/unclosed.ini:6: syntax error: unclosed section header (no ']'):
 # bytes from the file are escaped (\xNN), never sent raw to the terminal: a binary
 # file, and a control byte in a value that only the workload's own check rejects
 no_raw_bytes() { ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/err" || fail "raw control bytes: $(cat -v "$T/err")"; }
-expect_exit2 "$TILEBENCH:1: (no key = value): a NUL byte at byte 8 of the line (a binary file?)" $TB run --config "$TILEBENCH"
+# the first 4 KiB of the binary itself (the whole one, under ASan, is over the 16 MiB cap)
+head -c 4096 "$TILEBENCH" >"$T/binary"
+expect_exit2 "$T/binary:1: (no key = value): a NUL byte at byte 8 of the line (a binary file?)" $TB run --config "$T/binary"
 no_raw_bytes
 printf '[workload.kv]\nkind = kv\nreference = 1\nkey_pattern = \033[31mred\n' >"$T/esc.ini"
 expect_exit2 "$T/esc.ini:4: [workload.kv] key_pattern: '\x1b[31mred'" $TB run --config "$T/esc.ini"

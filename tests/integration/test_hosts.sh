@@ -13,7 +13,11 @@ source "$(dirname "$0")/lib.sh"
 WA=123.4 WE=50 WB=211.7
 start_sim simA --protocol wt310 --watts "$WA"
 PA=$PORT
-start_sim simB --protocol ptd --watts "$WB"
+# the PTDaemon samples at 4 Hz on its own clock, so RL answers at once with a
+# fresh sample: at 1 Hz its samples fall on its own grid, out of phase with the
+# poller's, and a steady edge can be a few ms over 500 ms from the nearest one
+# (docs/meters.md, "the edges rule and a PTDaemon's own clock")
+start_sim simB --protocol ptd --watts "$WB" --interval 250ms
 PB=$PORT
 
 "$TILEBENCH" sut up --tiles 2 --dir "$T/sut" >"$T/sut-up.log" 2>&1 || fail "sut up failed: $(cat "$T/sut-up.log")"
