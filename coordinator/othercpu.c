@@ -20,26 +20,30 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
+
 #include "coordinator/run_ctx.h"
+#include "loadgen/http_client.h"
 #include "powermeter/listeners.h"
 #include "powermeter/proctree.h"
 #include "powermeter/telemetry.h"
 
 #define OTHER_MAX_ROOTS 64
 
-/* The port in "... port=N ..." of a libpq conninfo, or in "scheme://host:N"; 0 none. */
+/* The port in "... port=N ..." of a libpq conninfo; 0 none. */
 static int conninfo_port(const char *ci) {
     const char *p = ci ? strstr(ci, "port=") : NULL;
     return p ? atoi(p + 5) : 0;
 }
 
+/* The port of a web URL, as the load generator reads it (80 when none is given); 0 when it does not parse. */
 static int url_port(const char *url) {
-    const char *h = url ? strstr(url, "://") : NULL, *colon;
-    if (!h) return 0;
-    h += 3;
-    if (*h == '[') h = strchr(h, ']'); /* [v6]:port */
-    if (!h || !(colon = strchr(h, ':'))) return 0;
-    return atoi(colon + 1);
+    tb_http_target t;
+    char path[2048], err[TB_ERR_LEN];
+    if (!url || tb_http_url_parse(url, &t, path, sizeof path, err) != 0) return 0;
+    if (t.sa.ss_family == AF_INET) return ntohs(((const struct sockaddr_in *)&t.sa)->sin_port);
+    if (t.sa.ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)&t.sa)->sin6_port);
+    return 0;
 }
 
 static void add_port(int *ports, int *n, int port) {
