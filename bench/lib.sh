@@ -21,6 +21,12 @@
 #                               signal). Its own return status is 0.
 #   bench_repeat NAME VALUE     checks that VALUE (a REPEAT) is a whole number
 #                               >= 1; exits 2 naming NAME otherwise
+#   bench_cost_check            exits 2 (naming COST=0) unless perf can count
+#                               the events of a cost run; sets BENCH_COST_EVENTS
+#   bench_cost_cmd FILE         prints the perf stat prefix that counts those
+#                               events for a command into FILE: every system
+#                               call (raw_syscalls:sys_enter), the system calls
+#                               a client's loop makes by kind, context switches
 #   bench_first_peer I          true when round I (1-based) of alternating
 #                               runs starts with the peer tool: odd rounds run
 #                               the peer first, even rounds tilebench first, so
@@ -103,3 +109,19 @@ bench_repeat() {
 }
 
 bench_first_peer() { [ $(($1 % 2)) -eq 1 ]; }
+
+# the system calls a load generator's loop makes, counted by kind in a cost run
+BENCH_COST_SYSCALLS="read write readv writev sendto recvfrom sendmsg recvmsg epoll_wait epoll_pwait epoll_ctl
+ poll ppoll select pselect6 futex clock_gettime timerfd_settime getrusage sched_yield nanosleep clock_nanosleep
+ ioctl fcntl"
+
+bench_cost_check() {
+    local s
+    BENCH_COST_EVENTS="raw_syscalls:sys_enter,context-switches,cpu-migrations"
+    for s in $BENCH_COST_SYSCALLS; do BENCH_COST_EVENTS="$BENCH_COST_EVENTS,syscalls:sys_enter_$s"; done
+    command -v perf >/dev/null || { echo "bench: perf not found (apt-get install linux-perf), or COST=0 to skip the cost table" >&2; exit 2; }
+    perf stat -x, -o /dev/null -e "$BENCH_COST_EVENTS" -- true 2>/dev/null ||
+        { echo "bench: perf cannot count system call tracepoints here (root, or kernel.perf_event_paranoid <= 1); COST=0 skips the cost table" >&2; exit 2; }
+}
+
+bench_cost_cmd() { echo "perf stat -x, -o $1 -e $BENCH_COST_EVENTS --"; }

@@ -41,6 +41,12 @@ size_t tb_fmt_int64(int64_t v, char *out) {
     return n;
 }
 
+size_t tb_fmt_uint64(uint64_t v, char *out) {
+    size_t n = put_digits(v, out);
+    out[n] = '\0';
+    return n;
+}
+
 static const uint64_t pow10_u64[20] = {1ULL,
                                        10ULL,
                                        100ULL,

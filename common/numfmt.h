@@ -17,6 +17,11 @@
  * (TB_NUMFMT_LEN bytes). Returns the length. */
 size_t tb_fmt_int64(int64_t v, char *out);
 
+/* v in decimal, as printf's "%llu" writes it; otherwise as tb_fmt_int64.
+ * The load generator writes its per-op numbers with these (a key, a
+ * length, a primary key): printf parses its format on every call. */
+size_t tb_fmt_uint64(uint64_t v, char *out);
+
 /*
  * v as printf's "%.17g" writes it, NUL-terminated in out (TB_NUMFMT_LEN
  * bytes): 17 significant digits, correctly rounded, so strtod gives back v

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "loadgen/workload.h"
 
 enum { OP_SET = 0, OP_GET, N_OPS };
@@ -242,7 +243,10 @@ static uint64_t next_key(kv_user *s) {
 
 /* Appends "$<len>\r\n<bytes>\r\n" (a RESP bulk string) at p; returns the end. */
 static char *put_bulk(char *p, const char *b, size_t n) {
-    p += sprintf(p, "$%zu\r\n", n);
+    *p++ = '$';
+    p += tb_fmt_uint64(n, p);
+    *p++ = '\r';
+    *p++ = '\n';
     memcpy(p, b, n);
     p += n;
     *p++ = '\r';
@@ -259,8 +263,13 @@ static void on_reply(redisAsyncContext *ac, void *r, void *priv);
  * output buffer.
  */
 static int send_cmd(kv_user *s, int op, uint64_t key_n) {
-    char stack[2048], key[48], *buf, *p;
-    size_t klen = (size_t)snprintf(key, sizeof key, "t%d:k%llu", tb_user_tile(s->u), (unsigned long long)key_n);
+    char stack[2048], key[2 * TB_NUMFMT_LEN + 4], *buf, *p;
+    size_t klen = 1; /* "t<tile>:k<key_n>", without printf */
+    key[0] = 't';
+    klen += tb_fmt_int64(tb_user_tile(s->u), key + klen);
+    key[klen++] = ':';
+    key[klen++] = 'k';
+    klen += tb_fmt_uint64(key_n, key + klen);
     size_t need = 64 + klen + s->cfg->value_size;
     int rc;
     buf = need <= sizeof stack ? stack : xmalloc(need);

@@ -564,25 +564,17 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
     w->tick_due_us += n * STALL_TICK_US;
 }
 
-/* Spin-then-block. After a wake-up the loop polls without blocking for up to
- * spin_us for the next op completion before it sleeps again, when recent
- * spins mostly found one (spin_hit >= 0.5); otherwise it sleeps at once, and
- * spins only at every SPIN_PROBE-th idle moment to notice load coming back.
- * Why: against a saturated server a client that sleeps as soon as it is
- * idle must be woken for almost every response, and on a VM that wake-up
- * (an inter-processor interrupt to a halted vCPU) is charged to the server:
- * nginx spent about 9% more CPU per request serving tilebench than serving
- * wrk, which is slower and so sleeps less (bench/http, 1 nginx worker,
- * pinned: 0.44 client context switches per request against wrk's 0.17).
- * Spinning costs the client CPU only while it pays for itself. It is on by
- * default only when every workload runs at max rate (all_max_rate: a stress
- * run such as bench/http or bench/kv): with think times on cores shared with
- * the SUT (the benchmark proper), 200 tiles spun often enough to raise the
- * host's CPU use by about 5 points and the workers' CPU wait with it
- * (bench/scale), CPU and watts the SUT would be charged for; a sched_yield
- * on each empty pass did not prevent that, and cost bench/http 0.05 of its
- * CPU-per-request ratio, so there is none.
- * TB_WORKER_SPIN_US sets the window for any tile; 0 never spins. Timers and
+/* Spin-then-block, off unless TB_WORKER_SPIN_US asks for it. After a
+ * wake-up the loop polls without blocking for up to spin_us for the next op
+ * completion before it sleeps again, when recent spins mostly found one
+ * (spin_hit >= 0.5); otherwise it sleeps at once, and spins only at every
+ * SPIN_PROBE-th idle moment to notice load coming back. A spin saves the
+ * server the wake-up of a sleeping client; it costs the client the CPU it
+ * spins, and on cores shared with the server or the SUT it takes their CPU.
+ * It was on by default at max rate until the same-run measurements of
+ * bench/http and bench/oltp on a 2-core VM showed the client's CPU per op
+ * higher with it and its throughput no better (bench/README.md): a lab with
+ * a client host of spare cores may still find a window that pays. Timers and
  * the stall probe's tick still fire on time while spinning (a non-blocking
  * pass runs expired timers). */
 #define SPIN_PROBE 64
@@ -600,7 +592,7 @@ static void run_loop(worker *w) {
             return;
         }
         while (!w->quit && (w->spin_hit >= SPIN_HIT || ++w->spin_probe >= SPIN_PROBE)) {
-            uint64_t t0 = tb_now_us(), c0 = thread_cpu_us(), pass = t0, t = t0, idle, c;
+            uint64_t t0 = tb_now_us(), pass = t0, t = t0, idle;
             int hit = 0;
             w->spin_probe = 0;
             do {
@@ -610,14 +602,15 @@ static void run_loop(worker *w) {
                 hit = atomic_load_explicit(&w->ops_done, memory_order_relaxed) != before;
                 t = tb_now_us();
             } while (!hit && !w->quit && t - t0 < spin);
-            /* idle: up to the pass that found work (or all of a miss), in
-             * wall time but never more than the CPU the spin used. An
-             * approximation: a pass that did work without completing an op
-             * (a send, a partial read) counts as idle, so the work figure
-             * can read a little low while spinning. */
+            /* idle: the wall time up to the pass that found work (or all of
+             * a miss), at most the window: a pass the scheduler preempted
+             * cannot count its wait as spinning beyond that (no CPU clock is
+             * read here: CLOCK_THREAD_CPUTIME_ID is a system call, two per
+             * spin were 0.9 per request). An approximation: a pass that did
+             * work without completing an op (a send, a partial read) counts
+             * as idle, so the work figure can read a little low. */
             idle = (hit ? pass : t) - t0;
-            c = thread_cpu_us() - c0;
-            atomic_fetch_add_explicit(&w->spin_idle_us, idle < c ? idle : c, memory_order_relaxed);
+            atomic_fetch_add_explicit(&w->spin_idle_us, idle < spin ? idle : spin, memory_order_relaxed);
             w->spin_hit += ((hit ? 1.0 : 0.0) - w->spin_hit) / 8;
             if (!hit) break;
         }
@@ -891,16 +884,6 @@ static int env_int(const char *name, long lo, long hi, const char *hint, long *o
     return 1;
 }
 
-/* 1 when every workload of the tile runs at its maximum rate (no think or
- * cycle time, no per-op minimum cycle): a stress run against the server, where
- * the workers spin before they sleep by default (run_loop). */
-static int all_max_rate(const local_lg *lg) {
-    const tb_tiledef *def = lg->pub.def;
-    for (int i = 0; i < def->n_workloads; i++)
-        if (def->workloads[i].think_us > 0 || lg->vt[i]->min_cycle_us) return 0;
-    return 1;
-}
-
 /*
  * Whether the workers' event loops need libevent's precise timers. They do
  * whenever a latency counts from a timer's due time: think or cycle times
@@ -1079,11 +1062,10 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
         }
     }
     {
-        /* default: 20 us (about what one sleep and wake-up costs both sides on
-         * a VM) when every workload runs at max rate, else 0 (run_loop) */
+        /* default 0: the workers never spin (run_loop) */
         long n = 0;
         int r = env_int("TB_WORKER_SPIN_US", 0, 1000, " (microseconds; 0 never spins)", &n, err);
-        lg->spin_us = all_max_rate(lg) ? 20 : 0;
+        lg->spin_us = 0;
         if (r < 0) {
             lg_close(lg);
             return -1;

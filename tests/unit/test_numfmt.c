@@ -153,11 +153,31 @@ static void test_int64(void **state) {
     }
 }
 
+static void test_uint64(void **state) {
+    static const uint64_t fixed[] = {0,         1, 9, 10, 99, 100, INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX - 1,
+                                     UINT64_MAX};
+    char got[TB_NUMFMT_LEN], want[32];
+    (void)state;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        size_t n = tb_fmt_uint64(fixed[i], got);
+        assert_int_equal(n, strlen(got));
+        snprintf(want, sizeof want, "%" PRIu64, fixed[i]);
+        assert_string_equal(got, want);
+    }
+    for (int i = 0; i < 100000; i++) {
+        uint64_t v = rnd() >> (rnd() % 64);
+        tb_fmt_uint64(v, got);
+        snprintf(want, sizeof want, "%" PRIu64, v);
+        assert_string_equal(got, want);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_double_edges),
         cmocka_unit_test(test_double_random),
         cmocka_unit_test(test_int64),
+        cmocka_unit_test(test_uint64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
