@@ -11,7 +11,9 @@
 #   2 s ranging pass). 92 W (u = 17.5%) is the most a 0.5 A range takes with
 #   the pass's 25% headroom (0.4 A x 230 V), so 1 tile ranges to 0.5 A and 3
 #   tiles to 1 A or more. Stored in level_ranges and told as events; no
-#   steady sample is over-range or auto-ranged, both levels valid.
+#   steady sample is over-range or auto-ranged, both levels valid. It runs
+#   alone (TB_SERIAL_TESTS): beside another test in CI (2026-12-04) the 1-tile
+#   level's u read 14% to over 17.5%, and two of its fixed-range samples over-ranged.
 # - The same load at 40:730 W on a fixed 0.5 A range, which over-ranges
 #   above 0.7 A (161 W, u = 17.5%): over-range steady samples and an
 #   invalid 3-tile level, the 1-tile level valid.
