@@ -29,22 +29,18 @@ static size_t put_digits(uint64_t u, char *out) {
     return n;
 }
 
-size_t tb_fmt_int64(int64_t v, char *out) {
-    size_t n = 0;
-    uint64_t u = (uint64_t)v;
-    if (v < 0) {
-        out[n++] = '-';
-        u = 0 - u;
-    }
-    n += put_digits(u, out + n);
-    out[n] = '\0';
-    return n;
-}
-
 size_t tb_fmt_uint64(uint64_t v, char *out) {
     size_t n = put_digits(v, out);
     out[n] = '\0';
     return n;
+}
+
+size_t tb_fmt_int64(int64_t v, char *out) {
+    if (v < 0) {
+        out[0] = '-';
+        return 1 + tb_fmt_uint64(0 - (uint64_t)v, out + 1);
+    }
+    return tb_fmt_uint64((uint64_t)v, out);
 }
 
 static const uint64_t pow10_u64[20] = {1ULL,
