@@ -190,10 +190,10 @@ static void drop_conn(oltp_user *s) {
     s->conn = NULL;
 }
 
-/* Ends the order with status st (OK or an error class). */
-static void order_done(oltp_user *s, tb_op_status st) {
+/* Ends the order with status st (OK or an error class) at end_us (tb_now_us). */
+static void order_done(oltp_user *s, tb_op_status st, uint64_t end_us) {
     s->step = STEP_IDLE;
-    tb_user_op_done(s->u, st);
+    tb_user_op_done_at(s->u, st, end_us);
 }
 
 /* Completes the order on the next loop turn (never inside op_start). */
@@ -228,7 +228,9 @@ static void flush_out(oltp_user *s);
 static void send_step(oltp_user *s, int step, int sub_op, int q, int n, const char *const *vals) {
     s->step = step;
     s->sub_op = sub_op;
-    s->step_start_us = tb_now_us();
+    /* a point lookup is the op itself: its start is the op's (sent_us), and
+     * only an order's steps are recorded with their own start */
+    if (step != STEP_POINT) s->step_start_us = tb_now_us();
     if (!PQsendQueryPrepared(s->conn, q_names[q], n, vals, NULL, NULL, 0)) {
         fail_step(s, TB_OP_ERR_IO);
         return;
@@ -365,7 +367,7 @@ static void on_step_result(oltp_user *s, PGresult *res) {
         int rows = PQntuples(res);
         PQclear(res);
         s->step = STEP_IDLE;
-        tb_user_op_done(s->u, rows == 1 ? TB_OP_OK : TB_OP_ERR_CONTENT);
+        tb_user_op_done_at(s->u, rows == 1 ? TB_OP_OK : TB_OP_ERR_CONTENT, end);
         break;
     }
     case STEP_PREPARE:
@@ -388,7 +390,7 @@ static void on_step_result(oltp_user *s, PGresult *res) {
         }
         tb_user_record_step(s->u, orderid == 0 ? OP_ROLLBACK : OP_PURCHASE, s->step_due_us, s->step_start_us, end,
                             TB_OP_OK);
-        order_done(s, TB_OP_OK);
+        order_done(s, TB_OP_OK, end);
         break;
     }
     default: /* a result with nothing in flight: protocol confusion */
@@ -468,7 +470,7 @@ static void on_connect_poll(evutil_socket_t fd, short what, void *arg) {
         tb_log(TB_LOG_DEBUG, "oltp connect: %s", PQerrorMessage(s->conn));
         drop_conn(s);
         back_off(s);
-        order_done(s, TB_OP_ERR_CONNECT);
+        order_done(s, TB_OP_ERR_CONNECT, tb_now_us());
     } else
         arm_connect(s, pr);
 }

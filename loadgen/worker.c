@@ -315,13 +315,14 @@ static void on_timer(evutil_socket_t fd, short what, void *arg) {
     u->vt->op_start(u->st, u->op);
 }
 
-void tb_user_op_done(tb_user_ctx *u, tb_op_status st) {
-    uint64_t end = tb_now_us();
+void tb_user_op_done_at(tb_user_ctx *u, tb_op_status st, uint64_t end_us) {
     if (!u->busy) return; /* a late completion after a timeout: already counted */
     u->busy = 0;
-    record(u, u->op, u->intended_us, u->sent_us, end, st);
-    schedule_next(u, end);
+    record(u, u->op, u->intended_us, u->sent_us, end_us, st);
+    schedule_next(u, end_us);
 }
+
+void tb_user_op_done(tb_user_ctx *u, tb_op_status st) { tb_user_op_done_at(u, st, tb_now_us()); }
 
 static void on_soon(evutil_socket_t fd, short what, void *arg) {
     tb_user_ctx *u = arg;

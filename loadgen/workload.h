@@ -42,6 +42,9 @@ typedef struct tb_user_ctx tb_user_ctx;
  * op_start, from the worker thread, never from inside op_start itself
  * (defer with a zero timer if the result is known immediately). */
 void tb_user_op_done(tb_user_ctx *u, tb_op_status st);
+/* The same, with the op's end already read from tb_now_us by the caller
+ * (the moment its answer was in), so the clock is not read twice. */
+void tb_user_op_done_at(tb_user_ctx *u, tb_op_status st, uint64_t end_us);
 
 /* Like tb_user_op_done, but on the next turn of the event loop: for results
  * known at once (a failed connect), including from inside op_start. A

@@ -32,6 +32,11 @@
  * bounds the binary search and the insertion's move). */
 #define SPARSE_MAX  2048u
 #define SPARSE_MIN  8u /* first allocation, in entries */
+/* A sparse histogram that has recorded this many values turns dense: a busy
+ * one (an op at tens of thousands per second) pays a binary search of up to
+ * a few hundred buckets per value while sparse, and one indexed add dense.
+ * A second's live histogram of such an op gets there within the second. */
+#define SPARSE_BUSY 16384u
 #define ENC_VERSION 1u
 #define VARINT_MAX  10u /* a uint64_t takes at most 10 LEB128 bytes */
 
@@ -48,7 +53,8 @@ typedef struct sparse_ent {
  * good (70 chunk pointers, each chunk 256 uint64_t counters allocated the
  * first time a value lands in it) when the array, grown, would take at least
  * the bytes of the dense layout for the same buckets, when it would hold
- * more than SPARSE_MAX buckets, or when a count would not fit 32 bits.
+ * more than SPARSE_MAX buckets, when a count would not fit 32 bits, or when
+ * tb_hist_record adds a value to one that holds SPARSE_BUSY.
  */
 struct tb_hist {
     uint64_t count;    /* values recorded */
@@ -234,6 +240,7 @@ void tb_hist_reset(tb_hist *h) {
 void tb_hist_record(tb_hist *h, uint64_t value_us) {
     uint32_t idx = bucket_of(value_us);
     uint64_t *chunk;
+    if (!h->chunks && h->count >= SPARSE_BUSY) make_dense(h);
     if (h->chunks && (chunk = h->chunks[idx >> CHUNK_BITS]) != NULL)
         chunk[idx & (CHUNK_LEN - 1u)]++;
     else

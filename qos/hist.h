@@ -62,8 +62,10 @@ double tb_hist_fraction_below(const tb_hist *h, uint64_t limit_us);
  * entries), which is all the few hundred values of one op in one phase need.
  * It turns dense for good (560 B of chunk pointers plus 2 KiB per 256-bucket
  * chunk touched; all ~18k buckets would take ~144 KiB) when the array,
- * doubled, would take at least that, past 2048 non-empty buckets, or when a
- * bucket's count passes 2^32 - 1. tb_hist_reset keeps either storage.
+ * doubled, would take at least that, past 2048 non-empty buckets, when a
+ * bucket's count passes 2^32 - 1, or when a value is recorded into one that
+ * already holds 16,384 (a busy histogram: an indexed add per value instead
+ * of a search). tb_hist_reset keeps either storage.
  */
 size_t tb_hist_memory_bytes(const tb_hist *h);
 

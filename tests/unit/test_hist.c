@@ -259,11 +259,11 @@ static void test_memory(void **state) {
     assert_true(empty_bytes < 128);
     fill(D_NARROW, v, N_VALUES);
     h = hist_of(v, N_VALUES);
-    /* 1000..1200 µs: 201 non-empty buckets stay sparse, 8 B each in an
-     * array grown by doubling to 256 entries (2 KiB) */
-    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 256 * 8);
-    tb_hist_merge(empty, h); /* a sparse merge stays sparse */
-    assert_int_equal(tb_hist_memory_bytes(empty), empty_bytes + 256 * 8);
+    /* 1000..1200 µs, 100,000 values recorded one by one: busy, so dense
+     * (560 B of pointers plus chunks 3 and 4) */
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 70 * sizeof(void *) + 2 * 2048);
+    tb_hist_merge(empty, h); /* a merge of a dense one is dense */
+    assert_int_equal(tb_hist_memory_bytes(empty), empty_bytes + 70 * sizeof(void *) + 2 * 2048);
     assert_same_hist(empty, h);
     tb_hist_free(empty);
     free(v);
@@ -326,6 +326,43 @@ static void test_sparse_to_dense(void **state) {
     tb_hist_free(h);
     tb_hist_free(ref);
     tb_hist_free(m);
+}
+
+/* A sparse histogram that holds BUSY = 16,384 values turns dense at the next
+ * one recorded (a busy op's histogram: an indexed add per value instead of a
+ * search), and holds the same values as a sparse one made by merging halves
+ * that each stayed sparse. */
+static void test_busy_turns_dense(void **state) {
+    enum { BUSY = 16384 };
+    tb_hist *h = tb_hist_new(), *a = tb_hist_new(), *b = tb_hist_new(), *ref = tb_hist_new();
+    size_t empty_bytes = tb_hist_memory_bytes(h);
+    const uint64_t vals[3] = {100, 200, 300}; /* buckets 100 and 200 in chunk 0, 300 in chunk 1 */
+    const uint64_t n100 = (BUSY + 2) / 3;     /* values 0, 3, 6, ... of the loop are 100 µs */
+    uint64_t i;
+    (void)state;
+    for (i = 0; i < BUSY; i++) {
+        tb_hist_record(h, vals[i % 3]);
+        tb_hist_record(i < BUSY / 2 ? a : b, vals[i % 3]);
+    }
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 8 * 8); /* still sparse: 3 of 8 entries */
+    tb_hist_record(h, 300);
+    tb_hist_record(b, 300);
+    assert_int_equal(tb_hist_memory_bytes(h), empty_bytes + 70 * sizeof(void *) + 2 * 2048);
+    assert_int_equal(tb_hist_memory_bytes(a), empty_bytes + 8 * 8);
+    assert_int_equal(tb_hist_memory_bytes(b), empty_bytes + 8 * 8);
+    tb_hist_merge(ref, a);
+    tb_hist_merge(ref, b);
+    assert_int_equal(tb_hist_memory_bytes(ref), empty_bytes + 8 * 8); /* a merge keeps it sparse */
+    assert_int_equal(tb_hist_count(h), BUSY + 1);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * (double)n100 / (BUSY + 1)), 100);
+    assert_int_equal(tb_hist_percentile(h, 100.0 * (double)(n100 + 1) / (BUSY + 1)), 200);
+    assert_int_equal(tb_hist_percentile(h, 100), 300);
+    assert_same_hist(h, ref);
+    roundtrip(h);
+    tb_hist_free(h);
+    tb_hist_free(a);
+    tb_hist_free(b);
+    tb_hist_free(ref);
 }
 
 static void test_merge_equals_single(void **state) {
@@ -739,6 +776,7 @@ int main(void) {
         cmocka_unit_test(test_sparse_to_dense),
         cmocka_unit_test(test_count_beyond_32_bits),
         cmocka_unit_test(test_sparse_limit),
+        cmocka_unit_test(test_busy_turns_dense),
         cmocka_unit_test(test_merge_equals_single),
         cmocka_unit_test(test_merge_empty),
         cmocka_unit_test(test_clamp_above_100s),
