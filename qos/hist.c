@@ -30,8 +30,8 @@
 #define N_CHUNKS  ((N_BUCKETS + CHUNK_LEN - 1) / CHUNK_LEN) /* 70 */
 /* A sparse histogram holds at most this many non-empty buckets (8 B each;
  * bounds the binary search and the insertion's move). */
-#define SPARSE_MAX  2048u
-#define SPARSE_MIN  8u /* first allocation, in entries */
+#define SPARSE_MAX 2048u
+#define SPARSE_MIN 8u /* first allocation, in entries */
 /* A sparse histogram that has recorded this many values turns dense: a busy
  * one (an op at tens of thousands per second) pays a binary search of up to
  * a few hundred buckets per value while sparse, and one indexed add dense.
