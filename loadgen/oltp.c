@@ -25,11 +25,13 @@
  * `mode = point` replaces the order with one primary-key lookup per op
  * (op "Point"): a fast, cheap target for load-generator scale tests.
  */
+#include <errno.h>
 #include <event2/event.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "common/numfmt.h"
 #include "loadgen/workload.h"
@@ -243,7 +245,7 @@ static void flush_out(oltp_user *s) {
     if (r < 0) {
         fail_step(s, TB_OP_ERR_IO);
     } else if (r == 1) {
-        if (!s->write_ev) s->write_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_WRITE, on_write, s);
+        if (!s->write_ev) s->write_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_WRITE | EV_ET, on_write, s);
         event_add(s->write_ev, NULL);
     }
 }
@@ -400,17 +402,18 @@ static void on_step_result(oltp_user *s, PGresult *res) {
     }
 }
 
-static void on_read(evutil_socket_t fd, short what, void *arg) {
-    oltp_user *s = arg;
-    (void)fd;
-    (void)what;
-    if (!PQconsumeInput(s->conn)) {
-        if (s->step >= STEP_LOGIN)
-            fail_step(s, TB_OP_ERR_IO);
-        else
-            drop_conn(s); /* the server closed an idle connection */
-        return;
-    }
+/* Whether the socket still holds bytes libpq has not read: one non-blocking
+ * peek (the edge-triggered read event fires only for bytes that arrive
+ * later, and PQconsumeInput reads once, at most what its buffer holds). */
+static int socket_has_more(PGconn *conn) {
+    char b;
+    ssize_t n = recv(PQsocket(conn), &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n > 0 || (n < 0 && errno == EINTR);
+}
+
+/* Takes every result libpq has whole. 1 while the statement is still busy
+ * (more bytes to come), 0 when it is done or the connection went. */
+static int take_results(oltp_user *s) {
     while (s->conn && !PQisBusy(s->conn)) {
         PGresult *r = PQgetResult(s->conn);
         if (!r) { /* statement complete */
@@ -418,10 +421,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
             s->res = NULL;
             if (s->step < STEP_PREPARE) {
                 if (done) PQclear(done);
-                return;
+                return 0;
             }
             on_step_result(s, done);
-            return; /* on_step_result may have sent the next statement */
+            return 0; /* on_step_result may have sent the next statement */
         }
         /* keep the first result, or the first error among several (PREPARE x7) */
         if (!s->res) {
@@ -433,6 +436,28 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
             PQclear(r);
         }
     }
+    return s->conn != NULL;
+}
+
+/* The connection's read event is edge-triggered (EV_ET): epoll reports the
+ * socket once per arrival of bytes and does not poll it again at the next
+ * wait, as it does a level-triggered one after every report (a tcp_poll per
+ * op). A result that libpq holds whole left nothing unread (the server sends
+ * nothing unasked between results); one still busy may have left bytes
+ * behind a full buffer, so a peek decides whether to read again. */
+static void on_read(evutil_socket_t fd, short what, void *arg) {
+    oltp_user *s = arg;
+    (void)fd;
+    (void)what;
+    do {
+        if (!PQconsumeInput(s->conn)) {
+            if (s->step >= STEP_LOGIN)
+                fail_step(s, TB_OP_ERR_IO);
+            else
+                drop_conn(s); /* the server closed an idle connection */
+            return;
+        }
+    } while (take_results(s) && socket_has_more(s->conn));
 }
 
 static void on_connect_poll(evutil_socket_t fd, short what, void *arg);
@@ -447,7 +472,7 @@ static void arm_connect(oltp_user *s, PostgresPollingStatusType pr) {
 static void connected(oltp_user *s) {
     if (s->sock_ev) event_free(s->sock_ev);
     PQsetnonblocking(s->conn, 1);
-    s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_READ | EV_PERSIST, on_read, s);
+    s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_READ | EV_PERSIST | EV_ET, on_read, s);
     event_add(s->sock_ev, NULL);
     /* prepare every statement in one round trip, then run the op */
     s->step = STEP_PREPARE;

@@ -14,7 +14,9 @@
 #   6. a bad URL is a configuration error (exit 2) naming the key;
 #   7. max rate (think_time = 0, coarse timers): counts agree, no errors, the
 #      stall probe reported;
-#   8. a server that never answers: every op is a timeout, none early.
+#   8. a server that never answers: every op is a timeout, none early;
+#   9. responses larger than the client's read buffer (64 KiB) at max rate:
+#      none waits for its timeout (the read event is edge-triggered).
 source "$(dirname "$0")/lib.sh"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || fail "nginx is not installed (scripts/install-deps installs nginx-light)"
@@ -178,6 +180,21 @@ echo "8: silent server: $(get count_all) good ops, $errors errors (timeouts) in 
 expect "silent server: no good op" "$(get count_all)" -eq 0
 expect "silent server: a timeout per user at least" "$errors" -ge $USERS
 expect "silent server: no timeout before its 300 ms" "$errors" -le $((USERS * 11))
+
+# 9. a 300 kB page at max rate from 50 users on one worker: the connection's
+#    read event is edge-triggered, so a read that fills the 64 KiB buffer must be
+#    followed by another (loadgen/http_client.c, on_readable's return), or a
+#    response that has arrived whole waits for its timeout; nginx logs them all
+head -c 300000 /dev/zero | tr '\0' 'x' >"$T/www/big.html"
+USERS=50
+tile "urls = http://127.0.0.1:$P1/big.html=1" | sed 's/^think_time = .*/think_time = 0/; s/^think_dist = .*/think_dist = fixed/; s/^timeout = .*/timeout = 1s/' >"$T/t9.ini"
+run "$T/t9.ini"
+client=$(get count_all)
+echo "9: 300 kB page: client $client GETs, $(get errors) errors; nginx $(lines ' 200 ') with 200"
+expect "300 kB page: client GETs" "$client" -gt 200
+expect "300 kB page: no error or timeout" "$(get errors)" -eq 0
+expect "300 kB page: nginx served each (>= client GETs)" "$(lines ' 200 ')" -ge "$client"
+USERS=4
 
 # 6. a bad key and a bad URL are configuration errors (exit 2) naming the key
 tile "urls = ftp://127.0.0.1/x=1" >"$T/t5.ini"
