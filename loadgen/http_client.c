@@ -10,8 +10,9 @@
  * epoll_wait: no FIONREAD ioctl and no write-event churn per request, and no
  * receive buffer per connection. The event is edge-triggered (EV_ET): epoll
  * does not poll the socket again at the next wait, as it does a
- * level-triggered one after each report; a read that fills the buffer is
- * followed by another, since bytes already queued raise no new edge.
+ * level-triggered one after each report; a read that fills the buffer, or
+ * one after the server's close (EV_CLOSED), is followed by another, since
+ * what is already queued raises no new edge.
  * Memory per idle connection is this struct, one event and the request copy
  * (the jar and the parser's line buffer are allocated on first use): about
  * 3.5 KiB, so ten thousand idle keep-alive connections fit in a few tens of
@@ -182,7 +183,7 @@ static void on_io(evutil_socket_t fd, short what, void *arg);
 
 /* (Re)arms the connection's event for EV_READ, plus EV_WRITE when want_write. */
 static void arm(tb_http_conn *c, int want_write) {
-    short flags = (short)(EV_READ | EV_PERSIST | EV_ET | (want_write ? EV_WRITE : 0));
+    short flags = (short)(EV_READ | EV_PERSIST | EV_ET | EV_CLOSED | (want_write ? EV_WRITE : 0));
     if (c->ev && c->ev_flags == flags && event_pending(c->ev, EV_READ, NULL)) return;
     if (c->ev) event_del(c->ev);
     if (!c->ev)
@@ -248,11 +249,13 @@ static void flush(tb_http_conn *c) {
     arm(c, 0);
 }
 
-/* One read of what the socket holds. 1 when it filled the buffer while the
- * response is still incomplete: the socket may hold more, and the
- * edge-triggered event fires only for bytes that arrive later, so the caller
- * reads again; 0 otherwise (a short read emptied the socket). */
-static int on_readable(tb_http_conn *c) {
+/* One read of what the socket holds. 1 when the response is still
+ * incomplete and the socket may hold more: the read filled the buffer, or
+ * the server has closed (closed: EV_CLOSED, its FIN came with this report),
+ * so the caller reads again, since the edge-triggered event fires only for
+ * what arrives later (a body delimited by the close ends at the read that
+ * returns 0); 0 otherwise (a short read emptied the socket). */
+static int on_readable(tb_http_conn *c, int closed) {
     char buf[READ_BUF], err[TB_ERR_LEN];
     size_t off = 0;
     ssize_t n = read(c->fd, buf, sizeof buf);
@@ -292,7 +295,7 @@ static int on_readable(tb_http_conn *c) {
             return 0;
         }
     }
-    return n == (ssize_t)sizeof buf;
+    return n == (ssize_t)sizeof buf || closed;
 }
 
 static void on_io(evutil_socket_t fd, short what, void *arg) {
@@ -319,8 +322,8 @@ static void on_io(evutil_socket_t fd, short what, void *arg) {
         else
             arm(c, 0);
     }
-    if (what & EV_READ)
-        while (c->fd >= 0 && on_readable(c)) {
+    if (what & (EV_READ | EV_CLOSED))
+        while (c->fd >= 0 && on_readable(c, (what & EV_CLOSED) != 0)) {
         }
 }
 

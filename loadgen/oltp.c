@@ -402,13 +402,14 @@ static void on_step_result(oltp_user *s, PGresult *res) {
     }
 }
 
-/* Whether the socket still holds bytes libpq has not read: one non-blocking
- * peek (the edge-triggered read event fires only for bytes that arrive
- * later, and PQconsumeInput reads once, at most what its buffer holds). */
+/* Whether the socket still holds something libpq has not read, bytes or
+ * the server's close: one non-blocking peek (the edge-triggered read event
+ * fires only for what arrives later, and PQconsumeInput reads once, at most
+ * what its buffer holds). */
 static int socket_has_more(PGconn *conn) {
     char b;
     ssize_t n = recv(PQsocket(conn), &b, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n > 0 || (n < 0 && errno == EINTR);
+    return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
 /* Takes every result libpq has whole. 1 while the statement is still busy
@@ -443,12 +444,16 @@ static int take_results(oltp_user *s) {
  * socket once per arrival of bytes and does not poll it again at the next
  * wait, as it does a level-triggered one after every report (a tcp_poll per
  * op). A result that libpq holds whole left nothing unread (the server sends
- * nothing unasked between results); one still busy may have left bytes
- * behind a full buffer, so a peek decides whether to read again. */
+ * nothing unasked between results); one still busy may have left bytes, or
+ * the close, behind, so a peek decides whether to read again. When the
+ * server has closed (EV_CLOSED: its FIN came with this report, and no edge
+ * will follow), reading goes on while the peek finds anything, the close
+ * included, so the close is seen now: an idle connection is dropped before
+ * its next op, as a level-triggered event would have had it. */
 static void on_read(evutil_socket_t fd, short what, void *arg) {
     oltp_user *s = arg;
+    int closed = (what & EV_CLOSED) != 0;
     (void)fd;
-    (void)what;
     do {
         if (!PQconsumeInput(s->conn)) {
             if (s->step >= STEP_LOGIN)
@@ -457,7 +462,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
                 drop_conn(s); /* the server closed an idle connection */
             return;
         }
-    } while (take_results(s) && socket_has_more(s->conn));
+    } while ((take_results(s) || closed) && s->conn && socket_has_more(s->conn));
 }
 
 static void on_connect_poll(evutil_socket_t fd, short what, void *arg);
@@ -472,7 +477,7 @@ static void arm_connect(oltp_user *s, PostgresPollingStatusType pr) {
 static void connected(oltp_user *s) {
     if (s->sock_ev) event_free(s->sock_ev);
     PQsetnonblocking(s->conn, 1);
-    s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_READ | EV_PERSIST | EV_ET, on_read, s);
+    s->sock_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_READ | EV_PERSIST | EV_ET | EV_CLOSED, on_read, s);
     event_add(s->sock_ev, NULL);
     /* prepare every statement in one round trip, then run the op */
     s->step = STEP_PREPARE;

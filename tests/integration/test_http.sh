@@ -16,7 +16,9 @@
 #      stall probe reported;
 #   8. a server that never answers: every op is a timeout, none early;
 #   9. responses larger than the client's read buffer (64 KiB) at max rate:
-#      none waits for its timeout (the read event is edge-triggered).
+#      none waits for its timeout (the read event is edge-triggered);
+#  10. a body delimited by the server's close, its close arriving with it:
+#      each ends at the close, none waits for its timeout.
 source "$(dirname "$0")/lib.sh"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || fail "nginx is not installed (scripts/install-deps installs nginx-light)"
@@ -195,6 +197,39 @@ expect "300 kB page: client GETs" "$client" -gt 200
 expect "300 kB page: no error or timeout" "$(get errors)" -eq 0
 expect "300 kB page: nginx served each (>= client GETs)" "$(lines ' 200 ')" -ge "$client"
 USERS=4
+
+# 10. a server that ends each body by closing the connection (no Content-Length):
+#     the close often arrives with the body, in one report of the edge-triggered
+#     event; the client must read on to the end (EV_CLOSED) and take the body as
+#     complete there, not wait for an edge that never comes (its 1 s timeout)
+P4=$(free_port "$P1")
+python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+while True:
+    c = s.accept()[0]
+    req = b""
+    while b"\r\n\r\n" not in req:
+        d = c.recv(4096)
+        if not d:
+            break
+        req += d
+    if req:
+        c.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nhello from a close-delimited body")
+    c.close()
+' "$P4" &
+CLOSER=$!
+at_exit "kill $CLOSER"
+for _ in $(seq 200); do ss -Htln "sport = :$P4" | grep -q . && break; sleep 0.1; done
+tile "urls = http://127.0.0.1:$P4/index.html=1" "expect = close-delimited body" |
+    sed 's/^think_time = .*/think_time = 0/; s/^think_dist = .*/think_dist = fixed/; s/^timeout = .*/timeout = 1s/' >"$T/t10.ini"
+run "$T/t10.ini"
+echo "10: close-delimited bodies: $(get count_all) good GETs, $(get errors) errors"
+expect "close-delimited bodies: good GETs" "$(get count_all)" -gt 200
+expect "close-delimited bodies: no error or timeout" "$(get errors)" -eq 0
 
 # 6. a bad key and a bad URL are configuration errors (exit 2) naming the key
 tile "urls = ftp://127.0.0.1/x=1" >"$T/t5.ini"
