@@ -10,9 +10,9 @@
  * epoll_wait: no FIONREAD ioctl and no write-event churn per request, and no
  * receive buffer per connection. The event is edge-triggered (EV_ET): epoll
  * does not poll the socket again at the next wait, as it does a
- * level-triggered one after each report; a read that fills the buffer, or
- * one after the server's close (EV_CLOSED), is followed by another, since
- * what is already queued raises no new edge.
+ * level-triggered one after each report; while a response is incomplete the
+ * socket is read until it is empty, since what is already queued (bytes, a
+ * close, a reset) raises no new edge.
  * Memory per idle connection is this struct, one event and the request copy
  * (the jar and the parser's line buffer are allocated on first use): about
  * 3.5 KiB, so ten thousand idle keep-alive connections fit in a few tens of
@@ -33,8 +33,9 @@
 
 #include "loadgen/http_client.h"
 
-#define JAR_MAX  8
-#define READ_BUF 65536 /* bytes read per readiness (on the worker thread's stack) */
+#define JAR_MAX        8
+#define READ_BUF       65536 /* bytes read per readiness (on the worker thread's stack) */
+#define READS_PER_TURN 16    /* reads of one response per callback (1 MiB), then the next loop turn */
 
 struct tb_http_conn {
     struct event_base *base;
@@ -250,11 +251,14 @@ static void flush(tb_http_conn *c) {
 }
 
 /* One read of what the socket holds. 1 when the response is still
- * incomplete and the socket may hold more: the read filled the buffer, or
- * the server has closed (closed: EV_CLOSED, its FIN came with this report),
- * so the caller reads again, since the edge-triggered event fires only for
- * what arrives later (a body delimited by the close ends at the read that
- * returns 0); 0 otherwise (a short read emptied the socket). */
+ * incomplete: the caller reads again until the socket is empty (EAGAIN),
+ * since the edge-triggered event fires only for what arrives later, and a
+ * close or a reset queued behind the bytes just read raises no edge of its
+ * own (a body delimited by the close ends at the read that returns 0); 0
+ * when the response is complete or the connection is done with. closed: the
+ * server's FIN came with this report (EV_CLOSED), so a complete response
+ * does not keep the connection. A response read whole in one read costs one
+ * read. */
 static int on_readable(tb_http_conn *c, int closed) {
     char buf[READ_BUF], err[TB_ERR_LEN];
     size_t off = 0;
@@ -287,7 +291,8 @@ static int on_readable(tb_http_conn *c, int closed) {
         }
         off += (size_t)k;
         if (c->p.done) {
-            int keep = c->p.keep_alive && off == (size_t)n; /* bytes beyond the response: not ours */
+            /* bytes beyond the response are not ours; a closing server's connection is not kept */
+            int keep = c->p.keep_alive && off == (size_t)n && !closed;
             jar_store(c);
             c->reused = 1;
             if (!keep) close_fd(c);
@@ -295,7 +300,7 @@ static int on_readable(tb_http_conn *c, int closed) {
             return 0;
         }
     }
-    return n == (ssize_t)sizeof buf || closed;
+    return 1;
 }
 
 static void on_io(evutil_socket_t fd, short what, void *arg) {
@@ -322,9 +327,15 @@ static void on_io(evutil_socket_t fd, short what, void *arg) {
         else
             arm(c, 0);
     }
-    if (what & (EV_READ | EV_CLOSED))
+    if (what & (EV_READ | EV_CLOSED)) {
+        int reads = 0;
         while (c->fd >= 0 && on_readable(c, (what & EV_CLOSED) != 0)) {
+            if (++reads == READS_PER_TURN) { /* a large body: the worker's other users go first */
+                event_active(c->ev, EV_READ | (what & EV_CLOSED), 1);
+                break;
+            }
         }
+    }
 }
 
 /* Opens the connection if needed and starts writing the request. 0, or -1

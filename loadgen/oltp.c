@@ -452,7 +452,11 @@ static int take_results(oltp_user *s) {
  * its next op, as a level-triggered event would have had it. */
 static void on_read(evutil_socket_t fd, short what, void *arg) {
     oltp_user *s = arg;
-    int closed = (what & EV_CLOSED) != 0;
+    /* unasked: no statement was in flight, so what came is the server's own
+     * (its FATAL message before it closes), and the close or reset after it
+     * may be queued already: reported as an error, epoll's report carries no
+     * EV_CLOSED */
+    int closed = (what & EV_CLOSED) != 0, unasked = s->step < STEP_PREPARE;
     (void)fd;
     do {
         if (!PQconsumeInput(s->conn)) {
@@ -462,7 +466,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
                 drop_conn(s); /* the server closed an idle connection */
             return;
         }
-    } while ((take_results(s) || closed) && s->conn && socket_has_more(s->conn));
+    } while ((take_results(s) || closed || unasked) && s->conn && socket_has_more(s->conn));
 }
 
 static void on_connect_poll(evutil_socket_t fd, short what, void *arg);

@@ -18,7 +18,9 @@
 #   9. responses larger than the client's read buffer (64 KiB) at max rate:
 #      none waits for its timeout (the read event is edge-triggered);
 #  10. a body delimited by the server's close, its close arriving with it:
-#      each ends at the close, none waits for its timeout.
+#      each ends at the close, none waits for its timeout;
+#  11. a server that resets the connection in the middle of a response: each
+#      request fails at once (I/O), none waits for its timeout.
 source "$(dirname "$0")/lib.sh"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || fail "nginx is not installed (scripts/install-deps installs nginx-light)"
@@ -230,6 +232,41 @@ run "$T/t10.ini"
 echo "10: close-delimited bodies: $(get count_all) good GETs, $(get errors) errors"
 expect "close-delimited bodies: good GETs" "$(get count_all)" -gt 200
 expect "close-delimited bodies: no error or timeout" "$(get errors)" -eq 0
+
+# 11. a server that sends part of a response and then resets the connection
+#     (SO_LINGER 0): the reset, queued behind the bytes, raises no edge of its own
+#     and no EV_CLOSED, so the client reads on until the socket is empty and meets
+#     it there. Every request then fails at once, many per user in 3 s; waiting
+#     for the 5 s timeout instead would leave one per user at most.
+P5=$(free_port "$P1")
+python3 -c '
+import socket, struct, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+while True:
+    c = s.accept()[0]
+    req = b""
+    while b"\r\n\r\n" not in req:
+        d = c.recv(4096)
+        if not d:
+            break
+        req += d
+    if req:
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"x" * 1000)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+' "$P5" &
+RESETTER=$!
+at_exit "kill $RESETTER"
+for _ in $(seq 200); do ss -Htln "sport = :$P5" | grep -q . && break; sleep 0.1; done
+tile "urls = http://127.0.0.1:$P5/index.html=1" |
+    sed 's/^think_time = .*/think_time = 0/; s/^think_dist = .*/think_dist = fixed/; s/^timeout = .*/timeout = 5s/' >"$T/t11.ini"
+run "$T/t11.ini"
+echo "11: reset mid-response: $(get count_all) good GETs, $(get errors) errors"
+expect "reset mid-response: no good GET" "$(get count_all)" -eq 0
+expect "reset mid-response: each request fails at once (many errors, not one timeout per user)" "$(get errors)" -gt $((USERS * 10))
 
 # 6. a bad key and a bad URL are configuration errors (exit 2) naming the key
 tile "urls = ftp://127.0.0.1/x=1" >"$T/t5.ini"
