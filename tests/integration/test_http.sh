@@ -200,17 +200,18 @@ expect "300 kB page: no error or timeout" "$(get errors)" -eq 0
 expect "300 kB page: nginx served each (>= client GETs)" "$(lines ' 200 ')" -ge "$client"
 USERS=4
 
-# 10. a server that ends each body by closing the connection (no Content-Length):
-#     the close often arrives with the body, in one report of the edge-triggered
-#     event; the client must read on to the end (EV_CLOSED) and take the body as
-#     complete there, not wait for an edge that never comes (its 1 s timeout)
-P4=$(free_port "$P1")
-python3 -c '
-import socket, sys
+# one_shot_server PORT close|reset: a server on PORT that reads each request and
+#   answers it on its own connection, then ends that connection. close: a 200
+#   whose body ends at the close (no Content-Length). reset: the first 1000 of
+#   100000 promised body bytes, then a reset (SO_LINGER 0). Stopped at exit.
+one_shot_server() {
+    python3 -c '
+import socket, struct, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen(64)
+reset = sys.argv[2] == "reset"
 while True:
     c = s.accept()[0]
     req = b""
@@ -219,12 +220,23 @@ while True:
         if not d:
             break
         req += d
-    if req:
+    if req and reset:
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"x" * 1000)
+    elif req:
         c.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nhello from a close-delimited body")
+    if reset:
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     c.close()
-' "$P4" &
-CLOSER=$!
-at_exit "kill $CLOSER"
+' "$1" "$2" &
+    at_exit "kill $!"
+}
+
+# 10. a server that ends each body by closing the connection (no Content-Length):
+#     the close often arrives with the body, in one report of the edge-triggered
+#     event; the client must read on to the end (EV_CLOSED) and take the body as
+#     complete there, not wait for an edge that never comes (its 1 s timeout)
+P4=$(free_port "$P1")
+one_shot_server "$P4" close
 for _ in $(seq 200); do ss -Htln "sport = :$P4" | grep -q . && break; sleep 0.1; done
 tile "urls = http://127.0.0.1:$P4/index.html=1" "expect = close-delimited body" |
     sed 's/^think_time = .*/think_time = 0/; s/^think_dist = .*/think_dist = fixed/; s/^timeout = .*/timeout = 1s/' >"$T/t10.ini"
@@ -239,27 +251,7 @@ expect "close-delimited bodies: no error or timeout" "$(get errors)" -eq 0
 #     it there. Every request then fails at once, many per user in 3 s; waiting
 #     for the 5 s timeout instead would leave one per user at most.
 P5=$(free_port "$P1")
-python3 -c '
-import socket, struct, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(64)
-while True:
-    c = s.accept()[0]
-    req = b""
-    while b"\r\n\r\n" not in req:
-        d = c.recv(4096)
-        if not d:
-            break
-        req += d
-    if req:
-        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"x" * 1000)
-    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    c.close()
-' "$P5" &
-RESETTER=$!
-at_exit "kill $RESETTER"
+one_shot_server "$P5" reset
 for _ in $(seq 200); do ss -Htln "sport = :$P5" | grep -q . && break; sleep 0.1; done
 tile "urls = http://127.0.0.1:$P5/index.html=1" |
     sed 's/^think_time = .*/think_time = 0/; s/^think_dist = .*/think_dist = fixed/; s/^timeout = .*/timeout = 5s/' >"$T/t11.ini"
