@@ -1,7 +1,8 @@
 /*
  * store.c: the SQLite results store. The schema lives in an ordered array of
  * migrations keyed on PRAGMA user_version; opening a database applies the
- * missing ones, each in its own transaction. Every write (a run's start, active
+ * missing ones, each in its own transaction (store_migrate.c; a new database
+ * gets the schema they build at once). Every write (a run's start, active
  * idle, one phase of a load level, an event, the end of a run) is one
  * BEGIN IMMEDIATE .. COMMIT over cached prepared statements, so a crash, a
  * SIGINT or a full disk never loses or half-writes a completed interval.
@@ -129,22 +130,24 @@ static int write_limited(void) {
 /* Fills err with "what: <sqlite message>", adding what a full disk means for
  * the data, because "database or disk is full" alone leaves the user asking
  * whether the run is lost. */
-static void set_db_err(tb_store *s, char *err, const char *what) {
-    int code = sqlite3_errcode(s->db);
-    const char *msg = sqlite3_errmsg(s->db);
+void tb_store_db_err(sqlite3 *db, const char *path, char *err, const char *what) {
+    int code = sqlite3_errcode(db);
+    const char *msg = sqlite3_errmsg(db);
     if ((code & 0xff) == SQLITE_FULL)
         tb_seterr(err, "%s: %s (no space left for %s; this interval was not written, earlier ones are intact)", what,
-                  msg, s->path);
-    else if (sqlite3_extended_errcode(s->db) == SQLITE_IOERR_WRITE && write_limited())
+                  msg, path);
+    else if (sqlite3_extended_errcode(db) == SQLITE_IOERR_WRITE && write_limited())
         /* RLIMIT_FSIZE (ulimit -f): the write failed with EFBIG, which SQLite
          * reports as a plain I/O error (its saved errno is not reliable) */
         tb_seterr(err,
                   "%s: %s (file size limit reached for %s: ulimit -f; this interval was not written, "
                   "earlier ones are intact)",
-                  what, msg, s->path);
+                  what, msg, path);
     else
         tb_seterr(err, "%s: %s", what, msg);
 }
+
+static void set_db_err(tb_store *s, char *err, const char *what) { tb_store_db_err(s->db, s->path, err, what); }
 
 static int exec_sql(tb_store *s, const char *sql) { return sqlite3_exec(s->db, sql, NULL, NULL, NULL); }
 
@@ -202,73 +205,7 @@ static void bind_wall(sqlite3_stmt *st, int i, int64_t wall_us) {
     sqlite3_bind_text(st, i, buf, -1, SQLITE_TRANSIENT);
 }
 
-/* ---- open, migrate, close ---------------------------------------------- */
-
-static int read_user_version(tb_store *s, int *version) {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *version = sqlite3_column_int(st, 0);
-            rc = SQLITE_OK;
-        }
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int check_not_newer(tb_store *s, int version, char *err) {
-    if (version > TB_STORE_SCHEMA_VERSION) {
-        tb_seterr(err, "open %s: schema version %d is newer than this tilebench %s knows (%d); use a newer tilebench",
-                  s->path, version, TB_VERSION, TB_STORE_SCHEMA_VERSION);
-        return -1;
-    }
-    return 0;
-}
-
-/* Applies migrations[version..] one transaction each. BEGIN IMMEDIATE takes
- * the write lock before re-reading the version, so two processes opening a
- * new database at once do not both run the same migration. */
-static int migrate(tb_store *s, char *err) {
-    for (;;) {
-        int version = 0;
-        char what[96];
-        if (exec_sql(s, "BEGIN IMMEDIATE") != SQLITE_OK) {
-            set_db_err(s, err, "open: begin migration");
-            return -1;
-        }
-        if (read_user_version(s, &version) != SQLITE_OK) {
-            snprintf(what, sizeof what, "open %s", s->path);
-            set_db_err(s, err, what);
-            tx_rollback(s);
-            return -1;
-        }
-        if (check_not_newer(s, version, err) != 0) {
-            tx_rollback(s);
-            return -1;
-        }
-        if (version == TB_STORE_SCHEMA_VERSION) {
-            tx_rollback(s); /* nothing to do: end the read */
-            return 0;
-        }
-        snprintf(what, sizeof what, "migrate %s to schema version %d", s->path, version + 1);
-        if (exec_sql(s, tb_store_migrations[version]) != SQLITE_OK) {
-            set_db_err(s, err, what);
-            tx_rollback(s);
-            return -1;
-        }
-        {
-            char pragma[48];
-            snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version + 1);
-            if (exec_sql(s, pragma) != SQLITE_OK || exec_sql(s, "COMMIT") != SQLITE_OK) {
-                set_db_err(s, err, what);
-                tx_rollback(s);
-                return -1;
-            }
-        }
-    }
-}
+/* ---- open, close (the migrations: store_migrate.c) ------------------------ */
 
 /* Common part of both opens: handle, error codes, busy timeout. */
 static int open_handle(const char *path, int flags, tb_store **out, char *err) {
@@ -312,20 +249,14 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
     if (open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err) != 0) return -1;
     snprintf(what, sizeof what, "open %s", path);
     /* Refuse a newer schema before changing anything in the file. */
-    if (read_user_version(s, &version) != SQLITE_OK) {
+    if (tb_store_read_version(s->db, &version) != SQLITE_OK) {
         set_db_err(s, err, what);
         goto fail;
     }
-    if (check_not_newer(s, version, err) != 0) goto fail;
+    if (tb_store_check_version(s->path, version, err) != 0) goto fail;
     if (version == 0) {
         /* a new file, or another program's database: never add our tables to the latter */
-        sqlite3_stmt *st = NULL;
-        int foreign = 0;
-        if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-            foreign = sqlite3_column_int(st, 0) > 0;
-        sqlite3_finalize(st);
-        if (foreign) {
+        if (tb_store_count_objects(s->db) > 0) {
             tb_seterr(err,
                       "open %s: not a tilebench results database (it holds another program's tables); "
                       "give --db a new file",
@@ -352,7 +283,7 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
         set_db_err(s, err, what);
         goto fail;
     }
-    if (version < TB_STORE_SCHEMA_VERSION && migrate(s, err) != 0) goto fail;
+    if (version < TB_STORE_SCHEMA_VERSION && tb_store_migrate(s->db, s->path, version, err) != 0) goto fail;
     for (i = 0; i < ST_COUNT; i++) {
         if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
             snprintf(what, sizeof what, "open %s: prepare", path);
@@ -447,10 +378,10 @@ int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
     if (!s && open_handle(path, SQLITE_OPEN_READONLY, &s, err) != 0) return -1;
     s->readonly = 1;
     /* once: a locked file makes each read wait out the busy timeout */
-    rc = read_user_version(s, &version);
+    rc = tb_store_read_version(s->db, &version);
     if ((rc & 0xff) == SQLITE_CANTOPEN) {
         if (reopen_immutable(&s, err) != 0) return -1;
-        rc = read_user_version(s, &version);
+        rc = tb_store_read_version(s->db, &version);
     }
     if (rc != SQLITE_OK) {
         char what[300];
@@ -458,7 +389,7 @@ int tb_store_open_readonly(const char *path, tb_store **out, char *err) {
         set_db_err(s, err, what);
         goto fail;
     }
-    if (check_not_newer(s, version, err) != 0) goto fail;
+    if (tb_store_check_version(s->path, version, err) != 0) goto fail;
     if (version == 0) {
         tb_seterr(err, "'%s' is not a tilebench results database (schema version 0)", path);
         goto fail;

@@ -33,8 +33,26 @@ int tb_store_insert_level_temperature(tb_store *s, int64_t run_id, int64_t level
 int64_t tb_store_proc_starttime(int64_t pid, char *state);
 void tb_store_mark_dead_runs(struct sqlite3 *db, const char *path);
 
+/* store.c: fills err with "what: <SQLite's message>", saying what a full
+ * disk or a file size limit means for the data. */
+void tb_store_db_err(struct sqlite3 *db, const char *path, char *err, const char *what);
+
+/* store_migrate.c: the schema version of db (PRAGMA user_version; an SQLite
+ * result code); whether this tilebench knows it (-1 with err naming both
+ * when it is newer); the number of its tables and indexes (-1 on error); and
+ * the upkeep: from version (as read) to TB_STORE_SCHEMA_VERSION, 0 or -1
+ * with err. A new database (version 0, empty) gets tb_store_fresh_schema. */
+int tb_store_read_version(struct sqlite3 *db, int *version);
+int tb_store_check_version(const char *path, int version, char *err);
+int tb_store_count_objects(struct sqlite3 *db);
+int tb_store_migrate(struct sqlite3 *db, const char *path, int version, char *err);
+
 /* The migrations (store_schema.c): entry i takes the schema from version i
  * to i + 1, one SQL text each. */
 extern const char *const tb_store_migrations[TB_STORE_SCHEMA_VERSION];
+/* The schema all of them build, as the CREATE statements of its tables and
+ * indexes (generated at build time by results/gen/store_schema_gen.c): what
+ * a new database is given, in one transaction. */
+extern const char tb_store_fresh_schema[];
 
 #endif

@@ -580,6 +580,62 @@ static void test_schema_version(void **state) {
     assert_non_null(strstr(err, "schema version 99"));
 }
 
+/* The schema of a database as SQLite parsed it, one line per object and per
+ * column, index column and foreign key (PRAGMA table_xinfo, index_xinfo,
+ * foreign_key_list), and the user_version, into out. */
+static void schema_of(sqlite3 *db, char *out, size_t cap) {
+    static const char *const q[] = {
+        "SELECT 'v ' || user_version FROM pragma_user_version",
+        "SELECT type || ' ' || name || ' ' || tbl_name || ' ' || ifnull(sql, '') FROM sqlite_master ORDER BY type, "
+        "name",
+        "SELECT m.name || ' c ' || c.cid || ' ' || c.name || ' ' || c.type || ' ' || c.\"notnull\" || ' ' ||"
+        " ifnull(c.dflt_value, 'null') || ' ' || c.pk || ' ' || c.hidden FROM sqlite_master m,"
+        " pragma_table_xinfo(m.name) c WHERE m.type = 'table' ORDER BY m.name, c.cid",
+        "SELECT m.name || ' i ' || c.seqno || ' ' || ifnull(c.name, '') || ' ' || c.desc || ' ' || c.coll || ' ' ||"
+        " c.key FROM sqlite_master m, pragma_index_xinfo(m.name) c WHERE m.type = 'index' ORDER BY m.name, c.seqno",
+        "SELECT m.name || ' f ' || k.id || ' ' || k.seq || ' ' || k.\"table\" || ' ' || k.\"from\" || ' ' ||"
+        " ifnull(k.\"to\", '') || ' ' || k.on_update || ' ' || k.on_delete FROM sqlite_master m,"
+        " pragma_foreign_key_list(m.name) k WHERE m.type = 'table' ORDER BY m.name, k.id, k.seq",
+    };
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        sqlite3_stmt *st = NULL;
+        assert_int_equal(sqlite3_prepare_v2(db, q[i], -1, &st, NULL), SQLITE_OK);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int k = snprintf(out + n, cap - n, "%s\n", (const char *)sqlite3_column_text(st, 0));
+            assert_true(k > 0 && (size_t)k < cap - n);
+            n += (size_t)k;
+        }
+        sqlite3_finalize(st);
+    }
+}
+
+/* A new database gets the schema at once (create_fresh, from the schema the
+ * build made of the migrations); it must be the very schema that the
+ * migrations give a database one step at a time: here one at version 1,
+ * migrated by the same open. */
+static void test_new_schema_is_migrated_schema(void **state) {
+    fix *f = *state;
+    tb_store *s = NULL;
+    sqlite3 *raw = NULL;
+    char err[TB_ERR_LEN] = "", old[300];
+    static char fresh[256 * 1024], migrated[256 * 1024];
+    assert_int_equal(tb_store_open(f->db, &s, err), 0);
+    schema_of(tb_store_db(s), fresh, sizeof fresh);
+    tb_store_close(s);
+    snprintf(old, sizeof old, "%s/v1.db", f->dir);
+    assert_int_equal(sqlite3_open(old, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, tb_store_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    assert_int_equal(tb_store_open(old, &s, err), 0);
+    schema_of(tb_store_db(s), migrated, sizeof migrated);
+    tb_store_close(s);
+    assert_non_null(strstr(fresh, "CREATE TABLE runs"));
+    assert_string_equal(fresh, migrated);
+}
+
 /* Schema 4 -> 5 (and on to 6): a database written before errors were split by class and
  * before rules could go unjudged is migrated on the first open for writing;
  * its rows read as "not split" (errors_by_class null) and as judged. The v4
@@ -1116,6 +1172,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_text_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_schema_is_migrated_schema, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v4_to_v5, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sample_stages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v12_to_v13, setup, teardown),

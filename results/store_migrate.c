@@ -1,0 +1,126 @@
+/*
+ * store_migrate.c: how a results database gets the schema of this
+ * tilebench. The version is PRAGMA user_version; the migrations
+ * (store_schema.c) each take it one step up in their own transaction, and a
+ * new database gets the schema they build (tb_store_fresh_schema, made from
+ * them at build time) in one.
+ */
+#include "results/store_internal.h"
+
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+int tb_store_read_version(sqlite3 *db, int *version) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *version = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int tb_store_check_version(const char *path, int version, char *err) {
+    if (version > TB_STORE_SCHEMA_VERSION) {
+        tb_seterr(err, "open %s: schema version %d is newer than this tilebench %s knows (%d); use a newer tilebench",
+                  path, version, TB_VERSION, TB_STORE_SCHEMA_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_store_count_objects(sqlite3 *db) {
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static int exec_sql(sqlite3 *db, const char *sql) { return sqlite3_exec(db, sql, NULL, NULL, NULL); }
+
+/* The caller saved the error first; SQLite may have rolled back already. */
+static void rollback(sqlite3 *db) {
+    if (!sqlite3_get_autocommit(db)) (void)exec_sql(db, "ROLLBACK");
+}
+
+/* Sets user_version to version and commits; SQLITE_OK or the error. */
+static int commit_version(sqlite3 *db, int version) {
+    char pragma[48];
+    int rc;
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version);
+    rc = exec_sql(db, pragma);
+    return rc == SQLITE_OK ? exec_sql(db, "COMMIT") : rc;
+}
+
+/* Applies migrations[version..] one transaction each. BEGIN IMMEDIATE takes
+ * the write lock before re-reading the version, so two processes opening a
+ * new database at once do not both run the same migration. */
+static int migrate_steps(sqlite3 *db, const char *path, char *err) {
+    for (;;) {
+        int version = 0;
+        char what[320];
+        snprintf(what, sizeof what, "open %s", path);
+        if (exec_sql(db, "BEGIN IMMEDIATE") != SQLITE_OK) {
+            tb_store_db_err(db, path, err, "open: begin migration");
+            return -1;
+        }
+        if (tb_store_read_version(db, &version) != SQLITE_OK) {
+            tb_store_db_err(db, path, err, what);
+            rollback(db);
+            return -1;
+        }
+        if (tb_store_check_version(path, version, err) != 0) {
+            rollback(db);
+            return -1;
+        }
+        if (version == TB_STORE_SCHEMA_VERSION) {
+            rollback(db); /* nothing to do: end the read */
+            return 0;
+        }
+        snprintf(what, sizeof what, "migrate %s to schema version %d", path, version + 1);
+        if (exec_sql(db, tb_store_migrations[version]) != SQLITE_OK || commit_version(db, version + 1) != SQLITE_OK) {
+            tb_store_db_err(db, path, err, what);
+            rollback(db);
+            return -1;
+        }
+    }
+}
+
+/* Gives a new, empty database the schema the migrations build in one
+ * transaction. Applying them one by one costs about 20 ms of CPU, most of it
+ * SQLite reparsing the whole schema at each ALTER TABLE ... ADD COLUMN, and
+ * a commit each. When another process began the schema since the caller
+ * looked, this does nothing and migrate_steps goes on from the version it
+ * finds. */
+static int create_fresh(sqlite3 *db, const char *path, char *err) {
+    int version = -1;
+    char what[320];
+    snprintf(what, sizeof what, "create the schema of %s", path);
+    if (exec_sql(db, "BEGIN IMMEDIATE") != SQLITE_OK) {
+        tb_store_db_err(db, path, err, what);
+        return -1;
+    }
+    if (tb_store_read_version(db, &version) != SQLITE_OK || version != 0 || tb_store_count_objects(db) != 0) {
+        rollback(db);
+        return 0;
+    }
+    if (exec_sql(db, tb_store_fresh_schema) != SQLITE_OK || commit_version(db, TB_STORE_SCHEMA_VERSION) != SQLITE_OK) {
+        tb_store_db_err(db, path, err, what);
+        rollback(db);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_store_migrate(sqlite3 *db, const char *path, int version, char *err) {
+    if (version == 0 && create_fresh(db, path, err) != 0) return -1;
+    return migrate_steps(db, path, err);
+}
