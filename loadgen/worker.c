@@ -20,7 +20,7 @@
  * whose workloads all run at max rate gets coarse libevent timers, which
  * spares a timerfd_settime per loop turn (needs_precise_timers); the stall
  * probe is a kernel periodic timer that wakes the loop 50 times a second;
- * and under heavy load the loop spins briefly before it sleeps (run_loop),
+ * and, when TB_WORKER_SPIN_US asks for it, the loop spins briefly before it sleeps (run_loop),
  * so a saturated server is not made to wake it for every response.
  */
 #include <errno.h>

@@ -254,16 +254,9 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
         goto fail;
     }
     if (tb_store_check_version(s->path, version, err) != 0) goto fail;
-    if (version == 0) {
-        /* a new file, or another program's database: never add our tables to the latter */
-        if (tb_store_count_objects(s->db) > 0) {
-            tb_seterr(err,
-                      "open %s: not a tilebench results database (it holds another program's tables); "
-                      "give --db a new file",
-                      path);
-            goto fail;
-        }
-    }
+    /* a new file, or another program's database: never add our tables to
+     * the latter, nor turn it to WAL (below) */
+    if (version == 0 && tb_store_check_foreign(path, tb_store_count_objects(s->db), err) != 0) goto fail;
     {
         /* WAL lets report/serve read while a run writes; NORMAL is durable
          * per transaction in WAL except on power loss, which a benchmark

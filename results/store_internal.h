@@ -2,7 +2,7 @@
  * store_internal.h: internal to results/. The SQLite handle of a store, for
  * the model reader (model_read.c, model_levels.c) and the store's own white-box
  * unit tests only; every other caller reads through the model (model.h). And
- * the schema's migrations, which store.c applies.
+ * the schema's migrations, which store_migrate.c applies.
  */
 #ifndef TB_RESULTS_STORE_INTERNAL_H
 #define TB_RESULTS_STORE_INTERNAL_H
@@ -45,6 +45,10 @@ void tb_store_db_err(struct sqlite3 *db, const char *path, char *err, const char
 int tb_store_read_version(struct sqlite3 *db, int *version);
 int tb_store_check_version(const char *path, int version, char *err);
 int tb_store_count_objects(struct sqlite3 *db);
+/* 0 when a database of version 0 holds no objects (a new file), else -1 with
+ * err: another program's database, never to get our tables (or objects < 0:
+ * its list of tables could not be read). */
+int tb_store_check_foreign(const char *path, int objects, char *err);
 int tb_store_migrate(struct sqlite3 *db, const char *path, int version, char *err);
 
 /* The migrations (store_schema.c): entry i takes the schema from version i

@@ -44,6 +44,18 @@ int tb_store_count_objects(sqlite3 *db) {
     return n;
 }
 
+int tb_store_check_foreign(const char *path, int objects, char *err) {
+    if (objects == 0) return 0;
+    if (objects < 0) {
+        tb_seterr(err, "open %s: its list of tables cannot be read", path);
+        return -1;
+    }
+    tb_seterr(err,
+              "open %s: not a tilebench results database (it holds another program's tables); give --db a new file",
+              path);
+    return -1;
+}
+
 static int exec_sql(sqlite3 *db, const char *sql) { return sqlite3_exec(db, sql, NULL, NULL, NULL); }
 
 /* The caller saved the error first; SQLite may have rolled back already. */
@@ -97,30 +109,40 @@ static int migrate_steps(sqlite3 *db, const char *path, char *err) {
 /* Gives a new, empty database the schema the migrations build in one
  * transaction. Applying them one by one costs about 20 ms of CPU, most of it
  * SQLite reparsing the whole schema at each ALTER TABLE ... ADD COLUMN, and
- * a commit each. When another process began the schema since the caller
- * looked, this does nothing and migrate_steps goes on from the version it
- * finds. */
+ * a commit each. 1 when done; 0 when another tilebench made the schema since
+ * the caller looked (it commits the schema and its version together), so
+ * migrate_steps goes on from the version it finds; -1 with err when the file
+ * is not empty (another program's tables arrived) or on an error. */
 static int create_fresh(sqlite3 *db, const char *path, char *err) {
-    int version = -1;
+    int version = -1, objects;
     char what[320];
     snprintf(what, sizeof what, "create the schema of %s", path);
-    if (exec_sql(db, "BEGIN IMMEDIATE") != SQLITE_OK) {
+    if (exec_sql(db, "BEGIN IMMEDIATE") != SQLITE_OK || tb_store_read_version(db, &version) != SQLITE_OK ||
+        (objects = tb_store_count_objects(db)) < 0) {
         tb_store_db_err(db, path, err, what);
+        rollback(db);
         return -1;
     }
-    if (tb_store_read_version(db, &version) != SQLITE_OK || version != 0 || tb_store_count_objects(db) != 0) {
+    if (version != 0) {
         rollback(db);
         return 0;
+    }
+    if (tb_store_check_foreign(path, objects, err) != 0) {
+        rollback(db);
+        return -1;
     }
     if (exec_sql(db, tb_store_fresh_schema) != SQLITE_OK || commit_version(db, TB_STORE_SCHEMA_VERSION) != SQLITE_OK) {
         tb_store_db_err(db, path, err, what);
         rollback(db);
         return -1;
     }
-    return 0;
+    return 1;
 }
 
 int tb_store_migrate(sqlite3 *db, const char *path, int version, char *err) {
-    if (version == 0 && create_fresh(db, path, err) != 0) return -1;
+    if (version == 0) {
+        int r = create_fresh(db, path, err);
+        if (r != 0) return r < 0 ? -1 : 0;
+    }
     return migrate_steps(db, path, err);
 }

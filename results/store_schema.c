@@ -1,6 +1,6 @@
 /*
  * store_schema.c: the results database schema, as the migrations that build
- * it (store.c applies them on open).
+ * it (store_migrate.c applies them on open).
  */
 #include "results/store_internal.h"
 

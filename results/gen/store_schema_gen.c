@@ -3,12 +3,16 @@
  * migrations (store_schema.c) to an empty in-memory database and writes the
  * schema they build as one C string, tb_store_fresh_schema: the CREATE
  * statements of every table and index, in the order SQLite stored them.
- * store.c gives a new database that schema in one transaction, where the
- * migrations one by one would make SQLite reparse the whole schema at every
- * ALTER TABLE ... ADD COLUMN.
+ * store_migrate.c gives a new database that schema in one transaction, where
+ * the migrations one by one would make SQLite reparse the whole schema at
+ * every ALTER TABLE ... ADD COLUMN.
  *
- * usage: store_schema_gen OUT.c   (exit 1, with the reason on stderr, when a
- * migration fails or leaves rows behind: a new database would miss them)
+ * A schema is all a new database gets, so the build fails (exit 1, the
+ * reason on stderr) when the migrations leave anything else behind: rows in
+ * any table (SQLite's own included), a virtual table, or a setting kept in
+ * the file's header (application_id, auto_vacuum).
+ *
+ * usage: store_schema_gen OUT.c   (written through OUT.c.tmp, then renamed)
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,11 +21,12 @@
 
 #include "results/store_internal.h"
 
-/* Writes text as the body of a C string literal, one source line per line. */
+/* Writes text as the body of a C string literal, one source line per line
+ * ('?' escaped: no trigraph can form). */
 static void put_c_string(FILE *f, const char *text) {
     fputs("    \"", f);
     for (const char *c = text; *c; c++) {
-        if (*c == '\\' || *c == '"')
+        if (*c == '\\' || *c == '"' || *c == '?')
             fprintf(f, "\\%c", *c);
         else if (*c == '\n')
             fputs("\\n\"\n    \"", f);
@@ -31,83 +36,118 @@ static void put_c_string(FILE *f, const char *text) {
     fputs("\"\n", f);
 }
 
-static int fail(sqlite3 *db, const char *what) {
-    fprintf(stderr, "store_schema_gen: %s: %s\n", what, db ? sqlite3_errmsg(db) : "out of memory");
-    sqlite3_close(db);
-    return 1;
-}
-
-/* 1 when some table the migrations made holds a row (a migration that seeds
- * data: the schema alone would lose it), 0 when none does, -1 on error. */
-static int any_rows(sqlite3 *db) {
+/* The first column of the first row of sql as an integer into *v; 0 or -1. */
+static int query_int(sqlite3 *db, const char *sql, long long *v) {
     sqlite3_stmt *st = NULL;
-    int found = 0, rc;
-    rc = sqlite3_prepare_v2(
-        db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'", -1, &st,
-        NULL);
-    while (rc == SQLITE_OK && !found && sqlite3_step(st) == SQLITE_ROW) {
-        char sql[300];
-        sqlite3_stmt *q = NULL;
-        snprintf(sql, sizeof sql, "SELECT 1 FROM \"%s\" LIMIT 1", (const char *)sqlite3_column_text(st, 0));
-        rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
-        if (rc == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
-            fprintf(stderr, "store_schema_gen: table %s has rows after the migrations\n", sqlite3_column_text(st, 0));
-            found = 1;
-        }
-        sqlite3_finalize(q);
-    }
+    int ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+    if (ok) *v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    return rc == SQLITE_OK ? found : -1;
+    return ok ? 0 : -1;
 }
 
-int main(int argc, char **argv) {
-    sqlite3 *db = NULL;
+/* 0 when the migrations built a schema and nothing else, else -1 (said on
+ * stderr): rows in a table, a virtual table, a header setting. */
+static int schema_only(sqlite3 *db) {
     sqlite3_stmt *st = NULL;
-    FILE *f;
-    int n = 0;
-    if (argc != 2) {
-        fprintf(stderr, "usage: store_schema_gen OUT.c\n");
-        return 2;
+    int bad = 0;
+    long long v = 0;
+    if (sqlite3_prepare_v2(db, "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master WHERE type = 'table'", -1,
+                           &st, NULL) != SQLITE_OK)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        char sql[300];
+        if (sqlite3_column_int(st, 1)) {
+            fprintf(stderr, "store_schema_gen: %s is a virtual table: not supported here\n", name);
+            bad = 1;
+            continue;
+        }
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", name);
+        if (query_int(db, sql, &v) != 0 || v != 0) {
+            fprintf(stderr, "store_schema_gen: table %s: %s\n", name,
+                    v ? "rows left by the migrations (a new database would miss them)" : sqlite3_errmsg(db));
+            bad = 1;
+        }
     }
-    if (sqlite3_open(":memory:", &db) != SQLITE_OK) return fail(db, "open :memory:");
-    for (int v = 0; v < TB_STORE_SCHEMA_VERSION; v++) {
-        char what[64];
-        snprintf(what, sizeof what, "migration to version %d", v + 1);
-        if (sqlite3_exec(db, tb_store_migrations[v], NULL, NULL, NULL) != SQLITE_OK) return fail(db, what);
+    if (sqlite3_finalize(st) != SQLITE_OK) bad = 1;
+    if (query_int(db, "PRAGMA application_id", &v) != 0 || v != 0 || query_int(db, "PRAGMA auto_vacuum", &v) != 0 ||
+        v != 0) {
+        fprintf(stderr, "store_schema_gen: the migrations set application_id or auto_vacuum (kept in the file's "
+                        "header, not in the schema)\n");
+        bad = 1;
     }
-    if (any_rows(db) != 0) return fail(db, "rows left by the migrations");
-    /* rowid order is creation order; sqlite_% objects (sqlite_sequence, the
-     * automatic indexes) SQLite makes by itself */
+    return bad ? -1 : 0;
+}
+
+/* Writes the C file of the schema to f; 0, or -1 when SQLite failed. */
+static int write_schema(sqlite3 *db, FILE *f) {
+    sqlite3_stmt *st = NULL;
+    int n = 0, rc;
+    /* rowid order is creation order; SQLite makes the sqlite_% objects
+     * (sqlite_sequence, the automatic indexes) by itself */
     if (sqlite3_prepare_v2(db,
                            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' "
                            "ESCAPE '\\' ORDER BY rowid",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(db, "read the schema");
-    f = fopen(argv[1], "w");
-    if (!f) {
-        perror(argv[1]);
-        sqlite3_finalize(st);
-        sqlite3_close(db);
-        return 1;
-    }
+        return -1;
     fprintf(f,
             "/* Generated by results/gen/store_schema_gen.c from the migrations in\n"
             " * results/store_schema.c (schema version %d): do not edit. */\n"
             "extern const char tb_store_fresh_schema[];\n"
             "const char tb_store_fresh_schema[] =\n",
             TB_STORE_SCHEMA_VERSION);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         put_c_string(f, (const char *)sqlite3_column_text(st, 0));
         fputs("    \";\\n\"\n", f);
         n++;
     }
     fputs("    \"\";\n", f);
     sqlite3_finalize(st);
-    sqlite3_close(db);
-    if (n == 0 || fclose(f) != 0) {
-        fprintf(stderr, "store_schema_gen: %s: %s\n", argv[1], n ? "write failed" : "no schema");
-        remove(argv[1]);
+    return rc == SQLITE_DONE && n > 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    sqlite3 *db = NULL;
+    char tmp[4096];
+    FILE *f;
+    int ok;
+    if (argc != 2 || strlen(argv[1]) + 5 > sizeof tmp) {
+        fprintf(stderr, "usage: store_schema_gen OUT.c\n");
+        return 2;
+    }
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
+        fprintf(stderr, "store_schema_gen: open :memory:: %s\n", db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
         return 1;
     }
-    return 0;
+    for (int v = 0; v < TB_STORE_SCHEMA_VERSION; v++) {
+        if (sqlite3_exec(db, tb_store_migrations[v], NULL, NULL, NULL) != SQLITE_OK) {
+            fprintf(stderr, "store_schema_gen: migration to version %d: %s\n", v + 1, sqlite3_errmsg(db));
+            sqlite3_close(db);
+            return 1;
+        }
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
+    if (schema_only(db) != 0) {
+        sqlite3_close(db);
+        return 1;
+    }
+    if (!(f = fopen(tmp, "w"))) {
+        perror(tmp);
+        sqlite3_close(db);
+        return 1;
+    }
+    ok = write_schema(db, f) == 0;
+    if (!ok) fprintf(stderr, "store_schema_gen: read the schema: %s\n", sqlite3_errmsg(db));
+    sqlite3_close(db);
+    if (ferror(f) | fclose(f)) {
+        perror(tmp);
+        ok = 0;
+    }
+    if (ok && rename(tmp, argv[1]) != 0) {
+        perror(argv[1]);
+        ok = 0;
+    }
+    if (!ok) remove(tmp);
+    return ok ? 0 : 1;
 }

@@ -582,10 +582,12 @@ static void test_schema_version(void **state) {
 
 /* The schema of a database as SQLite parsed it, one line per object and per
  * column, index column and foreign key (PRAGMA table_xinfo, index_xinfo,
- * foreign_key_list), and the user_version, into out. */
+ * foreign_key_list), and the header's user_version, application_id and
+ * auto_vacuum, into out. */
 static void schema_of(sqlite3 *db, char *out, size_t cap) {
     static const char *const q[] = {
-        "SELECT 'v ' || user_version FROM pragma_user_version",
+        "SELECT 'v ' || user_version || ' a ' || (SELECT application_id FROM pragma_application_id) || ' av ' ||"
+        " (SELECT auto_vacuum FROM pragma_auto_vacuum) FROM pragma_user_version",
         "SELECT type || ' ' || name || ' ' || tbl_name || ' ' || ifnull(sql, '') FROM sqlite_master ORDER BY type, "
         "name",
         "SELECT m.name || ' c ' || c.cid || ' ' || c.name || ' ' || c.type || ' ' || c.\"notnull\" || ' ' ||"
