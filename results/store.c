@@ -207,12 +207,36 @@ static void bind_wall(sqlite3_stmt *st, int i, int64_t wall_us) {
 
 /* ---- open, close (the migrations: store_migrate.c) ------------------------ */
 
+/* 0 when this user may write in the folder of path (SQLite keeps a
+ * database's journal files beside it), else -1 with err saying so. */
+static int check_folder(const char *path, char *err) {
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (!slash)
+        strcpy(dir, ".");
+    else if (n == 0)
+        strcpy(dir, "/");
+    else if (n < sizeof dir)
+        memcpy(dir, path, n), dir[n] = '\0';
+    else
+        return 0; /* too long to check: SQLite's own error stands */
+    if (access(dir, W_OK | X_OK) == 0) return 0;
+    tb_seterr(err,
+              "open %s: its folder %s: %s (a results database needs a folder this user may write in: SQLite keeps "
+              "its journal beside it)",
+              path, dir, strerror(errno));
+    return -1;
+}
+
 /* Common part of both opens: handle, error codes, busy timeout. */
 static int open_handle(const char *path, int flags, tb_store **out, char *err) {
     tb_store *s;
     struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        tb_seterr(err, "results database '%s' is a directory", path);
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        /* a device or a FIFO: SQLite would leave its journal beside it (/dev/null-journal) */
+        tb_seterr(err, "results database '%s' is %s", path,
+                  S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file (a device, FIFO or socket)");
         return -1;
     }
     s = xcalloc(1, sizeof *s);
@@ -246,7 +270,8 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
         tb_seterr(err, "--db needs a file name (an empty name would keep the results nowhere)");
         return -1;
     }
-    if (open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err) != 0) return -1;
+    if (check_folder(path, err) != 0 || open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, err) != 0)
+        return -1;
     snprintf(what, sizeof what, "open %s", path);
     /* Refuse a newer schema before changing anything in the file. */
     if (tb_store_read_version(s->db, &version) != SQLITE_OK) {
@@ -256,7 +281,11 @@ int tb_store_open(const char *path, tb_store **out, char *err) {
     if (tb_store_check_version(s->path, version, err) != 0) goto fail;
     /* a new file, or another program's database: never add our tables to
      * the latter, nor turn it to WAL (below) */
-    if (version == 0 && tb_store_check_foreign(path, tb_store_count_objects(s->db), err) != 0) goto fail;
+    if (tb_store_check_ours(s->db, path, version, err) != 0) goto fail;
+    if (sqlite3_db_readonly(s->db, "main") == 1) {
+        tb_seterr(err, "open %s: this user may not write it (a results database must be writable)", path);
+        goto fail;
+    }
     {
         /* WAL lets report/serve read while a run writes; NORMAL is durable
          * per transaction in WAL except on power loss, which a benchmark

@@ -26,6 +26,10 @@ int tb_store_read_version(sqlite3 *db, int *version) {
 }
 
 int tb_store_check_version(const char *path, int version, char *err) {
+    if (version < 0) {
+        tb_seterr(err, "open %s: not a tilebench results database (its schema version is %d)", path, version);
+        return -1;
+    }
     if (version > TB_STORE_SCHEMA_VERSION) {
         tb_seterr(err, "open %s: schema version %d is newer than this tilebench %s knows (%d); use a newer tilebench",
                   path, version, TB_VERSION, TB_STORE_SCHEMA_VERSION);
@@ -44,15 +48,32 @@ int tb_store_count_objects(sqlite3 *db) {
     return n;
 }
 
-int tb_store_check_foreign(const char *path, int objects, char *err) {
-    if (objects == 0) return 0;
-    if (objects < 0) {
-        tb_seterr(err, "open %s: its list of tables cannot be read", path);
-        return -1;
+/* 1 when db has a table of that name, 0 when not, -1 on error. */
+static int has_table(sqlite3 *db, const char *name) {
+    sqlite3_stmt *st = NULL;
+    int r = -1;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        switch (sqlite3_step(st)) {
+        case SQLITE_ROW: r = 1; break;
+        case SQLITE_DONE: r = 0; break;
+        default: break;
+        }
     }
-    tb_seterr(err,
-              "open %s: not a tilebench results database (it holds another program's tables); give --db a new file",
-              path);
+    sqlite3_finalize(st);
+    return r;
+}
+
+int tb_store_check_ours(sqlite3 *db, const char *path, int version, char *err) {
+    /* a new file holds nothing; every version from 1 on has the runs table */
+    int ok = version == 0 ? tb_store_count_objects(db) : has_table(db, "runs");
+    if (version == 0 ? ok == 0 : ok == 1) return 0;
+    if (ok < 0)
+        tb_seterr(err, "open %s: its list of tables cannot be read: %s", path, sqlite3_errmsg(db));
+    else
+        tb_seterr(err, "open %s: not a tilebench results database (%s); give --db a new file", path,
+                  version == 0 ? "it holds another program's tables" : "schema version set, but no runs table");
     return -1;
 }
 
@@ -61,6 +82,18 @@ static int exec_sql(sqlite3 *db, const char *sql) { return sqlite3_exec(db, sql,
 /* The caller saved the error first; SQLite may have rolled back already. */
 static void rollback(sqlite3 *db) {
     if (!sqlite3_get_autocommit(db)) (void)exec_sql(db, "ROLLBACK");
+}
+
+/* Fills err for a failed schema change: on a full disk, says that nothing
+ * is lost (the file keeps the version it had; the next open goes on). */
+static void schema_err(sqlite3 *db, const char *path, char *err, const char *what) {
+    if ((sqlite3_errcode(db) & 0xff) == SQLITE_FULL)
+        tb_seterr(err,
+                  "%s: %s (no space left for %s; it keeps the schema version it had, and the next open goes on "
+                  "from there)",
+                  what, sqlite3_errmsg(db), path);
+    else
+        tb_store_db_err(db, path, err, what);
 }
 
 /* Sets user_version to version and commits; SQLITE_OK or the error. */
@@ -81,7 +114,7 @@ static int migrate_steps(sqlite3 *db, const char *path, char *err) {
         char what[320];
         snprintf(what, sizeof what, "open %s", path);
         if (exec_sql(db, "BEGIN IMMEDIATE") != SQLITE_OK) {
-            tb_store_db_err(db, path, err, "open: begin migration");
+            schema_err(db, path, err, "open: begin migration");
             return -1;
         }
         if (tb_store_read_version(db, &version) != SQLITE_OK) {
@@ -99,7 +132,7 @@ static int migrate_steps(sqlite3 *db, const char *path, char *err) {
         }
         snprintf(what, sizeof what, "migrate %s to schema version %d", path, version + 1);
         if (exec_sql(db, tb_store_migrations[version]) != SQLITE_OK || commit_version(db, version + 1) != SQLITE_OK) {
-            tb_store_db_err(db, path, err, what);
+            schema_err(db, path, err, what);
             rollback(db);
             return -1;
         }
@@ -114,12 +147,11 @@ static int migrate_steps(sqlite3 *db, const char *path, char *err) {
  * migrate_steps goes on from the version it finds; -1 with err when the file
  * is not empty (another program's tables arrived) or on an error. */
 static int create_fresh(sqlite3 *db, const char *path, char *err) {
-    int version = -1, objects;
+    int version = -1;
     char what[320];
     snprintf(what, sizeof what, "create the schema of %s", path);
-    if (exec_sql(db, "BEGIN IMMEDIATE") != SQLITE_OK || tb_store_read_version(db, &version) != SQLITE_OK ||
-        (objects = tb_store_count_objects(db)) < 0) {
-        tb_store_db_err(db, path, err, what);
+    if (exec_sql(db, "BEGIN IMMEDIATE") != SQLITE_OK || tb_store_read_version(db, &version) != SQLITE_OK) {
+        schema_err(db, path, err, what);
         rollback(db);
         return -1;
     }
@@ -127,12 +159,12 @@ static int create_fresh(sqlite3 *db, const char *path, char *err) {
         rollback(db);
         return 0;
     }
-    if (tb_store_check_foreign(path, objects, err) != 0) {
+    if (tb_store_check_ours(db, path, 0, err) != 0) {
         rollback(db);
         return -1;
     }
     if (exec_sql(db, tb_store_fresh_schema) != SQLITE_OK || commit_version(db, TB_STORE_SCHEMA_VERSION) != SQLITE_OK) {
-        tb_store_db_err(db, path, err, what);
+        schema_err(db, path, err, what);
         rollback(db);
         return -1;
     }

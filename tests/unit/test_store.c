@@ -917,6 +917,55 @@ static void test_migrate_v12_to_v13(void **state) {
     hists_free(&h);
 }
 
+/* The bytes of file path (at most cap), their count into *n. */
+static void slurp(const char *path, char *buf, size_t cap, size_t *n) {
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    *n = fread(buf, 1, cap, fp);
+    fclose(fp);
+}
+
+/* Opening for writing refuses what is not a tilebench results database or
+ * a new file, and leaves it byte for byte as it was (no tables added, not
+ * switched to WAL): another program's tables at version 0, a schema version
+ * set but no runs table, a negative version, and a device. */
+static void test_writer_refuses_others(void **state) {
+    fix *f = *state;
+    static const struct {
+        const char *sql, *says;
+    } cases[] = {
+        {"CREATE TABLE contacts (name TEXT)", "another program's tables"},
+        {"CREATE TABLE contacts (name TEXT); PRAGMA user_version = 5", "no runs table"},
+        {"PRAGMA user_version = 18", "no runs table"},
+        {"PRAGMA user_version = -1", "schema version is -1"},
+        {"CREATE TABLE contacts (name TEXT); PRAGMA user_version = -2147483648", "schema version is -2147483648"},
+    };
+    static char before[65536], after[65536];
+    char err[TB_ERR_LEN], p[200];
+    tb_store *s = NULL;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sqlite3 *raw = NULL;
+        size_t nb, na;
+        snprintf(p, sizeof p, "%s/other%zu.db", f->dir, i);
+        assert_int_equal(sqlite3_open(p, &raw), SQLITE_OK);
+        assert_int_equal(sqlite3_exec(raw, cases[i].sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(raw);
+        slurp(p, before, sizeof before, &nb);
+        err[0] = '\0';
+        assert_int_equal(tb_store_open(p, &s, err), -1);
+        assert_null(s);
+        assert_non_null(strstr(err, cases[i].says));
+        slurp(p, after, sizeof after, &na);
+        assert_int_equal(na, nb);
+        assert_memory_equal(after, before, nb);
+        snprintf(p, sizeof p, "%s/other%zu.db-wal", f->dir, i);
+        assert_int_equal(access(p, F_OK), -1);
+    }
+    assert_int_equal(tb_store_open("/dev/null", &s, err), -1);
+    assert_non_null(strstr(err, "not a regular file"));
+    assert_int_equal(access("/dev/null-journal", F_OK), -1);
+}
+
 static void test_readonly_open_errors(void **state) {
     fix *f = *state;
     tb_store *s = NULL;
@@ -1179,6 +1228,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sample_stages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v12_to_v13, setup, teardown),
         cmocka_unit_test_setup_teardown(test_temperature_samples, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writer_refuses_others, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolve_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_writer_dead, setup, teardown),
