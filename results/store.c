@@ -213,6 +213,7 @@ static int check_folder(const char *path, char *err) {
     char dir[4096];
     const char *slash = strrchr(path, '/');
     size_t n = slash ? (size_t)(slash - path) : 0;
+    /* not dirname(3): "x/" names the folder x (a file cannot end in '/'), not one in "." */
     if (!slash)
         strcpy(dir, ".");
     else if (n == 0)

@@ -39,12 +39,10 @@ void tb_store_db_err(struct sqlite3 *db, const char *path, char *err, const char
 
 /* store_migrate.c: the schema version of db (PRAGMA user_version; an SQLite
  * result code); whether this tilebench knows it (-1 with err naming both
- * when it is newer, or when it is negative); the number of its tables and indexes (-1 on error); and
- * the upkeep: from version (as read) to TB_STORE_SCHEMA_VERSION, 0 or -1
+ * when it is newer, or when it is negative); and the upkeep: from version (as read) to TB_STORE_SCHEMA_VERSION, 0 or -1
  * with err. A new database (version 0, empty) gets tb_store_fresh_schema. */
 int tb_store_read_version(struct sqlite3 *db, int *version);
 int tb_store_check_version(const char *path, int version, char *err);
-int tb_store_count_objects(struct sqlite3 *db);
 /* 0 when db, of schema version (as read), is a tilebench results database
  * or a new file: at version 0 it holds nothing, from 1 on it has the runs
  * table. Else -1 with err: another program's database never gets our tables

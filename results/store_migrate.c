@@ -38,7 +38,8 @@ int tb_store_check_version(const char *path, int version, char *err) {
     return 0;
 }
 
-int tb_store_count_objects(sqlite3 *db) {
+/* The number of objects (tables, indexes) in db, or -1. */
+static int count_objects(sqlite3 *db) {
     sqlite3_stmt *st = NULL;
     int n = -1;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK &&
@@ -67,7 +68,7 @@ static int has_table(sqlite3 *db, const char *name) {
 
 int tb_store_check_ours(sqlite3 *db, const char *path, int version, char *err) {
     /* a new file holds nothing; every version from 1 on has the runs table */
-    int ok = version == 0 ? tb_store_count_objects(db) : has_table(db, "runs");
+    int ok = version == 0 ? count_objects(db) : has_table(db, "runs");
     if (version == 0 ? ok == 0 : ok == 1) return 0;
     if (ok < 0)
         tb_seterr(err, "open %s: its list of tables cannot be read: %s", path, sqlite3_errmsg(db));

@@ -961,6 +961,12 @@ static void test_writer_refuses_others(void **state) {
         snprintf(p, sizeof p, "%s/other%zu.db-wal", f->dir, i);
         assert_int_equal(access(p, F_OK), -1);
     }
+    /* a name ending in '/' names a folder: no file "nosuch" is made beside it */
+    snprintf(p, sizeof p, "%s/nosuch/", f->dir);
+    assert_int_equal(tb_store_open(p, &s, err), -1);
+    assert_non_null(strstr(err, "No such file or directory"));
+    snprintf(p, sizeof p, "%s/nosuch", f->dir);
+    assert_int_equal(access(p, F_OK), -1);
     assert_int_equal(tb_store_open("/dev/null", &s, err), -1);
     assert_non_null(strstr(err, "not a regular file"));
     assert_int_equal(access("/dev/null-journal", F_OK), -1);
