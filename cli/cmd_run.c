@@ -119,7 +119,9 @@ static void usage(FILE *f) {
             "with a warning before the sweep. See docs/infra.md.\n"
             "Environment: TB_WORKER_NICE=N (-20..19) sets the load generator threads' nice\n"
             "value; TB_WORKER_SPIN_US=N (0..1000) how long a worker polls before it sleeps\n"
-            "(default 0: it never spins). A phase whose\n"
+            "(default 0: it never spins); TB_WORKER_SCHED=auto|batch|other their scheduling\n"
+            "policy (default auto: SCHED_BATCH when every workload runs at max rate,\n"
+            "think_time = 0; see docs/method.md). A phase whose\n"
             "worker loop stalled over 10 ms gets a warning; on a machine shared with the\n"
             "SUT, give the load generator CPUs of its own (taskset -c).\n\n"
             "exit: 0 complete, 2 usage/configuration error, 3 aborted or interrupted\n",

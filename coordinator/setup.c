@@ -126,7 +126,7 @@ json_t *tb_coord_host_info(run_ctx *c, char *err) {
  * (loadgen/worker.c) or where power and the SUT's servers come from
  * (powermeter/, sut/sut.c): each one set is recorded with the run. */
 static const char *const measurement_env[] = {
-    "TB_WORKER_NICE", "TB_WORKER_SPIN_US", "TB_PROC_STAT",    "TB_RAPL_ROOT",
+    "TB_WORKER_NICE", "TB_WORKER_SPIN_US", "TB_WORKER_SCHED", "TB_PROC_STAT", "TB_RAPL_ROOT",
     "TB_IPMITOOL",    "TB_PG_BINDIR",      "TB_REDIS_SERVER", "TB_DOVECOT",
 };
 

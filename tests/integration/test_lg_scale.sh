@@ -6,7 +6,9 @@
 # gives the loop-stall figures with their own-work share (never above the
 # whole), and the ramp-up's. TB_WORKER_NICE sets the workers' nice value,
 # and a bad one is refused, named; so is a bad TB_WORKER_SPIN_US, and with
-# spinning off or at max rate the server still counts every client op.
+# spinning off or at max rate the server still counts every client op. The
+# workers run SCHED_BATCH at max rate and SCHED_OTHER with a think time,
+# unless TB_WORKER_SCHED says otherwise; a bad TB_WORKER_SCHED is refused.
 # Users built a chunk per loop turn are all built. A run stopped (SIGSTOP)
 # for 300 ms inside phase 1 shows that stall and its warning in phase 1;
 # phase 2's warning agrees with its own figure. No other timing is asserted.
@@ -25,20 +27,29 @@ calls() { redis-cli -h 127.0.0.1 -p "$RP" INFO commandstats | tr -d '\r' |
 RUN=(--config "$T/t.ini" --tiles 16 --threads 2 --ramp-up 1s --warm-up 1s --steady 3s --ramp-down 0 --idle 0
     --meter estimate: --telemetry none --db "$T/r.db")
 
-# 1. 16 tiles on 2 workers, at nice 5 (raising it needs no privilege)
+# workers PID: "NICE/POLICY" of the run PID's worker threads (from their
+# /proc stat: fields 19 and 41; SCHED_OTHER is 0, SCHED_BATCH 3), each
+# distinct pair once, as soon as they are there (empty if never)
+workers() {
+    local seen=""
+    for _ in $(seq 40); do
+        sleep 0.1
+        seen=$(for f in /proc/$1/task/*; do
+            if grep -q '^tb-worker' "$f/comm" 2>/dev/null; then awk '{print $19 "/" $41}' "$f/stat" 2>/dev/null || true; fi
+        done | sort -u | tr '\n' ' ')
+        [ -n "$seen" ] && break
+    done
+    echo $seen
+}
+
+# 1. 16 tiles on 2 workers, at nice 5 (raising it needs no privilege); with a
+# think time they run SCHED_OTHER
 before=$(($(calls set) + $(calls get)))
 TB_WORKER_NICE=5 "$TILEBENCH" run "${RUN[@]}" >"$T/run.log" 2>&1 &
 pid=$!
-nices=""
-for _ in $(seq 40); do
-    sleep 0.1
-    nices=$(for f in /proc/$pid/task/*; do
-        if grep -q '^tb-worker' "$f/comm" 2>/dev/null; then awk '{print $19}' "$f/stat" 2>/dev/null || true; fi
-    done | sort -u | tr '\n' ' ')
-    [ -n "$nices" ] && break
-done
+seen=$(workers $pid)
 wait $pid || fail "run: $(tail -5 "$T/run.log")"
-expect "workers' nice values under TB_WORKER_NICE=5" "$(echo $nices)" = 5
+expect "workers' nice/policy under TB_WORKER_NICE=5, think time 20 ms" "$seen" = 5/0
 "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"
 loaded=$(jq '[.run.levels[0].workloads[] | select(([.operations[].count_all] | add) > 0) | .tile] | unique | length' "$T/r.json")
 expect "tiles with ops" "$loaded" -eq 16
@@ -72,12 +83,17 @@ echo "ok: TB_WORKER_NICE=fast refused: $(grep -o "TB_WORKER_NICE 'fast'[^\"]*" "
 
 # 4. spin-then-block off (TB_WORKER_SPIN_US=0) and at max rate (think time 0,
 # where the workers spin): the server still counts every op the client counted
+# (kv keeps libevent's precise timers at max rate, and so SCHED_OTHER too)
 for spin in 0 20; do
     sed 's/^think_time = 20ms$/think_time = 0/' "$T/t.ini" >"$T/max.ini"
     before=$(($(calls set) + $(calls get)))
-    TB_WORKER_SPIN_US=$spin "$TILEBENCH" run --config "$T/max.ini" --tiles 2 --threads 2 --ramp-up 0 --warm-up 0 \
-        --steady 2s --ramp-down 0 --idle 0 --meter estimate: --telemetry none --db "$T/spin.db" >"$T/spin.log" 2>&1 ||
-        fail "TB_WORKER_SPIN_US=$spin run: $(tail -5 "$T/spin.log")"
+    TB_WORKER_NICE=7 TB_WORKER_SPIN_US=$spin "$TILEBENCH" run --config "$T/max.ini" --tiles 2 --threads 2 --ramp-up 0 \
+        --warm-up 0 --steady 2s --ramp-down 0 --idle 0 --meter estimate: --telemetry none --db "$T/spin.db" \
+        >"$T/spin.log" 2>&1 &
+    pid=$!
+    seen=$(workers $pid)
+    wait $pid || fail "TB_WORKER_SPIN_US=$spin run: $(tail -5 "$T/spin.log")"
+    expect "kv workers' nice/policy at max rate, TB_WORKER_NICE=7" "$seen" = 7/0
     "$TILEBENCH" report latest --db "$T/spin.db" --format json >"$T/spin.json"
     client=$(jq '[.run.levels[0].workloads[].operations[].count_all] | add' "$T/spin.json")
     server=$(($(calls set) + $(calls get) - before))
@@ -88,6 +104,32 @@ done
 if TB_WORKER_SPIN_US=-3 "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_SPIN_US=-3 was accepted"; fi
 grep -q "TB_WORKER_SPIN_US '-3': expected an integer 0..1000" "$T/bad.log" ||
     fail "no message naming TB_WORKER_SPIN_US: $(cat "$T/bad.log")"
+# oltp point lookups at max rate run SCHED_BATCH, keeping their nice value,
+# unless TB_WORKER_SCHED=other
+{
+    printf '[tile]\nname = lg-batch\n[workload.oltp]\nkind = oltp\nmode = point\nusers = 2\nthink_time = 0\n'
+    printf 'unit = ops/s\nreference = 1\n'
+    cat "$T/sut/sut.ini"
+} >"$T/oltp.ini"
+for sched in "" other; do
+    TB_WORKER_SCHED=$sched TB_WORKER_NICE=7 "$TILEBENCH" run --config "$T/oltp.ini" --tiles 1 --threads 2 --ramp-up 0 \
+        --warm-up 0 --steady 1s --ramp-down 0 --idle 0 --meter estimate: --telemetry none --db "$T/oltp.db" \
+        >"$T/oltp.log" 2>&1 &
+    pid=$!
+    seen=$(workers $pid)
+    wait $pid || fail "oltp run, TB_WORKER_SCHED='$sched': $(tail -5 "$T/oltp.log")"
+    want=7/3
+    [ -z "$sched" ] || want=7/0
+    expect "oltp workers' nice/policy at max rate, TB_WORKER_SCHED='$sched'" "$seen" = "$want"
+done
+TB_WORKER_SCHED=batch "$TILEBENCH" run "${RUN[@]}" --tiles 2 --steady 1s >"$T/batch.log" 2>&1 &
+pid=$!
+seen=$(workers $pid)
+wait $pid || fail "TB_WORKER_SCHED=batch run: $(tail -5 "$T/batch.log")"
+expect "workers' nice/policy with a think time, TB_WORKER_SCHED=batch" "$seen" = 0/3
+if TB_WORKER_SCHED=idle "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_SCHED=idle was accepted"; fi
+grep -q "TB_WORKER_SCHED 'idle': expected auto, batch or other" "$T/bad.log" ||
+    fail "no message naming TB_WORKER_SCHED: $(cat "$T/bad.log")"
 
 # 5. a level's users are built a chunk (128) per loop turn: with 400 users per
 # worker every one of them is built and connected, both when users are dealt
