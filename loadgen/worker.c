@@ -931,7 +931,7 @@ static int needs_precise_timers(const local_lg *lg) {
  * goes on with its other connections instead of handing its CPU to the
  * client that reads it, and the client, once it runs, finds more replies per
  * wake-up. At max rate that cut tilebench's CPU per request against nginx by
- * about 15% and raised nginx's throughput (bench/http). But a woken batch thread
+ * about 8%, and nginx's too (bench/http). But a woken batch thread
  * may wait for a tick or for the CPU's other work to block, which would delay
  * an op due at a timer: so "auto" is batch only when nothing counts from a
  * timer's due time, the same test as libevent's coarse timers
