@@ -12,6 +12,7 @@
 
 #include "agent/agent.h"
 #include "cli/commands.h"
+#include "loadgen/loadgen.h"
 
 static void usage(FILE *f) {
     fprintf(f, "usage: tilebench agent [--broker URI] [--name NAME] [--threads N]\n\n"
@@ -28,6 +29,8 @@ static void usage(FILE *f) {
                "                 '.', '_', '-'; unique per broker\n"
                "  --threads N    load generator threads (default: online CPUs)\n"
                "  --help         this text\n\n"
+               "TB_WORKER_NICE, TB_WORKER_SPIN_US and TB_WORKER_SCHED set this agent's worker\n"
+               "threads as they do a run's (tilebench run --help); the run does not store them.\n"
                "docs/agents.md explains the broker, the protocol and a systemd unit.\n"
                "exit: 0 stopped by a signal, 2 usage error or the broker refused it, 3 failed\n");
 }
@@ -84,6 +87,10 @@ int tb_cmd_agent(int argc, char **argv) {
     if (!o.broker_uri) o.broker_uri = getenv("TILEBENCH_BROKER");
     if (!o.broker_uri || !*o.broker_uri) {
         fprintf(stderr, "tilebench agent: no broker: give --broker redis://HOST:PORT or set TILEBENCH_BROKER\n");
+        return TB_EXIT_USAGE;
+    }
+    if (tb_loadgen_env_check(err) != 0) { /* before it registers: a run would only fail later */
+        fprintf(stderr, "tilebench agent: %s\n", err);
         return TB_EXIT_USAGE;
     }
     tb_cli_catch_signals();

@@ -120,10 +120,11 @@ static void usage(FILE *f) {
             "Environment: TB_WORKER_NICE=N (-20..19) sets the load generator threads' nice\n"
             "value; TB_WORKER_SPIN_US=N (0..1000) how long a worker polls before it sleeps\n"
             "(default 0: it never spins); TB_WORKER_SCHED=auto|batch|other their scheduling\n"
-            "policy (default auto: SCHED_BATCH when every workload runs at max rate,\n"
-            "think_time = 0; see docs/method.md). A phase whose\n"
-            "worker loop stalled over 10 ms gets a warning; on a machine shared with the\n"
-            "SUT, give the load generator CPUs of its own (taskset -c).\n\n"
+            "policy (default auto: SCHED_BATCH when every workload is http or oltp at max\n"
+            "rate, think_time = 0; see docs/method.md). With agents, each agent's own\n"
+            "environment counts. A phase whose worker loop stalled over 10 ms gets a\n"
+            "warning; on a machine shared with the SUT, give the load generator CPUs of its\n"
+            "own (taskset -c).\n\n"
             "exit: 0 complete, 2 usage/configuration error, 3 aborted or interrupted\n",
             tb_tiledef_default_path());
 }

@@ -182,6 +182,12 @@ json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     json_object_set_new(s, "loadgen_threads",
                         o->agents ? json_null() /* each agent's: level_agents */
                                   : json_integer(tb_loadgen_local_threads(o->threads)));
+    {
+        /* the workers' scheduling policy (an agent's: its own, not stored) */
+        char err[TB_ERR_LEN];
+        const char *sched = o->agents ? NULL : tb_loadgen_local_sched(o->def, err);
+        json_object_set_new(s, "loadgen_sched", sched ? json_string(sched) : json_null());
+    }
     json_object_set_new(s, "sut", json_string(o->def->has_sut ? "external" : "embedded"));
     json_object_set_new(s, "intended_start_timing", json_true());
     json_object_set_new(s, "telemetry", json_string(c->telem_shown));

@@ -230,8 +230,17 @@ int tb_loadgen_fd_check(const tb_tiledef *def, int tiles, char *err) TB_WUR;
 unsigned long long tb_loadgen_fd_need(const tb_tiledef *def, int tiles, unsigned long long *users);
 
 /* Checks every workload's own keys (its configure()) against stand-in
- * endpoints, so a bad key is reported before any server starts.
- * 0, or -1 with err (file:line, section, key). */
+ * endpoints, and the workers' environment (TB_WORKER_NICE, TB_WORKER_SPIN_US,
+ * TB_WORKER_SCHED), so a bad key or value is reported before any server
+ * starts or any file is made. 0, or -1 with err (file:line, section, key; or
+ * the variable). */
 int tb_loadgen_check(const tb_tiledef *def, char *err) TB_WUR;
+/* The scheduling policy def's local workers will run ("SCHED_BATCH",
+ * "SCHED_OTHER", or one the process inherited: docs/method.md), or NULL when
+ * the workers' environment is bad (err says why). */
+const char *tb_loadgen_local_sched(const tb_tiledef *def, char *err);
+/* Checks the workers' environment alone (an agent, before it takes runs).
+ * 0, or -1 with err naming the bad variable. */
+int tb_loadgen_env_check(char *err) TB_WUR;
 
 #endif

@@ -21,17 +21,15 @@
  * spares a timerfd_settime per loop turn (needs_precise_timers); the stall
  * probe is a kernel periodic timer that wakes the loop 50 times a second;
  * the workers of such a tile run SCHED_BATCH, so a reply that wakes one does
- * not take the CPU from the server thread that wrote it (worker_policy); and,
+ * not take the CPU from the server thread that wrote it (worker_env.c); and,
  * when TB_WORKER_SPIN_US asks for it, the loop spins briefly before it sleeps
  * (run_loop), so a saturated server is not made to wake it for every response.
  */
-#define _GNU_SOURCE /* SCHED_BATCH */
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +42,7 @@
 
 #include "loadgen/lg_live.h"
 #include "loadgen/loadgen.h"
+#include "loadgen/worker_env.h"
 
 enum { CMD_NONE = 0, CMD_START, CMD_STOP, CMD_QUIT };
 enum { THINK_FIXED = 0, THINK_UNIFORM, THINK_NEGEXP };
@@ -148,9 +147,7 @@ struct local_lg {
     worker *workers;
     tb_level_plan plan;
     int level_running;
-    int nice_set, nice; /* TB_WORKER_NICE: the workers' nice value, when given */
-    uint64_t spin_us;   /* TB_WORKER_SPIN_US: longest spin before blocking; 0 never spins */
-    int batch;          /* the workers run SCHED_BATCH (worker_policy) */
+    tb_worker_env env; /* nice, spin window, scheduling policy (worker_env.h) */
 };
 
 /* Records one finished op. intended_us is when it was due; Faban's rule
@@ -587,7 +584,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
 #define SPIN_HIT   0.5 /* spin while at least this share of recent spins found work */
 
 static void run_loop(worker *w) {
-    uint64_t spin = w->lg->spin_us;
+    uint64_t spin = w->lg->env.spin_us;
     if (!spin) {
         event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
         return;
@@ -627,21 +624,9 @@ static void *worker_main(void *arg) {
     worker *w = arg;
     char name[16];
     snprintf(name, sizeof name, "tb-worker-%d", w->id);
+    tb_worker_env_apply(&w->lg->env, w->id);
+    /* named once its policy and nice are set: whoever finds a tb-worker thread sees them */
     prctl(PR_SET_NAME, name, 0, 0, 0); /* shows in top -H, perf sched and /proc/PID/task */
-    if (w->lg->batch) {
-        /* needs no privilege, and keeps the thread's nice value */
-        struct sched_param sp = {0};
-        int e = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-        if (e != 0)
-            tb_log(TB_LOG_WARN, "load generator worker %d: cannot run SCHED_BATCH (TB_WORKER_SCHED): %s", w->id,
-                   strerror(e));
-    }
-    /* Linux keeps a nice value per thread: PRIO_PROCESS 0 is this thread */
-    if (w->lg->nice_set && setpriority(PRIO_PROCESS, 0, w->lg->nice) != 0)
-        tb_log(TB_LOG_WARN,
-               "load generator worker %d: cannot set nice %d (TB_WORKER_NICE): %s; it runs at its default "
-               "priority",
-               w->id, w->lg->nice, strerror(errno));
     {
         /* the thread's own run-queue counter (a -1 fd: the split is unknown) */
         int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -883,21 +868,6 @@ static void lg_close(void *self) {
     free(lg);
 }
 
-/* Reads the integer environment variable name into *out: 1; 0 when unset or
- * empty; -1 with err naming it when it is not an integer in lo..hi (hint is
- * appended to the message). */
-static int env_int(const char *name, long lo, long hi, const char *hint, long *out, char *err) {
-    const char *v = getenv(name);
-    char *e;
-    if (!v || !*v) return 0;
-    *out = strtol(v, &e, 10);
-    if (*e || *out < lo || *out > hi) {
-        tb_seterr(err, "%s '%s': expected an integer %ld..%ld%s", name, v, lo, hi, hint);
-        return -1;
-    }
-    return 1;
-}
-
 /*
  * Whether the workers' event loops need libevent's precise timers. They do
  * whenever a latency counts from a timer's due time: think or cycle times
@@ -915,65 +885,7 @@ static int env_int(const char *name, long lo, long hi, const char *hint, long *o
  * late first op or back-off still counts as latency (never the reverse: an
  * op never starts before it is due). The stall probe has its own timerfd.
  */
-static int needs_precise_timers(const local_lg *lg) {
-    const tb_tiledef *def = lg->pub.def;
-    for (int i = 0; i < def->n_workloads; i++) {
-        const tb_workload_vt *vt = lg->vt[i];
-        if (!vt->coarse_at_max_rate || def->workloads[i].think_us > 0 || vt->min_cycle_us) return 1;
-    }
-    return 0;
-}
-
-/*
- * Whether the workers run SCHED_BATCH (TB_WORKER_SCHED: auto, the default,
- * batch or other). Linux does not let a woken SCHED_BATCH thread preempt the
- * one running on its CPU: the server thread that has just written a reply
- * goes on with its other connections instead of handing its CPU to the
- * client that reads it, and the client, once it runs, finds more replies per
- * wake-up. At max rate that cut tilebench's CPU per request against nginx by
- * about 8%, and nginx's too (bench/http). But a woken batch thread
- * may wait for a tick or for the CPU's other work to block, which would delay
- * an op due at a timer: so "auto" is batch only when nothing counts from a
- * timer's due time, the same test as libevent's coarse timers
- * (needs_precise_timers). 0, or -1 with err on a bad value.
- */
-static int worker_policy(local_lg *lg, char *err) {
-    const char *v = getenv("TB_WORKER_SCHED");
-    if (!v || !*v || strcmp(v, "auto") == 0)
-        lg->batch = !needs_precise_timers(lg);
-    else if (strcmp(v, "batch") == 0 || strcmp(v, "other") == 0)
-        lg->batch = v[0] == 'b';
-    else {
-        tb_seterr(err, "TB_WORKER_SCHED '%s': expected auto, batch or other", v);
-        return -1;
-    }
-    /* said when asked for; auto's choice follows from the tile, stored with the run */
-    tb_log(v && *v ? TB_LOG_INFO : TB_LOG_DEBUG, "load generator workers run %s (TB_WORKER_SCHED %s)",
-           lg->batch ? "SCHED_BATCH" : "SCHED_OTHER", v && *v ? v : "auto");
-    return 0;
-}
-
-/* Reads the workers' environment: TB_WORKER_NICE, TB_WORKER_SPIN_US (default
- * 0: the workers never spin, run_loop) and TB_WORKER_SCHED. 0, or -1 with err
- * naming the bad one. */
-static int worker_env(local_lg *lg, char *err) {
-    long n = 0;
-    int r = env_int("TB_WORKER_NICE", -20, 19, "", &n, err);
-    if (r < 0) return -1;
-    if (r == 1) {
-        lg->nice_set = 1;
-        lg->nice = (int)n;
-        tb_log(TB_LOG_INFO,
-               "load generator workers run at nice %d (TB_WORKER_NICE): below 0 they take CPU time from every "
-               "other process on their cores, the SUT's included",
-               lg->nice);
-    }
-    n = 0;
-    r = env_int("TB_WORKER_SPIN_US", 0, 1000, " (microseconds; 0 never spins)", &n, err);
-    if (r < 0) return -1;
-    lg->spin_us = (uint64_t)n;
-    return worker_policy(lg, err);
-}
+static int needs_precise_timers(const local_lg *lg) { return !tb_worker_max_rate_tile(lg->pub.def); }
 
 /* Frees what worker_init made (any part of it); the thread must have ended. */
 static void worker_fini(worker *w) {
@@ -1110,10 +1022,11 @@ int tb_loadgen_local_open(const tb_tiledef *def, const tb_sut_endpoints *ep, int
             return -1;
         }
     }
-    if (worker_env(lg, err) != 0) {
+    if (tb_worker_env_read(def, &lg->env, err) != 0) {
         lg_close(lg);
         return -1;
     }
+    tb_worker_env_log(&lg->env);
     threads = tb_loadgen_local_threads(threads);
     lg->n_workers = threads;
     lg->workers = xcalloc((size_t)threads, sizeof *lg->workers);
@@ -1150,10 +1063,21 @@ int tb_loadgen_kv_switch(tb_loadgen *lg, int tile, const char *host, int port, c
     return lg->ops->kv_switch(lg->self, tile, host, port, err);
 }
 
+const char *tb_loadgen_local_sched(const tb_tiledef *def, char *err) {
+    tb_worker_env e;
+    return tb_worker_env_read(def, &e, err) == 0 ? tb_worker_policy_name(e.policy) : NULL;
+}
+
+int tb_loadgen_env_check(char *err) {
+    static const tb_tiledef none; /* no workloads: only the variables are read */
+    return tb_loadgen_local_sched(&none, err) ? 0 : -1;
+}
+
 int tb_loadgen_check(const tb_tiledef *def, char *err) {
     /* stand-ins: configure() checks that an endpoint is present, not that it answers */
     tb_sut_endpoints ep = {0};
     int rc = 0;
+    if (!tb_loadgen_local_sched(def, err)) return -1;
     if (def->has_sut) tb_endpoints_copy(&ep, &def->sut);
     if (!tb_ep_has(ep.pg_conninfo)) tb_endpoints_set(&ep.pg_conninfo, "host=127.0.0.1 dbname=check");
     if (!tb_ep_has(ep.redis_host)) {

@@ -17,7 +17,9 @@
 #   5. a second coordinator cannot take agents held by a first one: exit 3
 #      after --agents-wait naming them; the first run is unaffected.
 #   6. an agent with a bad broker (none; a wrong password) exits 2 without
-#      showing the password; --agents 2 with one agent exits 3 naming it.
+#      showing the password, and so does one with a bad TB_WORKER_SCHED,
+#      before it looks for the broker; --agents 2 with one agent exits 3
+#      naming it.
 source "$(dirname "$0")/lib.sh"
 
 for tool in redis-server redis-cli sqlite3 jq python3; do command -v "$tool" >/dev/null || fail "$tool not found"; done
@@ -254,6 +256,13 @@ expect "s6 agent without a broker: exit status" "$rc" -eq 2
 grep -q "127.0.0.1:$NOPORT" "$T/bad1.log" || fail "s6: no broker address in: $(cat "$T/bad1.log")"
 ! grep -q NoSuchSecret1 "$T/bad1.log" || fail "s6: the password is in the agent's output"
 echo "ok: s6: $(tail -1 "$T/bad1.log")"
+rc=0 # a bad worker setting stops it before it looks for the broker
+TB_WORKER_SCHED=AUTO timeout 20 "$TILEBENCH" agent --broker "redis://127.0.0.1:$NOPORT" --name bad3 >"$T/bad3.log" 2>&1 ||
+    rc=$?
+expect "s6 agent with TB_WORKER_SCHED=AUTO: exit status" "$rc" -eq 2
+grep -q "TB_WORKER_SCHED 'AUTO': expected auto, batch or other" "$T/bad3.log" || fail "s6: $(cat "$T/bad3.log")"
+! grep -q "$NOPORT" "$T/bad3.log" || fail "s6: the agent tried the broker before its settings: $(cat "$T/bad3.log")"
+echo "ok: s6: $(tail -1 "$T/bad3.log")"
 PPORT=$(free_port)
 redis-server --port "$PPORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$T" --requirepass RightSecret2 \
     --logfile "$T/broker-pw.log" --daemonize no &

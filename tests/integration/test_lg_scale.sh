@@ -7,8 +7,10 @@
 # whole), and the ramp-up's. TB_WORKER_NICE sets the workers' nice value,
 # and a bad one is refused, named; so is a bad TB_WORKER_SPIN_US, and with
 # spinning off or at max rate the server still counts every client op. The
-# workers run SCHED_BATCH at max rate and SCHED_OTHER with a think time,
-# unless TB_WORKER_SCHED says otherwise; a bad TB_WORKER_SCHED is refused.
+# workers run SCHED_BATCH at max rate (http, oltp) and SCHED_OTHER with a
+# think time, unless TB_WORKER_SCHED says otherwise; auto keeps a policy the
+# process was started with (chrt), other and batch do not; the run stores the
+# policy; a bad TB_WORKER_SCHED is refused before any file is made.
 # Users built a chunk per loop turn are all built. A run stopped (SIGSTOP)
 # for 300 ms inside phase 1 shows that stall and its warning in phase 1;
 # phase 2's warning agrees with its own figure. No other timing is asserted.
@@ -104,32 +106,50 @@ done
 if TB_WORKER_SPIN_US=-3 "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_SPIN_US=-3 was accepted"; fi
 grep -q "TB_WORKER_SPIN_US '-3': expected an integer 0..1000" "$T/bad.log" ||
     fail "no message naming TB_WORKER_SPIN_US: $(cat "$T/bad.log")"
-# oltp point lookups at max rate run SCHED_BATCH, keeping their nice value,
-# unless TB_WORKER_SCHED=other
+# oltp point lookups and http at max rate run SCHED_BATCH, keeping their nice
+# value, unless TB_WORKER_SCHED=other; auto keeps the SCHED_IDLE of a process
+# started under chrt -i, other does not; the run stores what its workers ran
+WEB=$(sed -n 's/^web.tile1 = //p' "$T/sut/sut.ini")
 {
     printf '[tile]\nname = lg-batch\n[workload.oltp]\nkind = oltp\nmode = point\nusers = 2\nthink_time = 0\n'
     printf 'unit = ops/s\nreference = 1\n'
+    printf '[workload.http]\nkind = http\nusers = 2\nthink_time = 0\nurls = %s/=1\nunit = ops/s\nreference = 1\n' "$WEB"
     cat "$T/sut/sut.ini"
 } >"$T/oltp.ini"
-for sched in "" other; do
-    TB_WORKER_SCHED=$sched TB_WORKER_NICE=7 "$TILEBENCH" run --config "$T/oltp.ini" --tiles 1 --threads 2 --ramp-up 0 \
+# sched_run WANT STORED [ENV... --] [PREFIX...]: a max-rate oltp + http run at
+# nice 7; its workers' nice/policy must be WANT and its stored policy STORED
+sched_run() {
+    local want=$1 stored=$2 envs=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    rm -f "$T"/oltp.db*
+    env TB_WORKER_NICE=7 "${envs[@]}" "$@" "$TILEBENCH" run --config "$T/oltp.ini" --tiles 1 --threads 2 --ramp-up 0 \
         --warm-up 0 --steady 1s --ramp-down 0 --idle 0 --meter estimate: --telemetry none --db "$T/oltp.db" \
         >"$T/oltp.log" 2>&1 &
     pid=$!
     seen=$(workers $pid)
-    wait $pid || fail "oltp run, TB_WORKER_SCHED='$sched': $(tail -5 "$T/oltp.log")"
-    want=7/3
-    [ -z "$sched" ] || want=7/0
-    expect "oltp workers' nice/policy at max rate, TB_WORKER_SCHED='$sched'" "$seen" = "$want"
-done
+    wait $pid || fail "oltp + http run, ${envs[*]} $*: $(tail -5 "$T/oltp.log")"
+    expect "oltp + http workers' nice/policy at max rate, ${envs[*]} $*" "$seen" = "$want"
+    expect "stored policy, ${envs[*]} $*" \
+        "$("$TILEBENCH" report latest --db "$T/oltp.db" --format json | jq -r .run.settings.loadgen_sched)" = "$stored"
+}
+sched_run 7/3 SCHED_BATCH
+sched_run 7/3 SCHED_BATCH TB_WORKER_SCHED=auto
+sched_run 7/0 SCHED_OTHER TB_WORKER_SCHED=other
+sched_run 7/5 SCHED_IDLE -- chrt -i 0
+sched_run 7/0 SCHED_OTHER TB_WORKER_SCHED=other -- chrt -i 0
 TB_WORKER_SCHED=batch "$TILEBENCH" run "${RUN[@]}" --tiles 2 --steady 1s >"$T/batch.log" 2>&1 &
 pid=$!
 seen=$(workers $pid)
 wait $pid || fail "TB_WORKER_SCHED=batch run: $(tail -5 "$T/batch.log")"
 expect "workers' nice/policy with a think time, TB_WORKER_SCHED=batch" "$seen" = 0/3
-if TB_WORKER_SCHED=idle "$TILEBENCH" run "${RUN[@]}" >"$T/bad.log" 2>&1; then fail "TB_WORKER_SCHED=idle was accepted"; fi
+# a bad value is refused before the results file (or anything else) is made
+TB_WORKER_SCHED=idle "$TILEBENCH" run "${RUN[@]}" --db "$T/refused.db" >"$T/bad.log" 2>&1 && rc=0 || rc=$?
+expect "TB_WORKER_SCHED=idle: exit status" "$rc" -eq 2
 grep -q "TB_WORKER_SCHED 'idle': expected auto, batch or other" "$T/bad.log" ||
     fail "no message naming TB_WORKER_SCHED: $(cat "$T/bad.log")"
+expect "results files made by the refused run" "$(ls "$T" | grep -c '^refused\.db' || true)" -eq 0
 
 # 5. a level's users are built a chunk (128) per loop turn: with 400 users per
 # worker every one of them is built and connected, both when users are dealt
