@@ -130,12 +130,14 @@ static const char *const measurement_env[] = {
     "TB_IPMITOOL",    "TB_PG_BINDIR",      "TB_REDIS_SERVER", "TB_DOVECOT",
 };
 
-/* {"TB_WORKER_NICE": "5", ...} of the ones set, or NULL when none is. */
-static json_t *environment(void) {
+/* {"TB_WORKER_NICE": "5", ...} of the ones set, or NULL when none is. With
+ * agents, the workers' own settings are each agent's, not this process's:
+ * the TB_WORKER_ ones are left out. */
+static json_t *environment(int agents) {
     json_t *env = NULL;
     for (size_t i = 0; i < sizeof measurement_env / sizeof measurement_env[0]; i++) {
         const char *v = getenv(measurement_env[i]);
-        if (!v || !*v) continue;
+        if (!v || !*v || (agents && strncmp(measurement_env[i], "TB_WORKER_", 10) == 0)) continue;
         if (!env) env = json_object();
         json_object_set_new(env, measurement_env[i], json_string(v));
     }
@@ -157,7 +159,7 @@ static json_t *agents_settings(const tb_remote_opts *ro) {
 
 json_t *tb_coord_settings(const run_ctx *c, json_t *refs) {
     const tb_run_opts *o = c->o;
-    json_t *s = json_object(), *env = environment();
+    json_t *s = json_object(), *env = environment(o->agents != NULL);
     char buf[32];
     json_object_set_new(s, "reference_source", refs);
     json_object_set_new(s, "calibrate", json_boolean(o->calibrate));

@@ -140,7 +140,9 @@ truth=("$(true_offset)")
 
 # 5. the sweep
 run_rc=0
-timeout 100 ip netns exec "$(netns_ns coord)" "$TILEBENCH" run --config "$TILE" \
+# (TB_WORKER_SPIN_US here is the coordinator's, which its agents do not read:
+# the run must not store it, nor a workers' policy of its own)
+TB_WORKER_SPIN_US=3 timeout 100 ip netns exec "$(netns_ns coord)" "$TILEBENCH" run --config "$TILE" \
     --broker "redis://default:$BPASS@$CO_IP:$BPORT" --agents 2 --agents-wait 20s --tiles 2,3 \
     --ramp-up 2s --warm-up 1s --steady 3s --ramp-down 1s --idle 0 \
     --meter 'estimate:?idle=50&max=100' --db "$T/results.db" --report "$T/report.json" --label "it agents" \
@@ -179,6 +181,10 @@ def check(ok, what):
         bad.append(what)
 
 check(run["status"] == "complete", "run status %r is complete" % run["status"])
+env = run["settings"].get("environment") or {}
+check("TB_WORKER_SPIN_US" not in env, "the coordinator's TB_WORKER_SPIN_US not stored: %r" % env)
+check(run["settings"].get("loadgen_sched", "absent") is None, "no workers' policy of the coordinator's stored: %r"
+      % run["settings"].get("loadgen_sched", "absent"))
 levels = run["levels"]
 check(sorted(lv["tiles"] for lv in levels) == [2, 3], "levels of 2 and 3 tiles: %r" % [lv["tiles"] for lv in levels])
 
