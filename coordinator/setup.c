@@ -123,7 +123,7 @@ json_t *tb_coord_host_info(run_ctx *c, char *err) {
 }
 
 /* Environment variables that change how the load generator measures
- * (loadgen/worker.c) or where power and the SUT's servers come from
+ * (loadgen/worker_env.c) or where power and the SUT's servers come from
  * (powermeter/, sut/sut.c): each one set is recorded with the run. */
 static const char *const measurement_env[] = {
     "TB_WORKER_NICE", "TB_WORKER_SPIN_US", "TB_WORKER_SCHED", "TB_PROC_STAT", "TB_RAPL_ROOT",

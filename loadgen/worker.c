@@ -1069,8 +1069,8 @@ const char *tb_loadgen_local_sched(const tb_tiledef *def, char *err) {
 }
 
 int tb_loadgen_env_check(char *err) {
-    static const tb_tiledef none; /* no workloads: only the variables are read */
-    return tb_loadgen_local_sched(&none, err) ? 0 : -1;
+    tb_worker_env e;
+    return tb_worker_env_read(NULL, &e, err);
 }
 
 int tb_loadgen_check(const tb_tiledef *def, char *err) {

@@ -7,14 +7,15 @@
  * with its other connections instead of handing its CPU to the client that
  * reads it, and the client, once it runs, finds more replies per wake-up. At
  * max rate that cut tilebench's CPU per request against nginx by about 8%,
- * and nginx's by about 4% (bench/http). But a woken batch thread may wait for
+ * and nginx's by about 5% (bench/http). But a woken batch thread may wait for
  * a tick or for the CPU's other work to block, which would delay an op due at
  * a timer: so TB_WORKER_SCHED=auto (the default) gives SCHED_BATCH only to a
  * tile where nothing counts from a timer's due time, the same test as
  * libevent's coarse timers (tb_worker_max_rate_tile), and only to threads
- * that run SCHED_OTHER: a policy someone chose for the whole process (chrt
- * -i, a real-time one) is kept. batch and other are applied whatever the
- * process runs.
+ * that would run SCHED_OTHER: a policy someone chose for the whole process
+ * (chrt -i, a real-time one) is kept. batch and other are set in each worker
+ * whatever the process runs, as far as the kernel lets it (leaving SCHED_IDLE
+ * needs CAP_SYS_NICE).
  */
 #define _GNU_SOURCE /* SCHED_BATCH, SCHED_IDLE */
 #include <errno.h>
@@ -51,18 +52,29 @@ static int env_int(const char *name, long lo, long hi, const char *hint, long *o
     return 1;
 }
 
+/* The policy a thread that the calling one creates starts with: the
+ * caller's, except that SCHED_RESET_ON_FORK (chrt -R) gives it SCHED_OTHER
+ * in place of a real-time one. */
+static int inherited_policy(void) {
+    int p = sched_getscheduler(0), reset = p >= 0 && (p & SCHED_RESET_ON_FORK);
+    p = p < 0 ? SCHED_OTHER : p & ~SCHED_RESET_ON_FORK;
+    return reset && (p == SCHED_FIFO || p == SCHED_RR) ? SCHED_OTHER : p;
+}
+
 static int read_policy(const tb_tiledef *def, tb_worker_env *out, char *err) {
     const char *v = getenv("TB_WORKER_SCHED");
-    int cur = sched_getscheduler(0);
+    int inherited = inherited_policy();
     if (!v || !*v || strcmp(v, "auto") == 0) {
-        out->policy = cur != SCHED_OTHER ? cur : tb_worker_max_rate_tile(def) ? SCHED_BATCH : SCHED_OTHER;
+        /* auto: only a thread that would run SCHED_OTHER is given SCHED_BATCH */
+        out->apply = def && inherited == SCHED_OTHER && tb_worker_max_rate_tile(def);
+        out->policy = out->apply ? SCHED_BATCH : inherited;
         return 0;
     }
     if (strcmp(v, "batch") != 0 && strcmp(v, "other") != 0) {
         tb_seterr(err, "TB_WORKER_SCHED '%s': expected auto, batch or other", v);
         return -1;
     }
-    out->sched_set = 1;
+    out->sched_set = out->apply = 1;
     out->policy = v[0] == 'b' ? SCHED_BATCH : SCHED_OTHER;
     return 0;
 }
@@ -88,12 +100,12 @@ void tb_worker_env_log(const tb_worker_env *e) {
                "other process on their cores, the SUT's included",
                e->nice);
     if (e->sched_set)
-        tb_log(TB_LOG_INFO, "load generator workers run %s (TB_WORKER_SCHED)", tb_worker_policy_name(e->policy));
+        tb_log(TB_LOG_INFO, "load generator workers are to run %s (TB_WORKER_SCHED)", tb_worker_policy_name(e->policy));
 }
 
 void tb_worker_env_apply(const tb_worker_env *e, int id) {
-    if (sched_getscheduler(0) != e->policy) {
-        /* SCHED_OTHER and SCHED_BATCH need no privilege, and keep the thread's nice value */
+    if (e->apply && (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) != e->policy) {
+        /* keeps the thread's nice value; from SCHED_OTHER or SCHED_BATCH it needs no privilege */
         struct sched_param sp = {0};
         int r = pthread_setschedparam(pthread_self(), e->policy, &sp);
         if (r != 0)
