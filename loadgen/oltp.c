@@ -24,6 +24,12 @@
  *
  * `mode = point` replaces the order with one primary-key lookup per op
  * (op "Point"): a fast, cheap target for load-generator scale tests.
+ *
+ * libpq connects, authenticates and prepares the statements; then, on a
+ * connection without TLS or GSSAPI encryption, the statements run over the
+ * wire client (loadgen/pg_wire.h: Bind, Execute and Sync out, the reply read
+ * without building a PGresult), unless the workload says `client = libpq`.
+ * With TLS libpq runs them too: the bytes on the socket are its to encrypt.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -34,6 +40,7 @@
 #include <sys/socket.h>
 
 #include "common/numfmt.h"
+#include "loadgen/pg_wire.h"
 #include "loadgen/workload.h"
 #include "tiles/dataset.h"
 
@@ -82,6 +89,7 @@ typedef struct oltp_cfg {
     int browse_min, browse_max;
     int items_min, items_max, quantity_max;
     int point; /* mode = point: one primary-key lookup per op (a fast target for scale tests) */
+    int libpq; /* client = libpq: libpq runs the statements too (default: the wire client) */
     int users; /* users per tile: each holds one PostgreSQL connection */
 } oltp_cfg;
 
@@ -97,13 +105,17 @@ typedef struct oltp_user {
     int customerid;
     uint64_t step_due_us;   /* the step in flight was due: the order's intended start, or the previous step's end */
     uint64_t step_start_us; /* ... and was sent */
-    PGresult *res;          /* first result of the statement in flight */
-    unsigned long seq;      /* new-customer counter, makes usernames unique */
-    uint64_t backoff_us;    /* current reconnect back-off; 0 after a good connect */
+    PGresult *res;          /* first result of the statement in flight (libpq) */
+    int wire;               /* the statements run over the wire client (set once prepared) */
+    tb_pgw_reader rd;       /* ... which reads the reply of the one in flight */
+    char *out;              /* ... and sends its request from here */
+    size_t out_len, out_off, out_cap;
+    unsigned long seq;   /* new-customer counter, makes usernames unique */
+    uint64_t backoff_us; /* current reconnect back-off; 0 after a good connect */
 } oltp_user;
 
-static const char *const known_keys[] = {"mode",      "new_customer_pct", "browse_min",   "browse_max",
-                                         "items_min", "items_max",        "quantity_max", NULL};
+static const char *const known_keys[] = {"mode",      "new_customer_pct", "browse_min", "browse_max", "items_min",
+                                         "items_max", "quantity_max",     "client",     NULL};
 
 static int get_int(const tb_workload_def *w, const char *key, int dflt, int lo, int hi, int *out, char *err) {
     uint64_t v;
@@ -153,6 +165,17 @@ static int oltp_configure(const tb_workload_def *w, const tb_sut_endpoints *ep, 
         oltp_cfg_free(c);
         return -1;
     }
+    {
+        const tb_param *m = tb_tiledef_param(w, "client");
+        if (m && strcmp(m->value, "libpq") == 0)
+            c->libpq = 1;
+        else if (m && strcmp(m->value, "wire") != 0) {
+            tb_seterr(err, "%s:%d: [workload.%s] client: '%s': use wire (the default) or libpq", w->file, m->line,
+                      w->name, m->value);
+            oltp_cfg_free(c);
+            return -1;
+        }
+    }
     if (c->browse_max < c->browse_min || c->items_max < c->items_min) {
         tb_seterr(err, "%s:%d: [workload.%s] browse_max/items_max must not be below browse_min/items_min", w->file,
                   w->line, w->name);
@@ -190,6 +213,8 @@ static void drop_conn(oltp_user *s) {
     s->res = NULL;
     if (s->conn) PQfinish(s->conn);
     s->conn = NULL;
+    s->wire = 0;
+    s->out_len = s->out_off = 0;
 }
 
 /* Ends the order with status st (OK or an error class) at end_us (tb_now_us). */
@@ -226,6 +251,43 @@ static void on_write(evutil_socket_t fd, short what, void *arg);
 
 static void flush_out(oltp_user *s);
 
+/* Waits until the socket takes more of a request (edge-triggered). */
+static void await_write(oltp_user *s) {
+    if (!s->write_ev) s->write_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_WRITE | EV_ET, on_write, s);
+    event_add(s->write_ev, NULL);
+}
+
+/* Sends what is left of the wire client's request. */
+static void wire_flush(oltp_user *s) {
+    while (s->out_off < s->out_len) {
+        ssize_t n = send(PQsocket(s->conn), s->out + s->out_off, s->out_len - s->out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+            s->out_off += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            await_write(s);
+            return;
+        } else {
+            fail_step(s, TB_OP_ERR_IO);
+            return;
+        }
+    }
+}
+
+/* Runs prepared statement q over the wire client: one send of Bind, Execute and Sync. */
+static void wire_send(oltp_user *s, int q, int n, const char *const *vals) {
+    size_t need = tb_pgw_exec_len(q_names[q], n, vals);
+    if (need > s->out_cap) {
+        s->out = xrealloc(s->out, need);
+        s->out_cap = need;
+    }
+    s->out_len = tb_pgw_exec(s->out, q_names[q], n, vals);
+    s->out_off = 0;
+    tb_pgw_reader_reset(&s->rd);
+    wire_flush(s);
+}
+
 /* Runs prepared statement q; its result arrives through on_read. */
 static void send_step(oltp_user *s, int step, int sub_op, int q, int n, const char *const *vals) {
     s->step = step;
@@ -233,6 +295,10 @@ static void send_step(oltp_user *s, int step, int sub_op, int q, int n, const ch
     /* a point lookup is the op itself: its start is the op's (sent_us), and
      * only an order's steps are recorded with their own start */
     if (step != STEP_POINT) s->step_start_us = tb_now_us();
+    if (s->wire) {
+        wire_send(s, q, n, vals);
+        return;
+    }
     if (!PQsendQueryPrepared(s->conn, q_names[q], n, vals, NULL, NULL, 0)) {
         fail_step(s, TB_OP_ERR_IO);
         return;
@@ -242,25 +308,21 @@ static void send_step(oltp_user *s, int step, int sub_op, int q, int n, const ch
 
 static void flush_out(oltp_user *s) {
     int r = PQflush(s->conn);
-    if (r < 0) {
+    if (r < 0)
         fail_step(s, TB_OP_ERR_IO);
-    } else if (r == 1) {
-        if (!s->write_ev) s->write_ev = event_new(tb_user_base(s->u), PQsocket(s->conn), EV_WRITE | EV_ET, on_write, s);
-        event_add(s->write_ev, NULL);
-    }
+    else if (r == 1)
+        await_write(s);
 }
 
 static void on_write(evutil_socket_t fd, short what, void *arg) {
     oltp_user *s = arg;
-    int r;
     (void)fd;
     (void)what;
     if (!s->conn) return;
-    r = PQflush(s->conn);
-    if (r < 0)
-        fail_step(s, TB_OP_ERR_IO);
-    else if (r == 1)
-        event_add(s->write_ev, NULL);
+    if (s->wire)
+        wire_flush(s);
+    else
+        flush_out(s);
 }
 
 static void step_login(oltp_user *s) {
@@ -339,21 +401,28 @@ static void next_browse_or_purchase(oltp_user *s) {
     }
 }
 
-/* A statement finished with result res (owned here). */
-static void on_step_result(oltp_user *s, PGresult *res) {
+/* What a statement's result said, from libpq's PGresult or the wire client's reply. */
+typedef struct step_res {
+    const char *error; /* the server's message when the statement failed, else NULL */
+    int rows;
+    const char *first; /* the first row's first field, NULL when none or NULL */
+} step_res;
+
+/* Whether the wire client's connection can serve: no TLS or GSSAPI
+ * encryption (their bytes are libpq's), and the workload did not ask for libpq. */
+static int wire_usable(const oltp_user *s) { return !s->cfg->libpq && !PQsslInUse(s->conn) && !PQgssEncInUse(s->conn); }
+
+/* A statement finished with result r. */
+static void on_step_result(oltp_user *s, const step_res *r) {
     uint64_t end = tb_now_us();
-    ExecStatusType rs = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    if (rs != PGRES_TUPLES_OK && rs != PGRES_COMMAND_OK) {
-        tb_log(TB_LOG_DEBUG, "oltp tile %d user %d: %s", tb_user_tile(s->u), tb_user_index(s->u),
-               res ? PQresultErrorMessage(res) : PQerrorMessage(s->conn));
-        if (res) PQclear(res);
+    if (r->error) {
+        tb_log(TB_LOG_DEBUG, "oltp tile %d user %d: %s", tb_user_tile(s->u), tb_user_index(s->u), r->error);
         fail_step(s, TB_OP_ERR_SERVER);
         return;
     }
     switch (s->step) {
     case STEP_LOGIN: {
-        int id = PQntuples(res) == 1 ? atoi(PQgetvalue(res, 0, 0)) : 0;
-        PQclear(res);
+        int id = r->rows == 1 && r->first ? atoi(r->first) : 0;
         if (id <= 0) { /* a known user must log in; a new username must be new */
             fail_step(s, TB_OP_ERR_CONTENT);
             return;
@@ -365,27 +434,22 @@ static void on_step_result(oltp_user *s, PGresult *res) {
         next_browse_or_purchase(s);
         break;
     }
-    case STEP_POINT: {
-        int rows = PQntuples(res);
-        PQclear(res);
+    case STEP_POINT:
         s->step = STEP_IDLE;
-        tb_user_op_done_at(s->u, rows == 1 ? TB_OP_OK : TB_OP_ERR_CONTENT, end);
+        tb_user_op_done_at(s->u, r->rows == 1 ? TB_OP_OK : TB_OP_ERR_CONTENT, end);
         break;
-    }
     case STEP_PREPARE:
-        PQclear(res);
         s->backoff_us = 0; /* connected and ready */
+        s->wire = wire_usable(s);
         first_step(s);
         break;
     case STEP_BROWSE:
-        PQclear(res);
         tb_user_record_step(s->u, s->sub_op, s->step_due_us, s->step_start_us, end, TB_OP_OK);
         s->step_due_us = end;
         next_browse_or_purchase(s);
         break;
     case STEP_PURCHASE: {
-        int orderid = PQntuples(res) == 1 ? atoi(PQgetvalue(res, 0, 0)) : -1;
-        PQclear(res);
+        int orderid = r->rows == 1 && r->first ? atoi(r->first) : -1;
         if (orderid < 0) {
             fail_step(s, TB_OP_ERR_CONTENT);
             return;
@@ -395,10 +459,7 @@ static void on_step_result(oltp_user *s, PGresult *res) {
         order_done(s, TB_OP_OK, end);
         break;
     }
-    default: /* a result with nothing in flight: protocol confusion */
-        PQclear(res);
-        drop_conn(s);
-        break;
+    default: /* a result with nothing in flight: protocol confusion */ drop_conn(s); break;
     }
 }
 
@@ -419,13 +480,20 @@ static int take_results(oltp_user *s) {
         PGresult *r = PQgetResult(s->conn);
         if (!r) { /* statement complete */
             PGresult *done = s->res;
+            ExecStatusType rs = done ? PQresultStatus(done) : PGRES_FATAL_ERROR;
+            step_res sr = {NULL, 0, NULL};
             s->res = NULL;
             if (s->step < STEP_PREPARE) {
                 if (done) PQclear(done);
                 return 0;
             }
-            on_step_result(s, done);
-            return 0; /* on_step_result may have sent the next statement */
+            if (rs != PGRES_TUPLES_OK && rs != PGRES_COMMAND_OK)
+                sr.error = done ? PQresultErrorMessage(done) : PQerrorMessage(s->conn);
+            else if ((sr.rows = PQntuples(done)) > 0 && PQnfields(done) > 0 && !PQgetisnull(done, 0, 0))
+                sr.first = PQgetvalue(done, 0, 0);
+            on_step_result(s, &sr); /* may send the next statement, or drop the connection */
+            if (done) PQclear(done);
+            return 0;
         }
         /* keep the first result, or the first error among several (PREPARE x7) */
         if (!s->res) {
@@ -438,6 +506,77 @@ static int take_results(oltp_user *s) {
         }
     }
     return s->conn != NULL;
+}
+
+/* The server closed the wire client's connection, or it broke. With a
+ * statement in flight that is its failure: the server's own (SERVER) when it
+ * said why first (a FATAL ErrorResponse, as on pg_terminate_backend), or lost
+ * (IO, with the back-off). Idle, the connection is just gone: the next op
+ * connects afresh. */
+static void wire_lost(oltp_user *s) {
+    if (s->step >= STEP_LOGIN) {
+        if (!s->rd.reply.error) {
+            fail_step(s, TB_OP_ERR_IO);
+            return;
+        }
+        tb_log(TB_LOG_DEBUG, "oltp tile %d user %d: %s %s", tb_user_tile(s->u), tb_user_index(s->u),
+               s->rd.reply.severity, s->rd.reply.message);
+        fail_step(s, TB_OP_ERR_SERVER);
+    }
+    drop_conn(s);
+}
+
+/* Reads buf[0..n) of the server's stream into the reply in flight; ends the
+ * statement at its ReadyForQuery. 0, or -1 when the connection was dropped. */
+static int wire_take(oltp_user *s, const char *buf, size_t n) {
+    char err[TB_ERR_LEN];
+    while (n > 0) {
+        int done;
+        long k = tb_pgw_feed(&s->rd, buf, n, &done, err);
+        if (k < 0) {
+            tb_log(TB_LOG_DEBUG, "oltp tile %d user %d: %s", tb_user_tile(s->u), tb_user_index(s->u), err);
+            if (s->step >= STEP_LOGIN)
+                fail_step(s, TB_OP_ERR_IO);
+            else
+                drop_conn(s);
+            return -1;
+        }
+        buf += k;
+        n -= (size_t)k;
+        if (!done) break;
+        if (s->step < STEP_LOGIN) { /* a reply with nothing in flight: protocol confusion */
+            drop_conn(s);
+            return -1;
+        }
+        tb_pgw_reply rep = s->rd.reply;
+        step_res sr = {rep.error ? rep.message : NULL, rep.rows, rep.first_len >= 0 ? rep.first : NULL};
+        tb_pgw_reader_reset(&s->rd);
+        on_step_result(s, &sr); /* may send the next statement, or drop the connection */
+        if (!s->conn) return -1;
+    }
+    if (s->step < STEP_LOGIN && s->rd.reply.error) { /* idle: the server's FATAL before it closes */
+        drop_conn(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* The wire client's read event (edge-triggered): reads until a read comes
+ * back short, which drained the socket (what arrives later is a new edge),
+ * or, once the server's close came with the report (EV_CLOSED), to the close. */
+static void wire_read(oltp_user *s, short what) {
+    char buf[16384];
+    for (;;) {
+        ssize_t n = recv(PQsocket(s->conn), buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (n <= 0) {
+            wire_lost(s);
+            return;
+        }
+        if (wire_take(s, buf, (size_t)n) != 0) return;
+        if ((size_t)n < sizeof buf && !(what & EV_CLOSED)) return;
+    }
 }
 
 /* The connection's read event is edge-triggered (EV_ET): epoll reports the
@@ -458,6 +597,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
      * EV_CLOSED */
     int closed = (what & EV_CLOSED) != 0, unasked = s->step < STEP_PREPARE;
     (void)fd;
+    if (s->wire) {
+        wire_read(s, what);
+        return;
+    }
     do {
         if (!PQconsumeInput(s->conn)) {
             if (s->step >= STEP_LOGIN)
@@ -543,6 +686,7 @@ static void oltp_op_cancel(void *st) {
 static void oltp_user_free(void *st) {
     oltp_user *s = st;
     drop_conn(s);
+    free(s->out);
     free(s);
 }
 
