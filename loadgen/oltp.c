@@ -278,6 +278,10 @@ static void wire_flush(oltp_user *s) {
 /* Runs prepared statement q over the wire client: one send of Bind, Execute and Sync. */
 static void wire_send(oltp_user *s, int q, int n, const char *const *vals) {
     size_t need = tb_pgw_exec_len(q_names[q], n, vals);
+    if (!tb_pgw_reader_between(&s->rd)) { /* part of a message nobody asked for: out of step */
+        fail_step(s, TB_OP_ERR_IO);
+        return;
+    }
     if (need > s->out_cap) {
         s->out = xrealloc(s->out, need);
         s->out_cap = need;
@@ -508,22 +512,25 @@ static int take_results(oltp_user *s) {
     return s->conn != NULL;
 }
 
-/* The server closed the wire client's connection, or it broke. With a
- * statement in flight that is its failure: the server's own (SERVER) when it
- * said why first (a FATAL ErrorResponse, as on pg_terminate_backend), or lost
- * (IO, with the back-off). Idle, the connection is just gone: the next op
- * connects afresh. */
+/* The server closed the wire client's connection, said it will (FATAL or
+ * PANIC: it closes after one), or the connection broke. With a statement in
+ * flight that is its failure, an I/O error with the back-off, as libpq reports
+ * it (its result for the FATAL is followed by the lost connection). Idle, the
+ * connection is just gone: the next op connects afresh. */
 static void wire_lost(oltp_user *s) {
-    if (s->step >= STEP_LOGIN) {
-        if (!s->rd.reply.error) {
-            fail_step(s, TB_OP_ERR_IO);
-            return;
-        }
+    if (s->rd.reply.error)
         tb_log(TB_LOG_DEBUG, "oltp tile %d user %d: %s %s", tb_user_tile(s->u), tb_user_index(s->u),
                s->rd.reply.severity, s->rd.reply.message);
-        fail_step(s, TB_OP_ERR_SERVER);
-    }
-    drop_conn(s);
+    if (s->step >= STEP_LOGIN)
+        fail_step(s, TB_OP_ERR_IO); /* drops the connection */
+    else
+        drop_conn(s);
+}
+
+/* Whether the reply read so far says the server is closing the connection. */
+static int wire_closing(const oltp_user *s) {
+    const tb_pgw_reply *r = &s->rd.reply;
+    return r->error && (strcmp(r->severity, "FATAL") == 0 || strcmp(r->severity, "PANIC") == 0);
 }
 
 /* Reads buf[0..n) of the server's stream into the reply in flight; ends the
@@ -554,8 +561,11 @@ static int wire_take(oltp_user *s, const char *buf, size_t n) {
         on_step_result(s, &sr); /* may send the next statement, or drop the connection */
         if (!s->conn) return -1;
     }
-    if (s->step < STEP_LOGIN && s->rd.reply.error) { /* idle: the server's FATAL before it closes */
-        drop_conn(s);
+    /* the server's FATAL before it closes (pg_terminate_backend, a shutdown,
+     * idle_session_timeout), or any error while idle: the close or reset that
+     * follows may have come in this same report, with no edge after it */
+    if (wire_closing(s) || (s->step < STEP_LOGIN && s->rd.reply.error)) {
+        wire_lost(s);
         return -1;
     }
     return 0;
@@ -609,7 +619,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
                 drop_conn(s); /* the server closed an idle connection */
             return;
         }
-    } while ((take_results(s) || closed || unasked) && s->conn && socket_has_more(s->conn));
+    } while ((take_results(s) || closed || unasked) && s->conn && !s->wire && socket_has_more(s->conn));
 }
 
 static void on_connect_poll(evutil_socket_t fd, short what, void *arg);

@@ -31,6 +31,8 @@ void tb_pgw_reader_reset(tb_pgw_reader *r) {
     r->reply.first_len = -1;
 }
 
+int tb_pgw_reader_between(const tb_pgw_reader *r) { return r->hdr_len == 0 && r->left == 0; }
+
 /* Copies the C string starting at p (at most end - p bytes, maybe unterminated) into out[cap]. */
 static void copy_field(const unsigned char *p, const unsigned char *end, char *out, size_t cap) {
     size_t n = 0;

@@ -52,6 +52,9 @@ typedef struct tb_pgw_reader {
 /* Starts reading a new reply. */
 void tb_pgw_reader_reset(tb_pgw_reader *r);
 
+/* Whether r stands between two messages (no message partly read). */
+int tb_pgw_reader_between(const tb_pgw_reader *r);
+
 /*
  * Reads buf[0..len) of the backend's stream into r. Returns the bytes taken:
  * all of them while the reply goes on (*done = 0), or those up to the end of

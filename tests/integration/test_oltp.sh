@@ -145,11 +145,13 @@ done
 # returns makes every later run of the prepared statement fail ("cached plan must not
 # change result type"). Each such lookup is a server error, the reply still ends in its
 # ReadyForQuery, so the connection stays in step: no timeout, no I/O error, and the
-# lookups go on failing at the same pace. The type goes back after each client.
+# lookups go on failing at the same pace. The type changes 1.5 s into steady state (timed
+# on the run's own record that its level began) and goes back after each client.
 refused() { # CLIENT
     tile "mode = point" | sed 's/^think_time = .*/think_time = 20ms/' >"$T/refused.ini"
     "$TILEBENCH" run --config "$T/refused.ini" --threads 1 --steady 4s "${RUN[@]}" >"$T/run12.log" 2>&1 &
     RUNPID=$!
+    wait_steady "$T/r.db" 1 "$RUNPID" # ramp-up (0) and the 1 s warm-up begin
     sleep 2.5
     q "ALTER TABLE tile1.products ALTER COLUMN price TYPE numeric(14,2)" >/dev/null
     wait "$RUNPID" || fail "refused-statement run: $(cat "$T/run12.log")"
@@ -202,17 +204,22 @@ expect "Bind messages with libpq" "$n_libpq" -ge 20
 expect "no Describe from the wire client" "$(grep -c 'tb_point.*D\\0\\0\\0\\6P' "$T/strace.wire" || true)" -eq 0
 expect "a Describe with every libpq Bind" "$(grep -c 'tb_point.*D\\0\\0\\0\\6P' "$T/strace.libpq" || true)" -eq "$n_libpq"
 
-# 11. TLS: libpq runs the statements (the socket's bytes are encrypted), and the
-# lookups work. The server gets a self-signed certificate and ssl = on.
+# 11. TLS: with the default client (wire), libpq runs the statements (the socket's bytes
+# are encrypted), and the lookups work. The server gets a self-signed certificate and ssl = on.
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost -keyout "$T/sut/pg/server.key" \
     -out "$T/sut/pg/server.crt" >/dev/null 2>&1 || fail "openssl could not make a certificate"
 chmod 600 "$T/sut/pg/server.key"
 chown --reference="$T/sut/pg" "$T/sut/pg/server.key" "$T/sut/pg/server.crt"
 q "ALTER SYSTEM SET ssl = on" >/dev/null
 q "SELECT pg_reload_conf()" >/dev/null
-sleep 1
+for ((i = 0; i < 50; i++)); do # the reload is asynchronous
+    [ "$(psql "$PG sslmode=require" -XAtc "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()" 2>/dev/null)" = t ] && break
+    sleep 0.2
+done
 expect "the server offers TLS" "$(psql "$PG sslmode=require" -XAtc "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")" = t
-sed "s/^pg = \(.*\)$/pg = \1 sslmode=require/" "$T/strace.ini" >"$T/tls.ini"
+CLIENT=wire tile "mode = point" | sed 's/^think_time = .*/think_time = 100ms/' |
+    sed "s/^pg = \(.*\)$/pg = \1 sslmode=require/" >"$T/tls.ini"
+grep -q '^client = wire$' "$T/tls.ini" && grep -q 'sslmode=require' "$T/tls.ini" || fail "tls.ini: $(cat "$T/tls.ini")"
 strace -f -e trace=sendto -s 80 -o "$T/strace.tls" "$TILEBENCH" run --config "$T/tls.ini" --threads 1 --steady 1s \
     "${RUN[@]}" >"$T/run15.log" 2>&1 || fail "TLS run: $(cat "$T/run15.log")"
 "$TILEBENCH" report latest --db "$T/r.db" --format json >"$T/r.json"

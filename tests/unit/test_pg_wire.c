@@ -576,6 +576,28 @@ static void reset_forgets(void **state) {
     assert_string_equal(r.reply.first, "Title 42");
 }
 
+/* Between messages or inside one: the oltp workload refuses to start a
+ * statement while part of a message nobody asked for is still to come. */
+static void between_messages(void **state) {
+    static const char notice[] = "N\0\0\0\x0d"
+                                 "SNOTICE\0\0";
+    tb_pgw_reader r;
+    char err[TB_ERR_LEN] = "";
+    int done;
+    (void)state;
+    tb_pgw_reader_reset(&r);
+    assert_true(tb_pgw_reader_between(&r));
+    for (size_t k = 1; k < sizeof notice - 1; k++) { /* inside the header, then the body */
+        tb_pgw_reader_reset(&r);
+        assert_int_equal(tb_pgw_feed(&r, notice, k, &done, err), (long)k);
+        if (tb_pgw_reader_between(&r)) fail_msg("between messages after %zu of %zu bytes", k, sizeof notice - 1);
+    }
+    tb_pgw_reader_reset(&r);
+    assert_int_equal(tb_pgw_feed(&r, notice, sizeof notice - 1, &done, err), (long)(sizeof notice - 1));
+    assert_int_equal(done, 0);
+    assert_true(tb_pgw_reader_between(&r));
+}
+
 /* ---- streams that cannot be a reply to Bind/Execute/Sync ---- */
 
 typedef struct bad {
@@ -658,7 +680,8 @@ int main(void) {
         cmocka_unit_test(pipelined_replies),  cmocka_unit_test(row_counts_and_nulls),
         cmocka_unit_test(long_first_field),   cmocka_unit_test(error_responses),
         cmocka_unit_test(long_error_message), cmocka_unit_test(asynchronous_messages),
-        cmocka_unit_test(reset_forgets),      cmocka_unit_test(protocol_errors),
+        cmocka_unit_test(reset_forgets),      cmocka_unit_test(between_messages),
+        cmocka_unit_test(protocol_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
