@@ -215,6 +215,7 @@ static void drop_conn(oltp_user *s) {
     s->conn = NULL;
     s->wire = 0;
     s->out_len = s->out_off = 0;
+    tb_pgw_reader_reset(&s->rd); /* a reply cut off with the connection is forgotten with it */
 }
 
 /* Ends the order with status st (OK or an error class) at end_us (tb_now_us). */
@@ -551,6 +552,7 @@ static int wire_take(oltp_user *s, const char *buf, size_t n) {
         buf += k;
         n -= (size_t)k;
         if (!done) break;
+        if (wire_closing(s)) break; /* a FATAL is the end, whatever follows it */
         if (s->step < STEP_LOGIN) { /* a reply with nothing in flight: protocol confusion */
             drop_conn(s);
             return -1;
