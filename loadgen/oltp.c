@@ -707,22 +707,23 @@ static void oltp_user_free(void *st) {
 /*
  * conninfo as shown in a message: every option libpq reads from it except
  * the password (PQconninfoParse; keyword=value in libpq's order), so no
- * password reaches the terminal, the log or the run's events. "(unparsable
- * conninfo)" when libpq cannot read it.
+ * password reaches the terminal, the log or the run's events. 1, or 0 and
+ * "(unparsable conninfo)" when libpq cannot read it.
  */
-static void conninfo_shown(const char *ci, char *out, size_t len) {
+static int conninfo_shown(const char *ci, char *out, size_t len) {
     PQconninfoOption *opts = PQconninfoParse(ci, NULL);
     size_t n = 0;
     out[0] = '\0';
     if (!opts) {
         snprintf(out, len, "(unparsable conninfo)");
-        return;
+        return 0;
     }
     for (PQconninfoOption *o = opts; o->keyword && n < len; o++) {
         if (!o->val || strcmp(o->keyword, "password") == 0) continue;
         n += (size_t)snprintf(out + n, len - n, "%s%s=%s", n ? " " : "", o->keyword, o->val);
     }
     PQconninfoFree(opts);
+    return 1;
 }
 
 /* Free connection slots on conn's server for a role like ours: max_connections
@@ -776,11 +777,14 @@ static int oltp_probe(const void *cfg, int tiles, char *err) {
         conn = PQconnectdbParams(keys, vals, 1);
         if (PQstatus(conn) != CONNECTION_OK) {
             char *msg = PQerrorMessage(conn);
+            const char *why = msg;
             size_t n = strlen(msg);
             while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
                 msg[--n] = '\0';
-            conninfo_shown(ci, shown, sizeof shown);
-            tb_seterr(err, "oltp: tile %d: connect %s: %s", t, shown, msg);
+            if (!conninfo_shown(ci, shown, sizeof shown)) /* libpq's message quotes the text: maybe a password */
+                why = "libpq cannot read it (a value with a space or a quote goes in single quotes, "
+                      "with \\' and \\\\ for a quote and a backslash)";
+            tb_seterr(err, "oltp: tile %d: connect %s: %s", t, shown, why);
             PQfinish(conn);
             rc = -1;
             break;

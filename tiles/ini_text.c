@@ -147,8 +147,11 @@ static void put(buf *b, const char *p, size_t n) {
 /* A password= or sslpassword= word at v[i..n) (PostgreSQL's keyword form):
  * its end after the value (quoted: up to the closing quote, \' escaped;
  * unquoted: up to a blank, "\ " being an escaped blank as libpq takes it),
- * or 0; *key_end is the end of its key. */
-static size_t password_word(const char *v, size_t i, size_t n, size_t *key_end) {
+ * or 0; *key_end is the end of its key. In stored text (text = 1), the words
+ * after an unquoted value that are no keyword=value of their own are taken
+ * as the rest of a password with an unquoted blank, which libpq refuses:
+ * hidden with it. */
+static size_t password_word(const char *v, size_t i, size_t n, size_t *key_end, int text) {
     size_t j = i;
     if (i > 0 && !strchr(" \t'\"(,", v[i - 1])) return 0;
     if (n - i > 11 && strncasecmp(v + i, "sslpassword", 11) == 0)
@@ -173,6 +176,15 @@ static size_t password_word(const char *v, size_t i, size_t n, size_t *key_end) 
         char q = i > 0 && (v[i - 1] == '\'' || v[i - 1] == '"') ? v[i - 1] : '\n'; /* quoted in a message */
         while (j < n && !is_blank(v[j]) && v[j] != '\r' && v[j] != '\n' && v[j] != q)
             j += (v[j] == '\\' && j + 1 < n && v[j + 1] != '\n') ? 2 : 1;
+        while (text) {
+            size_t w = j, e;
+            while (w < n && is_blank(v[w]))
+                w++;
+            for (e = w; e < n && !is_blank(v[e]) && v[e] != '\r' && v[e] != '\n' && v[e] != '=';)
+                e++;
+            if (e == w || (e < n && v[e] == '=')) break;
+            j = e;
+        }
     }
     return j;
 }
@@ -237,7 +249,7 @@ static size_t env_assign(const char *v, size_t i, size_t n, size_t *key_end) {
 static void put_redacted(buf *b, const char *v, size_t n, int text) {
     size_t i = 0, verbatim = 0; /* v[verbatim..i) was copied as is */
     while (i < n) {
-        size_t k = 0, j = password_word(v, i, n, &k);
+        size_t k = 0, j = password_word(v, i, n, &k, text);
         if (j) {
             put(b, v + i, k - i);
             put(b, "=***", 4);

@@ -69,6 +69,14 @@ rc=0; timeout 60 "$TILEBENCH" run --config "$T/oltp.ini" --steady 2s --tiles 2 -
     --quiet --db "$T/r.db" >"$T/run5.log" 2>&1 || rc=$?
 expect "exit for a tile without data" "$rc" -eq 3
 grep -q "tile 2 has no OLTP data" "$T/run5.log" || fail "unclear error: $(cat "$T/run5.log")"
+# a password with an unquoted blank: libpq cannot read the conninfo, and its message would
+# quote the words after the blank; neither the console nor the results file holds them
+sed "s/^pg = \(.*\)$/pg = \1 password=ab s3cretXYZ/" "$T/oltp.ini" >"$T/badpw.ini"
+rc=0; "$TILEBENCH" run --config "$T/badpw.ini" --steady 2s "${RUN[@]}" >"$T/run3.log" 2>&1 || rc=$?
+expect "exit for a conninfo libpq cannot read" "$rc" -eq 3
+grep -q "connect (unparsable conninfo): libpq cannot read it" "$T/run3.log" || fail "unclear error: $(cat "$T/run3.log")"
+! grep -q s3cretXYZ "$T/run3.log" || fail "the password reached the console: $(cat "$T/run3.log")"
+! sqlite3 "$T/r.db" .dump | grep -q s3cretXYZ || fail "the password reached the results file"
 # more users than the server has connections for: exit 3 before the level, naming the numbers
 # (the embedded SUT for 1 tile has max_connections 120)
 sed 's/^users = 5$/users = 500/' "$T/oltp.ini" >"$T/many.ini"

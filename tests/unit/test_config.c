@@ -320,7 +320,8 @@ static void stored_text_has_no_secrets(void **state) {
         "[tile]\nname = t\n; password = not-a-secret-here\n[workload.kv]\nkind = kv\nreference = 10\n"
         "[sut]\npg = host=127.0.0.1 password = 'Se cr\\'et1' dbname=x\n"
         "pg.tile2 = postgresql://tb:Secret2@127.0.0.1:5432/tb?password=Secret3\n"
-        "mail_password: Secret4\nmail_user = tile%t-user%u\n[sutx]\nmail_password = kept\n";
+        "mail_password: Secret4\nmail_user = tile%t-user%u\npg.tile3 = host=h password=Sec ret5 Secret6 dbname=y\n"
+        "[sutx]\nmail_password = kept\n";
     char buf[sizeof text - 1];
     tb_tiledef *def;
     char err[TB_ERR_LEN] = "";
@@ -332,15 +333,17 @@ static void stored_text_has_no_secrets(void **state) {
     if (!(def = tb_tiledef_parse("mem.ini", buf, (size_t)(strstr(text, "[sutx]") - text), err))) fail_msg("%s", err);
     assert_string_equal(def->sut.mail_password, "Secret4");
     assert_non_null(strstr(def->sut.pg_conninfo, "Se cr\\'et1"));
-    for (int i = 1; i <= 4; i++) {
+    for (int i = 1; i <= 6; i++) {
         char secret[16];
         snprintf(secret, sizeof secret, "Secret%d", i);
-        if (strstr(def->text, secret) || strstr(def->text, "cr\\'et1"))
+        if (strstr(def->text, secret) || strstr(def->text, "cr\\'et1") || strstr(def->text, "ret5"))
             fail_msg("stored text holds a secret:\n%s", def->text);
     }
     assert_non_null(strstr(def->text, "pg = host=127.0.0.1 password=*** dbname=x\n"));
     assert_non_null(strstr(def->text, "pg.tile2 = postgresql://tb:***@127.0.0.1:5432/tb?password=***\n"));
     assert_non_null(strstr(def->text, "mail_password: ***\n"));
+    /* a password with an unquoted blank (libpq refuses it, quoting its rest): hidden to the next option */
+    assert_non_null(strstr(def->text, "pg.tile3 = host=h password=*** dbname=y\n"));
     assert_non_null(strstr(def->text, "; password = ***\n")); /* commented out, still a password */
     assert_non_null(strstr(def->text, "\nmail_user = tile%t-user%u\n"));
     tb_tiledef_free(def);
