@@ -77,7 +77,7 @@ imap_cut() { grep -c 'imap(.*Disconnected: Connection closed\|imap(.*Disconnecte
 lmtp_open() { echo $(($(grep -c 'lmtp(.*Connect from ' "$DLOG" || true) - $(grep -c 'lmtp(.*Disconnect from ' "$DLOG" || true))); }
 lmtp_ended() { [ "$(lmtp_open)" -eq 0 ]; }
 sessions_ended() { [ "$(imap_cut)" -ge $((USERS * 3)) ] && [ "$(lmtp_open)" -eq 0 ]; }
-wait_for "Dovecot logged the end of every session of the run" 10 sessions_ended
+wait_for "Dovecot logged the end of every session of the run" 30 sessions_ended # 10 s was once too short under ASan, two tests at a time
 cp "$DLOG" "$T/dovecot-run.log"
 files=$(find "$T/sut/mail" -type f \( -path '*/new/*' -o -path '*/cur/*' \) | wc -l)
 echo "client: $sent sent + $appended appended - $expunged expunged = $client; maildirs hold $files"
